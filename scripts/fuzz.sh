@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each one.
+# Usage: scripts/fuzz.sh [RUNS]       (default 20000 runs per target; or set FUZZ_SECONDS for a timed run)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build_dir="$root/build-fuzz"
+runs="${1:-20000}"
+CC=clang cmake -S "$root" -B "$build_dir" -DRINGPERF_FUZZ=ON -DRINGPERF_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build_dir" -j "$(nproc)" >/dev/null
+shopt -s nullglob
+for target in "$build_dir"/tests/fuzz/fuzz_*; do
+    [ -x "$target" ] || continue
+    name="$(basename "$target")"
+    corpus="$build_dir/corpus/$name"
+    mkdir -p "$corpus"
+    seeds=()
+    [ -d "$root/tests/fuzz/seeds/$name" ] && seeds=("$root/tests/fuzz/seeds/$name")
+    if [ -n "${FUZZ_SECONDS:-}" ]; then
+        "$target" -max_total_time="$FUZZ_SECONDS" "$corpus" "${seeds[@]}" 2>&1 | tail -n 2
+    else
+        "$target" -runs="$runs" "$corpus" "${seeds[@]}" 2>&1 | tail -n 1
+    fi
+    echo "fuzz $name: ok"
+done

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ringperf builds and tests with.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+packages=(
+    build-essential cmake pkg-config
+    liburing-dev libjansson-dev libjsmn-dev zlib1g-dev
+    libcriterion-dev
+    clang clang-format
+)
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

@@ -1,0 +1,84 @@
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "engine/engine_ring.h"
+
+Test(engine_ring, rejects_capacity_that_is_not_a_power_of_two)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 0), -EINVAL);
+    cr_assert_eq(engine_ring_init(&ring, 1), -EINVAL);
+    cr_assert_eq(engine_ring_init(&ring, 6), -EINVAL);
+    cr_assert_eq(engine_ring_init(&ring, 8), 0);
+    cr_assert_eq(engine_ring_capacity(&ring), 8);
+    engine_ring_destroy(&ring);
+}
+
+Test(engine_ring, fills_to_capacity_then_refuses_and_preserves_order)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 4), 0);
+    void *item = NULL;
+    cr_assert_not(engine_ring_pop(&ring, &item), "a new ring is empty");
+    for (uintptr_t i = 1; i <= 4; i++) {
+        cr_assert(engine_ring_push(&ring, (void *)i));
+    }
+    cr_assert_not(engine_ring_push(&ring, (void *)5), "a full ring refuses a push");
+    for (uintptr_t i = 1; i <= 4; i++) {
+        cr_assert(engine_ring_pop(&ring, &item));
+        cr_assert_eq((uintptr_t)item, i);
+    }
+    cr_assert_not(engine_ring_pop(&ring, &item));
+    engine_ring_destroy(&ring);
+}
+
+Test(engine_ring, wraps_around_many_times)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 2), 0);
+    void *item = NULL;
+    for (uintptr_t i = 1; i <= 1000; i++) {
+        cr_assert(engine_ring_push(&ring, (void *)i));
+        cr_assert(engine_ring_pop(&ring, &item));
+        cr_assert_eq((uintptr_t)item, i);
+    }
+    engine_ring_destroy(&ring);
+}
+
+enum { TRANSFER_COUNT = 200000 };
+
+static void *produce_sequence(void *arg)
+{
+    struct engine_ring *ring = arg;
+    for (uintptr_t i = 1; i <= TRANSFER_COUNT;) {
+        if (engine_ring_push(ring, (void *)i)) {
+            i++;
+        }
+    }
+    return NULL;
+}
+
+/* A real producer thread against a real consumer: every value arrives exactly
+ * once and in order, with the ring small enough to be full most of the time. */
+Test(engine_ring, two_threads_transfer_every_item_in_order, .timeout = 60)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 16), 0);
+    pthread_t producer;
+    cr_assert_eq(pthread_create(&producer, NULL, produce_sequence, &ring), 0);
+    uintptr_t expected = 1;
+    while (expected <= TRANSFER_COUNT) {
+        void *item = NULL;
+        if (engine_ring_pop(&ring, &item)) {
+            cr_assert_eq((uintptr_t)item, expected);
+            expected++;
+        }
+    }
+    pthread_join(producer, NULL);
+    void *item = NULL;
+    cr_assert_not(engine_ring_pop(&ring, &item));
+    engine_ring_destroy(&ring);
+}
