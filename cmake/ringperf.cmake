@@ -1,7 +1,7 @@
 # Shared build settings: warnings, sanitizers, and the one-library-per-module helper.
 
 # _GNU_SOURCE for accept4, pthread affinity and the Linux socket options the engine uses.
-add_compile_definitions(_GNU_SOURCE)
+add_compile_definitions(_GNU_SOURCE RINGPERF_VERSION="${PROJECT_VERSION}")
 add_compile_options(-Wall -Wextra -Wshadow -Wmissing-prototypes -Wformat=2 -Wvla
                     -Wstrict-prototypes -Wpointer-arith -fno-common)
 if(RINGPERF_WERROR)

@@ -56,6 +56,13 @@ bool engine_ring_pop(struct engine_ring *ring, void **out_item)
     return true;
 }
 
+bool engine_ring_is_empty(struct engine_ring *ring)
+{
+    uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+    ring->tail_cached = atomic_load_explicit(&ring->tail, memory_order_acquire);
+    return head == ring->tail_cached;
+}
+
 uint64_t engine_ring_capacity(const struct engine_ring *ring)
 {
     return ring->mask + 1;

@@ -45,6 +45,10 @@ bool engine_ring_push(struct engine_ring *ring, void *item);
  * only). Returns false when the ring is empty. */
 bool engine_ring_pop(struct engine_ring *ring, void **out_item);
 
+/* engine_ring_is_empty reports whether a pop would find nothing (consumer
+ * side only). */
+bool engine_ring_is_empty(struct engine_ring *ring);
+
 /* engine_ring_capacity returns the number of entries the ring can hold. */
 uint64_t engine_ring_capacity(const struct engine_ring *ring);
 

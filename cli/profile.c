@@ -1,0 +1,443 @@
+/*
+ * profile.c - `ringperf profile`: parse the AIPerf command line, prepare the
+ * payloads and the target, run the engine, and report.
+ */
+#include "cli/cli.h"
+#include "cli/cli_export.h"
+#include "cli/cli_internal.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "datasets/datasets.h"
+#include "endpoint/endpoint.h"
+
+/* AIPerf's default number of distinct dataset entries (--num-dataset-entries). */
+#define DEFAULT_DATASET_ENTRIES 100
+#define PROMPT_BYTES_MAX (4u << 20)
+#define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
+
+struct profile_run {
+    struct profile_config cfg;
+    struct config_target target;
+    struct engine_config engine;
+    struct engine_payload *payloads;
+    size_t payload_count;
+    struct http_header *headers;
+    char *authorization;
+    char artifact_dir[4096];
+    struct cli_results results;
+    struct cli_export exp;
+    struct engine_stop stop;
+    bool progress_tty;
+    bool progress_printed;
+    int64_t start_ns;
+    int export_error;
+};
+
+static void on_record(void *ctx, const struct engine_record *rec)
+{
+    struct profile_run *run = ctx;
+    struct cli_record_metrics metrics;
+    cli_record_compute(rec, run->engine.streaming, &metrics);
+    cli_results_add(&run->results, rec, &metrics);
+    if (run->export_error == 0) {
+        run->export_error = cli_export_record(&run->exp, rec, &metrics);
+    }
+}
+
+static void on_progress(void *ctx, uint64_t finished, uint64_t total)
+{
+    struct profile_run *run = ctx;
+    double elapsed_s = (double)(engine_now_ns() - run->start_ns) / 1e9;
+    double rate = elapsed_s > 0 ? (double)finished / elapsed_s : 0;
+    fprintf(stderr, "%sProfiling: %llu/%llu requests (%.0f%%), %.1f requests/sec, %llu errors%s",
+            run->progress_tty ? "\r" : "", (unsigned long long)finished, (unsigned long long)total,
+            total > 0 ? 100.0 * (double)finished / (double)total : 0, rate,
+            (unsigned long long)run->results.error_count, run->progress_tty ? "" : "\n");
+    run->progress_printed = true;
+}
+
+/* check_supported rejects what the parser accepts but this build cannot run yet,
+ * naming the flag, so that nothing is silently ignored. */
+static int check_supported(const struct profile_config *cfg)
+{
+    if (cfg->endpoint_type != CONFIG_ENDPOINT_CHAT &&
+        cfg->endpoint_type != CONFIG_ENDPOINT_COMPLETIONS) {
+        fprintf(stderr,
+                "ringperf profile: --endpoint-type %s is not supported yet; use chat or "
+                "completions\n",
+                config_endpoint_type_name(cfg->endpoint_type));
+        return -ENOTSUP;
+    }
+    if (cfg->request_rate_per_second > 0) {
+        fprintf(stderr, "ringperf profile: --request-rate is not supported yet; use "
+                        "--concurrency (closed loop) for now\n");
+        return -ENOTSUP;
+    }
+    if (cfg->benchmark_duration_seconds > 0) {
+        fprintf(stderr, "ringperf profile: --benchmark-duration is not supported yet; use "
+                        "--request-count for now\n");
+        return -ENOTSUP;
+    }
+    if (cfg->urls.count > 1) {
+        fprintf(stderr, "ringperf profile: several --url values are not supported yet; give "
+                        "one --url\n");
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+static int resolve_target(struct profile_run *run)
+{
+    char errbuf[512];
+    if (config_resolve_url(&run->cfg, 0, &run->target, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    char port[8];
+    snprintf(port, sizeof(port), "%u", run->target.port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+    struct addrinfo *found = NULL;
+    int ret = getaddrinfo(run->target.host, port, &hints, &found);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: --url: cannot resolve '%s': %s\n", run->target.host,
+                gai_strerror(ret));
+        return -EINVAL;
+    }
+    /* AIPerf connects over IPv4 by default; take IPv6 only when it is all there is. */
+    struct addrinfo *pick = found;
+    for (struct addrinfo *ai = found; ai != NULL; ai = ai->ai_next) {
+        if (ai->ai_family == AF_INET) {
+            pick = ai;
+            break;
+        }
+    }
+    struct engine_target *t = &run->engine.target;
+    memcpy(&t->addr, pick->ai_addr, pick->ai_addrlen);
+    t->addr_len = pick->ai_addrlen;
+    freeaddrinfo(found);
+    snprintf(t->host_header, sizeof(t->host_header), "%s", run->target.authority);
+    snprintf(t->path, sizeof(t->path), "%s", run->target.path);
+    return 0;
+}
+
+static int build_payloads(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    char errbuf[512];
+    char *extra = NULL;
+    if (cfg->extra_inputs.count > 0 &&
+        endpoint_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,
+                                    cfg->extra_inputs.count, &extra, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: --extra-inputs: %s\n", errbuf);
+        return -EINVAL;
+    }
+    size_t count = (size_t)cfg->request_count < DEFAULT_DATASET_ENTRIES ? (size_t)cfg->request_count
+                                                                        : DEFAULT_DATASET_ENTRIES;
+    run->payloads = calloc(count, sizeof(*run->payloads));
+    char *prompt = malloc(PROMPT_BYTES_MAX);
+    int ret = run->payloads != NULL && prompt != NULL ? 0 : -ENOMEM;
+    struct dataset_rng rng;
+    dataset_rng_seed(&rng, cfg->random_seed_set ? (uint64_t)cfg->random_seed
+                                                : (uint64_t)time(NULL) ^ (uint64_t)getpid());
+    for (size_t i = 0; ret == 0 && i < count; i++) {
+        uint64_t words =
+            dataset_sample_length(&rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
+        uint64_t max_tokens = cfg->osl_set
+                                  ? dataset_sample_length(&rng, (uint64_t)cfg->osl_tokens_mean,
+                                                          cfg->osl_tokens_stddev)
+                                  : 0;
+        if (dataset_synthetic_prompt(&rng, words, prompt, PROMPT_BYTES_MAX) == 0) {
+            fprintf(stderr, "ringperf profile: --isl: a prompt of %llu tokens is too long\n",
+                    (unsigned long long)words);
+            ret = -EINVAL;
+            break;
+        }
+        struct endpoint_payload_spec spec = {
+            .type =
+                cfg->endpoint_type == CONFIG_ENDPOINT_CHAT ? ENDPOINT_CHAT : ENDPOINT_COMPLETIONS,
+            .model = cfg->models.items[i % cfg->models.count],
+            .prompt = prompt,
+            .max_tokens = max_tokens,
+            .streaming = cfg->streaming,
+            .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
+            .extra_inputs_json = extra,
+        };
+        char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+        if (body == NULL) {
+            fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+            ret = -EINVAL;
+            break;
+        }
+        run->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        run->payload_count++;
+    }
+    free(prompt);
+    free(extra);
+    return ret;
+}
+
+static int build_headers(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    run->headers = calloc(cfg->header_count + 1, sizeof(*run->headers));
+    if (run->headers == NULL) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < cfg->header_count; i++) {
+        run->headers[i] = (struct http_header){
+            .name = cfg->headers[i].name,
+            .name_len = strlen(cfg->headers[i].name),
+            .value = cfg->headers[i].value,
+            .value_len = strlen(cfg->headers[i].value),
+        };
+    }
+    if (cfg->api_key != NULL) {
+        size_t len = strlen(cfg->api_key) + sizeof("Bearer ");
+        run->authorization = malloc(len);
+        if (run->authorization == NULL) {
+            return -ENOMEM;
+        }
+        snprintf(run->authorization, len, "Bearer %s", cfg->api_key);
+    }
+    return 0;
+}
+
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            int ret = mkdir(path, 0755);
+            *p = '/';
+            if (ret != 0 && errno != EEXIST) {
+                return -errno;
+            }
+        }
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+        return -errno;
+    }
+    return 0;
+}
+
+/* artifact_dir follows AIPerf: without --artifact-dir, a per-run subdirectory
+ * of "artifacts" named <model>-openai-<endpoint>-concurrency<N>. */
+static int prepare_artifact_dir(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    if (cfg->artifact_dir_set) {
+        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s", cfg->artifact_dir);
+    } else {
+        char model[256];
+        snprintf(model, sizeof(model), "%s%s", cfg->models.items[0],
+                 cfg->models.count > 1 ? "_multi" : "");
+        for (char *p = model; *p != '\0'; p++) {
+            if (*p == '/') {
+                *p = '_';
+            }
+        }
+        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-concurrency%u",
+                 cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type),
+                 run->engine.concurrency);
+    }
+    int ret = make_dirs(run->artifact_dir);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: --artifact-dir: cannot create '%s': %s\n",
+                run->artifact_dir, strerror(-ret));
+    }
+    return ret;
+}
+
+static void configure_engine(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    struct engine_config *e = &run->engine;
+    e->endpoint_type =
+        cfg->endpoint_type == CONFIG_ENDPOINT_CHAT ? ENDPOINT_CHAT : ENDPOINT_COMPLETIONS;
+    e->streaming = cfg->streaming;
+    e->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
+    e->request_count = (uint64_t)cfg->request_count;
+    e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
+    e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;
+    e->pin_shards = true;
+    e->request_id_nonce = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+}
+
+struct signal_watch {
+    pthread_t thread;
+    sigset_t set;
+    struct engine_stop *stop;
+};
+
+/* watch_signals turns the first Ctrl-C into a graceful cancel and the second
+ * into an immediate exit, as AIPerf does. Signals are blocked in every other
+ * thread, so this thread is the only one that sees them. */
+static void *watch_signals(void *arg)
+{
+    struct signal_watch *watch = arg;
+    int interrupts = 0;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&watch->set, &sig) != 0 || sig == SIGUSR1) {
+            return NULL;
+        }
+        if (++interrupts >= 2) {
+            fprintf(stderr, "\nringperf: forced quit\n");
+            _exit(130);
+        }
+        fprintf(stderr, "\nringperf: cancelling the run; press Ctrl+C again to force quit "
+                        "immediately\n");
+        __atomic_store_n(&watch->stop->requested, 1, __ATOMIC_RELEASE);
+    }
+}
+
+static void print_footer(const struct profile_run *run, double duration_s)
+{
+    printf("\nCLI Command: %s\n", run->cfg.cli_command);
+    printf("Benchmark Duration: %.2f sec%s\n", duration_s,
+           run->stop.requested ? " (cancelled early)" : "");
+    printf("Records Export: %s/profile_export.jsonl\n", run->artifact_dir);
+    printf("Inputs Export: %s/inputs.json\n", run->artifact_dir);
+    if (run->stop.requested) {
+        printf("The profile run was cancelled early. Results shown may be incomplete or "
+               "inaccurate.\n");
+    }
+}
+
+static int execute(struct profile_run *run)
+{
+    char errbuf[512];
+    struct signal_watch watch = {.stop = &run->stop};
+    sigemptyset(&watch.set);
+    sigaddset(&watch.set, SIGINT);
+    sigaddset(&watch.set, SIGTERM);
+    sigaddset(&watch.set, SIGUSR1);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &watch.set, &old);
+    bool watching = pthread_create(&watch.thread, NULL, watch_signals, &watch) == 0;
+    struct engine_record_sink sink = {
+        .on_record = on_record,
+        .on_progress = on_progress,
+        .ctx = run,
+        .progress_interval_ns = PROGRESS_INTERVAL_NS,
+    };
+    run->start_ns = engine_now_ns();
+    int ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+    if (watching) {
+        pthread_kill(watch.thread, SIGUSR1);
+        pthread_join(watch.thread, NULL);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (run->progress_printed && run->progress_tty) {
+        fputc('\n', stderr);
+    }
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return 1;
+    }
+    int close_ret = cli_export_close(&run->exp);
+    if (run->export_error != 0 || close_ret != 0) {
+        fprintf(stderr, "ringperf profile: writing %s/profile_export.jsonl failed: %s\n",
+                run->artifact_dir,
+                strerror(-(run->export_error != 0 ? run->export_error : close_ret)));
+        return 1;
+    }
+    double duration_s =
+        (double)(run->results.max_response_wall_ns - run->results.min_request_wall_ns) / 1e9;
+    cli_report_print(stdout, &run->results, "ringperf | LLM Metrics", duration_s);
+    print_footer(run, duration_s);
+    return run->results.success_count > 0 ? 0 : 1;
+}
+
+static int prepare(struct profile_run *run)
+{
+    char errbuf[512];
+    if (check_supported(&run->cfg) != 0 || resolve_target(run) != 0) {
+        return 2;
+    }
+    configure_engine(run);
+    if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return 1;
+    }
+    if (build_headers(run) != 0 || build_payloads(run) != 0) {
+        return 2;
+    }
+    run->engine.payloads = run->payloads;
+    run->engine.payload_count = run->payload_count;
+    run->engine.authorization = run->authorization;
+    run->engine.extra_headers = run->headers;
+    run->engine.extra_header_count = run->cfg.header_count;
+    if (prepare_artifact_dir(run) != 0) {
+        return 1;
+    }
+    if (cli_export_inputs(run->artifact_dir, run->payloads, run->payload_count) != 0) {
+        fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
+        return 1;
+    }
+    run->exp.streaming = run->engine.streaming;
+    run->exp.request_id_nonce = run->engine.request_id_nonce;
+    int ret = cli_export_open(&run->exp, run->artifact_dir, "profile_export.jsonl");
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot create %s/profile_export.jsonl: %s\n",
+                run->artifact_dir, strerror(-ret));
+        return 1;
+    }
+    if (cli_results_init(&run->results, run->engine.streaming) != 0) {
+        fprintf(stderr, "ringperf profile: out of memory\n");
+        return 1;
+    }
+    run->progress_tty = isatty(STDERR_FILENO) == 1;
+    return 0;
+}
+
+static void release(struct profile_run *run)
+{
+    cli_export_close(&run->exp);
+    cli_results_free(&run->results);
+    for (size_t i = 0; i < run->payload_count; i++) {
+        free((char *)run->payloads[i].body);
+    }
+    free(run->payloads);
+    free(run->headers);
+    free(run->authorization);
+    config_free(&run->cfg);
+}
+
+int cli_profile_main(int argc, char **argv)
+{
+    struct profile_run *run = calloc(1, sizeof(*run));
+    if (run == NULL) {
+        fprintf(stderr, "ringperf profile: out of memory\n");
+        return 1;
+    }
+    char errbuf[1024];
+    int ret = config_parse_profile(argc - 1, argv + 1, &run->cfg, errbuf, sizeof(errbuf));
+    if (ret == CONFIG_PARSE_HELP) {
+        config_print_help(stdout);
+        ret = 0;
+    } else if (ret != 0) {
+        fprintf(stderr, "ringperf profile: %s\nRun 'ringperf profile --help' for every flag.\n",
+                errbuf);
+        ret = 2;
+    } else {
+        ret = prepare(run);
+        if (ret == 0) {
+            ret = execute(run);
+        }
+    }
+    release(run);
+    free(run);
+    return ret;
+}

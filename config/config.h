@@ -1,0 +1,224 @@
+/*
+ * config.h - the `ringperf profile` command line, compatible with NVIDIA AIPerf.
+ *
+ * ringperf accepts AIPerf's `aiperf profile` flags and aliases. One static table
+ * describes every flag AIPerf documents (name, aliases, help group, value kind,
+ * default, help text, and whether ringperf supports it yet); the parser, the help
+ * printer and the command-line redactor all read that table.
+ *
+ * Parsing rules (the same as AIPerf's cyclopts front end):
+ *   - `--flag value` and `--flag=value` are equivalent; switches take no value
+ *     (`--streaming`), though `--streaming=true|false` is accepted.
+ *   - List flags (`--model`, `--url`, `-H/--header`, `--extra-inputs`) may be
+ *     repeated and also take several values at once (`--extra-inputs a:1 b:2`):
+ *     they consume every following argument up to the next flag. `--model`
+ *     also splits on commas.
+ *   - A repeated non-list flag is not an error: the last value wins.
+ *   - A flag AIPerf has but ringperf does not implement is rejected with a
+ *     message naming it, never silently ignored.
+ *
+ * Nothing here keeps global state; a parsed `struct profile_config` owns copies
+ * of everything it needs and does not borrow from argv.
+ */
+#ifndef RINGPERF_CONFIG_H
+#define RINGPERF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Limits. Exceeding one is a parse error naming the limit. */
+#define CONFIG_ARGS_MAX 4096          /* arguments after the `profile` word */
+#define CONFIG_ARG_BYTES_MAX 65536    /* bytes in one argument */
+#define CONFIG_LIST_MAX 256           /* entries in one list (models, urls, extra inputs) */
+#define CONFIG_HEADERS_MAX 64         /* custom headers */
+#define CONFIG_HEADER_BYTES_MAX 8192  /* bytes in one header name plus value */
+#define CONFIG_HOST_BYTES_MAX 255     /* host name or IP literal */
+#define CONFIG_PATH_BYTES_MAX 4096    /* request target: path plus query */
+#define CONFIG_USERINFO_BYTES_MAX 255 /* `user:password` in a URL */
+#define CONFIG_CLI_COMMAND_BYTES_MAX (1u << 20)
+
+/* CONFIG_PARSE_HELP is returned by config_parse_profile when -h/--help was given:
+ * the caller prints config_print_help() and exits 0. */
+#define CONFIG_PARSE_HELP 1
+
+/* CONFIG_REDACTED is the text that replaces secrets in cli_command. */
+#define CONFIG_REDACTED "<redacted>"
+
+/* config_endpoint_type lists AIPerf's --endpoint-type values, in the order of
+ * the spec's endpoint table. The old name `rankings` parses as NIM_RANKINGS. */
+enum config_endpoint_type {
+    CONFIG_ENDPOINT_CHAT,
+    CONFIG_ENDPOINT_COMPLETIONS,
+    CONFIG_ENDPOINT_RESPONSES,
+    CONFIG_ENDPOINT_MESSAGES,
+    CONFIG_ENDPOINT_EMBEDDINGS,
+    CONFIG_ENDPOINT_CHAT_EMBEDDINGS,
+    CONFIG_ENDPOINT_NIM_EMBEDDINGS,
+    CONFIG_ENDPOINT_NIM_RANKINGS,
+    CONFIG_ENDPOINT_COHERE_RANKINGS,
+    CONFIG_ENDPOINT_HF_TEI_RANKINGS,
+    CONFIG_ENDPOINT_HUGGINGFACE_GENERATE,
+    CONFIG_ENDPOINT_IMAGE_GENERATION,
+    CONFIG_ENDPOINT_IMAGE_EDIT,
+    CONFIG_ENDPOINT_VIDEO_GENERATION,
+    CONFIG_ENDPOINT_IMAGE_RETRIEVAL,
+    CONFIG_ENDPOINT_AUDIO_TRANSCRIPTION,
+    CONFIG_ENDPOINT_SOLIDO_RAG,
+    CONFIG_ENDPOINT_RAW,
+    CONFIG_ENDPOINT_TEMPLATE,
+    CONFIG_ENDPOINT_COUNT
+};
+
+/* config_ui_type is --ui-type. CONFIG_UI_AUTO means "not given": AIPerf picks
+ * dashboard on a TTY, none otherwise, and simple with -v/-vv on a TTY; the
+ * caller resolves it because only the caller knows about the terminal. */
+enum config_ui_type { CONFIG_UI_DASHBOARD, CONFIG_UI_SIMPLE, CONFIG_UI_NONE, CONFIG_UI_AUTO };
+
+/* config_log_level is --log-level, most verbose first. */
+enum config_log_level {
+    CONFIG_LOG_TRACE,
+    CONFIG_LOG_DEBUG,
+    CONFIG_LOG_INFO,
+    CONFIG_LOG_NOTICE,
+    CONFIG_LOG_WARNING,
+    CONFIG_LOG_SUCCESS,
+    CONFIG_LOG_ERROR,
+    CONFIG_LOG_CRITICAL
+};
+
+/* config_strlist is an owned array of owned NUL-terminated strings. */
+struct config_strlist {
+    char **items;
+    size_t count;
+};
+
+/* config_header is one custom request header from -H/--header, split at the
+ * first ':' with surrounding blanks trimmed. The name is an RFC 9110 token; the
+ * value has no control characters except tab. Both strings are owned. */
+struct config_header {
+    char *name;
+    char *value;
+};
+
+/* profile_config is the parsed and validated `ringperf profile` command line.
+ * Every pointer is owned by the struct and released by config_free(). Optional
+ * numbers use 0 (or a `_set` flag where 0 is a legal value) for "not given". */
+struct profile_config {
+    /* Endpoint */
+    struct config_strlist models;            /* -m/--model/--model-names; >= 1 entry */
+    struct config_strlist urls;              /* -u/--url; >= 1 entry, default localhost:8000 */
+    enum config_endpoint_type endpoint_type; /* default chat */
+    char *custom_endpoint;                   /* --endpoint/--custom-endpoint; NULL = not given,
+                                                "" = append no path */
+    bool streaming;                          /* effective: false if the endpoint cannot stream */
+    bool streaming_requested;                /* --streaming as given */
+    double request_timeout_seconds;          /* > 0, default 600 */
+    char *api_key;                           /* NULL = none; a secret, never log it */
+    bool use_legacy_max_tokens;
+    bool use_server_token_count;
+    /* Tokenizer */
+    char *tokenizer; /* NULL = not given (AIPerf: the first model) */
+    /* Input */
+    struct config_header *headers; /* -H/--header, in command-line order */
+    size_t header_count;
+    struct config_strlist extra_inputs; /* --extra-inputs, raw `key:value` or JSON text */
+    int64_t random_seed;                /* >= 0; valid only when random_seed_set */
+    bool random_seed_set;
+    /* Input / output sequence length */
+    int64_t isl_tokens_mean;  /* --isl; default 550 */
+    double isl_tokens_stddev; /* --isl-stddev; default 0 */
+    int64_t osl_tokens_mean;  /* --osl; valid only when osl_set */
+    bool osl_set;
+    double osl_tokens_stddev; /* --osl-stddev; default 0 */
+    /* Load generator */
+    int64_t concurrency;   /* >= 1; 0 = not given */
+    int64_t request_count; /* --request-count/--num-requests; default 10 */
+    bool request_count_set;
+    double request_rate_per_second;        /* --request-rate; 0 = not given (closed loop) */
+    double benchmark_duration_seconds;     /* 0 = not given */
+    double benchmark_grace_period_seconds; /* default 30; may be INFINITY */
+    bool benchmark_grace_period_set;       /* only valid with --benchmark-duration */
+    /* Output */
+    char *artifact_dir;          /* default "artifacts" */
+    bool artifact_dir_set;       /* AIPerf adds a per-run subdirectory only if unset */
+    char *profile_export_prefix; /* NULL = AIPerf's default file names */
+    /* UI, service, workers */
+    enum config_ui_type ui_type;     /* default CONFIG_UI_AUTO */
+    enum config_log_level log_level; /* default INFO; -v gives DEBUG, -vv gives TRACE */
+    bool verbose;                    /* -v/--verbose */
+    bool extra_verbose;              /* -vv/--extra-verbose */
+    int64_t workers_max;             /* --workers-max; 0 = default */
+    /* Provenance */
+    char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
+};
+
+/* config_scheme is the scheme of a resolved URL. */
+enum config_scheme { CONFIG_SCHEME_HTTP, CONFIG_SCHEME_HTTPS };
+
+/* config_target is one --url resolved against the endpoint: where to connect
+ * and what to put in the request line. Caller-allocated; holds no pointers. */
+struct config_target {
+    enum config_scheme scheme;
+    uint16_t port;                                /* default 80 (http) / 443 (https) */
+    char host[CONFIG_HOST_BYTES_MAX + 1];         /* for getaddrinfo: no IPv6 brackets */
+    char authority[CONFIG_HOST_BYTES_MAX + 9];    /* Host header: host, [v6], ":port"
+                                                     only when not the default */
+    char path[CONFIG_PATH_BYTES_MAX + 1];         /* request target: "/..." plus "?query" */
+    char userinfo[CONFIG_USERINFO_BYTES_MAX + 1]; /* "" or "user:password" from the URL,
+                                                     for Basic auth; a secret */
+};
+
+/* config_parse_profile parses the arguments that follow the `profile` word
+ * (argv[0] is the first flag; argv is only read, and not kept) into *out.
+ * Returns 0 on success; CONFIG_PARSE_HELP if -h/--help is present (nothing else
+ * is checked and *out holds defaults but no allocations); or -EINVAL (-ENOMEM
+ * when memory ran out) with a one-line message naming the flag and the fix
+ * written to errbuf (truncated to errcap bytes, always NUL-terminated when
+ * errcap > 0). On every return *out may be passed to config_free(); on failure
+ * it holds no allocations. */
+int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
+                         size_t errcap);
+
+/* config_free releases everything *cfg owns and zeroes it. config_free(NULL)
+ * and freeing twice are no-ops. */
+void config_free(struct profile_config *cfg);
+
+/* config_print_help writes `ringperf profile --help` to out: every supported
+ * flag grouped as AIPerf groups them, with aliases, value type, default and
+ * help text, followed by the AIPerf flags ringperf recognises but does not
+ * support yet. */
+void config_print_help(FILE *out);
+
+/* config_endpoint_type_name returns the AIPerf spelling of type (e.g. "chat"),
+ * or "unknown" for an out-of-range value. The string is static. */
+const char *config_endpoint_type_name(enum config_endpoint_type type);
+
+/* config_endpoint_default_path returns the request path AIPerf uses for type
+ * (e.g. "/v1/chat/completions"), or "" for raw and template, whose full path
+ * goes in --url. huggingface_generate returns "/generate"; the streaming path
+ * "/generate_stream" is chosen by config_resolve_url. The string is static. */
+const char *config_endpoint_default_path(enum config_endpoint_type type);
+
+/* config_endpoint_supports_streaming reports whether type can stream (SSE);
+ * --streaming is silently turned off for the others, as AIPerf does. */
+bool config_endpoint_supports_streaming(enum config_endpoint_type type);
+
+/* config_endpoint_produces_tokens reports whether type produces output tokens,
+ * i.e. whether token metrics (TTFT, ITL, OSL...) apply to it. */
+bool config_endpoint_produces_tokens(enum config_endpoint_type type);
+
+/* config_resolve_url resolves cfg->urls.items[url_index] against the endpoint
+ * type, custom endpoint and streaming flag of cfg, as AIPerf does: http:// is
+ * prepended when the URL has no scheme; trailing slashes of the base path are
+ * dropped; the endpoint's default path is appended, minus its leading /v1 when
+ * the base path already ends in /v1; a custom endpoint replaces the default
+ * path (given one leading slash, never de-duplicated, "" appends nothing); the
+ * base URL's query is kept; a fragment is dropped. Writes *out and returns 0;
+ * returns -EINVAL for a malformed URL or index, or -ENOTSUP for https:// (TLS
+ * support is a separate issue), with a message in errbuf. */
+int config_resolve_url(const struct profile_config *cfg, size_t url_index,
+                       struct config_target *out, char *errbuf, size_t errcap);
+
+#endif

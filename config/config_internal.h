@@ -1,0 +1,180 @@
+/*
+ * config_internal.h - shared between the files of config/; not a public API.
+ *
+ * The flag table (config_table.c) is the single source of truth: the parser,
+ * the help printer and the cli_command redactor walk the same descriptors.
+ */
+#ifndef RINGPERF_CONFIG_INTERNAL_H
+#define RINGPERF_CONFIG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+/* Help groups, in AIPerf's help order. */
+enum config__group {
+    CONFIG__G_ENDPOINT,
+    CONFIG__G_TOKENIZER,
+    CONFIG__G_INPUT,
+    CONFIG__G_FIXED_SCHEDULE,
+    CONFIG__G_GOODPUT,
+    CONFIG__G_CONVERSATION,
+    CONFIG__G_PROMPT,
+    CONFIG__G_CACHE_BUST,
+    CONFIG__G_PREFIX_PROMPT,
+    CONFIG__G_ISL,
+    CONFIG__G_OSL,
+    CONFIG__G_AUDIO,
+    CONFIG__G_IMAGE,
+    CONFIG__G_VIDEO,
+    CONFIG__G_RANKINGS,
+    CONFIG__G_SYNTHESIS,
+    CONFIG__G_LOAD_GENERATOR,
+    CONFIG__G_SCENARIO,
+    CONFIG__G_WARMUP,
+    CONFIG__G_USER_CENTRIC,
+    CONFIG__G_CANCELLATION,
+    CONFIG__G_OUTPUT,
+    CONFIG__G_HTTP_TRACE,
+    CONFIG__G_SERVER_METRICS,
+    CONFIG__G_NETWORK_LATENCY,
+    CONFIG__G_GPU_TELEMETRY,
+    CONFIG__G_UI,
+    CONFIG__G_MULTI_RUN,
+    CONFIG__G_ACCURACY,
+    CONFIG__G_SERVICE,
+    CONFIG__G_WORKERS,
+    CONFIG__G_ZMQ,
+    CONFIG__G_COUNT
+};
+
+/* Value kinds and the C type each stores at config__flag.offset. */
+enum config__kind {
+    CONFIG__K_SWITCH, /* bool */
+    CONFIG__K_INT,    /* int64_t */
+    CONFIG__K_DOUBLE, /* double */
+    CONFIG__K_STRING, /* char * (owned; last occurrence wins) */
+    CONFIG__K_CHOICE, /* an enum with sizeof(int) */
+    CONFIG__K_LIST    /* struct config_strlist, or headers when CONFIG__T_HEADER */
+};
+
+/* Traits (bit flags). */
+#define CONFIG__T_SUPPORTED 0x01u   /* ringperf implements it */
+#define CONFIG__T_SECRET 0x02u      /* value is redacted in cli_command, never echoed */
+#define CONFIG__T_ALLOW_INF 0x04u   /* a double that may be "inf" */
+#define CONFIG__T_COMMA_SPLIT 0x08u /* list entries also split on ',' */
+#define CONFIG__T_URL 0x10u         /* userinfo and credential query params redacted */
+#define CONFIG__T_HEADER 0x20u      /* -H: parsed into struct config_header */
+#define CONFIG__T_EXTRA 0x40u       /* --extra-inputs: key:value or a JSON object */
+#define CONFIG__T_ALLOW_EMPTY 0x80u /* "" is a meaningful value */
+
+/* Range flags. */
+#define CONFIG__R_MIN_INCL 0x1u
+#define CONFIG__R_MIN_EXCL 0x2u
+#define CONFIG__R_MAX_INCL 0x4u
+
+/* config__range bounds a number; the message is built from it. */
+struct config__range {
+    double min;
+    double max;
+    unsigned flags;
+};
+
+/* config__choice is one accepted value of a CHOICE flag; hidden entries are
+ * accepted spellings that help and error messages do not list. */
+struct config__choice {
+    const char *name;
+    int value;
+    bool hidden;
+};
+
+#define CONFIG__NO_FIELD SIZE_MAX
+
+/* config__flag describes one AIPerf flag. `names` is space-separated, the
+ * primary spelling first ("--model -m --model-names"). */
+struct config__flag {
+    const char *names;
+    const char *help;
+    const char *default_text;             /* NULL = no default shown */
+    const char *example;                  /* value used in "e.g." hints */
+    const struct config__range *range;    /* INT/DOUBLE only; NULL = any */
+    const struct config__choice *choices; /* CHOICE only; NULL-name terminated */
+    size_t offset;                        /* field in profile_config or CONFIG__NO_FIELD */
+    size_t given_offset;                  /* bool set when given, or CONFIG__NO_FIELD */
+    unsigned char group;
+    unsigned char kind;
+    unsigned char traits;
+};
+
+/* config__occurrence is one flag found on the command line with its values:
+ * the inline `=value` if any, then argv[value_first .. value_first+value_count). */
+struct config__occurrence {
+    const struct config__flag *flag;
+    const char *spelled; /* the flag as the user typed it, up to '=' */
+    size_t spelled_len;
+    const char *inline_value; /* NULL when no '=' */
+    int value_first;
+    int value_count;
+};
+
+/* config__flags returns the flag table and its length. */
+const struct config__flag *config__flags(size_t *out_count);
+
+/* config__group_name returns the help heading of a group. */
+const char *config__group_name(unsigned group);
+
+/* config__find_flag looks up a flag by any of its spellings (len bytes of name). */
+const struct config__flag *config__find_flag(const char *name, size_t len);
+
+/* config__suggest_flag returns the closest flag spelling to name, or NULL. */
+const char *config__suggest_flag(const char *name, size_t len, size_t *out_len);
+
+/* config__next_occurrence scans argv from *pos for the next flag and its values,
+ * advancing *pos past them. Returns 1 when one was found, 0 at the end, or
+ * -EINVAL with a message (unknown flag, missing value, stray argument...). */
+int config__next_occurrence(int argc, char **argv, int *pos, struct config__occurrence *occ,
+                            char *errbuf, size_t errcap);
+
+/* config__fail formats a message into errbuf and returns -EINVAL. */
+int config__fail(char *errbuf, size_t errcap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* config__show copies at most 60 bytes of value into buf for an error message,
+ * replacing control bytes with '?' and marking truncation with "...". */
+const char *config__show(const char *value, char *buf, size_t cap);
+
+/* config__edit_distance is the Levenshtein distance between a and b, or limit + 1
+ * once it is known to exceed limit (or either string is over 64 bytes). */
+size_t config__edit_distance(const char *a, size_t alen, const char *b, size_t blen, size_t limit);
+
+/* config__store_value converts and stores one value of occ's flag into cfg. */
+int config__store_value(struct profile_config *cfg, const struct config__occurrence *occ,
+                        const char *value, char *errbuf, size_t errcap);
+
+/* config__header_is_sensitive reports whether a header name carries credentials
+ * (Authorization, X-Api-Key, Cookie, ...), compared case-insensitively. */
+bool config__header_is_sensitive(const char *name, size_t len);
+
+/* config__build_cli_command joins the arguments into "ringperf profile ..." with
+ * shell quoting and secrets redacted. Returns an owned string or NULL (-ENOMEM,
+ * or the result would exceed CONFIG_CLI_COMMAND_BYTES_MAX). */
+char *config__build_cli_command(int argc, char **argv);
+
+/* config__redact_url writes url into out with userinfo and credential query
+ * parameters replaced by CONFIG_REDACTED. Returns false if it did not fit. */
+bool config__redact_url(const char *url, char *out, size_t cap);
+
+/* config__resolve resolves one base URL (see config_resolve_url). */
+int config__resolve(const char *base, enum config_endpoint_type type, const char *custom,
+                    bool streaming, struct config_target *out, char *errbuf, size_t errcap);
+
+/* config__finalize applies defaults and cross-flag checks after all flags. */
+int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__strlist_push appends an owned copy of len bytes of s. */
+int config__strlist_push(struct config_strlist *list, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * config_parse.c - config_parse_profile: defaults, the flag loop, the checks
+ * that involve more than one flag, and config_free.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config_internal.h"
+
+#define CONFIG__DEFAULT_URL "localhost:8000"
+#define CONFIG__DEFAULT_ARTIFACT_DIR "artifacts"
+
+/* init_defaults sets AIPerf's defaults without allocating anything. */
+static void init_defaults(struct profile_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->endpoint_type = CONFIG_ENDPOINT_CHAT;
+    cfg->request_timeout_seconds = 600.0;
+    cfg->isl_tokens_mean = 550;
+    cfg->request_count = 10;
+    cfg->benchmark_grace_period_seconds = 30.0;
+    cfg->ui_type = CONFIG_UI_AUTO;
+    cfg->log_level = CONFIG_LOG_INFO;
+}
+
+static void strlist_free(struct config_strlist *list)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        free(list->items[i]);
+    }
+    free(list->items);
+    list->items = NULL;
+    list->count = 0;
+}
+
+void config_free(struct profile_config *cfg)
+{
+    if (cfg == NULL) {
+        return;
+    }
+    strlist_free(&cfg->models);
+    strlist_free(&cfg->urls);
+    strlist_free(&cfg->extra_inputs);
+    for (size_t i = 0; i < cfg->header_count; i++) {
+        free(cfg->headers[i].name);
+        free(cfg->headers[i].value);
+    }
+    free(cfg->headers);
+    free(cfg->custom_endpoint);
+    free(cfg->api_key);
+    free(cfg->tokenizer);
+    free(cfg->artifact_dir);
+    free(cfg->profile_export_prefix);
+    free(cfg->cli_command);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+static int store_occurrence(struct profile_config *cfg, char **argv,
+                            const struct config__occurrence *occ, char *errbuf, size_t errcap)
+{
+    int rc = 0;
+    if (occ->flag->kind == CONFIG__K_SWITCH || occ->inline_value != NULL) {
+        rc = config__store_value(cfg, occ, occ->inline_value, errbuf, errcap);
+    }
+    for (int i = 0; rc == 0 && i < occ->value_count; i++) {
+        rc = config__store_value(cfg, occ, argv[occ->value_first + i], errbuf, errcap);
+    }
+    return rc;
+}
+
+static int check_urls(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    struct config_target target;
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        int rc = config_resolve_url(cfg, i, &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->models.count == 0) {
+        return config__fail(errbuf, errcap, "--model is required (e.g. --model Qwen/Qwen3-0.6B)");
+    }
+    if (cfg->urls.count == 0 &&
+        config__strlist_push(&cfg->urls, CONFIG__DEFAULT_URL, strlen(CONFIG__DEFAULT_URL)) != 0) {
+        return -ENOMEM;
+    }
+    if (cfg->artifact_dir == NULL) {
+        cfg->artifact_dir = strdup(CONFIG__DEFAULT_ARTIFACT_DIR);
+        if (cfg->artifact_dir == NULL) {
+            return -ENOMEM;
+        }
+    }
+    /* AIPerf turns --streaming off silently for endpoints that cannot stream. */
+    cfg->streaming =
+        cfg->streaming_requested && config_endpoint_supports_streaming(cfg->endpoint_type);
+    if (cfg->extra_verbose) {
+        cfg->log_level = CONFIG_LOG_TRACE;
+    } else if (cfg->verbose) {
+        cfg->log_level = CONFIG_LOG_DEBUG;
+    }
+    if (cfg->benchmark_grace_period_set && cfg->benchmark_duration_seconds == 0.0) {
+        return config__fail(errbuf, errcap,
+                            "--benchmark-grace-period only applies together with "
+                            "--benchmark-duration (e.g. --benchmark-duration 60 "
+                            "--benchmark-grace-period 10)");
+    }
+    return check_urls(cfg, errbuf, errcap);
+}
+
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int check_argv(int argc, char **argv, char *errbuf, size_t errcap)
+{
+    if (argc < 0 || (argc > 0 && argv == NULL)) {
+        return config__fail(errbuf, errcap, "internal error: bad argument vector");
+    }
+    if (argc > CONFIG_ARGS_MAX) {
+        return config__fail(errbuf, errcap, "too many arguments (%d; the limit is %d)", argc,
+                            CONFIG_ARGS_MAX);
+    }
+    for (int i = 0; i < argc; i++) {
+        if (argv[i] == NULL) {
+            return config__fail(errbuf, errcap, "internal error: argument %d is NULL", i + 1);
+        }
+        if (strnlen(argv[i], CONFIG_ARG_BYTES_MAX + 1) > CONFIG_ARG_BYTES_MAX) {
+            return config__fail(errbuf, errcap, "argument %d is longer than %d bytes", i + 1,
+                                CONFIG_ARG_BYTES_MAX);
+        }
+    }
+    return 0;
+}
+
+int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
+                         size_t errcap)
+{
+    if (errbuf != NULL && errcap > 0) {
+        errbuf[0] = '\0';
+    }
+    if (out == NULL) {
+        return config__fail(errbuf, errcap, "internal error: no output config");
+    }
+    init_defaults(out);
+    int rc = check_argv(argc, argv, errbuf, errcap);
+    if (rc != 0) {
+        return rc;
+    }
+    if (wants_help(argc, argv)) {
+        return CONFIG_PARSE_HELP;
+    }
+    struct config__occurrence occ;
+    int pos = 0;
+    while ((rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
+        rc = store_occurrence(out, argv, &occ, errbuf, errcap);
+        if (rc != 0) {
+            goto fail_free;
+        }
+    }
+    if (rc == 0) {
+        rc = config__finalize(out, errbuf, errcap);
+    }
+    if (rc == 0) {
+        out->cli_command = config__build_cli_command(argc, argv);
+        rc = out->cli_command != NULL ? 0 : -ENOMEM;
+    }
+    if (rc == -ENOMEM) {
+        config__fail(errbuf, errcap, "out of memory while parsing the command line");
+    }
+    if (rc != 0) {
+        goto fail_free;
+    }
+    return 0;
+
+fail_free:
+    config_free(out);
+    return rc;
+}

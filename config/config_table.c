@@ -1,0 +1,508 @@
+/*
+ * config_table.c - every `aiperf profile` flag, as one static const table.
+ *
+ * Sources: AIPerf's docs/cli-options.md (the 62 KB generation, all profile
+ * flags) plus every newer flag named in shared/spec/aiperf-reference.md and its
+ * seed documents. Groups follow the newest AIPerf help. Supported flags carry a
+ * field offset into struct profile_config; the rest are listed so that they are
+ * recognised, named in help, and rejected with a clear message.
+ */
+#include <stddef.h>
+
+#include "config/config_internal.h"
+
+#define OFF(field) offsetof(struct profile_config, field)
+
+/* A flag ringperf does not implement yet: recognised, listed, rejected. */
+#define NOPE(grp, knd, nm, hlp)                                                                    \
+    {                                                                                              \
+        .names = (nm), .help = (hlp), .offset = CONFIG__NO_FIELD,                                  \
+        .given_offset = CONFIG__NO_FIELD, .group = CONFIG__G_##grp, .kind = CONFIG__K_##knd        \
+    }
+
+/* A supported flag; the entry adds help, default_text, example, range, choices. */
+#define SUP(grp, knd, nm, trt, off)                                                                \
+    .names = (nm), .offset = (off), .given_offset = CONFIG__NO_FIELD, .group = CONFIG__G_##grp,    \
+    .kind = CONFIG__K_##knd, .traits = (CONFIG__T_SUPPORTED | (trt))
+
+/* A supported flag that also records that it was given. */
+#define SUP_GIVEN(grp, knd, nm, trt, off, given)                                                   \
+    .names = (nm), .offset = (off), .given_offset = (given), .group = CONFIG__G_##grp,             \
+    .kind = CONFIG__K_##knd, .traits = (CONFIG__T_SUPPORTED | (trt))
+
+#define MIN_IN CONFIG__R_MIN_INCL
+#define MIN_EX CONFIG__R_MIN_EXCL
+#define MAX_IN CONFIG__R_MAX_INCL
+
+static const struct config__range range_concurrency = {1, 1e6, MIN_IN | MAX_IN};
+static const struct config__range range_count = {1, 1e12, MIN_IN | MAX_IN};
+static const struct config__range range_workers = {1, 4096, MIN_IN | MAX_IN};
+static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
+static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
+static const struct config__range range_seed = {0, 0, MIN_IN};
+static const struct config__range range_seconds_gt0 = {0, 1e9, MIN_EX | MAX_IN};
+static const struct config__range range_seconds_ge0 = {0, 1e9, MIN_IN | MAX_IN};
+static const struct config__range range_rate = {0, 1e9, MIN_EX | MAX_IN};
+
+static const struct config__choice endpoint_choices[] = {
+    {"chat", CONFIG_ENDPOINT_CHAT, false},
+    {"completions", CONFIG_ENDPOINT_COMPLETIONS, false},
+    {"responses", CONFIG_ENDPOINT_RESPONSES, false},
+    {"messages", CONFIG_ENDPOINT_MESSAGES, false},
+    {"embeddings", CONFIG_ENDPOINT_EMBEDDINGS, false},
+    {"chat_embeddings", CONFIG_ENDPOINT_CHAT_EMBEDDINGS, false},
+    {"nim_embeddings", CONFIG_ENDPOINT_NIM_EMBEDDINGS, false},
+    {"nim_rankings", CONFIG_ENDPOINT_NIM_RANKINGS, false},
+    {"rankings", CONFIG_ENDPOINT_NIM_RANKINGS, true},
+    {"cohere_rankings", CONFIG_ENDPOINT_COHERE_RANKINGS, false},
+    {"hf_tei_rankings", CONFIG_ENDPOINT_HF_TEI_RANKINGS, false},
+    {"huggingface_generate", CONFIG_ENDPOINT_HUGGINGFACE_GENERATE, false},
+    {"image_generation", CONFIG_ENDPOINT_IMAGE_GENERATION, false},
+    {"image_edit", CONFIG_ENDPOINT_IMAGE_EDIT, false},
+    {"video_generation", CONFIG_ENDPOINT_VIDEO_GENERATION, false},
+    {"image_retrieval", CONFIG_ENDPOINT_IMAGE_RETRIEVAL, false},
+    {"audio_transcription", CONFIG_ENDPOINT_AUDIO_TRANSCRIPTION, false},
+    {"solido_rag", CONFIG_ENDPOINT_SOLIDO_RAG, false},
+    {"raw", CONFIG_ENDPOINT_RAW, false},
+    {"template", CONFIG_ENDPOINT_TEMPLATE, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice ui_choices[] = {
+    {"dashboard", CONFIG_UI_DASHBOARD, false},
+    {"simple", CONFIG_UI_SIMPLE, false},
+    {"none", CONFIG_UI_NONE, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice log_level_choices[] = {
+    {"TRACE", CONFIG_LOG_TRACE, false},
+    {"DEBUG", CONFIG_LOG_DEBUG, false},
+    {"INFO", CONFIG_LOG_INFO, false},
+    {"NOTICE", CONFIG_LOG_NOTICE, false},
+    {"WARNING", CONFIG_LOG_WARNING, false},
+    {"SUCCESS", CONFIG_LOG_SUCCESS, false},
+    {"ERROR", CONFIG_LOG_ERROR, false},
+    {"CRITICAL", CONFIG_LOG_CRITICAL, false},
+    {NULL, 0, false},
+};
+
+/* Single-choice flags: accepted and validated, nothing to store. */
+static const struct config__choice url_strategy_choices[] = {{"round_robin", 0, false},
+                                                             {NULL, 0, false}};
+static const struct config__choice transport_choices[] = {{"http", 0, false}, {NULL, 0, false}};
+
+static const struct config__flag flag_table[] = {
+    /* Endpoint */
+    {SUP(ENDPOINT, LIST, "--model -m --model-names", CONFIG__T_COMMA_SPLIT, OFF(models)),
+     .help = "Model name(s) to benchmark. Repeat the flag, give several values, or use a "
+             "comma-separated list. Required.",
+     .example = "Qwen/Qwen3-0.6B"},
+    NOPE(ENDPOINT, STRING, "--model-selection-strategy",
+         "How a model is picked per request: round_robin, random or weighted."),
+    {SUP(ENDPOINT, STRING, "--custom-endpoint --endpoint", CONFIG__T_ALLOW_EMPTY,
+         OFF(custom_endpoint)),
+     .help = "Request path that replaces the endpoint type's default path (e.g. /v1/custom). "
+             "An empty value appends no path.",
+     .example = "/v1/chat/completions"},
+    {SUP(ENDPOINT, CHOICE, "--endpoint-type", 0, OFF(endpoint_type)),
+     .help = "API to benchmark; decides the request body, response parsing and default path.",
+     .default_text = "chat", .example = "chat", .choices = endpoint_choices},
+    {SUP(ENDPOINT, SWITCH, "--streaming", 0, OFF(streaming_requested)),
+     .help = "Request streamed (SSE) responses; needed for TTFT and inter-token latency. "
+             "Ignored for endpoint types that cannot stream."},
+    {SUP(ENDPOINT, LIST, "--url -u", CONFIG__T_URL, OFF(urls)),
+     .help = "Base URL(s) of the server; several URLs are used round-robin. http:// is "
+             "assumed when no scheme is given; the endpoint path is appended.",
+     .default_text = "localhost:8000", .example = "http://localhost:8000"},
+    {SUP(ENDPOINT, CHOICE, "--url-strategy", 0, CONFIG__NO_FIELD),
+     .help = "How requests are spread over several --url values.", .default_text = "round_robin",
+     .example = "round_robin", .choices = url_strategy_choices},
+    {SUP(ENDPOINT, DOUBLE, "--request-timeout-seconds", 0, OFF(request_timeout_seconds)),
+     .help = "Time limit for one whole request (connect, send, receive); a request over it "
+             "fails.",
+     .default_text = "600", .example = "600", .range = &range_seconds_gt0},
+    NOPE(ENDPOINT, DOUBLE, "--wait-for-model-timeout",
+         "Seconds to wait for the endpoint to be ready before benchmarking."),
+    NOPE(ENDPOINT, STRING, "--wait-for-model-mode", "Readiness probe: models, inference or both."),
+    NOPE(ENDPOINT, DOUBLE, "--wait-for-model-interval", "Seconds between readiness probes."),
+    NOPE(ENDPOINT, SWITCH, "--reset-kv-cache", "Reset the server's KV cache before the run."),
+    NOPE(ENDPOINT, DOUBLE, "--reset-kv-cache-timeout-seconds", "Timeout of the KV-cache reset."),
+    NOPE(ENDPOINT, STRING, "--reset-kv-cache-path", "Path of the KV-cache reset request."),
+    NOPE(ENDPOINT, SWITCH, "--server-profiler", "Start and stop the server profiler."),
+    NOPE(ENDPOINT, DOUBLE, "--server-profiler-timeout-seconds", "Timeout of profiler requests."),
+    NOPE(ENDPOINT, STRING, "--server-profiler-start-path", "Path that starts the profiler."),
+    NOPE(ENDPOINT, STRING, "--server-profiler-stop-path", "Path that stops the profiler."),
+    {SUP(ENDPOINT, STRING, "--api-key", CONFIG__T_SECRET, OFF(api_key)),
+     .help = "API key, sent as `Authorization: Bearer <key>`. Redacted in reports.",
+     .example = "sk-..."},
+    {SUP(ENDPOINT, CHOICE, "--transport --transport-type", 0, CONFIG__NO_FIELD),
+     .help = "Transport protocol; detected from the URL scheme when not given.", .example = "http",
+     .choices = transport_choices},
+    {SUP(ENDPOINT, SWITCH, "--use-legacy-max-tokens", 0, OFF(use_legacy_max_tokens)),
+     .help = "Send `max_tokens` instead of `max_completion_tokens`."},
+    {SUP(ENDPOINT, SWITCH, "--use-server-token-count", 0, OFF(use_server_token_count)),
+     .help = "Take token counts from the server's `usage` fields instead of tokenizing "
+             "locally."},
+    NOPE(ENDPOINT, SWITCH, "--per-chunk-usage", "Ask for usage statistics on every chunk."),
+    NOPE(ENDPOINT, STRING, "--connection-reuse-strategy",
+         "Connection reuse: pooled, never or sticky-user-sessions."),
+    NOPE(ENDPOINT, SWITCH, "--download-video-content", "Download generated videos."),
+    NOPE(ENDPOINT, STRING, "--request-content-type",
+         "Request body encoding: application/json or multipart/form-data."),
+    NOPE(ENDPOINT, STRING, "--session-header", "Header name that carries the session id."),
+    NOPE(ENDPOINT, STRING, "--auth-type", "Request signing, e.g. sigv4."),
+    NOPE(ENDPOINT, STRING, "--aws-region", "AWS region for SigV4 signing."),
+    NOPE(ENDPOINT, STRING, "--aws-service", "AWS service name for SigV4 signing."),
+    NOPE(ENDPOINT, STRING, "--aws-profile", "AWS credentials profile."),
+    NOPE(ENDPOINT, STRING, "--sagemaker-endpoint-name", "SageMaker endpoint to invoke."),
+    /* Tokenizer */
+    {SUP(TOKENIZER, STRING, "--tokenizer", 0, OFF(tokenizer)),
+     .help = "Tokenizer name or path used for token counts; defaults to the first model.",
+     .example = "Qwen/Qwen3-0.6B"},
+    NOPE(TOKENIZER, STRING, "--tokenizer-revision", "Tokenizer revision on the Hub."),
+    NOPE(TOKENIZER, SWITCH, "--tokenizer-trust-remote-code", "Allow custom tokenizer code."),
+    NOPE(TOKENIZER, SWITCH, "--apply-chat-template", "Count input tokens with the chat template."),
+    /* Input */
+    {SUP(INPUT, LIST, "--extra-inputs", CONFIG__T_EXTRA, OFF(extra_inputs)),
+     .help = "Fields merged into every request body, as key:value pairs (values are JSON "
+             "where they parse as JSON) or a JSON object.",
+     .example = "temperature:0.7"},
+    {SUP(INPUT, LIST, "--header -H", CONFIG__T_HEADER, CONFIG__NO_FIELD),
+     .help = "Extra request header as Name:Value, or a JSON object of headers. Credential "
+             "headers are redacted in reports.",
+     .example = "X-Request-Source:ringperf"},
+    NOPE(INPUT, STRING, "--input-file", "Dataset file or directory."),
+    NOPE(INPUT, STRING, "--public-dataset", "Public dataset to download, e.g. sharegpt."),
+    NOPE(INPUT, STRING, "--hf-subset", "Hugging Face subset of a public dataset."),
+    NOPE(INPUT, LIST, "--dataset-filter", "Dataset filter as key=value."),
+    NOPE(INPUT, STRING, "--custom-dataset-type", "Format of --input-file."),
+    NOPE(INPUT, SWITCH, "--ignore-trace-delays", "Drop recorded delays from traces."),
+    NOPE(INPUT, SWITCH, "--use-think-time-only", "Replay only recorded think time."),
+    NOPE(INPUT, INT, "--max-context-length", "Drop traces whose context exceeds this length."),
+    NOPE(INPUT, STRING, "--dataset-sampling-strategy", "sequential, random or shuffle."),
+    NOPE(INPUT, SWITCH, "--allow-dataset-wrap --no-allow-dataset-wrap",
+         "Reuse traces when concurrency exceeds the pool."),
+    {SUP_GIVEN(INPUT, INT, "--random-seed", 0, OFF(random_seed), OFF(random_seed_set)),
+     .help = "Seed that makes synthetic prompts, sampling and delays reproducible.",
+     .example = "42", .range = &range_seed},
+    NOPE(INPUT, DOUBLE, "--trace-session-sample-ratio", "Fraction of trace sessions to keep."),
+    NOPE(INPUT, STRING, "--config -f", "YAML configuration file."),
+    /* Fixed schedule */
+    NOPE(FIXED_SCHEDULE, SWITCH, "--fixed-schedule", "Send requests at the dataset timestamps."),
+    NOPE(FIXED_SCHEDULE, SWITCH, "--no-fixed-schedule", "Do not switch traces to fixed schedule."),
+    NOPE(FIXED_SCHEDULE, SWITCH, "--fixed-schedule-auto-offset", "Shift timestamps to start at 0."),
+    NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-start-offset", "Schedule start offset in ms."),
+    NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-end-offset", "Schedule end offset in ms."),
+    /* Goodput */
+    NOPE(GOODPUT, STRING, "--goodput", "SLOs as 'metric:value ...' for goodput."),
+    /* Conversation input */
+    NOPE(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions",
+         "Number of unique conversations."),
+    NOPE(CONVERSATION, INT, "--num-dataset-entries --num-prompts", "Number of unique prompts."),
+    NOPE(CONVERSATION, INT, "--conversation-turn-mean --session-turns-mean", "Mean turns."),
+    NOPE(CONVERSATION, INT, "--conversation-turn-stddev --session-turns-stddev", "Turns stddev."),
+    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-mean --session-turn-delay-mean",
+         "Mean delay between turns in ms."),
+    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-stddev --session-turn-delay-stddev",
+         "Stddev of the delay between turns in ms."),
+    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-ratio --session-delay-ratio",
+         "Multiplier for turn delays."),
+    NOPE(CONVERSATION, DOUBLE, "--inter-turn-delay-cap-seconds", "Cap on replayed turn delays."),
+    NOPE(CONVERSATION, DOUBLE, "--max-idle-gap-cap-seconds", "Cap on replayed idle gaps."),
+    NOPE(CONVERSATION, DOUBLE, "--replay-speedup", "Trace replay speed-up factor."),
+    NOPE(CONVERSATION, SWITCH, "--open-loop-replay --no-open-loop-replay", "Open-loop replay."),
+    NOPE(CONVERSATION, SWITCH, "--omit-kv-hints", "Drop recorded KV-cache hints."),
+    NOPE(CONVERSATION, SWITCH, "--force-min-tokens --no-force-min-tokens",
+         "Pin min_tokens to the recorded output length."),
+    /* Prompt */
+    NOPE(PROMPT, INT, "--prompt-batch-size -b --batch-size-text --batch-size",
+         "Texts per request (embeddings, rankings)."),
+    NOPE(PROMPT, STRING, "--prompt-corpus", "Synthetic text corpus: sonnet or coding."),
+    NOPE(PROMPT, STRING, "--system-prompt", "Verbatim system prompt."),
+    NOPE(PROMPT, STRING, "--system-prompt-file", "File holding the system prompt."),
+    /* Cache bust */
+    NOPE(CACHE_BUST, STRING, "--cache-bust", "Where to add a per-conversation cache-bust marker."),
+    /* Prefix prompt */
+    NOPE(PREFIX_PROMPT, INT,
+         "--prompt-prefix-pool-size --prefix-prompt-pool-size --num-prefix-prompts",
+         "Number of shared prefix prompts."),
+    NOPE(PREFIX_PROMPT, INT, "--prompt-prefix-length --prefix-prompt-length",
+         "Tokens per prefix prompt."),
+    NOPE(PREFIX_PROMPT, INT, "--shared-system-prompt-length", "Tokens of a shared system prompt."),
+    NOPE(PREFIX_PROMPT, INT, "--user-context-prompt-length", "Tokens of per-session context."),
+    /* Input sequence length */
+    {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean", 0,
+         OFF(isl_tokens_mean)),
+     .help = "Mean input length in tokens of synthetic prompts.", .default_text = "550",
+     .example = "550", .range = &range_tokens},
+    {SUP(ISL, DOUBLE, "--isl-stddev --synthetic-input-tokens-stddev --prompt-input-tokens-stddev",
+         0, OFF(isl_tokens_stddev)),
+     .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
+     .example = "0", .range = &range_stddev},
+    NOPE(ISL, INT,
+         "--isl-block-size --synthetic-input-tokens-block-size --prompt-input-tokens-block-size",
+         "Tokens per hash block in traces."),
+    NOPE(ISL, STRING, "--seq-dist --sequence-distribution", "Mixture of ISL,OSL pairs."),
+    /* Output sequence length */
+    {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", 0,
+               OFF(osl_tokens_mean), OFF(osl_set)),
+     .help = "Mean output length in tokens, sent as max_completion_tokens (max_tokens). "
+             "Unset: the model decides.",
+     .example = "200", .range = &range_tokens},
+    {SUP(OSL, DOUBLE, "--osl-stddev --output-tokens-stddev --prompt-output-tokens-stddev", 0,
+         OFF(osl_tokens_stddev)),
+     .help = "Standard deviation of the requested output length in tokens.", .default_text = "0",
+     .example = "0", .range = &range_stddev},
+    /* Audio input */
+    NOPE(AUDIO, INT, "--audio-batch-size --batch-size-audio", "Audio inputs per request."),
+    NOPE(AUDIO, DOUBLE, "--audio-length-mean", "Mean audio length in seconds."),
+    NOPE(AUDIO, DOUBLE, "--audio-length-stddev", "Stddev of the audio length."),
+    NOPE(AUDIO, STRING, "--audio-format", "Audio format: wav or mp3."),
+    NOPE(AUDIO, LIST, "--audio-depths", "Audio bit depths to pick from."),
+    NOPE(AUDIO, LIST, "--audio-sample-rates", "Audio sample rates in kHz to pick from."),
+    NOPE(AUDIO, INT, "--audio-num-channels", "Audio channels: 1 or 2."),
+    /* Image input */
+    NOPE(IMAGE, DOUBLE, "--image-width-mean", "Mean image width in pixels."),
+    NOPE(IMAGE, DOUBLE, "--image-width-stddev", "Stddev of the image width."),
+    NOPE(IMAGE, DOUBLE, "--image-height-mean", "Mean image height in pixels."),
+    NOPE(IMAGE, DOUBLE, "--image-height-stddev", "Stddev of the image height."),
+    NOPE(IMAGE, INT, "--image-batch-size --batch-size-image", "Images per request."),
+    NOPE(IMAGE, STRING, "--image-format", "Image format: png, jpeg or random."),
+    NOPE(IMAGE, STRING, "--image-source", "Image source: noise, assets or a directory."),
+    NOPE(IMAGE, STRING, "--image-source-sampling", "How source images are sampled."),
+    /* Video input */
+    NOPE(VIDEO, INT, "--video-batch-size --batch-size-video", "Videos per request."),
+    NOPE(VIDEO, DOUBLE, "--video-duration", "Video length in seconds."),
+    NOPE(VIDEO, INT, "--video-fps", "Video frames per second."),
+    NOPE(VIDEO, INT, "--video-width", "Video width in pixels."),
+    NOPE(VIDEO, INT, "--video-height", "Video height in pixels."),
+    NOPE(VIDEO, STRING, "--video-synth-type", "Synthetic video content."),
+    NOPE(VIDEO, STRING, "--video-format", "Video container: webm or mp4."),
+    NOPE(VIDEO, STRING, "--video-codec", "Video codec."),
+    NOPE(VIDEO, INT, "--video-audio-sample-rate", "Sample rate of the video's audio track."),
+    NOPE(VIDEO, INT, "--video-audio-num-channels", "Channels of the video's audio track."),
+    NOPE(VIDEO, STRING, "--video-audio-codec", "Codec of the video's audio track."),
+    NOPE(VIDEO, STRING, "--video-audio-depth", "Bit depth of the video's audio track."),
+    /* Rankings */
+    NOPE(RANKINGS, INT, "--rankings-passages-mean", "Mean passages per ranking request."),
+    NOPE(RANKINGS, INT, "--rankings-passages-stddev", "Stddev of passages per request."),
+    NOPE(RANKINGS, INT, "--rankings-passages-prompt-token-mean", "Mean tokens per passage."),
+    NOPE(RANKINGS, INT, "--rankings-passages-prompt-token-stddev", "Stddev of passage tokens."),
+    NOPE(RANKINGS, INT, "--rankings-query-prompt-token-mean", "Mean tokens per query."),
+    NOPE(RANKINGS, INT, "--rankings-query-prompt-token-stddev", "Stddev of query tokens."),
+    /* Synthesis */
+    NOPE(SYNTHESIS, DOUBLE, "--synthesis-speedup-ratio", "Timestamp scaling of traces."),
+    NOPE(SYNTHESIS, DOUBLE, "--synthesis-prefix-len-multiplier", "Prefix length multiplier."),
+    NOPE(SYNTHESIS, INT, "--synthesis-prefix-root-multiplier", "Independent radix trees."),
+    NOPE(SYNTHESIS, DOUBLE, "--synthesis-prompt-len-multiplier", "Prompt length multiplier."),
+    NOPE(SYNTHESIS, DOUBLE, "--synthesis-output-len-multiplier", "Output length multiplier."),
+    NOPE(SYNTHESIS, INT, "--synthesis-max-isl", "Skip traces with a longer input."),
+    NOPE(SYNTHESIS, INT, "--synthesis-max-osl", "Cap trace output lengths."),
+    /* Load generator */
+    {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", 0, OFF(benchmark_duration_seconds)),
+     .help = "Stop sending new requests after this many seconds.", .example = "60",
+     .range = &range_seconds_gt0},
+    {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--benchmark-grace-period", CONFIG__T_ALLOW_INF,
+               OFF(benchmark_grace_period_seconds), OFF(benchmark_grace_period_set)),
+     .help = "Seconds to keep counting responses after --benchmark-duration ends; 'inf' "
+             "waits for all.",
+     .default_text = "30", .example = "30", .range = &range_seconds_ge0},
+    {SUP(LOAD_GENERATOR, INT, "--concurrency", 0, OFF(concurrency)),
+     .help = "Requests kept in flight (closed loop): a new one is sent as one completes.",
+     .example = "64", .range = &range_concurrency},
+    NOPE(LOAD_GENERATOR, INT, "--prefill-concurrency",
+         "Requests allowed to wait for a first "
+         "token."),
+    {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", 0, OFF(request_rate_per_second)),
+     .help = "Target requests per second (open loop), optionally capped by --concurrency.",
+     .example = "5.0", .range = &range_rate},
+    NOPE(LOAD_GENERATOR, STRING, "--arrival-pattern --request-rate-mode",
+         "Arrival pattern: poisson, constant, gamma or concurrency_burst."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--arrival-smoothness --vllm-burstiness",
+         "Gamma shape of arrivals."),
+    {SUP_GIVEN(LOAD_GENERATOR, INT, "--request-count --num-requests", 0, OFF(request_count),
+               OFF(request_count_set)),
+     .help = "Number of requests to send.", .default_text = "10", .example = "100",
+     .range = &range_count},
+    NOPE(LOAD_GENERATOR, DOUBLE, "--concurrency-ramp-duration", "Ramp concurrency over seconds."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--prefill-concurrency-ramp-duration",
+         "Ramp prefill concurrency over seconds."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--request-rate-ramp-duration", "Ramp the rate over seconds."),
+    NOPE(LOAD_GENERATOR, STRING, "--request-rate-series", "Piecewise-linear rate file."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--failed-request-threshold", "Abort above this failure ratio."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-min-ratio", "Agentic replay start bound."),
+    NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-max-ratio", "Agentic replay start bound."),
+    NOPE(LOAD_GENERATOR, SWITCH, "--burst-phase-starts", "Burst agentic phase starts."),
+    /* Scenario */
+    NOPE(SCENARIO, STRING, "--scenario", "Named scenario that locks benchmark settings."),
+    NOPE(SCENARIO, SWITCH, "--unsafe-override", "Turn scenario lock errors into warnings."),
+    /* Warmup */
+    NOPE(WARMUP, INT, "--warmup-request-count --num-warmup-requests", "Warmup requests."),
+    NOPE(WARMUP, DOUBLE, "--warmup-duration", "Warmup duration in seconds."),
+    NOPE(WARMUP, DOUBLE, "--agentic-cache-warmup-duration", "Agentic cache warmup seconds."),
+    NOPE(WARMUP, INT, "--num-warmup-sessions", "Warmup sessions."),
+    NOPE(WARMUP, INT, "--warmup-concurrency", "Warmup concurrency."),
+    NOPE(WARMUP, INT, "--warmup-prefill-concurrency", "Warmup prefill concurrency."),
+    NOPE(WARMUP, DOUBLE, "--warmup-request-rate", "Warmup request rate."),
+    NOPE(WARMUP, STRING, "--warmup-arrival-pattern", "Warmup arrival pattern."),
+    NOPE(WARMUP, DOUBLE, "--warmup-grace-period", "Warmup grace period in seconds."),
+    NOPE(WARMUP, DOUBLE, "--warmup-concurrency-ramp-duration", "Warmup concurrency ramp."),
+    NOPE(WARMUP, DOUBLE, "--warmup-prefill-concurrency-ramp-duration", "Warmup prefill ramp."),
+    NOPE(WARMUP, DOUBLE, "--warmup-request-rate-ramp-duration", "Warmup rate ramp."),
+    /* User-centric rate */
+    NOPE(USER_CENTRIC, DOUBLE, "--user-centric-rate", "User-centric request rate (QPS)."),
+    NOPE(USER_CENTRIC, INT, "--num-users", "Users for --user-centric-rate."),
+    /* Request cancellation */
+    NOPE(CANCELLATION, DOUBLE, "--request-cancellation-rate", "Percentage of requests to cancel."),
+    NOPE(CANCELLATION, DOUBLE, "--request-cancellation-delay", "Seconds before cancelling."),
+    /* Output */
+    {SUP_GIVEN(OUTPUT, STRING, "--artifact-dir --output-artifact-dir", 0, OFF(artifact_dir),
+               OFF(artifact_dir_set)),
+     .help = "Directory for the exported results.", .default_text = "artifacts",
+     .example = "artifacts"},
+    {SUP(OUTPUT, STRING, "--profile-export-prefix --profile-export-file", 0,
+         OFF(profile_export_prefix)),
+     .help = "Base name for every exported file instead of the profile_export* defaults.",
+     .example = "my_run"},
+    NOPE(OUTPUT, STRING, "--export-level --profile-export-level", "summary, records or raw."),
+    NOPE(OUTPUT, DOUBLE, "--slice-duration", "Timeslice length in seconds."),
+    NOPE(OUTPUT, SWITCH, "--auto-plot --no-auto-plot", "Run `aiperf plot` afterwards."),
+    NOPE(OUTPUT, SWITCH, "--plot-required", "Fail when auto-plot fails."),
+    NOPE(OUTPUT, SWITCH, "--export-outputs-json", "Write generated text to outputs.json."),
+    NOPE(OUTPUT, STRING, "--otel-url", "OTLP/HTTP metrics endpoint."),
+    NOPE(OUTPUT, LIST, "--stream", "Telemetry streamed over OTel."),
+    NOPE(OUTPUT, LIST, "--otel-resource-attributes", "OTel resource attributes."),
+    NOPE(OUTPUT, STRING, "--gen-ai-provider", "GenAI semantic convention provider."),
+    NOPE(OUTPUT, STRING, "--mlflow-tracking-uri", "MLflow tracking URI."),
+    NOPE(OUTPUT, STRING, "--mlflow-experiment", "MLflow experiment."),
+    NOPE(OUTPUT, STRING, "--mlflow-run-name", "MLflow run name."),
+    NOPE(OUTPUT, LIST, "--mlflow-tag", "MLflow run tags."),
+    NOPE(OUTPUT, STRING, "--mlflow-parent-run-id", "MLflow parent run."),
+    NOPE(OUTPUT, LIST, "--mlflow-artifact-glob", "MLflow artifact globs."),
+    NOPE(OUTPUT, STRING, "--wandb-project", "Weights & Biases project."),
+    NOPE(OUTPUT, STRING, "--wandb-entity", "Weights & Biases entity."),
+    NOPE(OUTPUT, STRING, "--wandb-run-name", "Weights & Biases run name."),
+    NOPE(OUTPUT, LIST, "--wandb-tag", "Weights & Biases tags."),
+    /* HTTP trace */
+    NOPE(HTTP_TRACE, SWITCH, "--export-http-trace", "Add HTTP trace data to the records."),
+    NOPE(HTTP_TRACE, SWITCH, "--show-trace-timing", "Print HTTP trace timing."),
+    /* Server metrics */
+    NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
+    NOPE(SERVER_METRICS, SWITCH, "--no-server-metrics", "Disable server metrics scraping."),
+    NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
+    /* Network latency */
+    NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
+    NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", "Fixed network RTT in ms."),
+    NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
+    /* GPU telemetry */
+    NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
+    NOPE(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", "Disable GPU telemetry."),
+    /* UI */
+    {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
+     .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "
+             "with -v/-vv.",
+     .example = "simple", .choices = ui_choices},
+    NOPE(UI, DOUBLE, "--stats-interval", "Seconds between live statistics."),
+    /* Multi-run */
+    NOPE(MULTI_RUN, INT, "--num-profile-runs", "Repeated runs for confidence intervals."),
+    NOPE(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", "Pause between runs."),
+    NOPE(MULTI_RUN, DOUBLE, "--confidence-level", "Confidence level of the intervals."),
+    NOPE(MULTI_RUN, SWITCH,
+         "--profile-run-disable-warmup-after-first --no-profile-run-disable-warmup-after-first",
+         "Warm up only in the first run."),
+    NOPE(MULTI_RUN, SWITCH, "--set-consistent-seed --no-set-consistent-seed",
+         "Use one seed for every run."),
+    NOPE(MULTI_RUN, STRING, "--convergence-metric", "Metric that stops runs once stable."),
+    NOPE(MULTI_RUN, STRING, "--convergence-stat", "Statistic checked for convergence."),
+    NOPE(MULTI_RUN, DOUBLE, "--convergence-threshold", "Convergence threshold."),
+    NOPE(MULTI_RUN, STRING, "--convergence-mode", "ci_width, cv or distribution."),
+    NOPE(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", "Pause between variations."),
+    NOPE(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed --no-parameter-sweep-same-seed",
+         "Reuse the seed across variations."),
+    NOPE(MULTI_RUN, STRING, "--parameter-sweep-mode", "repeated or independent."),
+    NOPE(MULTI_RUN, STRING, "--sweep-type", "grid or zip."),
+    NOPE(MULTI_RUN, LIST, "--variant --sweep-variant", "One sweep variation."),
+    NOPE(MULTI_RUN, LIST, "--search-sla", "SLA filter for search."),
+    NOPE(MULTI_RUN, LIST, "--search-sla-tier", "Tier of SLA filters."),
+    NOPE(MULTI_RUN, STRING, "--search-recipe", "Named search recipe."),
+    NOPE(MULTI_RUN, DOUBLE, "--ttft-sla-ms", "TTFT SLA in ms."),
+    NOPE(MULTI_RUN, DOUBLE, "--itl-sla-ms", "ITL SLA in ms."),
+    NOPE(MULTI_RUN, DOUBLE, "--tpot-sla-ms", "TPOT SLA in ms."),
+    NOPE(MULTI_RUN, DOUBLE, "--e2e-sla-ms", "End-to-end latency SLA in ms."),
+    NOPE(MULTI_RUN, DOUBLE, "--error-rate-sla", "Maximum error rate."),
+    NOPE(MULTI_RUN, DOUBLE, "--slo-attainment-fraction", "Required SLO attainment."),
+    /* Accuracy */
+    NOPE(ACCURACY, STRING, "--accuracy-benchmark", "Accuracy benchmark to run."),
+    NOPE(ACCURACY, LIST, "--accuracy-tasks", "Accuracy tasks."),
+    NOPE(ACCURACY, INT, "--accuracy-n-shots", "Few-shot examples."),
+    NOPE(ACCURACY, SWITCH, "--accuracy-enable-cot --accuracy-no-enable-cot",
+         "Chain-of-thought prompting."),
+    NOPE(ACCURACY, STRING, "--accuracy-grader", "Grader override."),
+    NOPE(ACCURACY, STRING, "--accuracy-system-prompt", "Accuracy system prompt."),
+    NOPE(ACCURACY, SWITCH, "--accuracy-verbose", "Per-problem grading details."),
+    /* Service */
+    {SUP(SERVICE, CHOICE, "--log-level", 0, OFF(log_level)), .help = "Log verbosity.",
+     .default_text = "INFO", .example = "DEBUG", .choices = log_level_choices},
+    {SUP(SERVICE, SWITCH, "--verbose -v", 0, OFF(verbose)), .help = "Same as --log-level DEBUG."},
+    {SUP(SERVICE, SWITCH, "--extra-verbose -vv", 0, OFF(extra_verbose)),
+     .help = "Same as --log-level TRACE."},
+    NOPE(SERVICE, INT, "--record-processor-service-count --record-processors",
+         "Record processor services."),
+    NOPE(SERVICE, INT, "--api-port", "Port of the live HTTP API."),
+    NOPE(SERVICE, STRING, "--api-host", "Host of the live HTTP API."),
+    /* Workers */
+    {SUP(WORKERS, INT, "--workers-max --max-workers", 0, OFF(workers_max)),
+     .help = "Maximum worker threads; by default chosen from the CPU count and concurrency.",
+     .example = "2", .range = &range_workers},
+    /* ZMQ communication */
+    NOPE(ZMQ, STRING, "--zmq-host", "Host for AIPerf's internal ZMQ sockets."),
+    NOPE(ZMQ, STRING, "--zmq-ipc-path", "Directory for ZMQ IPC sockets."),
+    NOPE(ZMQ, SWITCH, "--zmq-dual-bind", "Bind ZMQ on both IPC and TCP."),
+};
+
+static const char *const group_names[CONFIG__G_COUNT] = {
+    [CONFIG__G_ENDPOINT] = "Endpoint",
+    [CONFIG__G_TOKENIZER] = "Tokenizer",
+    [CONFIG__G_INPUT] = "Input",
+    [CONFIG__G_FIXED_SCHEDULE] = "Fixed Schedule",
+    [CONFIG__G_GOODPUT] = "Goodput",
+    [CONFIG__G_CONVERSATION] = "Conversation Input",
+    [CONFIG__G_PROMPT] = "Prompt",
+    [CONFIG__G_CACHE_BUST] = "Cache Bust",
+    [CONFIG__G_PREFIX_PROMPT] = "Prefix Prompt",
+    [CONFIG__G_ISL] = "Input Sequence Length (ISL)",
+    [CONFIG__G_OSL] = "Output Sequence Length (OSL)",
+    [CONFIG__G_AUDIO] = "Audio Input",
+    [CONFIG__G_IMAGE] = "Image Input",
+    [CONFIG__G_VIDEO] = "Video Input",
+    [CONFIG__G_RANKINGS] = "Rankings",
+    [CONFIG__G_SYNTHESIS] = "Synthesis",
+    [CONFIG__G_LOAD_GENERATOR] = "Load Generator",
+    [CONFIG__G_SCENARIO] = "Scenario",
+    [CONFIG__G_WARMUP] = "Warmup",
+    [CONFIG__G_USER_CENTRIC] = "User-Centric Rate",
+    [CONFIG__G_CANCELLATION] = "Request Cancellation",
+    [CONFIG__G_OUTPUT] = "Output",
+    [CONFIG__G_HTTP_TRACE] = "HTTP Trace",
+    [CONFIG__G_SERVER_METRICS] = "Server Metrics",
+    [CONFIG__G_NETWORK_LATENCY] = "Network Latency",
+    [CONFIG__G_GPU_TELEMETRY] = "GPU Telemetry",
+    [CONFIG__G_UI] = "UI",
+    [CONFIG__G_MULTI_RUN] = "Multi-Run",
+    [CONFIG__G_ACCURACY] = "Accuracy",
+    [CONFIG__G_SERVICE] = "Service",
+    [CONFIG__G_WORKERS] = "Workers",
+    [CONFIG__G_ZMQ] = "ZMQ Communication",
+};
+
+const struct config__flag *config__flags(size_t *out_count)
+{
+    *out_count = sizeof(flag_table) / sizeof(flag_table[0]);
+    return flag_table;
+}
+
+const char *config__group_name(unsigned group)
+{
+    return group < CONFIG__G_COUNT ? group_names[group] : "Other";
+}

@@ -1,0 +1,323 @@
+/*
+ * engine.c - the coordinator: starts the shards, keeps their work rings full,
+ * hands finished records to the caller and recycles them.
+ *
+ * The coordinator sleeps in poll() on one eventfd that every shard writes
+ * (through its own io_uring) at the end of a loop turn in which it finished
+ * requests, so it wakes about once per shard batch, not once per request.
+ */
+#include "engine/engine_conn.h"
+#include "engine/engine_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the coordinator looks at the stop flag when nothing happens. */
+#define COORDINATOR_POLL_MS 50
+
+struct coordinator {
+    struct engine_config config; /* the caller's, with defaults filled in */
+    const struct engine_record_sink *sink;
+    struct engine_stop *stop;
+    struct engine__shard *shards;
+    uint32_t shard_count;
+    uint32_t threads_started;
+    int wake_fd;
+    uint64_t issued;   /* ordinals handed to shards */
+    uint64_t finished; /* records handed to the sink */
+    uint32_t next_shard;
+    bool closed;    /* every shard was told there is no more work */
+    bool cancelled; /* the stop flag was seen */
+};
+
+int64_t engine_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const char *engine_outcome_name(enum engine_outcome outcome)
+{
+    switch (outcome) {
+    case ENGINE_SUCCESS:
+        return "success";
+    case ENGINE_ERROR:
+        return "error";
+    case ENGINE_CANCELLED:
+        return "cancelled";
+    }
+    return "unknown";
+}
+
+size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%08x-%04x-4%03x-8%03x-%012llx", (unsigned)(nonce >> 32),
+                     (unsigned)((nonce >> 16) & 0xffff), (unsigned)(nonce & 0xfff),
+                     (unsigned)((ordinal >> 48) & 0xfff),
+                     (unsigned long long)(ordinal & 0xffffffffffffULL));
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+int engine_probe(char *errbuf, size_t errcap)
+{
+    struct io_uring ring;
+    int ret = io_uring_queue_init(8, &ring, 0);
+    if (ret == -ENOSYS) {
+        snprintf(errbuf, errcap,
+                 "io_uring is not available: this kernel was built without it (ENOSYS). "
+                 "ringperf needs Linux 5.19 or newer with CONFIG_IO_URING");
+        return ret;
+    }
+    if (ret == -EPERM || ret == -EACCES) {
+        snprintf(errbuf, errcap,
+                 "io_uring is disabled here (%s): check sysctl kernel.io_uring_disabled "
+                 "and any seccomp or container policy that blocks io_uring_setup",
+                 strerror(-ret));
+        return ret;
+    }
+    if (ret < 0) {
+        snprintf(errbuf, errcap, "io_uring_setup failed: %s%s", strerror(-ret),
+                 ret == -ENOMEM ? " (raise the locked-memory limit: ulimit -l)" : "");
+        return ret;
+    }
+    struct io_uring_probe *probe = io_uring_get_probe_ring(&ring);
+    bool ok = probe != NULL && io_uring_opcode_supported(probe, IORING_OP_RECV) &&
+              io_uring_opcode_supported(probe, IORING_OP_SENDMSG) &&
+              io_uring_opcode_supported(probe, IORING_OP_CONNECT);
+    io_uring_free_probe(probe);
+    io_uring_queue_exit(&ring);
+    if (!ok) {
+        snprintf(errbuf, errcap,
+                 "this kernel's io_uring lacks recv, sendmsg or connect; "
+                 "ringperf needs Linux 5.19 or newer");
+        return -EOPNOTSUPP;
+    }
+    return 0;
+}
+
+static int fill_defaults(struct engine_config *config, char *errbuf, size_t errcap)
+{
+    if (config->payload_count == 0 || config->payloads == NULL) {
+        snprintf(errbuf, errcap, "engine: no request payloads");
+        return -EINVAL;
+    }
+    if (config->concurrency == 0 || config->request_count == 0) {
+        snprintf(errbuf, errcap, "engine: concurrency and request count must be at least 1");
+        return -EINVAL;
+    }
+    if (config->max_events_per_request == 0) {
+        config->max_events_per_request = ENGINE_DEFAULT_MAX_EVENTS;
+    }
+    if (config->max_text_bytes == 0) {
+        config->max_text_bytes = ENGINE_DEFAULT_MAX_TEXT_BYTES;
+    }
+    if (config->ordinal_stride == 0) {
+        config->ordinal_stride = 1;
+    }
+    if (config->shard_count == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        config->shard_count = cpus > 0 ? (uint32_t)cpus : 1;
+    }
+    if (config->shard_count > config->concurrency) {
+        config->shard_count = config->concurrency;
+    }
+    if (config->shard_count > ENGINE_MAX_SHARDS) {
+        config->shard_count = ENGINE_MAX_SHARDS;
+    }
+    return 0;
+}
+
+/* refill tops up the shards' work rings round-robin, so a shard that drains
+ * its ring faster also receives more ordinals. */
+static void refill(struct coordinator *co)
+{
+    const uint64_t total = co->config.request_count;
+    uint32_t full = 0;
+    while (co->issued < total && full < co->shard_count) {
+        struct engine__shard *shard = &co->shards[co->next_shard];
+        co->next_shard = (co->next_shard + 1) % co->shard_count;
+        uint64_t ordinal = co->config.ordinal_base + co->issued * co->config.ordinal_stride;
+        if (engine_ring_push(&shard->work, (void *)(uintptr_t)(ordinal + 1))) {
+            co->issued++;
+            full = 0;
+        } else {
+            full++;
+        }
+    }
+    if (co->issued == total && !co->closed) {
+        for (uint32_t i = 0; i < co->shard_count; i++) {
+            atomic_store_explicit(&co->shards[i].no_more_work, true, memory_order_release);
+        }
+        co->closed = true;
+    }
+}
+
+static void drain(struct coordinator *co)
+{
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        struct engine__shard *shard = &co->shards[i];
+        void *item = NULL;
+        while (engine_ring_pop(&shard->done, &item)) {
+            co->sink->on_record(co->sink->ctx, item);
+            co->finished++;
+            /* The free ring holds the whole pool, so the record always fits. */
+            bool pushed = engine_ring_push(&shard->free, item);
+            (void)pushed;
+        }
+    }
+}
+
+static void cancel_all(struct coordinator *co)
+{
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        atomic_store_explicit(&co->shards[i].cancel, true, memory_order_release);
+        atomic_store_explicit(&co->shards[i].no_more_work, true, memory_order_release);
+    }
+    co->closed = true;
+    co->cancelled = true;
+}
+
+static bool all_shards(struct coordinator *co, bool want_exited)
+{
+    for (uint32_t i = 0; i < co->threads_started; i++) {
+        _Atomic bool *flag = want_exited ? &co->shards[i].exited : &co->shards[i].ready;
+        if (!atomic_load_explicit(flag, memory_order_acquire)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool stop_requested(struct coordinator *co)
+{
+    return co->stop != NULL && __atomic_load_n(&co->stop->requested, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void wait_for_wake(struct coordinator *co)
+{
+    struct pollfd pfd = {.fd = co->wake_fd, .events = POLLIN};
+    if (poll(&pfd, 1, COORDINATOR_POLL_MS) > 0) {
+        uint64_t value;
+        ssize_t n = read(co->wake_fd, &value, sizeof(value));
+        (void)n;
+    }
+}
+
+static void run_coordinator(struct coordinator *co)
+{
+    int64_t next_progress = engine_now_ns() + co->sink->progress_interval_ns;
+    refill(co);
+    for (;;) {
+        /* Read exited before draining: records a shard pushed before exiting
+         * are then certain to be seen by this drain. */
+        bool exited = all_shards(co, true);
+        drain(co);
+        if (exited) {
+            break;
+        }
+        if (!co->cancelled && stop_requested(co)) {
+            cancel_all(co);
+        }
+        if (!co->cancelled) {
+            refill(co);
+        }
+        int64_t now = engine_now_ns();
+        if (co->sink->on_progress != NULL && now >= next_progress) {
+            co->sink->on_progress(co->sink->ctx, co->finished, co->config.request_count);
+            next_progress = now + co->sink->progress_interval_ns;
+        }
+        wait_for_wake(co);
+    }
+}
+
+static int start_shards(struct coordinator *co, char *errbuf, size_t errcap)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        struct engine__shard *shard = &co->shards[i];
+        if (co->config.pin_shards && cpus > 0) {
+            shard->cpu = (int)(i % (uint32_t)cpus);
+        }
+        int ret = pthread_create(&shard->thread, NULL, engine__shard_main, shard);
+        if (ret != 0) {
+            snprintf(errbuf, errcap, "cannot start shard thread %u: %s", i, strerror(ret));
+            return -ret;
+        }
+        co->threads_started++;
+    }
+    while (!all_shards(co, false)) {
+        wait_for_wake(co);
+    }
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        if (co->shards[i].init_status != 0) {
+            snprintf(errbuf, errcap, "shard %u could not start: %s", i, co->shards[i].init_error);
+            return co->shards[i].init_status;
+        }
+    }
+    return 0;
+}
+
+static int init_shards(struct coordinator *co)
+{
+    co->shards = calloc(co->shard_count, sizeof(*co->shards));
+    if (co->shards == NULL) {
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        uint32_t conns = co->config.concurrency / co->shard_count +
+                         (i < co->config.concurrency % co->shard_count ? 1 : 0);
+        int ret = engine__shard_init(&co->shards[i], i, conns, &co->config, co->wake_fd);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+int engine_run(const struct engine_config *config, const struct engine_record_sink *sink,
+               struct engine_stop *stop, char *errbuf, size_t errcap)
+{
+    struct coordinator co = {.config = *config, .sink = sink, .stop = stop, .wake_fd = -1};
+    int ret = fill_defaults(&co.config, errbuf, errcap);
+    if (ret != 0) {
+        return ret;
+    }
+    co.shard_count = co.config.shard_count;
+    co.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (co.wake_fd < 0) {
+        ret = -errno;
+        snprintf(errbuf, errcap, "eventfd: %s", strerror(errno));
+        return ret;
+    }
+    ret = init_shards(&co);
+    if (ret != 0) {
+        snprintf(errbuf, errcap, "engine: out of memory for %u connections", co.config.concurrency);
+        goto destroy_shards;
+    }
+    ret = start_shards(&co, errbuf, errcap);
+    if (ret == 0) {
+        run_coordinator(&co);
+    } else {
+        cancel_all(&co);
+    }
+    for (uint32_t i = 0; i < co.threads_started; i++) {
+        pthread_join(co.shards[i].thread, NULL);
+    }
+    drain(&co);
+destroy_shards:
+    if (co.shards != NULL) {
+        for (uint32_t i = 0; i < co.shard_count; i++) {
+            engine__shard_destroy(&co.shards[i]);
+        }
+        free(co.shards);
+    }
+    close(co.wake_fd);
+    return ret;
+}

@@ -1,0 +1,190 @@
+/*
+ * engine.h - the load engine: one pinned io_uring loop per core ("shard") and a
+ * coordinator that hands the shards work and takes finished records back.
+ *
+ * The coordinator runs on the caller's thread inside engine_run(). It gives each
+ * shard request ordinals through a lock-free single-producer/single-consumer ring
+ * and receives finished records through another, so the request path takes no
+ * lock, makes no allocation and issues no syscall of its own: every socket
+ * operation is an io_uring submission batched with the rest of its loop turn.
+ *
+ * Every request that is scheduled ends as exactly one record whose outcome is
+ * success, error or cancelled; engine_run() returns only after every record has
+ * been handed to the caller's sink.
+ */
+#ifndef RINGPERF_ENGINE_H
+#define RINGPERF_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "endpoint/endpoint.h"
+#include "http/http.h"
+
+/* Limits applied when a field of engine_config is left zero. */
+#define ENGINE_DEFAULT_MAX_EVENTS 4096
+#define ENGINE_DEFAULT_MAX_TEXT_BYTES (256 * 1024)
+#define ENGINE_DEFAULT_MAX_ERROR_BODY 2048
+#define ENGINE_DEFAULT_RECV_BUFFER_BYTES (16 * 1024)
+#define ENGINE_DEFAULT_HEADER_BYTES (16 * 1024)
+#define ENGINE_DEFAULT_SSE_EVENT_BYTES (256 * 1024)
+#define ENGINE_MAX_SHARDS 256
+#define ENGINE_ERROR_TYPE_BYTES 48
+#define ENGINE_ERROR_MESSAGE_BYTES 512
+
+/* engine_target is one server endpoint: where to connect and what to ask for. */
+struct engine_target {
+    struct sockaddr_storage addr; /* resolved server address (IPv4 or IPv6) */
+    socklen_t addr_len;
+    char host_header[272]; /* "host:port" as sent in the Host header */
+    char path[4104];       /* request target, e.g. "/v1/chat/completions?x=1" */
+};
+
+/* engine_payload is one request body, prepared before the run. */
+struct engine_payload {
+    const char *body;
+    size_t body_len;
+};
+
+/* engine_config describes a closed-loop run. All pointers are borrowed for the
+ * duration of engine_run(). */
+struct engine_config {
+    struct engine_target target;
+    enum endpoint_type endpoint_type; /* how response bodies and stream events are read */
+    bool streaming;                   /* ask for text/event-stream (Accept header) */
+    /* Request ordinal i sends payloads[i % payload_count]. */
+    const struct engine_payload *payloads;
+    size_t payload_count;
+    const char *authorization; /* full Authorization header value, or NULL */
+    const struct http_header *extra_headers;
+    size_t extra_header_count;
+
+    uint32_t shard_count; /* 0 = one per online CPU */
+    bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
+    uint32_t concurrency; /* requests in flight across all shards (closed loop) */
+    uint64_t request_count;
+    uint64_t request_timeout_ns; /* whole request, send to last byte; 0 = none */
+    /* This process runs ordinals ordinal_base + k * ordinal_stride, so that
+     * ordinals stay unique when several processes share one run. */
+    uint64_t ordinal_base;
+    uint64_t ordinal_stride; /* 0 is taken as 1 */
+    /* Mixed into every X-Request-ID (see engine_request_id). */
+    uint64_t request_id_nonce;
+
+    size_t max_events_per_request; /* 0 = ENGINE_DEFAULT_MAX_EVENTS */
+    size_t max_text_bytes;         /* per request, output text kept for token counts */
+    size_t max_error_body;         /* bytes of a non-2xx body kept for the message */
+};
+
+/* engine_outcome: how a request ended. */
+enum engine_outcome {
+    ENGINE_SUCCESS = 0,
+    ENGINE_ERROR,
+    ENGINE_CANCELLED,
+};
+
+/* engine_event_flags describe one stream event (or a whole non-streamed body). */
+enum engine_event_flags {
+    ENGINE_EVENT_CONTENT = 1u << 0,   /* carried output text: counts for TTFT/ITL */
+    ENGINE_EVENT_REASONING = 1u << 1, /* carried reasoning text */
+    ENGINE_EVENT_USAGE = 1u << 2,     /* carried a usage object */
+    ENGINE_EVENT_SAME_READ = 1u << 3, /* arrived in the same network read as the previous event */
+};
+
+/* engine_event is one received event with the arrival time of the bytes that
+ * completed it. */
+struct engine_event {
+    int64_t arrival_ns; /* CLOCK_MONOTONIC */
+    uint32_t flags;     /* enum engine_event_flags */
+    uint32_t text_len;  /* output + reasoning bytes this event carried */
+};
+
+/* engine_usage is the server-reported token usage, when the server sent one. */
+struct engine_usage {
+    bool present;
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
+    int64_t reasoning_tokens; /* -1 when not reported */
+};
+
+/* engine_record is everything measured about one request. Timestamps are
+ * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */
+struct engine_record {
+    uint64_t ordinal;
+    uint32_t shard_id;
+    uint32_t connection_id; /* per shard: which pooled connection carried it */
+    size_t payload_index;
+    enum engine_outcome outcome;
+
+    int64_t wall_start_ns;  /* CLOCK_REALTIME at send start */
+    int64_t scheduled_ns;   /* when the request was meant to leave */
+    int64_t send_start_ns;  /* just before the bytes were submitted */
+    int64_t send_end_ns;    /* the kernel accepted the last request byte */
+    int64_t headers_ns;     /* response head complete */
+    int64_t end_ns;         /* response complete, or failure noticed */
+    int64_t cancel_ns;      /* when a cancellation was applied, else 0 */
+    int http_status;        /* 0 when no response head arrived */
+    bool reused_connection; /* sent on a kept-alive connection */
+    bool saw_done;          /* stream ended with [DONE] */
+    bool saw_finish_reason; /* a finish_reason arrived */
+
+    /* Filled when outcome != ENGINE_SUCCESS. */
+    int error_code; /* HTTP status, 499 for cancelled, 0 for transport errors */
+    char error_type[ENGINE_ERROR_TYPE_BYTES];
+    char error_message[ENGINE_ERROR_MESSAGE_BYTES];
+
+    struct engine_event *events; /* owned by the engine; event_count valid entries */
+    uint32_t event_count;
+    uint32_t events_dropped; /* events past max_events_per_request: counted, not kept */
+
+    char *text; /* output text (content and tool calls), UTF-8, not NUL-terminated */
+    size_t text_len;
+    char *reasoning_text;
+    size_t reasoning_len;
+    bool text_truncated; /* some text exceeded max_text_bytes */
+
+    struct engine_usage usage;
+};
+
+/* engine_record_sink receives each finished record on the coordinator's thread.
+ * The record is borrowed: it is reused after the sink returns. */
+struct engine_record_sink {
+    void (*on_record)(void *ctx, const struct engine_record *record);
+    /* Called about every progress_interval_ns with the number of finished
+     * records (may be NULL). */
+    void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
+    void *ctx;
+    int64_t progress_interval_ns;
+};
+
+/* engine_stop is a flag another thread (or a signal handler) sets to cancel the
+ * run: requests in flight end as ENGINE_CANCELLED and no new ones start. */
+struct engine_stop {
+    volatile int requested; /* written with __atomic builtins */
+};
+
+/* engine_probe checks that io_uring is usable here. Returns 0, or -errno with a
+ * message in errbuf saying what failed and what to check. */
+int engine_probe(char *errbuf, size_t errcap);
+
+/* engine_run runs the whole load and returns when every scheduled request has
+ * ended and reached the sink. Returns 0, or -errno with errbuf set when the run
+ * could not start (bad config, io_uring unavailable, out of memory). Request
+ * failures are records, not return values. stop may be NULL. */
+int engine_run(const struct engine_config *config, const struct engine_record_sink *sink,
+               struct engine_stop *stop, char *errbuf, size_t errcap);
+
+/* engine_outcome_name returns "success", "error" or "cancelled". */
+const char *engine_outcome_name(enum engine_outcome outcome);
+
+/* engine_request_id writes the X-Request-ID the engine sent for an ordinal
+ * (UUID-shaped, unique per nonce and ordinal) into out and returns its length;
+ * cap must be at least 37. */
+size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap);
+
+/* engine_now_ns returns CLOCK_MONOTONIC in nanoseconds. */
+int64_t engine_now_ns(void);
+
+#endif

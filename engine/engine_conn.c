@@ -1,0 +1,505 @@
+/*
+ * engine_conn.c - one request on one pooled connection, from connect to the
+ * finished record.
+ */
+#include "engine/engine_conn.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t wall_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int engine__conns_init(struct engine__shard *shard)
+{
+    const struct engine_config *config = shard->config;
+    shard->conns = calloc(shard->conn_count, sizeof(*shard->conns));
+    shard->idle_conns = calloc(shard->conn_count, sizeof(*shard->idle_conns));
+    if (shard->conns == NULL || shard->idle_conns == NULL) {
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < shard->conn_count; i++) {
+        struct engine__conn *c = &shard->conns[i];
+        c->id = i;
+        c->fd = -1;
+        c->head = malloc(ENGINE__HEAD_BYTES);
+        c->body = malloc(ENGINE__BODY_BYTES);
+        c->header_buf = malloc(ENGINE__HEADER_BYTES);
+        c->headers = calloc(config->extra_header_count + 1, sizeof(*c->headers));
+        if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL) {
+            return -ENOMEM;
+        }
+        c->body_cap = ENGINE__BODY_BYTES;
+        for (size_t h = 0; h < config->extra_header_count; h++) {
+            c->headers[h] = config->extra_headers[h];
+        }
+        c->headers[config->extra_header_count] = (struct http_header){
+            .name = "X-Request-ID",
+            .name_len = strlen("X-Request-ID"),
+            .value = c->request_id,
+            .value_len = 0,
+        };
+        http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
+                                  ENGINE__MAX_HEADERS);
+        sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
+        /* Lowest ids on top of the stack, so a light load reuses few sockets. */
+        shard->idle_conns[shard->idle_count++] = shard->conn_count - 1 - i;
+    }
+    return 0;
+}
+
+void engine__conns_destroy(struct engine__shard *shard)
+{
+    if (shard->conns == NULL) {
+        return;
+    }
+    for (uint32_t i = 0; i < shard->conn_count; i++) {
+        free(shard->conns[i].head);
+        free(shard->conns[i].body);
+        free(shard->conns[i].header_buf);
+        free(shard->conns[i].headers);
+    }
+    free(shard->conns);
+    free(shard->idle_conns);
+    shard->conns = NULL;
+}
+
+static void close_socket(struct engine__conn *c)
+{
+    if (c->fd >= 0) {
+        /* shutdown() ends the outstanding multishot recv with an EOF; its
+         * completion then carries the old generation and is ignored. */
+        shutdown(c->fd, SHUT_RDWR);
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->generation++;
+    c->recv_armed = false;
+    c->state = ENGINE__CONN_CLOSED;
+    c->requests_on_socket = 0;
+}
+
+static void finish_record(struct engine__shard *shard, struct engine__conn *c,
+                          enum engine_outcome outcome, bool keep_socket)
+{
+    struct engine_record *rec = c->record;
+    int64_t now = engine_now_ns();
+    if (rec->end_ns == 0) {
+        rec->end_ns = now;
+    }
+    if (rec->send_end_ns == 0 && rec->headers_ns != 0) {
+        rec->send_end_ns = rec->headers_ns;
+    }
+    rec->outcome = outcome;
+    /* The done ring holds every record of the shard's pool, so this cannot fail. */
+    bool pushed = engine_ring_push(&shard->done, rec);
+    (void)pushed;
+    shard->pushed_records = true;
+    c->record = NULL;
+    c->deadline_ns = 0;
+    shard->active_count--;
+    if (keep_socket && c->fd >= 0) {
+        c->state = ENGINE__CONN_IDLE;
+    } else {
+        close_socket(c);
+    }
+    shard->idle_conns[shard->idle_count++] = c->id;
+}
+
+static void fail_record(struct engine__shard *shard, struct engine__conn *c,
+                        enum engine_outcome outcome, int code, const char *type, const char *format,
+                        ...) __attribute__((format(printf, 6, 7)));
+
+static void fail_record(struct engine__shard *shard, struct engine__conn *c,
+                        enum engine_outcome outcome, int code, const char *type, const char *format,
+                        ...)
+{
+    struct engine_record *rec = c->record;
+    rec->error_code = code;
+    snprintf(rec->error_type, sizeof(rec->error_type), "%s", type);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(rec->error_message, sizeof(rec->error_message), format, args);
+    va_end(args);
+    if (outcome == ENGINE_CANCELLED) {
+        rec->cancel_ns = engine_now_ns();
+    }
+    finish_record(shard, c, outcome, false);
+}
+
+static void arm_recv(struct engine__shard *shard, struct engine__conn *c)
+{
+    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    if (sqe == NULL) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+        return;
+    }
+    io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
+    sqe->flags |= IOSQE_BUFFER_SELECT;
+    sqe->buf_group = 0;
+    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_RECV, c->id, c->generation));
+    c->recv_armed = true;
+}
+
+static void send_request(struct engine__shard *shard, struct engine__conn *c)
+{
+    const struct engine_config *config = shard->config;
+    struct engine_record *rec = c->record;
+    const struct engine_payload *payload = &config->payloads[rec->payload_index];
+    c->headers[config->extra_header_count].value_len = engine_request_id(
+        config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
+    struct http_request_head head = {
+        .method = "POST",
+        .path = config->target.path,
+        .host = config->target.host_header,
+        .content_type = "application/json",
+        .content_length = payload->body_len,
+        .accept = config->streaming ? "text/event-stream" : "application/json",
+        .user_agent = "ringperf/" RINGPERF_VERSION,
+        .authorization = config->authorization,
+        .extra_headers = c->headers,
+        .extra_header_count = config->extra_header_count + 1,
+    };
+    ssize_t head_len = http_request_head_write(c->head, ENGINE__HEAD_BYTES, &head);
+    if (head_len < 0) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "RequestError",
+                    "cannot write the request head (%s): check --header values and lengths",
+                    strerror((int)-head_len));
+        return;
+    }
+    c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
+    c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
+    c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
+    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    if (sqe == NULL) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+        return;
+    }
+    io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_SEND, c->id, c->generation));
+    rec->reused_connection = c->requests_on_socket > 0;
+    c->requests_on_socket++;
+    shard->send_stamps[shard->send_stamp_count++] = c->id;
+}
+
+static void open_and_connect(struct engine__shard *shard, struct engine__conn *c)
+{
+    const struct engine_config *config = shard->config;
+    int fd = socket(config->target.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "socket: %s (raise ulimit -n?)",
+                    strerror(errno));
+        return;
+    }
+    int one = 1;
+    /* Small request writes must leave at once, not wait for Nagle. */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    c->fd = fd;
+    c->state = ENGINE__CONN_CONNECTING;
+    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    if (sqe == NULL) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+        return;
+    }
+    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&config->target.addr,
+                          config->target.addr_len);
+    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_CONNECT, c->id, c->generation));
+}
+
+static void reset_request_state(struct engine__conn *c)
+{
+    http_response_parser_reset(&c->http);
+    sse_parser_reset(&c->sse);
+    c->body_len = 0;
+    c->body_truncated = false;
+    c->body_is_sse = false;
+    c->status_ok = false;
+    c->response_started = false;
+}
+
+static void start_request(struct engine__shard *shard, struct engine__conn *c, uint64_t ordinal,
+                          struct engine_record *rec)
+{
+    const struct engine_config *config = shard->config;
+    struct engine_event *events = rec->events;
+    char *text = rec->text;
+    char *reasoning = rec->reasoning_text;
+    *rec = (struct engine_record){0};
+    rec->events = events;
+    rec->text = text;
+    rec->reasoning_text = reasoning;
+    rec->usage.reasoning_tokens = -1;
+    rec->ordinal = ordinal;
+    rec->shard_id = shard->id;
+    rec->connection_id = c->id;
+    rec->payload_index = (size_t)(ordinal % config->payload_count);
+    int64_t now = engine_now_ns();
+    rec->scheduled_ns = now;
+    c->record = rec;
+    c->retried = false;
+    c->deadline_ns = config->request_timeout_ns > 0 ? now + (int64_t)config->request_timeout_ns : 0;
+    shard->active_count++;
+    reset_request_state(c);
+    if (c->state == ENGINE__CONN_IDLE) {
+        c->state = ENGINE__CONN_ACTIVE;
+        send_request(shard, c);
+    } else {
+        open_and_connect(shard, c);
+    }
+}
+
+/* retry_on_fresh_socket resends a request whose kept-alive socket the server
+ * had already closed: the request never reached it, so this is not a retry of
+ * a failure the user should see. Done at most once per request. */
+static bool retry_on_fresh_socket(struct engine__shard *shard, struct engine__conn *c)
+{
+    if (c->retried || c->response_started || !c->record->reused_connection) {
+        return false;
+    }
+    c->retried = true;
+    close_socket(c);
+    c->record->send_start_ns = 0;
+    c->record->send_end_ns = 0;
+    reset_request_state(c);
+    open_and_connect(shard, c);
+    return true;
+}
+
+void engine__stamp_sends(struct engine__shard *shard)
+{
+    if (shard->send_stamp_count == 0) {
+        return;
+    }
+    /* One clock read for every request leaving in this submission batch: they
+     * all reach the kernel in the same io_uring_enter. */
+    int64_t now = engine_now_ns();
+    int64_t wall = wall_now_ns();
+    for (uint32_t i = 0; i < shard->send_stamp_count; i++) {
+        struct engine_record *rec = shard->conns[shard->send_stamps[i]].record;
+        if (rec != NULL && rec->send_start_ns == 0) {
+            rec->send_start_ns = now;
+            rec->wall_start_ns = wall;
+        }
+    }
+    shard->send_stamp_count = 0;
+}
+
+static void on_connect(struct engine__shard *shard, struct engine__conn *c, int res)
+{
+    if (res < 0) {
+        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "connect to %s: %s",
+                    shard->config->target.host_header, strerror(-res));
+        return;
+    }
+    c->state = ENGINE__CONN_ACTIVE;
+    arm_recv(shard, c);
+    if (c->record != NULL) {
+        send_request(shard, c);
+    }
+}
+
+static void on_send(struct engine__shard *shard, struct engine__conn *c, int res)
+{
+    if (c->record == NULL) {
+        return;
+    }
+    if (res < 0) {
+        if (retry_on_fresh_socket(shard, c)) {
+            return;
+        }
+        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "send to %s: %s",
+                    shard->config->target.host_header, strerror(-res));
+        return;
+    }
+    size_t sent = (size_t)res;
+    size_t total = 0;
+    for (size_t i = 0; i < c->msg.msg_iovlen; i++) {
+        total += c->iov[i].iov_len;
+    }
+    if (sent < total) {
+        /* A short send: move the iovecs past what went out and send the rest. */
+        while (sent > 0 && c->msg.msg_iovlen > 0) {
+            size_t step = sent < c->msg.msg_iov[0].iov_len ? sent : c->msg.msg_iov[0].iov_len;
+            c->msg.msg_iov[0].iov_base = (char *)c->msg.msg_iov[0].iov_base + step;
+            c->msg.msg_iov[0].iov_len -= step;
+            sent -= step;
+            if (c->msg.msg_iov[0].iov_len == 0) {
+                c->msg.msg_iov++;
+                c->msg.msg_iovlen--;
+            }
+        }
+        struct io_uring_sqe *sqe = engine__get_sqe(shard);
+        if (sqe == NULL) {
+            fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+            return;
+        }
+        io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
+        io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_SEND, c->id, c->generation));
+        return;
+    }
+    c->record->send_end_ns = engine_now_ns();
+}
+
+static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
+{
+    if (c->record == NULL) {
+        close_socket(c); /* the server closed an idle kept-alive connection */
+        return;
+    }
+    if (retry_on_fresh_socket(shard, c)) {
+        return;
+    }
+    if (err == 0 && engine__response_eof(shard, c)) {
+        close_socket(c);
+        return;
+    }
+    fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
+                "connection closed by %s before the response was complete%s%s",
+                shard->config->target.host_header, err != 0 ? ": " : "",
+                err != 0 ? strerror(err) : "");
+}
+
+static void on_recv(struct engine__shard *shard, struct engine__conn *c, struct io_uring_cqe *cqe)
+{
+    bool more = (cqe->flags & IORING_CQE_F_MORE) != 0;
+    if (!more) {
+        c->recv_armed = false;
+    }
+    uint32_t generation = c->generation;
+    if (cqe->res > 0) {
+        uint32_t bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+        int64_t arrival_ns = engine_now_ns();
+        if (c->record == NULL) {
+            close_socket(c); /* bytes nobody asked for: the connection is unusable */
+        } else {
+            engine__response_bytes(shard, c, engine__buffer(shard, bid), (size_t)cqe->res,
+                                   arrival_ns);
+        }
+        engine__recycle_buffer(shard, bid);
+        if (!more && c->generation == generation && c->fd >= 0) {
+            arm_recv(shard, c);
+        }
+    } else if (cqe->res == -ENOBUFS) {
+        /* Every provided buffer is in use; they are published again at the end
+         * of this loop turn, so re-arming now is safe. */
+        if (!more && c->fd >= 0) {
+            arm_recv(shard, c);
+        }
+    } else {
+        on_eof(shard, c, cqe->res == 0 ? 0 : -cqe->res);
+    }
+}
+
+void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint32_t conn,
+                           uint32_t generation, struct io_uring_cqe *cqe)
+{
+    struct engine__conn *c = &shard->conns[conn];
+    if (generation != c->generation) {
+        /* A completion of a socket that was closed since: recycle its buffer. */
+        if (op == ENGINE__OP_RECV && (cqe->flags & IORING_CQE_F_BUFFER) != 0) {
+            engine__recycle_buffer(shard, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+        }
+        return;
+    }
+    switch (op) {
+    case ENGINE__OP_CONNECT:
+        if (c->record != NULL) {
+            on_connect(shard, c, cqe->res);
+        }
+        break;
+    case ENGINE__OP_SEND:
+        on_send(shard, c, cqe->res);
+        break;
+    case ENGINE__OP_RECV:
+        on_recv(shard, c, cqe);
+        break;
+    default:
+        break;
+    }
+}
+
+bool engine__work_pending(struct engine__shard *shard)
+{
+    return !engine_ring_is_empty(&shard->work);
+}
+
+void engine__start_requests(struct engine__shard *shard)
+{
+    void *item = NULL;
+    while (engine_ring_pop(&shard->free, &item)) {
+        shard->free_records[shard->free_record_count++] = item;
+    }
+    if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+        return;
+    }
+    while (shard->idle_count > 0 && shard->free_record_count > 0) {
+        if (!engine_ring_pop(&shard->work, &item)) {
+            break;
+        }
+        /* Ordinals travel as ordinal + 1 so that no entry is a null pointer. */
+        uint64_t ordinal = (uint64_t)(uintptr_t)item - 1;
+        struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
+        struct engine_record *rec = shard->free_records[--shard->free_record_count];
+        start_request(shard, c, ordinal, rec);
+    }
+}
+
+void engine__check_deadlines(struct engine__shard *shard)
+{
+    int64_t now = engine_now_ns();
+    for (uint32_t i = 0; i < shard->conn_count; i++) {
+        struct engine__conn *c = &shard->conns[i];
+        if (c->record != NULL && c->deadline_ns != 0 && now >= c->deadline_ns) {
+            fail_record(shard, c, ENGINE_ERROR, 0, "TimeoutError",
+                        "no complete response within %.3f s (--request-timeout-seconds)",
+                        (double)shard->config->request_timeout_ns / 1e9);
+        }
+    }
+}
+
+void engine__fail_all(struct engine__shard *shard, enum engine_outcome outcome, const char *type,
+                      const char *message)
+{
+    for (uint32_t i = 0; i < shard->conn_count; i++) {
+        struct engine__conn *c = &shard->conns[i];
+        if (c->record != NULL) {
+            fail_record(shard, c, outcome, outcome == ENGINE_CANCELLED ? 499 : 0, type, "%s",
+                        message);
+        }
+    }
+}
+
+void engine__close_all(struct engine__shard *shard)
+{
+    for (uint32_t i = 0; i < shard->conn_count; i++) {
+        close_socket(&shard->conns[i]);
+    }
+}
+
+void engine__finish(struct engine__shard *shard, struct engine__conn *c,
+                    enum engine_outcome outcome, bool keep_socket)
+{
+    finish_record(shard, c, outcome, keep_socket);
+}
+
+void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code, const char *type,
+                  const char *message)
+{
+    fail_record(shard, c, ENGINE_ERROR, code, type, "%s", message);
+}
+
+void engine__close_socket(struct engine__conn *c)
+{
+    close_socket(c);
+}

@@ -1,0 +1,73 @@
+/*
+ * engine_conn.h - the request state machine on a pooled connection: connect,
+ * send, receive, parse (HTTP, then SSE, then the endpoint's JSON), and finish
+ * the record. Internal to engine/.
+ */
+#ifndef RINGPERF_ENGINE_CONN_H
+#define RINGPERF_ENGINE_CONN_H
+
+#include "engine/engine_internal.h"
+
+/* engine__conns_init allocates the shard's connections and their buffers. */
+int engine__conns_init(struct engine__shard *shard);
+
+/* engine__conns_destroy frees them. */
+void engine__conns_destroy(struct engine__shard *shard);
+
+/* engine__conn_complete handles the completion of a connection's operation. */
+void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint32_t conn,
+                           uint32_t generation, struct io_uring_cqe *cqe);
+
+/* engine__start_requests starts a request on every free connection for which
+ * there is both an ordinal from the coordinator and a free record. */
+void engine__start_requests(struct engine__shard *shard);
+
+/* engine__work_pending reports whether the coordinator queued ordinals. */
+bool engine__work_pending(struct engine__shard *shard);
+
+/* engine__stamp_sends sets send_start_ns of the requests about to be submitted. */
+void engine__stamp_sends(struct engine__shard *shard);
+
+/* engine__check_deadlines fails requests past their timeout. */
+void engine__check_deadlines(struct engine__shard *shard);
+
+/* engine__fail_all ends every request in flight with the given outcome. */
+void engine__fail_all(struct engine__shard *shard, enum engine_outcome outcome, const char *type,
+                      const char *message);
+
+/* engine__close_all closes every socket. */
+void engine__close_all(struct engine__shard *shard);
+
+/* engine__get_sqe returns a submission entry, flushing a full queue once. */
+struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard);
+
+/* engine__buffer returns the provided receive buffer with id bid. */
+char *engine__buffer(struct engine__shard *shard, uint32_t bid);
+
+/* engine__recycle_buffer gives a receive buffer back to the kernel; the shard
+ * publishes recycled buffers once per loop turn. */
+void engine__recycle_buffer(struct engine__shard *shard, uint32_t bid);
+
+/* engine__finish ends the connection's request with an outcome; the socket
+ * stays open for the next request only when keep_socket is true. */
+void engine__finish(struct engine__shard *shard, struct engine__conn *c,
+                    enum engine_outcome outcome, bool keep_socket);
+
+/* engine__fail ends the connection's request as an error and closes the socket. */
+void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code, const char *type,
+                  const char *message);
+
+/* engine__close_socket closes the connection's socket (a request on it must
+ * already be finished). */
+void engine__close_socket(struct engine__conn *c);
+
+/* engine__response_bytes feeds one network read of the response, all of which
+ * arrived at arrival_ns. It may finish the request. */
+void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                            size_t len, int64_t arrival_ns);
+
+/* engine__response_eof handles the server closing the connection mid-request.
+ * Returns true when that completed the response (a body read until close). */
+bool engine__response_eof(struct engine__shard *shard, struct engine__conn *c);
+
+#endif

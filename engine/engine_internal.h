@@ -1,0 +1,139 @@
+/*
+ * engine_internal.h - state shared by the files of engine/: the shard, its
+ * pooled connections, and the coordinator's view of a shard.
+ */
+#ifndef RINGPERF_ENGINE_INTERNAL_H
+#define RINGPERF_ENGINE_INTERNAL_H
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "engine/engine.h"
+#include "engine/engine_ring.h"
+#include "sse/sse.h"
+
+/* Shard loop period for deadline checks and picking up late credits. */
+#define ENGINE__TICK_NS (5 * 1000 * 1000)
+#define ENGINE__HEAD_BYTES 8192
+/* Per connection: one buffer serves as the SSE parser's scratch on streamed
+ * responses and as the body collector otherwise (never both at once). */
+#define ENGINE__BODY_BYTES (128 * 1024)
+#define ENGINE__HEADER_BYTES (16 * 1024)
+#define ENGINE__MAX_HEADERS 100
+
+enum engine__conn_state {
+    ENGINE__CONN_CLOSED = 0, /* no socket */
+    ENGINE__CONN_IDLE,       /* connected, kept alive, no request */
+    ENGINE__CONN_CONNECTING,
+    ENGINE__CONN_ACTIVE, /* a request is being sent or received */
+};
+
+/* The kinds of io_uring operation a shard submits; the low byte of user_data. */
+enum engine__op {
+    ENGINE__OP_CONNECT = 1,
+    ENGINE__OP_SEND,
+    ENGINE__OP_RECV,
+    ENGINE__OP_TICK,
+    ENGINE__OP_WAKE, /* eventfd write that wakes the coordinator */
+};
+
+/* engine__conn is one pooled connection and the request it carries. */
+struct engine__conn {
+    uint32_t id;
+    enum engine__conn_state state;
+    int fd;
+    uint32_t generation; /* bumped on close: CQEs of an older socket are stale */
+    bool recv_armed;     /* a multishot recv is outstanding on fd */
+    bool send_pending;
+    bool response_started;        /* any response byte arrived for this request */
+    uint32_t requests_on_socket;  /* how many requests this socket has carried */
+    struct engine_record *record; /* the request in flight, or NULL */
+    int64_t deadline_ns;          /* request timeout, 0 = none */
+
+    bool retried;                /* this request was resent on a fresh socket */
+    char request_id[40];         /* X-Request-ID of the request in flight */
+    struct http_header *headers; /* the config's extra headers + X-Request-ID */
+    char *header_buf;            /* response head bytes, ENGINE__HEADER_BYTES */
+    struct http_response_parser http;
+    struct sse_parser sse;
+    bool body_is_sse;
+    bool status_ok;
+    /* A non-streamed body, or the body of an error response, collected here. */
+    char *body;
+    size_t body_len;
+    size_t body_cap;
+    bool body_truncated;
+
+    char *head; /* request line and headers, rewritten per request */
+    struct iovec iov[2];
+    struct msghdr msg;
+};
+
+/* engine__shard is one io_uring loop on one thread. Everything here is touched
+ * only by the shard's thread, except the rings and the atomics. */
+struct engine__shard {
+    uint32_t id;
+    const struct engine_config *config;
+    pthread_t thread;
+    int cpu; /* -1 = not pinned */
+
+    struct engine_ring work;   /* coordinator -> shard: request ordinals (+1) */
+    struct engine_ring done;   /* shard -> coordinator: finished records */
+    struct engine_ring free;   /* coordinator -> shard: records to reuse */
+    _Atomic bool no_more_work; /* coordinator will push no more ordinals */
+    _Atomic bool cancel;       /* end what is in flight as cancelled, start nothing */
+    _Atomic bool ready;        /* init_status is set (0 or -errno) */
+    _Atomic bool exited;       /* shard loop has ended; all its records are in done */
+    int wake_fd;               /* coordinator's eventfd, written through io_uring */
+    uint64_t wake_value;
+
+    struct io_uring ring;
+    bool ring_ready;
+    struct io_uring_buf_ring *buf_ring;
+    size_t buf_ring_bytes;
+    char *buffers;
+    uint32_t buffer_count;
+    uint32_t buffer_bytes;
+    uint32_t buffers_to_publish; /* recycled this turn, published once per turn */
+
+    struct engine__conn *conns;
+    uint32_t conn_count;
+    uint32_t active_count;
+    uint32_t *idle_conns; /* stack of connections without a request */
+    uint32_t idle_count;
+
+    struct engine_record *records; /* pool */
+    struct engine_record **free_records;
+    uint32_t free_record_count;
+    uint32_t record_count;
+    char *record_memory;
+
+    uint32_t *send_stamps; /* conns whose send_start_ns is taken at submit */
+    uint32_t send_stamp_count;
+    bool pushed_records; /* this turn: wake the coordinator */
+    bool wake_in_flight;
+    char init_error[256];
+    int init_status;
+};
+
+/* engine__shard_init allocates a shard's pools and rings (not its io_uring,
+ * which its own thread creates). Returns 0 or -ENOMEM. */
+int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t conn_count,
+                       const struct engine_config *config, int wake_fd);
+
+/* engine__shard_destroy frees what engine__shard_init allocated. */
+void engine__shard_destroy(struct engine__shard *shard);
+
+/* engine__shard_main is the shard thread's body. */
+void *engine__shard_main(void *arg);
+
+/* engine__user_data packs an op kind, a connection index and its generation. */
+static inline uint64_t engine__user_data(enum engine__op op, uint32_t conn, uint32_t generation)
+{
+    return (uint64_t)op | ((uint64_t)(conn & 0xffffffu) << 8) | ((uint64_t)generation << 32);
+}
+
+#endif

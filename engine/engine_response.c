@@ -1,0 +1,302 @@
+/*
+ * engine_response.c - reading a response: HTTP framing, then SSE events (or a
+ * whole body), then the endpoint's JSON, into the request's record.
+ *
+ * Every view here points into a receive buffer that is recycled when the read
+ * has been handled, so whatever the record keeps (text, usage) is copied out.
+ */
+#include "engine/engine_conn.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void append_body(struct engine__conn *c, const char *data, size_t len)
+{
+    size_t room = c->body_cap - c->body_len;
+    if (len > room) {
+        len = room;
+        c->body_truncated = true;
+    }
+    memcpy(c->body + c->body_len, data, len);
+    c->body_len += len;
+}
+
+static void add_event(const struct engine_config *config, struct engine_record *rec,
+                      int64_t arrival_ns, uint32_t flags, uint32_t text_len)
+{
+    if (rec->event_count >= config->max_events_per_request) {
+        rec->events_dropped++;
+        return;
+    }
+    rec->events[rec->event_count++] = (struct engine_event){
+        .arrival_ns = arrival_ns,
+        .flags = flags,
+        .text_len = text_len,
+    };
+}
+
+static size_t append_text(const struct engine_config *config, struct engine_record *rec,
+                          bool reasoning, const char *escaped, size_t escaped_len)
+{
+    char *base = reasoning ? rec->reasoning_text : rec->text;
+    size_t *len = reasoning ? &rec->reasoning_len : &rec->text_len;
+    bool truncated = false;
+    size_t n = endpoint_json_unescape(escaped, escaped_len, base + *len,
+                                      config->max_text_bytes - *len, &truncated);
+    *len += n;
+    rec->text_truncated |= truncated;
+    return n;
+}
+
+static void fail_with_payload_error(struct engine__shard *shard, struct engine__conn *c,
+                                    const struct endpoint_chunk *chunk)
+{
+    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    bool truncated = false;
+    size_t n = endpoint_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
+                                      sizeof(message) - 1, &truncated);
+    message[n] = '\0';
+    engine__fail(shard, c, chunk->error_code, "SSEResponseError", message);
+}
+
+static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *chunk)
+{
+    rec->usage.present = true;
+    if (chunk->has_prompt_tokens) {
+        rec->usage.prompt_tokens = (int64_t)chunk->prompt_tokens;
+    }
+    if (chunk->has_completion_tokens) {
+        rec->usage.completion_tokens = (int64_t)chunk->completion_tokens;
+    }
+    if (chunk->has_reasoning_tokens) {
+        rec->usage.reasoning_tokens = (int64_t)chunk->reasoning_tokens;
+    }
+}
+
+/* apply_chunk folds one parsed JSON payload into the record. Returns false
+ * when it failed the request. */
+static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c, const char *json,
+                        size_t len, int64_t arrival_ns, bool same_read)
+{
+    const struct engine_config *config = shard->config;
+    struct engine_record *rec = c->record;
+    struct endpoint_chunk chunk;
+    enum endpoint_parse_status st = endpoint_parse_chunk(config->endpoint_type, json, len, &chunk);
+    if (st == ENDPOINT_PARSE_DONE) {
+        rec->saw_done = true;
+        return true;
+    }
+    if (st == ENDPOINT_PARSE_ERROR) {
+        fail_with_payload_error(shard, c, &chunk);
+        return false;
+    }
+    if (st != ENDPOINT_PARSE_OK && st != ENDPOINT_PARSE_IGNORED) {
+        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        snprintf(message, sizeof(message), "unreadable response payload (%s): %.*s",
+                 endpoint_parse_status_name(st), (int)(len < 200 ? len : 200), json);
+        engine__fail(shard, c, 502, "ResponseParseError", message);
+        return false;
+    }
+    uint32_t flags = same_read ? ENGINE_EVENT_SAME_READ : 0;
+    uint32_t text_len = 0;
+    if (chunk.content.len > 0) {
+        text_len += (uint32_t)append_text(config, rec, false, chunk.content.ptr, chunk.content.len);
+    }
+    for (size_t i = 0; i < chunk.tool_text_count; i++) {
+        text_len += (uint32_t)append_text(config, rec, false, chunk.tool_text[i].ptr,
+                                          chunk.tool_text[i].len);
+    }
+    if (chunk.content.len > 0 || chunk.tool_text_count > 0) {
+        flags |= ENGINE_EVENT_CONTENT;
+    }
+    if (chunk.reasoning.len > 0) {
+        text_len +=
+            (uint32_t)append_text(config, rec, true, chunk.reasoning.ptr, chunk.reasoning.len);
+        flags |= ENGINE_EVENT_REASONING;
+    }
+    if (chunk.has_usage) {
+        apply_usage(rec, &chunk);
+        flags |= ENGINE_EVENT_USAGE;
+    }
+    rec->saw_finish_reason |= chunk.has_finish_reason;
+    if ((flags & ~(uint32_t)ENGINE_EVENT_SAME_READ) != 0) {
+        add_event(config, rec, arrival_ns, flags, text_len);
+    }
+    return true;
+}
+
+/* on_sse_event returns false when the event ended the request. */
+static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
+                         const struct sse_event *ev, int64_t arrival_ns, bool same_read)
+{
+    struct engine_record *rec = c->record;
+    if (ev->has_event_type && ev->event_type_len == 5 && memcmp(ev->event_type, "error", 5) == 0) {
+        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        const char *text = ev->comment_len > 0 ? ev->comment : ev->data;
+        size_t text_len = ev->comment_len > 0 ? ev->comment_len : ev->data_len;
+        snprintf(message, sizeof(message), "%.*s", (int)text_len, text);
+        engine__fail(shard, c, 502, "SSEResponseError", message);
+        return false;
+    }
+    if (!ev->has_data) {
+        return true; /* a keep-alive comment or a bare event name */
+    }
+    if (rec->saw_done) {
+        engine__fail(shard, c, 502, "SSEResponseError", "data arrived after [DONE]");
+        return false;
+    }
+    return apply_chunk(shard, c, ev->data, ev->data_len, arrival_ns, same_read);
+}
+
+/* feed_sse returns false when the request ended. */
+static bool feed_sse(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                     size_t len, int64_t arrival_ns, uint32_t *events_in_read)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        size_t used = 0;
+        struct sse_event ev;
+        enum sse_status st = sse_parser_feed(&c->sse, data + pos, len - pos, &used, &ev);
+        pos += used;
+        if (st == SSE_NEED_MORE) {
+            break;
+        }
+        if (st != SSE_EVENT) {
+            char message[128];
+            snprintf(message, sizeof(message), "server-sent events: %s", sse_status_name(st));
+            engine__fail(shard, c, 502, "SSEParseError", message);
+            return false;
+        }
+        if (!on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
+            return false;
+        }
+        (*events_in_read)++;
+    }
+    return true;
+}
+
+static void finish_error_status(struct engine__shard *shard, struct engine__conn *c)
+{
+    struct engine_record *rec = c->record;
+    size_t reason_len = 0;
+    const char *reason = http_response_reason(&c->http, &reason_len);
+    rec->error_code = rec->http_status;
+    snprintf(rec->error_type, sizeof(rec->error_type), "%.*s", (int)reason_len, reason);
+    struct endpoint_chunk chunk;
+    /* Prefer the OpenAI-style error message; fall back to the body text. */
+    if (endpoint_parse_chunk(shard->config->endpoint_type, c->body, c->body_len, &chunk) ==
+            ENDPOINT_PARSE_ERROR &&
+        chunk.error_message.len > 0) {
+        bool truncated = false;
+        size_t n =
+            endpoint_json_unescape(chunk.error_message.ptr, chunk.error_message.len,
+                                   rec->error_message, sizeof(rec->error_message) - 1, &truncated);
+        rec->error_message[n] = '\0';
+    } else {
+        snprintf(rec->error_message, sizeof(rec->error_message), "%.*s", (int)c->body_len, c->body);
+    }
+    engine__finish(shard, c, ENGINE_ERROR, http_response_keep_alive(&c->http));
+}
+
+static void on_message_done(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns,
+                            uint32_t *events_in_read)
+{
+    struct engine_record *rec = c->record;
+    bool keep = http_response_keep_alive(&c->http);
+    rec->end_ns = arrival_ns;
+    if (!c->status_ok) {
+        finish_error_status(shard, c);
+        return;
+    }
+    if (c->body_is_sse) {
+        struct sse_event ev;
+        if (sse_parser_finish(&c->sse, &ev) == SSE_EVENT &&
+            !on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
+            return;
+        }
+        if (!rec->saw_done && !rec->saw_finish_reason) {
+            engine__fail(shard, c, 502, "SSEResponseError",
+                         "the stream ended without [DONE] or a finish_reason");
+            return;
+        }
+        engine__finish(shard, c, ENGINE_SUCCESS, keep);
+        return;
+    }
+    if (c->body_truncated) {
+        char message[128];
+        snprintf(message, sizeof(message), "response body larger than %zu bytes", c->body_cap);
+        engine__fail(shard, c, 502, "ResponseTooLarge", message);
+        return;
+    }
+    if (!apply_chunk(shard, c, c->body, c->body_len, arrival_ns, false)) {
+        return;
+    }
+    engine__finish(shard, c, ENGINE_SUCCESS, keep);
+}
+
+static void on_headers(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns)
+{
+    struct engine_record *rec = c->record;
+    rec->headers_ns = arrival_ns;
+    rec->http_status = http_response_status_code(&c->http);
+    c->status_ok = rec->http_status >= 200 && rec->http_status < 300;
+    c->body_is_sse = c->status_ok && http_response_is_event_stream(&c->http);
+    (void)shard;
+}
+
+void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                            size_t len, int64_t arrival_ns)
+{
+    uint32_t events_in_read = 0;
+    size_t off = 0;
+    c->response_started = true;
+    /* Call again after every event, even with nothing left: a response that
+     * ends exactly at a body boundary reports its end on that call. */
+    for (;;) {
+        size_t used = 0;
+        struct http_body_span span = {0};
+        enum http_parse_status st =
+            http_response_feed(&c->http, data + off, len - off, &used, &span);
+        off += used;
+        switch (st) {
+        case HTTP_NEED_MORE:
+            return;
+        case HTTP_HEADERS_DONE:
+            on_headers(shard, c, arrival_ns);
+            break;
+        case HTTP_BODY:
+            if (!c->body_is_sse) {
+                append_body(c, span.data, span.len);
+            } else if (!feed_sse(shard, c, span.data, span.len, arrival_ns, &events_in_read)) {
+                return;
+            }
+            break;
+        case HTTP_MESSAGE_DONE:
+            on_message_done(shard, c, arrival_ns, &events_in_read);
+            if (off < len && c->record == NULL && c->fd >= 0) {
+                /* We never pipeline, so bytes after a response are a broken
+                 * server: drop the connection rather than misread them. */
+                engine__close_socket(c);
+            }
+            return;
+        default: {
+            char message[128];
+            snprintf(message, sizeof(message), "malformed HTTP response: %s",
+                     http_parse_status_name(st));
+            engine__fail(shard, c, 502, "HTTPResponseError", message);
+            return;
+        }
+        }
+    }
+}
+
+bool engine__response_eof(struct engine__shard *shard, struct engine__conn *c)
+{
+    enum http_parse_status st = http_response_feed_eof(&c->http);
+    if (st != HTTP_MESSAGE_DONE) {
+        return false;
+    }
+    uint32_t events_in_read = 1;
+    on_message_done(shard, c, engine_now_ns(), &events_in_read);
+    return true;
+}

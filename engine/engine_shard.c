@@ -1,0 +1,346 @@
+/*
+ * engine_shard.c - one shard: an io_uring loop on a pinned thread.
+ *
+ * The loop is the classic liburing shape: submit and wait, walk the CQEs with
+ * one dispatch switch on the op kind, advance the CQ once per batch, publish
+ * recycled receive buffers once per batch.
+ */
+#include "engine/engine_conn.h"
+#include "engine/engine_internal.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SHARD_RING_ENTRIES 4096
+#define SHARD_BUFFER_GROUP 0
+
+static uint64_t next_pow2(uint64_t v)
+{
+    uint64_t p = 2;
+    while (p < v) {
+        p <<= 1;
+    }
+    return p;
+}
+
+static size_t record_bytes(const struct engine_config *config)
+{
+    return config->max_events_per_request * sizeof(struct engine_event) +
+           config->max_text_bytes * 2;
+}
+
+static int init_records(struct engine__shard *shard, uint32_t count)
+{
+    const struct engine_config *config = shard->config;
+    shard->records = calloc(count, sizeof(*shard->records));
+    shard->free_records = calloc(count, sizeof(*shard->free_records));
+    shard->record_memory = malloc((size_t)count * record_bytes(config));
+    if (shard->records == NULL || shard->free_records == NULL || shard->record_memory == NULL) {
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        struct engine_record *rec = &shard->records[i];
+        char *base = shard->record_memory + (size_t)i * record_bytes(config);
+        rec->events = (struct engine_event *)base;
+        rec->text = base + config->max_events_per_request * sizeof(struct engine_event);
+        rec->reasoning_text = rec->text + config->max_text_bytes;
+        shard->free_records[i] = rec;
+    }
+    shard->record_count = count;
+    shard->free_record_count = count;
+    return 0;
+}
+
+int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t conn_count,
+                       const struct engine_config *config, int wake_fd)
+{
+    shard->id = id;
+    shard->config = config;
+    shard->wake_fd = wake_fd;
+    shard->wake_value = 1;
+    shard->conn_count = conn_count;
+    shard->cpu = -1;
+    atomic_init(&shard->no_more_work, false);
+    atomic_init(&shard->cancel, false);
+    atomic_init(&shard->exited, false);
+    atomic_init(&shard->ready, false);
+    /* Records in flight, queued for the coordinator, and being read by it:
+     * twice the connections bounds all three, so pushes to done never fail. */
+    uint32_t record_count = conn_count * 2 + 8;
+    uint64_t ring_cap = next_pow2(record_count);
+    int ret = engine_ring_init(&shard->work, next_pow2((uint64_t)conn_count * 2 + 64));
+    if (ret == 0) {
+        ret = engine_ring_init(&shard->done, ring_cap);
+    }
+    if (ret == 0) {
+        ret = engine_ring_init(&shard->free, ring_cap);
+    }
+    if (ret == 0) {
+        ret = init_records(shard, record_count);
+    }
+    if (ret == 0) {
+        ret = engine__conns_init(shard);
+    }
+    shard->send_stamps = calloc(conn_count, sizeof(*shard->send_stamps));
+    if (ret == 0 && shard->send_stamps == NULL) {
+        ret = -ENOMEM;
+    }
+    return ret;
+}
+
+void engine__shard_destroy(struct engine__shard *shard)
+{
+    engine__conns_destroy(shard);
+    free(shard->send_stamps);
+    free(shard->records);
+    free(shard->free_records);
+    free(shard->record_memory);
+    engine_ring_destroy(&shard->work);
+    engine_ring_destroy(&shard->done);
+    engine_ring_destroy(&shard->free);
+}
+
+static int setup_uring(struct engine__shard *shard)
+{
+    struct io_uring_params params = {0};
+    /* One thread submits, and completions are processed only when it asks:
+     * fewer interrupts and no cross-CPU task work. Older kernels lack both. */
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+    int ret = io_uring_queue_init_params(SHARD_RING_ENTRIES, &shard->ring, &params);
+    if (ret == -EINVAL) {
+        memset(&params, 0, sizeof(params));
+        ret = io_uring_queue_init_params(SHARD_RING_ENTRIES, &shard->ring, &params);
+    }
+    if (ret < 0) {
+        snprintf(shard->init_error, sizeof(shard->init_error), "io_uring_queue_init: %s",
+                 strerror(-ret));
+        return ret;
+    }
+    shard->ring_ready = true;
+    return 0;
+}
+
+static int setup_buffers(struct engine__shard *shard)
+{
+    shard->buffer_bytes = ENGINE_DEFAULT_RECV_BUFFER_BYTES;
+    /* Several buffers per connection: a fast stream can fill more than one
+     * before the loop gets back to it. */
+    uint64_t count = next_pow2((uint64_t)shard->conn_count * 4 + 16);
+    if (count > 32768) {
+        count = 32768;
+    }
+    shard->buffer_count = (uint32_t)count;
+    shard->buf_ring_bytes = count * sizeof(struct io_uring_buf);
+    void *mem = mmap(NULL, shard->buf_ring_bytes, PROT_READ | PROT_WRITE,
+                     MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+    shard->buffers = malloc((size_t)count * shard->buffer_bytes);
+    if (mem == MAP_FAILED || shard->buffers == NULL) {
+        if (mem != MAP_FAILED) {
+            munmap(mem, shard->buf_ring_bytes);
+        }
+        snprintf(shard->init_error, sizeof(shard->init_error), "receive buffers: out of memory");
+        return -ENOMEM;
+    }
+    shard->buf_ring = mem;
+    struct io_uring_buf_reg reg = {
+        .ring_addr = (unsigned long)mem,
+        .ring_entries = (uint32_t)count,
+        .bgid = SHARD_BUFFER_GROUP,
+    };
+    int ret = io_uring_register_buf_ring(&shard->ring, &reg, 0);
+    if (ret < 0) {
+        snprintf(shard->init_error, sizeof(shard->init_error),
+                 "io_uring provided buffer rings are not supported (%s); ringperf needs Linux "
+                 "5.19 or newer",
+                 strerror(-ret));
+        return ret;
+    }
+    io_uring_buf_ring_init(shard->buf_ring);
+    uint32_t mask = io_uring_buf_ring_mask((uint32_t)count);
+    for (uint32_t i = 0; i < count; i++) {
+        io_uring_buf_ring_add(shard->buf_ring, shard->buffers + (size_t)i * shard->buffer_bytes,
+                              shard->buffer_bytes, (unsigned short)i, mask, (int)i);
+    }
+    io_uring_buf_ring_advance(shard->buf_ring, (int)count);
+    return 0;
+}
+
+static void teardown(struct engine__shard *shard)
+{
+    if (shard->buf_ring != NULL) {
+        if (shard->ring_ready) {
+            io_uring_unregister_buf_ring(&shard->ring, SHARD_BUFFER_GROUP);
+        }
+        munmap(shard->buf_ring, shard->buf_ring_bytes);
+        shard->buf_ring = NULL;
+    }
+    free(shard->buffers);
+    shard->buffers = NULL;
+    if (shard->ring_ready) {
+        io_uring_queue_exit(&shard->ring);
+        shard->ring_ready = false;
+    }
+}
+
+struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard)
+{
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&shard->ring);
+    if (sqe == NULL) {
+        /* The SQ is full: flush it and try once more. Submission can only fail
+         * here for lack of memory, which the next get reports as NULL. */
+        io_uring_submit(&shard->ring);
+        sqe = io_uring_get_sqe(&shard->ring);
+    }
+    return sqe;
+}
+
+char *engine__buffer(struct engine__shard *shard, uint32_t bid)
+{
+    return shard->buffers + (size_t)bid * shard->buffer_bytes;
+}
+
+void engine__recycle_buffer(struct engine__shard *shard, uint32_t bid)
+{
+    io_uring_buf_ring_add(shard->buf_ring, engine__buffer(shard, bid), shard->buffer_bytes,
+                          (unsigned short)bid, io_uring_buf_ring_mask(shard->buffer_count),
+                          (int)shard->buffers_to_publish);
+    shard->buffers_to_publish++;
+}
+
+static void arm_tick(struct engine__shard *shard, struct __kernel_timespec *ts)
+{
+    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    if (sqe == NULL) {
+        return;
+    }
+    ts->tv_sec = 0;
+    ts->tv_nsec = ENGINE__TICK_NS;
+    io_uring_prep_timeout(sqe, ts, 0, 0);
+    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_TICK, 0, 0));
+}
+
+static void wake_coordinator(struct engine__shard *shard)
+{
+    if (!shard->pushed_records || shard->wake_in_flight) {
+        return;
+    }
+    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    if (sqe == NULL) {
+        return;
+    }
+    /* An eventfd write queued with the rest of this turn's submissions: the
+     * coordinator is woken without a syscall of our own. */
+    io_uring_prep_write(sqe, shard->wake_fd, &shard->wake_value, sizeof(shard->wake_value), 0);
+    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_WAKE, 0, 0));
+    shard->pushed_records = false;
+    shard->wake_in_flight = true;
+}
+
+static void dispatch(struct engine__shard *shard, struct io_uring_cqe *cqe, bool *out_tick)
+{
+    uint64_t data = io_uring_cqe_get_data64(cqe);
+    enum engine__op op = (enum engine__op)(data & 0xff);
+    uint32_t conn = (uint32_t)((data >> 8) & 0xffffff);
+    uint32_t generation = (uint32_t)(data >> 32);
+    switch (op) {
+    case ENGINE__OP_CONNECT:
+    case ENGINE__OP_SEND:
+    case ENGINE__OP_RECV:
+        engine__conn_complete(shard, op, conn, generation, cqe);
+        break;
+    case ENGINE__OP_TICK:
+        *out_tick = true;
+        break;
+    case ENGINE__OP_WAKE:
+        shard->wake_in_flight = false;
+        break;
+    }
+}
+
+static bool shard_finished(struct engine__shard *shard)
+{
+    if (shard->active_count > 0) {
+        return false;
+    }
+    if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+        return true;
+    }
+    /* Read no_more_work before looking at the ring: the coordinator sets it
+     * after its last push, so an empty ring afterwards is final. */
+    bool no_more = atomic_load_explicit(&shard->no_more_work, memory_order_acquire);
+    return no_more && !engine__work_pending(shard);
+}
+
+static void run_loop(struct engine__shard *shard)
+{
+    struct __kernel_timespec tick_ts;
+    arm_tick(shard, &tick_ts);
+    engine__start_requests(shard);
+    while (!shard_finished(shard)) {
+        engine__stamp_sends(shard);
+        struct io_uring_cqe *cqe = NULL;
+        int ret = io_uring_submit_and_wait(&shard->ring, 1);
+        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME) {
+            engine__fail_all(shard, ENGINE_ERROR, "EngineError", strerror(-ret));
+            break;
+        }
+        unsigned head;
+        unsigned seen = 0;
+        bool tick = false;
+        io_uring_for_each_cqe(&shard->ring, head, cqe)
+        {
+            dispatch(shard, cqe, &tick);
+            seen++;
+        }
+        io_uring_cq_advance(&shard->ring, seen);
+        if (shard->buffers_to_publish > 0) {
+            io_uring_buf_ring_advance(shard->buf_ring, (int)shard->buffers_to_publish);
+            shard->buffers_to_publish = 0;
+        }
+        if (tick) {
+            engine__check_deadlines(shard);
+            arm_tick(shard, &tick_ts);
+        }
+        if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+            engine__fail_all(shard, ENGINE_CANCELLED, "RequestCancellationError",
+                             "Request was cancelled: the run was stopped");
+        }
+        engine__start_requests(shard);
+        wake_coordinator(shard);
+    }
+}
+
+void *engine__shard_main(void *arg)
+{
+    struct engine__shard *shard = arg;
+    if (shard->cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(shard->cpu, &set);
+        /* Pinning is best effort: a restricted cpuset still runs, unpinned. */
+        pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    }
+    shard->init_status = setup_uring(shard);
+    if (shard->init_status == 0) {
+        shard->init_status = setup_buffers(shard);
+    }
+    atomic_store_explicit(&shard->ready, true, memory_order_release);
+    uint64_t one = 1;
+    ssize_t n = write(shard->wake_fd, &one, sizeof(one));
+    if (shard->init_status == 0) {
+        run_loop(shard);
+    }
+    engine__close_all(shard);
+    teardown(shard);
+    atomic_store_explicit(&shard->exited, true, memory_order_release);
+    /* The coordinator may be waiting for this exit; it is not in a loop turn
+     * any more, so write the eventfd directly. */
+    n = write(shard->wake_fd, &one, sizeof(one));
+    (void)n;
+    return NULL;
+}

@@ -1,0 +1,174 @@
+/*
+ * stats.c - AIPerf's per-metric statistics (spec 2.4), exactly from samples or
+ * approximately from a histogram.
+ */
+#include "metrics/metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* The percentiles AIPerf reports, in the order of struct metrics_stats. */
+static const double stats_percentiles[] = {1, 5, 10, 25, 50, 75, 90, 95, 99};
+#define STATS_PERCENTILE_COUNT (sizeof(stats_percentiles) / sizeof(stats_percentiles[0]))
+
+static double *stats_percentile_slot(struct metrics_stats *s, size_t i)
+{
+    double *slots[STATS_PERCENTILE_COUNT] = {&s->p1,  &s->p5,  &s->p10, &s->p25, &s->p50,
+                                             &s->p75, &s->p90, &s->p95, &s->p99};
+    return slots[i];
+}
+
+/* NumPy's _lerp: a + (b - a) * t, but computed from b when t >= 0.5 so that
+ * the result is exact at both ends. Reproduced so percentiles match to the
+ * last bit. */
+static double numpy_lerp(double a, double b, double t)
+{
+    double diff_b_a = b - a;
+    if (t >= 0.5) {
+        return b - diff_b_a * (1.0 - t);
+    }
+    return a + diff_b_a * t;
+}
+
+/* NumPy's "linear" virtual index, (n - 1) * q / 100, split into the floor rank
+ * and the fraction. Ranks at or past the end collapse onto the last value. */
+static void numpy_rank(uint64_t n, double percentile, uint64_t *out_lo, uint64_t *out_hi,
+                       double *out_gamma)
+{
+    double virtual_index = (double)(n - 1) * (percentile / 100.0);
+    if (virtual_index >= (double)(n - 1)) {
+        *out_lo = n - 1;
+        *out_hi = n - 1;
+        *out_gamma = 0.0;
+        return;
+    }
+    double lo = floor(virtual_index);
+    *out_lo = (uint64_t)lo;
+    *out_hi = *out_lo + 1;
+    *out_gamma = virtual_index - lo;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int metrics_stats_exact(double *values, size_t n, struct metrics_stats *out)
+{
+    if (n == 0) {
+        return -ENODATA;
+    }
+    if (values == NULL) {
+        return -EINVAL;
+    }
+    long double sum = 0.0L;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(values[i])) {
+            return -EINVAL;
+        }
+        sum += values[i];
+    }
+    qsort(values, n, sizeof(values[0]), compare_double);
+
+    long double mean = sum / (long double)n;
+    long double squares = 0.0L;
+    for (size_t i = 0; i < n; i++) {
+        long double dev = (long double)values[i] - mean;
+        squares += dev * dev;
+    }
+    for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
+        uint64_t lo;
+        uint64_t hi;
+        double gamma;
+        numpy_rank(n, stats_percentiles[i], &lo, &hi, &gamma);
+        *stats_percentile_slot(out, i) = numpy_lerp(values[lo], values[hi], gamma);
+    }
+    out->avg = (double)mean;
+    out->min = values[0];
+    out->max = values[n - 1];
+    out->std = (double)sqrtl(squares / (long double)n);
+    out->sum = (double)sum;
+    out->count = n;
+    return 0;
+}
+
+/*
+ * Walks a histogram's ranks in non-decreasing order. The value of a rank is
+ * estimated by spreading the bucket's count evenly over the bucket's range,
+ * narrowed to the exact [min, max]; the first and last ranks are the exact min
+ * and max.
+ */
+struct rank_cursor {
+    struct metrics_hist_iter it;
+    uint64_t before; /* ranks in buckets before the current one */
+    uint64_t total;
+    int64_t min_value;
+    int64_t max_value;
+};
+
+static double rank_cursor_value(struct rank_cursor *c, uint64_t rank)
+{
+    if (rank == 0) {
+        return (double)c->min_value;
+    }
+    if (rank >= c->total - 1) {
+        return (double)c->max_value;
+    }
+    /* rank < total, and the bucket counts add up to total, so this ends. */
+    while (rank - c->before >= c->it.count) {
+        c->before += c->it.count;
+        if (!metrics_hist_iter_next(&c->it)) {
+            return (double)c->max_value;
+        }
+    }
+    int64_t lo = c->it.lowest_value > c->min_value ? c->it.lowest_value : c->min_value;
+    int64_t hi = c->it.highest_value < c->max_value ? c->it.highest_value : c->max_value;
+    long double position = ((long double)(rank - c->before) + 0.5L) / (long double)c->it.count;
+    return (double)((long double)lo + (long double)(hi - lo) * position);
+}
+
+int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *out)
+{
+    struct metrics_hist_summary s;
+    metrics_hist_summary(h, &s);
+    if (s.total_count == 0) {
+        return -ENODATA;
+    }
+    struct rank_cursor c = {
+        .before = 0, .total = s.total_count, .min_value = s.min_value, .max_value = s.max_value};
+    metrics_hist_iter_init(&c.it, h);
+    (void)metrics_hist_iter_next(&c.it); /* non-empty, so there is a first bucket */
+
+    for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
+        uint64_t lo;
+        uint64_t hi;
+        double gamma;
+        numpy_rank(s.total_count, stats_percentiles[i], &lo, &hi, &gamma);
+        double v_lo = rank_cursor_value(&c, lo);
+        double v_hi = rank_cursor_value(&c, hi);
+        *stats_percentile_slot(out, i) = numpy_lerp(v_lo, v_hi, gamma);
+    }
+    long double sum = (long double)s.sum_hi * 18446744073709551616.0L + (long double)s.sum_lo;
+    out->avg = (double)(sum / (long double)s.total_count);
+    out->min = (double)s.min_value;
+    out->max = (double)s.max_value;
+    out->std = metrics_hist_stddev(h);
+    out->sum = (double)sum;
+    out->count = s.total_count;
+    return 0;
+}
+
+void metrics_stats_scale(struct metrics_stats *s, double factor)
+{
+    s->avg *= factor;
+    s->min *= factor;
+    s->max *= factor;
+    for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
+        *stats_percentile_slot(s, i) *= factor;
+    }
+    s->std *= factor;
+    s->sum *= factor;
+}

@@ -1,0 +1,201 @@
+/*
+ * mock.h - `ringperf mock-server`: an OpenAI-compatible mock inference server on io_uring.
+ *
+ * A load-test target that imitates an LLM inference engine (like AIPerf's mock server) and is
+ * cheap enough never to be the bottleneck when ringperf is benchmarked against it: each worker
+ * thread runs its own io_uring loop with its own SO_REUSEPORT listener, every connection's
+ * buffers are allocated at start-up, tokens are paced with io_uring timeouts (one pending timer
+ * per active stream, never a sleep) and written with IORING_OP_SEND. Emitting a token costs no
+ * allocation and no syscall beyond the (batched) send.
+ *
+ * Flags (`ringperf mock-server [flags]`; `--flag VALUE` or `--flag=VALUE`):
+ *   --host HOST            address to bind (default 127.0.0.1; IPv4, IPv6 or a resolvable name).
+ *                          A non-loopback address is bound only when given explicitly.
+ *   --port N               TCP port (default 8000; 0 picks a free port)
+ *   --threads N            worker threads, one io_uring each (default 1, at most 256)
+ *   --ttft-ms MS           time to first token (default 0; fractional milliseconds accepted)
+ *   --itl-ms MS            inter-token latency per token (default 0)
+ *   --ttft-jitter-ms MS    uniform jitter added to the TTFT, in [-MS, +MS] (default 0)
+ *   --itl-jitter-ms MS     uniform jitter added to each inter-event gap, in [-MS, +MS]
+ *   --tokens-per-chunk N   tokens carried by each stream event (default 1)
+ *   --output-tokens N      output length when the request gives no max tokens (default 16)
+ *   --error-500-rate PCT   percent of completion requests answered 500 (default 0)
+ *   --error-429-rate PCT   percent answered 429 with `Retry-After: 1`
+ *   --drop-rate PCT        percent whose connection is closed mid-response
+ *   --stall-rate PCT       percent that stop mid-response and hold the connection open
+ *   --malformed-rate PCT   percent that carry a corrupt (invalid JSON) event or body
+ *   --seed N               seed of the fault and jitter random generator (default 0)
+ *   --token-log FILE       write the token log described below to FILE (truncated first)
+ *   --max-connections N    open connections across all threads (default 4096)
+ *   --max-body-kb N        largest request body accepted, in KiB (default 1024)
+ *   --help                 print the flags and exit
+ * The five fault rates must add up to at most 100. Each completion request draws one number
+ * from the seeded generator and gets at most one fault.
+ *
+ * Routes:
+ *   POST /v1/chat/completions, POST /v1/completions
+ *       Output length = `max_completion_tokens`, else `max_tokens`, else --output-tokens;
+ *       the text is deterministic: token i is word i of a fixed cycle of common English words,
+ *       each with a leading space. `prompt_tokens` is a whitespace word count of the prompt
+ *       (chat: every text `content` of `messages`, string or text parts; completions: `prompt`,
+ *       a string or array of strings; array items that are integers count as one token each).
+ *       `finish_reason` is "length" when the request gave the limit, "stop" otherwise.
+ *       With `"stream":true`: `200`, `Content-Type: text/event-stream`, `Transfer-Encoding:
+ *       chunked`; the headers are sent at once, then one SSE event `data: {json}\n\n` per HTTP
+ *       chunk: a chunk event carrying up to --tokens-per-chunk tokens (the first chat event
+ *       also carries `"role":"assistant"`), a final event with an empty delta/text and the
+ *       finish_reason, a usage-only event `{"choices":[],"usage":{...}}` when
+ *       `stream_options.include_usage` is true, then `data: [DONE]`. The first event is due
+ *       TTFT after the request arrived; each further event is due itl_ms x (tokens in it)
+ *       after the previous one's scheduled time (so the token rate does not depend on the
+ *       chunking); the final, usage and [DONE] events follow the last token at once.
+ *       Otherwise one `chat.completion` / `text_completion` JSON body with `usage`, sent after
+ *       TTFT + ITL x (n - 1). Jitter applies to every gap; a gap never goes below zero.
+ *   GET /v1/models  -> a model list of the names seen in requests so far (or "mock-model")
+ *   GET /health     -> 200 {"status":"ok"}
+ *   Anything else   -> 404 (unknown path) or 405 (known path, wrong method), with an
+ *                      OpenAI-style body {"error":{"message":...,"type":...,"code":N}}.
+ *   A body that is not valid JSON or misses required fields -> 400 with the same error shape.
+ * HTTP/1.0 and 1.1 requests with a Content-Length body; keep-alive (the default in 1.1) and
+ * pipelining are supported. Requests it cannot serve are answered and the connection closed:
+ * 400 malformed request, 411 POST without Content-Length or with Transfer-Encoding, 413 body
+ * over --max-body-kb, 431 header block over 16 KiB or more than 64 headers, 505 other versions.
+ *
+ * Faults (streaming and non-streaming alike; k = floor(n / 2) for n output tokens):
+ *   error_500  immediate 500 with an OpenAI error body (type "server_error").
+ *   error_429  immediate 429 with `Retry-After: 1` (type "rate_limit_exceeded").
+ *   drop       the response runs normally until k tokens have been sent (a non-streaming body
+ *              is cut after its k-th word), then the connection is closed.
+ *   stall      as drop, but instead of closing, nothing more is sent and the connection is
+ *              held open until the client closes it or the server stops.
+ *   malformed  streaming: an extra event whose data is invalid JSON is sent just before the
+ *              event carrying token k; every token is still delivered and the stream ends
+ *              normally. Non-streaming: the JSON body is cut right after the text (no closing
+ *              brackets, no usage); Content-Length matches what is sent.
+ *
+ * Token log (--token-log FILE): JSON lines, one per emitted output token:
+ *   {"request_id":"<id>","token":<index from 0>,"send_ns":<CLOCK_MONOTONIC ns>}
+ * `request_id` is the request's X-Request-ID header (JSON-escaped), or "mock-<thread>-<seq>"
+ * when it has none. `send_ns` is the moment the event (or body piece) carrying the token was
+ * queued for sending; the send is submitted in the same loop turn unless the socket is backed
+ * up. Tokens of one request appear in order; lines of different requests and threads
+ * interleave. Lines are buffered per thread and written when a buffer fills, when a thread
+ * has been idle about a second, and at stop, so logging stays off the timing path.
+ *
+ * At start the server prints exactly one line to stdout, `mock-server listening on
+ * http://HOST:PORT` (the real port when 0 was asked), and flushes it. SIGINT or SIGTERM stop
+ * it cleanly: the connections are closed and the token log is flushed.
+ */
+#ifndef RINGPERF_MOCK_H
+#define RINGPERF_MOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Limits of the configuration. */
+#define MOCK_THREADS_MAX 256
+#define MOCK_CONNECTIONS_MAX (1u << 20)
+#define MOCK_BODY_KB_MAX (64u * 1024)     /* 64 MiB */
+#define MOCK_OUTPUT_TOKENS_MAX (1u << 20) /* largest output length a request may ask for */
+#define MOCK_TOKENS_PER_CHUNK_MAX 4096
+#define MOCK_DELAY_MS_MAX (3600.0 * 1000.0) /* any latency or jitter flag: one hour */
+
+/* mock_config is the server's configuration. Fill it with mock_config_init() or
+ * mock_config_parse(); strings are borrowed and must outlive the server. */
+struct mock_config {
+    const char *host;          /* address to bind; default "127.0.0.1" */
+    uint16_t port;             /* default 8000; 0 = pick a free port */
+    uint32_t threads;          /* worker threads, 1..MOCK_THREADS_MAX; default 1 */
+    double ttft_ms;            /* time to first token */
+    double itl_ms;             /* inter-token latency, per token */
+    double ttft_jitter_ms;     /* uniform jitter in [-x, +x] added to the TTFT */
+    double itl_jitter_ms;      /* uniform jitter in [-x, +x] added to each inter-event gap */
+    uint32_t tokens_per_chunk; /* tokens per stream event, 1..MOCK_TOKENS_PER_CHUNK_MAX */
+    uint32_t output_tokens;    /* output length without max tokens in the request; default 16 */
+    double error_500_rate;     /* fault rates in percent, 0..100, summing to at most 100 */
+    double error_429_rate;
+    double drop_rate;
+    double stall_rate;
+    double malformed_rate;
+    uint64_t seed;              /* seed of the fault and jitter generator */
+    const char *token_log_path; /* NULL = no token log */
+    uint32_t max_connections;   /* across all threads; default 4096 */
+    uint32_t max_body_bytes;    /* largest request body; default 1 MiB */
+};
+
+/* mock_config_init fills `out` with the defaults listed above. */
+void mock_config_init(struct mock_config *out);
+
+/* mock_config_validate checks the ranges and the rate sum of `cfg`. Returns 0, or -EINVAL with
+ * a message naming the flag and the fix written to `errbuf` (always NUL-terminated when
+ * errcap > 0). */
+int mock_config_validate(const struct mock_config *cfg, char *errbuf, size_t errcap);
+
+/* mock_config_parse parses the `ringperf mock-server` flags. argv[0] is the command name and
+ * is skipped. `out` is initialised with mock_config_init() first; string fields borrow argv.
+ * Returns 0 on success, 1 when --help was given (nothing else is checked; print mock_usage()
+ * and exit 0), or -EINVAL with a message naming the flag and the fix in `errbuf`, e.g.
+ * "--ttft-ms: 'abc' is not a number; give milliseconds, e.g. --ttft-ms 50 or 0.5". */
+int mock_config_parse(int argc, char **argv, struct mock_config *out, char *errbuf, size_t errcap);
+
+/* mock_usage prints the flags and their defaults to `out`. */
+void mock_usage(FILE *out);
+
+/* mock_stats are counters summed over the worker threads. */
+struct mock_stats {
+    uint64_t connections_accepted;
+    uint64_t connections_rejected; /* closed at once because max_connections was reached */
+    uint64_t requests;             /* requests parsed, every route and status */
+    uint64_t completions;          /* completion requests answered 200 (faults included) */
+    uint64_t tokens;               /* output tokens queued for sending */
+    uint64_t client_errors;        /* 4xx/5xx answers that were not injected faults */
+    uint64_t faults_500;
+    uint64_t faults_429;
+    uint64_t faults_drop;
+    uint64_t faults_stall;
+    uint64_t faults_malformed;
+    uint64_t token_log_lines;
+};
+
+/* mock_server is a running server: its listeners, worker threads and their rings. Opaque. */
+struct mock_server;
+
+/* mock_server_start validates `cfg`, binds one SO_REUSEPORT listener per thread, opens the
+ * token log and starts the worker threads, each with its own io_uring. It returns once every
+ * worker is accepting. `cfg` is copied; its strings are borrowed until mock_server_free().
+ * Returns 0 and the server in `*out_server`, or a negative errno with a message in `errbuf`
+ * (-EINVAL bad configuration, -EADDRINUSE, -ENOMEM, -ENOSYS when io_uring is unavailable, ...).
+ * Prints nothing to stdout. */
+int mock_server_start(const struct mock_config *cfg, struct mock_server **out_server, char *errbuf,
+                      size_t errcap);
+
+/* mock_server_port returns the bound TCP port (the real one when port 0 was asked). */
+uint16_t mock_server_port(const struct mock_server *server);
+
+/* mock_server_stop asks every worker to stop, closes their connections, flushes the token log
+ * and joins the threads. Idempotent. Returns 0, or the first negative errno a worker ended
+ * with. */
+int mock_server_stop(struct mock_server *server);
+
+/* mock_server_stats fills `out` with the counters. Valid after mock_server_stop(); while the
+ * server runs it returns zeros. */
+void mock_server_stats(const struct mock_server *server, struct mock_stats *out);
+
+/* mock_server_free stops the server if needed and frees it. mock_server_free(NULL) is a no-op. */
+void mock_server_free(struct mock_server *server);
+
+/* mock_server_run runs a server in the foreground until SIGINT or SIGTERM: it blocks both
+ * signals in the calling thread (the workers inherit the mask) and reads them from a signalfd,
+ * starts the server, prints `mock-server listening on http://HOST:PORT` to `out` and flushes
+ * it, waits, then stops and frees the server and restores the signal mask. Errors are printed
+ * to stderr. Returns 0 after a clean stop or a negative errno. */
+int mock_server_run(const struct mock_config *cfg, FILE *out);
+
+/* mock_main is the `ringperf mock-server` command: parses argv (argv[0] = command name), prints
+ * usage for --help, runs the server on stdout. Returns the process exit code: 0, or 2 for a
+ * usage error, or 1 when the server failed. */
+int mock_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,475 @@
+/*
+ * mock_conn.c - what a connection answers: routing, the fault draw, and producing SSE events or
+ * a non-streaming body on schedule.
+ *
+ * A connection answers one request at a time. Output is appended to its send buffer only when
+ * the buffer has room for the largest step (mock__event_bytes_max), so formatting never fails;
+ * when it lacks room the answer resumes from the send completion. The schedule is kept in
+ * absolute CLOCK_MONOTONIC time from the request's arrival, so late timers do not accumulate
+ * drift.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "mock/mock_internal.h"
+#include "mock/mock_worker.h"
+
+/* Room left before the body of a simple answer, for its status line and headers. */
+#define HEAD_RESERVE 512
+#define NS_PER_MS 1000000.0
+
+void mock__conn_reset(struct mock__conn *c)
+{
+    c->phase = MOCK__PHASE_IDLE;
+    c->fault = MOCK__FAULT_NONE;
+    c->close_when_sent = false;
+    c->head_sent = false;
+    c->malformed_sent = false;
+    c->token_next = 0;
+    c->token_stop = 0;
+    c->fault_token = 0;
+    c->due_ns = 0;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct mock__buf tx_buf(const struct mock__worker *w, struct mock__conn *c)
+{
+    return (struct mock__buf){.p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len};
+}
+
+static size_t tx_free(const struct mock__worker *w, const struct mock__conn *c)
+{
+    return w->tx_cap - c->tx_len;
+}
+
+/* commit adds what `b` formatted to the send buffer. An overflow is a sizing bug: the answer
+ * cannot be completed, so the connection is dropped rather than sending a torn message. */
+static bool commit(struct mock__worker *w, struct mock__conn *c, const struct mock__buf *b)
+{
+    if (b->overflow) {
+        fprintf(stderr, "mock-server: internal error: send buffer overflow; closing connection\n");
+        mock__conn_close(w, c);
+        return false;
+    }
+    c->tx_len += b->len;
+    return true;
+}
+
+/* gap_ns returns base_ns plus uniform jitter in [-jitter_ns, +jitter_ns], never below zero. */
+static uint64_t gap_ns(struct mock__worker *w, uint64_t base_ns, uint64_t jitter_ns)
+{
+    if (jitter_ns == 0) {
+        return base_ns;
+    }
+    double v = (double)base_ns + (mock__rng_unit(&w->jitter_rng) * 2.0 - 1.0) * (double)jitter_ns;
+    return v <= 0 ? 0 : (uint64_t)v;
+}
+
+static void log_tokens(struct mock__worker *w, struct mock__conn *c, uint32_t first, uint32_t count)
+{
+    w->stats.tokens += count;
+    if (w->log.buf == NULL) {
+        return;
+    }
+    uint64_t now = mono_ns();
+    for (uint32_t i = 0; i < count; i++) {
+        mock__tokenlog_add(&w->log, c->request_id, c->request_id_len, first + i, now);
+    }
+}
+
+static void answer_error(struct mock__worker *w, struct mock__conn *c, int status, const char *type,
+                         const char *msg, uint32_t retry_after_s, const char *allow)
+{
+    struct mock__buf b = tx_buf(w, c);
+    mock__fmt_error_response(&b, status, type, msg, c->keep_alive, retry_after_s, allow);
+    if (commit(w, c, &b)) {
+        c->phase = MOCK__PHASE_DRAIN;
+        mock__conn_progress(w, c);
+    }
+}
+
+/* answer_json sends `body_len` bytes already formatted at tx + HEAD_RESERVE behind a 200 head. */
+static void answer_json(struct mock__worker *w, struct mock__conn *c, size_t body_len)
+{
+    char head[HEAD_RESERVE];
+    struct mock__buf hb = {.p = head, .cap = sizeof(head)};
+    mock__fmt_json_head(&hb, 200, body_len, c->keep_alive, 0, NULL);
+    c->tx_head = HEAD_RESERVE - hb.len;
+    memcpy(c->tx + c->tx_head, head, hb.len);
+    c->tx_len = HEAD_RESERVE + body_len;
+    c->phase = MOCK__PHASE_DRAIN;
+    mock__conn_progress(w, c);
+}
+
+static void answer_models(struct mock__worker *w, struct mock__conn *c, bool health)
+{
+    struct mock__buf b = {.p = c->tx + HEAD_RESERVE, .cap = w->tx_cap - HEAD_RESERVE};
+    if (health) {
+        mock__buf_str(&b, "{\"status\":\"ok\"}");
+    } else {
+        mock__models_fmt(&w->server->models, &b);
+    }
+    if (b.overflow) {
+        answer_error(w, c, 500, "server_error", "model list too large", 0, NULL);
+        return;
+    }
+    answer_json(w, c, b.len);
+}
+
+static void set_request_id(struct mock__worker *w, struct mock__conn *c,
+                           const struct mock__request *req)
+{
+    struct mock__buf b = {.p = c->request_id, .cap = sizeof(c->request_id)};
+    if (req->request_id != NULL && req->request_id_len > 0) {
+        mock__json_escape(&b, req->request_id, req->request_id_len, true);
+    }
+    if (b.len == 0 || b.overflow) {
+        b = (struct mock__buf){.p = c->request_id, .cap = sizeof(c->request_id)};
+        mock__buf_str(&b, "mock-");
+        mock__buf_u64(&b, w->index);
+        mock__buf_put(&b, "-", 1);
+        mock__buf_u64(&b, w->seq);
+    }
+    c->request_id_len = b.len;
+}
+
+/* remember_model adds a new model name to the shared table; names this worker already added
+ * are found in its own list, so the lock is taken once per new name. */
+static void remember_model(struct mock__worker *w, const struct mock__job *job)
+{
+    for (uint32_t i = 0; i < w->models_seen_count; i++) {
+        if (w->models_seen_len[i] == job->model_len &&
+            memcmp(w->models_seen[i], job->model, job->model_len) == 0) {
+            return;
+        }
+    }
+    if (w->models_seen_count == MOCK__MODELS_MAX) {
+        return;
+    }
+    uint32_t i = w->models_seen_count++;
+    memcpy(w->models_seen[i], job->model, job->model_len);
+    w->models_seen_len[i] = job->model_len;
+    mock__models_add(&w->server->models, job->model, job->model_len);
+}
+
+static enum mock__fault roll_fault(struct mock__worker *w)
+{
+    const struct mock_config *cfg = w->cfg;
+    const double rates[] = {cfg->error_500_rate, cfg->error_429_rate, cfg->drop_rate,
+                            cfg->stall_rate, cfg->malformed_rate};
+    const enum mock__fault kinds[] = {MOCK__FAULT_500, MOCK__FAULT_429, MOCK__FAULT_DROP,
+                                      MOCK__FAULT_STALL, MOCK__FAULT_MALFORMED};
+    double total = rates[0] + rates[1] + rates[2] + rates[3] + rates[4];
+    if (total <= 0) {
+        return MOCK__FAULT_NONE;
+    }
+    double r = mock__rng_unit(&w->fault_rng) * 100.0;
+    double acc = 0;
+    for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+        acc += rates[i];
+        if (r < acc) {
+            return kinds[i];
+        }
+    }
+    return MOCK__FAULT_NONE;
+}
+
+static void count_fault(struct mock__worker *w, enum mock__fault fault)
+{
+    uint64_t *counters[] = {NULL,
+                            &w->stats.faults_500,
+                            &w->stats.faults_429,
+                            &w->stats.faults_drop,
+                            &w->stats.faults_stall,
+                            &w->stats.faults_malformed};
+    if (fault != MOCK__FAULT_NONE) {
+        (*counters[fault])++;
+    }
+}
+
+/* schedule sets when the first event (streaming) or the whole body is due. */
+static void schedule(struct mock__worker *w, struct mock__conn *c)
+{
+    uint32_t n = c->job.output_tokens;
+    c->due_ns = w->now_ns + gap_ns(w, w->ttft_ns, w->ttft_jitter_ns);
+    if (c->job.stream || n <= 1) {
+        return;
+    }
+    if (w->itl_jitter_ns == 0) {
+        c->due_ns += w->itl_ns * (uint64_t)(n - 1);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        c->due_ns += gap_ns(w, w->itl_ns, w->itl_jitter_ns);
+    }
+}
+
+static void start_completion(struct mock__worker *w, struct mock__conn *c,
+                             const struct mock__request *req, enum mock__route route)
+{
+    char msg[MOCK__ERROR_MESSAGE_BYTES];
+    struct mock__job *job = &c->job;
+    if (mock__api_parse(route, req->body, req->body_len, w->cfg->output_tokens, job, msg,
+                        sizeof(msg)) != MOCK__API_OK) {
+        w->stats.client_errors++;
+        answer_error(w, c, 400, "invalid_request_error", msg, 0, NULL);
+        return;
+    }
+    remember_model(w, job);
+    struct mock__buf idb = {.p = job->id, .cap = sizeof(job->id)};
+    mock__buf_str(&idb, route == MOCK__ROUTE_CHAT ? "chatcmpl-mock-" : "cmpl-mock-");
+    mock__buf_u64(&idb, w->index);
+    mock__buf_put(&idb, "-", 1);
+    mock__buf_u64(&idb, w->seq);
+    job->id_len = idb.len;
+    job->created_s = (uint64_t)time(NULL);
+    c->fault = (uint8_t)roll_fault(w);
+    count_fault(w, c->fault);
+    if (c->fault == MOCK__FAULT_500) {
+        answer_error(w, c, 500, "server_error", "mock-server: injected internal server error", 0,
+                     NULL);
+        return;
+    }
+    if (c->fault == MOCK__FAULT_429) {
+        answer_error(w, c, 429, "rate_limit_exceeded",
+                     "mock-server: injected rate limit; retry after 1 second", 1, NULL);
+        return;
+    }
+    w->stats.completions++;
+    c->fault_token = job->output_tokens / 2;
+    bool cut = c->fault == MOCK__FAULT_DROP || c->fault == MOCK__FAULT_STALL;
+    c->token_stop = cut ? c->fault_token : job->output_tokens;
+    schedule(w, c);
+    if (job->stream) {
+        struct mock__buf b = tx_buf(w, c);
+        mock__fmt_stream_head(&b, c->keep_alive);
+        if (!commit(w, c, &b)) {
+            return;
+        }
+    }
+    c->phase = job->stream ? MOCK__PHASE_STREAM : MOCK__PHASE_BODY;
+    mock__conn_progress(w, c);
+}
+
+static void handle_request(struct mock__worker *w, struct mock__conn *c,
+                           const struct mock__request *req)
+{
+    c->keep_alive = req->keep_alive && !c->peer_eof;
+    w->seq++;
+    set_request_id(w, c, req);
+    bool method_ok = false;
+    enum mock__route route =
+        mock__route_find(req->method, req->method_len, req->path, req->path_len, &method_ok);
+    if (route == MOCK__ROUTE_NONE) {
+        w->stats.client_errors++;
+        answer_error(w, c, 404, "not_found_error",
+                     "unknown path; this server has POST /v1/chat/completions, POST "
+                     "/v1/completions, GET /v1/models and GET /health",
+                     0, NULL);
+        return;
+    }
+    if (!method_ok) {
+        bool get = route == MOCK__ROUTE_MODELS || route == MOCK__ROUTE_HEALTH;
+        w->stats.client_errors++;
+        answer_error(w, c, 405, "invalid_request_error", "method not allowed on this path", 0,
+                     get ? "GET" : "POST");
+        return;
+    }
+    if (route == MOCK__ROUTE_HEALTH || route == MOCK__ROUTE_MODELS) {
+        answer_models(w, c, route == MOCK__ROUTE_HEALTH);
+        return;
+    }
+    start_completion(w, c, req, route);
+}
+
+void mock__conn_input(struct mock__worker *w, struct mock__conn *c)
+{
+    while (c->state == MOCK__CONN_OPEN && c->phase == MOCK__PHASE_IDLE) {
+        struct mock__request req;
+        size_t consumed = 0;
+        enum mock__req_status st = mock__request_parse(c->rx + c->rx_used, c->rx_len - c->rx_used,
+                                                       w->cfg->max_body_bytes, &req, &consumed);
+        if (st == MOCK__REQ_NEED_MORE) {
+            break;
+        }
+        w->stats.requests++;
+        if (st != MOCK__REQ_OK) {
+            w->stats.client_errors++;
+            c->keep_alive = false;
+            c->close_when_sent = true;
+            answer_error(w, c, mock__req_status_code(st), "invalid_request_error", req.error, 0,
+                         NULL);
+            break;
+        }
+        c->rx_used += consumed;
+        handle_request(w, c, &req);
+    }
+    if (c->state == MOCK__CONN_OPEN && c->phase == MOCK__PHASE_IDLE && c->peer_eof) {
+        mock__conn_close(w, c);
+        return;
+    }
+    mock__conn_recv(w, c);
+}
+
+static void finish_stream(struct mock__worker *w, struct mock__conn *c)
+{
+    if (c->fault == MOCK__FAULT_DROP) {
+        c->close_when_sent = true;
+        c->phase = MOCK__PHASE_DRAIN;
+        return;
+    }
+    if (c->fault == MOCK__FAULT_STALL) {
+        c->phase = MOCK__PHASE_STALLED;
+        return;
+    }
+    if (tx_free(w, c) < w->event_bytes_max) {
+        return;
+    }
+    struct mock__buf b = tx_buf(w, c);
+    mock__fmt_stream_tail(&b, &c->job);
+    if (commit(w, c, &b)) {
+        c->phase = MOCK__PHASE_DRAIN;
+    }
+}
+
+static void pump_stream(struct mock__worker *w, struct mock__conn *c)
+{
+    uint32_t per_chunk = w->cfg->tokens_per_chunk;
+    while (c->token_next < c->token_stop) {
+        if (c->due_ns > w->now_ns) {
+            mock__conn_timer(w, c, c->due_ns);
+            return;
+        }
+        if (tx_free(w, c) < w->event_bytes_max) {
+            return; /* resumed by the send completion */
+        }
+        uint32_t left = c->token_stop - c->token_next;
+        uint32_t count = left < per_chunk ? left : per_chunk;
+        struct mock__buf b = tx_buf(w, c);
+        if (c->fault == MOCK__FAULT_MALFORMED && !c->malformed_sent &&
+            c->fault_token < c->token_next + count) {
+            mock__fmt_malformed_event(&b, &c->job);
+            c->malformed_sent = true;
+        }
+        mock__fmt_token_event(&b, &c->job, c->token_next, count);
+        if (!commit(w, c, &b)) {
+            return;
+        }
+        log_tokens(w, c, c->token_next, count);
+        c->token_next += count;
+        c->due_ns += gap_ns(w, w->itl_ns * count, w->itl_jitter_ns);
+    }
+    finish_stream(w, c);
+}
+
+/* body_head queues the status line, headers and body prefix. Content-Length covers the whole
+ * body the request asked for, even when a drop or stall fault will cut it short. */
+static bool body_head(struct mock__worker *w, struct mock__conn *c)
+{
+    char prefix[MOCK__FIXED_BYTES_MAX];
+    char suffix[MOCK__FIXED_BYTES_MAX];
+    struct mock__buf pb = {.p = prefix, .cap = sizeof(prefix)};
+    struct mock__buf sb = {.p = suffix, .cap = sizeof(suffix)};
+    mock__fmt_body_prefix(&pb, &c->job);
+    if (c->fault != MOCK__FAULT_MALFORMED) {
+        mock__fmt_body_suffix(&sb, &c->job);
+    }
+    uint64_t body_len = pb.len + mock__words_len(0, c->job.output_tokens) + sb.len;
+    struct mock__buf b = tx_buf(w, c);
+    mock__fmt_json_head(&b, 200, body_len, c->keep_alive, 0, NULL);
+    mock__buf_put(&b, prefix, pb.len);
+    return commit(w, c, &b);
+}
+
+static void finish_body(struct mock__worker *w, struct mock__conn *c)
+{
+    if (c->fault == MOCK__FAULT_DROP) {
+        c->close_when_sent = true;
+    } else if (c->fault == MOCK__FAULT_STALL) {
+        c->phase = MOCK__PHASE_STALLED;
+        return;
+    } else if (c->fault != MOCK__FAULT_MALFORMED) {
+        if (tx_free(w, c) < MOCK__FIXED_BYTES_MAX) {
+            return;
+        }
+        struct mock__buf b = tx_buf(w, c);
+        mock__fmt_body_suffix(&b, &c->job);
+        if (!commit(w, c, &b)) {
+            return;
+        }
+    }
+    c->phase = MOCK__PHASE_DRAIN;
+}
+
+static void pump_body(struct mock__worker *w, struct mock__conn *c)
+{
+    if (!c->head_sent) {
+        if (c->due_ns > w->now_ns) {
+            mock__conn_timer(w, c, c->due_ns);
+            return;
+        }
+        if (!body_head(w, c)) {
+            return;
+        }
+        c->head_sent = true;
+    }
+    while (c->token_next < c->token_stop) {
+        size_t fit = tx_free(w, c) / MOCK__WORD_BYTES_MAX;
+        if (fit == 0) {
+            return; /* resumed by the send completion */
+        }
+        uint32_t left = c->token_stop - c->token_next;
+        uint32_t count = left < fit ? left : (uint32_t)fit;
+        struct mock__buf b = tx_buf(w, c);
+        for (uint32_t i = 0; i < count; i++) {
+            size_t len = 0;
+            const char *word = mock__word(c->token_next + i, &len);
+            mock__buf_put(&b, word, len);
+        }
+        if (!commit(w, c, &b)) {
+            return;
+        }
+        log_tokens(w, c, c->token_next, count);
+        c->token_next += count;
+    }
+    finish_body(w, c);
+}
+
+static void end_answer(struct mock__worker *w, struct mock__conn *c)
+{
+    bool keep = c->keep_alive && !c->close_when_sent && !c->peer_eof;
+    mock__conn_reset(c);
+    if (!keep) {
+        mock__conn_close(w, c);
+        return;
+    }
+    mock__conn_input(w, c);
+}
+
+void mock__conn_progress(struct mock__worker *w, struct mock__conn *c)
+{
+    if (c->state != MOCK__CONN_OPEN) {
+        return;
+    }
+    if (c->phase == MOCK__PHASE_STREAM) {
+        pump_stream(w, c);
+    } else if (c->phase == MOCK__PHASE_BODY) {
+        pump_body(w, c);
+    }
+    if (c->state != MOCK__CONN_OPEN) {
+        return;
+    }
+    mock__conn_send(w, c);
+    if (c->phase == MOCK__PHASE_DRAIN && !c->send_armed && c->tx_head == c->tx_len) {
+        end_answer(w, c);
+    }
+}

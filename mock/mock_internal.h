@@ -1,0 +1,260 @@
+/*
+ * mock_internal.h - private interfaces of mock/: the HTTP/1.1 request parser, the OpenAI body
+ * parser and response formatter, the token log and the per-thread worker loop.
+ *
+ * Nothing here is part of the public contract; tests and fuzz targets include it to reach the
+ * pure parsers directly.
+ */
+#ifndef RINGPERF_MOCK_INTERNAL_H
+#define RINGPERF_MOCK_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mock/mock.h"
+
+/* ---- Limits ---------------------------------------------------------------------------- */
+
+#define MOCK__HEADER_BYTES_MAX (16u * 1024) /* request line + headers + blank line */
+#define MOCK__HEADERS_MAX 64
+#define MOCK__METHOD_BYTES_MAX 16
+#define MOCK__MODEL_BYTES_MAX 256 /* raw model name from a request body */
+#define MOCK__MODEL_JSON_BYTES_MAX (MOCK__MODEL_BYTES_MAX * 6)
+#define MOCK__REQUEST_ID_BYTES_MAX 256 /* raw X-Request-ID value */
+#define MOCK__REQUEST_ID_JSON_BYTES_MAX (MOCK__REQUEST_ID_BYTES_MAX * 6)
+#define MOCK__MODELS_MAX 16 /* distinct model names remembered for /v1/models */
+#define MOCK__RESPONSE_ID_BYTES 48
+#define MOCK__WORD_BYTES_MAX 8 /* longest word of the output cycle, leading space included */
+#define MOCK__ERROR_MESSAGE_BYTES 256
+/* Room for every fixed part of one event or response head (ids, numbers, headers, model). */
+#define MOCK__FIXED_BYTES_MAX (1024 + MOCK__MODEL_JSON_BYTES_MAX)
+
+/* ---- Bounded output buffer -------------------------------------------------------------- */
+
+/* mock__buf appends into caller-owned memory [p, p + cap). An append that does not fit sets
+ * `overflow` and leaves the contents unchanged from that point on. */
+struct mock__buf {
+    char *p;
+    size_t len;
+    size_t cap;
+    bool overflow;
+};
+
+static inline void mock__buf_put(struct mock__buf *b, const char *s, size_t n)
+{
+    if (b->overflow || n > b->cap - b->len) {
+        b->overflow = true;
+        return;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static inline void mock__buf_str(struct mock__buf *b, const char *s)
+{
+    mock__buf_put(b, s, strlen(s));
+}
+
+/* mock__buf_u64 appends `v` in decimal. */
+void mock__buf_u64(struct mock__buf *b, uint64_t v);
+
+/* mock__buf_hex appends `v` in lower-case hexadecimal without leading zeros. */
+void mock__buf_hex(struct mock__buf *b, uint64_t v);
+
+/* mock__json_escape appends `s[0..n)` escaped for use inside a JSON string (quotes excluded).
+ * Bytes below 0x20 become \u00XX; when `ascii_only` is true, bytes >= 0x7f become '?' (for
+ * header values, which need not be UTF-8). */
+void mock__json_escape(struct mock__buf *b, const char *s, size_t n, bool ascii_only);
+
+/* ---- HTTP/1.1 request parser (mock_http.c) ---------------------------------------------- */
+
+enum mock__req_status {
+    MOCK__REQ_OK = 0,                /* a whole request (headers and body) is in the buffer */
+    MOCK__REQ_NEED_MORE,             /* incomplete; call again with more bytes */
+    MOCK__REQ_BAD,                   /* 400: malformed request line or header */
+    MOCK__REQ_LENGTH_REQUIRED,       /* 411: body without Content-Length (or chunked) */
+    MOCK__REQ_BODY_TOO_LARGE,        /* 413: Content-Length over the limit */
+    MOCK__REQ_HEADERS_TOO_LARGE,     /* 431: header block or header count over the limit */
+    MOCK__REQ_VERSION_NOT_SUPPORTED, /* 505: not HTTP/1.0 or HTTP/1.1 */
+};
+
+/* mock__request is one parsed request. Every pointer is a view into the buffer given to
+ * mock__request_parse() and is valid while that buffer is unchanged. */
+struct mock__request {
+    const char *method;
+    size_t method_len;
+    const char *path; /* request target up to '?' */
+    size_t path_len;
+    int minor_version;      /* 0 or 1 */
+    bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with keep-alive */
+    const char *request_id; /* X-Request-ID value, or NULL */
+    size_t request_id_len;
+    const char *body;
+    size_t body_len;
+    const char *error; /* static reason for an error status, or NULL */
+};
+
+/* mock__request_parse parses one request from `buf[0..len)`. It keeps no state between calls:
+ * call again from the same start with more bytes after MOCK__REQ_NEED_MORE. Bodies must carry
+ * Content-Length <= body_max_bytes. On MOCK__REQ_OK, `*out_consumed` is the request's total
+ * size (header block plus body) and `*out` holds views into `buf`. On an error status
+ * out->error is a static message; the connection cannot be reused. */
+enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
+                                          struct mock__request *out, size_t *out_consumed);
+
+/* mock__req_status_code maps an error status to its HTTP status code (0 for OK/NEED_MORE). */
+int mock__req_status_code(enum mock__req_status status);
+
+/* ---- OpenAI request bodies and responses (mock_openai.c) -------------------------------- */
+
+enum mock__route {
+    MOCK__ROUTE_NONE = 0,
+    MOCK__ROUTE_CHAT,        /* POST /v1/chat/completions */
+    MOCK__ROUTE_COMPLETIONS, /* POST /v1/completions */
+    MOCK__ROUTE_MODELS,      /* GET /v1/models */
+    MOCK__ROUTE_HEALTH,      /* GET /health */
+};
+
+/* mock__route_find maps a method and path to a route. Returns MOCK__ROUTE_NONE for an unknown
+ * path; `*out_method_ok` is false when the path is known but the method is not its own. */
+enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
+                                  size_t path_len, bool *out_method_ok);
+
+/* mock__job is a completion request reduced to what the response needs. Self-contained (no
+ * views into the request), so it survives the receive buffer being reused. */
+struct mock__job {
+    enum mock__route route;
+    bool stream;
+    bool include_usage;
+    bool limit_given; /* max tokens came from the request: finish_reason "length" */
+    uint32_t output_tokens;
+    uint64_t prompt_tokens;
+    uint64_t created_s;
+    size_t model_len;
+    char model[MOCK__MODEL_BYTES_MAX + 1]; /* raw, NUL-terminated */
+    size_t model_json_len;
+    char model_json[MOCK__MODEL_JSON_BYTES_MAX]; /* escaped for a JSON string */
+    size_t id_len;
+    char id[MOCK__RESPONSE_ID_BYTES]; /* "chatcmpl-..." / "cmpl-..." */
+};
+
+enum mock__api_status {
+    MOCK__API_OK = 0,
+    MOCK__API_BAD_JSON, /* body is not JSON */
+    MOCK__API_INVALID,  /* JSON, but a field is missing, of the wrong type or out of range */
+};
+
+/* mock__api_parse reads a chat or completions request body into `out` (route, stream,
+ * include_usage, output length, prompt word count, model). `default_tokens` is the output
+ * length when the body gives no max tokens. On an error the reason is written to `msg`
+ * (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside jansson. */
+enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
+                                      uint32_t default_tokens, struct mock__job *out, char *msg,
+                                      size_t msgcap);
+
+/* mock__word returns the word emitted as token `index` (leading space included) and its
+ * length in `*out_len`. */
+const char *mock__word(uint64_t index, size_t *out_len);
+
+/* mock__words_len returns the total length of tokens [first, first + count). */
+uint64_t mock__words_len(uint64_t first, uint64_t count);
+
+/* mock__event_bytes_max is an upper bound on what any one stream step appends (an event with
+ * `tokens_per_chunk` tokens, the malformed event, or the final+usage+[DONE] tail). */
+size_t mock__event_bytes_max(uint32_t tokens_per_chunk);
+
+/* mock__fmt_stream_head appends the 200 status line and headers of an SSE response. */
+void mock__fmt_stream_head(struct mock__buf *b, bool keep_alive);
+
+/* mock__fmt_token_event appends one HTTP chunk holding the SSE event for tokens
+ * [first, first + count); `first == 0` marks the first chat event (carries the role). */
+void mock__fmt_token_event(struct mock__buf *b, const struct mock__job *job, uint32_t first,
+                           uint32_t count);
+
+/* mock__fmt_malformed_event appends one HTTP chunk whose SSE data is truncated JSON. */
+void mock__fmt_malformed_event(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_stream_tail appends the final event (finish_reason), the usage event when the job
+ * asked for it, `data: [DONE]` and the last (zero) chunk. */
+void mock__fmt_stream_tail(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_body_prefix appends a non-streaming body up to where the generated text starts. */
+void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
+void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_json_head appends a status line and headers for a JSON body of `body_len` bytes.
+ * `retry_after_s` > 0 adds a Retry-After header; `allow` (or NULL) adds an Allow header. */
+void mock__fmt_json_head(struct mock__buf *b, int status, uint64_t body_len, bool keep_alive,
+                         uint32_t retry_after_s, const char *allow);
+
+/* mock__fmt_error_response appends a whole response whose body is
+ * {"error":{"message":msg,"type":type,"code":status}}. */
+void mock__fmt_error_response(struct mock__buf *b, int status, const char *type, const char *msg,
+                              bool keep_alive, uint32_t retry_after_s, const char *allow);
+
+/* mock__status_reason returns the reason phrase of an HTTP status ("OK", "Not Found", ...). */
+const char *mock__status_reason(int status);
+
+/* ---- Token log (mock_tokenlog.c) -------------------------------------------------------- */
+
+/* mock__tokenlog buffers token-log lines of one worker and writes them to a shared O_APPEND
+ * file descriptor. Lines are written whole, so lines of different workers never mix. */
+struct mock__tokenlog {
+    int fd; /* borrowed; -1 = logging off */
+    char *buf;
+    size_t len;
+    size_t cap;
+    uint64_t lines;
+    bool failed; /* a write failed; logging stopped and was reported once */
+};
+
+/* mock__tokenlog_init allocates a `cap`-byte buffer for lines to `fd` (-1 disables the log).
+ * Returns 0 or -ENOMEM. */
+int mock__tokenlog_init(struct mock__tokenlog *log, int fd, size_t cap);
+
+/* mock__tokenlog_add appends one line for token `token` of the request whose JSON-escaped id is
+ * `id_json[0..id_len)`, writing the buffer out first when it lacks room. */
+void mock__tokenlog_add(struct mock__tokenlog *log, const char *id_json, size_t id_len,
+                        uint32_t token, uint64_t send_ns);
+
+/* mock__tokenlog_pending reports whether buffered lines wait to be written. */
+bool mock__tokenlog_pending(const struct mock__tokenlog *log);
+
+/* mock__tokenlog_high reports whether the buffer is over its flush threshold. */
+bool mock__tokenlog_high(const struct mock__tokenlog *log);
+
+/* mock__tokenlog_flush writes the buffered lines. Returns 0 or -errno (then logging stops). */
+int mock__tokenlog_flush(struct mock__tokenlog *log);
+
+/* mock__tokenlog_destroy flushes and frees the buffer; the fd is not closed. */
+void mock__tokenlog_destroy(struct mock__tokenlog *log);
+
+/* ---- Random numbers ------------------------------------------------------------------- */
+
+/* mock__rng_next advances a splitmix64 state and returns 64 random bits. */
+uint64_t mock__rng_next(uint64_t *state);
+
+/* mock__rng_unit returns a uniform double in [0, 1). */
+double mock__rng_unit(uint64_t *state);
+
+/* ---- Server and workers (mock_server.c, mock_worker.c, mock_conn.c) ---------------------- */
+
+/* mock__models is the shared table of model names seen, for GET /v1/models. */
+struct mock__models;
+
+/* mock__models_add records `name` if it is new and the table has room (takes the lock). */
+void mock__models_add(struct mock__models *models, const char *name, size_t len);
+
+/* mock__models_fmt appends the /v1/models JSON body (takes the lock). */
+void mock__models_fmt(struct mock__models *models, struct mock__buf *b);
+
+struct mock__worker;
+
+/* mock__worker_main is the thread body of one worker (argument: struct mock__worker *). */
+void *mock__worker_main(void *arg);
+
+#endif

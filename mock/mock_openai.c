@@ -1,0 +1,282 @@
+/*
+ * mock_openai.c - routing and reading OpenAI chat/completions request bodies (jansson), and the
+ * shared table of model names behind GET /v1/models.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mock/mock_internal.h"
+#include "mock/mock_worker.h"
+
+#define DEFAULT_MODEL "mock-model"
+
+struct route_entry {
+    const char *path;
+    const char *method;
+    enum mock__route route;
+};
+
+static const struct route_entry ROUTES[] = {
+    {"/v1/chat/completions", "POST", MOCK__ROUTE_CHAT},
+    {"/v1/completions", "POST", MOCK__ROUTE_COMPLETIONS},
+    {"/v1/models", "GET", MOCK__ROUTE_MODELS},
+    {"/health", "GET", MOCK__ROUTE_HEALTH},
+};
+
+enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
+                                  size_t path_len, bool *out_method_ok)
+{
+    *out_method_ok = false;
+    for (size_t i = 0; i < sizeof(ROUTES) / sizeof(ROUTES[0]); i++) {
+        const struct route_entry *r = &ROUTES[i];
+        if (strlen(r->path) != path_len || memcmp(r->path, path, path_len) != 0) {
+            continue;
+        }
+        *out_method_ok =
+            strlen(r->method) == method_len && memcmp(r->method, method, method_len) == 0;
+        return r->route;
+    }
+    return MOCK__ROUTE_NONE;
+}
+
+static uint64_t count_words(const char *s, size_t n)
+{
+    uint64_t words = 0;
+    bool in_word = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool space =
+            ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
+        if (!space && !in_word) {
+            words++;
+        }
+        in_word = !space;
+    }
+    return words;
+}
+
+static uint64_t string_words(const json_t *s)
+{
+    return count_words(json_string_value(s), json_string_length(s));
+}
+
+/* Chat: every message's content, a string or a list of parts of which text parts count. */
+static bool chat_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+{
+    const json_t *messages = json_object_get(root, "messages");
+    if (!json_is_array(messages)) {
+        snprintf(msg, msgcap, "'messages' is required and must be an array");
+        return false;
+    }
+    size_t i;
+    const json_t *m;
+    json_array_foreach(messages, i, m)
+    {
+        const json_t *content = json_object_get(m, "content");
+        if (json_is_string(content)) {
+            *out += string_words(content);
+            continue;
+        }
+        size_t k;
+        const json_t *part;
+        json_array_foreach(content, k, part)
+        {
+            const json_t *text = json_object_get(part, "text");
+            if (json_is_string(text)) {
+                *out += string_words(text);
+            }
+        }
+    }
+    return true;
+}
+
+/* Completions: a string, or a list of strings, token ids, or lists of token ids. */
+static bool completion_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+{
+    const json_t *prompt = json_object_get(root, "prompt");
+    if (json_is_string(prompt)) {
+        *out = string_words(prompt);
+        return true;
+    }
+    if (!json_is_array(prompt)) {
+        snprintf(msg, msgcap, "'prompt' is required and must be a string or an array");
+        return false;
+    }
+    size_t i;
+    const json_t *item;
+    json_array_foreach(prompt, i, item)
+    {
+        if (json_is_string(item)) {
+            *out += string_words(item);
+        } else if (json_is_integer(item)) {
+            *out += 1;
+        } else if (json_is_array(item)) {
+            *out += json_array_size(item);
+        } else {
+            snprintf(msg, msgcap, "'prompt' items must be strings or token ids");
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool read_max_tokens(const json_t *root, const char *key, struct mock__job *out, char *msg,
+                            size_t msgcap)
+{
+    const json_t *v = json_object_get(root, key);
+    if (v == NULL || json_is_null(v) || out->limit_given) {
+        return true;
+    }
+    json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
+    if (n < 1 || n > (json_int_t)MOCK_OUTPUT_TOKENS_MAX) {
+        snprintf(msg, msgcap, "'%s' must be an integer from 1 to %u", key,
+                 (unsigned)MOCK_OUTPUT_TOKENS_MAX);
+        return false;
+    }
+    out->output_tokens = (uint32_t)n;
+    out->limit_given = true;
+    return true;
+}
+
+static bool read_bool(const json_t *obj, const char *key, bool *out, char *msg, size_t msgcap)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (v == NULL || json_is_null(v)) {
+        return true;
+    }
+    if (!json_is_boolean(v)) {
+        snprintf(msg, msgcap, "'%s' must be true or false", key);
+        return false;
+    }
+    *out = json_is_true(v);
+    return true;
+}
+
+static bool read_model(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *v = json_object_get(root, "model");
+    const char *name = DEFAULT_MODEL;
+    size_t len = strlen(DEFAULT_MODEL);
+    if (v != NULL && !json_is_null(v)) {
+        if (!json_is_string(v) || json_string_length(v) == 0 ||
+            json_string_length(v) > MOCK__MODEL_BYTES_MAX) {
+            snprintf(msg, msgcap, "'model' must be a string of 1 to %d bytes",
+                     MOCK__MODEL_BYTES_MAX);
+            return false;
+        }
+        name = json_string_value(v);
+        len = json_string_length(v);
+    }
+    memcpy(out->model, name, len);
+    out->model[len] = '\0';
+    out->model_len = len;
+    struct mock__buf b = {.p = out->model_json, .cap = sizeof(out->model_json)};
+    mock__json_escape(&b, name, len, false);
+    out->model_json_len = b.len;
+    return true;
+}
+
+static bool read_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    if (!read_model(root, out, msg, msgcap) ||
+        !read_bool(root, "stream", &out->stream, msg, msgcap)) {
+        return false;
+    }
+    const json_t *opts = json_object_get(root, "stream_options");
+    if (opts != NULL && !json_is_null(opts)) {
+        if (!json_is_object(opts)) {
+            snprintf(msg, msgcap, "'stream_options' must be an object");
+            return false;
+        }
+        if (!read_bool(opts, "include_usage", &out->include_usage, msg, msgcap)) {
+            return false;
+        }
+    }
+    if (out->route == MOCK__ROUTE_CHAT &&
+        !read_max_tokens(root, "max_completion_tokens", out, msg, msgcap)) {
+        return false;
+    }
+    if (!read_max_tokens(root, "max_tokens", out, msg, msgcap)) {
+        return false;
+    }
+    if (out->route == MOCK__ROUTE_CHAT) {
+        return chat_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+    }
+    return completion_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+}
+
+enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
+                                      uint32_t default_tokens, struct mock__job *out, char *msg,
+                                      size_t msgcap)
+{
+    out->route = route;
+    out->stream = false;
+    out->include_usage = false;
+    out->limit_given = false;
+    out->output_tokens = default_tokens;
+    out->prompt_tokens = 0;
+    if (msgcap > 0) {
+        msg[0] = '\0';
+    }
+    json_error_t err;
+    json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, &err);
+    if (root == NULL) {
+        snprintf(msg, msgcap, "request body is not valid JSON (line %d, column %d): %s", err.line,
+                 err.column, err.text);
+        return MOCK__API_BAD_JSON;
+    }
+    enum mock__api_status status = MOCK__API_OK;
+    if (!json_is_object(root)) {
+        snprintf(msg, msgcap, "request body must be a JSON object");
+        status = MOCK__API_INVALID;
+    } else if (!read_fields(root, out, msg, msgcap)) {
+        status = MOCK__API_INVALID;
+    }
+    json_decref(root);
+    return status;
+}
+
+void mock__models_add(struct mock__models *models, const char *name, size_t len)
+{
+    pthread_mutex_lock(&models->lock);
+    bool known = false;
+    for (uint32_t i = 0; i < models->count && !known; i++) {
+        known = models->len[i] == len && memcmp(models->name[i], name, len) == 0;
+    }
+    if (!known && models->count < MOCK__MODELS_MAX && len <= MOCK__MODEL_BYTES_MAX) {
+        uint32_t i = models->count++;
+        memcpy(models->name[i], name, len);
+        models->name[i][len] = '\0';
+        models->len[i] = len;
+        struct mock__buf b = {.p = models->json[i], .cap = sizeof(models->json[i])};
+        mock__json_escape(&b, name, len, false);
+        models->json_len[i] = b.len;
+    }
+    pthread_mutex_unlock(&models->lock);
+}
+
+static void put_model_entry(struct mock__buf *b, const char *json, size_t len, bool first)
+{
+    mock__buf_str(b, first ? "{\"id\":\"" : ",{\"id\":\"");
+    mock__buf_put(b, json, len);
+    mock__buf_str(b, "\",\"object\":\"model\",\"created\":0,\"owned_by\":\"ringperf-mock\"}");
+}
+
+void mock__models_fmt(struct mock__models *models, struct mock__buf *b)
+{
+    mock__buf_str(b, "{\"object\":\"list\",\"data\":[");
+    pthread_mutex_lock(&models->lock);
+    for (uint32_t i = 0; i < models->count; i++) {
+        put_model_entry(b, models->json[i], models->json_len[i], i == 0);
+    }
+    if (models->count == 0) {
+        put_model_entry(b, DEFAULT_MODEL, strlen(DEFAULT_MODEL), true);
+    }
+    pthread_mutex_unlock(&models->lock);
+    mock__buf_str(b, "]}");
+}

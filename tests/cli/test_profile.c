@@ -1,0 +1,247 @@
+/*
+ * `ringperf profile` as a user runs it: real processes (the mock server and
+ * ringperf itself) on loopback, and the files the run leaves behind.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+extern char **environ;
+
+struct child {
+    pid_t pid;
+    FILE *out; /* the child's stdout */
+};
+
+static struct child spawn_child(char *const argv[], bool capture_stderr)
+{
+    int pipe_fds[2];
+    cr_assert_eq(pipe(pipe_fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    if (capture_stderr) {
+        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+    }
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    struct child child = {0};
+    int ret = posix_spawn(&child.pid, argv[0], &actions, NULL, argv, environ);
+    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    child.out = fdopen(pipe_fds[0], "r");
+    return child;
+}
+
+static int wait_child(struct child *child)
+{
+    int status = 0;
+    cr_assert_eq(waitpid(child->pid, &status, 0), child->pid);
+    fclose(child->out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* start_mock starts `ringperf mock-server --port 0` and reads the port it
+ * announces on its first line. */
+static struct child start_mock(int *out_port, char *const extra[])
+{
+    char *argv[32] = {RINGPERF_BINARY, "mock-server", "--port", "0"};
+    int argc = 4;
+    for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
+        argv[argc++] = extra[i];
+    }
+    argv[argc] = NULL;
+    struct child mock = spawn_child(argv, false);
+    char line[256];
+    cr_assert_not_null(fgets(line, sizeof(line), mock.out), "mock-server printed nothing");
+    const char *colon = strrchr(line, ':');
+    cr_assert_not_null(colon, "unexpected line: %s", line);
+    *out_port = (int)strtol(colon + 1, NULL, 10);
+    cr_assert_gt(*out_port, 0, "%s", line);
+    return mock;
+}
+
+static void stop_mock(struct child *mock)
+{
+    kill(mock->pid, SIGTERM);
+    cr_assert_eq(wait_child(mock), 0, "mock-server exits cleanly on SIGTERM");
+}
+
+static char *read_all(FILE *f)
+{
+    size_t cap = 1 << 16;
+    size_t len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static size_t count_lines(const char *path, size_t *out_errors)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s exists", path);
+    char *text = read_all(f);
+    fclose(f);
+    size_t lines = 0;
+    *out_errors = 0;
+    for (char *line = text; *line != '\0';) {
+        char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "every record ends with a newline");
+        *end = '\0';
+        json_error_t err;
+        json_t *obj = json_loads(line, 0, &err);
+        cr_assert_not_null(obj, "line %zu is JSON: %s", lines + 1, err.text);
+        cr_assert(json_is_object(json_object_get(obj, "metadata")));
+        cr_assert(json_is_object(json_object_get(obj, "metrics")));
+        *out_errors += !json_is_null(json_object_get(obj, "error"));
+        json_decref(obj);
+        lines++;
+        line = end + 1;
+    }
+    free(text);
+    return lines;
+}
+
+static char *make_temp_dir(void)
+{
+    char *dir = strdup("/tmp/ringperf-e2e-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    return dir;
+}
+
+Test(profile_e2e, streaming_chat_run_reports_and_exports_every_request, .timeout = 120)
+{
+    int port = 0;
+    char *const mock_flags[] = {"--ttft-ms", "2", "--itl-ms", "0.5", NULL};
+    struct child mock = start_mock(&port, mock_flags);
+    char url[64];
+    snprintf(url, sizeof(url), "127.0.0.1:%d", port);
+    char *dir = make_temp_dir();
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "--model",
+                    "Qwen/Qwen3-0.6B",
+                    "--url",
+                    url,
+                    "--endpoint-type",
+                    "chat",
+                    "--endpoint",
+                    "/v1/chat/completions",
+                    "--streaming",
+                    "--concurrency",
+                    "8",
+                    "--request-count",
+                    "200",
+                    "--osl",
+                    "20",
+                    "--artifact-dir",
+                    dir,
+                    "--api-key",
+                    "sk-secret-value",
+                    NULL};
+    struct child run = spawn_child(argv, false);
+    char *out = read_all(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 0, "ringperf profile exit %d; output:\n%s", status, out);
+    cr_assert(strstr(out, "Time to First Token (ms)") != NULL, "%s", out);
+    cr_assert(strstr(out, "Inter Token Latency (ms)") != NULL, "%s", out);
+    cr_assert(strstr(out, "Request Count (requests)") != NULL, "%s", out);
+    cr_assert(strstr(out, "sk-secret-value") == NULL, "the API key never reaches the output");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", dir);
+    size_t errors = 0;
+    cr_assert_eq(count_lines(path, &errors), 200, "one record per request");
+    cr_assert_eq(errors, 0);
+    snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0, "inputs.json written");
+    free(out);
+    free(dir);
+    stop_mock(&mock);
+}
+
+Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
+{
+    int port = 0;
+    char *const mock_flags[] = {"--error-500-rate", "100", NULL};
+    struct child mock = start_mock(&port, mock_flags);
+    char url[64];
+    snprintf(url, sizeof(url), "127.0.0.1:%d", port);
+    char *dir = make_temp_dir();
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "-u",
+                    url,
+                    "--streaming",
+                    "--concurrency",
+                    "2",
+                    "--request-count",
+                    "10",
+                    "--artifact-dir",
+                    dir,
+                    NULL};
+    struct child run = spawn_child(argv, false);
+    char *out = read_all(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 1, "a run where every request failed exits 1; output:\n%s", out);
+    cr_assert(strstr(out, "Error Summary") != NULL, "%s", out);
+    cr_assert(strstr(out, "500") != NULL, "%s", out);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", dir);
+    size_t errors = 0;
+    cr_assert_eq(count_lines(path, &errors), 10);
+    cr_assert_eq(errors, 10);
+    free(out);
+    free(dir);
+    stop_mock(&mock);
+}
+
+Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
+{
+    char *argv[] = {RINGPERF_BINARY, "profile", "-m", "m", "--concurency", "4", NULL};
+    struct child run = spawn_child(argv, true);
+    char *out = read_all(run.out);
+    cr_assert_eq(wait_child(&run), 2);
+    cr_assert(strstr(out, "--concurency") != NULL, "%s", out);
+    cr_assert(strstr(out, "--concurrency") != NULL, "suggests the right flag: %s", out);
+    free(out);
+    char *argv2[] = {RINGPERF_BINARY, "profile", "-m", "m", "--concurrency", "zero", NULL};
+    run = spawn_child(argv2, true);
+    out = read_all(run.out);
+    cr_assert_eq(wait_child(&run), 2);
+    cr_assert(strstr(out, "--concurrency") != NULL, "%s", out);
+    free(out);
+}
+
+Test(profile_e2e, help_lists_flags_in_groups, .timeout = 60)
+{
+    char *argv[] = {RINGPERF_BINARY, "profile", "--help", NULL};
+    struct child run = spawn_child(argv, false);
+    char *out = read_all(run.out);
+    cr_assert_eq(wait_child(&run), 0);
+    cr_assert(strstr(out, "--concurrency") != NULL);
+    cr_assert(strstr(out, "--request-timeout-seconds") != NULL);
+    cr_assert(strstr(out, "--workers-max") != NULL);
+    free(out);
+}

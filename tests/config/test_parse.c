@@ -1,0 +1,582 @@
+/*
+ * test_parse.c - `ringperf profile` flag parsing: valid and invalid command
+ * lines as tables, limits, and the flag table itself.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "config/config_internal.h"
+#include "config_test_util.h"
+
+/* ---------------------------------------------------------------- valid lines */
+
+struct valid_case {
+    const char *name;
+    const char *const *words;
+    void (*check)(const struct profile_config *cfg);
+};
+
+static void check_seed_responses_synthetic(const struct profile_config *c)
+{
+    cr_assert_eq(c->models.count, 1);
+    cr_assert_str_eq(c->models.items[0], "Qwen/Qwen3-0.6B");
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_RESPONSES);
+    cr_assert_str_eq(c->custom_endpoint, "/v1/responses");
+    cr_assert(c->streaming);
+    cr_assert_eq(c->isl_tokens_mean, 100);
+    cr_assert_float_eq(c->isl_tokens_stddev, 0.0, 1e-12);
+    cr_assert(c->osl_set);
+    cr_assert_eq(c->osl_tokens_mean, 200);
+    cr_assert_eq(c->urls.count, 1);
+    cr_assert_str_eq(c->urls.items[0], "localhost:8000");
+    cr_assert_eq(c->request_count, 20);
+    cr_assert(c->request_count_set);
+    cr_assert_eq(c->concurrency, 0, "not given");
+}
+
+static void check_seed_responses_nonstreaming(const struct profile_config *c)
+{
+    cr_assert_not(c->streaming);
+    cr_assert_not(c->streaming_requested);
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_RESPONSES);
+    cr_assert_eq(c->osl_tokens_mean, 200);
+}
+
+static void check_seed_concurrency(const struct profile_config *c)
+{
+    cr_assert_eq(c->concurrency, 10);
+    cr_assert_eq(c->request_count, 100);
+}
+
+static void check_seed_request_rate(const struct profile_config *c)
+{
+    cr_assert_float_eq(c->request_rate_per_second, 5.0, 1e-12);
+    cr_assert_eq(c->concurrency, 0);
+}
+
+static void check_seed_server_tokens(const struct profile_config *c)
+{
+    cr_assert(c->use_server_token_count);
+    cr_assert_not(c->use_legacy_max_tokens);
+}
+
+static void check_seed_extra_inputs(const struct profile_config *c)
+{
+    cr_assert_eq(c->extra_inputs.count, 2);
+    cr_assert_str_eq(c->extra_inputs.items[0], "temperature:0.7");
+    cr_assert_str_eq(c->extra_inputs.items[1], "top_p:0.9");
+}
+
+static void check_seed_chat(const struct profile_config *c)
+{
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_CHAT);
+    cr_assert_str_eq(c->custom_endpoint, "/v1/chat/completions");
+    cr_assert(c->streaming);
+}
+
+static void check_seed_completions(const struct profile_config *c)
+{
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_COMPLETIONS);
+    cr_assert_eq(c->isl_tokens_mean, 64);
+    cr_assert_float_eq(c->isl_tokens_stddev, 4.0, 1e-12);
+    cr_assert_eq(c->osl_tokens_mean, 128);
+    cr_assert_float_eq(c->osl_tokens_stddev, 4.0, 1e-12);
+    cr_assert_eq(c->request_count, 32);
+}
+
+static void check_seed_cross_server(const struct profile_config *c)
+{
+    cr_assert_str_eq(c->urls.items[0], "server-a:8000");
+    cr_assert_eq(c->concurrency, 4);
+    cr_assert_not(c->request_count_set);
+    cr_assert_eq(c->request_count, 10, "AIPerf's default");
+}
+
+static void check_defaults(const struct profile_config *c)
+{
+    cr_assert_eq(c->models.count, 1);
+    cr_assert_eq(c->urls.count, 1);
+    cr_assert_str_eq(c->urls.items[0], "localhost:8000");
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_CHAT);
+    cr_assert_null(c->custom_endpoint);
+    cr_assert_not(c->streaming);
+    cr_assert_float_eq(c->request_timeout_seconds, 600.0, 1e-12);
+    cr_assert_null(c->api_key);
+    cr_assert_eq(c->header_count, 0);
+    cr_assert_eq(c->extra_inputs.count, 0);
+    cr_assert_not(c->random_seed_set);
+    cr_assert_eq(c->isl_tokens_mean, 550);
+    cr_assert_not(c->osl_set);
+    cr_assert_eq(c->concurrency, 0);
+    cr_assert_eq(c->request_count, 10);
+    cr_assert_not(c->request_count_set);
+    cr_assert_float_eq(c->request_rate_per_second, 0.0, 1e-12);
+    cr_assert_float_eq(c->benchmark_duration_seconds, 0.0, 1e-12);
+    cr_assert_float_eq(c->benchmark_grace_period_seconds, 30.0, 1e-12);
+    cr_assert_str_eq(c->artifact_dir, "artifacts");
+    cr_assert_not(c->artifact_dir_set);
+    cr_assert_null(c->profile_export_prefix);
+    cr_assert_null(c->tokenizer);
+    cr_assert_eq(c->ui_type, CONFIG_UI_AUTO);
+    cr_assert_eq(c->log_level, CONFIG_LOG_INFO);
+    cr_assert_eq(c->workers_max, 0);
+}
+
+static void check_aliases(const struct profile_config *c)
+{
+    cr_assert_eq(c->models.count, 2);
+    cr_assert_str_eq(c->models.items[1], "b");
+    cr_assert_eq(c->urls.count, 2);
+    cr_assert_str_eq(c->custom_endpoint, "/x");
+    cr_assert_eq(c->request_count, 7);
+    cr_assert_eq(c->isl_tokens_mean, 11);
+    cr_assert_float_eq(c->isl_tokens_stddev, 1.5, 1e-12);
+    cr_assert_eq(c->osl_tokens_mean, 12);
+    cr_assert_float_eq(c->osl_tokens_stddev, 2.5, 1e-12);
+    cr_assert_str_eq(c->artifact_dir, "out");
+    cr_assert(c->artifact_dir_set);
+    cr_assert_str_eq(c->profile_export_prefix, "pfx");
+    cr_assert_eq(c->workers_max, 3);
+    cr_assert_eq(c->ui_type, CONFIG_UI_SIMPLE);
+    cr_assert_eq(c->header_count, 1);
+}
+
+static void check_equals_form(const struct profile_config *c)
+{
+    cr_assert_str_eq(c->models.items[0], "m=1");
+    cr_assert_eq(c->concurrency, 8);
+    cr_assert_str_eq(c->custom_endpoint, "", "--endpoint= means no path");
+    cr_assert_float_eq(c->request_timeout_seconds, 2.5, 1e-12);
+    cr_assert_not(c->streaming_requested, "--streaming=false");
+}
+
+static void check_lists(const struct profile_config *c)
+{
+    cr_assert_eq(c->models.count, 4);
+    cr_assert_str_eq(c->models.items[0], "a");
+    cr_assert_str_eq(c->models.items[1], "b");
+    cr_assert_str_eq(c->models.items[2], "c");
+    cr_assert_str_eq(c->models.items[3], "d");
+    cr_assert_eq(c->urls.count, 3);
+    cr_assert_str_eq(c->urls.items[2], "http://h3:1");
+    cr_assert_eq(c->header_count, 3);
+    cr_assert_str_eq(c->headers[0].name, "X-A");
+    cr_assert_str_eq(c->headers[0].value, "1");
+    cr_assert_str_eq(c->headers[1].name, "X-B");
+    cr_assert_str_eq(c->headers[1].value, "two words");
+    cr_assert_str_eq(c->headers[2].name, "X-C");
+    cr_assert_str_eq(c->headers[2].value, "");
+}
+
+static void check_last_wins(const struct profile_config *c)
+{
+    cr_assert_eq(c->concurrency, 2);
+    cr_assert_str_eq(c->api_key, "second");
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_EMBEDDINGS);
+    cr_assert_not(c->streaming, "embeddings cannot stream");
+    cr_assert(c->streaming_requested);
+}
+
+static void check_verbose(const struct profile_config *c)
+{
+    cr_assert_eq(c->log_level, CONFIG_LOG_TRACE, "-vv beats --log-level");
+    cr_assert(c->verbose);
+    cr_assert(c->extra_verbose);
+}
+
+static void check_log_level(const struct profile_config *c)
+{
+    cr_assert_eq(c->log_level, CONFIG_LOG_WARNING);
+}
+
+static void check_json_forms(const struct profile_config *c)
+{
+    cr_assert_eq(c->header_count, 2);
+    cr_assert_str_eq(c->headers[0].name, "X-A");
+    cr_assert_str_eq(c->headers[1].value, "b");
+    cr_assert_eq(c->extra_inputs.count, 1);
+    cr_assert_str_eq(c->extra_inputs.items[0], "{\"temperature\": 0.7, \"ignore_eos\": true}");
+}
+
+static void check_duration(const struct profile_config *c)
+{
+    cr_assert_float_eq(c->benchmark_duration_seconds, 300.0, 1e-12);
+    cr_assert(isinf(c->benchmark_grace_period_seconds));
+    cr_assert(c->benchmark_grace_period_set);
+}
+
+static void check_misc(const struct profile_config *c)
+{
+    cr_assert(c->random_seed_set);
+    cr_assert_eq(c->random_seed, 0);
+    cr_assert_str_eq(c->tokenizer, "gpt2");
+    cr_assert(c->use_legacy_max_tokens);
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_NIM_RANKINGS, "old name rankings");
+    cr_assert_eq(c->ui_type, CONFIG_UI_NONE);
+}
+
+static void check_hf_generate(const struct profile_config *c)
+{
+    cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_HUGGINGFACE_GENERATE);
+    cr_assert(c->streaming);
+}
+
+static const struct valid_case valid_cases[] = {
+    /* seed 000 (Responses API) examples that use only supported flags */
+    {"seed000 synthetic",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--streaming", "--synthetic-input-tokens-mean", "100", "--synthetic-input-tokens-stddev",
+       "0", "--output-tokens-mean", "200", "--output-tokens-stddev", "0", "--url", "localhost:8000",
+       "--request-count", "20"),
+     check_seed_responses_synthetic},
+    {"seed000 non-streaming",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--synthetic-input-tokens-mean", "100", "--output-tokens-mean", "200", "--url",
+       "localhost:8000", "--request-count", "20"),
+     check_seed_responses_nonstreaming},
+    {"seed000 concurrency",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--streaming", "--concurrency", "10", "--url", "localhost:8000", "--request-count", "100"),
+     check_seed_concurrency},
+    {"seed000 request rate",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--streaming", "--request-rate", "5", "--url", "localhost:8000", "--request-count", "100"),
+     check_seed_request_rate},
+    {"seed000 server token count",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--streaming", "--use-server-token-count", "--url", "localhost:8000", "--request-count",
+       "20"),
+     check_seed_server_tokens},
+    {"seed000 extra inputs",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "responses", "--endpoint", "/v1/responses",
+       "--streaming", "--extra-inputs", "temperature:0.7", "--extra-inputs", "top_p:0.9", "--url",
+       "localhost:8000", "--request-count", "20"),
+     check_seed_extra_inputs},
+    /* seed 001 (chat and completions) */
+    {"seed001 chat synthetic",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "chat", "--endpoint",
+       "/v1/chat/completions", "--streaming", "--synthetic-input-tokens-mean", "100",
+       "--synthetic-input-tokens-stddev", "0", "--output-tokens-mean", "200",
+       "--output-tokens-stddev", "0", "--url", "localhost:8000", "--request-count", "20"),
+     check_seed_chat},
+    {"seed001 completions synthetic",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "completions", "--endpoint",
+       "/v1/completions", "--synthetic-input-tokens-mean", "64", "--synthetic-input-tokens-stddev",
+       "4", "--output-tokens-mean", "128", "--output-tokens-stddev", "4", "--url", "localhost:8000",
+       "--request-count", "32"),
+     check_seed_completions},
+    /* seed 002 (inputs.json replay): the run against server A */
+    {"seed002 server A",
+     W("--model", "Qwen/Qwen3-0.6B", "--endpoint-type", "chat", "--url", "server-a:8000",
+       "--concurrency", "4"),
+     check_seed_cross_server},
+    /* AIPerf's own help examples */
+    {"help example streaming",
+     W("--model", "Qwen/Qwen3-0.6B", "--url", "localhost:8000", "--endpoint-type", "chat",
+       "--streaming"),
+     NULL},
+    {"help example duration",
+     W("--model", "your_model", "--url", "localhost:8000", "--benchmark-duration", "300",
+       "--benchmark-grace-period", "inf"),
+     check_duration},
+    {"defaults", W("-m", "x"), check_defaults},
+    {"aliases",
+     W("--model-names", "a", "-m", "b", "-u", "h1:1", "--url", "h2:2", "--custom-endpoint", "/x",
+       "--num-requests", "7", "--prompt-input-tokens-mean", "11", "--isl-stddev", "1.5",
+       "--prompt-output-tokens-mean", "12", "--osl-stddev", "2.5", "--output-artifact-dir", "out",
+       "--profile-export-file", "pfx", "--max-workers", "3", "--ui", "simple", "-H", "X-A:1"),
+     check_aliases},
+    {"equals form",
+     W("--model=m=1", "--concurrency=8", "--endpoint=", "--request-timeout-seconds=2.5",
+       "--streaming=false"),
+     check_equals_form},
+    {"lists consume several values",
+     W("-m", "a,b", "c", "--model", " d ", "--url", "h1:1", "h2:2", "http://h3:1", "-H", "X-A:1",
+       "X-B:  two words ", "X-C:"),
+     check_lists},
+    {"last value wins",
+     W("-m", "x", "--concurrency", "1", "--concurrency", "2", "--api-key", "first", "--api-key",
+       "second", "--endpoint-type", "chat", "--endpoint-type", "EMBEDDINGS", "--streaming"),
+     check_last_wins},
+    {"verbosity", W("-m", "x", "--log-level", "ERROR", "-v", "-vv"), check_verbose},
+    {"log level case-insensitive", W("-m", "x", "--log-level", "warning"), check_log_level},
+    {"json headers and extra inputs",
+     W("-m", "x", "-H", "{\"X-A\": \"a\", \"X-B\": \"b\"}", "--extra-inputs",
+       "{\"temperature\": 0.7, \"ignore_eos\": true}"),
+     check_json_forms},
+    {"misc",
+     W("-m", "x", "--random-seed", "0", "--tokenizer", "gpt2", "--use-legacy-max-tokens",
+       "--endpoint-type", "rankings", "--ui-type", "none", "--url-strategy", "round_robin",
+       "--transport", "http"),
+     check_misc},
+    {"hyphenated choice", W("-m", "x", "--endpoint-type", "huggingface-generate", "--streaming"),
+     check_hf_generate},
+    {"negative-looking value", W("-m", "-", "--custom-endpoint", "-"), NULL},
+};
+
+Test(config_parse, accepts_valid_command_lines)
+{
+    for (size_t i = 0; i < sizeof(valid_cases) / sizeof(valid_cases[0]); i++) {
+        const struct valid_case *vc = &valid_cases[i];
+        struct profile_config cfg;
+        char err[512];
+        int rc = parse(vc->words, &cfg, err, sizeof(err));
+        cr_assert_eq(rc, 0, "%s: rc=%d (%s)", vc->name, rc, err);
+        cr_assert_not_null(cfg.cli_command, "%s", vc->name);
+        if (vc->check != NULL) {
+            vc->check(&cfg);
+        }
+        config_free(&cfg);
+    }
+}
+
+/* -------------------------------------------------------------- invalid lines */
+
+struct invalid_case {
+    const char *const *words;
+    const char *expect; /* substring of the message */
+};
+
+static const struct invalid_case invalid_cases[] = {
+    {W("--model", "m", "--concurrency", "0"),
+     "--concurrency: '0' must be a whole number of at least 1 (e.g. --concurrency 64)"},
+    {W("--model", "m", "--concurency", "3"),
+     "unknown flag --concurency; did you mean --concurrency?"},
+    {W("--model", "m", "--request-cancellation-rate", "5"),
+     "--request-cancellation-rate: this AIPerf flag is recognised but not supported by ringperf "
+     "yet"},
+    {W("--model", "m", "--input-file", "inputs.jsonl"), "--input-file: this AIPerf flag is recog"},
+    {W("--model", "m", "--api-port", "9097"), "--api-port: this AIPerf flag is recognised"},
+    {W("--url", "localhost:8000"), "--model is required (e.g. --model Qwen/Qwen3-0.6B)"},
+    {W("--model"), "--model: missing value (e.g. --model Qwen/Qwen3-0.6B)"},
+    {W("--model", "--streaming"), "--model: missing value"},
+    {W("-m", "x", "--concurrency"), "--concurrency: missing value (e.g. --concurrency 64)"},
+    {W("-m", "x", "--concurrency", "--streaming"), "--concurrency: missing value"},
+    {W("-m", "x", "--concurrency", "ten"), "--concurrency: 'ten' must be a whole number"},
+    {W("-m", "x", "--concurrency", "1.5"), "must be a whole number of at least 1"},
+    {W("-m", "x", "--concurrency", "10,20"), "parameter sweeps (comma-separated values) are not"},
+    {W("-m", "x", "--concurrency", "99999999999999999999999"), "must be a whole number"},
+    {W("-m", "x", "--concurrency", "2000000"), "must be a whole number of at most 1000000"},
+    {W("-m", "x", "--num-requests", "0"),
+     "--num-requests: '0' must be a whole number of at least 1"},
+    {W("-m", "x", "--request-timeout-seconds", "0"), "must be a number greater than 0"},
+    {W("-m", "x", "--request-timeout-seconds", "nan"), "must be a number greater than 0"},
+    {W("-m", "x", "--request-timeout-seconds", "inf"), "must be a number greater than 0"},
+    {W("-m", "x", "--request-timeout-seconds", "0x10"), "must be a number greater than 0"},
+    {W("-m", "x", "--request-timeout-seconds", " 5"), "must be a number greater than 0"},
+    {W("-m", "x", "--request-rate", "-1"), "--request-rate: '-1' must be a number greater than 0"},
+    {W("-m", "x", "--benchmark-grace-period", "-1"), "a number of at least 0 (or inf)"},
+    {W("-m", "x", "--benchmark-grace-period", "10"), "only applies together with --benchmark-dur"},
+    {W("-m", "x", "--random-seed", "-1"), "--random-seed: '-1' must be a whole number of at least"},
+    {W("-m", "x", "--isl", "abc"), "--isl: 'abc' must be a whole number of at least 0 (e.g. --isl"},
+    {W("-m", "x", "--workers-max", "0"), "--workers-max: '0' must be a whole number of at least 1"},
+    {W("-m", "x", "--endpoint-type", "chatt"),
+     "--endpoint-type: unknown value 'chatt' (did you mean chat?); valid values: chat, "
+     "completions"},
+    {W("-m", "x", "--ui-type", "fancy"), "valid values: dashboard, simple, none"},
+    {W("-m", "x", "--log-level", "LOUD"), "--log-level: unknown value 'LOUD'"},
+    {W("-m", "x", "--url-strategy", "random"), "valid values: round_robin"},
+    {W("-m", "x", "--streaming", "true"), "unexpected argument 'true': --streaming is a switch"},
+    {W("-m", "x", "--streaming=maybe"), "--streaming: 'maybe' is not a switch value"},
+    {W("-m", "x", "--concurrency", "4", "8"), "unexpected argument '8'"},
+    {W("-m", "x", "--"), "unexpected argument '--'"},
+    {W("stray", "-m", "x"), "unexpected argument 'stray'"},
+    {W("-m", "x", "--bogus-flag-name-that-is-far-from-anything"), "run 'ringperf profile --help'"},
+    {W("-model", "x"), "unknown flag -model; did you mean --model?"},
+    {W("-m", "x", "--api-key", ""), "--api-key: the value is empty"},
+    {W("-m", ""), "-m: empty value in list"},
+    {W("-m", "a,,b"), "-m: empty value in list"},
+    {W("-m", "x", "-H", "NoColon"), "-H: 'NoColon' must be Name:Value"},
+    {W("-m", "x", "-H", "Bad Name:v"), "header name 'Bad Name' may only contain"},
+    {W("-m", "x", "-H", ":v"), "the header name is empty"},
+    {W("-m", "x", "--header", "X-A:a\r\nX-Injected: 1"), "contains a control character (CR and LF"},
+    {W("-m", "x", "-H", "{\"X-A\": 1}"), "the JSON value of a header must be a string"},
+    {W("-m", "x", "-H", "{not json"), "-H: invalid JSON at line 1"},
+    {W("-m", "x", "-H", "[1,2]"), "must be Name:Value"},
+    {W("-m", "x", "--extra-inputs", "novalue"), "--extra-inputs: 'novalue' must be key:value"},
+    {W("-m", "x", "--extra-inputs", ":v"), "must be key:value or a JSON object"},
+    {W("-m", "x", "--extra-inputs", "{\"a\": }"), "--extra-inputs: invalid JSON at line 1"},
+    {W("-m", "x", "--extra-inputs", "{", "}"), "--extra-inputs: invalid JSON"},
+    {W("-m", "x", "--api-key", "a\nb"), "--api-key: the value contains a control character"},
+    {W("-m", "x", "--url", "ftp://host"), "--url 'ftp://host': scheme 'ftp' is not supported"},
+    {W("-m", "x", "--url", "https://api.example.com"),
+     "https:// needs TLS, which ringperf does not support yet"},
+    {W("-m", "x", "--url", "http://"), "missing or invalid host name"},
+    {W("-m", "x", "--url", "localhost:0"), "the port must be a number from 1 to 65535"},
+    {W("-m", "x", "--url", "localhost:65536"), "the port must be a number from 1 to 65535"},
+    {W("-m", "x", "--url", "localhost:80a"), "the port must be a number"},
+    {W("-m", "x", "--url", "[::1"), "missing or invalid host name"},
+    {W("-m", "x", "--url", "[::1]x"), "missing or invalid host name"},
+    {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
+    {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
+    {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+};
+
+Test(config_parse, rejects_invalid_command_lines_with_a_clear_message)
+{
+    for (size_t i = 0; i < sizeof(invalid_cases) / sizeof(invalid_cases[0]); i++) {
+        const struct invalid_case *ic = &invalid_cases[i];
+        struct profile_config cfg;
+        char err[512] = "unset";
+        int rc = parse(ic->words, &cfg, err, sizeof(err));
+        cr_assert(rc < 0, "case %zu (%s) should fail", i, ic->expect);
+        cr_assert_not_null(strstr(err, ic->expect), "case %zu: got '%s', want '%s'", i, err,
+                           ic->expect);
+        cr_assert_null(cfg.models.items, "case %zu: nothing left allocated", i);
+        cr_assert_null(cfg.cli_command);
+        config_free(&cfg);
+    }
+}
+
+Test(config_parse, never_echoes_secrets_in_errors)
+{
+    struct profile_config cfg;
+    char err[512];
+    int rc =
+        parse(W("-m", "x", "--url", "http://alice:hunter2@host:99999"), &cfg, err, sizeof(err));
+    cr_assert_eq(rc, -EINVAL);
+    cr_assert_null(strstr(err, "hunter2"), "%s", err);
+    rc = parse(W("-m", "x", "-H", "Authorization: Bearer tok\n"), &cfg, err, sizeof(err));
+    cr_assert_eq(rc, -EINVAL);
+    cr_assert_null(strstr(err, "Bearer"), "%s", err);
+}
+
+Test(config_parse, help_returns_the_help_code_before_checking_anything)
+{
+    struct profile_config cfg;
+    char err[64];
+    cr_assert_eq(parse(W("--help"), &cfg, err, sizeof(err)), CONFIG_PARSE_HELP);
+    config_free(&cfg);
+    cr_assert_eq(parse(W("--concurrency", "0", "-h"), &cfg, err, sizeof(err)), CONFIG_PARSE_HELP);
+    cr_assert_null(cfg.models.items);
+    config_free(&cfg);
+}
+
+Test(config_parse, small_or_missing_error_buffers_are_safe)
+{
+    struct profile_config cfg;
+    char tiny[8];
+    cr_assert_eq(parse(W("--concurrency", "0"), &cfg, tiny, sizeof(tiny)), -EINVAL);
+    cr_assert_eq(strlen(tiny), 7);
+    cr_assert_eq(parse(W("--concurrency", "0"), &cfg, NULL, 0), -EINVAL);
+    cr_assert_eq(config_parse_profile(1, NULL, &cfg, NULL, 0), -EINVAL);
+    cr_assert_eq(config_parse_profile(0, NULL, NULL, NULL, 0), -EINVAL);
+}
+
+Test(config_parse, free_is_idempotent_and_accepts_null)
+{
+    struct profile_config cfg;
+    char err[128];
+    cr_assert_eq(parse(W("-m", "x", "-H", "A:b", "--api-key", "k"), &cfg, err, sizeof(err)), 0);
+    config_free(&cfg);
+    config_free(&cfg);
+    config_free(NULL);
+}
+
+Test(config_parse, enforces_list_and_argument_limits)
+{
+    static char *argv[CONFIG_ARGS_MAX + 2];
+    static char buf[CONFIG_ARGS_MAX + 2][16];
+    struct profile_config cfg;
+    char err[256];
+    argv[0] = "-m";
+    for (int i = 1; i <= CONFIG_LIST_MAX + 1; i++) {
+        snprintf(buf[i], sizeof(buf[i]), "m%d", i);
+        argv[i] = buf[i];
+    }
+    cr_assert_eq(config_parse_profile(CONFIG_LIST_MAX + 2, argv, &cfg, err, sizeof(err)), -EINVAL);
+    cr_assert_not_null(strstr(err, "more than 256 values"), "%s", err);
+
+    argv[0] = "-H";
+    for (int i = 1; i <= CONFIG_HEADERS_MAX + 1; i++) {
+        snprintf(buf[i], sizeof(buf[i]), "X-%d:v", i);
+        argv[i] = buf[i];
+    }
+    cr_assert_eq(config_parse_profile(CONFIG_HEADERS_MAX + 2, argv, &cfg, err, sizeof(err)),
+                 -EINVAL);
+    cr_assert_not_null(strstr(err, "more than 64 headers"), "%s", err);
+
+    for (int i = 0; i < CONFIG_ARGS_MAX + 1; i++) {
+        argv[i] = "-v";
+    }
+    cr_assert_eq(config_parse_profile(CONFIG_ARGS_MAX + 1, argv, &cfg, err, sizeof(err)), -EINVAL);
+    cr_assert_not_null(strstr(err, "too many arguments"), "%s", err);
+
+    char *long_arg = malloc(CONFIG_ARG_BYTES_MAX + 2);
+    cr_assert_not_null(long_arg);
+    memset(long_arg, 'a', CONFIG_ARG_BYTES_MAX + 1);
+    long_arg[CONFIG_ARG_BYTES_MAX + 1] = '\0';
+    char *two[] = {"-m", long_arg, NULL};
+    cr_assert_eq(config_parse_profile(2, two, &cfg, err, sizeof(err)), -EINVAL);
+    cr_assert_not_null(strstr(err, "longer than 65536 bytes"), "%s", err);
+    free(long_arg);
+}
+
+/* Every spelling in the table is recognised: supported ones parse (given a
+ * plausible value), unsupported ones fail with the "recognised" message. */
+Test(config_parse, every_table_spelling_is_recognised)
+{
+    size_t count = 0;
+    const struct config__flag *flags = config__flags(&count);
+    cr_assert_gt(count, 150, "the table lists AIPerf's profile flags");
+    for (size_t i = 0; i < count; i++) {
+        const char *cursor = flags[i].names;
+        char name[128];
+        while (next_name(&cursor, name, sizeof(name))) {
+            bool supported = (flags[i].traits & CONFIG__T_SUPPORTED) != 0;
+            cr_assert(flags[i].help != NULL && flags[i].help[0] != '\0', "%s has help", name);
+            if (supported && flags[i].kind != CONFIG__K_SWITCH) {
+                cr_assert_not_null(flags[i].example, "%s has an example", name);
+            }
+            const char *value = flags[i].kind == CONFIG__K_SWITCH ? NULL : flags[i].example;
+            const char *words[] = {"-m", "x", name, value, NULL, NULL, NULL};
+            if (strcmp(name, "--benchmark-grace-period") == 0) {
+                words[3] = "inf";
+                words[4] = "--benchmark-duration";
+                words[5] = "5";
+            }
+            struct profile_config cfg;
+            char err[256];
+            int rc = parse(words, &cfg, err, sizeof(err));
+            if (supported) {
+                cr_assert_eq(rc, 0, "%s %s: %s", name, value ? value : "", err);
+                config_free(&cfg);
+            } else {
+                cr_assert_eq(rc, -EINVAL, "%s", name);
+                cr_assert_not_null(strstr(err, "recognised but not supported by ringperf yet"),
+                                   "%s: %s", name, err);
+            }
+        }
+    }
+}
+
+Test(config_parse, grace_period_example_needs_a_duration)
+{
+    struct profile_config cfg;
+    char err[256];
+    cr_assert_eq(parse(W("-m", "x", "--benchmark-duration", "5", "--benchmark-grace-period", "0"),
+                       &cfg, err, sizeof(err)),
+                 0, "%s", err);
+    cr_assert_float_eq(cfg.benchmark_grace_period_seconds, 0.0, 1e-12);
+    config_free(&cfg);
+}
+
+Test(config_parse, no_spelling_appears_twice_in_the_table)
+{
+    size_t count = 0;
+    const struct config__flag *flags = config__flags(&count);
+    for (size_t i = 0; i < count; i++) {
+        const char *cursor = flags[i].names;
+        char name[128];
+        while (next_name(&cursor, name, sizeof(name))) {
+            cr_assert(name[0] == '-', "%s starts with a dash", name);
+            cr_assert_eq(config__find_flag(name, strlen(name)), &flags[i], "%s is unique", name);
+        }
+    }
+}

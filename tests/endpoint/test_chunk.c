@@ -1,0 +1,522 @@
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "endpoint/endpoint.h"
+
+/* Copies `len` bytes to the end of a page followed by a PROT_NONE page, parses
+ * them there (so an over-read crashes) and returns the status. The views in
+ * *out point into the guarded copy, which stays mapped until the next call. */
+static enum endpoint_parse_status parse_guarded(enum endpoint_type t, const char *json, size_t len,
+                                                struct endpoint_chunk *out)
+{
+    static char *map;
+    static size_t map_len;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (map) {
+        munmap(map, map_len);
+    }
+    size_t pages = (len + page - 1) / page + 1;
+    map_len = (pages + 1) * page;
+    map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    char *guard = map + pages * page;
+    cr_assert_eq(mprotect(guard, page, PROT_NONE), 0);
+    memcpy(guard - len, json, len);
+    return endpoint_parse_chunk(t, guard - len, len, out);
+}
+
+static enum endpoint_parse_status parse(enum endpoint_type t, const char *json,
+                                        struct endpoint_chunk *out)
+{
+    return parse_guarded(t, json, strlen(json), out);
+}
+
+static void assert_view(struct endpoint_str v, const char *want)
+{
+    cr_assert_eq(v.len, strlen(want), "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
+    cr_assert_eq(memcmp(v.ptr, want, v.len), 0, "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
+}
+
+#define VLLM_CHUNK(delta, finish)                                                                  \
+    "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"          \
+    "\"model\":\"Qwen/Qwen3-0.6B\",\"choices\":[{\"index\":0,\"delta\":" delta                     \
+    ",\"logprobs\":null,\"finish_reason\":" finish "}]}"
+
+Test(endpoint_chunk, role_only_first_chunk_is_not_content)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(
+        parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"role\":\"assistant\",\"content\":\"\"}", "null"), &c),
+        ENDPOINT_PARSE_OK);
+    cr_assert_not(c.is_content);
+    cr_assert_eq(c.content.len, 0);
+    cr_assert_not(c.has_finish_reason);
+    cr_assert_not(c.has_usage);
+    assert_view(c.object, "chat.completion.chunk");
+}
+
+Test(endpoint_chunk, content_chunk)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"content\":\" Hello\"}", "null"), &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert(c.is_content);
+    assert_view(c.content, " Hello");
+    cr_assert_eq(c.reasoning.len, 0);
+}
+
+Test(endpoint_chunk, finish_reason_chunk)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"content\":\"\"}", "\"length\""), &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert_not(c.is_content);
+    cr_assert(c.has_finish_reason);
+    assert_view(c.finish_reason, "length");
+}
+
+Test(endpoint_chunk, usage_only_final_chunk)
+{
+    struct endpoint_chunk c;
+    const char *json = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+                       "\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{"
+                       "\"prompt_tokens\":550,\"total_tokens\":750,\"completion_tokens\":200,"
+                       "\"completion_tokens_details\":{\"reasoning_tokens\":37}}}";
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    cr_assert_not(c.is_content);
+    cr_assert(c.has_usage);
+    cr_assert(c.has_prompt_tokens);
+    cr_assert_eq(c.prompt_tokens, 550);
+    cr_assert(c.has_completion_tokens);
+    cr_assert_eq(c.completion_tokens, 200);
+    cr_assert(c.has_reasoning_tokens);
+    cr_assert_eq(c.reasoning_tokens, 37);
+}
+
+Test(endpoint_chunk, usage_edge_values)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{"
+                       "\"prompt_tokens\":-1,\"completion_tokens\":1.5,"
+                       "\"completion_tokens_details\":null}}",
+                       &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert(c.has_usage);
+    cr_assert_not(c.has_prompt_tokens);
+    cr_assert_not(c.has_completion_tokens);
+    cr_assert_not(c.has_reasoning_tokens);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":{}}", &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert_not(c.has_usage, "an empty usage object is no usage (Python falsy)");
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":null}", &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert_not(c.has_usage);
+}
+
+Test(endpoint_chunk, reasoning_chunks)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"reasoning_content\":\"Let me\"}", "null"), &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert(c.is_content, "reasoning counts for TTFT");
+    assert_view(c.reasoning, "Let me");
+    cr_assert_eq(c.content.len, 0);
+
+    cr_assert_eq(
+        parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"reasoning\":\"think\",\"content\":null}", "null"), &c),
+        ENDPOINT_PARSE_OK);
+    assert_view(c.reasoning, "think");
+
+    cr_assert_eq(
+        parse(ENDPOINT_CHAT,
+              VLLM_CHUNK("{\"reasoning_content\":\"\",\"reasoning\":\"b\",\"content\":\"x\"}",
+                         "null"),
+              &c),
+        ENDPOINT_PARSE_OK);
+    assert_view(c.reasoning, "b");
+    assert_view(c.content, "x");
+
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       VLLM_CHUNK("{\"reasoning_content\":\"a\",\"reasoning\":\"b\"}", "null"), &c),
+                 ENDPOINT_PARSE_OK);
+    assert_view(c.reasoning, "a");
+}
+
+Test(endpoint_chunk, tool_call_text_counts_as_content)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(
+        parse(ENDPOINT_CHAT,
+              VLLM_CHUNK("{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\","
+                         "\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}",
+                         "null"),
+              &c),
+        ENDPOINT_PARSE_OK);
+    cr_assert(c.is_content);
+    cr_assert_eq(c.tool_text_count, 1);
+    assert_view(c.tool_text[0], "get_weather");
+
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       VLLM_CHUNK("{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+                                  "\"{\\\"city\\\":\"}}]}",
+                                  "null"),
+                       &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert_eq(c.tool_text_count, 1);
+    assert_view(c.tool_text[0], "{\\\"city\\\":");
+
+    cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"tool_calls\":[]}", "null"), &c),
+                 ENDPOINT_PARSE_OK);
+    cr_assert_not(c.is_content);
+}
+
+Test(endpoint_chunk, tool_text_pieces_are_bounded)
+{
+    char json[2048];
+    size_t n = (size_t)snprintf(json, sizeof(json),
+                                "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{"
+                                "\"tool_calls\":[");
+    for (int i = 0; i < ENDPOINT_TOOL_TEXT_MAX; i++) {
+        n += (size_t)snprintf(json + n, sizeof(json) - n,
+                              "%s{\"function\":{\"name\":\"f%d\",\"arguments\":\"a\"}}",
+                              i ? "," : "", i);
+    }
+    snprintf(json + n, sizeof(json) - n, "]}}]}");
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(c.tool_text_count, ENDPOINT_TOOL_TEXT_MAX);
+    cr_assert(c.tool_text_truncated);
+    assert_view(c.tool_text[1], "a");
+}
+
+Test(endpoint_chunk, non_streaming_chat_completion)
+{
+    struct endpoint_chunk c;
+    const char *json =
+        "{\n  \"id\": \"chatcmpl-9\",\n  \"object\": \"chat.completion\",\n  \"created\": 1,\n"
+        "  \"model\": \"m\",\n  \"choices\": [\n    {\n      \"index\": 0,\n"
+        "      \"message\": {\"role\": \"assistant\", \"content\": \"Hi there\","
+        " \"reasoning_content\": null, \"tool_calls\": []},\n"
+        "      \"finish_reason\": \"stop\"\n    }\n  ],\n"
+        "  \"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 2, \"total_tokens\": 5}\n}\n";
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    cr_assert(c.is_content);
+    assert_view(c.content, "Hi there");
+    assert_view(c.finish_reason, "stop");
+    cr_assert_eq(c.completion_tokens, 2);
+    cr_assert_not(c.has_reasoning_tokens);
+}
+
+Test(endpoint_chunk, completions_text)
+{
+    struct endpoint_chunk c;
+    const char *stream = "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,"
+                         "\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" world\","
+                         "\"logprobs\":null,\"finish_reason\":null}]}";
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, stream, &c), ENDPOINT_PARSE_OK);
+    cr_assert(c.is_content);
+    assert_view(c.content, " world");
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS,
+                       "{\"object\":\"completion\",\"choices\":[{\"text\":\"x\","
+                       "\"finish_reason\":\"length\"}]}",
+                       &c),
+                 ENDPOINT_PARSE_OK);
+    assert_view(c.content, "x");
+    cr_assert(c.has_finish_reason);
+    cr_assert_eq(parse(ENDPOINT_CHAT, stream, &c), ENDPOINT_PARSE_IGNORED,
+                 "a completions object on the chat endpoint is not ours");
+    cr_assert_not(c.is_content);
+}
+
+Test(endpoint_chunk, other_objects_are_ignored_but_keep_usage)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       "{\"object\":\"other\",\"choices\":[{\"delta\":{\"content\":\"x\"}}],"
+                       "\"usage\":{\"completion_tokens\":4}}",
+                       &c),
+                 ENDPOINT_PARSE_IGNORED);
+    cr_assert_not(c.is_content);
+    cr_assert_eq(c.content.len, 0);
+    cr_assert(c.has_usage);
+    cr_assert_eq(c.completion_tokens, 4);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", &c),
+                 ENDPOINT_PARSE_IGNORED, "no object member: AIPerf ignores it too");
+}
+
+Test(endpoint_chunk, done_marker)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]", &c), ENDPOINT_PARSE_DONE);
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, " [DONE]\r\n", &c), ENDPOINT_PARSE_DONE);
+    cr_assert_not(c.is_content);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]x", &c), ENDPOINT_PARSE_ERR_MALFORMED);
+}
+
+Test(endpoint_chunk, error_payloads)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       "{\"error\":{\"message\":\"max_tokens too large\",\"type\":"
+                       "\"BadRequestError\",\"param\":null,\"code\":400}}",
+                       &c),
+                 ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(c.error_code, 400);
+    assert_view(c.error_type, "BadRequestError");
+    assert_view(c.error_message, "max_tokens too large");
+    cr_assert_not(c.error_message_is_json);
+
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"message\":\"m\",\"code\":200}}", &c),
+                 ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(c.error_code, 502, "non-4xx/5xx codes become 502");
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"message\":\"m\",\"code\":\"429\"}}", &c),
+                 ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(c.error_code, 502, "a string code is not an int");
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"code\":503}}", &c), ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(c.error_code, 503);
+    cr_assert(c.error_message_is_json);
+    assert_view(c.error_message, "{\"code\":503}");
+
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, "{\"error\":\"model not found\"}", &c),
+                 ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(c.error_code, 502);
+    assert_view(c.error_message, "model not found");
+    cr_assert_eq(c.error_type.len, 0);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":true}", &c), ENDPOINT_PARSE_ERROR);
+    assert_view(c.error_message, "true");
+    cr_assert(c.error_message_is_json);
+}
+
+Test(endpoint_chunk, falsy_error_member_is_not_an_error)
+{
+    const char *cases[] = {"null", "false", "0", "0.0", "\"\"", "{}", "[]"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char json[256];
+        snprintf(json, sizeof(json),
+                 "{\"error\":%s,\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":"
+                 "{\"content\":\"a\"}}]}",
+                 cases[i]);
+        struct endpoint_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK, "error:%s", cases[i]);
+        cr_assert(c.is_content);
+    }
+}
+
+Test(endpoint_chunk, escaped_text_views_and_unescape)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(
+        parse(ENDPOINT_CHAT,
+              VLLM_CHUNK("{\"content\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n\"}", "null"), &c),
+        ENDPOINT_PARSE_OK);
+    assert_view(c.content, "caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n");
+    char out[64];
+    bool truncated = true;
+    size_t n = endpoint_json_unescape(c.content.ptr, c.content.len, out, sizeof(out), &truncated);
+    cr_assert_not(truncated);
+    const char *want = "caf\xC3\xA9 \xF0\x9F\x98\x80 \"q\"\n";
+    cr_assert_eq(n, strlen(want));
+    cr_assert_eq(memcmp(out, want, n), 0);
+}
+
+Test(endpoint_chunk, duplicate_keys_last_wins_and_whitespace_is_fine)
+{
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT,
+                       " \r\n{ \"object\" : \"x\" , \"object\":\"chat.completion.chunk\",\t"
+                       "\"choices\" : [ { \"delta\" : { \"content\" : \"a\" } } ] , "
+                       "\"n\" : -0.5e+10 } \n",
+                       &c),
+                 ENDPOINT_PARSE_OK);
+    assert_view(c.content, "a");
+}
+
+Test(endpoint_chunk, malformed_json_is_an_error_status)
+{
+    static const char *bad[] = {
+        "",
+        " ",
+        "{",
+        "}",
+        "{\"a\":}",
+        "{\"a\" 1}",
+        "{\"a\":1,}",
+        "{,\"a\":1}",
+        "{\"a\":[,1]}",
+        "{\"a\":[1 2]}",
+        "{\"a\":1 \"b\":2}",
+        "{\"a\":1:2}",
+        "{\"a\":tru}",
+        "{\"a\":nul}",
+        "{\"a\":01}",
+        "{\"a\":-}",
+        "{\"a\":1.}",
+        "{\"a\":.5}",
+        "{\"a\":1e}",
+        "{\"a\":+1}",
+        "{\"a\":1}x",
+        "{\"a\":1}{}",
+        "{'a':1}",
+        "{a:1}",
+        "{\"a\":\"x\ny\"}",
+        "{\"a\":\"\\q\"}",
+        "{\"a\":\"\\u12\"}",
+        "{\"a\":[\"k\":1]}",
+        "{\"a\"}",
+        "{\"a\",\"b\"}",
+        "{\"a\":1]",
+        "[DONE",
+        "DONE",
+        "nul",
+        "{\"a\":\"\\",
+        "{\"a\":{\"b\":{}}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct endpoint_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), ENDPOINT_PARSE_ERR_MALFORMED, "input: %s",
+                     bad[i]);
+        cr_assert_not(c.is_content);
+    }
+    struct endpoint_chunk c;
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, "{\"a\":1}\0", 8, &c), ENDPOINT_PARSE_ERR_MALFORMED);
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, "{\"a\":\"x\0\"}", 10, &c),
+                 ENDPOINT_PARSE_ERR_MALFORMED);
+}
+
+Test(endpoint_chunk, non_objects_are_rejected)
+{
+    static const char *bad[] = {"[1,2]", "\"str\"", "[]", "[{\"error\":\"x\"}]"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct endpoint_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), ENDPOINT_PARSE_ERR_NOT_OBJECT, "input: %s",
+                     bad[i]);
+    }
+}
+
+Test(endpoint_chunk, every_truncation_of_a_chunk_is_malformed)
+{
+    const char *json = VLLM_CHUNK("{\"content\":\"caf\\u00e9\"}", "\"stop\"");
+    size_t len = strlen(json);
+    struct endpoint_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    for (size_t cut = 0; cut < len; cut++) {
+        cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, cut, &c), ENDPOINT_PARSE_ERR_MALFORMED,
+                     "cut at %zu", cut);
+    }
+}
+
+/* Writes {"a":[[...]]} with `depth` arrays; returns its length. */
+static size_t nested_arrays(char *json, size_t cap, int depth)
+{
+    size_t n = 0;
+    cr_assert_lt((size_t)depth * 2 + 8, cap);
+    memcpy(json, "{\"a\":", 5);
+    n = 5;
+    for (int i = 0; i < depth; i++) {
+        json[n++] = '[';
+    }
+    for (int i = 0; i < depth; i++) {
+        json[n++] = ']';
+    }
+    json[n++] = '}';
+    return n;
+}
+
+Test(endpoint_chunk, token_and_depth_limits)
+{
+    size_t cap = 8 * ENDPOINT_JSON_TOKENS_MAX;
+    char *json = malloc(cap);
+    cr_assert_not_null(json);
+    size_t n = (size_t)snprintf(json, cap, "{\"a\":[");
+    for (int i = 0; i < ENDPOINT_JSON_TOKENS_MAX; i++) {
+        n += (size_t)snprintf(json + n, cap - n, "%s1", i ? "," : "");
+    }
+    n += (size_t)snprintf(json + n, cap - n, "]}");
+    struct endpoint_chunk c;
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS);
+
+    n = nested_arrays(json, cap, ENDPOINT_JSON_DEPTH_MAX);
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_ERR_MALFORMED,
+                 "nesting deeper than the limit");
+    n = nested_arrays(json, cap, ENDPOINT_JSON_DEPTH_MAX - 1);
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_IGNORED,
+                 "the root object is depth 0, so one array less fits");
+    free(json);
+}
+
+struct unescape_case {
+    const char *esc;
+    const char *want;
+    size_t want_len; /* 0: strlen(want) */
+};
+
+Test(endpoint_unescape, escapes_decode_and_invalid_ones_pass_through)
+{
+    static const struct unescape_case cases[] = {
+        {"plain", "plain", 0},
+        {"\\\"\\\\\\/\\b\\f\\n\\r\\t", "\"\\/\b\f\n\r\t", 0},
+        {"\\u0041\\u00e9\\u20AC", "A\xC3\xA9\xE2\x82\xAC", 0},
+        {"\\ud83d\\ude00", "\xF0\x9F\x98\x80", 0},
+        {"\\ud800x", "\xEF\xBF\xBDx", 0},
+        {"\\udc00", "\xEF\xBF\xBD", 0},
+        {"\\ud800\\u0041",
+         "\xEF\xBF\xBD"
+         "A",
+         0},
+        {"\\ud800\\ud800\\udc00", "\xEF\xBF\xBD\xF0\x90\x80\x80", 0},
+        {"\\q", "\\q", 0},
+        {"\\u12", "\\u12", 0},
+        {"\\u12G4", "\\u12G4", 0},
+        {"ab\\", "ab\\", 0},
+        {"a\\u0000b", "a\0b", 3},
+        {"h\xC3\xA9llo", "h\xC3\xA9llo", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct unescape_case *uc = &cases[i];
+        size_t len = strlen(uc->esc);
+        size_t want_len = uc->want_len ? uc->want_len : strlen(uc->want);
+        char *out = malloc(len ? len : 1);
+        bool truncated = true;
+        size_t n = endpoint_json_unescape(uc->esc, len, out, len, &truncated);
+        cr_assert_not(truncated, "case %s", uc->esc);
+        cr_assert_eq(n, want_len, "case %s", uc->esc);
+        cr_assert_eq(memcmp(out, uc->want, n), 0, "case %s", uc->esc);
+        free(out);
+    }
+}
+
+Test(endpoint_unescape, truncation_stops_at_a_whole_character)
+{
+    char out[8];
+    bool truncated = false;
+    cr_assert_eq(endpoint_json_unescape("h\xC3\xA9llo", 6, out, 2, &truncated), 1);
+    cr_assert(truncated);
+    cr_assert_eq(endpoint_json_unescape("\\u20ac", 6, out, 2, &truncated), 0);
+    cr_assert(truncated);
+    cr_assert_eq(endpoint_json_unescape("ab\\n", 4, out, 3, &truncated), 3);
+    cr_assert_not(truncated, "exact fit is not truncation");
+    cr_assert_eq(endpoint_json_unescape("ab\\n", 4, out, 2, &truncated), 2);
+    cr_assert(truncated);
+    cr_assert_eq(endpoint_json_unescape("abc", 3, out, 0, NULL), 0);
+}
+
+Test(endpoint_chunk, status_names_and_types)
+{
+    cr_assert_str_eq(endpoint_parse_status_name(ENDPOINT_PARSE_ERR_MALFORMED), "malformed JSON");
+    cr_assert_str_eq(endpoint_parse_status_name((enum endpoint_parse_status)99),
+                     "unknown endpoint parse status");
+    enum endpoint_type t = ENDPOINT_CHAT;
+    cr_assert_eq(endpoint_type_parse("completions", &t), 0);
+    cr_assert_eq(t, ENDPOINT_COMPLETIONS);
+    cr_assert_neq(endpoint_type_parse("embeddings", &t), 0);
+    cr_assert_eq(t, ENDPOINT_COMPLETIONS);
+    cr_assert_str_eq(endpoint_type_name(ENDPOINT_CHAT), "chat");
+    cr_assert_str_eq(endpoint_type_path(ENDPOINT_CHAT), "/v1/chat/completions");
+    cr_assert_str_eq(endpoint_type_path(ENDPOINT_COMPLETIONS), "/v1/completions");
+}

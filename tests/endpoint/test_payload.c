@@ -1,0 +1,228 @@
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endpoint/endpoint.h"
+
+static void expect_payload(const struct endpoint_payload_spec *spec, const char *want)
+{
+    char err[256] = "";
+    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    cr_assert_not_null(got, "unexpected error: %s", err);
+    cr_assert_str_eq(got, want);
+    free(got);
+}
+
+static void expect_payload_error(const struct endpoint_payload_spec *spec, const char *needle)
+{
+    char err[256] = "";
+    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    cr_assert_null(got, "expected an error, got %s", got ? got : "");
+    cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
+}
+
+Test(endpoint_payload, chat_streaming_gets_usage_stream_options)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "Qwen/Qwen3-0.6B",
+                                         .prompt = "Hello",
+                                         .max_tokens = 100,
+                                         .streaming = true};
+    expect_payload(&spec,
+                   "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],"
+                   "\"model\":\"Qwen/Qwen3-0.6B\",\"stream\":true,"
+                   "\"max_completion_tokens\":100,\"stream_options\":{\"include_usage\":true}}");
+}
+
+Test(endpoint_payload, chat_non_streaming_without_max_tokens)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "Hi"};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+}
+
+Test(endpoint_payload, chat_legacy_max_tokens)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "m",
+                                         .prompt = "Hi",
+                                         .max_tokens = 5,
+                                         .use_legacy_max_tokens = true};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
+                          "\"stream\":false,\"max_tokens\":5}");
+}
+
+Test(endpoint_payload, completions_bare_string_prompt)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
+                                         .model = "m",
+                                         .prompt = "Once upon",
+                                         .max_tokens = 7,
+                                         .streaming = true};
+    expect_payload(&spec, "{\"prompt\":\"Once upon\",\"model\":\"m\",\"stream\":true,"
+                          "\"max_tokens\":7,\"stream_options\":{\"include_usage\":true}}");
+    spec.streaming = false;
+    spec.max_tokens = 0;
+    spec.use_legacy_max_tokens = true; /* no effect on completions */
+    expect_payload(&spec, "{\"prompt\":\"Once upon\",\"model\":\"m\",\"stream\":false}");
+}
+
+Test(endpoint_payload, extra_inputs_overwrite_in_place_and_append)
+{
+    struct endpoint_payload_spec spec = {
+        .type = ENDPOINT_CHAT,
+        .model = "m",
+        .prompt = "Hi",
+        .max_tokens = 9,
+        .extra_inputs_json = "{\"model\":\"other\",\"temperature\":0.7,\"ignore_eos\":true,"
+                             "\"max_completion_tokens\":3}"};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                          "\"model\":\"other\",\"stream\":false,\"max_completion_tokens\":3,"
+                          "\"temperature\":0.7,\"ignore_eos\":true}");
+}
+
+Test(endpoint_payload, merged_stream_decides_stream_options)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
+                                         .model = "m",
+                                         .prompt = "p",
+                                         .extra_inputs_json = "{\"stream\":true}"};
+    expect_payload(&spec, "{\"prompt\":\"p\",\"model\":\"m\",\"stream\":true,"
+                          "\"stream_options\":{\"include_usage\":true}}");
+    spec.streaming = true;
+    spec.extra_inputs_json = "{\"stream\":false}";
+    expect_payload(&spec, "{\"prompt\":\"p\",\"model\":\"m\",\"stream\":false}");
+}
+
+Test(endpoint_payload, user_stream_options_are_kept)
+{
+    struct endpoint_payload_spec spec = {
+        .type = ENDPOINT_CHAT, .model = "m", .prompt = "p", .streaming = true};
+    const char *base = "{\"messages\":[{\"role\":\"user\",\"content\":\"p\"}],\"model\":\"m\","
+                       "\"stream\":true,";
+    char want[512];
+
+    spec.extra_inputs_json = "{\"stream_options\":{\"continuous_usage_stats\":true}}";
+    snprintf(want, sizeof(want), "%s%s", base,
+             "\"stream_options\":{\"continuous_usage_stats\":true,\"include_usage\":true}}");
+    expect_payload(&spec, want);
+
+    spec.extra_inputs_json = "{\"stream_options\":{\"include_usage\":false},\"seed\":1}";
+    snprintf(want, sizeof(want), "%s%s", base,
+             "\"stream_options\":{\"include_usage\":false},\"seed\":1}");
+    expect_payload(&spec, want);
+
+    spec.extra_inputs_json = "{\"stream_options\":null,\"seed\":1}";
+    snprintf(want, sizeof(want), "%s%s", base,
+             "\"stream_options\":{\"include_usage\":true},\"seed\":1}");
+    expect_payload(&spec, want);
+
+    spec.extra_inputs_json = "{\"stream_options\":\"odd\"}";
+    snprintf(want, sizeof(want), "%s%s", base, "\"stream_options\":\"odd\"}");
+    expect_payload(&spec, want);
+}
+
+Test(endpoint_payload, prompt_text_is_escaped_and_utf8_kept)
+{
+    struct endpoint_payload_spec spec = {
+        .type = ENDPOINT_COMPLETIONS, .model = "m", .prompt = "caf\xC3\xA9 \"q\" a/b\\\n\t\x01"};
+    expect_payload(&spec, "{\"prompt\":\"caf\xC3\xA9 \\\"q\\\" a/b\\\\\\n\\t\\u0001\","
+                          "\"model\":\"m\",\"stream\":false}");
+}
+
+Test(endpoint_payload, invalid_specs_give_messages)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "p"};
+    spec.extra_inputs_json = "[1]";
+    expect_payload_error(&spec, "must be a JSON object");
+    spec.extra_inputs_json = "{bad";
+    expect_payload_error(&spec, "must be a JSON object");
+    spec.extra_inputs_json = NULL;
+    spec.prompt = "bad \xff utf8";
+    expect_payload_error(&spec, "prompt is not valid UTF-8");
+    spec.prompt = NULL;
+    expect_payload_error(&spec, "needs a model and a prompt");
+    spec.prompt = "p";
+    spec.max_tokens = UINT64_MAX;
+    expect_payload_error(&spec, "too large");
+    spec.max_tokens = 0;
+    spec.type = (enum endpoint_type)42;
+    expect_payload_error(&spec, "unsupported endpoint type");
+    cr_assert_null(endpoint_payload_build(&spec, NULL, 0), "a NULL errbuf is allowed");
+}
+
+static void expect_extra(const char *const *items, size_t n, const char *want)
+{
+    char err[256] = "";
+    char *json = NULL;
+    cr_assert_eq(endpoint_extra_inputs_parse(items, n, &json, err, sizeof(err)), 0,
+                 "unexpected error: %s", err);
+    cr_assert_str_eq(json, want);
+    free(json);
+}
+
+static void expect_extra_error(const char *item, const char *needle)
+{
+    char err[320] = "";
+    char *json = NULL;
+    cr_assert_eq(endpoint_extra_inputs_parse(&item, 1, &json, err, sizeof(err)), -EINVAL, "item %s",
+                 item);
+    cr_assert_null(json);
+    cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
+}
+
+Test(endpoint_extra_inputs, values_are_typed_like_aiperf)
+{
+    const char *items[] = {"ignore_eos:true",
+                           "max_tokens:5",
+                           "temperature:0.7",
+                           "stop:end",
+                           "x:null",
+                           "y:None",
+                           "z:-3",
+                           "w:007",
+                           "v:-0",
+                           "u:1.",
+                           "t:-.5",
+                           "s:TRUE",
+                           " r : spaced value ",
+                           "q:a:b",
+                           "p:1.2.3",
+                           "o:",
+                           "n:-",
+                           "m:1e5"};
+    expect_extra(items, sizeof(items) / sizeof(items[0]),
+                 "{\"ignore_eos\":true,\"max_tokens\":5,\"temperature\":0.7,\"stop\":\"end\","
+                 "\"x\":null,\"y\":null,\"z\":-3,\"w\":\"007\",\"v\":0,\"u\":1.0,\"t\":-0.5,"
+                 "\"s\":true,\"r\":\"spaced value\",\"q\":\"a:b\",\"p\":\"1.2.3\",\"o\":\"\","
+                 "\"n\":\"-\",\"m\":\"1e5\"}");
+}
+
+Test(endpoint_extra_inputs, comma_pairs_json_objects_and_overwrites)
+{
+    const char *items[] = {"a:1,b:2", "n:1", "{\"stop\":[\"x\",\"y\"],\"n\":2}", "n:3"};
+    expect_extra(items, 4, "{\"a\":1,\"b\":2,\"n\":3,\"stop\":[\"x\",\"y\"]}");
+    expect_extra(NULL, 0, "{}");
+}
+
+Test(endpoint_extra_inputs, reals_print_shortest)
+{
+    const char *items[] = {"a:0.1", "b:123456789.5", "c:100000.0", "d:0.30000000000000004"};
+    expect_extra(items, 4,
+                 "{\"a\":0.1,\"b\":123456789.5,\"c\":100000.0,"
+                 "\"d\":0.30000000000000004}");
+}
+
+Test(endpoint_extra_inputs, bad_items_name_the_problem_and_fix)
+{
+    expect_extra_error("ignore_eos", "'ignore_eos' is not key:value; write e.g. ignore_eos:true");
+    expect_extra_error(":5", "has an empty key");
+    expect_extra_error("a:1,", "'' is not key:value");
+    expect_extra_error("{\"a\":", "is not a valid JSON object");
+    expect_extra_error("{\"a\":1} trailing", "is not a valid JSON object");
+    expect_extra_error("n:99999999999999999999", "out of range");
+    expect_extra_error("s:bad\xff", "not valid UTF-8");
+}

@@ -1,0 +1,419 @@
+/*
+ * The engine end to end against the real mock server on loopback: every
+ * scheduled request ends as exactly one record, timings agree with the
+ * server's own log of when it sent each token, and every fault the server can
+ * inject ends as the right error without hanging the run.
+ */
+#include <criterion/criterion.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "endpoint/endpoint.h"
+#include "engine/engine.h"
+#include "mock/mock.h"
+
+#define MAX_RECORDS 1024
+
+struct captured {
+    uint64_t ordinal;
+    enum engine_outcome outcome;
+    int error_code;
+    char error_type[ENGINE_ERROR_TYPE_BYTES];
+    char error_message[ENGINE_ERROR_MESSAGE_BYTES];
+    uint32_t content_events;
+    int64_t send_start_ns;
+    int64_t content_ns[64];
+    bool saw_done;
+    bool usage_present;
+    int64_t completion_tokens;
+    size_t text_len;
+    char text[512];
+};
+
+struct capture {
+    struct captured records[MAX_RECORDS];
+    size_t count;
+    bool seen[MAX_RECORDS];
+    bool duplicate;
+    struct engine_stop *stop_after;
+    size_t stop_after_count;
+};
+
+static void capture_record(void *ctx, const struct engine_record *rec)
+{
+    struct capture *cap = ctx;
+    cr_assert_lt(cap->count, MAX_RECORDS);
+    if (rec->ordinal < MAX_RECORDS) {
+        cap->duplicate |= cap->seen[rec->ordinal];
+        cap->seen[rec->ordinal] = true;
+    }
+    struct captured *c = &cap->records[cap->count++];
+    *c = (struct captured){
+        .ordinal = rec->ordinal,
+        .outcome = rec->outcome,
+        .error_code = rec->error_code,
+        .send_start_ns = rec->send_start_ns,
+        .saw_done = rec->saw_done,
+        .usage_present = rec->usage.present,
+        .completion_tokens = rec->usage.completion_tokens,
+        .text_len = rec->text_len,
+    };
+    memcpy(c->error_type, rec->error_type, sizeof(c->error_type));
+    memcpy(c->error_message, rec->error_message, sizeof(c->error_message));
+    memcpy(c->text, rec->text, rec->text_len < sizeof(c->text) ? rec->text_len : 0);
+    for (uint32_t i = 0; i < rec->event_count; i++) {
+        if ((rec->events[i].flags & ENGINE_EVENT_CONTENT) != 0 && c->content_events < 64) {
+            c->content_ns[c->content_events++] = rec->events[i].arrival_ns;
+        }
+    }
+    if (cap->stop_after != NULL && cap->count == cap->stop_after_count) {
+        __atomic_store_n(&cap->stop_after->requested, 1, __ATOMIC_RELEASE);
+    }
+}
+
+struct fixture {
+    struct mock_server *server;
+    struct engine_config config;
+    struct engine_payload payload;
+    char *body;
+    char token_log[64];
+};
+
+static void start_mock(struct fixture *fx, struct mock_config *mc)
+{
+    char errbuf[256];
+    cr_assert_eq(mock_server_start(mc, &fx->server, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+}
+
+static void prepare(struct fixture *fx, enum endpoint_type type, bool streaming,
+                    uint64_t max_tokens, uint16_t port)
+{
+    struct endpoint_payload_spec spec = {
+        .type = type,
+        .model = "test-model",
+        .prompt = "tell me about rivers and mountains",
+        .max_tokens = max_tokens,
+        .streaming = streaming,
+    };
+    char errbuf[256];
+    fx->body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    cr_assert_not_null(fx->body, "%s", errbuf);
+    fx->payload = (struct engine_payload){.body = fx->body, .body_len = strlen(fx->body)};
+    struct engine_config *c = &fx->config;
+    *c = (struct engine_config){0};
+    struct sockaddr_in *sin = (struct sockaddr_in *)&c->target.addr;
+    sin->sin_family = AF_INET;
+    sin->sin_port = htons(port);
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    c->target.addr_len = sizeof(*sin);
+    snprintf(c->target.host_header, sizeof(c->target.host_header), "127.0.0.1:%u", port);
+    snprintf(c->target.path, sizeof(c->target.path), "%s",
+             type == ENDPOINT_CHAT ? "/v1/chat/completions" : "/v1/completions");
+    c->endpoint_type = type;
+    c->streaming = streaming;
+    c->payloads = &fx->payload;
+    c->payload_count = 1;
+    c->shard_count = 2;
+    c->request_id_nonce = 0x1234567890abcdefULL;
+}
+
+static void finish(struct fixture *fx)
+{
+    if (fx->server != NULL) {
+        mock_server_free(fx->server);
+    }
+    free(fx->body);
+}
+
+static void run_engine(struct fixture *fx, struct capture *cap, struct engine_stop *stop)
+{
+    struct engine_record_sink sink = {.on_record = capture_record, .ctx = cap};
+    char errbuf[256];
+    cr_assert_eq(engine_run(&fx->config, &sink, stop, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    cr_assert_not(cap->duplicate, "an ordinal was reported twice");
+}
+
+static void skip_without_io_uring(void)
+{
+    char errbuf[256];
+    if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
+        cr_skip_test("io_uring unavailable: %s", errbuf);
+    }
+}
+
+static struct capture *new_capture(void)
+{
+    struct capture *cap = calloc(1, sizeof(*cap));
+    cr_assert_not_null(cap);
+    return cap;
+}
+
+static void assert_every_ordinal_once(const struct capture *cap, uint64_t count)
+{
+    cr_assert_eq(cap->count, count, "records %zu, scheduled %llu", cap->count,
+                 (unsigned long long)count);
+    for (uint64_t i = 0; i < count; i++) {
+        cr_assert(cap->seen[i], "ordinal %llu has no record", (unsigned long long)i);
+    }
+}
+
+Test(engine_run, streaming_chat_every_request_succeeds_with_every_token, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.threads = 2;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 12, mock_server_port(fx.server));
+    fx.config.concurrency = 8;
+    fx.config.request_count = 300;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 300);
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *c = &cap->records[i];
+        cr_assert_eq(c->outcome, ENGINE_SUCCESS, "%s: %s", c->error_type, c->error_message);
+        cr_assert_eq(c->content_events, 12);
+        cr_assert(c->saw_done);
+        cr_assert(c->usage_present, "stream_options.include_usage was sent");
+        cr_assert_eq(c->completion_tokens, 12);
+        cr_assert_gt(c->text_len, 12, "the text of every token was kept");
+        cr_assert_gt(c->send_start_ns, 0);
+    }
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_run, non_streaming_completions_get_one_body_each, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_COMPLETIONS, false, 5, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 100;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 100);
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS, "%s", cap->records[i].error_message);
+        cr_assert_eq(cap->records[i].content_events, 1);
+        cr_assert_eq(cap->records[i].completion_tokens, 5);
+    }
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_run, refused_connections_end_as_errors_without_hanging, .timeout = 60)
+{
+    skip_without_io_uring();
+    /* Bind a port and close it again: nothing listens there now. */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+    socklen_t len = sizeof(sin);
+    getsockname(fd, (struct sockaddr *)&sin, &len);
+    close(fd);
+    struct fixture fx = {0};
+    prepare(&fx, ENDPOINT_CHAT, true, 4, ntohs(sin.sin_port));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 20;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 20);
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_ERROR);
+        cr_assert_str_eq(cap->records[i].error_type, "ConnectionError");
+        cr_assert(strstr(cap->records[i].error_message, "refused") != NULL, "%s",
+                  cap->records[i].error_message);
+    }
+    free(cap);
+    finish(&fx);
+}
+
+struct fault_case {
+    const char *name;
+    double *rate;
+    int expect_code;
+    const char *expect_type;
+};
+
+static void run_fault(const char *fault, int expect_code, const char *expect_type, bool streaming)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    if (strcmp(fault, "500") == 0) {
+        mc.error_500_rate = 100;
+    } else if (strcmp(fault, "429") == 0) {
+        mc.error_429_rate = 100;
+    } else if (strcmp(fault, "drop") == 0) {
+        mc.drop_rate = 100;
+    } else if (strcmp(fault, "stall") == 0) {
+        mc.stall_rate = 100;
+    } else if (strcmp(fault, "malformed") == 0) {
+        mc.malformed_rate = 100;
+    }
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, streaming, 8, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 12;
+    fx.config.request_timeout_ns = 1500ULL * 1000 * 1000;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 12);
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *c = &cap->records[i];
+        cr_assert_eq(c->outcome, ENGINE_ERROR, "fault %s must fail the request", fault);
+        cr_assert_eq(c->error_code, expect_code, "fault %s: code %d (%s: %s)", fault, c->error_code,
+                     c->error_type, c->error_message);
+        cr_assert_str_eq(c->error_type, expect_type, "fault %s: %s", fault, c->error_message);
+        cr_assert_gt(strlen(c->error_message), 0);
+    }
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_faults, http_500_is_an_error_with_the_server_message, .timeout = 60)
+{
+    run_fault("500", 500, "Internal Server Error", true);
+}
+
+Test(engine_faults, http_429_is_an_error_with_its_status, .timeout = 60)
+{
+    run_fault("429", 429, "Too Many Requests", true);
+}
+
+Test(engine_faults, connection_dropped_mid_stream_is_a_disconnect_error, .timeout = 60)
+{
+    run_fault("drop", 0, "ServerDisconnectedError", true);
+}
+
+Test(engine_faults, stalled_stream_ends_at_the_request_timeout, .timeout = 60)
+{
+    run_fault("stall", 0, "TimeoutError", true);
+}
+
+Test(engine_faults, malformed_stream_event_is_a_parse_error, .timeout = 60)
+{
+    run_fault("malformed", 502, "ResponseParseError", true);
+}
+
+Test(engine_faults, malformed_non_streamed_body_is_a_parse_error, .timeout = 60)
+{
+    run_fault("malformed", 502, "ResponseParseError", false);
+}
+
+Test(engine_run, stop_cancels_in_flight_requests_and_accounts_for_each, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.ttft_ms = 5;
+    mc.itl_ms = 20; /* long enough that requests are in flight when the stop lands */
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 50, mock_server_port(fx.server));
+    fx.config.concurrency = 6;
+    fx.config.request_count = 1000;
+    struct engine_stop stop = {0};
+    struct capture *cap = new_capture();
+    cap->stop_after = &stop;
+    cap->stop_after_count = 6;
+    run_engine(&fx, cap, &stop);
+    size_t cancelled = 0;
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *c = &cap->records[i];
+        if (c->outcome == ENGINE_CANCELLED) {
+            cancelled++;
+            cr_assert_eq(c->error_code, 499);
+            cr_assert_str_eq(c->error_type, "RequestCancellationError");
+        }
+    }
+    cr_assert_lt(cap->count, 1000, "the stop ended the run early");
+    cr_assert_gt(cancelled, 0, "requests in flight at the stop were cancelled");
+    /* Every started ordinal was reported: they form a prefix-free set with no gaps
+     * other than those never started, and none twice (checked in run_engine). */
+    free(cap);
+    finish(&fx);
+}
+
+/* The mock server logs the CLOCK_MONOTONIC instant it queued each token; the
+ * engine stamps each event when its bytes arrive, on the same clock. Arrival can
+ * never precede sending, and on loopback the delivery delay is small. */
+Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    snprintf(fx.token_log, sizeof(fx.token_log), "/tmp/ringperf-tokens-%d.jsonl", getpid());
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.ttft_ms = 50;
+    mc.itl_ms = 5;
+    mc.token_log_path = fx.token_log;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 10, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 16;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 16);
+    mock_server_stop(fx.server);
+
+    FILE *log = fopen(fx.token_log, "r");
+    cr_assert_not_null(log);
+    char line[512];
+    size_t matched = 0;
+    size_t delays_over_10ms = 0;
+    while (fgets(line, sizeof(line), log) != NULL) {
+        json_error_t err;
+        json_t *obj = json_loads(line, 0, &err);
+        cr_assert_not_null(obj, "token log line: %s", line);
+        const char *id = json_string_value(json_object_get(obj, "request_id"));
+        int64_t token = json_integer_value(json_object_get(obj, "token"));
+        int64_t send_ns = json_integer_value(json_object_get(obj, "send_ns"));
+        for (size_t i = 0; i < cap->count; i++) {
+            char expect[40];
+            engine_request_id(fx.config.request_id_nonce, cap->records[i].ordinal, expect,
+                              sizeof(expect));
+            if (strcmp(expect, id) != 0 || token >= cap->records[i].content_events) {
+                continue;
+            }
+            int64_t arrival = cap->records[i].content_ns[token];
+            cr_assert_geq(arrival, send_ns, "token %lld arrived before it was sent",
+                          (long long)token);
+            delays_over_10ms += arrival - send_ns > 10 * 1000 * 1000;
+            matched++;
+        }
+        json_decref(obj);
+    }
+    fclose(log);
+    unlink(fx.token_log);
+    cr_assert_eq(matched, 16 * 10, "every token matched its log line");
+    /* A busy machine may delay a few deliveries; most must be prompt. */
+    cr_assert_lt(delays_over_10ms, matched / 4, "%zu of %zu tokens took over 10 ms",
+                 delays_over_10ms, matched);
+    for (size_t i = 0; i < cap->count; i++) {
+        int64_t ttft = cap->records[i].content_ns[0] - cap->records[i].send_start_ns;
+        cr_assert_geq(ttft, 50 * 1000 * 1000, "TTFT %lld ns is below the server's 50 ms",
+                      (long long)ttft);
+    }
+    free(cap);
+    finish(&fx);
+}

@@ -1,0 +1,164 @@
+/*
+ * fuzz_endpoint_chunk.c - libFuzzer target for endpoint_parse_chunk() and
+ * endpoint_json_unescape().
+ *
+ * Input layout: byte 0 picks the endpoint type (bit 0) and an unescape buffer
+ * size; the rest is the payload, copied to an exact-size heap buffer so ASan
+ * sees any over-read. Checked:
+ *   - every view lies inside the payload;
+ *   - unescaping any view never writes past its cap and never grows;
+ *   - jansson as a reference: JSON that jansson accepts (within our token and
+ *     depth limits) must not be called malformed, and ASCII JSON that jansson
+ *     rejects for a syntax reason must not be accepted.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endpoint/endpoint.h"
+
+static void check_view(const char *buf, size_t len, struct endpoint_str v, size_t cap)
+{
+    if (v.len == 0) {
+        return;
+    }
+    if (v.ptr < buf || v.len > len || v.ptr > buf + (len - v.len)) {
+        abort();
+    }
+    char *out = malloc(cap ? cap : 1);
+    if (!out) {
+        abort();
+    }
+    bool truncated;
+    size_t n = endpoint_json_unescape(v.ptr, v.len, out, cap, &truncated);
+    if (n > cap || n > v.len || (!truncated && cap >= v.len && n == 0 && v.len > 0)) {
+        abort();
+    }
+    free(out);
+    char *full = malloc(v.len);
+    if (!full) {
+        abort();
+    }
+    n = endpoint_json_unescape(v.ptr, v.len, full, v.len, &truncated);
+    if (truncated || n > v.len) {
+        abort(); /* the input length always suffices */
+    }
+    free(full);
+}
+
+static int container_depth(const json_t *v)
+{
+    const char *key;
+    json_t *child;
+    size_t i;
+    int best = 0;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, key, child)
+        {
+            int d = container_depth(child);
+            best = d > best ? d : best;
+        }
+        return best + 1;
+    }
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, child)
+        {
+            int d = container_depth(child);
+            best = d > best ? d : best;
+        }
+        return best + 1;
+    }
+    return 0;
+}
+
+static bool plain_ascii(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if (c == 0 || c >= 0x80 || c == 'e' || c == 'E' ||
+            (c == '\\' && i + 1 < len && buf[i + 1] == 'u')) {
+            return false;
+        }
+    }
+    /* jansson rejects integers beyond long long; skip long digit runs. */
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        run = (buf[i] >= '0' && buf[i] <= '9') ? run + 1 : 0;
+        if (run > 15) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void differential(const char *buf, size_t len, enum endpoint_parse_status st)
+{
+    json_error_t err;
+    /* jansson 2.14 skips a NUL byte after a number, which JSON forbids. */
+    if (st == ENDPOINT_PARSE_DONE || st == ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS ||
+        memchr(buf, '\0', len)) {
+        return;
+    }
+    json_t *ref = json_loadb(buf, len, JSON_DECODE_ANY, &err);
+    bool ours_ok = st != ENDPOINT_PARSE_ERR_MALFORMED;
+    if (ref) {
+        bool container = json_is_object(ref) || json_is_array(ref);
+        if (container && container_depth(ref) <= ENDPOINT_JSON_DEPTH_MAX && !ours_ok) {
+            abort(); /* valid JSON called malformed */
+        }
+        if (json_is_object(ref) != (st != ENDPOINT_PARSE_ERR_NOT_OBJECT && ours_ok) &&
+            container_depth(ref) <= ENDPOINT_JSON_DEPTH_MAX) {
+            abort(); /* object-ness disagrees */
+        }
+        json_decref(ref);
+        return;
+    }
+    if (ours_ok && plain_ascii(buf, len)) {
+        abort(); /* syntax error accepted */
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) {
+        return 0;
+    }
+    enum endpoint_type t = (data[0] & 1) ? ENDPOINT_COMPLETIONS : ENDPOINT_CHAT;
+    size_t cap = data[0] >> 1;
+    data++;
+    size--;
+    char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        abort();
+    }
+    memcpy(buf, data, size);
+
+    struct endpoint_chunk c;
+    enum endpoint_parse_status st = endpoint_parse_chunk(t, buf, size, &c);
+    check_view(buf, size, c.object, cap);
+    check_view(buf, size, c.content, cap);
+    check_view(buf, size, c.reasoning, cap);
+    check_view(buf, size, c.finish_reason, cap);
+    check_view(buf, size, c.error_type, cap);
+    check_view(buf, size, c.error_message, cap);
+    if (c.tool_text_count > ENDPOINT_TOOL_TEXT_MAX) {
+        abort();
+    }
+    for (size_t i = 0; i < c.tool_text_count; i++) {
+        check_view(buf, size, c.tool_text[i], cap);
+    }
+    if (st == ENDPOINT_PARSE_ERROR && (c.error_code < 400 || c.error_code > 599)) {
+        abort();
+    }
+    if (c.is_content && st != ENDPOINT_PARSE_OK) {
+        abort();
+    }
+    differential(buf, size, st);
+    /* Unescape arbitrary bytes too, not only valid JSON strings. */
+    check_view(buf, size, (struct endpoint_str){buf, size}, cap);
+    free(buf);
+    return 0;
+}

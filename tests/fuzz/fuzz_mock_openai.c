@@ -1,0 +1,108 @@
+/*
+ * fuzz_mock_openai.c - request bodies through the jansson reader, then every response piece the
+ * server would format for the parsed job: nothing may overflow the sizes the server reserves,
+ * and every event and body must be valid JSON (the model name is echoed, so escaping is tested).
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock/mock_internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* check_events walks chunked SSE output and requires valid JSON in every event but [DONE]. */
+static void check_events(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char *end = NULL;
+        unsigned long chunk = strtoul(p + i, &end, 16);
+        i = (size_t)(end - p) + 2;
+        if (chunk == 0) {
+            return;
+        }
+        const char *ev = p + i + 6; /* after "data: " */
+        size_t ev_len = chunk - 8;  /* minus "data: " and "\n\n" */
+        if (!(ev_len == 6 && memcmp(ev, "[DONE]", 6) == 0)) {
+            json_t *j = json_loadb(ev, ev_len, JSON_ALLOW_NUL, NULL);
+            if (j == NULL) {
+                abort();
+            }
+            json_decref(j);
+        }
+        i += chunk + 2;
+    }
+}
+
+static void format_all(struct mock__job *job, uint32_t per_chunk)
+{
+    size_t cap = mock__event_bytes_max(per_chunk);
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        return;
+    }
+    memcpy(job->id, "chatcmpl-mock-0-1", 17);
+    job->id_len = 17;
+    job->created_s = 1700000000;
+    uint32_t count = job->output_tokens < per_chunk ? job->output_tokens : per_chunk;
+    struct mock__buf b = {.p = buf, .cap = cap};
+    mock__fmt_malformed_event(&b, job); /* invalid JSON on purpose: only its size is checked */
+    if (b.overflow) {
+        abort();
+    }
+    b.len = 0;
+    mock__fmt_token_event(&b, job, 0, count);
+    if (b.overflow) {
+        abort();
+    }
+    check_events(buf, b.len);
+    b.len = 0;
+    mock__fmt_stream_tail(&b, job);
+    if (b.overflow) {
+        abort();
+    }
+    check_events(buf, b.len);
+    b.len = 0;
+    mock__fmt_body_prefix(&b, job);
+    for (uint32_t i = 0; i < count; i++) {
+        size_t len = 0;
+        const char *w = mock__word(i, &len);
+        mock__buf_put(&b, w, len);
+    }
+    job->output_tokens = count;
+    mock__fmt_body_suffix(&b, job);
+    if (b.overflow) {
+        abort();
+    }
+    json_t *j = json_loadb(buf, b.len, JSON_ALLOW_NUL, NULL);
+    if (j == NULL) {
+        abort();
+    }
+    json_decref(j);
+    free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) {
+        return 0;
+    }
+    enum mock__route route = (data[0] & 1) ? MOCK__ROUTE_CHAT : MOCK__ROUTE_COMPLETIONS;
+    uint32_t per_chunk = 1u + (data[0] >> 1) % 64u;
+    struct mock__job job;
+    char msg[MOCK__ERROR_MESSAGE_BYTES];
+    enum mock__api_status st =
+        mock__api_parse(route, (const char *)data + 1, size - 1, 16, &job, msg, sizeof(msg));
+    if (st == MOCK__API_OK) {
+        if (job.output_tokens < 1 || job.output_tokens > MOCK_OUTPUT_TOKENS_MAX ||
+            job.model_len == 0 || job.model_len > MOCK__MODEL_BYTES_MAX) {
+            abort();
+        }
+        format_all(&job, per_chunk);
+    } else if (msg[0] == '\0') {
+        abort();
+    }
+    return 0;
+}

@@ -1,0 +1,264 @@
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "http/http.h"
+#include "tests/http/guard.h"
+
+#define HDR(n, v)                                                                                  \
+    {                                                                                              \
+        .name = n, .name_len = sizeof(n) - 1, .value = v, .value_len = sizeof(v) - 1               \
+    }
+
+static const struct http_header chat_extras[] = {
+    HDR("X-Request-ID", "0b7f"),
+    HDR("X-Correlation-ID", "c-1"),
+};
+
+static struct http_request_head chat_head(void)
+{
+    struct http_request_head head = {
+        .method = "POST",
+        .path = "/v1/chat/completions",
+        .host = "localhost:8000",
+        .content_type = "application/json",
+        .content_length = 42,
+        .accept = "text/event-stream",
+        .user_agent = "ringperf/0.1.0",
+        .authorization = "Bearer sk-test",
+        .extra_headers = chat_extras,
+        .extra_header_count = 2,
+    };
+    return head;
+}
+
+static const char chat_expected[] = "POST /v1/chat/completions HTTP/1.1\r\n"
+                                    "Host: localhost:8000\r\n"
+                                    "User-Agent: ringperf/0.1.0\r\n"
+                                    "Accept: text/event-stream\r\n"
+                                    "Authorization: Bearer sk-test\r\n"
+                                    "Content-Type: application/json\r\n"
+                                    "Content-Length: 42\r\n"
+                                    "X-Request-ID: 0b7f\r\n"
+                                    "X-Correlation-ID: c-1\r\n"
+                                    "\r\n";
+
+static void expect_bytes(const struct http_request_head *head, const char *expected)
+{
+    char buf[1024];
+    size_t n = strlen(expected);
+    ssize_t got = http_request_head_write(buf, sizeof(buf), head);
+    cr_assert_eq(got, (ssize_t)n, "wrote %zd bytes, expected %zu", got, n);
+    cr_assert_eq(memcmp(buf, expected, n), 0, "got:\n%.*s", (int)n, buf);
+    cr_assert_eq(http_request_head_size(head), (ssize_t)n);
+}
+
+Test(http_request, writes_chat_request_exactly)
+{
+    struct http_request_head head = chat_head();
+    expect_bytes(&head, chat_expected);
+}
+
+Test(http_request, minimal_get_has_only_host)
+{
+    struct http_request_head head = {.method = "GET", .path = "/v1/models", .host = "h:1"};
+    expect_bytes(&head, "GET /v1/models HTTP/1.1\r\nHost: h:1\r\n\r\n");
+}
+
+Test(http_request, post_without_content_sends_zero_length)
+{
+    struct http_request_head head = {.method = "POST", .path = "/", .host = "h"};
+    expect_bytes(&head, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+    head.method = "PUT";
+    expect_bytes(&head, "PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+    head.method = "PATCH";
+    expect_bytes(&head, "PATCH / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+}
+
+Test(http_request, any_method_with_content_sends_length)
+{
+    struct http_request_head head = {
+        .method = "DELETE", .path = "/x", .host = "h", .content_length = 7};
+    expect_bytes(&head, "DELETE /x HTTP/1.1\r\nHost: h\r\nContent-Length: 7\r\n\r\n");
+}
+
+Test(http_request, largest_content_length_is_formatted)
+{
+    struct http_request_head head = {
+        .method = "POST", .path = "/", .host = "h", .content_length = SIZE_MAX};
+    expect_bytes(&head,
+                 "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 18446744073709551615\r\n\r\n");
+}
+
+Test(http_request, extra_headers_keep_order_and_allow_tab_and_obs_text)
+{
+    static const struct http_header extras[] = {
+        HDR("Connection", "close"),
+        HDR("x-note", "a\tb caf\xc3\xa9"),
+        HDR("X-Empty", ""),
+    };
+    struct http_request_head head = {.method = "GET",
+                                     .path = "/?q=1",
+                                     .host = "[::1]:80",
+                                     .extra_headers = extras,
+                                     .extra_header_count = 3};
+    expect_bytes(&head, "GET /?q=1 HTTP/1.1\r\nHost: [::1]:80\r\nConnection: close\r\n"
+                        "x-note: a\tb caf\xc3\xa9\r\nX-Empty: \r\n\r\n");
+}
+
+/* Every cap short of the exact size fails with -ENOSPC, with the buffer's end on a guard page
+ * so a single byte written past cap crashes; the exact size succeeds. */
+Test(http_request, every_short_buffer_is_enospc_without_overflow)
+{
+    struct http_request_head head = chat_head();
+    size_t need = strlen(chat_expected);
+    cr_assert_eq(http_request_head_size(&head), (ssize_t)need);
+    struct guard_region g = {0};
+    guard_init(&g, need);
+    for (size_t cap = 0; cap < need; cap++) {
+        cr_assert_eq(http_request_head_write(guard_end(&g, cap), cap, &head), -ENOSPC, "cap %zu",
+                     cap);
+    }
+    char *buf = guard_end(&g, need);
+    cr_assert_eq(http_request_head_write(buf, need, &head), (ssize_t)need);
+    cr_assert_eq(memcmp(buf, chat_expected, need), 0);
+    guard_free(&g);
+}
+
+Test(http_request, null_buffer_with_zero_cap_is_enospc)
+{
+    struct http_request_head head = chat_head();
+    cr_assert_eq(http_request_head_write(NULL, 0, &head), -ENOSPC);
+}
+
+enum field { F_METHOD, F_PATH, F_HOST, F_CTYPE, F_ACCEPT, F_UA, F_AUTH };
+
+struct bad_string_case {
+    enum field field;
+    const char *value;
+};
+
+static const struct bad_string_case bad_strings[] = {
+    {F_METHOD, ""},
+    {F_METHOD, NULL},
+    {F_METHOD, "PO ST"},
+    {F_METHOD, "POST\r\nX: y"},
+    {F_METHOD, "GET/"},
+    {F_PATH, ""},
+    {F_PATH, NULL},
+    {F_PATH, "/a b"},
+    {F_PATH, "/a\r\nX-Injected: 1"},
+    {F_PATH, "/a\nb"},
+    {F_PATH, "/a\tb"},
+    {F_PATH, "/a\x7f"},
+    {F_HOST, ""},
+    {F_HOST, NULL},
+    {F_HOST, "h\r\nX: y"},
+    {F_HOST, "h x"},
+    {F_CTYPE, "application/json\r\nX-Injected: 1"},
+    {F_CTYPE, "a\nb"},
+    {F_ACCEPT, "a\rb"},
+    {F_ACCEPT, "a\x01"},
+    {F_UA, "ua\x7f"},
+    {F_UA, "ua\r\n"},
+    {F_AUTH, "Bearer x\r\n\r\nGET / HTTP/1.1"},
+    {F_AUTH, "Bearer \x1b"},
+};
+
+static void set_field(struct http_request_head *head, enum field f, const char *v)
+{
+    switch (f) {
+    case F_METHOD:
+        head->method = v;
+        break;
+    case F_PATH:
+        head->path = v;
+        break;
+    case F_HOST:
+        head->host = v;
+        break;
+    case F_CTYPE:
+        head->content_type = v;
+        break;
+    case F_ACCEPT:
+        head->accept = v;
+        break;
+    case F_UA:
+        head->user_agent = v;
+        break;
+    case F_AUTH:
+        head->authorization = v;
+        break;
+    }
+}
+
+/* -EINVAL comes before any write and regardless of cap. */
+static void expect_einval(const struct http_request_head *head, const char *what)
+{
+    char buf[512];
+    memset(buf, 'Z', sizeof(buf));
+    cr_assert_eq(http_request_head_write(buf, sizeof(buf), head), -EINVAL, "%s", what);
+    cr_assert_eq(http_request_head_write(NULL, 0, head), -EINVAL, "%s", what);
+    cr_assert_eq(http_request_head_size(head), -EINVAL, "%s", what);
+    for (size_t i = 0; i < sizeof(buf); i++) {
+        cr_assert_eq(buf[i], 'Z', "%s: byte %zu written", what, i);
+    }
+}
+
+Test(http_request, rejects_invalid_or_injecting_strings)
+{
+    for (size_t i = 0; i < sizeof(bad_strings) / sizeof(bad_strings[0]); i++) {
+        struct http_request_head head = chat_head();
+        set_field(&head, bad_strings[i].field, bad_strings[i].value);
+        char what[64];
+        snprintf(what, sizeof(what), "bad_strings[%zu]", i);
+        expect_einval(&head, what);
+    }
+}
+
+static const struct http_header bad_extras[] = {
+    HDR("X-A", "v\r\nX-Injected: 1"),
+    HDR("X-A", "v\n"),
+    HDR("X-A", "v\r"),
+    HDR("X-A", "a\0b"),
+    HDR("X-A", "\x7f"),
+    HDR("", "v"),
+    HDR("X A", "v"),
+    HDR("X-A:", "v"),
+    HDR("X-A\r\nY", "v"),
+    HDR("X\0A", "v"),
+    HDR("X(A)", "v"),
+    HDR("Host", "evil"),
+    HDR("HOST", "evil"),
+    HDR("content-length", "0"),
+    HDR("Transfer-Encoding", "chunked"),
+};
+
+Test(http_request, rejects_invalid_extra_headers)
+{
+    for (size_t i = 0; i < sizeof(bad_extras) / sizeof(bad_extras[0]); i++) {
+        struct http_header extras[2] = {HDR("X-Ok", "fine"), bad_extras[i]};
+        struct http_request_head head = chat_head();
+        head.extra_headers = extras;
+        head.extra_header_count = 2;
+        char what[64];
+        snprintf(what, sizeof(what), "bad_extras[%zu]", i);
+        expect_einval(&head, what);
+    }
+}
+
+Test(http_request, rejects_null_head_and_null_extra_array)
+{
+    cr_assert_eq(http_request_head_write(NULL, 0, NULL), -EINVAL);
+    cr_assert_eq(http_request_head_size(NULL), -EINVAL);
+    struct http_request_head head = chat_head();
+    head.extra_headers = NULL;
+    expect_einval(&head, "null extras with count 2");
+    struct http_header no_name = {.name = NULL, .name_len = 0, .value = "v", .value_len = 1};
+    head.extra_headers = &no_name;
+    head.extra_header_count = 1;
+    expect_einval(&head, "null extra name");
+}
