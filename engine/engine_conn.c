@@ -138,18 +138,44 @@ static void fail_record(struct engine__shard *shard, struct engine__conn *c,
     finish_record(shard, c, outcome, false);
 }
 
-static void arm_recv(struct engine__shard *shard, struct engine__conn *c)
+/* conn_sqe returns a submission entry tagged with the connection's op and
+ * generation (liburing's prep helpers leave user_data alone), or fails the
+ * connection's request and returns NULL. */
+static struct io_uring_sqe *conn_sqe(struct engine__shard *shard, struct engine__conn *c,
+                                     enum engine__op op)
 {
     struct io_uring_sqe *sqe = engine__get_sqe(shard);
     if (sqe == NULL) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+        if (c->record != NULL) {
+            fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+        }
+        return NULL;
+    }
+    io_uring_sqe_set_data64(sqe, engine__user_data(op, c->id, c->generation));
+    return sqe;
+}
+
+static void arm_recv(struct engine__shard *shard, struct engine__conn *c)
+{
+    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_RECV);
+    if (sqe == NULL) {
         return;
     }
     io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
     sqe->flags |= IOSQE_BUFFER_SELECT;
     sqe->buf_group = 0;
-    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_RECV, c->id, c->generation));
     c->recv_armed = true;
+}
+
+/* submit_sendmsg sends what c->msg still describes. */
+static bool submit_sendmsg(struct engine__shard *shard, struct engine__conn *c)
+{
+    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_SEND);
+    if (sqe == NULL) {
+        return false;
+    }
+    io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
+    return true;
 }
 
 static void send_request(struct engine__shard *shard, struct engine__conn *c)
@@ -181,13 +207,9 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
     c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
     c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
-    struct io_uring_sqe *sqe = engine__get_sqe(shard);
-    if (sqe == NULL) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+    if (!submit_sendmsg(shard, c)) {
         return;
     }
-    io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
-    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_SEND, c->id, c->generation));
     rec->reused_connection = c->requests_on_socket > 0;
     c->requests_on_socket++;
     shard->send_stamps[shard->send_stamp_count++] = c->id;
@@ -207,14 +229,12 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     c->fd = fd;
     c->state = ENGINE__CONN_CONNECTING;
-    struct io_uring_sqe *sqe = engine__get_sqe(shard);
+    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_CONNECT);
     if (sqe == NULL) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
         return;
     }
     io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&config->target.addr,
                           config->target.addr_len);
-    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_CONNECT, c->id, c->generation));
 }
 
 static void reset_request_state(struct engine__conn *c)
@@ -339,13 +359,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
                 c->msg.msg_iovlen--;
             }
         }
-        struct io_uring_sqe *sqe = engine__get_sqe(shard);
-        if (sqe == NULL) {
-            fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
-            return;
-        }
-        io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
-        io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_SEND, c->id, c->generation));
+        submit_sendmsg(shard, c);
         return;
     }
     c->record->send_end_ns = engine_now_ns();

@@ -57,9 +57,13 @@
  *                      OpenAI-style body {"error":{"message":...,"type":...,"code":N}}.
  *   A body that is not valid JSON or misses required fields -> 400 with the same error shape.
  * HTTP/1.0 and 1.1 requests with a Content-Length body; keep-alive (the default in 1.1) and
- * pipelining are supported. Requests it cannot serve are answered and the connection closed:
- * 400 malformed request, 411 POST without Content-Length or with Transfer-Encoding, 413 body
- * over --max-body-kb, 431 header block over 16 KiB or more than 64 headers, 505 other versions.
+ * pipelining are supported. Answers are always HTTP/1.1 (streams use chunked encoding, so stream
+ * with an HTTP/1.1 client). Each thread serves at most ceil(--max-connections / --threads)
+ * connections; one over the limit is closed at once, and the first refusal on each thread is
+ * logged to stderr (later ones are counted in mock_stats). Requests it cannot serve are answered
+ * and the connection closed: 400 malformed request, 411 POST without Content-Length or with
+ * Transfer-Encoding, 413 body over --max-body-kb, 431 header block over 16 KiB or more than 64
+ * headers, 505 other versions.
  *
  * Faults (streaming and non-streaming alike; k = floor(n / 2) for n output tokens):
  *   error_500  immediate 500 with an OpenAI error body (type "server_error").
@@ -75,12 +79,12 @@
  *
  * Token log (--token-log FILE): JSON lines, one per emitted output token:
  *   {"request_id":"<id>","token":<index from 0>,"send_ns":<CLOCK_MONOTONIC ns>}
- * `request_id` is the request's X-Request-ID header (JSON-escaped), or "mock-<thread>-<seq>"
- * when it has none. `send_ns` is the moment the event (or body piece) carrying the token was
- * queued for sending; the send is submitted in the same loop turn unless the socket is backed
- * up. Tokens of one request appear in order; lines of different requests and threads
- * interleave. Lines are buffered per thread and written when a buffer fills, when a thread
- * has been idle about a second, and at stop, so logging stays off the timing path.
+ * `request_id` is the request's X-Request-ID header (JSON-escaped; bytes outside printable
+ * ASCII become '?'), or "mock-<thread>-<seq>" when it has none. `send_ns` is the moment the event
+ * (or body piece) carrying the token was queued for sending; the send is submitted in the same loop
+ * turn unless the socket is backed up. Tokens of one request appear in order; lines of different
+ * requests and threads interleave. Lines are buffered per thread (256 KiB) and written at the end
+ * of a loop turn once half full or a second old, and at stop, so logging stays off the timing path.
  *
  * At start the server prints exactly one line to stdout, `mock-server listening on
  * http://HOST:PORT` (the real port when 0 was asked), and flushes it. SIGINT or SIGTERM stop
@@ -137,7 +141,8 @@ int mock_config_validate(const struct mock_config *cfg, char *errbuf, size_t err
  * is skipped. `out` is initialised with mock_config_init() first; string fields borrow argv.
  * Returns 0 on success, 1 when --help was given (nothing else is checked; print mock_usage()
  * and exit 0), or -EINVAL with a message naming the flag and the fix in `errbuf`, e.g.
- * "--ttft-ms: 'abc' is not a number; give milliseconds, e.g. --ttft-ms 50 or 0.5". */
+ * "--ttft-ms: 'abc' is not a number; give milliseconds from 0 to 3600000, e.g. --ttft-ms 50
+ * or 0.5". */
 int mock_config_parse(int argc, char **argv, struct mock_config *out, char *errbuf, size_t errcap);
 
 /* mock_usage prints the flags and their defaults to `out`. */
@@ -189,7 +194,8 @@ void mock_server_free(struct mock_server *server);
 /* mock_server_run runs a server in the foreground until SIGINT or SIGTERM: it blocks both
  * signals in the calling thread (the workers inherit the mask) and reads them from a signalfd,
  * starts the server, prints `mock-server listening on http://HOST:PORT` to `out` and flushes
- * it, waits, then stops and frees the server and restores the signal mask. Errors are printed
+ * it, waits for a signal (or for a worker that failed and stopped the server), then stops and
+ * frees the server and restores the signal mask. Errors are printed
  * to stderr. Returns 0 after a clean stop or a negative errno. */
 int mock_server_run(const struct mock_config *cfg, FILE *out);
 

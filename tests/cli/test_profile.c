@@ -121,127 +121,148 @@ static size_t count_lines(const char *path, size_t *out_errors)
     return lines;
 }
 
-static char *make_temp_dir(void)
+/* e2e is one test's world: a mock server, its URL, and an artifact directory. */
+struct e2e {
+    struct child mock;
+    char url[64];
+    char dir[64];
+};
+
+static void e2e_start(struct e2e *w, char *const mock_flags[])
 {
-    char *dir = strdup("/tmp/ringperf-e2e-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
-    return dir;
+    int port = 0;
+    w->mock = start_mock(&port, mock_flags);
+    snprintf(w->url, sizeof(w->url), "127.0.0.1:%d", port);
+    snprintf(w->dir, sizeof(w->dir), "/tmp/ringperf-e2e-XXXXXX");
+    cr_assert_not_null(mkdtemp(w->dir));
+}
+
+/* run_ringperf runs `ringperf WORDS...` (words separated by single spaces; the
+ * tokens URL and DIR are replaced by the world's) and returns its exit status
+ * and its output (stdout, plus stderr when merge_stderr). */
+static int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out)
+{
+    char *copy = strdup(words);
+    char *argv[64] = {RINGPERF_BINARY};
+    int argc = 1;
+    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word != NULL && argc < 63;
+         word = strtok_r(NULL, " ", &save)) {
+        if (w != NULL && strcmp(word, "URL") == 0) {
+            argv[argc++] = (char *)w->url;
+        } else if (w != NULL && strcmp(word, "DIR") == 0) {
+            argv[argc++] = (char *)w->dir;
+        } else {
+            argv[argc++] = word;
+        }
+    }
+    argv[argc] = NULL;
+    struct child run = spawn_child(argv, merge_stderr);
+    *out = read_all(run.out);
+    int status = wait_child(&run);
+    free(copy);
+    return status;
+}
+
+static size_t count_export_lines(const struct e2e *w, size_t *out_errors)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
+    return count_lines(path, out_errors);
 }
 
 Test(profile_e2e, streaming_chat_run_reports_and_exports_every_request, .timeout = 120)
 {
-    int port = 0;
+    struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "2", "--itl-ms", "0.5", NULL};
-    struct child mock = start_mock(&port, mock_flags);
-    char url[64];
-    snprintf(url, sizeof(url), "127.0.0.1:%d", port);
-    char *dir = make_temp_dir();
-    char *argv[] = {RINGPERF_BINARY,
-                    "profile",
-                    "--model",
-                    "Qwen/Qwen3-0.6B",
-                    "--url",
-                    url,
-                    "--endpoint-type",
-                    "chat",
-                    "--endpoint",
-                    "/v1/chat/completions",
-                    "--streaming",
-                    "--concurrency",
-                    "8",
-                    "--request-count",
-                    "200",
-                    "--osl",
-                    "20",
-                    "--artifact-dir",
-                    dir,
-                    "--api-key",
-                    "sk-secret-value",
-                    NULL};
-    struct child run = spawn_child(argv, false);
-    char *out = read_all(run.out);
-    int status = wait_child(&run);
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile --model Qwen/Qwen3-0.6B --url URL --endpoint-type chat "
+                              "--endpoint /v1/chat/completions --streaming --concurrency 8 "
+                              "--request-count 200 --osl 20 --artifact-dir DIR "
+                              "--api-key sk-secret-value",
+                              false, &out);
     cr_assert_eq(status, 0, "ringperf profile exit %d; output:\n%s", status, out);
     cr_assert(strstr(out, "Time to First Token (ms)") != NULL, "%s", out);
     cr_assert(strstr(out, "Inter Token Latency (ms)") != NULL, "%s", out);
     cr_assert(strstr(out, "Request Count (requests)") != NULL, "%s", out);
     cr_assert(strstr(out, "sk-secret-value") == NULL, "the API key never reaches the output");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export.jsonl", dir);
     size_t errors = 0;
-    cr_assert_eq(count_lines(path, &errors), 200, "one record per request");
+    cr_assert_eq(count_export_lines(&w, &errors), 200, "one record per request");
     cr_assert_eq(errors, 0);
-    snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0, "inputs.json written");
     free(out);
-    free(dir);
-    stop_mock(&mock);
+    stop_mock(&w.mock);
 }
 
 Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
 {
-    int port = 0;
+    struct e2e w;
     char *const mock_flags[] = {"--error-500-rate", "100", NULL};
-    struct child mock = start_mock(&port, mock_flags);
-    char url[64];
-    snprintf(url, sizeof(url), "127.0.0.1:%d", port);
-    char *dir = make_temp_dir();
-    char *argv[] = {RINGPERF_BINARY,
-                    "profile",
-                    "-m",
-                    "m",
-                    "-u",
-                    url,
-                    "--streaming",
-                    "--concurrency",
-                    "2",
-                    "--request-count",
-                    "10",
-                    "--artifact-dir",
-                    dir,
-                    NULL};
-    struct child run = spawn_child(argv, false);
-    char *out = read_all(run.out);
-    int status = wait_child(&run);
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(
+        &w, "profile -m m -u URL --streaming --concurrency 2 --request-count 10 --artifact-dir DIR",
+        false, &out);
     cr_assert_eq(status, 1, "a run where every request failed exits 1; output:\n%s", out);
     cr_assert(strstr(out, "Error Summary") != NULL, "%s", out);
     cr_assert(strstr(out, "500") != NULL, "%s", out);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export.jsonl", dir);
     size_t errors = 0;
-    cr_assert_eq(count_lines(path, &errors), 10);
+    cr_assert_eq(count_export_lines(&w, &errors), 10);
     cr_assert_eq(errors, 10);
     free(out);
-    free(dir);
-    stop_mock(&mock);
+    stop_mock(&w.mock);
+}
+
+Test(profile_e2e, request_timeout_ends_stalled_requests_as_errors, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--stall-rate", "100", NULL};
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --streaming --concurrency 3 --request-count 6 "
+                              "--request-timeout-seconds 0.5 --artifact-dir DIR",
+                              false, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert(strstr(out, "TimeoutError") != NULL, "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 6);
+    cr_assert_eq(errors, 6);
+    free(out);
+    stop_mock(&w.mock);
 }
 
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
-    char *argv[] = {RINGPERF_BINARY, "profile", "-m", "m", "--concurency", "4", NULL};
-    struct child run = spawn_child(argv, true);
-    char *out = read_all(run.out);
-    cr_assert_eq(wait_child(&run), 2);
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(NULL, "profile -m m --concurency 4", true, &out), 2);
     cr_assert(strstr(out, "--concurency") != NULL, "%s", out);
     cr_assert(strstr(out, "--concurrency") != NULL, "suggests the right flag: %s", out);
     free(out);
-    char *argv2[] = {RINGPERF_BINARY, "profile", "-m", "m", "--concurrency", "zero", NULL};
-    run = spawn_child(argv2, true);
-    out = read_all(run.out);
-    cr_assert_eq(wait_child(&run), 2);
+    cr_assert_eq(run_ringperf(NULL, "profile -m m --concurrency zero", true, &out), 2);
     cr_assert(strstr(out, "--concurrency") != NULL, "%s", out);
+    free(out);
+    cr_assert_eq(run_ringperf(NULL, "profile -m m --url https://127.0.0.1:1", true, &out), 2);
+    cr_assert(strstr(out, "https") != NULL, "%s", out);
+    free(out);
+    cr_assert_eq(run_ringperf(NULL, "frobnicate", true, &out), 2);
+    cr_assert(strstr(out, "frobnicate") != NULL, "%s", out);
     free(out);
 }
 
 Test(profile_e2e, help_lists_flags_in_groups, .timeout = 60)
 {
-    char *argv[] = {RINGPERF_BINARY, "profile", "--help", NULL};
-    struct child run = spawn_child(argv, false);
-    char *out = read_all(run.out);
-    cr_assert_eq(wait_child(&run), 0);
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(NULL, "profile --help", false, &out), 0);
     cr_assert(strstr(out, "--concurrency") != NULL);
     cr_assert(strstr(out, "--request-timeout-seconds") != NULL);
     cr_assert(strstr(out, "--workers-max") != NULL);
+    free(out);
+    cr_assert_eq(run_ringperf(NULL, "--help", false, &out), 0);
+    cr_assert(strstr(out, "mock-server") != NULL);
     free(out);
 }
