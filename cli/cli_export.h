@@ -5,10 +5,12 @@
 #define RINGPERF_CLI_EXPORT_H
 
 #include "cli/cli_internal.h"
+#include "cli/jsonw.h"
 
 /* cli_export is the open per-record export of a run. */
 struct cli_export {
     FILE *records;
+    struct cli_jsonw writer;
     bool streaming;
     uint64_t request_id_nonce;
     uint64_t lines;

@@ -1,0 +1,66 @@
+/*
+ * jsonw.h - a small append-only JSON text writer for per-record export lines
+ * (internal to cli/).
+ *
+ * Per-request export runs once per request on the coordinator's thread, so at
+ * tens of thousands of requests per second a DOM library's allocations and
+ * per-token writes dominate the client's CPU time. This writer appends to one
+ * caller-owned buffer and flushes it to a FILE in large writes. Commas between
+ * members and elements are the caller's job, through the *_first flags below.
+ */
+#ifndef RINGPERF_CLI_JSONW_H
+#define RINGPERF_CLI_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Largest single piece appended at once (an escaped string is at most six
+ * times its input); the buffer is flushed ahead of any piece that would not fit. */
+#define CLI_JSONW_PIECE_MAX 8192
+
+/* cli_jsonw is a buffer in front of a FILE. Sticky error: once a write fails,
+ * everything after is dropped and cli_jsonw_flush reports it. */
+struct cli_jsonw {
+    FILE *out;
+    char *buf;
+    size_t len;
+    size_t cap; /* at least 2 * CLI_JSONW_PIECE_MAX */
+    int error;  /* 0 or -errno */
+};
+
+/* cli_jsonw_init borrows out and allocates a cap-byte buffer. Returns 0 or -ENOMEM. */
+int cli_jsonw_init(struct cli_jsonw *w, FILE *out, size_t cap);
+
+/* cli_jsonw_free releases the buffer (without flushing). Safe on a zeroed writer. */
+void cli_jsonw_free(struct cli_jsonw *w);
+
+/* cli_jsonw_flush writes what is buffered. Returns 0 or the first error. */
+int cli_jsonw_flush(struct cli_jsonw *w);
+
+/* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals). */
+void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len);
+
+/* cli_jsonw_lit appends a NUL-terminated literal, e.g. "{\"metadata\":". */
+void cli_jsonw_lit(struct cli_jsonw *w, const char *text);
+
+/* cli_jsonw_key appends ,"name": (no comma when *first, which it then clears). */
+void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name);
+
+/* cli_jsonw_string appends a quoted, escaped string (control bytes as \u00XX;
+ * at most CLI_JSONW_PIECE_MAX / 6 input bytes are written, the rest cut). */
+void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len);
+
+/* cli_jsonw_int appends a decimal integer. */
+void cli_jsonw_int(struct cli_jsonw *w, int64_t v);
+
+/* cli_jsonw_ms_from_ns appends ns / 1e6 exactly, as a decimal with up to six
+ * fraction digits (trailing zeros dropped): nanosecond truth in milliseconds. */
+void cli_jsonw_ms_from_ns(struct cli_jsonw *w, int64_t ns);
+
+/* cli_jsonw_double appends a finite double with up to 15 significant digits
+ * (null for NaN or infinity, which JSON cannot hold). */
+void cli_jsonw_double(struct cli_jsonw *w, double v);
+
+#endif
