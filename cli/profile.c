@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
+#include "cli/cli_load.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -30,6 +31,8 @@ struct profile_run {
     struct profile_config cfg;
     struct config_target target;
     struct engine_config engine;
+    struct cli_load load;
+    uint64_t seed; /* --random-seed, or drawn from the clock */
     struct engine_payload *payloads;
     size_t payload_count;
     struct http_header *headers;
@@ -60,9 +63,13 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
     struct profile_run *run = ctx;
     double elapsed_s = (double)(engine_now_ns() - run->start_ns) / 1e9;
     double rate = elapsed_s > 0 ? (double)finished / elapsed_s : 0;
-    fprintf(stderr, "%sProfiling: %llu/%llu requests (%.0f%%), %.1f requests/sec, %llu errors%s",
-            run->progress_tty ? "\r" : "", (unsigned long long)finished, (unsigned long long)total,
-            total > 0 ? 100.0 * (double)finished / (double)total : 0, rate,
+    /* A duration-limited run has no request total: show time instead. */
+    double done = total > 0 ? (double)finished / (double)total
+                            : elapsed_s / run->cfg.benchmark_duration_seconds;
+    fprintf(stderr,
+            "%sProfiling: %llu requests, %.0f%% done, %.1f s, %.1f requests/sec, %llu errors%s",
+            run->progress_tty ? "\r" : "", (unsigned long long)finished,
+            100.0 * (done < 1.0 ? done : 1.0), elapsed_s, rate,
             (unsigned long long)run->results.error_count, run->progress_tty ? "" : "\n");
     run->progress_printed = true;
 }
@@ -77,16 +84,6 @@ static int check_supported(const struct profile_config *cfg)
                 "ringperf profile: --endpoint-type %s is not supported yet; use chat or "
                 "completions\n",
                 config_endpoint_type_name(cfg->endpoint_type));
-        return -ENOTSUP;
-    }
-    if (cfg->request_rate_per_second > 0) {
-        fprintf(stderr, "ringperf profile: --request-rate is not supported yet; use "
-                        "--concurrency (closed loop) for now\n");
-        return -ENOTSUP;
-    }
-    if (cfg->benchmark_duration_seconds > 0) {
-        fprintf(stderr, "ringperf profile: --benchmark-duration is not supported yet; use "
-                        "--request-count for now\n");
         return -ENOTSUP;
     }
     if (cfg->urls.count > 1) {
@@ -148,8 +145,7 @@ static int build_payloads(struct profile_run *run)
     char *prompt = malloc(PROMPT_BYTES_MAX);
     int ret = run->payloads != NULL && prompt != NULL ? 0 : -ENOMEM;
     struct dataset_rng rng;
-    dataset_rng_seed(&rng, cfg->random_seed_set ? (uint64_t)cfg->random_seed
-                                                : (uint64_t)time(NULL) ^ (uint64_t)getpid());
+    dataset_rng_seed(&rng, run->seed);
     for (size_t i = 0; ret == 0 && i < count; i++) {
         uint64_t words =
             dataset_sample_length(&rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
@@ -247,9 +243,10 @@ static int prepare_artifact_dir(struct profile_run *run)
                 *p = '_';
             }
         }
-        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-concurrency%u",
-                 cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type),
-                 run->engine.concurrency);
+        char stimulus[96];
+        cli_load_stimulus(cfg, &run->engine, stimulus, sizeof(stimulus));
+        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
+                 cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }
     int ret = make_dirs(run->artifact_dir);
     if (ret != 0) {
@@ -266,8 +263,7 @@ static void configure_engine(struct profile_run *run)
     e->endpoint_type =
         cfg->endpoint_type == CONFIG_ENDPOINT_CHAT ? ENDPOINT_CHAT : ENDPOINT_COMPLETIONS;
     e->streaming = cfg->streaming;
-    e->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
-    e->request_count = (uint64_t)cfg->request_count;
+    cli_load_configure(cfg, run->seed, &run->load, e);
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
     e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;
     e->pin_shards = true;
@@ -315,6 +311,39 @@ static void print_footer(const struct profile_run *run, double duration_s)
     }
 }
 
+struct warmup_tally {
+    uint64_t records;
+    uint64_t errors;
+};
+
+static void on_warmup_record(void *ctx, const struct engine_record *rec)
+{
+    struct warmup_tally *tally = ctx;
+    tally->records++;
+    tally->errors += rec->outcome != ENGINE_SUCCESS;
+}
+
+/* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
+ * records only count towards a one-line summary. */
+static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
+{
+    struct cli_load warm_load;
+    struct engine_config warm;
+    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
+        return 0;
+    }
+    /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
+    warm.request_id_nonce ^= 0x5741524dULL;
+    struct warmup_tally tally = {0};
+    struct engine_record_sink sink = {.on_record = on_warmup_record, .ctx = &tally};
+    int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
+    if (ret == 0) {
+        fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
+                (unsigned long long)tally.records, (unsigned long long)tally.errors);
+    }
+    return ret;
+}
+
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
@@ -332,8 +361,11 @@ static int execute(struct profile_run *run)
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
     };
+    int ret = run_warmup(run, errbuf, sizeof(errbuf));
     run->start_ns = engine_now_ns();
-    int ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+    if (ret == 0 && !run->stop.requested) {
+        ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+    }
     if (watching) {
         pthread_kill(watch.thread, SIGUSR1);
         pthread_join(watch.thread, NULL);
@@ -366,6 +398,8 @@ static int prepare(struct profile_run *run)
     if (check_supported(&run->cfg) != 0 || resolve_target(run) != 0) {
         return 2;
     }
+    run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
+                                         : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
     configure_engine(run);
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);

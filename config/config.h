@@ -76,6 +76,14 @@ enum config_endpoint_type {
  * caller resolves it because only the caller knows about the terminal. */
 enum config_ui_type { CONFIG_UI_DASHBOARD, CONFIG_UI_SIMPLE, CONFIG_UI_NONE, CONFIG_UI_AUTO };
 
+/* config_arrival_pattern is --arrival-pattern/--request-rate-mode. */
+enum config_arrival_pattern {
+    CONFIG_ARRIVAL_POISSON,
+    CONFIG_ARRIVAL_CONSTANT,
+    CONFIG_ARRIVAL_GAMMA,
+    CONFIG_ARRIVAL_CONCURRENCY_BURST,
+};
+
 /* config_log_level is --log-level, most verbose first. */
 enum config_log_level {
     CONFIG_LOG_TRACE,
@@ -136,10 +144,19 @@ struct profile_config {
     int64_t concurrency;   /* >= 1; 0 = not given */
     int64_t request_count; /* --request-count/--num-requests; default 10 */
     bool request_count_set;
-    double request_rate_per_second;        /* --request-rate; 0 = not given (closed loop) */
-    double benchmark_duration_seconds;     /* 0 = not given */
-    double benchmark_grace_period_seconds; /* default 30; may be INFINITY */
-    bool benchmark_grace_period_set;       /* only valid with --benchmark-duration */
+    double request_rate_per_second;              /* --request-rate; 0 = not given (closed loop) */
+    double benchmark_duration_seconds;           /* 0 = not given */
+    double benchmark_grace_period_seconds;       /* default 30; may be INFINITY */
+    enum config_arrival_pattern arrival_pattern; /* default poisson; gamma when only
+                                                    --arrival-smoothness is given */
+    bool arrival_pattern_set;
+    double arrival_smoothness; /* gamma shape k; valid when arrival_smoothness_set */
+    bool arrival_smoothness_set;
+    int64_t warmup_request_count;      /* 0 = no count-triggered warmup */
+    double warmup_duration_seconds;    /* 0 = no duration-triggered warmup */
+    double cancellation_rate_percent;  /* --request-cancellation-rate, 0..100 */
+    double cancellation_delay_seconds; /* --request-cancellation-delay, >= 0 */
+    bool benchmark_grace_period_set;   /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;          /* default "artifacts" */
     bool artifact_dir_set;       /* AIPerf adds a per-run subdirectory only if unset */

@@ -105,6 +105,15 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
     }
+    /* AIPerf: a smoothness given without a pattern means gamma. */
+    if (cfg->arrival_smoothness_set && !cfg->arrival_pattern_set) {
+        cfg->arrival_pattern = CONFIG_ARRIVAL_GAMMA;
+    }
+    if (cfg->arrival_smoothness_set && cfg->arrival_pattern != CONFIG_ARRIVAL_GAMMA) {
+        return config__fail(errbuf, errcap,
+                            "--arrival-smoothness applies only to --arrival-pattern gamma; drop "
+                            "one of the two");
+    }
     if (cfg->benchmark_grace_period_set && cfg->benchmark_duration_seconds == 0.0) {
         return config__fail(errbuf, errcap,
                             "--benchmark-grace-period only applies together with "

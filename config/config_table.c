@@ -68,6 +68,17 @@ static const struct config__choice endpoint_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice arrival_choices[] = {
+    {"poisson", CONFIG_ARRIVAL_POISSON, false},
+    {"constant", CONFIG_ARRIVAL_CONSTANT, false},
+    {"gamma", CONFIG_ARRIVAL_GAMMA, false},
+    {"concurrency_burst", CONFIG_ARRIVAL_CONCURRENCY_BURST, false},
+    {NULL, 0, false},
+};
+
+static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
+static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
+
 static const struct config__choice ui_choices[] = {
     {"dashboard", CONFIG_UI_DASHBOARD, false},
     {"simple", CONFIG_UI_SIMPLE, false},
@@ -317,10 +328,16 @@ static const struct config__flag flag_table[] = {
     {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", 0, OFF(request_rate_per_second)),
      .help = "Target requests per second (open loop), optionally capped by --concurrency.",
      .example = "5.0", .range = &range_rate},
-    NOPE(LOAD_GENERATOR, STRING, "--arrival-pattern --request-rate-mode",
-         "Arrival pattern: poisson, constant, gamma or concurrency_burst."),
-    NOPE(LOAD_GENERATOR, DOUBLE, "--arrival-smoothness --vllm-burstiness",
-         "Gamma shape of arrivals."),
+    {SUP_GIVEN(LOAD_GENERATOR, CHOICE, "--arrival-pattern --request-rate-mode", 0,
+               OFF(arrival_pattern), OFF(arrival_pattern_set)),
+     .help = "How --request-rate requests are spaced: poisson (exponential gaps), constant "
+             "(1/rate), gamma (shape --arrival-smoothness), or concurrency_burst.",
+     .default_text = "poisson", .example = "constant", .choices = arrival_choices},
+    {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--arrival-smoothness --vllm-burstiness", 0,
+               OFF(arrival_smoothness), OFF(arrival_smoothness_set)),
+     .help = "Gamma shape k of the gaps (as vLLM's --burstiness): 1 is Poisson, larger is "
+             "smoother. Given alone, it selects the gamma pattern.",
+     .example = "2.0", .range = &range_smoothness},
     {SUP_GIVEN(LOAD_GENERATOR, INT, "--request-count --num-requests", 0, OFF(request_count),
                OFF(request_count_set)),
      .help = "Number of requests to send.", .default_text = "10", .example = "100",
@@ -338,8 +355,13 @@ static const struct config__flag flag_table[] = {
     NOPE(SCENARIO, STRING, "--scenario", "Named scenario that locks benchmark settings."),
     NOPE(SCENARIO, SWITCH, "--unsafe-override", "Turn scenario lock errors into warnings."),
     /* Warmup */
-    NOPE(WARMUP, INT, "--warmup-request-count --num-warmup-requests", "Warmup requests."),
-    NOPE(WARMUP, DOUBLE, "--warmup-duration", "Warmup duration in seconds."),
+    {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0, OFF(warmup_request_count)),
+     .help = "Requests sent before profiling starts, with the profiling load settings; "
+             "excluded from the results.",
+     .example = "100", .range = &range_count},
+    {SUP(WARMUP, DOUBLE, "--warmup-duration", 0, OFF(warmup_duration_seconds)),
+     .help = "Seconds of warmup load before profiling starts; excluded from the results.",
+     .example = "30", .range = &range_seconds_gt0},
     NOPE(WARMUP, DOUBLE, "--agentic-cache-warmup-duration", "Agentic cache warmup seconds."),
     NOPE(WARMUP, INT, "--num-warmup-sessions", "Warmup sessions."),
     NOPE(WARMUP, INT, "--warmup-concurrency", "Warmup concurrency."),
@@ -354,8 +376,13 @@ static const struct config__flag flag_table[] = {
     NOPE(USER_CENTRIC, DOUBLE, "--user-centric-rate", "User-centric request rate (QPS)."),
     NOPE(USER_CENTRIC, INT, "--num-users", "Users for --user-centric-rate."),
     /* Request cancellation */
-    NOPE(CANCELLATION, DOUBLE, "--request-cancellation-rate", "Percentage of requests to cancel."),
-    NOPE(CANCELLATION, DOUBLE, "--request-cancellation-delay", "Seconds before cancelling."),
+    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
+     .help = "Percentage of requests to cancel; they end as errors with code 499 and "
+             "was_cancelled.",
+     .default_text = "0", .example = "10", .range = &range_percent},
+    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0, OFF(cancellation_delay_seconds)),
+     .help = "Seconds after a cancelled request was fully sent before it is cancelled.",
+     .default_text = "0", .example = "0.5", .range = &range_seconds_ge0},
     /* Output */
     {SUP_GIVEN(OUTPUT, STRING, "--artifact-dir --output-artifact-dir", 0, OFF(artifact_dir),
                OFF(artifact_dir_set)),

@@ -10,6 +10,7 @@
 #include "engine/engine_internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,12 @@ struct coordinator {
     uint32_t shard_count;
     uint32_t threads_started;
     int wake_fd;
-    uint64_t issued;   /* ordinals handed to shards */
-    uint64_t finished; /* records handed to the sink */
+    uint64_t issued;                /* ordinals handed to shards */
+    uint64_t finished;              /* records handed to the sink */
+    int64_t start_ns;               /* the run's time zero: open-loop offsets count from here */
+    int64_t end_ns;                 /* start + duration, or INT64_MAX */
+    union engine_ring_item pending; /* next work, when has_pending */
+    bool has_pending;
     uint32_t next_shard;
     bool closed;    /* every shard was told there is no more work */
     bool cancelled; /* the stop flag was seen */
@@ -63,6 +68,19 @@ size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap
                      (unsigned)((ordinal >> 48) & 0xfff),
                      (unsigned long long)(ordinal & 0xffffffffffffULL));
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal)
+{
+    if (cancel_fraction <= 0) {
+        return false;
+    }
+    /* splitmix64 of (seed, ordinal): a uniform draw that any process can redo. */
+    uint64_t z = cancel_seed ^ (ordinal * 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 9007199254740992.0 < cancel_fraction;
 }
 
 int engine_probe(char *errbuf, size_t errcap)
@@ -108,8 +126,12 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
         snprintf(errbuf, errcap, "engine: no request payloads");
         return -EINVAL;
     }
-    if (config->concurrency == 0 || config->request_count == 0) {
-        snprintf(errbuf, errcap, "engine: concurrency and request count must be at least 1");
+    if (config->concurrency == 0) {
+        snprintf(errbuf, errcap, "engine: concurrency must be at least 1");
+        return -EINVAL;
+    }
+    if (config->request_count == 0 && config->duration_ns <= 0) {
+        snprintf(errbuf, errcap, "engine: give a request count, a duration, or both");
         return -EINVAL;
     }
     if (config->max_events_per_request == 0) {
@@ -134,28 +156,56 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
     return 0;
 }
 
+static void close_work(struct coordinator *co)
+{
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        atomic_store_explicit(&co->shards[i].no_more_work, true, memory_order_release);
+    }
+    co->closed = true;
+}
+
+/* next_work returns the next request to hand out, or false when the run has
+ * issued all it will. */
+static bool next_work(struct coordinator *co, struct engine_work *out)
+{
+    const struct engine_config *config = &co->config;
+    if (config->request_count != 0 && co->issued >= config->request_count) {
+        return false;
+    }
+    out->ordinal = config->ordinal_base + co->issued * config->ordinal_stride;
+    out->due_ns = 0;
+    if (config->schedule != NULL) {
+        out->due_ns = co->start_ns + config->schedule->offset_ns(config->schedule->ctx, co->issued);
+        return out->due_ns < co->end_ns;
+    }
+    /* Closed loop: the shard drops work it pops after the end. */
+    return engine_now_ns() < co->end_ns;
+}
+
 /* refill tops up the shards' work rings round-robin, so a shard that drains
- * its ring faster also receives more ordinals. */
+ * its ring faster also receives more work. */
 static void refill(struct coordinator *co)
 {
-    const uint64_t total = co->config.request_count;
     uint32_t full = 0;
-    while (co->issued < total && full < co->shard_count) {
+    while (!co->closed && full < co->shard_count) {
+        /* Work that found every ring full waits here: a schedule is asked for
+         * each request exactly once. */
+        if (!co->has_pending) {
+            if (!next_work(co, &co->pending.work)) {
+                close_work(co);
+                break;
+            }
+            co->has_pending = true;
+        }
         struct engine__shard *shard = &co->shards[co->next_shard];
         co->next_shard = (co->next_shard + 1) % co->shard_count;
-        uint64_t ordinal = co->config.ordinal_base + co->issued * co->config.ordinal_stride;
-        if (engine_ring_push(&shard->work, (void *)(uintptr_t)(ordinal + 1))) {
+        if (engine_ring_push(&shard->work, &co->pending)) {
+            co->has_pending = false;
             co->issued++;
             full = 0;
         } else {
             full++;
         }
-    }
-    if (co->issued == total && !co->closed) {
-        for (uint32_t i = 0; i < co->shard_count; i++) {
-            atomic_store_explicit(&co->shards[i].no_more_work, true, memory_order_release);
-        }
-        co->closed = true;
     }
 }
 
@@ -164,11 +214,11 @@ static void drain(struct coordinator *co)
     for (uint32_t i = 0; i < co->shard_count; i++) {
         struct engine__shard *shard = &co->shards[i];
         void *item = NULL;
-        while (engine_ring_pop(&shard->done, &item)) {
+        while (engine_ring_pop_ptr(&shard->done, &item)) {
             co->sink->on_record(co->sink->ctx, item);
             co->finished++;
             /* The free ring holds the whole pool, so the record always fits. */
-            bool pushed = engine_ring_push(&shard->free, item);
+            bool pushed = engine_ring_push_ptr(&shard->free, item);
             (void)pushed;
         }
     }
@@ -178,9 +228,8 @@ static void cancel_all(struct coordinator *co)
 {
     for (uint32_t i = 0; i < co->shard_count; i++) {
         atomic_store_explicit(&co->shards[i].cancel, true, memory_order_release);
-        atomic_store_explicit(&co->shards[i].no_more_work, true, memory_order_release);
     }
-    co->closed = true;
+    close_work(co);
     co->cancelled = true;
 }
 
@@ -214,6 +263,10 @@ static void run_coordinator(struct coordinator *co)
 {
     int64_t next_progress = engine_now_ns() + co->sink->progress_interval_ns;
     refill(co);
+    for (uint32_t i = 0; i < co->shard_count; i++) {
+        /* Release the shards only now: their clocks and ours share time zero. */
+        atomic_store_explicit(&co->shards[i].started, true, memory_order_release);
+    }
     for (;;) {
         /* Read exited before draining: records a shard pushed before exiting
          * are then certain to be seen by this drain. */
@@ -225,9 +278,7 @@ static void run_coordinator(struct coordinator *co)
         if (!co->cancelled && stop_requested(co)) {
             cancel_all(co);
         }
-        if (!co->cancelled) {
-            refill(co);
-        }
+        refill(co);
         int64_t now = engine_now_ns();
         if (co->sink->on_progress != NULL && now >= next_progress) {
             co->sink->on_progress(co->sink->ctx, co->finished, co->config.request_count);
@@ -303,6 +354,14 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     }
     ret = start_shards(&co, errbuf, errcap);
     if (ret == 0) {
+        co.start_ns = engine_now_ns();
+        co.end_ns = co.config.duration_ns > 0 ? co.start_ns + co.config.duration_ns : INT64_MAX;
+        for (uint32_t i = 0; i < co.shard_count; i++) {
+            co.shards[i].end_ns = co.end_ns;
+            co.shards[i].grace_end_ns = co.end_ns == INT64_MAX || co.config.grace_ns < 0
+                                            ? INT64_MAX
+                                            : co.end_ns + co.config.grace_ns;
+        }
         run_coordinator(&co);
     } else {
         cancel_all(&co);

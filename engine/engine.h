@@ -48,8 +48,20 @@ struct engine_payload {
     size_t body_len;
 };
 
-/* engine_config describes a closed-loop run. All pointers are borrowed for the
- * duration of engine_run(). */
+/* engine_schedule says when each request of an open-loop run is due.
+ * offset_ns(ctx, k) returns the due time of this process's k-th request
+ * (k = 0, 1, ...) in nanoseconds after the run's start; offsets never
+ * decrease. Called only on the coordinator's thread. */
+struct engine_schedule {
+    int64_t (*offset_ns)(void *ctx, uint64_t k);
+    void *ctx;
+};
+
+/* engine_config describes a run. Without a schedule it is a closed loop:
+ * `concurrency` requests in flight, the next one sent as soon as one ends.
+ * With a schedule, requests leave at their due times on up to `concurrency`
+ * connections (a request due while all are busy waits, and its lateness is
+ * recorded). All pointers are borrowed for the duration of engine_run(). */
 struct engine_config {
     struct engine_target target;
     enum endpoint_type endpoint_type; /* how response bodies and stream events are read */
@@ -63,8 +75,16 @@ struct engine_config {
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
-    uint32_t concurrency; /* requests in flight across all shards (closed loop) */
-    uint64_t request_count;
+    uint32_t concurrency; /* connections, and so requests in flight, across all shards */
+    const struct engine_schedule *schedule; /* NULL = closed loop */
+    uint64_t request_count;                 /* 0 = no count limit (duration_ns must be set) */
+    int64_t duration_ns;                    /* 0 = none; no request starts after it */
+    int64_t grace_ns;                       /* after duration_ns: in-flight requests are cancelled
+                                               when this runs out; < 0 = wait for them forever */
+    double cancel_fraction; /* 0..1: requests cancelled cancel_delay_ns after sending */
+    int64_t cancel_delay_ns;
+    uint64_t cancel_seed;        /* which requests are cancelled is a function of this and the
+                                    ordinal, so every process of a run agrees */
     uint64_t request_timeout_ns; /* whole request, send to last byte; 0 = none */
     /* This process runs ordinals ordinal_base + k * ordinal_stride, so that
      * ordinals stay unique when several processes share one run. */
@@ -77,6 +97,10 @@ struct engine_config {
     size_t max_text_bytes;         /* per request, output text kept for token counts */
     size_t max_error_body;         /* bytes of a non-2xx body kept for the message */
 };
+
+/* engine_should_cancel reports whether the request with this ordinal is one
+ * of the cancel_fraction that a run with cancel_seed cancels. */
+bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal);
 
 /* engine_outcome: how a request ended. */
 enum engine_outcome {
@@ -119,7 +143,8 @@ struct engine_record {
     enum engine_outcome outcome;
 
     int64_t wall_start_ns;  /* CLOCK_REALTIME at send start */
-    int64_t scheduled_ns;   /* when the request was meant to leave */
+    int64_t scheduled_ns;   /* when the request was due to leave (open loop), or
+                               when a connection became free for it (closed loop) */
     int64_t send_start_ns;  /* just before the bytes were submitted */
     int64_t send_end_ns;    /* the kernel accepted the last request byte */
     int64_t headers_ns;     /* response head complete */

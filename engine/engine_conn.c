@@ -103,7 +103,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     }
     rec->outcome = outcome;
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
-    bool pushed = engine_ring_push(&shard->done, rec);
+    bool pushed = engine_ring_push_ptr(&shard->done, rec);
     (void)pushed;
     shard->pushed_records = true;
     c->record = NULL;
@@ -248,8 +248,8 @@ static void reset_request_state(struct engine__conn *c)
     c->response_started = false;
 }
 
-static void start_request(struct engine__shard *shard, struct engine__conn *c, uint64_t ordinal,
-                          struct engine_record *rec)
+static void start_request(struct engine__shard *shard, struct engine__conn *c,
+                          const struct engine_work *work, struct engine_record *rec)
 {
     const struct engine_config *config = shard->config;
     struct engine_event *events = rec->events;
@@ -260,14 +260,17 @@ static void start_request(struct engine__shard *shard, struct engine__conn *c, u
     rec->text = text;
     rec->reasoning_text = reasoning;
     rec->usage.reasoning_tokens = -1;
-    rec->ordinal = ordinal;
+    rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
-    rec->payload_index = (size_t)(ordinal % config->payload_count);
+    rec->payload_index = (size_t)(work->ordinal % config->payload_count);
     int64_t now = engine_now_ns();
-    rec->scheduled_ns = now;
+    rec->scheduled_ns = work->due_ns != 0 ? work->due_ns : now;
     c->record = rec;
     c->retried = false;
+    c->cancel_ns = 0;
+    c->cancel_planned =
+        engine_should_cancel(config->cancel_fraction, config->cancel_seed, work->ordinal);
     c->deadline_ns = config->request_timeout_ns > 0 ? now + (int64_t)config->request_timeout_ns : 0;
     shard->active_count++;
     reset_request_state(c);
@@ -313,6 +316,13 @@ void engine__stamp_sends(struct engine__shard *shard)
         }
     }
     shard->send_stamp_count = 0;
+}
+
+static void cancel_request(struct engine__shard *shard, struct engine__conn *c)
+{
+    double after_s = (double)(engine_now_ns() - c->record->send_end_ns) / 1e9;
+    fail_record(shard, c, ENGINE_CANCELLED, 499, "RequestCancellationError",
+                "Request was cancelled after %.3f seconds", after_s);
 }
 
 static void on_connect(struct engine__shard *shard, struct engine__conn *c, int res)
@@ -363,6 +373,13 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
         return;
     }
     c->record->send_end_ns = engine_now_ns();
+    if (c->cancel_planned) {
+        /* AIPerf's cancellation clock starts once the request is fully sent. */
+        c->cancel_ns = c->record->send_end_ns + shard->config->cancel_delay_ns;
+        if (shard->config->cancel_delay_ns <= 0) {
+            cancel_request(shard, c);
+        }
+    }
 }
 
 static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
@@ -448,24 +465,51 @@ bool engine__work_pending(struct engine__shard *shard)
     return !engine_ring_is_empty(&shard->work);
 }
 
+/* take_due_work returns the next request if it is due now (spinning out the
+ * last few microseconds before its due time), false if there is none yet. */
+static bool take_due_work(struct engine__shard *shard, struct engine_work *out)
+{
+    for (;;) {
+        if (!shard->has_next_work) {
+            union engine_ring_item item;
+            if (!engine_ring_pop(&shard->work, &item)) {
+                return false;
+            }
+            shard->next_work = item.work;
+            shard->has_next_work = true;
+        }
+        int64_t now = engine_now_ns();
+        if (now >= shard->end_ns) {
+            shard->has_next_work = false; /* past the run's duration: never started */
+            continue;
+        }
+        int64_t due = shard->next_work.due_ns;
+        if (due > now + ENGINE__SPIN_NS) {
+            return false;
+        }
+        while (due > now) {
+            now = engine_now_ns();
+        }
+        *out = shard->next_work;
+        shard->has_next_work = false;
+        return true;
+    }
+}
+
 void engine__start_requests(struct engine__shard *shard)
 {
     void *item = NULL;
-    while (engine_ring_pop(&shard->free, &item)) {
+    while (engine_ring_pop_ptr(&shard->free, &item)) {
         shard->free_records[shard->free_record_count++] = item;
     }
     if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
         return;
     }
-    while (shard->idle_count > 0 && shard->free_record_count > 0) {
-        if (!engine_ring_pop(&shard->work, &item)) {
-            break;
-        }
-        /* Ordinals travel as ordinal + 1 so that no entry is a null pointer. */
-        uint64_t ordinal = (uint64_t)(uintptr_t)item - 1;
+    struct engine_work work;
+    while (shard->idle_count > 0 && shard->free_record_count > 0 && take_due_work(shard, &work)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         struct engine_record *rec = shard->free_records[--shard->free_record_count];
-        start_request(shard, c, ordinal, rec);
+        start_request(shard, c, &work, rec);
     }
 }
 
@@ -474,7 +518,16 @@ void engine__check_deadlines(struct engine__shard *shard)
     int64_t now = engine_now_ns();
     for (uint32_t i = 0; i < shard->conn_count; i++) {
         struct engine__conn *c = &shard->conns[i];
-        if (c->record != NULL && c->deadline_ns != 0 && now >= c->deadline_ns) {
+        if (c->record == NULL) {
+            continue;
+        }
+        if (c->cancel_ns != 0 && now >= c->cancel_ns) {
+            cancel_request(shard, c);
+        } else if (now >= shard->grace_end_ns) {
+            fail_record(shard, c, ENGINE_CANCELLED, 499, "RequestCancellationError",
+                        "Request was cancelled: still running when the benchmark duration and "
+                        "grace period ended");
+        } else if (c->deadline_ns != 0 && now >= c->deadline_ns) {
             fail_record(shard, c, ENGINE_ERROR, 0, "TimeoutError",
                         "no complete response within %.3f s (--request-timeout-seconds)",
                         (double)shard->config->request_timeout_ns / 1e9);

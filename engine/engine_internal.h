@@ -15,8 +15,12 @@
 #include "engine/engine_ring.h"
 #include "sse/sse.h"
 
-/* Shard loop period for deadline checks and picking up late credits. */
+/* Longest a shard sleeps: deadline checks and newly queued work wait at most
+ * this long. */
 #define ENGINE__TICK_NS (5 * 1000 * 1000)
+/* A shard wakes this long before a request is due and spins the rest: the
+ * kernel's timer slack and wake-up latency would make it late otherwise. */
+#define ENGINE__SPIN_NS (50 * 1000)
 #define ENGINE__HEAD_BYTES 8192
 /* Per connection: one buffer serves as the SSE parser's scratch on streamed
  * responses and as the body collector otherwise (never both at once). */
@@ -36,7 +40,6 @@ enum engine__op {
     ENGINE__OP_CONNECT = 1,
     ENGINE__OP_SEND,
     ENGINE__OP_RECV,
-    ENGINE__OP_TICK,
     ENGINE__OP_WAKE, /* eventfd write that wakes the coordinator */
 };
 
@@ -52,6 +55,8 @@ struct engine__conn {
     uint32_t requests_on_socket;  /* how many requests this socket has carried */
     struct engine_record *record; /* the request in flight, or NULL */
     int64_t deadline_ns;          /* request timeout, 0 = none */
+    int64_t cancel_ns;            /* when to cancel this request, 0 = never */
+    bool cancel_planned;          /* cancel cancel_delay after the request is sent */
 
     bool retried;                /* this request was resent on a fresh socket */
     char request_id[40];         /* X-Request-ID of the request in flight */
@@ -80,14 +85,20 @@ struct engine__shard {
     pthread_t thread;
     int cpu; /* -1 = not pinned */
 
-    struct engine_ring work;   /* coordinator -> shard: request ordinals (+1) */
-    struct engine_ring done;   /* shard -> coordinator: finished records */
-    struct engine_ring free;   /* coordinator -> shard: records to reuse */
-    _Atomic bool no_more_work; /* coordinator will push no more ordinals */
-    _Atomic bool cancel;       /* end what is in flight as cancelled, start nothing */
-    _Atomic bool ready;        /* init_status is set (0 or -errno) */
-    _Atomic bool exited;       /* shard loop has ended; all its records are in done */
-    int wake_fd;               /* coordinator's eventfd, written through io_uring */
+    struct engine_ring work;      /* coordinator -> shard: request ordinals (+1) */
+    struct engine_ring done;      /* shard -> coordinator: finished records */
+    struct engine_ring free;      /* coordinator -> shard: records to reuse */
+    _Atomic bool no_more_work;    /* coordinator will push no more ordinals */
+    _Atomic bool cancel;          /* end what is in flight as cancelled, start nothing */
+    _Atomic bool ready;           /* init_status is set (0 or -errno) */
+    _Atomic bool started;         /* the coordinator set the run's time zero */
+    int64_t end_ns;               /* no request starts after this (set before started) */
+    int64_t grace_end_ns;         /* requests still in flight then are cancelled */
+    struct engine_work next_work; /* popped, not yet started (has_next_work) */
+    bool has_next_work;
+    int64_t next_deadline_check_ns;
+    _Atomic bool exited; /* shard loop has ended; all its records are in done */
+    int wake_fd;         /* coordinator's eventfd, written through io_uring */
     uint64_t wake_value;
 
     struct io_uring ring;

@@ -8,7 +8,7 @@ int engine_ring_init(struct engine_ring *ring, uint64_t capacity)
     if (capacity < 2 || (capacity & (capacity - 1)) != 0) {
         return -EINVAL;
     }
-    void **slots = calloc(capacity, sizeof(*slots));
+    union engine_ring_item *slots = calloc(capacity, sizeof(*slots));
     if (slots == NULL) {
         return -ENOMEM;
     }
@@ -27,7 +27,7 @@ void engine_ring_destroy(struct engine_ring *ring)
     ring->slots = NULL;
 }
 
-bool engine_ring_push(struct engine_ring *ring, void *item)
+bool engine_ring_push(struct engine_ring *ring, const union engine_ring_item *item)
 {
     uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
     if (tail - ring->head_cached > ring->mask) {
@@ -37,12 +37,12 @@ bool engine_ring_push(struct engine_ring *ring, void *item)
             return false;
         }
     }
-    ring->slots[tail & ring->mask] = item;
+    ring->slots[tail & ring->mask] = *item;
     atomic_store_explicit(&ring->tail, tail + 1, memory_order_release);
     return true;
 }
 
-bool engine_ring_pop(struct engine_ring *ring, void **out_item)
+bool engine_ring_pop(struct engine_ring *ring, union engine_ring_item *out_item)
 {
     uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
     if (head == ring->tail_cached) {
@@ -53,6 +53,22 @@ bool engine_ring_pop(struct engine_ring *ring, void **out_item)
     }
     *out_item = ring->slots[head & ring->mask];
     atomic_store_explicit(&ring->head, head + 1, memory_order_release);
+    return true;
+}
+
+bool engine_ring_push_ptr(struct engine_ring *ring, void *ptr)
+{
+    union engine_ring_item item = {.ptr = ptr};
+    return engine_ring_push(ring, &item);
+}
+
+bool engine_ring_pop_ptr(struct engine_ring *ring, void **out_ptr)
+{
+    union engine_ring_item item;
+    if (!engine_ring_pop(ring, &item)) {
+        return false;
+    }
+    *out_ptr = item.ptr;
     return true;
 }
 

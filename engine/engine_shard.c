@@ -212,18 +212,6 @@ void engine__recycle_buffer(struct engine__shard *shard, uint32_t bid)
     shard->buffers_to_publish++;
 }
 
-static void arm_tick(struct engine__shard *shard, struct __kernel_timespec *ts)
-{
-    struct io_uring_sqe *sqe = engine__get_sqe(shard);
-    if (sqe == NULL) {
-        return;
-    }
-    ts->tv_sec = 0;
-    ts->tv_nsec = ENGINE__TICK_NS;
-    io_uring_prep_timeout(sqe, ts, 0, 0);
-    io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_TICK, 0, 0));
-}
-
 static void wake_coordinator(struct engine__shard *shard)
 {
     if (!shard->pushed_records || shard->wake_in_flight) {
@@ -241,7 +229,7 @@ static void wake_coordinator(struct engine__shard *shard)
     shard->wake_in_flight = true;
 }
 
-static void dispatch(struct engine__shard *shard, struct io_uring_cqe *cqe, bool *out_tick)
+static void dispatch(struct engine__shard *shard, struct io_uring_cqe *cqe)
 {
     uint64_t data = io_uring_cqe_get_data64(cqe);
     enum engine__op op = (enum engine__op)(data & 0xff);
@@ -252,9 +240,6 @@ static void dispatch(struct engine__shard *shard, struct io_uring_cqe *cqe, bool
     case ENGINE__OP_SEND:
     case ENGINE__OP_RECV:
         engine__conn_complete(shard, op, conn, generation, cqe);
-        break;
-    case ENGINE__OP_TICK:
-        *out_tick = true;
         break;
     case ENGINE__OP_WAKE:
         shard->wake_in_flight = false;
@@ -273,38 +258,64 @@ static bool shard_finished(struct engine__shard *shard)
     /* Read no_more_work before looking at the ring: the coordinator sets it
      * after its last push, so an empty ring afterwards is final. */
     bool no_more = atomic_load_explicit(&shard->no_more_work, memory_order_acquire);
-    return no_more && !engine__work_pending(shard);
+    return no_more && !shard->has_next_work && !engine__work_pending(shard);
+}
+
+/* wait_and_reap submits what this turn prepared, sleeps until a completion,
+ * the next due request (less the spin margin) or the tick, and handles every
+ * completion that arrived. Returns false on a fatal ring error. */
+static bool wait_and_reap(struct engine__shard *shard)
+{
+    int64_t now = engine_now_ns();
+    int64_t wake = now + ENGINE__TICK_NS;
+    if (shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
+        wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
+    }
+    int ret;
+    struct io_uring_cqe *cqe = NULL;
+    if (wake > now) {
+        struct __kernel_timespec ts = {.tv_sec = (wake - now) / 1000000000,
+                                       .tv_nsec = (wake - now) % 1000000000};
+        ret = io_uring_submit_and_wait_timeout(&shard->ring, &cqe, 1, &ts, NULL);
+    } else {
+        ret = io_uring_submit(&shard->ring);
+    }
+    if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME) {
+        engine__fail_all(shard, ENGINE_ERROR, "EngineError", strerror(-ret));
+        return false;
+    }
+    unsigned head;
+    unsigned seen = 0;
+    io_uring_for_each_cqe(&shard->ring, head, cqe)
+    {
+        dispatch(shard, cqe);
+        seen++;
+    }
+    io_uring_cq_advance(&shard->ring, seen);
+    if (shard->buffers_to_publish > 0) {
+        io_uring_buf_ring_advance(shard->buf_ring, (int)shard->buffers_to_publish);
+        shard->buffers_to_publish = 0;
+    }
+    return true;
 }
 
 static void run_loop(struct engine__shard *shard)
 {
-    struct __kernel_timespec tick_ts;
-    arm_tick(shard, &tick_ts);
+    while (!atomic_load_explicit(&shard->started, memory_order_acquire) &&
+           !atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+        /* The coordinator sets time zero right after every shard is ready; a
+         * short wait on an empty ring costs nothing here. */
+        wait_and_reap(shard);
+    }
     engine__start_requests(shard);
     while (!shard_finished(shard)) {
         engine__stamp_sends(shard);
-        struct io_uring_cqe *cqe = NULL;
-        int ret = io_uring_submit_and_wait(&shard->ring, 1);
-        if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME) {
-            engine__fail_all(shard, ENGINE_ERROR, "EngineError", strerror(-ret));
+        if (!wait_and_reap(shard)) {
             break;
         }
-        unsigned head;
-        unsigned seen = 0;
-        bool tick = false;
-        io_uring_for_each_cqe(&shard->ring, head, cqe)
-        {
-            dispatch(shard, cqe, &tick);
-            seen++;
-        }
-        io_uring_cq_advance(&shard->ring, seen);
-        if (shard->buffers_to_publish > 0) {
-            io_uring_buf_ring_advance(shard->buf_ring, (int)shard->buffers_to_publish);
-            shard->buffers_to_publish = 0;
-        }
-        if (tick) {
+        if (engine_now_ns() >= shard->next_deadline_check_ns) {
             engine__check_deadlines(shard);
-            arm_tick(shard, &tick_ts);
+            shard->next_deadline_check_ns = engine_now_ns() + ENGINE__TICK_NS;
         }
         if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
             engine__fail_all(shard, ENGINE_CANCELLED, "RequestCancellationError",

@@ -236,6 +236,65 @@ Test(profile_e2e, request_timeout_ends_stalled_requests_as_errors, .timeout = 12
     stop_mock(&w.mock);
 }
 
+Test(profile_e2e, open_loop_rate_with_warmup_exports_only_profiling_requests, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --streaming --request-rate 400 "
+                              "--arrival-pattern constant --request-count 120 "
+                              "--warmup-request-count 15 --osl 4 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert(strstr(out, "Warmup: 15 requests") != NULL, "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 120, "warmup requests are not exported");
+    cr_assert_eq(errors, 0);
+    free(out);
+    stop_mock(&w.mock);
+}
+
+Test(profile_e2e, duration_run_without_count_runs_for_the_duration, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--ttft-ms", "5", NULL};
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --streaming --concurrency 2 "
+                              "--benchmark-duration 0.5 --benchmark-grace-period 5 --osl 2 "
+                              "--artifact-dir DIR",
+                              false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    size_t errors = 0;
+    size_t lines = count_export_lines(&w, &errors);
+    cr_assert_gt(lines, 10, "more than AIPerf's default count of 10: the duration rules");
+    cr_assert_eq(errors, 0);
+    free(out);
+    stop_mock(&w.mock);
+}
+
+Test(profile_e2e, cancelled_requests_are_exported_as_499, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--ttft-ms", "50", NULL};
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --streaming --concurrency 4 --request-count 40 "
+                              "--request-cancellation-rate 100 --request-cancellation-delay 0.01 "
+                              "--artifact-dir DIR",
+                              false, &out);
+    cr_assert_eq(status, 1, "every request was cancelled: %s", out);
+    cr_assert(strstr(out, "RequestCancellationError") != NULL, "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 40);
+    cr_assert_eq(errors, 40);
+    free(out);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;

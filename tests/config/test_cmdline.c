@@ -95,9 +95,9 @@ Test(config_help, lists_every_flag_grouped_with_unsupported_ones_apart)
     cr_assert_not_null(strstr(text, "\nLoad Generator:\n"));
     cr_assert_not_null(strstr(text, "  --request-count, --num-requests <int>"));
     cr_assert_not_null(strstr(text, "Default: localhost:8000."));
-    const char *goodput = strstr(text, "  --goodput <str>");
-    cr_assert(goodput != NULL && goodput > unsupported, "unsupported flags come last");
-    cr_assert_not_null(strstr(text, "Goodput (not supported yet):"));
+    const char *input_file = strstr(text, "  --input-file <str>");
+    cr_assert(input_file != NULL && input_file > unsupported, "unsupported flags come last");
+    cr_assert_not_null(strstr(text, "(not supported yet):"));
     size_t count = 0;
     const struct config__flag *flags = config__flags(&count);
     for (size_t i = 0; i < count; i++) {

@@ -348,9 +348,14 @@ static const struct invalid_case invalid_cases[] = {
      "--concurrency: '0' must be a whole number of at least 1 (e.g. --concurrency 64)"},
     {W("--model", "m", "--concurency", "3"),
      "unknown flag --concurency; did you mean --concurrency?"},
-    {W("--model", "m", "--request-cancellation-rate", "5"),
-     "--request-cancellation-rate: this AIPerf flag is recognised but not supported by ringperf "
-     "yet"},
+    {W("--model", "m", "--prefill-concurrency", "5"),
+     "--prefill-concurrency: this AIPerf flag is recognised but not supported by ringperf yet"},
+    {W("--model", "m", "--arrival-pattern", "bursty"),
+     "--arrival-pattern: unknown value 'bursty'; valid values: poisson, constant, gamma, "
+     "concurrency_burst"},
+    {W("--model", "m", "--arrival-smoothness", "2", "--arrival-pattern", "constant"),
+     "--arrival-smoothness applies only to --arrival-pattern gamma"},
+    {W("--model", "m", "--request-cancellation-rate", "101"), "--request-cancellation-rate"},
     {W("--model", "m", "--input-file", "inputs.jsonl"), "--input-file: this AIPerf flag is recog"},
     {W("--model", "m", "--api-port", "9097"), "--api-port: this AIPerf flag is recognised"},
     {W("--url", "localhost:8000"), "--model is required (e.g. --model Qwen/Qwen3-0.6B)"},

@@ -417,3 +417,149 @@ Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120
     free(cap);
     finish(&fx);
 }
+
+static int64_t every_two_ms(void *ctx, uint64_t k)
+{
+    (void)ctx;
+    return (int64_t)k * 2000000;
+}
+
+struct timed_capture {
+    struct capture base;
+    int64_t scheduled[MAX_RECORDS];
+    int64_t sent[MAX_RECORDS];
+};
+
+static void capture_timed(void *ctx, const struct engine_record *rec)
+{
+    struct timed_capture *cap = ctx;
+    if (rec->ordinal < MAX_RECORDS) {
+        cap->scheduled[rec->ordinal] = rec->scheduled_ns;
+        cap->sent[rec->ordinal] = rec->send_start_ns;
+    }
+    capture_record(&cap->base, rec);
+}
+
+Test(engine_open_loop, requests_leave_on_their_schedule, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
+    struct engine_schedule schedule = {.offset_ns = every_two_ms};
+    fx.config.schedule = &schedule;
+    fx.config.concurrency = 16;
+    fx.config.request_count = 200;
+    struct timed_capture *cap = calloc(1, sizeof(*cap));
+    struct engine_record_sink sink = {.on_record = capture_timed, .ctx = cap};
+    char errbuf[256];
+    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    assert_every_ordinal_once(&cap->base, 200);
+    size_t late_over_1ms = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        cr_assert_eq(cap->scheduled[k] - cap->scheduled[k - 1], 2000000,
+                     "request %llu is due 2 ms after the one before", (unsigned long long)k);
+        cr_assert_geq(cap->sent[k], cap->scheduled[k], "never sent before it is due");
+        late_over_1ms += cap->sent[k] - cap->scheduled[k] > 1000000;
+    }
+    /* A loaded machine can delay a few sends; most must leave on time. */
+    cr_assert_lt(late_over_1ms, 20, "%zu of 200 requests left over 1 ms late", late_over_1ms);
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_duration, closed_loop_stops_starting_requests_at_the_duration, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.ttft_ms = 5; /* at most ~240 requests in 300 ms on 4 connections */
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 0; /* the duration alone ends the run */
+    fx.config.duration_ns = 300 * 1000 * 1000;
+    fx.config.grace_ns = -1;
+    struct timed_capture *cap = calloc(1, sizeof(*cap));
+    struct engine_record_sink sink = {.on_record = capture_timed, .ctx = cap};
+    char errbuf[256];
+    int64_t before = engine_now_ns();
+    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    cr_assert_gt(cap->base.count, 4, "requests ran during the duration");
+    for (size_t i = 0; i < cap->base.count; i++) {
+        const struct captured *c = &cap->base.records[i];
+        cr_assert_eq(c->outcome, ENGINE_SUCCESS, "%s", c->error_message);
+        cr_assert_lt(cap->sent[c->ordinal] - before, 300 * 1000 * 1000 + 50 * 1000 * 1000,
+                     "no request starts after the duration");
+    }
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_duration, requests_still_running_when_the_grace_period_ends_are_cancelled,
+     .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.stall_rate = 100;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 8, mock_server_port(fx.server));
+    fx.config.concurrency = 3;
+    fx.config.request_count = 0;
+    fx.config.duration_ns = 100 * 1000 * 1000;
+    fx.config.grace_ns = 200 * 1000 * 1000;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    cr_assert_eq(cap->count, 3, "the three stalled requests, and no others");
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_CANCELLED);
+        cr_assert_eq(cap->records[i].error_code, 499);
+        cr_assert(strstr(cap->records[i].error_message, "grace period") != NULL, "%s",
+                  cap->records[i].error_message);
+    }
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.ttft_ms = 20;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
+    fx.config.concurrency = 8;
+    fx.config.request_count = 200;
+    fx.config.cancel_fraction = 0.5;
+    fx.config.cancel_delay_ns = 5 * 1000 * 1000; /* well before the 20 ms first token */
+    fx.config.cancel_seed = 99;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 200);
+    size_t cancelled = 0;
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *c = &cap->records[i];
+        bool chosen = engine_should_cancel(0.5, 99, c->ordinal);
+        cr_assert_eq(c->outcome, chosen ? ENGINE_CANCELLED : ENGINE_SUCCESS, "ordinal %llu: %s",
+                     (unsigned long long)c->ordinal, c->error_message);
+        if (chosen) {
+            cancelled++;
+            cr_assert_eq(c->error_code, 499);
+            cr_assert_str_eq(c->error_type, "RequestCancellationError");
+        }
+    }
+    cr_assert(cancelled > 60 && cancelled < 140, "about half: %zu", cancelled);
+    free(cap);
+    finish(&fx);
+}

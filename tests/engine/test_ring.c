@@ -22,16 +22,16 @@ Test(engine_ring, fills_to_capacity_then_refuses_and_preserves_order)
     struct engine_ring ring = {0};
     cr_assert_eq(engine_ring_init(&ring, 4), 0);
     void *item = NULL;
-    cr_assert_not(engine_ring_pop(&ring, &item), "a new ring is empty");
+    cr_assert_not(engine_ring_pop_ptr(&ring, &item), "a new ring is empty");
     for (uintptr_t i = 1; i <= 4; i++) {
-        cr_assert(engine_ring_push(&ring, (void *)i));
+        cr_assert(engine_ring_push_ptr(&ring, (void *)i));
     }
-    cr_assert_not(engine_ring_push(&ring, (void *)5), "a full ring refuses a push");
+    cr_assert_not(engine_ring_push_ptr(&ring, (void *)5), "a full ring refuses a push");
     for (uintptr_t i = 1; i <= 4; i++) {
-        cr_assert(engine_ring_pop(&ring, &item));
+        cr_assert(engine_ring_pop_ptr(&ring, &item));
         cr_assert_eq((uintptr_t)item, i);
     }
-    cr_assert_not(engine_ring_pop(&ring, &item));
+    cr_assert_not(engine_ring_pop_ptr(&ring, &item));
     engine_ring_destroy(&ring);
 }
 
@@ -41,8 +41,8 @@ Test(engine_ring, wraps_around_many_times)
     cr_assert_eq(engine_ring_init(&ring, 2), 0);
     void *item = NULL;
     for (uintptr_t i = 1; i <= 1000; i++) {
-        cr_assert(engine_ring_push(&ring, (void *)i));
-        cr_assert(engine_ring_pop(&ring, &item));
+        cr_assert(engine_ring_push_ptr(&ring, (void *)i));
+        cr_assert(engine_ring_pop_ptr(&ring, &item));
         cr_assert_eq((uintptr_t)item, i);
     }
     engine_ring_destroy(&ring);
@@ -54,7 +54,7 @@ static void *produce_sequence(void *arg)
 {
     struct engine_ring *ring = arg;
     for (uintptr_t i = 1; i <= TRANSFER_COUNT;) {
-        if (engine_ring_push(ring, (void *)i)) {
+        if (engine_ring_push_ptr(ring, (void *)i)) {
             i++;
         }
     }
@@ -72,13 +72,26 @@ Test(engine_ring, two_threads_transfer_every_item_in_order, .timeout = 60)
     uintptr_t expected = 1;
     while (expected <= TRANSFER_COUNT) {
         void *item = NULL;
-        if (engine_ring_pop(&ring, &item)) {
+        if (engine_ring_pop_ptr(&ring, &item)) {
             cr_assert_eq((uintptr_t)item, expected);
             expected++;
         }
     }
     pthread_join(producer, NULL);
     void *item = NULL;
-    cr_assert_not(engine_ring_pop(&ring, &item));
+    cr_assert_not(engine_ring_pop_ptr(&ring, &item));
+    engine_ring_destroy(&ring);
+}
+
+Test(engine_ring, work_items_keep_ordinal_and_due_time)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 4), 0);
+    union engine_ring_item in = {.work = {.ordinal = 1ULL << 40, .due_ns = 123456789}};
+    cr_assert(engine_ring_push(&ring, &in));
+    union engine_ring_item out = {0};
+    cr_assert(engine_ring_pop(&ring, &out));
+    cr_assert_eq(out.work.ordinal, 1ULL << 40);
+    cr_assert_eq(out.work.due_ns, 123456789);
     engine_ring_destroy(&ring);
 }

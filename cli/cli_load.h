@@ -1,0 +1,45 @@
+/*
+ * cli_load.h - turning AIPerf's load flags into engine runs (internal to cli/):
+ * closed loop, open-loop arrival patterns, duration and grace, cancellation,
+ * and the warmup phase.
+ */
+#ifndef RINGPERF_CLI_LOAD_H
+#define RINGPERF_CLI_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config/config.h"
+#include "engine/engine.h"
+#include "load/load.h"
+
+/* Connections for an open-loop run without --concurrency: AIPerf places no
+ * session limit there; this bounds the pool allocated at start-up. */
+#define CLI_OPEN_LOOP_CONNECTIONS 1024
+
+/* cli_load holds what an engine_config borrows for its schedule. */
+struct cli_load {
+    struct load_arrivals arrivals;
+    struct engine_schedule schedule;
+};
+
+/* cli_load_configure fills the load fields of *engine (concurrency, schedule,
+ * count, duration, grace, cancellation) from cfg; *load must outlive the run.
+ * seed is the run's random seed. */
+void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct cli_load *load,
+                        struct engine_config *engine);
+
+/* cli_load_warmup derives the warmup run from the profiling run, as AIPerf
+ * does (same load settings, its own count or duration, no cancellation); its
+ * schedule lives in *load. Returns false when the command line asks for no
+ * warmup. */
+bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
+                     const struct engine_config *profiling, struct cli_load *load,
+                     struct engine_config *out);
+
+/* cli_load_stimulus writes AIPerf's stimulus part of the artifact directory
+ * name: concurrency<N>, request_rate<R> or concurrency<N>-request_rate<R>. */
+void cli_load_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
+                       char *out, size_t cap);
+
+#endif

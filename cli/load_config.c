@@ -1,0 +1,82 @@
+#include "cli/cli_load.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static bool open_loop(const struct profile_config *cfg)
+{
+    /* concurrency_burst is AIPerf's name for "as fast as the concurrency allows". */
+    return cfg->request_rate_per_second > 0 &&
+           cfg->arrival_pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
+}
+
+static enum load_pattern load_pattern_of(enum config_arrival_pattern pattern)
+{
+    switch (pattern) {
+    case CONFIG_ARRIVAL_CONSTANT:
+        return LOAD_CONSTANT;
+    case CONFIG_ARRIVAL_GAMMA:
+        return LOAD_GAMMA;
+    default:
+        return LOAD_POISSON;
+    }
+}
+
+void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct cli_load *load,
+                        struct engine_config *engine)
+{
+    engine->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
+    engine->schedule = NULL;
+    if (open_loop(cfg)) {
+        load_arrivals_init(&load->arrivals, load_pattern_of(cfg->arrival_pattern),
+                           cfg->request_rate_per_second, cfg->arrival_smoothness, seed);
+        load->schedule = (struct engine_schedule){
+            .offset_ns = load_arrivals_offset_ns,
+            .ctx = &load->arrivals,
+        };
+        engine->schedule = &load->schedule;
+        if (cfg->concurrency == 0) {
+            engine->concurrency = CLI_OPEN_LOOP_CONNECTIONS;
+        }
+    }
+    /* With a duration and no explicit count, the duration alone ends the run. */
+    bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
+    engine->request_count = count_limited ? (uint64_t)cfg->request_count : 0;
+    engine->duration_ns = (int64_t)(cfg->benchmark_duration_seconds * 1e9);
+    engine->grace_ns = isinf(cfg->benchmark_grace_period_seconds)
+                           ? -1
+                           : (int64_t)(cfg->benchmark_grace_period_seconds * 1e9);
+    engine->cancel_fraction = cfg->cancellation_rate_percent / 100.0;
+    engine->cancel_delay_ns = (int64_t)(cfg->cancellation_delay_seconds * 1e9);
+    engine->cancel_seed = seed ^ 0x63616e63656cULL;
+}
+
+bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
+                     const struct engine_config *profiling, struct cli_load *load,
+                     struct engine_config *out)
+{
+    if (cfg->warmup_request_count <= 0 && cfg->warmup_duration_seconds <= 0) {
+        return false;
+    }
+    *out = *profiling;
+    cli_load_configure(cfg, seed + 1, load, out);
+    out->request_count = (uint64_t)(cfg->warmup_request_count > 0 ? cfg->warmup_request_count : 0);
+    out->duration_ns = (int64_t)(cfg->warmup_duration_seconds * 1e9);
+    /* AIPerf's warmup grace period is infinite: warmup requests always finish. */
+    out->grace_ns = -1;
+    out->cancel_fraction = 0;
+    return true;
+}
+
+void cli_load_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
+                       char *out, size_t cap)
+{
+    if (engine->schedule == NULL) {
+        snprintf(out, cap, "concurrency%u", engine->concurrency);
+    } else if (cfg->concurrency > 0) {
+        snprintf(out, cap, "concurrency%u-request_rate%g", engine->concurrency,
+                 cfg->request_rate_per_second);
+    } else {
+        snprintf(out, cap, "request_rate%g", cfg->request_rate_per_second);
+    }
+}

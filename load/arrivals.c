@@ -1,0 +1,89 @@
+#include "load/load.h"
+
+#include <errno.h>
+#include <math.h>
+
+static uint64_t next_u64(struct load_arrivals *a)
+{
+    /* splitmix64: tiny, fast and good enough for arrival gaps. */
+    uint64_t z = (a->rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* uniform_open returns a uniform draw in (0, 1): never 0, so log() is finite. */
+static double uniform_open(struct load_arrivals *a)
+{
+    return ((double)(next_u64(a) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(struct load_arrivals *a)
+{
+    return sqrt(-2.0 * log(uniform_open(a))) * cos(2.0 * M_PI * uniform_open(a));
+}
+
+double load_gamma_sample(struct load_arrivals *a, double shape)
+{
+    if (shape < 1.0) {
+        /* Boost: Gamma(k) = Gamma(k + 1) * U^(1/k). */
+        return load_gamma_sample(a, shape + 1.0) * pow(uniform_open(a), 1.0 / shape);
+    }
+    double d = shape - 1.0 / 3.0;
+    double c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x = normal(a);
+        double v = 1.0 + c * x;
+        if (v <= 0.0) {
+            continue;
+        }
+        v = v * v * v;
+        double u = uniform_open(a);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) {
+            return d * v;
+        }
+    }
+}
+
+static double next_gap_s(struct load_arrivals *a)
+{
+    switch (a->pattern) {
+    case LOAD_CONSTANT:
+        return 1.0 / a->rate_per_s;
+    case LOAD_GAMMA:
+        return load_gamma_sample(a, a->smoothness) / (a->smoothness * a->rate_per_s);
+    case LOAD_POISSON:
+    default:
+        return -log(uniform_open(a)) / a->rate_per_s;
+    }
+}
+
+int load_arrivals_init(struct load_arrivals *a, enum load_pattern pattern, double rate_per_s,
+                       double smoothness, uint64_t seed)
+{
+    if (!(rate_per_s > 0.0) || !isfinite(rate_per_s) ||
+        (pattern == LOAD_GAMMA && !(smoothness > 0.0))) {
+        return -EINVAL;
+    }
+    *a = (struct load_arrivals){
+        .pattern = pattern,
+        .rate_per_s = rate_per_s,
+        .smoothness = smoothness,
+        .rng_state = seed,
+    };
+    return 0;
+}
+
+int64_t load_arrivals_offset_ns(void *ctx, uint64_t k)
+{
+    struct load_arrivals *a = ctx;
+    /* Catch up if a caller skipped ahead; the normal caller asks in order. */
+    while (a->next_k < k) {
+        a->next_offset_s += next_gap_s(a);
+        a->next_k++;
+    }
+    double offset_s = a->next_offset_s;
+    a->next_offset_s += next_gap_s(a);
+    a->next_k++;
+    return (int64_t)llround(offset_s * 1e9);
+}
