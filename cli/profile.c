@@ -29,7 +29,7 @@
 
 struct profile_run {
     struct profile_config cfg;
-    struct config_target target;
+    struct engine_target *targets; /* one per --url */
     struct engine_config engine;
     struct cli_load load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
@@ -86,28 +86,25 @@ static int check_supported(const struct profile_config *cfg)
                 config_endpoint_type_name(cfg->endpoint_type));
         return -ENOTSUP;
     }
-    if (cfg->urls.count > 1) {
-        fprintf(stderr, "ringperf profile: several --url values are not supported yet; give "
-                        "one --url\n");
-        return -ENOTSUP;
-    }
     return 0;
 }
 
-static int resolve_target(struct profile_run *run)
+/* resolve_target resolves --url number index into *out. */
+static int resolve_target(const struct profile_config *cfg, size_t index, struct engine_target *out)
 {
     char errbuf[512];
-    if (config_resolve_url(&run->cfg, 0, &run->target, errbuf, sizeof(errbuf)) != 0) {
+    struct config_target target;
+    if (config_resolve_url(cfg, index, &target, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return -EINVAL;
     }
     char port[8];
-    snprintf(port, sizeof(port), "%u", run->target.port);
+    snprintf(port, sizeof(port), "%u", target.port);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
     struct addrinfo *found = NULL;
-    int ret = getaddrinfo(run->target.host, port, &hints, &found);
+    int ret = getaddrinfo(target.host, port, &hints, &found);
     if (ret != 0) {
-        fprintf(stderr, "ringperf profile: --url: cannot resolve '%s': %s\n", run->target.host,
+        fprintf(stderr, "ringperf profile: --url: cannot resolve '%s': %s\n", target.host,
                 gai_strerror(ret));
         return -EINVAL;
     }
@@ -119,12 +116,28 @@ static int resolve_target(struct profile_run *run)
             break;
         }
     }
-    struct engine_target *t = &run->engine.target;
-    memcpy(&t->addr, pick->ai_addr, pick->ai_addrlen);
-    t->addr_len = pick->ai_addrlen;
+    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
+    out->addr_len = pick->ai_addrlen;
     freeaddrinfo(found);
-    snprintf(t->host_header, sizeof(t->host_header), "%s", run->target.authority);
-    snprintf(t->path, sizeof(t->path), "%s", run->target.path);
+    snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
+    snprintf(out->path, sizeof(out->path), "%s", target.path);
+    return 0;
+}
+
+static int resolve_targets(struct profile_run *run)
+{
+    run->targets = calloc(run->cfg.urls.count, sizeof(*run->targets));
+    if (run->targets == NULL) {
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < run->cfg.urls.count; i++) {
+        int ret = resolve_target(&run->cfg, i, &run->targets[i]);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    run->engine.targets = run->targets;
+    run->engine.target_count = run->cfg.urls.count;
     return 0;
 }
 
@@ -395,7 +408,7 @@ static int execute(struct profile_run *run)
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
-    if (check_supported(&run->cfg) != 0 || resolve_target(run) != 0) {
+    if (check_supported(&run->cfg) != 0 || resolve_targets(run) != 0) {
         return 2;
     }
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
@@ -445,6 +458,7 @@ static void release(struct profile_run *run)
     }
     free(run->payloads);
     free(run->headers);
+    free(run->targets);
     free(run->authorization);
     config_free(&run->cfg);
 }

@@ -126,6 +126,10 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
         snprintf(errbuf, errcap, "engine: no request payloads");
         return -EINVAL;
     }
+    if (config->targets == NULL || config->target_count == 0) {
+        snprintf(errbuf, errcap, "engine: no target server");
+        return -EINVAL;
+    }
     if (config->concurrency == 0) {
         snprintf(errbuf, errcap, "engine: concurrency must be at least 1");
         return -EINVAL;
@@ -324,7 +328,8 @@ static int init_shards(struct coordinator *co)
     for (uint32_t i = 0; i < co->shard_count; i++) {
         uint32_t conns = co->config.concurrency / co->shard_count +
                          (i < co->config.concurrency % co->shard_count ? 1 : 0);
-        int ret = engine__shard_init(&co->shards[i], i, conns, &co->config, co->wake_fd);
+        int ret =
+            engine__shard_init(&co->shards[i], i, co->shard_count, conns, &co->config, co->wake_fd);
         if (ret != 0) {
             return ret;
         }

@@ -63,7 +63,10 @@ struct engine_schedule {
  * connections (a request due while all are busy waits, and its lateness is
  * recorded). All pointers are borrowed for the duration of engine_run(). */
 struct engine_config {
-    struct engine_target target;
+    /* Servers, e.g. one per --url. Connection i of the pool always talks to
+     * targets[i % target_count], so requests spread round-robin over them. */
+    const struct engine_target *targets;
+    size_t target_count;
     enum endpoint_type endpoint_type; /* how response bodies and stream events are read */
     bool streaming;                   /* ask for text/event-stream (Accept header) */
     /* Request ordinal i sends payloads[i % payload_count]. */
@@ -139,6 +142,7 @@ struct engine_record {
     uint64_t ordinal;
     uint32_t shard_id;
     uint32_t connection_id; /* per shard: which pooled connection carried it */
+    uint32_t target_index;  /* which of engine_config.targets it was sent to */
     size_t payload_index;
     enum engine_outcome outcome;
 

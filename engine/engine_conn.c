@@ -33,6 +33,11 @@ int engine__conns_init(struct engine__shard *shard)
         struct engine__conn *c = &shard->conns[i];
         c->id = i;
         c->fd = -1;
+        /* Interleave across shards so that every target gets its share of the
+         * pool however it is split among shards. */
+        c->target_index = (uint32_t)(((size_t)i * shard->shard_count + shard->id) %
+                                     config->target_count);
+        c->target = &config->targets[c->target_index];
         c->head = malloc(ENGINE__HEAD_BYTES);
         c->body = malloc(ENGINE__BODY_BYTES);
         c->header_buf = malloc(ENGINE__HEADER_BYTES);
@@ -187,8 +192,8 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
     struct http_request_head head = {
         .method = "POST",
-        .path = config->target.path,
-        .host = config->target.host_header,
+        .path = c->target->path,
+        .host = c->target->host_header,
         .content_type = "application/json",
         .content_length = payload->body_len,
         .accept = config->streaming ? "text/event-stream" : "application/json",
@@ -217,8 +222,7 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
 
 static void open_and_connect(struct engine__shard *shard, struct engine__conn *c)
 {
-    const struct engine_config *config = shard->config;
-    int fd = socket(config->target.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(c->target->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "socket: %s (raise ulimit -n?)",
                     strerror(errno));
@@ -233,8 +237,8 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     if (sqe == NULL) {
         return;
     }
-    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&config->target.addr,
-                          config->target.addr_len);
+    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&c->target->addr,
+                          c->target->addr_len);
 }
 
 static void reset_request_state(struct engine__conn *c)
@@ -263,6 +267,7 @@ static void start_request(struct engine__shard *shard, struct engine__conn *c,
     rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
+    rec->target_index = c->target_index;
     rec->payload_index = (size_t)(work->ordinal % config->payload_count);
     int64_t now = engine_now_ns();
     rec->scheduled_ns = work->due_ns != 0 ? work->due_ns : now;
@@ -329,7 +334,7 @@ static void on_connect(struct engine__shard *shard, struct engine__conn *c, int 
 {
     if (res < 0) {
         fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "connect to %s: %s",
-                    shard->config->target.host_header, strerror(-res));
+                    c->target->host_header, strerror(-res));
         return;
     }
     c->state = ENGINE__CONN_ACTIVE;
@@ -349,7 +354,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
             return;
         }
         fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "send to %s: %s",
-                    shard->config->target.host_header, strerror(-res));
+                    c->target->host_header, strerror(-res));
         return;
     }
     size_t sent = (size_t)res;
@@ -397,7 +402,7 @@ static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
     }
     fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
                 "connection closed by %s before the response was complete%s%s",
-                shard->config->target.host_header, err != 0 ? ": " : "",
+                c->target->host_header, err != 0 ? ": " : "",
                 err != 0 ? strerror(err) : "");
 }
 

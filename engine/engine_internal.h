@@ -46,6 +46,8 @@ enum engine__op {
 /* engine__conn is one pooled connection and the request it carries. */
 struct engine__conn {
     uint32_t id;
+    uint32_t target_index;
+    const struct engine_target *target; /* the server this connection talks to */
     enum engine__conn_state state;
     int fd;
     uint32_t generation; /* bumped on close: CQEs of an older socket are stale */
@@ -81,6 +83,7 @@ struct engine__conn {
  * only by the shard's thread, except the rings and the atomics. */
 struct engine__shard {
     uint32_t id;
+    uint32_t shard_count; /* shards in the run */
     const struct engine_config *config;
     pthread_t thread;
     int cpu; /* -1 = not pinned */
@@ -132,8 +135,8 @@ struct engine__shard {
 
 /* engine__shard_init allocates a shard's pools and rings (not its io_uring,
  * which its own thread creates). Returns 0 or -ENOMEM. */
-int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t conn_count,
-                       const struct engine_config *config, int wake_fd);
+int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_count,
+                       uint32_t conn_count, const struct engine_config *config, int wake_fd);
 
 /* engine__shard_destroy frees what engine__shard_init allocated. */
 void engine__shard_destroy(struct engine__shard *shard);

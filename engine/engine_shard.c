@@ -56,10 +56,11 @@ static int init_records(struct engine__shard *shard, uint32_t count)
     return 0;
 }
 
-int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t conn_count,
-                       const struct engine_config *config, int wake_fd)
+int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_count,
+                       uint32_t conn_count, const struct engine_config *config, int wake_fd)
 {
     shard->id = id;
+    shard->shard_count = shard_count;
     shard->config = config;
     shard->wake_fd = wake_fd;
     shard->wake_value = 1;

@@ -295,6 +295,32 @@ Test(profile_e2e, cancelled_requests_are_exported_as_499, .timeout = 120)
     stop_mock(&w.mock);
 }
 
+Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
+{
+    /* The second server fails every request, so the exports show which server
+     * each request reached. */
+    struct e2e w;
+    e2e_start(&w, NULL);
+    int bad_port = 0;
+    char *const bad_flags[] = {"--error-500-rate", "100", NULL};
+    struct child bad = start_mock(&bad_port, bad_flags);
+    char words[256];
+    snprintf(words, sizeof(words),
+             "profile -m m -u URL -u 127.0.0.1:%d --streaming --concurrency 4 --request-count 40 "
+             "--osl 2 --artifact-dir DIR",
+             bad_port);
+    char *out = NULL;
+    int status = run_ringperf(&w, words, false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 40);
+    cr_assert_gt(errors, 0, "some requests went to the failing server");
+    cr_assert_lt(errors, 40, "some requests went to the healthy server");
+    free(out);
+    stop_mock(&bad);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;

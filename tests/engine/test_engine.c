@@ -80,6 +80,7 @@ static void capture_record(void *ctx, const struct engine_record *rec)
 
 struct fixture {
     struct mock_server *server;
+    struct engine_target target;
     struct engine_config config;
     struct engine_payload payload;
     char *body;
@@ -108,14 +109,16 @@ static void prepare(struct fixture *fx, enum endpoint_type type, bool streaming,
     fx->payload = (struct engine_payload){.body = fx->body, .body_len = strlen(fx->body)};
     struct engine_config *c = &fx->config;
     *c = (struct engine_config){0};
-    struct sockaddr_in *sin = (struct sockaddr_in *)&c->target.addr;
+    struct sockaddr_in *sin = (struct sockaddr_in *)&fx->target.addr;
     sin->sin_family = AF_INET;
     sin->sin_port = htons(port);
     sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    c->target.addr_len = sizeof(*sin);
-    snprintf(c->target.host_header, sizeof(c->target.host_header), "127.0.0.1:%u", port);
-    snprintf(c->target.path, sizeof(c->target.path), "%s",
+    fx->target.addr_len = sizeof(*sin);
+    snprintf(fx->target.host_header, sizeof(fx->target.host_header), "127.0.0.1:%u", port);
+    snprintf(fx->target.path, sizeof(fx->target.path), "%s",
              type == ENDPOINT_CHAT ? "/v1/chat/completions" : "/v1/completions");
+    c->targets = &fx->target;
+    c->target_count = 1;
     c->endpoint_type = type;
     c->streaming = streaming;
     c->payloads = &fx->payload;
