@@ -27,6 +27,7 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
 {
     engine->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
     engine->schedule = NULL;
+    engine->prefill_limit = (uint32_t)cfg->prefill_concurrency;
     if (open_loop(cfg)) {
         load_arrivals_init(&load->arrivals, load_pattern_of(cfg->arrival_pattern),
                            cfg->request_rate_per_second, cfg->arrival_smoothness, seed);

@@ -41,21 +41,48 @@ struct profile_run {
     struct cli_results results;
     struct cli_export exp;
     struct engine_stop stop;
+    struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
+    bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
     bool progress_tty;
     bool progress_printed;
     int64_t start_ns;
     int export_error;
 };
 
+/* check_failure_threshold stops the run once failures exceed
+ * --failed-request-threshold, judged after max(concurrency, 10) records as
+ * AIPerf does. */
+static void check_failure_threshold(struct profile_run *run)
+{
+    double threshold = run->cfg.failed_request_threshold;
+    uint64_t seen = run->results.success_count + run->results.error_count;
+    uint64_t minimum = run->engine.concurrency > 10 ? run->engine.concurrency : 10;
+    if (threshold <= 0 || run->threshold_exceeded || seen < minimum) {
+        return;
+    }
+    if ((double)run->results.error_count / (double)seen > threshold) {
+        run->threshold_exceeded = true;
+        fprintf(stderr,
+                "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
+                "%g; stopping the run\n",
+                (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
+        __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
+    }
+}
+
 static void on_record(void *ctx, const struct engine_record *rec)
 {
     struct profile_run *run = ctx;
+    if (run->engine.schedule != NULL && rec->send_start_ns != 0) {
+        metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
+    }
     struct cli_record_metrics metrics;
     cli_record_compute(rec, run->engine.streaming, &metrics);
     cli_results_add(&run->results, rec, &metrics);
     if (run->export_error == 0) {
         run->export_error = cli_export_record(&run->exp, rec, &metrics);
     }
+    check_failure_threshold(run);
 }
 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
@@ -311,8 +338,28 @@ static void *watch_signals(void *arg)
     }
 }
 
+/* print_send_lag reports how late open-loop requests left, and warns when the
+ * client, not the server, was the limit. */
+static void print_send_lag(const struct profile_run *run)
+{
+    if (run->engine.schedule == NULL || metrics_hist_count(run->send_lag) == 0) {
+        return;
+    }
+    double p50_us = (double)metrics_hist_value_at_percentile(run->send_lag, 50) / 1e3;
+    double p99_us = (double)metrics_hist_value_at_percentile(run->send_lag, 99) / 1e3;
+    double max_us = (double)metrics_hist_max(run->send_lag) / 1e3;
+    printf("Send Lag (send start - due time): p50 %.1f us, p99 %.1f us, max %.1f us\n", p50_us,
+           p99_us, max_us);
+    if (p99_us > 1000.0) {
+        printf("Warning: 1%% of requests left over %.1f ms late. Either every connection was busy "
+               "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
+               p99_us / 1e3);
+    }
+}
+
 static void print_footer(const struct profile_run *run, double duration_s)
 {
+    print_send_lag(run);
     printf("\nCLI Command: %s\n", run->cfg.cli_command);
     printf("Benchmark Duration: %.2f sec%s\n", duration_s,
            run->stop.requested ? " (cancelled early)" : "");
@@ -402,7 +449,7 @@ static int execute(struct profile_run *run)
         (double)(run->results.max_response_wall_ns - run->results.min_request_wall_ns) / 1e9;
     cli_report_print(stdout, &run->results, "ringperf | LLM Metrics", duration_s);
     print_footer(run, duration_s);
-    return run->results.success_count > 0 ? 0 : 1;
+    return run->results.success_count > 0 && !run->threshold_exceeded ? 0 : 1;
 }
 
 static int prepare(struct profile_run *run)
@@ -441,7 +488,8 @@ static int prepare(struct profile_run *run)
                 run->artifact_dir, strerror(-ret));
         return 1;
     }
-    if (cli_results_init(&run->results, run->engine.streaming) != 0) {
+    if (cli_results_init(&run->results, run->engine.streaming) != 0 ||
+        metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         fprintf(stderr, "ringperf profile: out of memory\n");
         return 1;
     }
@@ -453,6 +501,7 @@ static void release(struct profile_run *run)
 {
     cli_export_close(&run->exp);
     cli_results_free(&run->results);
+    metrics_hist_free(run->send_lag);
     for (size_t i = 0; i < run->payload_count; i++) {
         free((char *)run->payloads[i].body);
     }

@@ -156,6 +156,8 @@ struct profile_config {
     double warmup_duration_seconds;    /* 0 = no duration-triggered warmup */
     double cancellation_rate_percent;  /* --request-cancellation-rate, 0..100 */
     double cancellation_delay_seconds; /* --request-cancellation-delay, >= 0 */
+    int64_t prefill_concurrency;       /* --prefill-concurrency; 0 = no limit */
+    double failed_request_threshold;   /* 0 = not given; stop above this failure ratio */
     bool benchmark_grace_period_set;   /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;          /* default "artifacts" */

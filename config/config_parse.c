@@ -105,6 +105,18 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
     }
+    if (cfg->prefill_concurrency > 0 && !cfg->streaming) {
+        return config__fail(errbuf, errcap,
+                            "--prefill-concurrency needs --streaming: without a stream there "
+                            "is no first token to wait for");
+    }
+    if (cfg->prefill_concurrency > 0 && cfg->concurrency > 0 &&
+        cfg->prefill_concurrency > cfg->concurrency) {
+        return config__fail(errbuf, errcap,
+                            "--prefill-concurrency (%lld) cannot exceed --concurrency (%lld); "
+                            "lower it",
+                            (long long)cfg->prefill_concurrency, (long long)cfg->concurrency);
+    }
     /* AIPerf: a smoothness given without a pattern means gamma. */
     if (cfg->arrival_smoothness_set && !cfg->arrival_pattern_set) {
         cfg->arrival_pattern = CONFIG_ARRIVAL_GAMMA;

@@ -77,6 +77,7 @@ static const struct config__choice arrival_choices[] = {
 };
 
 static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
+static const struct config__range range_ratio = {0, 1, MIN_IN | MAX_IN};
 static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
 
 static const struct config__choice ui_choices[] = {
@@ -322,9 +323,10 @@ static const struct config__flag flag_table[] = {
     {SUP(LOAD_GENERATOR, INT, "--concurrency", 0, OFF(concurrency)),
      .help = "Requests kept in flight (closed loop): a new one is sent as one completes.",
      .example = "64", .range = &range_concurrency},
-    NOPE(LOAD_GENERATOR, INT, "--prefill-concurrency",
-         "Requests allowed to wait for a first "
-         "token."),
+    {SUP(LOAD_GENERATOR, INT, "--prefill-concurrency", 0, OFF(prefill_concurrency)),
+     .help = "At most this many requests wait for their first token at once (needs "
+             "--streaming; at most --concurrency).",
+     .example = "8", .range = &range_concurrency},
     {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", 0, OFF(request_rate_per_second)),
      .help = "Target requests per second (open loop), optionally capped by --concurrency.",
      .example = "5.0", .range = &range_rate},
@@ -347,7 +349,10 @@ static const struct config__flag flag_table[] = {
          "Ramp prefill concurrency over seconds."),
     NOPE(LOAD_GENERATOR, DOUBLE, "--request-rate-ramp-duration", "Ramp the rate over seconds."),
     NOPE(LOAD_GENERATOR, STRING, "--request-rate-series", "Piecewise-linear rate file."),
-    NOPE(LOAD_GENERATOR, DOUBLE, "--failed-request-threshold", "Abort above this failure ratio."),
+    {SUP(LOAD_GENERATOR, DOUBLE, "--failed-request-threshold", 0, OFF(failed_request_threshold)),
+     .help = "Stop the run, and exit non-zero, once the share of failed requests exceeds this "
+             "ratio (checked after max(concurrency, 10) requests).",
+     .example = "0.1", .range = &range_ratio},
     NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-min-ratio", "Agentic replay start bound."),
     NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-max-ratio", "Agentic replay start bound."),
     NOPE(LOAD_GENERATOR, SWITCH, "--burst-phase-starts", "Burst agentic phase starts."),

@@ -154,6 +154,10 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
     if (config->shard_count > config->concurrency) {
         config->shard_count = config->concurrency;
     }
+    /* Every shard needs at least one prefill slot to make progress. */
+    if (config->prefill_limit > 0 && config->shard_count > config->prefill_limit) {
+        config->shard_count = config->prefill_limit;
+    }
     if (config->shard_count > ENGINE_MAX_SHARDS) {
         config->shard_count = ENGINE_MAX_SHARDS;
     }
@@ -333,6 +337,9 @@ static int init_shards(struct coordinator *co)
         if (ret != 0) {
             return ret;
         }
+        uint32_t limit = co->config.prefill_limit;
+        co->shards[i].prefill_limit =
+            limit / co->shard_count + (i < limit % co->shard_count ? 1 : 0);
     }
     return 0;
 }

@@ -80,10 +80,13 @@ struct engine_config {
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
     uint32_t concurrency; /* connections, and so requests in flight, across all shards */
     const struct engine_schedule *schedule; /* NULL = closed loop */
-    uint64_t request_count;                 /* 0 = no count limit (duration_ns must be set) */
-    int64_t duration_ns;                    /* 0 = none; no request starts after it */
-    int64_t grace_ns;                       /* after duration_ns: in-flight requests are cancelled
-                                               when this runs out; < 0 = wait for them forever */
+    /* At most this many requests may be waiting for their first content event
+     * (AIPerf's --prefill-concurrency); 0 = no limit. */
+    uint32_t prefill_limit;
+    uint64_t request_count; /* 0 = no count limit (duration_ns must be set) */
+    int64_t duration_ns;    /* 0 = none; no request starts after it */
+    int64_t grace_ns;       /* after duration_ns: in-flight requests are cancelled
+                               when this runs out; < 0 = wait for them forever */
     double cancel_fraction; /* 0..1: requests cancelled cancel_delay_ns after sending */
     int64_t cancel_delay_ns;
     uint64_t cancel_seed;        /* which requests are cancelled is a function of this and the

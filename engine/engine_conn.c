@@ -35,8 +35,8 @@ int engine__conns_init(struct engine__shard *shard)
         c->fd = -1;
         /* Interleave across shards so that every target gets its share of the
          * pool however it is split among shards. */
-        c->target_index = (uint32_t)(((size_t)i * shard->shard_count + shard->id) %
-                                     config->target_count);
+        c->target_index =
+            (uint32_t)(((size_t)i * shard->shard_count + shard->id) % config->target_count);
         c->target = &config->targets[c->target_index];
         c->head = malloc(ENGINE__HEAD_BYTES);
         c->body = malloc(ENGINE__BODY_BYTES);
@@ -107,6 +107,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
         rec->send_end_ns = rec->headers_ns;
     }
     rec->outcome = outcome;
+    engine__prefill_done(shard, c);
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);
     (void)pushed;
@@ -237,8 +238,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     if (sqe == NULL) {
         return;
     }
-    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&c->target->addr,
-                          c->target->addr_len);
+    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&c->target->addr, c->target->addr_len);
 }
 
 static void reset_request_state(struct engine__conn *c)
@@ -274,6 +274,8 @@ static void start_request(struct engine__shard *shard, struct engine__conn *c,
     c->record = rec;
     c->retried = false;
     c->cancel_ns = 0;
+    c->in_prefill = true;
+    shard->prefill_active++;
     c->cancel_planned =
         engine_should_cancel(config->cancel_fraction, config->cancel_seed, work->ordinal);
     c->deadline_ns = config->request_timeout_ns > 0 ? now + (int64_t)config->request_timeout_ns : 0;
@@ -402,8 +404,7 @@ static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
     }
     fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
                 "connection closed by %s before the response was complete%s%s",
-                c->target->host_header, err != 0 ? ": " : "",
-                err != 0 ? strerror(err) : "");
+                c->target->host_header, err != 0 ? ": " : "", err != 0 ? strerror(err) : "");
 }
 
 static void on_recv(struct engine__shard *shard, struct engine__conn *c, struct io_uring_cqe *cqe)
@@ -511,7 +512,9 @@ void engine__start_requests(struct engine__shard *shard)
         return;
     }
     struct engine_work work;
-    while (shard->idle_count > 0 && shard->free_record_count > 0 && take_due_work(shard, &work)) {
+    while (shard->idle_count > 0 && shard->free_record_count > 0 &&
+           (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit) &&
+           take_due_work(shard, &work)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         struct engine_record *rec = shard->free_records[--shard->free_record_count];
         start_request(shard, c, &work, rec);

@@ -59,6 +59,7 @@ struct engine__conn {
     int64_t deadline_ns;          /* request timeout, 0 = none */
     int64_t cancel_ns;            /* when to cancel this request, 0 = never */
     bool cancel_planned;          /* cancel cancel_delay after the request is sent */
+    bool in_prefill;              /* counted in the shard's prefill_active */
 
     bool retried;                /* this request was resent on a fresh socket */
     char request_id[40];         /* X-Request-ID of the request in flight */
@@ -116,7 +117,9 @@ struct engine__shard {
     struct engine__conn *conns;
     uint32_t conn_count;
     uint32_t active_count;
-    uint32_t *idle_conns; /* stack of connections without a request */
+    uint32_t prefill_limit;  /* this shard's share of engine_config.prefill_limit; 0 = none */
+    uint32_t prefill_active; /* requests started that have no content event yet */
+    uint32_t *idle_conns;    /* stack of connections without a request */
     uint32_t idle_count;
 
     struct engine_record *records; /* pool */
@@ -143,6 +146,16 @@ void engine__shard_destroy(struct engine__shard *shard);
 
 /* engine__shard_main is the shard thread's body. */
 void *engine__shard_main(void *arg);
+
+/* engine__prefill_done takes a request out of the shard's prefill count once
+ * its first content arrives (or it ends). */
+static inline void engine__prefill_done(struct engine__shard *shard, struct engine__conn *c)
+{
+    if (c->in_prefill) {
+        c->in_prefill = false;
+        shard->prefill_active--;
+    }
+}
 
 /* engine__user_data packs an op kind, a connection index and its generation. */
 static inline uint64_t engine__user_data(enum engine__op op, uint32_t conn, uint32_t generation)

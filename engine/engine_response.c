@@ -122,6 +122,9 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c, con
     if ((flags & ~(uint32_t)ENGINE_EVENT_SAME_READ) != 0) {
         add_event(config, rec, arrival_ns, flags, text_len);
     }
+    if ((flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) != 0) {
+        engine__prefill_done(shard, c);
+    }
     return true;
 }
 

@@ -321,6 +321,26 @@ Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
     stop_mock(&w.mock);
 }
 
+Test(profile_e2e, failed_request_threshold_stops_the_run_early, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--error-500-rate", "100", NULL};
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --concurrency 2 --request-count 100000 "
+                              "--failed-request-threshold 0.5 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert(strstr(out, "--failed-request-threshold") != NULL, "%s", out);
+    size_t errors = 0;
+    size_t lines = count_export_lines(&w, &errors);
+    cr_assert_lt(lines, 100000, "the run stopped early");
+    cr_assert_eq(errors, lines, "every exported request is accounted for as an error");
+    free(out);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;

@@ -348,8 +348,13 @@ static const struct invalid_case invalid_cases[] = {
      "--concurrency: '0' must be a whole number of at least 1 (e.g. --concurrency 64)"},
     {W("--model", "m", "--concurency", "3"),
      "unknown flag --concurency; did you mean --concurrency?"},
-    {W("--model", "m", "--prefill-concurrency", "5"),
-     "--prefill-concurrency: this AIPerf flag is recognised but not supported by ringperf yet"},
+    {W("--model", "m", "--request-rate-ramp-duration", "5"),
+     "--request-rate-ramp-duration: this AIPerf flag is recognised but not supported by ringperf "
+     "yet"},
+    {W("--model", "m", "--prefill-concurrency", "5"), "--prefill-concurrency needs --streaming"},
+    {W("--model", "m", "--streaming", "--concurrency", "4", "--prefill-concurrency", "5"),
+     "--prefill-concurrency (5) cannot exceed --concurrency (4)"},
+    {W("--model", "m", "--failed-request-threshold", "1.5"), "--failed-request-threshold"},
     {W("--model", "m", "--arrival-pattern", "bursty"),
      "--arrival-pattern: unknown value 'bursty'; valid values: poisson, constant, gamma, "
      "concurrency_burst"},
@@ -545,6 +550,8 @@ Test(config_parse, every_table_spelling_is_recognised)
                 words[3] = "inf";
                 words[4] = "--benchmark-duration";
                 words[5] = "5";
+            } else if (strcmp(name, "--prefill-concurrency") == 0) {
+                words[4] = "--streaming"; /* a first token only exists in a stream */
             }
             struct profile_config cfg;
             char err[256];

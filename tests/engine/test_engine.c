@@ -566,3 +566,60 @@ Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 6
     free(cap);
     finish(&fx);
 }
+
+struct prefill_capture {
+    struct capture base;
+    int64_t sent[MAX_RECORDS];
+    int64_t first_content[MAX_RECORDS];
+};
+
+static void capture_prefill(void *ctx, const struct engine_record *rec)
+{
+    struct prefill_capture *cap = ctx;
+    cap->sent[cap->base.count] = rec->send_start_ns;
+    cap->first_content[cap->base.count] = rec->event_count > 0 ? rec->events[0].arrival_ns : 0;
+    capture_record(&cap->base, rec);
+}
+
+Test(engine_prefill, one_request_at_a_time_waits_for_its_first_token, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    mc.ttft_ms = 10;
+    mc.itl_ms = 5;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 6, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.prefill_limit = 1;
+    fx.config.request_count = 12;
+    struct prefill_capture *cap = calloc(1, sizeof(*cap));
+    struct engine_record_sink sink = {.on_record = capture_prefill, .ctx = cap};
+    char errbuf[256];
+    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    assert_every_ordinal_once(&cap->base, 12);
+    /* With one prefill slot, each request is sent only after every earlier one
+     * has its first token: the prefill intervals never overlap. */
+    for (size_t i = 0; i < 12; i++) {
+        cr_assert_eq(cap->base.records[i].outcome, ENGINE_SUCCESS);
+        for (size_t j = 0; j < 12; j++) {
+            if (j != i && cap->sent[j] < cap->sent[i]) {
+                cr_assert_leq(cap->first_content[j], cap->sent[i],
+                              "request %zu sent at %lld while %zu (sent %lld) had no first token "
+                              "until %lld",
+                              i, (long long)cap->sent[i], j, (long long)cap->sent[j],
+                              (long long)cap->first_content[j]);
+            }
+        }
+    }
+    /* And yet several streams ran at once: the decode phases overlapped. */
+    bool overlapped = false;
+    for (size_t i = 1; i < 12; i++) {
+        overlapped |= cap->sent[i] < cap->first_content[i - 1] + 25 * 1000 * 1000;
+    }
+    cr_assert(overlapped, "decode phases overlap under the concurrency of 4");
+    free(cap);
+    finish(&fx);
+}
