@@ -382,6 +382,14 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
         pthread_join(co.shards[i].thread, NULL);
     }
     drain(&co);
+    if (ret == 0 && sink->on_finish != NULL) {
+        struct engine_run_stats stats = {.shard_count = co.shard_count};
+        for (uint32_t i = 0; i < co.shard_count; i++) {
+            stats.kernel_timestamp_reads += co.shards[i].kernel_timestamp_reads;
+            stats.user_timestamp_reads += co.shards[i].user_timestamp_reads;
+        }
+        sink->on_finish(sink->ctx, &stats);
+    }
 destroy_shards:
     if (co.shards != NULL) {
         for (uint32_t i = 0; i < co.shard_count; i++) {

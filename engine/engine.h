@@ -99,6 +99,10 @@ struct engine_config {
     /* Mixed into every X-Request-ID (see engine_request_id). */
     uint64_t request_id_nonce;
 
+    /* Stamp arrivals with the clock when completions are handled, instead of
+     * the kernel's receive timestamps (the default where the kernel has them). */
+    bool user_timestamps;
+
     size_t max_events_per_request; /* 0 = ENGINE_DEFAULT_MAX_EVENTS */
     size_t max_text_bytes;         /* per request, output text kept for token counts */
     size_t max_error_body;         /* bytes of a non-2xx body kept for the message */
@@ -180,6 +184,13 @@ struct engine_record {
     struct engine_usage usage;
 };
 
+/* engine_run_stats describes a finished run as a whole. */
+struct engine_run_stats {
+    uint64_t kernel_timestamp_reads; /* reads whose arrival time came from the kernel */
+    uint64_t user_timestamp_reads;   /* reads stamped by the clock when handled */
+    uint32_t shard_count;
+};
+
 /* engine_record_sink receives each finished record on the coordinator's thread.
  * The record is borrowed: it is reused after the sink returns. */
 struct engine_record_sink {
@@ -187,6 +198,8 @@ struct engine_record_sink {
     /* Called about every progress_interval_ns with the number of finished
      * records (may be NULL). */
     void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
+    /* Called once after the last record (may be NULL). */
+    void (*on_finish)(void *ctx, const struct engine_run_stats *stats);
     void *ctx;
     int64_t progress_interval_ns;
 };

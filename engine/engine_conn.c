@@ -147,8 +147,8 @@ static void fail_record(struct engine__shard *shard, struct engine__conn *c,
 /* conn_sqe returns a submission entry tagged with the connection's op and
  * generation (liburing's prep helpers leave user_data alone), or fails the
  * connection's request and returns NULL. */
-static struct io_uring_sqe *conn_sqe(struct engine__shard *shard, struct engine__conn *c,
-                                     enum engine__op op)
+struct io_uring_sqe *engine__conn_sqe(struct engine__shard *shard, struct engine__conn *c,
+                                      enum engine__op op)
 {
     struct io_uring_sqe *sqe = engine__get_sqe(shard);
     if (sqe == NULL) {
@@ -161,22 +161,10 @@ static struct io_uring_sqe *conn_sqe(struct engine__shard *shard, struct engine_
     return sqe;
 }
 
-static void arm_recv(struct engine__shard *shard, struct engine__conn *c)
-{
-    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_RECV);
-    if (sqe == NULL) {
-        return;
-    }
-    io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
-    sqe->flags |= IOSQE_BUFFER_SELECT;
-    sqe->buf_group = 0;
-    c->recv_armed = true;
-}
-
 /* submit_sendmsg sends what c->msg still describes. */
 static bool submit_sendmsg(struct engine__shard *shard, struct engine__conn *c)
 {
-    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_SEND);
+    struct io_uring_sqe *sqe = engine__conn_sqe(shard, c, ENGINE__OP_SEND);
     if (sqe == NULL) {
         return false;
     }
@@ -232,9 +220,10 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     int one = 1;
     /* Small request writes must leave at once, not wait for Nagle. */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    engine__enable_rx_timestamps(shard, c, fd);
     c->fd = fd;
     c->state = ENGINE__CONN_CONNECTING;
-    struct io_uring_sqe *sqe = conn_sqe(shard, c, ENGINE__OP_CONNECT);
+    struct io_uring_sqe *sqe = engine__conn_sqe(shard, c, ENGINE__OP_CONNECT);
     if (sqe == NULL) {
         return;
     }
@@ -340,7 +329,7 @@ static void on_connect(struct engine__shard *shard, struct engine__conn *c, int 
         return;
     }
     c->state = ENGINE__CONN_ACTIVE;
-    arm_recv(shard, c);
+    engine__arm_recv(shard, c);
     if (c->record != NULL) {
         send_request(shard, c);
     }
@@ -389,7 +378,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
     }
 }
 
-static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
+void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
 {
     if (c->record == NULL) {
         close_socket(c); /* the server closed an idle kept-alive connection */
@@ -405,37 +394,6 @@ static void on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
     fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
                 "connection closed by %s before the response was complete%s%s",
                 c->target->host_header, err != 0 ? ": " : "", err != 0 ? strerror(err) : "");
-}
-
-static void on_recv(struct engine__shard *shard, struct engine__conn *c, struct io_uring_cqe *cqe)
-{
-    bool more = (cqe->flags & IORING_CQE_F_MORE) != 0;
-    if (!more) {
-        c->recv_armed = false;
-    }
-    uint32_t generation = c->generation;
-    if (cqe->res > 0) {
-        uint32_t bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-        int64_t arrival_ns = engine_now_ns();
-        if (c->record == NULL) {
-            close_socket(c); /* bytes nobody asked for: the connection is unusable */
-        } else {
-            engine__response_bytes(shard, c, engine__buffer(shard, bid), (size_t)cqe->res,
-                                   arrival_ns);
-        }
-        engine__recycle_buffer(shard, bid);
-        if (!more && c->generation == generation && c->fd >= 0) {
-            arm_recv(shard, c);
-        }
-    } else if (cqe->res == -ENOBUFS) {
-        /* Every provided buffer is in use; they are published again at the end
-         * of this loop turn, so re-arming now is safe. */
-        if (!more && c->fd >= 0) {
-            arm_recv(shard, c);
-        }
-    } else {
-        on_eof(shard, c, cqe->res == 0 ? 0 : -cqe->res);
-    }
 }
 
 void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint32_t conn,
@@ -459,7 +417,7 @@ void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint
         on_send(shard, c, cqe->res);
         break;
     case ENGINE__OP_RECV:
-        on_recv(shard, c, cqe);
+        engine__on_recv(shard, c, cqe);
         break;
     default:
         break;

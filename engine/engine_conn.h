@@ -57,6 +57,29 @@ void engine__finish(struct engine__shard *shard, struct engine__conn *c,
 void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code, const char *type,
                   const char *message);
 
+/* engine__conn_sqe returns a submission entry tagged with the connection's op
+ * and generation, or fails the connection's request and returns NULL. */
+struct io_uring_sqe *engine__conn_sqe(struct engine__shard *shard, struct engine__conn *c,
+                                      enum engine__op op);
+
+/* engine__on_eof handles the end of a connection's byte stream (err 0) or a
+ * receive error (a positive errno). */
+void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err);
+
+/* engine__clock_sync re-samples the offset from CLOCK_REALTIME (kernel
+ * timestamps) to CLOCK_MONOTONIC (everything else). */
+void engine__clock_sync(struct engine__shard *shard);
+
+/* engine__enable_rx_timestamps asks the kernel to timestamp what fd receives,
+ * when the shard uses kernel timestamps. */
+void engine__enable_rx_timestamps(struct engine__shard *shard, struct engine__conn *c, int fd);
+
+/* engine__arm_recv starts the connection's multishot receive. */
+void engine__arm_recv(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__on_recv handles a receive completion. */
+void engine__on_recv(struct engine__shard *shard, struct engine__conn *c, struct io_uring_cqe *cqe);
+
 /* engine__close_socket closes the connection's socket (a request on it must
  * already be finished). */
 void engine__close_socket(struct engine__conn *c);

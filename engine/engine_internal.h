@@ -50,8 +50,10 @@ struct engine__conn {
     const struct engine_target *target; /* the server this connection talks to */
     enum engine__conn_state state;
     int fd;
-    uint32_t generation; /* bumped on close: CQEs of an older socket are stale */
-    bool recv_armed;     /* a multishot recv is outstanding on fd */
+    uint32_t generation;    /* bumped on close: CQEs of an older socket are stale */
+    bool recv_armed;        /* a multishot recv is outstanding on fd */
+    bool kernel_timestamps; /* receives carry SO_TIMESTAMPING arrival times */
+    struct msghdr recv_msg; /* multishot recvmsg layout: control space only */
     bool send_pending;
     bool response_started;        /* any response byte arrived for this request */
     uint32_t requests_on_socket;  /* how many requests this socket has carried */
@@ -128,7 +130,11 @@ struct engine__shard {
     uint32_t record_count;
     char *record_memory;
 
-    uint32_t *send_stamps; /* conns whose send_start_ns is taken at submit */
+    bool kernel_timestamps;          /* try SO_TIMESTAMPING on new sockets */
+    int64_t real_to_mono_ns;         /* CLOCK_MONOTONIC minus CLOCK_REALTIME, re-sampled */
+    uint64_t kernel_timestamp_reads; /* reads stamped by the kernel */
+    uint64_t user_timestamp_reads;   /* reads stamped when their completion was handled */
+    uint32_t *send_stamps;           /* conns whose send_start_ns is taken at submit */
     uint32_t send_stamp_count;
     bool pushed_records; /* this turn: wake the coordinator */
     bool wake_in_flight;

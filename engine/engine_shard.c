@@ -64,6 +64,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->config = config;
     shard->wake_fd = wake_fd;
     shard->wake_value = 1;
+    shard->kernel_timestamps = !config->user_timestamps;
     shard->conn_count = conn_count;
     shard->cpu = -1;
     atomic_init(&shard->no_more_work, false);
@@ -308,6 +309,7 @@ static void run_loop(struct engine__shard *shard)
          * short wait on an empty ring costs nothing here. */
         wait_and_reap(shard);
     }
+    engine__clock_sync(shard);
     engine__start_requests(shard);
     while (!shard_finished(shard)) {
         engine__stamp_sends(shard);
@@ -315,6 +317,7 @@ static void run_loop(struct engine__shard *shard)
             break;
         }
         if (engine_now_ns() >= shard->next_deadline_check_ns) {
+            engine__clock_sync(shard);
             engine__check_deadlines(shard);
             shard->next_deadline_check_ns = engine_now_ns() + ENGINE__TICK_NS;
         }

@@ -39,6 +39,7 @@ struct captured {
 
 struct capture {
     struct captured records[MAX_RECORDS];
+    struct engine_run_stats stats;
     size_t count;
     bool seen[MAX_RECORDS];
     bool duplicate;
@@ -135,9 +136,16 @@ static void finish(struct fixture *fx)
     free(fx->body);
 }
 
+static void capture_stats(void *ctx, const struct engine_run_stats *stats)
+{
+    struct capture *cap = ctx;
+    cap->stats = *stats;
+}
+
 static void run_engine(struct fixture *fx, struct capture *cap, struct engine_stop *stop)
 {
-    struct engine_record_sink sink = {.on_record = capture_record, .ctx = cap};
+    struct engine_record_sink sink = {
+        .on_record = capture_record, .on_finish = capture_stats, .ctx = cap};
     char errbuf[256];
     cr_assert_eq(engine_run(&fx->config, &sink, stop, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
     cr_assert_not(cap->duplicate, "an ordinal was reported twice");
@@ -409,6 +417,8 @@ Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120
     fclose(log);
     unlink(fx.token_log);
     cr_assert_eq(matched, 16 * 10, "every token matched its log line");
+    cr_assert_gt(cap->stats.kernel_timestamp_reads, 0,
+                 "this kernel stamps receives (SO_TIMESTAMPING through multishot recvmsg)");
     /* A busy machine may delay a few deliveries; most must be prompt. */
     cr_assert_lt(delays_over_10ms, matched / 4, "%zu of %zu tokens took over 10 ms",
                  delays_over_10ms, matched);
@@ -620,6 +630,31 @@ Test(engine_prefill, one_request_at_a_time_waits_for_its_first_token, .timeout =
         overlapped |= cap->sent[i] < cap->first_content[i - 1] + 25 * 1000 * 1000;
     }
     cr_assert(overlapped, "decode phases overlap under the concurrency of 4");
+    free(cap);
+    finish(&fx);
+}
+
+Test(engine_timing, user_space_clock_when_asked, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
+    fx.config.concurrency = 2;
+    fx.config.request_count = 10;
+    fx.config.user_timestamps = true;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 10);
+    cr_assert_eq(cap->stats.kernel_timestamp_reads, 0);
+    cr_assert_gt(cap->stats.user_timestamp_reads, 0);
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS);
+        cr_assert_eq(cap->records[i].content_events, 4);
+    }
     free(cap);
     finish(&fx);
 }
