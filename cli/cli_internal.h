@@ -1,7 +1,8 @@
 /*
- * cli_internal.h - the pieces of `ringperf profile`: the run's results (metric
- * histograms and error summary built from records as they arrive), the console
- * report, and the artifact files.
+ * cli_internal.h - the pieces of `ringperf profile` that turn records into
+ * results: the per-request metric view handed to metrics/ (results.c), the
+ * run's accumulated results and error summary, and the console report
+ * (report.c). The artifact files are in cli_export.h.
  */
 #ifndef RINGPERF_CLI_INTERNAL_H
 #define RINGPERF_CLI_INTERNAL_H
@@ -10,35 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/config.h"
 #include "engine/engine.h"
 #include "metrics/metrics.h"
-
-/* The per-request metrics ringperf reports now, in AIPerf's console order. */
-enum cli_metric {
-    CLI_METRIC_TTFT,
-    CLI_METRIC_TTST,
-    CLI_METRIC_TTFO,
-    CLI_METRIC_REQUEST_LATENCY,
-    CLI_METRIC_ITL,
-    CLI_METRIC_ICL,
-    CLI_METRIC_OTPS_PER_USER,
-    CLI_METRIC_OSL,
-    CLI_METRIC_ISL,
-    CLI_METRIC_COUNT
-};
-
-/* cli_metric_info describes one metric: AIPerf tag, console header, unit, and
- * the factor from the histogram's integer unit to the display unit. */
-struct cli_metric_info {
-    const char *tag;
-    const char *header;
-    const char *unit;
-    double display_per_recorded; /* e.g. 1e-6 for ns recorded, ms displayed */
-    bool streaming_only;
-};
-
-/* cli_metric_infos returns the table of CLI_METRIC_COUNT entries. */
-const struct cli_metric_info *cli_metric_infos(void);
 
 #define CLI_ERROR_KINDS_MAX 64
 
@@ -50,53 +25,70 @@ struct cli_error_kind {
     uint64_t count;
 };
 
-/* cli_record_metrics are the values one record contributes (ns and tokens). */
+/* cli_record_metrics is one record seen through metrics/: the request view
+ * (whose content_ns borrows the cli_results' scratch buffer, valid until the
+ * next cli_record_compute) and its computed values. */
 struct cli_record_metrics {
-    bool has[CLI_METRIC_COUNT];
-    double value[CLI_METRIC_COUNT]; /* recorded units: ns, tokens, milli-tokens/s */
+    struct metrics_request request;
+    struct metrics_values values;
 };
 
-/* cli_results accumulates a run's records. */
+/* cli_results accumulates a run's records: the metric run, the error summary
+ * and the counts the progress line shows. */
 struct cli_results {
     bool streaming;
-    struct metrics_hist *hist[CLI_METRIC_COUNT];
+    bool use_server_token_count;
+    struct metrics_goodput goodput;
+    struct metrics_run *run;
+    int64_t *content_ns; /* scratch for cli_record_compute, grown to the longest record */
+    uint32_t content_cap;
     uint64_t success_count;
     uint64_t error_count;
     uint64_t cancelled_count;
-    uint64_t total_osl;
-    uint64_t total_isl;
-    int64_t min_request_wall_ns; /* earliest send start (CLOCK_REALTIME) */
-    int64_t max_response_wall_ns;
+    int64_t first_wall_ns; /* earliest send start of any record, 0 before the first */
     struct cli_error_kind errors[CLI_ERROR_KINDS_MAX];
     size_t error_kind_count;
     uint64_t errors_unlisted;  /* errors past CLI_ERROR_KINDS_MAX distinct kinds */
     uint64_t same_read_events; /* content events that shared a read with the previous one */
 };
 
-/* cli_results_init allocates the histograms. Returns 0 or -ENOMEM. */
-int cli_results_init(struct cli_results *results, bool streaming);
+/* cli_results_init prepares `results` for a run of `cfg` (streaming, goodput
+ * SLOs). Returns 0; -EINVAL after printing why to stderr (a bad --goodput);
+ * or -ENOMEM. Release with cli_results_free. */
+int cli_results_init(struct cli_results *results, const struct profile_config *cfg, bool streaming);
 
-/* cli_results_free frees them; safe on a zeroed struct. */
+/* cli_results_free releases what results owns; safe on a zeroed struct. */
 void cli_results_free(struct cli_results *results);
 
-/* cli_record_compute fills the per-request metric values of a record, following
- * AIPerf's formulas (reference §2.2). Failed requests get none. */
-void cli_record_compute(const struct engine_record *record, bool streaming,
+/* cli_record_compute fills `*out` for `record`: the content response times
+ * (events that carried output or reasoning text), token counts from the
+ * server's usage (the tokenizer is not wired in yet, so this is AIPerf's
+ * --use-server-token-count behaviour in every run) and the metric values. */
+void cli_record_compute(struct cli_results *results, const struct engine_record *record,
                         struct cli_record_metrics *out);
 
-/* cli_record_wall_ns converts a record's monotonic timestamp to wall-clock ns. */
+/* cli_record_wall_ns converts a record's monotonic timestamp to wall-clock ns
+ * (0 when either is unknown). */
 int64_t cli_record_wall_ns(const struct engine_record *record, int64_t monotonic_ns);
 
-/* cli_results_add folds one record (and its computed metrics) into the results. */
+/* cli_results_add folds one record and its computed metrics into results. */
 void cli_results_add(struct cli_results *results, const struct engine_record *record,
                      const struct cli_record_metrics *metrics);
 
-/* cli_report_print writes the console report: the metrics table, the error
- * summary and the footer lines. */
-void cli_report_print(FILE *out, const struct cli_results *results, const char *title,
-                      double duration_s);
+/* cli_report_options say how the console report looks. */
+struct cli_report_options {
+    const char *title; /* e.g. "ringperf | LLM Metrics" */
+    bool color;        /* ANSI colours: only on a terminal without NO_COLOR */
+};
 
-/* cli_format_number writes v with thousands separators and 2 decimals. */
+/* cli_report_print writes the console report to `out`: the metrics table in
+ * AIPerf's row order, the usage table when the server reported usage, and the
+ * error summary table when there were errors. */
+void cli_report_print(FILE *out, const struct metrics_summary *summary,
+                      const struct cli_results *results, const struct cli_report_options *opts);
+
+/* cli_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
+ * out (cap bytes, always NUL-terminated when cap > 0). */
 void cli_format_number(char *out, size_t cap, double v);
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * export.c - artifact files written during and after a run: the per-request
- * records (`profile_export.jsonl`, one line per request in AIPerf's shape) and
- * the exact payloads sent (`inputs.json`). Records are written on the
- * coordinator's thread after the shard has finished with them, with the
- * buffered writer of jsonw.h rather than a DOM: one line per request adds up.
+ * records (`profile_export.jsonl`, one line per request in AIPerf's shape;
+ * `profile_export_raw.jsonl` with every response chunk at --export-level
+ * raw), the exact payloads sent (`inputs.json`), and at the end the summary
+ * files, the log and the report. Records are written on the coordinator's
+ * thread after the shard has finished with them, with the buffered writer of
+ * jsonw.h rather than a DOM: one line per request adds up.
  */
 #include "cli/cli_export.h"
 
@@ -11,64 +13,119 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-static void put_metric_value(struct cli_jsonw *w, enum cli_metric m, double value)
+#include "export/export.h"
+
+#define WRITER_BYTES (1u << 20)
+
+static int join(char *out, const char *dir, const char *name, const char *suffix)
 {
-    const struct cli_metric_info *info = &cli_metric_infos()[m];
-    cli_jsonw_lit(w, "{\"value\":");
-    if (info->display_per_recorded == 1e-6) {
-        cli_jsonw_ms_from_ns(w, (int64_t)llround(value)); /* recorded in ns */
-    } else if (info->display_per_recorded == 1.0) {
-        cli_jsonw_int(w, (int64_t)llround(value));
-    } else {
-        cli_jsonw_double(w, value * info->display_per_recorded);
+    int n = snprintf(out, CLI_PATH_BYTES, "%s/%s%s", dir, name, suffix);
+    return n >= 0 && n < CLI_PATH_BYTES ? 0 : -ENAMETOOLONG;
+}
+
+int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const char *prefix)
+{
+    static const char *const known[] = {".jsonl", ".json", ".csv"};
+    char base[CLI_PATH_BYTES];
+    snprintf(base, sizeof(base), "%s", prefix != NULL ? prefix : "");
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        size_t len = strlen(base);
+        size_t suffix = strlen(known[i]);
+        if (len > suffix && strcmp(base + len - suffix, known[i]) == 0) {
+            base[len - suffix] = '\0';
+            break;
+        }
     }
+    bool custom = base[0] != '\0';
+    int ret = join(out->records, dir, custom ? base : "profile_export", ".jsonl");
+    ret |= join(out->raw, dir, custom ? base : "profile_export", "_raw.jsonl");
+    ret |= join(out->json, dir, custom ? base : "profile_export_aiperf", ".json");
+    ret |= join(out->csv, dir, custom ? base : "profile_export_aiperf", ".csv");
+    ret |= join(out->console, dir, custom ? base : "profile_export", "_console.txt");
+    ret |= join(out->log_dir, dir, "logs", "");
+    ret |= join(out->log, dir, "logs/aiperf.log", "");
+    return ret != 0 ? -ENAMETOOLONG : 0;
+}
+
+static int open_writer(const char *path, FILE **out_file, struct cli_jsonw *w)
+{
+    *out_file = fopen(path, "w");
+    if (*out_file == NULL) {
+        return -errno;
+    }
+    return cli_jsonw_init(w, *out_file, WRITER_BYTES);
+}
+
+int cli_export_open(struct cli_export *exp, const char *dir, const struct profile_config *cfg)
+{
+    exp->level = cfg->export_level;
+    int ret = cli_export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
+    if (ret == 0 && exp->level != CONFIG_EXPORT_SUMMARY) {
+        ret = open_writer(exp->paths.records, &exp->records, &exp->writer);
+    }
+    if (ret == 0 && exp->level == CONFIG_EXPORT_RAW) {
+        ret = open_writer(exp->paths.raw, &exp->raw, &exp->raw_writer);
+    }
+    return ret;
+}
+
+/* put_value writes a record metric in display units: whole nanoseconds as an
+ * exact millisecond decimal, token counts as integers, the rest as floats. */
+static void put_value(struct cli_jsonw *w, const struct metrics_info *info, double value)
+{
+    if (info->display_per_base == 1e-6 && value == floor(value) && fabs(value) < 9e18) {
+        cli_jsonw_ms_from_ns(w, (int64_t)value);
+    } else if ((info->flags & METRICS_F_INTEGER) != 0 && value == floor(value)) {
+        cli_jsonw_int(w, (int64_t)value);
+    } else {
+        cli_jsonw_double(w, value * info->display_per_base);
+    }
+}
+
+static void put_metric(struct cli_jsonw *w, bool *first, enum metrics_id id, double value)
+{
+    const struct metrics_info *info = metrics_info_of(id);
+    cli_jsonw_key(w, first, info->tag);
+    cli_jsonw_lit(w, "{\"value\":");
+    put_value(w, info, value);
     cli_jsonw_lit(w, ",\"unit\":");
     cli_jsonw_string(w, info->unit, strlen(info->unit));
     cli_jsonw_raw(w, "}", 1);
 }
 
-static void put_chunk_gaps(struct cli_jsonw *w, bool *first, const struct engine_record *rec)
+static void put_chunk_gaps(struct cli_jsonw *w, bool *first, const struct metrics_request *req)
 {
-    const struct engine_event *prev = NULL;
-    bool first_gap = true;
-    for (uint32_t i = 0; i < rec->event_count; i++) {
-        const struct engine_event *ev = &rec->events[i];
-        if ((ev->flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) == 0) {
-            continue;
-        }
-        if (prev != NULL) {
-            if (first_gap) {
-                cli_jsonw_key(w, first, cli_metric_infos()[CLI_METRIC_ICL].tag);
-                cli_jsonw_lit(w, "{\"value\":[");
-                first_gap = false;
-            } else {
-                cli_jsonw_raw(w, ",", 1);
-            }
-            cli_jsonw_ms_from_ns(w, ev->arrival_ns - prev->arrival_ns);
-        }
-        prev = ev;
+    uint32_t gaps = metrics_request_icl_count(req);
+    if (gaps == 0) {
+        return;
     }
-    if (!first_gap) {
-        cli_jsonw_lit(w, "],\"unit\":\"ms\"}");
+    cli_jsonw_key(w, first, metrics_info_of(METRICS_ICL)->tag);
+    cli_jsonw_lit(w, "{\"value\":[");
+    for (uint32_t i = 0; i < gaps; i++) {
+        if (i > 0) {
+            cli_jsonw_raw(w, ",", 1);
+        }
+        cli_jsonw_ms_from_ns(w, metrics_request_icl_ns(req, i));
     }
+    cli_jsonw_lit(w, "],\"unit\":\"ms\"}");
 }
 
-static void put_metrics(struct cli_jsonw *w, const struct engine_record *rec,
-                        const struct cli_record_metrics *metrics, bool streaming)
+static void put_metrics(struct cli_jsonw *w, const struct cli_record_metrics *m)
 {
     bool first = true;
     cli_jsonw_raw(w, "{", 1);
-    for (int m = 0; m < CLI_METRIC_COUNT; m++) {
-        if (m == CLI_METRIC_ICL || !metrics->has[m]) {
-            continue;
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (id == METRICS_ICL) {
+            put_chunk_gaps(w, &first, &m->request);
+        } else if (m->values.has[id]) {
+            put_metric(w, &first, (enum metrics_id)id, m->values.value[id]);
         }
-        cli_jsonw_key(w, &first, cli_metric_infos()[m].tag);
-        put_metric_value(w, (enum cli_metric)m, metrics->value[m]);
-    }
-    if (streaming && rec->outcome == ENGINE_SUCCESS) {
-        put_chunk_gaps(w, &first, rec);
     }
     cli_jsonw_raw(w, "}", 1);
 }
@@ -131,44 +188,111 @@ static void put_error(struct cli_jsonw *w, const struct engine_record *rec)
     cli_jsonw_raw(w, "}", 1);
 }
 
-int cli_export_open(struct cli_export *exp, const char *dir, const char *records_name)
+static void put_responses(struct cli_jsonw *w, const struct engine_record *rec)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, records_name);
-    exp->records = fopen(path, "w");
-    if (exp->records == NULL) {
-        return -errno;
+    cli_jsonw_raw(w, "[", 1);
+    for (uint32_t i = 0; i < rec->event_count; i++) {
+        const struct engine_event *ev = &rec->events[i];
+        bool first = true;
+        cli_jsonw_raw(w, i == 0 ? "{" : ",{", i == 0 ? 1 : 2);
+        put_int_or_null(w, &first, "timestamp_ns", cli_record_wall_ns(rec, ev->arrival_ns));
+        put_int_or_null(w, &first, "perf_ns", ev->arrival_ns);
+        cli_jsonw_key(w, &first, "content");
+        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_CONTENT) != 0 ? "true" : "false");
+        cli_jsonw_key(w, &first, "reasoning");
+        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_REASONING) != 0 ? "true" : "false");
+        cli_jsonw_key(w, &first, "usage");
+        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_USAGE) != 0 ? "true" : "false");
+        cli_jsonw_key(w, &first, "text_bytes");
+        cli_jsonw_int(w, ev->text_len);
+        cli_jsonw_raw(w, "}", 1);
     }
-    return cli_jsonw_init(&exp->writer, exp->records, 1 << 20);
+    cli_jsonw_raw(w, "]", 1);
+}
+
+/* put_raw writes one profile_export_raw.jsonl line: the metadata, every
+ * response event with its arrival time, the texts and the usage. */
+static void put_raw(struct cli_export *exp, const struct engine_record *rec)
+{
+    struct cli_jsonw *w = &exp->raw_writer;
+    bool first = true;
+    cli_jsonw_lit(w, "{\"metadata\":");
+    put_metadata(w, exp, rec);
+    first = false;
+    put_int_or_null(w, &first, "request_send_end_ns", cli_record_wall_ns(rec, rec->send_end_ns));
+    cli_jsonw_lit(w, ",\"responses\":");
+    put_responses(w, rec);
+    cli_jsonw_lit(w, ",\"events_dropped\":");
+    cli_jsonw_int(w, rec->events_dropped);
+    cli_jsonw_lit(w, ",\"output_text\":");
+    cli_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
+    cli_jsonw_lit(w, ",\"reasoning_text\":");
+    cli_jsonw_string_long(w, rec->reasoning_text != NULL ? rec->reasoning_text : "",
+                          rec->reasoning_len);
+    cli_jsonw_lit(w,
+                  rec->text_truncated ? ",\"text_truncated\":true" : ",\"text_truncated\":false");
+    cli_jsonw_lit(w, ",\"usage\":");
+    if (rec->usage.present) {
+        first = true;
+        cli_jsonw_raw(w, "{", 1);
+        cli_jsonw_key(w, &first, "prompt_tokens");
+        cli_jsonw_int(w, rec->usage.prompt_tokens);
+        cli_jsonw_key(w, &first, "completion_tokens");
+        cli_jsonw_int(w, rec->usage.completion_tokens);
+        put_int_or_null(w, &first, "reasoning_tokens",
+                        rec->usage.reasoning_tokens >= 0 ? rec->usage.reasoning_tokens : 0);
+        cli_jsonw_raw(w, "}", 1);
+    } else {
+        cli_jsonw_raw(w, "null", 4);
+    }
+    cli_jsonw_lit(w, ",\"error\":");
+    put_error(w, rec);
+    cli_jsonw_raw(w, "}\n", 2);
 }
 
 int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
                       const struct cli_record_metrics *metrics)
 {
+    if (exp->records == NULL) {
+        return 0;
+    }
     struct cli_jsonw *w = &exp->writer;
     cli_jsonw_lit(w, "{\"metadata\":");
     put_metadata(w, exp, rec);
     cli_jsonw_lit(w, ",\"metrics\":");
-    put_metrics(w, rec, metrics, exp->streaming);
+    put_metrics(w, metrics);
     cli_jsonw_lit(w, ",\"error\":");
     put_error(w, rec);
     cli_jsonw_raw(w, "}\n", 2);
     exp->lines++;
+    if (exp->raw != NULL) {
+        put_raw(exp, rec);
+        if (exp->raw_writer.error != 0) {
+            return exp->raw_writer.error;
+        }
+    }
     return w->error;
+}
+
+static int close_writer(FILE **file, struct cli_jsonw *w)
+{
+    if (*file == NULL) {
+        return 0;
+    }
+    int ret = cli_jsonw_flush(w);
+    cli_jsonw_free(w);
+    if (fclose(*file) != 0 && ret == 0) {
+        ret = -errno;
+    }
+    *file = NULL;
+    return ret;
 }
 
 int cli_export_close(struct cli_export *exp)
 {
-    if (exp->records == NULL) {
-        return 0;
-    }
-    int ret = cli_jsonw_flush(&exp->writer);
-    cli_jsonw_free(&exp->writer);
-    if (fclose(exp->records) != 0 && ret == 0) {
-        ret = -errno;
-    }
-    exp->records = NULL;
-    return ret;
+    int ret = close_writer(&exp->records, &exp->writer);
+    int raw_ret = close_writer(&exp->raw, &exp->raw_writer);
+    return ret != 0 ? ret : raw_ret;
 }
 
 int cli_export_inputs(const char *dir, const struct engine_payload *payloads, size_t count)
@@ -183,9 +307,214 @@ int cli_export_inputs(const char *dir, const struct engine_payload *payloads, si
                                               body != NULL ? body : json_null()));
     }
     json_t *root = json_pack("{s:o}", "data", data);
-    char path[4096];
+    char path[CLI_PATH_BYTES];
     snprintf(path, sizeof(path), "%s/inputs.json", dir);
     int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     return ret == 0 ? 0 : -EIO;
+}
+
+static json_t *redacted_headers(const struct profile_config *cfg)
+{
+    json_t *headers = json_object();
+    for (size_t i = 0; headers != NULL && i < cfg->header_count; i++) {
+        /* Header values often carry credentials; which ones cannot be known. */
+        json_object_set_new(headers, cfg->headers[i].name, json_string(CONFIG_REDACTED));
+    }
+    return headers;
+}
+
+static json_t *string_list(const struct config_strlist *list)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; array != NULL && i < list->count; i++) {
+        json_array_append_new(array, json_string(list->items[i]));
+    }
+    return array;
+}
+
+/* resolved_urls lists every --url as resolved, without user info or query
+ * string, which may hold credentials. */
+static json_t *resolved_urls(const struct profile_config *cfg)
+{
+    json_t *urls = json_array();
+    for (size_t i = 0; urls != NULL && i < cfg->urls.count; i++) {
+        struct config_target t;
+        char errbuf[256];
+        if (config_resolve_url(cfg, i, &t, errbuf, sizeof(errbuf)) != 0) {
+            continue;
+        }
+        char url[CONFIG_HOST_BYTES_MAX + CONFIG_PATH_BYTES_MAX + 32];
+        size_t path_len = strcspn(t.path, "?");
+        snprintf(url, sizeof(url), "%s://%s%.*s",
+                 t.scheme == CONFIG_SCHEME_HTTPS ? "https" : "http", t.authority, (int)path_len,
+                 t.path);
+        json_array_append_new(urls, json_string(url));
+    }
+    return urls;
+}
+
+static const char *export_level_name(enum config_export_level level)
+{
+    return level == CONFIG_EXPORT_SUMMARY ? "summary"
+           : level == CONFIG_EXPORT_RAW   ? "raw"
+                                          : "records";
+}
+
+json_t *cli_input_config(const struct profile_config *c)
+{
+    json_t *seed = c->random_seed_set ? json_integer(c->random_seed) : json_null();
+    json_t *osl = c->osl_set ? json_integer(c->osl_tokens_mean) : json_null();
+    return json_pack(
+        "{s:{s:o, s:s, s:b, s:o, s:f, s:b, s:b}, s:{s:o, s:o, s:o, s:{s:{s:I, s:f}, s:{s:o, "
+        "s:f}}}, s:{s:I, s:I, s:f, s:f}, s:{s:s, s:s?, s:s}, s:{s:s?}, s:s?}",
+        "endpoint", "model_names", string_list(&c->models), "type",
+        config_endpoint_type_name(c->endpoint_type), "streaming", c->streaming, "urls",
+        resolved_urls(c), "timeout_seconds", c->request_timeout_seconds, "use_legacy_max_tokens",
+        c->use_legacy_max_tokens, "use_server_token_count", c->use_server_token_count, "input",
+        "headers", redacted_headers(c), "extra", string_list(&c->extra_inputs), "random_seed", seed,
+        "prompt", "input_tokens", "mean", (json_int_t)c->isl_tokens_mean, "stddev",
+        c->isl_tokens_stddev, "output_tokens", "mean", osl, "stddev", c->osl_tokens_stddev,
+        "loadgen", "concurrency", (json_int_t)c->concurrency, "request_count",
+        (json_int_t)c->request_count, "request_rate", c->request_rate_per_second,
+        "benchmark_duration", c->benchmark_duration_seconds, "output", "artifact_directory",
+        c->artifact_dir != NULL ? c->artifact_dir : "", "profile_export_prefix",
+        c->profile_export_prefix, "export_level", export_level_name(c->export_level), "tokenizer",
+        "name", c->tokenizer, "goodput", c->goodput);
+}
+
+static void log_line(FILE *log, const char *level, const char *message)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char when[64] = "";
+    export_iso_time((int64_t)now.tv_sec * 1000000000LL + now.tv_nsec, when, sizeof(when));
+    fprintf(log, "%s %-7s %s\n", when, level, message);
+}
+
+static int write_log(const struct cli_export *exp, const struct cli_results *results,
+                     const struct cli_finish_info *info, int file_error)
+{
+    if (mkdir(exp->paths.log_dir, 0755) != 0 && errno != EEXIST) {
+        return -errno;
+    }
+    FILE *log = fopen(exp->paths.log, "w");
+    if (log == NULL) {
+        return -errno;
+    }
+    char line[1024];
+    log_line(log, "INFO", info->cfg->cli_command != NULL ? info->cfg->cli_command : "");
+    snprintf(line, sizeof(line), "%llu requests succeeded, %llu failed (%llu cancelled)%s",
+             (unsigned long long)results->success_count, (unsigned long long)results->error_count,
+             (unsigned long long)results->cancelled_count,
+             info->was_cancelled ? "; the run was cancelled early" : "");
+    log_line(log, "INFO", line);
+    for (size_t i = 0; i < results->error_kind_count; i++) {
+        const struct cli_error_kind *kind = &results->errors[i];
+        snprintf(line, sizeof(line), "%llu x error %d %s: %.600s", (unsigned long long)kind->count,
+                 kind->code, kind->type, kind->message);
+        log_line(log, "WARNING", line);
+    }
+    snprintf(line, sizeof(line), "exports written to %.900s", exp->paths.json);
+    log_line(log, file_error == 0 ? "INFO" : "ERROR",
+             file_error == 0 ? line : "some export files could not be written");
+    return fclose(log) == 0 ? 0 : -errno;
+}
+
+static int write_summaries(const struct cli_export *exp, const struct metrics_summary *summary,
+                           const struct cli_results *results, const struct cli_finish_info *info)
+{
+    struct export_error_row rows[CLI_ERROR_KINDS_MAX];
+    for (size_t i = 0; i < results->error_kind_count; i++) {
+        const struct cli_error_kind *k = &results->errors[i];
+        rows[i] = (struct export_error_row){k->code, k->type, k->message, k->count};
+    }
+    char benchmark_id[32];
+    snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
+             (unsigned long long)exp->request_id_nonce);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct export_run_info run_info = {
+        .cli_command = info->cfg->cli_command,
+        .benchmark_id = benchmark_id,
+        .input_config = cli_input_config(info->cfg),
+        .was_cancelled = info->was_cancelled,
+        .start_wall_ns = results->first_wall_ns,
+        .end_wall_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec,
+        .random_seed_set = info->cfg->random_seed_set,
+        .random_seed = info->cfg->random_seed,
+        .errors = rows,
+        .error_count = results->error_kind_count,
+    };
+    int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
+    if (ret == 0) {
+        ret = export_summary_json_write(exp->paths.json, summary, &run_info);
+    }
+    json_decref(run_info.input_config);
+    int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
+    return ret != 0 ? ret : csv_ret;
+}
+
+static void print_footer(FILE *out, const struct cli_export *exp,
+                         const struct metrics_summary *summary, const struct cli_finish_info *info)
+{
+    fprintf(out, "\nCLI Command: %s\n",
+            info->cfg->cli_command != NULL ? info->cfg->cli_command : "");
+    double duration_s = summary->scalar_present[METRICS_S_BENCHMARK_DURATION]
+                            ? summary->scalar[METRICS_S_BENCHMARK_DURATION]
+                            : 0.0;
+    fprintf(out, "Benchmark Duration: %.2f sec%s\n", duration_s,
+            info->was_cancelled ? " (cancelled early)" : "");
+    fprintf(out, "CSV Export: %s\n", exp->paths.csv);
+    fprintf(out, "JSON Export: %s\n", exp->paths.json);
+    if (exp->level != CONFIG_EXPORT_SUMMARY) {
+        fprintf(out, "Records Export: %s\n", exp->paths.records);
+    }
+    if (exp->level == CONFIG_EXPORT_RAW) {
+        fprintf(out, "Raw Records Export: %s\n", exp->paths.raw);
+    }
+    fprintf(out, "Log File: %s\n", exp->paths.log);
+    if (info->was_cancelled) {
+        fprintf(out, "The profile run was cancelled early. Results shown may be incomplete or "
+                     "inaccurate.\n");
+    }
+}
+
+static int write_console_copy(const struct cli_export *exp, const struct metrics_summary *summary,
+                              const struct cli_results *results, const struct cli_finish_info *info)
+{
+    FILE *copy = fopen(exp->paths.console, "w");
+    if (copy == NULL) {
+        return -errno;
+    }
+    struct cli_report_options plain = {.title = info->title, .color = false};
+    cli_report_print(copy, summary, results, &plain);
+    print_footer(copy, exp, summary, info);
+    return fclose(copy) == 0 ? 0 : -errno;
+}
+
+int cli_export_finish(const struct cli_export *exp, struct cli_results *results,
+                      const struct cli_finish_info *info)
+{
+    struct metrics_summary summary;
+    metrics_run_summarize(results->run, &summary);
+    const char *no_color = getenv("NO_COLOR");
+    struct cli_report_options opts = {
+        .title = info->title,
+        .color = isatty(STDOUT_FILENO) == 1 && (no_color == NULL || no_color[0] == '\0'),
+    };
+    cli_report_print(stdout, &summary, results, &opts);
+    int ret = write_summaries(exp, &summary, results, info);
+    if (ret == 0) {
+        ret = write_console_copy(exp, &summary, results, info);
+    }
+    int log_ret = write_log(exp, results, info, ret);
+    print_footer(stdout, exp, &summary, info);
+    fflush(stdout);
+    if (ret != 0 || log_ret != 0) {
+        fprintf(stderr, "ringperf profile: writing the exports in %s failed: %s\n",
+                exp->paths.log_dir, strerror(-(ret != 0 ? ret : log_ret)));
+        return 1;
+    }
+    return results->success_count > 0 ? 0 : 1;
 }

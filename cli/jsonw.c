@@ -63,15 +63,16 @@ void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name)
     cli_jsonw_raw(w, ":", 1);
 }
 
-void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len)
+/* escape_piece appends the escaped body of a string, at most
+ * CLI_JSONW_PIECE_MAX / 6 input bytes of it; returns how many it took. */
+static size_t escape_piece(struct cli_jsonw *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    if (len > CLI_JSONW_PIECE_MAX / 6 - 2) {
-        len = CLI_JSONW_PIECE_MAX / 6 - 2;
+    if (len > CLI_JSONW_PIECE_MAX / 6) {
+        len = CLI_JSONW_PIECE_MAX / 6;
     }
-    char *p = room(w, len * 6 + 2);
+    char *p = room(w, len * 6);
     char *start = p;
-    *p++ = '"';
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch == '"' || ch == '\\') {
@@ -86,8 +87,28 @@ void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len)
             *p++ = (char)ch;
         }
     }
-    *p++ = '"';
     w->len += (size_t)(p - start);
+    return len;
+}
+
+void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len)
+{
+    if (len > CLI_JSONW_PIECE_MAX / 6 - 2) {
+        len = CLI_JSONW_PIECE_MAX / 6 - 2;
+    }
+    cli_jsonw_raw(w, "\"", 1);
+    escape_piece(w, s, len);
+    cli_jsonw_raw(w, "\"", 1);
+}
+
+void cli_jsonw_string_long(struct cli_jsonw *w, const char *s, size_t len)
+{
+    cli_jsonw_raw(w, "\"", 1);
+    /* Escaping is byte by byte, so pieces may split a UTF-8 sequence. */
+    for (size_t done = 0; done < len;) {
+        done += escape_piece(w, s + done, len - done);
+    }
+    cli_jsonw_raw(w, "\"", 1);
 }
 
 void cli_jsonw_int(struct cli_jsonw *w, int64_t v)

@@ -52,6 +52,10 @@ void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name);
  * at most CLI_JSONW_PIECE_MAX / 6 input bytes are written, the rest cut). */
 void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len);
 
+/* cli_jsonw_string_long appends a quoted, escaped string of any length,
+ * in pieces (for response texts). */
+void cli_jsonw_string_long(struct cli_jsonw *w, const char *s, size_t len);
+
 /* cli_jsonw_int appends a decimal integer. */
 void cli_jsonw_int(struct cli_jsonw *w, int64_t v);
 

@@ -65,7 +65,8 @@ static void check_failure_threshold(struct profile_run *run)
         fprintf(stderr,
                 "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
                 "%g; stopping the run\n",
-                (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
+                (unsigned long long)run->results.error_count, (unsigned long long)seen,
+                threshold);
         __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
     }
 }
@@ -77,7 +78,7 @@ static void on_record(void *ctx, const struct engine_record *rec)
         metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
     }
     struct cli_record_metrics metrics;
-    cli_record_compute(rec, run->engine.streaming, &metrics);
+    cli_record_compute(&run->results, rec, &metrics);
     cli_results_add(&run->results, rec, &metrics);
     if (run->export_error == 0) {
         run->export_error = cli_export_record(&run->exp, rec, &metrics);
@@ -357,20 +358,6 @@ static void print_send_lag(const struct profile_run *run)
     }
 }
 
-static void print_footer(const struct profile_run *run, double duration_s)
-{
-    print_send_lag(run);
-    printf("\nCLI Command: %s\n", run->cfg.cli_command);
-    printf("Benchmark Duration: %.2f sec%s\n", duration_s,
-           run->stop.requested ? " (cancelled early)" : "");
-    printf("Records Export: %s/profile_export.jsonl\n", run->artifact_dir);
-    printf("Inputs Export: %s/inputs.json\n", run->artifact_dir);
-    if (run->stop.requested) {
-        printf("The profile run was cancelled early. Results shown may be incomplete or "
-               "inaccurate.\n");
-    }
-}
-
 struct warmup_tally {
     uint64_t records;
     uint64_t errors;
@@ -440,16 +427,15 @@ static int execute(struct profile_run *run)
     }
     int close_ret = cli_export_close(&run->exp);
     if (run->export_error != 0 || close_ret != 0) {
-        fprintf(stderr, "ringperf profile: writing %s/profile_export.jsonl failed: %s\n",
-                run->artifact_dir,
+        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", run->exp.paths.records,
                 strerror(-(run->export_error != 0 ? run->export_error : close_ret)));
         return 1;
     }
-    double duration_s =
-        (double)(run->results.max_response_wall_ns - run->results.min_request_wall_ns) / 1e9;
-    cli_report_print(stdout, &run->results, "ringperf | LLM Metrics", duration_s);
-    print_footer(run, duration_s);
-    return run->results.success_count > 0 && !run->threshold_exceeded ? 0 : 1;
+    struct cli_finish_info finish = {
+        .cfg = &run->cfg, .was_cancelled = run->stop.requested, .title = "ringperf | LLM Metrics"};
+    int status = cli_export_finish(&run->exp, &run->results, &finish);
+    print_send_lag(run);
+    return run->threshold_exceeded ? 1 : status;
 }
 
 static int prepare(struct profile_run *run)
@@ -482,15 +468,18 @@ static int prepare(struct profile_run *run)
     }
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
-    int ret = cli_export_open(&run->exp, run->artifact_dir, "profile_export.jsonl");
-    if (ret != 0) {
-        fprintf(stderr, "ringperf profile: cannot create %s/profile_export.jsonl: %s\n",
-                run->artifact_dir, strerror(-ret));
-        return 1;
+    int ret = cli_results_init(&run->results, &run->cfg, run->engine.streaming);
+    if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
+        ret = -ENOMEM;
     }
-    if (cli_results_init(&run->results, run->engine.streaming) != 0 ||
-        metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
-        fprintf(stderr, "ringperf profile: out of memory\n");
+    if (ret != 0) {
+        fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
+        return ret == -EINVAL ? 2 : 1;
+    }
+    ret = cli_export_open(&run->exp, run->artifact_dir, &run->cfg);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot create the exports in %s: %s\n",
+                run->artifact_dir, strerror(-ret));
         return 1;
     }
     run->progress_tty = isatty(STDERR_FILENO) == 1;

@@ -1,30 +1,56 @@
 /*
- * report.c - the console report, laid out like AIPerf's (spec §3.1): a metrics
- * table with avg, min, max, p99, p90, p50 and std per metric, then the error
- * summary. Box-drawing characters as AIPerf's Rich tables use them.
+ * report.c - the console report, laid out like AIPerf's Rich tables (spec
+ * §3.1): a centred title, a heavy header rule, right-justified cells sized
+ * to their content, `N/A` where a statistic does not apply, and numbers as
+ * Python's f"{v:,.2f}". Colour only when the caller says the output is a
+ * terminal without NO_COLOR; otherwise plain text with the same layout.
  */
 #include "cli/cli_internal.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define COL_COUNT 8
-#define LABEL_WIDTH 38
-#define STAT_WIDTH 11
+#define TABLE_COLS_MAX 8
+#define TABLE_ROWS_MAX 96
+#define CELL_BYTES 96
+#define LABEL_WRAP_CHARS 30 /* AIPerf puts the unit on its own line past this */
+#define MESSAGE_WIDTH_MAX 60
+
+#define ANSI_RESET "\033[0m"
+#define ANSI_CYAN "\033[36m"
+#define ANSI_GREEN "\033[32m"
+#define ANSI_RED "\033[1;31m"
+#define ANSI_BOLD "\033[1m"
+
+struct table {
+    const char *title;
+    const char *title_color;
+    int cols;
+    bool left[TABLE_COLS_MAX]; /* left-justified column (else right) */
+    const char *color[TABLE_COLS_MAX];
+    int rows;
+    char cell[TABLE_ROWS_MAX][TABLE_COLS_MAX][CELL_BYTES];
+    size_t width[TABLE_COLS_MAX];
+};
 
 void cli_format_number(char *out, size_t cap, double v)
 {
+    if (cap == 0) {
+        return;
+    }
     char digits[64];
     snprintf(digits, sizeof(digits), "%.2f", fabs(v));
     const char *dot = strchr(digits, '.');
     size_t int_len = dot != NULL ? (size_t)(dot - digits) : strlen(digits);
     size_t len = 0;
+    /* Python prints "-0.00" for a tiny negative, and so do we. */
     if (v < 0 && len + 1 < cap) {
         out[len++] = '-';
     }
     for (size_t i = 0; i < int_len && len + 1 < cap; i++) {
-        if (i > 0 && (int_len - i) % 3 == 0 && len + 1 < cap) {
+        if (i > 0 && (int_len - i) % 3 == 0 && len + 2 < cap) {
             out[len++] = ',';
         }
         out[len++] = digits[i];
@@ -32,134 +58,265 @@ void cli_format_number(char *out, size_t cap, double v)
     for (const char *p = dot; p != NULL && *p != '\0' && len + 1 < cap; p++) {
         out[len++] = *p;
     }
-    out[len < cap ? len : cap - 1] = '\0';
+    out[len] = '\0';
 }
 
-static void repeat(FILE *out, const char *s, int n)
+/* text_width counts code points, so UTF-8 text pads to the right columns. */
+static size_t text_width(const char *s)
 {
-    for (int i = 0; i < n; i++) {
+    size_t w = 0;
+    for (; *s != '\0'; s++) {
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    }
+    return w;
+}
+
+/* copy_cell copies at most `max_chars` code points of s (and at most what a
+ * cell holds), never splitting a UTF-8 sequence; a cut ends in "...". */
+static void copy_cell(char *dst, const char *s, size_t max_chars)
+{
+    size_t bytes = 0;
+    size_t chars = 0;
+    size_t limit = CELL_BYTES - 4;
+    while (s[bytes] != '\0') {
+        size_t next = bytes + 1;
+        while (((unsigned char)s[next] & 0xC0) == 0x80) {
+            next++;
+        }
+        if (chars + 1 > max_chars || next > limit) {
+            memcpy(dst, s, bytes);
+            memcpy(dst + bytes, "...", 4);
+            return;
+        }
+        bytes = next;
+        chars++;
+    }
+    memcpy(dst, s, bytes + 1);
+}
+
+static char *add_row(struct table *t)
+{
+    if (t->rows == TABLE_ROWS_MAX) {
+        return NULL;
+    }
+    memset(t->cell[t->rows], 0, sizeof(t->cell[t->rows]));
+    return t->cell[t->rows++][0];
+}
+
+static void repeat(FILE *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
         fputs(s, out);
     }
 }
 
-static void rule(FILE *out, const char *left, const char *fill, const char *mid, const char *right)
+static void rule(FILE *out, const struct table *t, const char *const glyphs[4])
 {
-    fputs(left, out);
-    for (int c = 0; c < COL_COUNT; c++) {
-        repeat(out, fill, (c == 0 ? LABEL_WIDTH : STAT_WIDTH) + 2);
-        fputs(c + 1 < COL_COUNT ? mid : right, out);
+    fputs(glyphs[0], out);
+    for (int c = 0; c < t->cols; c++) {
+        repeat(out, glyphs[1], t->width[c] + 2);
+        fputs(c + 1 < t->cols ? glyphs[2] : glyphs[3], out);
     }
     fputc('\n', out);
 }
 
-static void row(FILE *out, const char *bar, const char *cells[COL_COUNT])
+static void line(FILE *out, const struct table *t, const char *bar, int r, bool color, bool head)
 {
     fputs(bar, out);
-    for (int c = 0; c < COL_COUNT; c++) {
-        fprintf(out, " %*s %s", c == 0 ? LABEL_WIDTH : STAT_WIDTH, cells[c], bar);
+    for (int c = 0; c < t->cols; c++) {
+        const char *text = t->cell[r][c];
+        size_t pad = t->width[c] - text_width(text);
+        const char *on = color ? (head ? ANSI_BOLD : t->color[c]) : NULL;
+        fputc(' ', out);
+        if (!t->left[c]) {
+            repeat(out, " ", pad);
+        }
+        fprintf(out, "%s%s%s", on != NULL ? on : "", text, on != NULL ? ANSI_RESET : "");
+        if (t->left[c]) {
+            repeat(out, " ", pad);
+        }
+        fprintf(out, " %s", bar);
     }
     fputc('\n', out);
 }
 
-static void stat_row(FILE *out, const char *label, const double *values, const bool *present)
+/* table_print draws row 0 as the header, the rest as the body. */
+static void table_print(FILE *out, struct table *t, bool color)
 {
-    char text[COL_COUNT][32];
-    const char *cells[COL_COUNT] = {label};
-    for (int c = 1; c < COL_COUNT; c++) {
-        if (present[c]) {
-            cli_format_number(text[c], sizeof(text[c]), values[c]);
+    size_t total = 1;
+    for (int c = 0; c < t->cols; c++) {
+        t->width[c] = 0;
+        for (int r = 0; r < t->rows; r++) {
+            size_t w = text_width(t->cell[r][c]);
+            t->width[c] = w > t->width[c] ? w : t->width[c];
+        }
+        total += t->width[c] + 3;
+    }
+    size_t title_len = text_width(t->title);
+    fprintf(out, "%*s%s%s%s\n", (int)(total > title_len ? (total - title_len) / 2 : 0), "",
+            color ? t->title_color : "", t->title, color ? ANSI_RESET : "");
+    static const char *const top[4] = {"┏", "━", "┳", "┓"};
+    static const char *const mid[4] = {"┡", "━", "╇", "┩"};
+    static const char *const bottom[4] = {"└", "─", "┴", "┘"};
+    rule(out, t, top);
+    line(out, t, "┃", 0, color, true);
+    rule(out, t, mid);
+    for (int r = 1; r < t->rows; r++) {
+        line(out, t, "│", r, color, false);
+    }
+    rule(out, t, bottom);
+}
+
+/* stat_row adds one metric: the label (its unit on a second line when the
+ * header is long) and avg, min, max, p99, p90, p50, std. */
+static void stat_row(struct table *t, const struct metrics_info *info, const double *values,
+                     int value_count)
+{
+    char(*row)[CELL_BYTES] = (char(*)[CELL_BYTES])add_row(t);
+    if (row == NULL) {
+        return;
+    }
+    bool wrap = strlen(info->header) > LABEL_WRAP_CHARS;
+    if (wrap) {
+        snprintf(row[0], CELL_BYTES, "%s", info->header);
+    } else {
+        snprintf(row[0], CELL_BYTES, "%s (%s)", info->header, info->unit);
+    }
+    for (int c = 1; c < t->cols; c++) {
+        if (c <= value_count) {
+            cli_format_number(row[c], CELL_BYTES, values[c - 1]);
         } else {
-            snprintf(text[c], sizeof(text[c]), "N/A");
+            snprintf(row[c], CELL_BYTES, "N/A");
         }
-        cells[c] = text[c];
     }
-    row(out, "│", cells);
-}
-
-static void metric_rows(FILE *out, const struct cli_results *results)
-{
-    const struct cli_metric_info *infos = cli_metric_infos();
-    for (int m = 0; m < CLI_METRIC_COUNT; m++) {
-        /* AIPerf keeps inter-chunk latency out of the console table. */
-        if (m == CLI_METRIC_ICL || (infos[m].streaming_only && !results->streaming)) {
-            continue;
+    if (wrap) {
+        char(*unit)[CELL_BYTES] = (char(*)[CELL_BYTES])add_row(t);
+        if (unit != NULL) {
+            snprintf(unit[0], CELL_BYTES, "(%s)", info->unit);
         }
-        struct metrics_stats s;
-        if (metrics_hist_count(results->hist[m]) == 0 ||
-            metrics_stats_from_hist(results->hist[m], &s) != 0) {
-            continue;
-        }
-        metrics_stats_scale(&s, infos[m].display_per_recorded);
-        const double values[COL_COUNT] = {0, s.avg, s.min, s.max, s.p99, s.p90, s.p50, s.std};
-        const bool present[COL_COUNT] = {true, true, true, true, true, true, true, true};
-        char label[96];
-        snprintf(label, sizeof(label), "%s (%s)", infos[m].header, infos[m].unit);
-        if (strlen(label) <= LABEL_WIDTH) {
-            stat_row(out, label, values, present);
-            continue;
-        }
-        /* As AIPerf's table does, a long label puts its unit on a second line. */
-        char unit[48];
-        snprintf(unit, sizeof(unit), "(%s)", infos[m].unit);
-        stat_row(out, infos[m].header, values, present);
-        const char *cells[COL_COUNT] = {unit, "", "", "", "", "", "", ""};
-        row(out, "│", cells);
     }
 }
 
-static void scalar_row(FILE *out, const char *label, double value)
+static void record_row(struct table *t, const struct metrics_summary *s, enum metrics_id id)
 {
-    const double values[COL_COUNT] = {0, value};
-    const bool present[COL_COUNT] = {true, true};
-    stat_row(out, label, values, present);
+    const struct metrics_stats *st = &s->record[id];
+    const double values[7] = {st->avg, st->min, st->max, st->p99, st->p90, st->p50, st->std};
+    stat_row(t, metrics_info_of(id), values, 7);
 }
 
-static void print_errors(FILE *out, const struct cli_results *results)
+static void stats_header(struct table *t, const char *title, const char *title_color)
+{
+    static const char *const head[] = {"Metric", "avg", "min", "max", "p99", "p90", "p50", "std"};
+    t->title = title;
+    t->title_color = title_color;
+    t->cols = 8;
+    t->rows = 0;
+    char(*row)[CELL_BYTES] = (char(*)[CELL_BYTES])add_row(t);
+    for (int c = 0; c < t->cols; c++) {
+        snprintf(row[c], CELL_BYTES, "%s", head[c]);
+        t->left[c] = false;
+        t->color[c] = c == 0 ? ANSI_CYAN : ANSI_GREEN;
+    }
+}
+
+/* main_rows adds the console's record and scalar metrics by display_order. */
+static void main_rows(struct table *t, const struct metrics_summary *s)
+{
+    int next = 0;
+    for (;;) {
+        int best = 0;
+        int best_id = -1;
+        bool best_scalar = false;
+        for (int id = 0; id < METRICS_ID_COUNT + METRICS_SCALAR_COUNT; id++) {
+            bool scalar = id >= METRICS_ID_COUNT;
+            int sid = id - METRICS_ID_COUNT;
+            const struct metrics_info *info =
+                scalar ? metrics_scalar_info_of(sid) : metrics_info_of(id);
+            bool present = scalar ? s->scalar_present[sid] : s->record_present[id];
+            int order = info->display_order;
+            if (!present || order <= next || (info->flags & METRICS_F_NO_CONSOLE) != 0 ||
+                (best_id >= 0 && order >= best)) {
+                continue;
+            }
+            best = order;
+            best_id = scalar ? sid : id;
+            best_scalar = scalar;
+        }
+        if (best_id < 0) {
+            return;
+        }
+        if (best_scalar) {
+            stat_row(t, metrics_scalar_info_of(best_id), &s->scalar[best_id], 1);
+        } else {
+            record_row(t, s, (enum metrics_id)best_id);
+        }
+        next = best;
+    }
+}
+
+static void usage_table(FILE *out, struct table *t, const struct metrics_summary *s,
+                        const char *title, bool color)
+{
+    char usage_title[160];
+    snprintf(usage_title, sizeof(usage_title), "%s: Usage", title);
+    stats_header(t, usage_title, ANSI_BOLD);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if ((metrics_info_of(id)->flags & METRICS_F_USAGE) != 0 && s->record_present[id]) {
+            record_row(t, s, (enum metrics_id)id);
+        }
+    }
+    if (t->rows > 1) {
+        fputc('\n', out);
+        table_print(out, t, color);
+    }
+}
+
+static void error_table(FILE *out, struct table *t, const struct cli_results *results, bool color)
 {
     if (results->error_kind_count == 0) {
         return;
     }
-    fprintf(out, "\n%*s\n", 40, "ringperf | Error Summary");
-    fprintf(out, "%6s | %-28s | %-60s | %8s\n", "Code", "Type", "Message", "Count");
+    static const char *const head[] = {"Code", "Type", "Message", "Count"};
+    *t = (struct table){.title = "ringperf | Error Summary", .title_color = ANSI_RED, .cols = 4};
+    char(*row)[CELL_BYTES] = (char(*)[CELL_BYTES])add_row(t);
+    for (int c = 0; c < t->cols; c++) {
+        snprintf(row[c], CELL_BYTES, "%s", head[c]);
+        t->left[c] = c == 1 || c == 2;
+    }
     for (size_t i = 0; i < results->error_kind_count; i++) {
         const struct cli_error_kind *kind = &results->errors[i];
-        char code[16];
-        if (kind->code != 0) {
-            snprintf(code, sizeof(code), "%d", kind->code);
-        } else {
-            snprintf(code, sizeof(code), "-");
+        row = (char(*)[CELL_BYTES])add_row(t);
+        if (row == NULL) {
+            break;
         }
-        fprintf(out, "%6s | %-28.28s | %-60.60s | %8llu\n", code, kind->type, kind->message,
-                (unsigned long long)kind->count);
+        snprintf(row[0], CELL_BYTES, kind->code != 0 ? "%d" : "N/A", kind->code);
+        copy_cell(row[1], kind->type, MESSAGE_WIDTH_MAX);
+        copy_cell(row[2], kind->message, MESSAGE_WIDTH_MAX);
+        snprintf(row[3], CELL_BYTES, "%llu", (unsigned long long)kind->count);
     }
-    if (results->errors_unlisted > 0) {
-        fprintf(out, "%6s | %-28s | %-60s | %8llu\n", "", "(other)",
-                "more distinct errors than the summary lists",
-                (unsigned long long)results->errors_unlisted);
+    row = results->errors_unlisted > 0 ? (char(*)[CELL_BYTES])add_row(t) : NULL;
+    if (row != NULL) {
+        snprintf(row[0], CELL_BYTES, "N/A");
+        snprintf(row[1], CELL_BYTES, "(other)");
+        snprintf(row[2], CELL_BYTES, "more distinct errors than the summary lists");
+        snprintf(row[3], CELL_BYTES, "%llu", (unsigned long long)results->errors_unlisted);
     }
+    fputc('\n', out);
+    table_print(out, t, color);
 }
 
-void cli_report_print(FILE *out, const struct cli_results *results, const char *title,
-                      double duration_s)
+void cli_report_print(FILE *out, const struct metrics_summary *summary,
+                      const struct cli_results *results, const struct cli_report_options *opts)
 {
-    int width = LABEL_WIDTH + 2 + (COL_COUNT - 1) * (STAT_WIDTH + 3) + 2;
-    int title_len = (int)strlen(title);
-    fprintf(out, "%*s%s\n", (width - title_len) / 2, "", title);
-    rule(out, "┏", "━", "┳", "┓");
-    const char *head[COL_COUNT] = {"Metric", "avg", "min", "max", "p99", "p90", "p50", "std"};
-    row(out, "┃", head);
-    rule(out, "┡", "━", "╇", "┩");
-    metric_rows(out, results);
-    if (duration_s > 0) {
-        scalar_row(out, "Output Token Throughput (tokens/sec)",
-                   (double)results->total_osl / duration_s);
-        scalar_row(out, "Request Throughput (requests/sec)",
-                   (double)results->success_count / duration_s);
+    struct table *t = malloc(sizeof(*t));
+    if (t == NULL) {
+        fprintf(out, "ringperf: out of memory while printing the report\n");
+        return;
     }
-    scalar_row(out, "Request Count (requests)", (double)results->success_count);
-    if (results->error_count > 0) {
-        scalar_row(out, "Error Request Count (requests)", (double)results->error_count);
-    }
-    rule(out, "└", "─", "┴", "┘");
-    print_errors(out, results);
+    stats_header(t, opts->title, ANSI_BOLD);
+    main_rows(t, summary);
+    table_print(out, t, opts->color);
+    usage_table(out, t, summary, opts->title, opts->color);
+    error_table(out, t, results, opts->color);
+    free(t);
 }

@@ -53,6 +53,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->tokenizer);
     free(cfg->artifact_dir);
     free(cfg->profile_export_prefix);
+    free(cfg->goodput);
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }

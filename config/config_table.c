@@ -99,6 +99,13 @@ static const struct config__choice log_level_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice export_level_choices[] = {
+    {"records", CONFIG_EXPORT_RECORDS, false},
+    {"summary", CONFIG_EXPORT_SUMMARY, false},
+    {"raw", CONFIG_EXPORT_RAW, false},
+    {NULL, 0, false},
+};
+
 /* Single-choice flags: accepted and validated, nothing to store. */
 static const struct config__choice url_strategy_choices[] = {{"round_robin", 0, false},
                                                              {NULL, 0, false}};
@@ -207,7 +214,10 @@ static const struct config__flag flag_table[] = {
     NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-start-offset", "Schedule start offset in ms."),
     NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-end-offset", "Schedule end offset in ms."),
     /* Goodput */
-    NOPE(GOODPUT, STRING, "--goodput", "SLOs as 'metric:value ...' for goodput."),
+    {SUP(GOODPUT, STRING, "--goodput", 0, OFF(goodput)),
+     .help = "Service level objectives as 'metric:value ...', values in display units (ms, "
+             "tokens/sec); a request that meets all of them is good. Reports goodput.",
+     .example = "'time_to_first_token:100 inter_token_latency:3.4'"},
     /* Conversation input */
     NOPE(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions",
          "Number of unique conversations."),
@@ -360,7 +370,8 @@ static const struct config__flag flag_table[] = {
     NOPE(SCENARIO, STRING, "--scenario", "Named scenario that locks benchmark settings."),
     NOPE(SCENARIO, SWITCH, "--unsafe-override", "Turn scenario lock errors into warnings."),
     /* Warmup */
-    {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0, OFF(warmup_request_count)),
+    {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0,
+         OFF(warmup_request_count)),
      .help = "Requests sent before profiling starts, with the profiling load settings; "
              "excluded from the results.",
      .example = "100", .range = &range_count},
@@ -385,7 +396,8 @@ static const struct config__flag flag_table[] = {
      .help = "Percentage of requests to cancel; they end as errors with code 499 and "
              "was_cancelled.",
      .default_text = "0", .example = "10", .range = &range_percent},
-    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0, OFF(cancellation_delay_seconds)),
+    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0,
+         OFF(cancellation_delay_seconds)),
      .help = "Seconds after a cancelled request was fully sent before it is cancelled.",
      .default_text = "0", .example = "0.5", .range = &range_seconds_ge0},
     /* Output */
@@ -397,7 +409,10 @@ static const struct config__flag flag_table[] = {
          OFF(profile_export_prefix)),
      .help = "Base name for every exported file instead of the profile_export* defaults.",
      .example = "my_run"},
-    NOPE(OUTPUT, STRING, "--export-level --profile-export-level", "summary, records or raw."),
+    {SUP(OUTPUT, CHOICE, "--export-level --profile-export-level", 0, OFF(export_level)),
+     .help = "summary: summary files only; records: also profile_export.jsonl, one line per "
+             "request; raw: also profile_export_raw.jsonl with every response chunk.",
+     .default_text = "records", .example = "raw", .choices = export_level_choices},
     NOPE(OUTPUT, DOUBLE, "--slice-duration", "Timeslice length in seconds."),
     NOPE(OUTPUT, SWITCH, "--auto-plot --no-auto-plot", "Run `aiperf plot` afterwards."),
     NOPE(OUTPUT, SWITCH, "--plot-required", "Fail when auto-plot fails."),

@@ -1,7 +1,7 @@
 /*
  * metrics.h - latency histograms and AIPerf's summary statistics.
  *
- * Two halves:
+ * Three parts:
  *
  *  - struct metrics_hist, an HdrHistogram (log-linear buckets with a fixed
  *    number of significant decimal digits). Each shard owns one histogram per
@@ -12,6 +12,10 @@
  *  - struct metrics_stats, the statistics AIPerf reports for every record
  *    metric (avg, min, max, p1..p99, std, sum, count), filled either exactly
  *    from a sample array (NumPy semantics) or approximately from a histogram.
+ *
+ *  - AIPerf's metric set: per-request values from a struct metrics_request
+ *    view (metrics_request_compute), --goodput SLOs, and struct metrics_run,
+ *    which accumulates a run and summarises it (see the section below).
  *
  * Nothing here is thread-safe: a histogram is used by one thread at a time.
  * No function keeps a pointer to its arguments after it returns unless stated.
@@ -77,7 +81,7 @@ struct metrics_hist_iter {
  * METRICS_HIST_SIGFIGS_MIN <= significant_figures <= METRICS_HIST_SIGFIGS_MAX.
  * Returns 0 and stores the histogram, owned by the caller (release with
  * metrics_hist_free), in `*out`; -EINVAL on bad arguments or -ENOMEM, leaving
- * `*out` untouched. This is the module's only allocation. */
+ * `*out` untouched. */
 int metrics_hist_new(int64_t lowest_trackable, int64_t highest_trackable, int significant_figures,
                      struct metrics_hist **out);
 
@@ -222,5 +226,246 @@ int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *
 /* metrics_stats_scale multiplies every value field of `s` (avg, min, max,
  * percentiles, std, sum; not count) by `factor`, e.g. 1e-6 for ns -> ms. */
 void metrics_stats_scale(struct metrics_stats *s, double factor);
+
+/*
+ * Per-request metrics and the run's aggregate (AIPerf spec §1.7, §2.2, §2.3).
+ *
+ * A finished request is described by struct metrics_request, a small view the
+ * caller fills from whatever produced it (the engine's record, a test). It
+ * keeps this module free of the engine: only the arrival times of the
+ * *content responses* (AIPerf's content_responses: chunks that carried output,
+ * reasoning or tool-call text) and the token counts matter. Token counts come
+ * either from a tokenizer or from the server's usage (--use-server-token-count);
+ * the caller decides and fills struct metrics_tokens accordingly.
+ *
+ * metrics_request_compute gives the per-request values (struct
+ * metrics_values, base units: ns, tokens, tokens/sec). A struct metrics_run
+ * accumulates them and summarises the run into a struct metrics_summary in
+ * display units (ms, tokens, tokens/sec, sec), which the exporters print.
+ */
+
+/* metrics_id lists the record metrics (one value per request, or a list for
+ * inter_chunk_latency), in AIPerf's console display order. */
+enum metrics_id {
+    METRICS_TTFT,                  /* time_to_first_token */
+    METRICS_TTST,                  /* time_to_second_token */
+    METRICS_TTFO,                  /* time_to_first_output_token */
+    METRICS_REQUEST_LATENCY,       /* request_latency */
+    METRICS_ITL,                   /* inter_token_latency */
+    METRICS_ICL,                   /* inter_chunk_latency (a list per request) */
+    METRICS_OTPS_PER_USER,         /* output_token_throughput_per_user */
+    METRICS_PREFILL_TPS_PER_USER,  /* prefill_throughput_per_user */
+    METRICS_OSL,                   /* output_sequence_length */
+    METRICS_ISL,                   /* input_sequence_length */
+    METRICS_OUTPUT_TOKEN_COUNT,    /* output_token_count */
+    METRICS_REASONING_TOKEN_COUNT, /* reasoning_token_count */
+    METRICS_USAGE_PROMPT_TOKENS,
+    METRICS_USAGE_COMPLETION_TOKENS,
+    METRICS_USAGE_TOTAL_TOKENS,
+    METRICS_USAGE_REASONING_TOKENS,
+    METRICS_ERROR_ISL, /* error_isl: ISL of failed requests */
+    METRICS_ID_COUNT
+};
+
+/* metrics_scalar_id lists the aggregate and derived metrics of a run: one
+ * value each. */
+enum metrics_scalar_id {
+    METRICS_S_OUTPUT_TOKEN_THROUGHPUT, /* total_osl / duration */
+    METRICS_S_REQUEST_THROUGHPUT,      /* request_count / duration */
+    METRICS_S_GOODPUT,                 /* good_request_count / duration */
+    METRICS_S_REQUEST_COUNT,           /* valid (successful) requests */
+    METRICS_S_GOOD_REQUEST_COUNT,
+    METRICS_S_GOOD_REQUEST_FRACTION, /* good / (valid + errors) */
+    METRICS_S_ERROR_REQUEST_COUNT,   /* failed requests, cancellations included */
+    METRICS_S_MIN_REQUEST_TIMESTAMP, /* wall-clock ns */
+    METRICS_S_MAX_RESPONSE_TIMESTAMP,
+    METRICS_S_BENCHMARK_DURATION, /* sec */
+    METRICS_S_TOTAL_OUTPUT_TOKENS,
+    METRICS_S_TOTAL_REASONING_TOKENS,
+    METRICS_S_TOTAL_ISL,
+    METRICS_S_TOTAL_OSL,
+    METRICS_S_TOTAL_ERROR_ISL,
+    METRICS_S_TOTAL_USAGE_PROMPT_TOKENS,
+    METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS,
+    METRICS_S_TOTAL_USAGE_TOTAL_TOKENS,
+    METRICS_S_TOTAL_USAGE_REASONING_TOKENS,
+    METRICS_SCALAR_COUNT
+};
+
+/* metrics_flags are AIPerf's metric flags that decide where a metric shows. */
+enum metrics_flags {
+    METRICS_F_STREAMING = 1u << 0,        /* only computed on streaming runs */
+    METRICS_F_NO_CONSOLE = 1u << 1,       /* exported, not in the console table */
+    METRICS_F_ERROR_ONLY = 1u << 2,       /* computed on failed requests only */
+    METRICS_F_LARGER_IS_BETTER = 1u << 3, /* goodput: value >= threshold passes */
+    METRICS_F_LIST = 1u << 4,             /* several values per request */
+    METRICS_F_INTEGER = 1u << 5,          /* integral values (CSV prints no decimals) */
+    METRICS_F_USAGE = 1u << 6,            /* AIPerf's "Usage" console group */
+};
+
+/* metrics_info describes one metric: AIPerf's tag and console header, the
+ * display unit, the factor from base to display unit (1e-6 for ns -> ms),
+ * flags (enum metrics_flags) and AIPerf's display_order (console row order;
+ * 0 for metrics that are never in the console). Static, never freed. */
+struct metrics_info {
+    const char *tag;
+    const char *header;
+    const char *unit;
+    double display_per_base;
+    unsigned flags;
+    int display_order;
+};
+
+/* metrics_info_of returns the description of record metric `id` (static). */
+const struct metrics_info *metrics_info_of(enum metrics_id id);
+
+/* metrics_scalar_info_of returns the description of scalar metric `id`
+ * (static). Scalar values are stored in display units already, so its
+ * display_per_base is 1. */
+const struct metrics_info *metrics_scalar_info_of(enum metrics_scalar_id id);
+
+/* METRICS_ABSENT marks a token count that is not known. */
+#define METRICS_ABSENT (-1)
+
+/* metrics_tokens are a request's token counts, METRICS_ABSENT when unknown.
+ * `output` excludes reasoning (AIPerf's output_token_count); OSL is output +
+ * reasoning. With server counts, output = completion_tokens - reasoning. As in
+ * AIPerf, an output or reasoning count of 0 counts as absent; an input count
+ * of 0 is a value. */
+struct metrics_tokens {
+    int64_t input;
+    int64_t output;
+    int64_t reasoning;
+};
+
+/* metrics_usage is the server-reported usage, each field METRICS_ABSENT when
+ * the server did not report it. */
+struct metrics_usage {
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
+    int64_t total_tokens;
+    int64_t reasoning_tokens;
+};
+
+/* metrics_request is the caller's view of one finished request. Timestamps
+ * are one monotonic clock in ns; `start_wall_ns` is the wall clock at
+ * `start_ns` (for min_request_timestamp and the per-request exports).
+ * `content_ns` (borrowed, `content_count` entries, non-decreasing) holds the
+ * arrival time of every content response; a non-streaming response is one
+ * content response when its body carried text. `first_output_index` is the
+ * index of the first content response with non-reasoning output
+ * (content_count when there is none). */
+struct metrics_request {
+    bool failed; /* any error, cancellation included: only error_isl applies */
+    bool streaming;
+    int64_t start_ns;
+    int64_t start_wall_ns;
+    const int64_t *content_ns;
+    uint32_t content_count;
+    uint32_t first_output_index;
+    struct metrics_tokens tokens;
+    struct metrics_usage usage;
+};
+
+/* metrics_values are one request's record metrics in base units (ns, tokens,
+ * tokens/sec); value[id] is meaningful only when has[id]. For METRICS_ICL,
+ * has[] says the request has at least one gap and value[] is unused: the
+ * gaps are metrics_request_icl_ns(). */
+struct metrics_values {
+    bool has[METRICS_ID_COUNT];
+    double value[METRICS_ID_COUNT];
+};
+
+/* metrics_request_compute fills `*out` with the record metrics of `req`
+ * following AIPerf's formulas (spec §2.2): TTFT/TTST/TTFO/ICL and the per-user
+ * throughputs only when streaming; request latency ends at the last content
+ * response; ITL = (latency - TTFT) / (OSL - 1), only when OSL >= 2; a failed
+ * request gets error_isl only. Metrics that cannot be computed are absent. */
+void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
+
+/* metrics_request_icl_count returns how many inter-chunk gaps `req` has
+ * (content_count - 1 for a successful streaming request, else 0). */
+uint32_t metrics_request_icl_count(const struct metrics_request *req);
+
+/* metrics_request_icl_ns returns gap i (< metrics_request_icl_count) in ns. */
+int64_t metrics_request_icl_ns(const struct metrics_request *req, uint32_t i);
+
+/* METRICS_SLO_MAX bounds the number of --goodput thresholds. */
+#define METRICS_SLO_MAX 16
+
+/* metrics_goodput holds parsed --goodput SLOs: thresholds in base units. */
+struct metrics_goodput {
+    size_t count;
+    enum metrics_id id[METRICS_SLO_MAX];
+    double threshold_base[METRICS_SLO_MAX];
+};
+
+/* metrics_goodput_parse parses `text` ("tag:value tag:value ...", separated
+ * by blanks; values in display units, e.g. ms for latencies) into `*out`.
+ * Tags are single-valued record metrics that are not error-only. Returns 0;
+ * or -EINVAL with a message naming the bad part in errbuf (always
+ * NUL-terminated when errcap > 0) for an unknown tag, a malformed or negative
+ * value, a repeated tag, more than METRICS_SLO_MAX thresholds or none. */
+int metrics_goodput_parse(const char *text, struct metrics_goodput *out, char *errbuf,
+                          size_t errcap);
+
+/* metrics_goodput_is_good reports whether a successful request with values
+ * `v` meets every SLO (value >= threshold for larger-is-better metrics, <=
+ * otherwise; a missing value fails). With no SLOs every request is good. */
+bool metrics_goodput_is_good(const struct metrics_goodput *g, const struct metrics_values *v);
+
+/* metrics_run is an opaque accumulator of a run's requests. */
+struct metrics_run;
+
+/* metrics_run_config sizes a run. `exact_samples_max` bounds how many values
+ * per record metric are kept for exact (NumPy) statistics; past it the
+ * statistics come from the metric's histogram (0 = METRICS_RUN_EXACT_DEFAULT).
+ * `goodput` is copied; NULL or zero SLOs means goodput is not reported. */
+struct metrics_run_config {
+    bool streaming;
+    int significant_figures; /* histograms; 0 = 3 */
+    size_t exact_samples_max;
+    const struct metrics_goodput *goodput;
+};
+
+#define METRICS_RUN_EXACT_DEFAULT ((size_t)1 << 22)
+
+/* metrics_run_new allocates an empty run. Returns 0 and the run (owned by the
+ * caller, release with metrics_run_free) in `*out`, or -EINVAL / -ENOMEM. */
+int metrics_run_new(const struct metrics_run_config *config, struct metrics_run **out);
+
+/* metrics_run_free releases `run`; metrics_run_free(NULL) is a no-op. */
+void metrics_run_free(struct metrics_run *run);
+
+/* metrics_run_add folds one request and its values (from
+ * metrics_request_compute) into the run. Borrows both for the call only.
+ * Exact samples are kept in arrays that double as they fill, up to
+ * exact_samples_max; when an allocation fails the run falls back to the
+ * histograms for that metric (metrics_summary.exact turns false). */
+void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
+                     const struct metrics_values *values);
+
+/* metrics_run_record_hist returns the histogram of record metric `id`
+ * (values in base units; rates in milli-tokens/sec), owned by the run. */
+const struct metrics_hist *metrics_run_record_hist(const struct metrics_run *run,
+                                                   enum metrics_id id);
+
+/* metrics_summary is a run's results in display units. record[id] is absent
+ * (present false) for an empty distribution; scalar[id] for a value that does
+ * not apply (AIPerf omits both). `exact` is false when some statistics came
+ * from histograms. */
+struct metrics_summary {
+    bool record_present[METRICS_ID_COUNT];
+    struct metrics_stats record[METRICS_ID_COUNT];
+    bool scalar_present[METRICS_SCALAR_COUNT];
+    double scalar[METRICS_SCALAR_COUNT];
+    bool streaming;
+    bool exact;
+};
+
+/* metrics_run_summarize computes `*out` (spec §2.3, §2.4). It may reorder the
+ * run's kept samples but changes no result; it can be called again after
+ * more metrics_run_add calls. Returns 0. */
+int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out);
 
 #endif

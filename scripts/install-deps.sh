@@ -9,7 +9,9 @@ packages=(
     build-essential cmake pkg-config
     liburing-dev libjansson-dev libjsmn-dev zlib1g-dev
     libcriterion-dev
+    libpcre2-dev libutf8proc-dev
     clang clang-format
+    android-libboringssl-dev nginx-light openssl
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

@@ -1,0 +1,139 @@
+/*
+ * summary_csv.c - profile_export_aiperf.csv (spec §1.9): record metrics with
+ * their statistics, a blank line, then the scalar metrics.
+ */
+#include "export/export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void export_metric_label(const struct metrics_info *info, char *out, size_t cap)
+{
+    if (cap == 0) {
+        return;
+    }
+    if (strcmp(info->unit, "requests") == 0) {
+        snprintf(out, cap, "%s", info->header);
+    } else {
+        snprintf(out, cap, "%s (%s)", info->header, info->unit);
+    }
+}
+
+/* put_field writes a CSV field, quoted when it holds a comma, quote or newline. */
+static void put_field(FILE *out, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s != '\0'; s++) {
+        if (*s == '"') {
+            fputc('"', out);
+        }
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void put_number(FILE *out, const struct metrics_info *info, double v)
+{
+    if ((info->flags & METRICS_F_INTEGER) != 0 && v == floor(v) && fabs(v) < 9.2e18) {
+        fprintf(out, ",%lld", (long long)v);
+    } else {
+        fprintf(out, ",%.2f", v);
+    }
+}
+
+static int compare_tags(const void *a, const void *b)
+{
+    const struct metrics_info *x = *(const struct metrics_info *const *)a;
+    const struct metrics_info *y = *(const struct metrics_info *const *)b;
+    return strcmp(x->tag, y->tag);
+}
+
+/* sorted_ids fills ids with the present metrics of one kind, sorted by tag. */
+static size_t sorted_ids(const struct metrics_summary *s, bool scalar, int *ids)
+{
+    const struct metrics_info *infos[METRICS_ID_COUNT + METRICS_SCALAR_COUNT];
+    size_t n = 0;
+    int count = scalar ? METRICS_SCALAR_COUNT : METRICS_ID_COUNT;
+    for (int id = 0; id < count; id++) {
+        if (scalar ? s->scalar_present[id] : s->record_present[id]) {
+            infos[n++] = scalar ? metrics_scalar_info_of(id) : metrics_info_of(id);
+        }
+    }
+    qsort(infos, n, sizeof(infos[0]), compare_tags);
+    for (size_t i = 0; i < n; i++) {
+        for (int id = 0; id < count; id++) {
+            if ((scalar ? metrics_scalar_info_of(id) : metrics_info_of(id)) == infos[i]) {
+                ids[i] = id;
+            }
+        }
+    }
+    return n;
+}
+
+static void record_section(FILE *out, const struct metrics_summary *s)
+{
+    int ids[METRICS_ID_COUNT];
+    size_t n = sorted_ids(s, false, ids);
+    fputs("Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
+    for (size_t i = 0; i < n; i++) {
+        const struct metrics_info *info = metrics_info_of(ids[i]);
+        const struct metrics_stats *st = &s->record[ids[i]];
+        const double values[] = {st->avg, st->min, st->max, st->p1,  st->p5,  st->p10, st->p25,
+                                 st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
+        char label[160];
+        export_metric_label(info, label, sizeof(label));
+        put_field(out, label);
+        for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+            /* avg and std are means and spreads: never integers in AIPerf. */
+            bool stat_is_value = v != 0 && v != 12;
+            if (stat_is_value) {
+                put_number(out, info, values[v]);
+            } else {
+                fprintf(out, ",%.2f", values[v]);
+            }
+        }
+        fputc('\n', out);
+    }
+}
+
+static void scalar_section(FILE *out, const struct metrics_summary *s)
+{
+    int ids[METRICS_SCALAR_COUNT];
+    size_t n = sorted_ids(s, true, ids);
+    fputs("Metric,Value\n", out);
+    for (size_t i = 0; i < n; i++) {
+        const struct metrics_info *info = metrics_scalar_info_of(ids[i]);
+        char label[160];
+        export_metric_label(info, label, sizeof(label));
+        put_field(out, label);
+        put_number(out, info, s->scalar[ids[i]]);
+        fputc('\n', out);
+    }
+}
+
+int export_summary_csv(FILE *out, const struct metrics_summary *summary)
+{
+    record_section(out, summary);
+    fputc('\n', out);
+    scalar_section(out, summary);
+    return ferror(out) ? -EIO : 0;
+}
+
+int export_summary_csv_write(const char *path, const struct metrics_summary *summary)
+{
+    FILE *out = fopen(path, "w");
+    if (out == NULL) {
+        return -errno;
+    }
+    int ret = export_summary_csv(out, summary);
+    if (fclose(out) != 0 && ret == 0) {
+        ret = -errno;
+    }
+    return ret;
+}

@@ -1,0 +1,195 @@
+/*
+ * summary_json.c - profile_export_aiperf.json (AIPerf schema 1.5, spec §3.2).
+ *
+ * Keys come in AIPerf's order: the metrics its exporter declares first, then
+ * any other metric, then the provenance. jansson keeps insertion order when
+ * dumped with JSON_PRESERVE_ORDER.
+ */
+#include "export/export.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+struct metric_ref {
+    bool scalar;
+    int id;
+};
+
+/* AIPerf's declared key order ([old] json_exporter). */
+static const struct metric_ref declared_order[] = {
+    {true, METRICS_S_REQUEST_THROUGHPUT},
+    {false, METRICS_REQUEST_LATENCY},
+    {true, METRICS_S_REQUEST_COUNT},
+    {false, METRICS_TTFT},
+    {false, METRICS_TTST},
+    {false, METRICS_ITL},
+    {true, METRICS_S_OUTPUT_TOKEN_THROUGHPUT},
+    {false, METRICS_OTPS_PER_USER},
+    {false, METRICS_OSL},
+    {false, METRICS_ISL},
+    {true, METRICS_S_GOODPUT},
+    {true, METRICS_S_GOOD_REQUEST_COUNT},
+    {false, METRICS_OUTPUT_TOKEN_COUNT},
+    {false, METRICS_REASONING_TOKEN_COUNT},
+    {true, METRICS_S_MIN_REQUEST_TIMESTAMP},
+    {true, METRICS_S_MAX_RESPONSE_TIMESTAMP},
+    {false, METRICS_ICL},
+    {true, METRICS_S_TOTAL_OUTPUT_TOKENS},
+    {true, METRICS_S_TOTAL_REASONING_TOKENS},
+    {true, METRICS_S_BENCHMARK_DURATION},
+    {true, METRICS_S_TOTAL_ISL},
+    {true, METRICS_S_TOTAL_OSL},
+    {true, METRICS_S_ERROR_REQUEST_COUNT},
+    {false, METRICS_ERROR_ISL},
+    {true, METRICS_S_TOTAL_ERROR_ISL},
+};
+#define DECLARED_COUNT (sizeof(declared_order) / sizeof(declared_order[0]))
+
+static json_t *record_json(const struct metrics_info *info, const struct metrics_stats *s)
+{
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+                     "s:I, s:f}",
+                     "unit", info->unit, "avg", s->avg, "p1", s->p1, "p5", s->p5, "p10", s->p10,
+                     "p25", s->p25, "p50", s->p50, "p75", s->p75, "p90", s->p90, "p95", s->p95,
+                     "p99", s->p99, "min", s->min, "max", s->max, "std", s->std, "count",
+                     (json_int_t)s->count, "sum", s->sum);
+}
+
+static int put_metric(json_t *root, const struct metrics_summary *s, struct metric_ref ref)
+{
+    if (ref.scalar ? !s->scalar_present[ref.id] : !s->record_present[ref.id]) {
+        return 0;
+    }
+    const struct metrics_info *info =
+        ref.scalar ? metrics_scalar_info_of(ref.id) : metrics_info_of(ref.id);
+    json_t *value = ref.scalar
+                        ? json_pack("{s:s, s:f}", "unit", info->unit, "avg", s->scalar[ref.id])
+                        : record_json(info, &s->record[ref.id]);
+    return json_object_set_new(root, info->tag, value);
+}
+
+static bool is_declared(struct metric_ref ref)
+{
+    for (size_t i = 0; i < DECLARED_COUNT; i++) {
+        if (declared_order[i].scalar == ref.scalar && declared_order[i].id == ref.id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int put_metrics(json_t *root, const struct metrics_summary *s)
+{
+    int ret = 0;
+    for (size_t i = 0; i < DECLARED_COUNT; i++) {
+        ret |= put_metric(root, s, declared_order[i]);
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        struct metric_ref ref = {false, id};
+        ret |= is_declared(ref) ? 0 : put_metric(root, s, ref);
+    }
+    for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+        struct metric_ref ref = {true, id};
+        ret |= is_declared(ref) ? 0 : put_metric(root, s, ref);
+    }
+    return ret;
+}
+
+int export_iso_time(int64_t wall_ns, char *out, size_t cap)
+{
+    time_t secs = (time_t)(wall_ns / 1000000000LL);
+    long micros = (long)((wall_ns % 1000000000LL) / 1000);
+    struct tm tm;
+    if (wall_ns < 0 || cap < 27 || localtime_r(&secs, &tm) == NULL) {
+        return -EINVAL;
+    }
+    size_t n = strftime(out, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (n == 0 || n + 8 > cap) {
+        return -EINVAL;
+    }
+    snprintf(out + n, cap - n, ".%06ld", micros);
+    return 0;
+}
+
+static json_t *time_json(int64_t wall_ns)
+{
+    char text[64];
+    if (wall_ns == 0 || export_iso_time(wall_ns, text, sizeof(text)) != 0) {
+        return json_null();
+    }
+    return json_string(text);
+}
+
+static json_t *string_or_null(const char *s)
+{
+    return s != NULL ? json_string(s) : json_null();
+}
+
+static json_t *run_info_json(const struct export_run_info *info)
+{
+    return json_pack("{s:o, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:o}", "benchmark_id",
+                     string_or_null(info->benchmark_id), "sweep_id", "random_seed",
+                     info->random_seed_set ? json_integer(info->random_seed) : json_null(), "trial",
+                     0, "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
+                     "variation_values", "cli_command", string_or_null(info->cli_command));
+}
+
+static json_t *errors_json(const struct export_run_info *info)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < info->error_count; i++) {
+        const struct export_error_row *e = &info->errors[i];
+        json_t *row = json_pack("{s:{s:o, s:s?, s:s?}, s:I}", "error_details", "code",
+                                e->code != 0 ? json_integer(e->code) : json_null(), "type", e->type,
+                                "message", e->message, "count", (json_int_t)e->count);
+        if (json_array_append_new(list, row) != 0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
+static int put_provenance(json_t *root, const struct export_run_info *info)
+{
+    json_t *config = info->input_config != NULL ? json_incref(info->input_config) : json_object();
+    int ret = json_object_set_new(root, "input_config", config);
+    ret |= json_object_set_new(root, "run_info", run_info_json(info));
+    ret |= json_object_set_new(root, "was_cancelled", json_boolean(info->was_cancelled));
+    ret |= json_object_set_new(root, "error_summary", errors_json(info));
+    ret |= json_object_set_new(root, "start_time", time_json(info->start_wall_ns));
+    ret |= json_object_set_new(root, "end_time", time_json(info->end_wall_ns));
+    return ret;
+}
+
+json_t *export_summary_json(const struct metrics_summary *summary,
+                            const struct export_run_info *info)
+{
+    json_t *root = json_object();
+    if (root == NULL) {
+        return NULL;
+    }
+    int ret = json_object_set_new(root, "schema_version", json_string(EXPORT_SCHEMA_VERSION));
+    ret |= json_object_set_new(root, "benchmark_id", string_or_null(info->benchmark_id));
+    ret |= put_metrics(root, summary);
+    ret |= put_provenance(root, info);
+    if (ret != 0) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+int export_summary_json_write(const char *path, const struct metrics_summary *summary,
+                              const struct export_run_info *info)
+{
+    json_t *root = export_summary_json(summary, info);
+    if (root == NULL) {
+        return -ENOMEM;
+    }
+    int ret =
+        json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    return ret == 0 ? 0 : -EIO;
+}

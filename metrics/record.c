@@ -1,0 +1,321 @@
+/*
+ * record.c - AIPerf's per-request metrics (spec §2.2) and --goodput SLOs.
+ *
+ * Units: ns for times, tokens for counts, tokens/sec for the per-user rates.
+ * Streaming-only metrics are left out of non-streaming requests, as AIPerf
+ * does not compute them there (its TTFT would be the whole body's arrival).
+ */
+#include "metrics/metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1e9
+#define MS_PER_NS 1e-6
+
+#define STREAM METRICS_F_STREAMING
+#define NOCON METRICS_F_NO_CONSOLE
+#define LARGER METRICS_F_LARGER_IS_BETTER
+#define INT METRICS_F_INTEGER
+#define USAGE                                                                                      \
+    (METRICS_F_USAGE | METRICS_F_NO_CONSOLE | METRICS_F_INTEGER | METRICS_F_LARGER_IS_BETTER)
+
+static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
+    [METRICS_TTFT] = {"time_to_first_token", "Time to First Token", "ms", MS_PER_NS, STREAM, 100},
+    [METRICS_TTST] = {"time_to_second_token", "Time to Second Token", "ms", MS_PER_NS, STREAM, 200},
+    [METRICS_TTFO] = {"time_to_first_output_token", "Time to First Output Token", "ms", MS_PER_NS,
+                      STREAM, 250},
+    [METRICS_REQUEST_LATENCY] = {"request_latency", "Request Latency", "ms", MS_PER_NS, 0, 300},
+    [METRICS_ITL] = {"inter_token_latency", "Inter Token Latency", "ms", MS_PER_NS, STREAM, 400},
+    [METRICS_ICL] = {"inter_chunk_latency", "Inter Chunk Latency", "ms", MS_PER_NS,
+                     STREAM | NOCON | METRICS_F_LIST, 0},
+    [METRICS_OTPS_PER_USER] = {"output_token_throughput_per_user",
+                               "Output Token Throughput Per User", "tokens/sec/user", 1.0,
+                               STREAM | LARGER, 500},
+    [METRICS_PREFILL_TPS_PER_USER] = {"prefill_throughput_per_user", "Prefill Throughput Per User",
+                                      "tokens/sec/user", 1.0, STREAM | LARGER | NOCON, 0},
+    [METRICS_OSL] = {"output_sequence_length", "Output Sequence Length", "tokens", 1.0,
+                     LARGER | INT, 600},
+    [METRICS_ISL] = {"input_sequence_length", "Input Sequence Length", "tokens", 1.0, LARGER | INT,
+                     700},
+    [METRICS_OUTPUT_TOKEN_COUNT] = {"output_token_count", "Output Token Count", "tokens", 1.0,
+                                    LARGER | INT | NOCON, 0},
+    [METRICS_REASONING_TOKEN_COUNT] = {"reasoning_token_count", "Reasoning Token Count", "tokens",
+                                       1.0, LARGER | INT | NOCON, 0},
+    [METRICS_USAGE_PROMPT_TOKENS] = {"usage_prompt_tokens", "Usage Prompt Tokens", "tokens", 1.0,
+                                     USAGE, 0},
+    [METRICS_USAGE_COMPLETION_TOKENS] = {"usage_completion_tokens", "Usage Completion Tokens",
+                                         "tokens", 1.0, USAGE, 0},
+    [METRICS_USAGE_TOTAL_TOKENS] = {"usage_total_tokens", "Usage Total Tokens", "tokens", 1.0,
+                                    USAGE, 0},
+    [METRICS_USAGE_REASONING_TOKENS] = {"usage_reasoning_tokens", "Usage Reasoning Tokens",
+                                        "tokens", 1.0, USAGE, 0},
+    [METRICS_ERROR_ISL] = {"error_isl", "Error Input Sequence Length", "tokens", 1.0,
+                           METRICS_F_ERROR_ONLY | NOCON | INT, 0},
+};
+
+static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
+    [METRICS_S_OUTPUT_TOKEN_THROUGHPUT] = {"output_token_throughput", "Output Token Throughput",
+                                           "tokens/sec", 1.0, LARGER, 800},
+    [METRICS_S_REQUEST_THROUGHPUT] = {"request_throughput", "Request Throughput", "requests/sec",
+                                      1.0, LARGER, 900},
+    [METRICS_S_GOODPUT] = {"goodput", "Goodput", "requests/sec", 1.0, LARGER, 1000},
+    [METRICS_S_REQUEST_COUNT] = {"request_count", "Request Count", "requests", 1.0, INT, 1100},
+    [METRICS_S_GOOD_REQUEST_COUNT] = {"good_request_count", "Good Request Count", "requests", 1.0,
+                                      INT | NOCON, 0},
+    [METRICS_S_GOOD_REQUEST_FRACTION] = {"good_request_fraction", "Good Request Fraction", "ratio",
+                                         1.0, NOCON, 0},
+    [METRICS_S_ERROR_REQUEST_COUNT] = {"error_request_count", "Error Request Count", "requests",
+                                       1.0, METRICS_F_ERROR_ONLY | NOCON | INT, 0},
+    [METRICS_S_MIN_REQUEST_TIMESTAMP] = {"min_request_timestamp", "Minimum Request Timestamp", "ns",
+                                         1.0, NOCON | INT, 0},
+    [METRICS_S_MAX_RESPONSE_TIMESTAMP] = {"max_response_timestamp", "Maximum Response Timestamp",
+                                          "ns", 1.0, NOCON | INT, 0},
+    [METRICS_S_BENCHMARK_DURATION] = {"benchmark_duration", "Benchmark Duration", "sec", 1.0, NOCON,
+                                      0},
+    [METRICS_S_TOTAL_OUTPUT_TOKENS] = {"total_output_tokens", "Total Output Tokens", "tokens", 1.0,
+                                       NOCON | INT, 0},
+    [METRICS_S_TOTAL_REASONING_TOKENS] = {"total_reasoning_tokens", "Total Reasoning Tokens",
+                                          "tokens", 1.0, NOCON | INT, 0},
+    [METRICS_S_TOTAL_ISL] = {"total_isl", "Total Input Sequence Length", "tokens", 1.0, NOCON | INT,
+                             0},
+    [METRICS_S_TOTAL_OSL] = {"total_osl", "Total Output Sequence Length", "tokens", 1.0,
+                             NOCON | INT, 0},
+    [METRICS_S_TOTAL_ERROR_ISL] = {"total_error_isl", "Total Error Input Sequence Length", "tokens",
+                                   1.0, METRICS_F_ERROR_ONLY | NOCON | INT, 0},
+    [METRICS_S_TOTAL_USAGE_PROMPT_TOKENS] = {"total_usage_prompt_tokens",
+                                             "Total Usage Prompt Tokens", "tokens", 1.0, USAGE, 0},
+    [METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS] = {"total_usage_completion_tokens",
+                                                 "Total Usage Completion Tokens", "tokens", 1.0,
+                                                 USAGE, 0},
+    [METRICS_S_TOTAL_USAGE_TOTAL_TOKENS] = {"total_usage_total_tokens", "Total Usage Total Tokens",
+                                            "tokens", 1.0, USAGE, 0},
+    [METRICS_S_TOTAL_USAGE_REASONING_TOKENS] = {"total_usage_reasoning_tokens",
+                                                "Total Usage Reasoning Tokens", "tokens", 1.0,
+                                                USAGE, 0},
+};
+
+const struct metrics_info *metrics_info_of(enum metrics_id id)
+{
+    return &record_infos[id];
+}
+
+const struct metrics_info *metrics_scalar_info_of(enum metrics_scalar_id id)
+{
+    return &scalar_infos[id];
+}
+
+static void set(struct metrics_values *out, enum metrics_id id, double v)
+{
+    out->has[id] = true;
+    out->value[id] = v;
+}
+
+static void set_count(struct metrics_values *out, enum metrics_id id, int64_t v)
+{
+    if (v != METRICS_ABSENT && v >= 0) {
+        set(out, id, (double)v);
+    }
+}
+
+static void compute_tokens(const struct metrics_request *req, struct metrics_values *out)
+{
+    const struct metrics_tokens *t = &req->tokens;
+    bool has_output = t->output > 0;
+    bool has_reasoning = t->reasoning > 0;
+    if (has_output) {
+        set(out, METRICS_OUTPUT_TOKEN_COUNT, (double)t->output);
+    }
+    if (has_reasoning) {
+        set(out, METRICS_REASONING_TOKEN_COUNT, (double)t->reasoning);
+    }
+    if (has_output || has_reasoning) {
+        set(out, METRICS_OSL,
+            (double)((has_output ? t->output : 0) + (has_reasoning ? t->reasoning : 0)));
+    }
+    set_count(out, METRICS_ISL, t->input);
+    set_count(out, METRICS_USAGE_PROMPT_TOKENS, req->usage.prompt_tokens);
+    set_count(out, METRICS_USAGE_COMPLETION_TOKENS, req->usage.completion_tokens);
+    set_count(out, METRICS_USAGE_TOTAL_TOKENS, req->usage.total_tokens);
+    set_count(out, METRICS_USAGE_REASONING_TOKENS, req->usage.reasoning_tokens);
+}
+
+static void compute_streaming(const struct metrics_request *req, struct metrics_values *out)
+{
+    const int64_t *t = req->content_ns;
+    double ttft = (double)(t[0] - req->start_ns);
+    set(out, METRICS_TTFT, ttft);
+    if (req->content_count >= 2) {
+        set(out, METRICS_TTST, (double)(t[1] - t[0]));
+        out->has[METRICS_ICL] = true;
+    }
+    if (req->first_output_index < req->content_count) {
+        set(out, METRICS_TTFO, (double)(t[req->first_output_index] - req->start_ns));
+    }
+    if (out->has[METRICS_ISL] && ttft > 0) {
+        set(out, METRICS_PREFILL_TPS_PER_USER, out->value[METRICS_ISL] / (ttft / NS_PER_S));
+    }
+    double osl = out->has[METRICS_OSL] ? out->value[METRICS_OSL] : 0;
+    if (osl >= 2) {
+        double itl = (out->value[METRICS_REQUEST_LATENCY] - ttft) / (osl - 1);
+        set(out, METRICS_ITL, itl);
+        if (itl > 0) {
+            set(out, METRICS_OTPS_PER_USER, NS_PER_S / itl);
+        }
+    }
+}
+
+void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out)
+{
+    *out = (struct metrics_values){0};
+    if (req->failed) {
+        set_count(out, METRICS_ERROR_ISL, req->tokens.input);
+        return;
+    }
+    compute_tokens(req, out);
+    if (req->content_count == 0 || req->content_ns == NULL) {
+        return; /* no content response: AIPerf computes no latency metric */
+    }
+    set(out, METRICS_REQUEST_LATENCY,
+        (double)(req->content_ns[req->content_count - 1] - req->start_ns));
+    if (req->streaming) {
+        compute_streaming(req, out);
+    }
+}
+
+uint32_t metrics_request_icl_count(const struct metrics_request *req)
+{
+    if (req->failed || !req->streaming || req->content_ns == NULL || req->content_count < 2) {
+        return 0;
+    }
+    return req->content_count - 1;
+}
+
+int64_t metrics_request_icl_ns(const struct metrics_request *req, uint32_t i)
+{
+    return req->content_ns[i + 1] - req->content_ns[i];
+}
+
+static bool goodput_tag_ok(enum metrics_id id)
+{
+    unsigned flags = record_infos[id].flags;
+    return (flags & (METRICS_F_LIST | METRICS_F_ERROR_ONLY)) == 0;
+}
+
+static int goodput_lookup(const char *tag, size_t len, enum metrics_id *out)
+{
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        const char *name = record_infos[id].tag;
+        if (strlen(name) == len && memcmp(name, tag, len) == 0 && goodput_tag_ok(id)) {
+            *out = (enum metrics_id)id;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+/* goodput_value parses a display-unit number that ends at `end`. */
+static int goodput_value(const char *start, const char *end, double *out)
+{
+    char text[64];
+    size_t len = (size_t)(end - start);
+    if (len == 0 || len >= sizeof(text)) {
+        return -EINVAL;
+    }
+    memcpy(text, start, len);
+    text[len] = '\0';
+    char *stop = NULL;
+    errno = 0;
+    double v = strtod(text, &stop);
+    if (errno != 0 || stop != text + len || !isfinite(v) || v < 0) {
+        return -EINVAL;
+    }
+    *out = v;
+    return 0;
+}
+
+static int goodput_fail(char *errbuf, size_t errcap, const char *what, const char *item, size_t len)
+{
+    if (errcap > 0) {
+        snprintf(errbuf, errcap, "--goodput: %s '%.*s'", what, (int)(len > 200 ? 200 : len), item);
+    }
+    return -EINVAL;
+}
+
+static int goodput_item(const char *item, size_t len, struct metrics_goodput *out, char *errbuf,
+                        size_t errcap)
+{
+    const char *colon = memchr(item, ':', len);
+    if (colon == NULL) {
+        return goodput_fail(errbuf, errcap, "expected tag:value, got", item, len);
+    }
+    enum metrics_id id;
+    if (goodput_lookup(item, (size_t)(colon - item), &id) != 0) {
+        return goodput_fail(errbuf, errcap, "unknown metric tag in", item, len);
+    }
+    double display = 0;
+    if (goodput_value(colon + 1, item + len, &display) != 0) {
+        return goodput_fail(errbuf, errcap, "the threshold is not a non-negative number in", item,
+                            len);
+    }
+    for (size_t i = 0; i < out->count; i++) {
+        if (out->id[i] == id) {
+            return goodput_fail(errbuf, errcap, "metric given twice in", item, len);
+        }
+    }
+    if (out->count == METRICS_SLO_MAX) {
+        return goodput_fail(errbuf, errcap, "too many thresholds (the limit is 16) at", item, len);
+    }
+    out->id[out->count] = id;
+    out->threshold_base[out->count] = display / record_infos[id].display_per_base;
+    out->count++;
+    return 0;
+}
+
+int metrics_goodput_parse(const char *text, struct metrics_goodput *out, char *errbuf,
+                          size_t errcap)
+{
+    struct metrics_goodput parsed = {0};
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ',') {
+            p++;
+        }
+        if (*p == '\0') {
+            break;
+        }
+        const char *end = p;
+        while (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n' && *end != ',') {
+            end++;
+        }
+        int ret = goodput_item(p, (size_t)(end - p), &parsed, errbuf, errcap);
+        if (ret != 0) {
+            return ret;
+        }
+        p = end;
+    }
+    if (parsed.count == 0) {
+        return goodput_fail(errbuf, errcap, "no tag:value thresholds in", text, strlen(text));
+    }
+    *out = parsed;
+    return 0;
+}
+
+bool metrics_goodput_is_good(const struct metrics_goodput *g, const struct metrics_values *v)
+{
+    for (size_t i = 0; i < g->count; i++) {
+        enum metrics_id id = g->id[i];
+        if (!v->has[id]) {
+            return false;
+        }
+        bool larger = (record_infos[id].flags & METRICS_F_LARGER_IS_BETTER) != 0;
+        double value = v->value[id];
+        if (larger ? value < g->threshold_base[i] : value > g->threshold_base[i]) {
+            return false;
+        }
+    }
+    return true;
+}

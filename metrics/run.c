@@ -1,0 +1,277 @@
+/*
+ * run.c - a run's accumulated record metrics and its aggregates (spec §2.3).
+ *
+ * Every record metric goes into an HdrHistogram (bounded memory, mergeable)
+ * and, up to exact_samples_max values, into a plain array so that the
+ * reported statistics are NumPy's to the last bit, as AIPerf's are. The
+ * arrays grow by doubling on the coordinator's thread, never on a shard's
+ * request path; past the cap the histogram alone answers.
+ */
+#include "metrics/metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1e9
+#define HIST_NS_MAX (24LL * 3600 * 1000 * 1000 * 1000) /* one day */
+#define HIST_TOKENS_MAX (1000LL * 1000 * 1000)
+#define HIST_MILLI_RATE_MAX (1000LL * 1000 * 1000 * 1000) /* 1e9 tokens/sec */
+#define HIST_SIGFIGS_DEFAULT 3
+#define SAMPLES_INITIAL 1024
+
+struct metrics_series {
+    struct metrics_hist *hist;
+    double *samples;
+    size_t len;
+    size_t cap;
+    bool lost;     /* some values are only in the histogram */
+    int64_t total; /* exact sum, for integer (token) metrics */
+};
+
+struct metrics_run {
+    bool streaming;
+    bool has_goodput;
+    struct metrics_goodput goodput;
+    size_t exact_max;
+    struct metrics_series series[METRICS_ID_COUNT];
+    uint64_t valid_count;
+    uint64_t error_count;
+    uint64_t good_count;
+    bool has_window;
+    int64_t min_request_wall_ns;
+    int64_t max_response_wall_ns;
+};
+
+/* hist_scale is how many histogram units one base unit is: rates are kept in
+ * milli-tokens/sec so that their fractions survive the integer histogram. */
+static double hist_scale(enum metrics_id id)
+{
+    return id == METRICS_OTPS_PER_USER || id == METRICS_PREFILL_TPS_PER_USER ? 1000.0 : 1.0;
+}
+
+static int64_t hist_max(enum metrics_id id)
+{
+    const struct metrics_info *info = metrics_info_of(id);
+    if (hist_scale(id) != 1.0) {
+        return HIST_MILLI_RATE_MAX;
+    }
+    return info->display_per_base != 1.0 ? HIST_NS_MAX : HIST_TOKENS_MAX;
+}
+
+int metrics_run_new(const struct metrics_run_config *config, struct metrics_run **out)
+{
+    int sigfigs =
+        config->significant_figures != 0 ? config->significant_figures : HIST_SIGFIGS_DEFAULT;
+    if (sigfigs < METRICS_HIST_SIGFIGS_MIN || sigfigs > METRICS_HIST_SIGFIGS_MAX ||
+        (config->goodput != NULL && config->goodput->count > METRICS_SLO_MAX)) {
+        return -EINVAL;
+    }
+    struct metrics_run *run = calloc(1, sizeof(*run));
+    if (run == NULL) {
+        return -ENOMEM;
+    }
+    run->streaming = config->streaming;
+    run->exact_max =
+        config->exact_samples_max != 0 ? config->exact_samples_max : METRICS_RUN_EXACT_DEFAULT;
+    if (config->goodput != NULL && config->goodput->count > 0) {
+        run->has_goodput = true;
+        run->goodput = *config->goodput;
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        int ret = metrics_hist_new(1, hist_max(id), sigfigs, &run->series[id].hist);
+        if (ret != 0) {
+            metrics_run_free(run);
+            return ret;
+        }
+    }
+    *out = run;
+    return 0;
+}
+
+void metrics_run_free(struct metrics_run *run)
+{
+    if (run == NULL) {
+        return;
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        metrics_hist_free(run->series[id].hist);
+        free(run->series[id].samples);
+    }
+    free(run);
+}
+
+static void keep_sample(struct metrics_run *run, struct metrics_series *s, double v)
+{
+    if (s->lost) {
+        return;
+    }
+    if (s->len == s->cap) {
+        size_t cap = s->cap == 0 ? SAMPLES_INITIAL : s->cap * 2;
+        if (cap > run->exact_max) {
+            cap = run->exact_max;
+        }
+        double *grown = cap > s->cap ? realloc(s->samples, cap * sizeof(*grown)) : NULL;
+        if (grown == NULL) {
+            /* Over the cap or out of memory: the histogram alone answers. */
+            s->lost = true;
+            free(s->samples);
+            s->samples = NULL;
+            s->len = 0;
+            s->cap = 0;
+            return;
+        }
+        s->samples = grown;
+        s->cap = cap;
+    }
+    s->samples[s->len++] = v;
+}
+
+static void add_value(struct metrics_run *run, enum metrics_id id, double v)
+{
+    struct metrics_series *s = &run->series[id];
+    double scaled = v * hist_scale(id);
+    metrics_hist_record(s->hist, scaled < 0 ? -1 : (int64_t)llround(scaled));
+    keep_sample(run, s, v);
+    if ((metrics_info_of(id)->flags & METRICS_F_INTEGER) != 0) {
+        s->total += (int64_t)v;
+    }
+}
+
+static void add_window(struct metrics_run *run, const struct metrics_request *req,
+                       const struct metrics_values *v)
+{
+    if (!v->has[METRICS_REQUEST_LATENCY] || req->start_wall_ns == 0) {
+        return;
+    }
+    int64_t end = req->start_wall_ns + (int64_t)v->value[METRICS_REQUEST_LATENCY];
+    if (!run->has_window || req->start_wall_ns < run->min_request_wall_ns) {
+        run->min_request_wall_ns = req->start_wall_ns;
+    }
+    if (!run->has_window || end > run->max_response_wall_ns) {
+        run->max_response_wall_ns = end;
+    }
+    run->has_window = true;
+}
+
+void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
+                     const struct metrics_values *values)
+{
+    if (req->failed) {
+        run->error_count++;
+    } else {
+        run->valid_count++;
+        run->good_count += run->has_goodput && metrics_goodput_is_good(&run->goodput, values);
+        add_window(run, req, values);
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (id != METRICS_ICL && values->has[id]) {
+            add_value(run, (enum metrics_id)id, values->value[id]);
+        }
+    }
+    uint32_t gaps = metrics_request_icl_count(req);
+    for (uint32_t i = 0; i < gaps; i++) {
+        add_value(run, METRICS_ICL, (double)metrics_request_icl_ns(req, i));
+    }
+}
+
+const struct metrics_hist *metrics_run_record_hist(const struct metrics_run *run,
+                                                   enum metrics_id id)
+{
+    return run->series[id].hist;
+}
+
+/* series_stats fills `*out` in display units; false for an empty series. */
+static bool series_stats(struct metrics_series *s, enum metrics_id id, struct metrics_stats *out,
+                         bool *exact)
+{
+    if (metrics_hist_count(s->hist) == 0) {
+        return false;
+    }
+    double display = metrics_info_of(id)->display_per_base;
+    if (!s->lost && metrics_stats_exact(s->samples, s->len, out) == 0) {
+        metrics_stats_scale(out, display);
+        return true;
+    }
+    *exact = false;
+    if (metrics_stats_from_hist(s->hist, out) != 0) {
+        return false;
+    }
+    metrics_stats_scale(out, display / hist_scale(id));
+    return true;
+}
+
+static void put(struct metrics_summary *out, enum metrics_scalar_id id, double v)
+{
+    out->scalar_present[id] = true;
+    out->scalar[id] = v;
+}
+
+static void put_total(struct metrics_summary *out, const struct metrics_run *run,
+                      enum metrics_scalar_id sid, enum metrics_id id)
+{
+    if (metrics_hist_count(run->series[id].hist) > 0) {
+        put(out, sid, (double)run->series[id].total);
+    }
+}
+
+static void summarize_totals(const struct metrics_run *run, struct metrics_summary *out)
+{
+    put_total(out, run, METRICS_S_TOTAL_OUTPUT_TOKENS, METRICS_OUTPUT_TOKEN_COUNT);
+    put_total(out, run, METRICS_S_TOTAL_REASONING_TOKENS, METRICS_REASONING_TOKEN_COUNT);
+    put_total(out, run, METRICS_S_TOTAL_ISL, METRICS_ISL);
+    put_total(out, run, METRICS_S_TOTAL_OSL, METRICS_OSL);
+    put_total(out, run, METRICS_S_TOTAL_ERROR_ISL, METRICS_ERROR_ISL);
+    put_total(out, run, METRICS_S_TOTAL_USAGE_PROMPT_TOKENS, METRICS_USAGE_PROMPT_TOKENS);
+    put_total(out, run, METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS, METRICS_USAGE_COMPLETION_TOKENS);
+    put_total(out, run, METRICS_S_TOTAL_USAGE_TOTAL_TOKENS, METRICS_USAGE_TOTAL_TOKENS);
+    put_total(out, run, METRICS_S_TOTAL_USAGE_REASONING_TOKENS, METRICS_USAGE_REASONING_TOKENS);
+}
+
+static void summarize_rates(const struct metrics_run *run, struct metrics_summary *out)
+{
+    if (run->has_window) {
+        put(out, METRICS_S_MIN_REQUEST_TIMESTAMP, (double)run->min_request_wall_ns);
+        put(out, METRICS_S_MAX_RESPONSE_TIMESTAMP, (double)run->max_response_wall_ns);
+    }
+    double duration_s = 0;
+    if (run->has_window && run->max_response_wall_ns > run->min_request_wall_ns) {
+        duration_s = (double)(run->max_response_wall_ns - run->min_request_wall_ns) / NS_PER_S;
+        put(out, METRICS_S_BENCHMARK_DURATION, duration_s);
+    }
+    if (run->has_goodput) {
+        uint64_t all = run->valid_count + run->error_count;
+        put(out, METRICS_S_GOOD_REQUEST_COUNT, (double)run->good_count);
+        put(out, METRICS_S_GOOD_REQUEST_FRACTION,
+            all > 0 ? (double)run->good_count / (double)all : 0.0);
+    }
+    if (duration_s <= 0) {
+        return;
+    }
+    put(out, METRICS_S_REQUEST_THROUGHPUT, (double)run->valid_count / duration_s);
+    if (out->scalar_present[METRICS_S_TOTAL_OSL]) {
+        put(out, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, out->scalar[METRICS_S_TOTAL_OSL] / duration_s);
+    }
+    if (run->has_goodput) {
+        put(out, METRICS_S_GOODPUT, (double)run->good_count / duration_s);
+    }
+}
+
+int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
+{
+    *out = (struct metrics_summary){.streaming = run->streaming, .exact = true};
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        out->record_present[id] =
+            series_stats(&run->series[id], (enum metrics_id)id, &out->record[id], &out->exact);
+    }
+    if (run->valid_count > 0) {
+        put(out, METRICS_S_REQUEST_COUNT, (double)run->valid_count);
+    }
+    if (run->error_count > 0) {
+        put(out, METRICS_S_ERROR_REQUEST_COUNT, (double)run->error_count);
+    }
+    summarize_totals(run, out);
+    summarize_rates(run, out);
+    return 0;
+}

@@ -1,0 +1,503 @@
+/*
+ * test_exports.c - the artifact files of `ringperf profile` checked against
+ * each other: a real mock server and a real ringperf process, then the
+ * JSONL records, the JSON and CSV summaries, the raw records and the log,
+ * with the summary statistics recomputed from the per-request records.
+ */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "export/export.h"
+#include "metrics/metrics.h"
+
+extern char **environ;
+
+#define SECRET_KEY "sk-SECRET-KEY-4242"
+#define SECRET_HEADER "hdr-SECRET-VALUE-777"
+#define SAMPLES_MAX 100000
+
+struct child {
+    pid_t pid;
+    FILE *out;
+};
+
+static struct child spawn_child(char *const argv[])
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    struct child c = {0};
+    int ret = posix_spawn(&c.pid, argv[0], &actions, NULL, argv, environ);
+    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    c.out = fdopen(fds[0], "r");
+    return c;
+}
+
+static char *read_stream(FILE *f)
+{
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static int finish_child(struct child *c, char **out_text)
+{
+    char *text = read_stream(c->out);
+    int status = 0;
+    cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+    fclose(c->out);
+    if (out_text != NULL) {
+        *out_text = text;
+    } else {
+        free(text);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct world {
+    struct child mock;
+    char url[64];
+    char dir[64];
+};
+
+static void world_start(struct world *w, const char *error_rate)
+{
+    char *argv[] = {RINGPERF_BINARY,
+                    "mock-server",
+                    "--port",
+                    "0",
+                    "--ttft-ms",
+                    "5",
+                    "--itl-ms",
+                    "1",
+                    "--tokens-per-chunk",
+                    "2",
+                    "--error-500-rate",
+                    (char *)error_rate,
+                    NULL};
+    w->mock = spawn_child(argv);
+    char line[256];
+    cr_assert_not_null(fgets(line, sizeof(line), w->mock.out), "mock-server printed nothing");
+    const char *colon = strrchr(line, ':');
+    cr_assert_not_null(colon, "%s", line);
+    snprintf(w->url, sizeof(w->url), "127.0.0.1:%ld", strtol(colon + 1, NULL, 10));
+    snprintf(w->dir, sizeof(w->dir), "/tmp/ringperf-exports-XXXXXX");
+    cr_assert_not_null(mkdtemp(w->dir));
+}
+
+static void remove_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d == NULL) {
+        remove(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            char child[512];
+            snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+            remove_tree(child);
+        }
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static void world_stop(struct world *w)
+{
+    kill(w->mock.pid, SIGTERM);
+    cr_assert_eq(finish_child(&w->mock, NULL), 0);
+    remove_tree(w->dir);
+}
+
+/* run_profile runs ringperf profile with the words of `flags` (space
+ * separated; a word may not contain spaces) plus --url and --artifact-dir. */
+static int run_profile(struct world *w, const char *flags, char **out_text)
+{
+    char copy[1024];
+    snprintf(copy, sizeof(copy), "%s", flags);
+    char *argv[64] = {RINGPERF_BINARY, "profile", "--url", w->url, "--artifact-dir", w->dir};
+    int argc = 6;
+    for (char *p = copy; *p != '\0' && argc < 62;) {
+        argv[argc++] = p;
+        char *space = strchr(p, ' ');
+        if (space == NULL) {
+            break;
+        }
+        *space = '\0';
+        p = space + 1;
+    }
+    argv[argc] = NULL;
+    struct child c = spawn_child(argv);
+    return finish_child(&c, out_text);
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return NULL;
+    }
+    char *text = read_stream(f);
+    fclose(f);
+    return text;
+}
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* samples collects one metric's per-request values (display units) from the
+ * JSONL; list metrics (inter_chunk_latency) contribute every element. */
+struct samples {
+    double v[SAMPLES_MAX];
+    size_t n;
+};
+
+static void collect(json_t *metrics, const char *tag, struct samples *out)
+{
+    json_t *value = json_object_get(json_object_get(metrics, tag), "value");
+    if (json_is_array(value)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(value, i, x)
+        {
+            cr_assert_lt(out->n, SAMPLES_MAX);
+            out->v[out->n++] = json_number_value(x);
+        }
+    } else if (value != NULL) {
+        cr_assert_lt(out->n, SAMPLES_MAX);
+        out->v[out->n++] = json_number_value(value);
+    }
+}
+
+/* jsonl_samples reads every line of the records file; returns the line count
+ * and counts the lines with an error. */
+static size_t jsonl_samples(const char *text, const char *tag, struct samples *out,
+                            size_t *out_errors)
+{
+    size_t lines = 0;
+    *out_errors = 0;
+    out->n = 0;
+    for (const char *line = text; *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "every record ends with a newline");
+        json_error_t err;
+        json_t *obj = json_loadb(line, (size_t)(end - line), 0, &err);
+        cr_assert_not_null(obj, "line %zu: %s", lines + 1, err.text);
+        *out_errors += !json_is_null(json_object_get(obj, "error"));
+        collect(json_object_get(obj, "metrics"), tag, out);
+        json_decref(obj);
+        lines++;
+        line = end + 1;
+    }
+    return lines;
+}
+
+static void assert_close(double got, double want, double rel, const char *what)
+{
+    cr_assert(fabs(got - want) <= rel * fabs(want) + 1e-9, "%s: %.12g vs %.12g", what, got, want);
+}
+
+/* check_metric recomputes a metric's statistics from the JSONL and compares
+ * them with the JSON summary's. */
+static void check_metric(const char *records, json_t *summary, const char *tag)
+{
+    static struct samples s;
+    size_t errors;
+    jsonl_samples(records, tag, &s, &errors);
+    json_t *m = json_object_get(summary, tag);
+    if (s.n == 0) {
+        cr_assert_null(m, "%s: no samples, no summary entry", tag);
+        return;
+    }
+    cr_assert_not_null(m, "%s is in the JSON summary", tag);
+    struct metrics_stats want;
+    cr_assert_eq(metrics_stats_exact(s.v, s.n, &want), 0);
+    cr_assert_eq(json_integer_value(json_object_get(m, "count")), (json_int_t)s.n, "%s count", tag);
+    const char *keys[] = {"avg", "min", "max", "p1",  "p5",  "p10", "p25",
+                          "p50", "p75", "p90", "p95", "p99", "std", "sum"};
+    const double values[] = {want.avg, want.min, want.max, want.p1,  want.p5,  want.p10, want.p25,
+                             want.p50, want.p75, want.p90, want.p95, want.p99, want.std, want.sum};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s.%s", tag, keys[i]);
+        /* JSONL holds 15 significant digits (exact ms for whole ns): the
+         * summary was computed from the unrounded values. */
+        assert_close(json_number_value(json_object_get(m, keys[i])), values[i], 1e-9, what);
+    }
+}
+
+/* csv_row finds the CSV row whose name is `label` and parses its numbers. */
+static int csv_row(const char *csv, const char *label, double *out, int max)
+{
+    char needle[192];
+    snprintf(needle, sizeof(needle), "\n%s,", label);
+    const char *p = strstr(csv, needle);
+    if (p == NULL) {
+        return -1;
+    }
+    p += strlen(needle);
+    int n = 0;
+    while (n < max) {
+        char *end = NULL;
+        out[n++] = strtod(p, &end);
+        if (*end != ',') {
+            break;
+        }
+        p = end + 1;
+    }
+    return n;
+}
+
+static void check_csv_against_json(const char *csv, json_t *summary)
+{
+    const char *keys[] = {"avg", "min", "max", "p1",  "p5",  "p10", "p25",
+                          "p50", "p75", "p90", "p95", "p99", "std"};
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        const struct metrics_info *info = metrics_info_of(id);
+        json_t *m = json_object_get(summary, info->tag);
+        char label[160];
+        export_metric_label(info, label, sizeof(label));
+        double row[16];
+        int n = csv_row(csv, label, row, 16);
+        cr_assert_eq(n >= 0, m != NULL, "%s: in the CSV iff in the JSON", info->tag);
+        for (int i = 0; m != NULL && i < 13; i++) {
+            double want = json_number_value(json_object_get(m, keys[i]));
+            cr_assert(fabs(row[i] - want) <= 0.0051, "%s %s: csv %.2f json %.6f", info->tag,
+                      keys[i], row[i], want);
+        }
+    }
+    for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+        const struct metrics_info *info = metrics_scalar_info_of(id);
+        json_t *m = json_object_get(summary, info->tag);
+        char label[160];
+        export_metric_label(info, label, sizeof(label));
+        double value = NAN;
+        int n = csv_row(csv, label, &value, 1);
+        cr_assert_eq(n >= 0, m != NULL, "%s: in the CSV iff in the JSON", info->tag);
+        if (m != NULL) {
+            double want = json_number_value(json_object_get(m, "avg"));
+            cr_assert(fabs(value - want) <= 0.0051 + 1e-12 * fabs(want), "%s: %f vs %f", info->tag,
+                      value, want);
+        }
+    }
+}
+
+static void assert_no_secret_in_tree(const char *path)
+{
+    DIR *d = opendir(path);
+    if (d == NULL) {
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f, "%s", path);
+        char *text = read_stream(f);
+        fclose(f);
+        cr_assert_null(strstr(text, "SECRET"), "a secret leaked into %s", path);
+        free(text);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            char child[512];
+            snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+            assert_no_secret_in_tree(child);
+        }
+    }
+    closedir(d);
+}
+
+Test(cli_exports, every_file_agrees_and_no_secret_leaks, .timeout = 120)
+{
+    struct world w;
+    world_start(&w, "20");
+    char *out = NULL;
+    int rc = run_profile(&w,
+                         "--model m --streaming --concurrency 4 --request-count 60 --osl 12 "
+                         "--random-seed 3 --api-key " SECRET_KEY " -H X-Token:" SECRET_HEADER
+                         " --goodput time_to_first_token:1000 --export-level raw",
+                         &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "ringperf | LLM Metrics"), "%s", out);
+    cr_assert_not_null(strstr(out, "ringperf | Error Summary"), "%s", out);
+    cr_assert_not_null(strstr(out, "CSV Export: "), "%s", out);
+    cr_assert_null(strstr(out, "\033["), "no colour when stdout is not a terminal");
+    char *records = slurp(w.dir, "profile_export.jsonl");
+    char *json_text = slurp(w.dir, "profile_export_aiperf.json");
+    char *csv = slurp(w.dir, "profile_export_aiperf.csv");
+    cr_assert_not_null(records);
+    cr_assert_not_null(json_text);
+    cr_assert_not_null(csv);
+    json_error_t err;
+    json_t *summary = json_loads(json_text, 0, &err);
+    cr_assert_not_null(summary, "%s", err.text);
+    static struct samples s;
+    size_t errors = 0;
+    size_t lines = jsonl_samples(records, "request_latency", &s, &errors);
+    cr_assert_eq(lines, 60, "one line per request");
+    double count =
+        json_number_value(json_object_get(json_object_get(summary, "request_count"), "avg"));
+    cr_assert_eq((size_t)count, lines - errors);
+    cr_assert_gt(errors, 0, "the mock's 20%% error rate shows");
+    double error_count =
+        json_number_value(json_object_get(json_object_get(summary, "error_request_count"), "avg"));
+    cr_assert_eq((size_t)error_count, errors);
+    const char *tags[] = {"request_latency",
+                          "time_to_first_token",
+                          "time_to_second_token",
+                          "time_to_first_output_token",
+                          "inter_token_latency",
+                          "inter_chunk_latency",
+                          "output_token_throughput_per_user",
+                          "output_sequence_length",
+                          "input_sequence_length"};
+    for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+        check_metric(records, summary, tags[i]);
+    }
+    double good =
+        json_number_value(json_object_get(json_object_get(summary, "good_request_count"), "avg"));
+    cr_assert_eq(good, count, "every request meets a 1 s TTFT");
+    check_csv_against_json(csv, summary);
+    char *raw = slurp(w.dir, "profile_export_raw.jsonl");
+    cr_assert_not_null(raw);
+    size_t raw_lines = 0;
+    for (const char *p = raw; (p = strchr(p, '\n')) != NULL; p++) {
+        raw_lines++;
+    }
+    cr_assert_eq(raw_lines, 60);
+    cr_assert(exists(w.dir, "logs/aiperf.log"));
+    cr_assert(exists(w.dir, "profile_export_console.txt"));
+    cr_assert(exists(w.dir, "inputs.json"));
+    assert_no_secret_in_tree(w.dir);
+    cr_assert_null(strstr(out, "SECRET"), "no secret on the console");
+    json_decref(summary);
+    free(raw);
+    free(records);
+    free(json_text);
+    free(csv);
+    free(out);
+    world_stop(&w);
+}
+
+Test(cli_exports, summary_level_and_prefix, .timeout = 60)
+{
+    struct world w;
+    world_start(&w, "0");
+    int rc = run_profile(&w,
+                         "--model m --streaming --request-count 5 --export-level summary "
+                         "--profile-export-prefix my_run.json",
+                         NULL);
+    cr_assert_eq(rc, 0);
+    cr_assert(exists(w.dir, "my_run.json"));
+    cr_assert(exists(w.dir, "my_run.csv"));
+    cr_assert(exists(w.dir, "my_run_console.txt"));
+    cr_assert(!exists(w.dir, "my_run.jsonl"), "summary level writes no records");
+    cr_assert(!exists(w.dir, "profile_export.jsonl"));
+    cr_assert(!exists(w.dir, "profile_export_aiperf.json"));
+    world_stop(&w);
+}
+
+Test(cli_exports, non_streaming_has_no_streaming_metrics, .timeout = 60)
+{
+    struct world w;
+    world_start(&w, "0");
+    int rc = run_profile(&w, "--model m --request-count 6", NULL);
+    cr_assert_eq(rc, 0);
+    char *json_text = slurp(w.dir, "profile_export_aiperf.json");
+    json_t *summary = json_loads(json_text, 0, NULL);
+    cr_assert_not_null(summary);
+    cr_assert_not_null(json_object_get(summary, "request_latency"));
+    cr_assert_not_null(json_object_get(summary, "output_sequence_length"));
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        const struct metrics_info *info = metrics_info_of(id);
+        if ((info->flags & METRICS_F_STREAMING) != 0) {
+            cr_assert_null(json_object_get(summary, info->tag), "%s", info->tag);
+        }
+    }
+    char *records = slurp(w.dir, "profile_export.jsonl");
+    check_metric(records, summary, "request_latency");
+    json_decref(summary);
+    free(records);
+    free(json_text);
+    world_stop(&w);
+}
+
+Test(cli_exports, bad_goodput_is_a_usage_error, .timeout = 60)
+{
+    struct world w;
+    world_start(&w, "0");
+    char *out = NULL;
+    int rc = run_profile(&w, "--model m --request-count 2 --goodput no_such_metric:5", &out);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "--goodput: unknown metric tag"), "%s", out);
+    free(out);
+    world_stop(&w);
+}
+
+static int parse(const char *const *args, int n, struct profile_config *cfg, char *err, size_t cap)
+{
+    char *argv[16];
+    for (int i = 0; i < n; i++) {
+        argv[i] = (char *)args[i];
+    }
+    return config_parse_profile(n, argv, cfg, err, cap);
+}
+
+Test(cli_export_flags, export_level_and_goodput_parse)
+{
+    struct profile_config cfg;
+    char err[512];
+    const char *defaults[] = {"--model", "m"};
+    cr_assert_eq(parse(defaults, 2, &cfg, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(cfg.export_level, CONFIG_EXPORT_RECORDS);
+    cr_assert_null(cfg.goodput);
+    config_free(&cfg);
+    const char *raw[] = {"--model", "m",         "--export-level",
+                         "raw",     "--goodput", "time_to_first_token:100 inter_token_latency:3.4"};
+    cr_assert_eq(parse(raw, 6, &cfg, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(cfg.export_level, CONFIG_EXPORT_RAW);
+    cr_assert_str_eq(cfg.goodput, "time_to_first_token:100 inter_token_latency:3.4");
+    config_free(&cfg);
+    const char *alias[] = {"--model", "m", "--profile-export-level=summary"};
+    cr_assert_eq(parse(alias, 3, &cfg, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(cfg.export_level, CONFIG_EXPORT_SUMMARY);
+    config_free(&cfg);
+    const char *bad[] = {"--model", "m", "--export-level", "everything"};
+    cr_assert_neq(parse(bad, 4, &cfg, err, sizeof(err)), 0);
+    cr_assert_not_null(strstr(err, "--export-level"), "%s", err);
+    config_free(&cfg);
+}

@@ -1,0 +1,310 @@
+/*
+ * test_record.c - AIPerf's per-request formulas and --goodput on hand-made
+ * requests: multi-token chunks, reasoning-only chunks, role-only first
+ * chunks (which never become content responses), a single-token response,
+ * non-streaming bodies and failed requests.
+ */
+#include "metrics/metrics.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MS 1000000LL
+
+/* request builds a successful streaming request that started at 1 s. */
+static struct metrics_request request(const int64_t *content_ns, uint32_t count,
+                                      uint32_t first_output, int64_t output, int64_t reasoning,
+                                      int64_t input)
+{
+    return (struct metrics_request){
+        .streaming = true,
+        .start_ns = 1000 * MS,
+        .start_wall_ns = 1700000000LL * 1000 * MS,
+        .content_ns = content_ns,
+        .content_count = count,
+        .first_output_index = first_output,
+        .tokens = {.input = input, .output = output, .reasoning = reasoning},
+        .usage = {METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT},
+    };
+}
+
+static void assert_value(const struct metrics_values *v, enum metrics_id id, double expected)
+{
+    cr_assert(v->has[id], "%s is present", metrics_info_of(id)->tag);
+    cr_assert(fabs(v->value[id] - expected) <= 1e-9 * fabs(expected), "%s: got %.17g, want %.17g",
+              metrics_info_of(id)->tag, v->value[id], expected);
+}
+
+static void assert_absent(const struct metrics_values *v, enum metrics_id id)
+{
+    cr_assert(!v->has[id], "%s is absent", metrics_info_of(id)->tag);
+}
+
+Test(metrics_record, streaming_multi_token_chunks)
+{
+    /* Chunks at +50, +60, +80 ms carrying 10 tokens in all. */
+    const int64_t t[] = {1050 * MS, 1060 * MS, 1080 * MS};
+    struct metrics_request req = request(t, 3, 0, 10, METRICS_ABSENT, 100);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_TTFT, 50 * MS);
+    assert_value(&v, METRICS_TTST, 10 * MS);
+    assert_value(&v, METRICS_TTFO, 50 * MS);
+    assert_value(&v, METRICS_REQUEST_LATENCY, 80 * MS);
+    /* ITL counts tokens, not chunks: (80 - 50) ms / (10 - 1). */
+    assert_value(&v, METRICS_ITL, 30.0 * MS / 9);
+    assert_value(&v, METRICS_OTPS_PER_USER, 1e9 / (30.0 * MS / 9));
+    assert_value(&v, METRICS_PREFILL_TPS_PER_USER, 100 / 0.050);
+    assert_value(&v, METRICS_OSL, 10);
+    assert_value(&v, METRICS_ISL, 100);
+    assert_value(&v, METRICS_OUTPUT_TOKEN_COUNT, 10);
+    assert_absent(&v, METRICS_REASONING_TOKEN_COUNT);
+    assert_absent(&v, METRICS_ERROR_ISL);
+    cr_assert(v.has[METRICS_ICL]);
+    cr_assert_eq(metrics_request_icl_count(&req), 2);
+    cr_assert_eq(metrics_request_icl_ns(&req, 0), 10 * MS);
+    cr_assert_eq(metrics_request_icl_ns(&req, 1), 20 * MS);
+}
+
+Test(metrics_record, reasoning_chunks_count_for_ttft_not_ttfo)
+{
+    /* Two reasoning-only chunks, then output from the third. */
+    const int64_t t[] = {1020 * MS, 1030 * MS, 1070 * MS, 1090 * MS};
+    struct metrics_request req = request(t, 4, 2, 5, 6, 40);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_TTFT, 20 * MS);
+    assert_value(&v, METRICS_TTST, 10 * MS);
+    assert_value(&v, METRICS_TTFO, 70 * MS);
+    assert_value(&v, METRICS_REQUEST_LATENCY, 90 * MS);
+    assert_value(&v, METRICS_OUTPUT_TOKEN_COUNT, 5);
+    assert_value(&v, METRICS_REASONING_TOKEN_COUNT, 6);
+    assert_value(&v, METRICS_OSL, 11); /* OSL includes reasoning */
+    assert_value(&v, METRICS_ITL, 70.0 * MS / 10);
+}
+
+Test(metrics_record, reasoning_only_response_has_no_ttfo)
+{
+    const int64_t t[] = {1010 * MS, 1020 * MS};
+    struct metrics_request req = request(t, 2, 2, METRICS_ABSENT, 4, 7);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_TTFT, 10 * MS);
+    assert_absent(&v, METRICS_TTFO);
+    assert_absent(&v, METRICS_OUTPUT_TOKEN_COUNT);
+    assert_value(&v, METRICS_OSL, 4);
+}
+
+Test(metrics_record, role_only_first_chunk_is_not_content)
+{
+    /* The role-only chunk at +5 ms never reaches content_ns: TTFT is the
+     * first chunk with text, at +30 ms. */
+    const int64_t t[] = {1030 * MS, 1040 * MS};
+    struct metrics_request req = request(t, 2, 0, 2, METRICS_ABSENT, 3);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_TTFT, 30 * MS);
+    assert_value(&v, METRICS_ITL, 10 * MS);
+}
+
+Test(metrics_record, single_token_response)
+{
+    const int64_t t[] = {1025 * MS};
+    struct metrics_request req = request(t, 1, 0, 1, METRICS_ABSENT, 9);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_TTFT, 25 * MS);
+    assert_value(&v, METRICS_REQUEST_LATENCY, 25 * MS);
+    assert_value(&v, METRICS_OSL, 1);
+    assert_absent(&v, METRICS_TTST);
+    assert_absent(&v, METRICS_ITL); /* OSL < 2 */
+    assert_absent(&v, METRICS_OTPS_PER_USER);
+    assert_absent(&v, METRICS_ICL);
+    cr_assert_eq(metrics_request_icl_count(&req), 0);
+}
+
+Test(metrics_record, no_content_response_gives_only_token_metrics)
+{
+    struct metrics_request req = request(NULL, 0, 0, METRICS_ABSENT, METRICS_ABSENT, 12);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_REQUEST_LATENCY);
+    assert_absent(&v, METRICS_TTFT);
+    assert_absent(&v, METRICS_OSL);
+    assert_value(&v, METRICS_ISL, 12);
+}
+
+Test(metrics_record, non_streaming_has_latency_but_no_streaming_metrics)
+{
+    const int64_t t[] = {1200 * MS};
+    struct metrics_request req = request(t, 1, 0, 30, METRICS_ABSENT, 20);
+    req.streaming = false;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_REQUEST_LATENCY, 200 * MS);
+    assert_value(&v, METRICS_OSL, 30);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if ((metrics_info_of(id)->flags & METRICS_F_STREAMING) != 0) {
+            assert_absent(&v, (enum metrics_id)id);
+        }
+    }
+}
+
+Test(metrics_record, zero_output_tokens_are_absent)
+{
+    const int64_t t[] = {1010 * MS, 1020 * MS};
+    struct metrics_request req = request(t, 2, 0, 0, 0, 0);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_OUTPUT_TOKEN_COUNT);
+    assert_absent(&v, METRICS_OSL);
+    assert_absent(&v, METRICS_ITL);
+    assert_value(&v, METRICS_ISL, 0); /* an input count of 0 is a value */
+    assert_value(&v, METRICS_PREFILL_TPS_PER_USER, 0);
+}
+
+Test(metrics_record, failed_request_has_only_error_isl)
+{
+    const int64_t t[] = {1010 * MS, 1020 * MS};
+    struct metrics_request req = request(t, 2, 0, 5, 1, 33);
+    req.failed = true;
+    req.usage.prompt_tokens = 33;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (id != METRICS_ERROR_ISL) {
+            assert_absent(&v, (enum metrics_id)id);
+        }
+    }
+    assert_value(&v, METRICS_ERROR_ISL, 33);
+    cr_assert_eq(metrics_request_icl_count(&req), 0);
+}
+
+Test(metrics_record, usage_fields_when_reported)
+{
+    const int64_t t[] = {1010 * MS};
+    struct metrics_request req = request(t, 1, 0, 3, METRICS_ABSENT, 4);
+    req.usage = (struct metrics_usage){4, 3, 7, METRICS_ABSENT};
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_USAGE_PROMPT_TOKENS, 4);
+    assert_value(&v, METRICS_USAGE_COMPLETION_TOKENS, 3);
+    assert_value(&v, METRICS_USAGE_TOTAL_TOKENS, 7);
+    assert_absent(&v, METRICS_USAGE_REASONING_TOKENS);
+}
+
+Test(metrics_record, info_tables_are_complete)
+{
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        const struct metrics_info *info = metrics_info_of(id);
+        cr_assert_not_null(info->tag, "record metric %d has a tag", id);
+        cr_assert_not_null(info->header);
+        cr_assert_not_null(info->unit);
+        cr_assert_gt(info->display_per_base, 0);
+    }
+    for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+        const struct metrics_info *info = metrics_scalar_info_of(id);
+        cr_assert_not_null(info->tag, "scalar metric %d has a tag", id);
+        cr_assert_eq(info->display_per_base, 1.0);
+    }
+}
+
+Test(metrics_goodput, parses_display_units_into_base_units)
+{
+    struct metrics_goodput g;
+    char err[256];
+    int ret = metrics_goodput_parse(
+        "time_to_first_token:100 inter_token_latency:3.4 output_token_throughput_per_user:600", &g,
+        err, sizeof(err));
+    cr_assert_eq(ret, 0, "%s", err);
+    cr_assert_eq(g.count, 3);
+    cr_assert_eq(g.id[0], METRICS_TTFT);
+    cr_assert_float_eq(g.threshold_base[0], 100e6, 1e-3);
+    cr_assert_eq(g.id[1], METRICS_ITL);
+    cr_assert_float_eq(g.threshold_base[1], 3.4e6, 1e-3);
+    cr_assert_eq(g.id[2], METRICS_OTPS_PER_USER);
+    cr_assert_float_eq(g.threshold_base[2], 600, 1e-9);
+}
+
+Test(metrics_goodput, rejects_bad_input)
+{
+    static const char *const bad[] = {
+        "",
+        "   ",
+        "time_to_first_token",
+        "time_to_first_token:",
+        "time_to_first_token:abc",
+        "time_to_first_token:-1",
+        "time_to_first_token:nan",
+        "time_to_first_token:inf",
+        "time_to_first_token:1e999",
+        "no_such_metric:1",
+        "inter_chunk_latency:1",
+        "error_isl:1",
+        "time_to_first_token:1 time_to_first_token:2",
+        ":5",
+        "time_to_first_token:5x",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct metrics_goodput g = {.count = 99};
+        char err[256] = "";
+        cr_assert_eq(metrics_goodput_parse(bad[i], &g, err, sizeof(err)), -EINVAL, "'%s'", bad[i]);
+        cr_assert_eq(g.count, 99, "output untouched for '%s'", bad[i]);
+        cr_assert(strncmp(err, "--goodput:", 10) == 0, "message for '%s': %s", bad[i], err);
+    }
+}
+
+Test(metrics_goodput, limits_the_number_of_thresholds)
+{
+    char text[2048] = "";
+    size_t len = 0;
+    /* 17 distinct tags do not exist, so repeat is caught first; build the
+     * limit check from the table instead: every single-valued metric once. */
+    int usable = 0;
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        unsigned flags = metrics_info_of(id)->flags;
+        if ((flags & (METRICS_F_LIST | METRICS_F_ERROR_ONLY)) == 0) {
+            len +=
+                (size_t)snprintf(text + len, sizeof(text) - len, "%s:1 ", metrics_info_of(id)->tag);
+            usable++;
+        }
+    }
+    struct metrics_goodput g;
+    char err[256];
+    int ret = metrics_goodput_parse(text, &g, err, sizeof(err));
+    if (usable > METRICS_SLO_MAX) {
+        cr_assert_eq(ret, -EINVAL);
+    } else {
+        cr_assert_eq(ret, 0, "%s", err);
+        cr_assert_eq(g.count, (size_t)usable);
+    }
+}
+
+Test(metrics_goodput, smaller_and_larger_is_better)
+{
+    struct metrics_goodput g;
+    char err[256];
+    cr_assert_eq(metrics_goodput_parse("request_latency:100 output_token_throughput_per_user:50",
+                                       &g, err, sizeof(err)),
+                 0);
+    struct metrics_values v = {0};
+    v.has[METRICS_REQUEST_LATENCY] = true;
+    v.value[METRICS_REQUEST_LATENCY] = 100 * MS; /* equal passes */
+    v.has[METRICS_OTPS_PER_USER] = true;
+    v.value[METRICS_OTPS_PER_USER] = 50;
+    cr_assert(metrics_goodput_is_good(&g, &v));
+    v.value[METRICS_REQUEST_LATENCY] = 100 * MS + 1;
+    cr_assert(!metrics_goodput_is_good(&g, &v));
+    v.value[METRICS_REQUEST_LATENCY] = 10 * MS;
+    v.value[METRICS_OTPS_PER_USER] = 49.9;
+    cr_assert(!metrics_goodput_is_good(&g, &v));
+    v.value[METRICS_OTPS_PER_USER] = 51;
+    cr_assert(metrics_goodput_is_good(&g, &v));
+    v.has[METRICS_OTPS_PER_USER] = false; /* a missing metric fails */
+    cr_assert(!metrics_goodput_is_good(&g, &v));
+    struct metrics_goodput none = {0};
+    cr_assert(metrics_goodput_is_good(&none, &v));
+}

@@ -1,0 +1,191 @@
+/*
+ * test_run.c - a run's aggregates (spec §2.3) and statistics (§2.4) from
+ * hand-made requests, exact and past the exact-sample cap.
+ */
+#include "metrics/metrics.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS 1000000LL
+#define WALL0 (1700000000LL * 1000 * MS)
+
+static struct metrics_run *new_run(bool streaming, const struct metrics_goodput *g,
+                                   size_t exact_max)
+{
+    struct metrics_run_config cfg = {
+        .streaming = streaming, .goodput = g, .exact_samples_max = exact_max};
+    struct metrics_run *run = NULL;
+    cr_assert_eq(metrics_run_new(&cfg, &run), 0);
+    return run;
+}
+
+/* add_request adds a streaming request that starts at `start_ms` (monotonic and
+ * wall offset alike) with content at the given offsets from its start. */
+static void add_request(struct metrics_run *run, int64_t start_ms, const int64_t *offsets_ms,
+                        uint32_t n, int64_t osl, int64_t isl, bool failed)
+{
+    int64_t t[16];
+    for (uint32_t i = 0; i < n; i++) {
+        t[i] = (start_ms + offsets_ms[i]) * MS;
+    }
+    struct metrics_request req = {
+        .failed = failed,
+        .streaming = true,
+        .start_ns = start_ms * MS,
+        .start_wall_ns = WALL0 + start_ms * MS,
+        .content_ns = t,
+        .content_count = n,
+        .first_output_index = 0,
+        .tokens = {.input = isl, .output = osl, .reasoning = METRICS_ABSENT},
+        .usage = {METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT},
+    };
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    metrics_run_add(run, &req, &v);
+}
+
+Test(metrics_run, aggregates_follow_aiperf)
+{
+    struct metrics_goodput g;
+    char err[128];
+    cr_assert_eq(metrics_goodput_parse("time_to_first_token:15", &g, err, sizeof(err)), 0);
+    struct metrics_run *run = new_run(true, &g, 0);
+    const int64_t a[] = {10, 20, 40};
+    const int64_t b[] = {20, 30};
+    add_request(run, 0, a, 3, 5, 100, false);   /* ends at 40 ms */
+    add_request(run, 1000, b, 2, 3, 50, false); /* ends at 1030 ms */
+    add_request(run, 2000, b, 2, 3, 70, true);  /* failed: not in the window */
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(s.exact);
+    cr_assert_eq(s.scalar[METRICS_S_REQUEST_COUNT], 2);
+    cr_assert_eq(s.scalar[METRICS_S_ERROR_REQUEST_COUNT], 1);
+    cr_assert_eq(s.scalar[METRICS_S_TOTAL_OSL], 8);
+    cr_assert_eq(s.scalar[METRICS_S_TOTAL_ISL], 150);
+    cr_assert_eq(s.scalar[METRICS_S_TOTAL_OUTPUT_TOKENS], 8);
+    cr_assert_eq(s.scalar[METRICS_S_TOTAL_ERROR_ISL], 70);
+    cr_assert(!s.scalar_present[METRICS_S_TOTAL_REASONING_TOKENS]);
+    cr_assert_eq(s.scalar[METRICS_S_MIN_REQUEST_TIMESTAMP], (double)WALL0);
+    cr_assert_eq(s.scalar[METRICS_S_MAX_RESPONSE_TIMESTAMP], (double)(WALL0 + 1030 * MS));
+    cr_assert_float_eq(s.scalar[METRICS_S_BENCHMARK_DURATION], 1.03, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_REQUEST_THROUGHPUT], 2 / 1.03, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_OUTPUT_TOKEN_THROUGHPUT], 8 / 1.03, 1e-12);
+    /* Only the first request has TTFT <= 15 ms. */
+    cr_assert_eq(s.scalar[METRICS_S_GOOD_REQUEST_COUNT], 1);
+    cr_assert_float_eq(s.scalar[METRICS_S_GOODPUT], 1 / 1.03, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_GOOD_REQUEST_FRACTION], 1.0 / 3, 1e-12);
+    /* Statistics in display units. */
+    cr_assert(s.record_present[METRICS_TTFT]);
+    cr_assert_float_eq(s.record[METRICS_TTFT].avg, 15.0, 1e-9);
+    cr_assert_float_eq(s.record[METRICS_TTFT].min, 10.0, 1e-9);
+    cr_assert_eq(s.record[METRICS_TTFT].count, 2);
+    cr_assert_float_eq(s.record[METRICS_REQUEST_LATENCY].max, 40.0, 1e-9);
+    /* ICL pools every gap: 10, 20 and 10 ms. */
+    cr_assert_eq(s.record[METRICS_ICL].count, 3);
+    cr_assert_float_eq(s.record[METRICS_ICL].sum, 40.0, 1e-9);
+    cr_assert_float_eq(s.record[METRICS_ICL].p50, 10.0, 1e-9);
+    cr_assert_eq(s.record[METRICS_ERROR_ISL].count, 1);
+    cr_assert(!s.record_present[METRICS_REASONING_TOKEN_COUNT]);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, empty_run_reports_nothing)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        cr_assert(!s.record_present[id]);
+    }
+    for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+        cr_assert(!s.scalar_present[id], "%s absent", metrics_scalar_info_of(id)->tag);
+    }
+    metrics_run_free(run);
+}
+
+Test(metrics_run, all_failed_reports_errors_only)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    const int64_t a[] = {10};
+    add_request(run, 0, a, 1, 5, 100, true);
+    add_request(run, 10, a, 1, 5, METRICS_ABSENT, true);
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(!s.scalar_present[METRICS_S_REQUEST_COUNT]);
+    cr_assert(!s.scalar_present[METRICS_S_BENCHMARK_DURATION]);
+    cr_assert(!s.scalar_present[METRICS_S_REQUEST_THROUGHPUT]);
+    cr_assert(!s.scalar_present[METRICS_S_GOODPUT], "goodput only when --goodput is given");
+    cr_assert_eq(s.scalar[METRICS_S_ERROR_REQUEST_COUNT], 2);
+    cr_assert_eq(s.record[METRICS_ERROR_ISL].count, 1);
+    metrics_run_free(run);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double numpy_percentile(const double *sorted, size_t n, double q)
+{
+    double idx = q / 100.0 * (double)(n - 1);
+    size_t lo = (size_t)floor(idx);
+    size_t hi = lo + 1 < n ? lo + 1 : n - 1;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (idx - (double)lo);
+}
+
+Test(metrics_run, past_the_exact_cap_histograms_stay_within_a_tenth_of_a_percent)
+{
+    enum { N = 5000 };
+    struct metrics_run *run = new_run(false, NULL, 100);
+    static double latencies_ms[N];
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t latency_ns = 1000000 + (int64_t)(x % 4000000000ULL);
+        int64_t t = i * 10 * MS + latency_ns;
+        struct metrics_request req = {
+            .start_ns = i * 10 * MS,
+            .start_wall_ns = WALL0 + i * 10 * MS,
+            .content_ns = &t,
+            .content_count = 1,
+            .tokens = {METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT},
+            .usage = {METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT},
+        };
+        struct metrics_values v;
+        metrics_request_compute(&req, &v);
+        metrics_run_add(run, &req, &v);
+        latencies_ms[i] = (double)latency_ns / 1e6;
+    }
+    struct metrics_summary s;
+    metrics_run_summarize(run, &s);
+    cr_assert(!s.exact);
+    qsort(latencies_ms, N, sizeof(double), cmp_double);
+    const struct metrics_stats *st = &s.record[METRICS_REQUEST_LATENCY];
+    const double q[] = {1, 5, 10, 25, 50, 75, 90, 95, 99};
+    const double got[] = {st->p1,  st->p5,  st->p10, st->p25, st->p50,
+                          st->p75, st->p90, st->p95, st->p99};
+    for (size_t i = 0; i < 9; i++) {
+        double want = numpy_percentile(latencies_ms, N, q[i]);
+        cr_assert(fabs(got[i] - want) <= want * 1e-3, "p%g: %.6f vs %.6f", q[i], got[i], want);
+    }
+    cr_assert_eq(st->count, N);
+    cr_assert_float_eq(st->min, latencies_ms[0], 1e-9);
+    cr_assert_float_eq(st->max, latencies_ms[N - 1], 1e-9);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, rejects_bad_config)
+{
+    struct metrics_run *run = NULL;
+    struct metrics_run_config cfg = {.significant_figures = 9};
+    cr_assert_eq(metrics_run_new(&cfg, &run), -EINVAL);
+    cr_assert_null(run);
+    metrics_run_free(NULL);
+}
