@@ -4,12 +4,12 @@
  * Two halves with different rules:
  *   - Building request payloads and parsing --extra-inputs happen before the
  *     run, allocate freely (jansson) and return malloc'd strings.
- *   - Parsing responses is on the hot path: endpoint_parse_chunk() allocates
- *     nothing (jsmn with a fixed token array on the stack) and returns views
- *     into the caller's buffer.
+ *   - Parsing responses is on the hot path: endpoint_parse_event() allocates
+ *     nothing (jsmn with a fixed token array on the stack, or a scratch
+ *     allocated before the run) and returns views into the caller's buffer.
  *
- * Behaviour follows AIPerf's openai_chat.py / openai_completions.py and
- * sse_utils.py (see /work/shared/spec/aiperf-reference.md §1.2 and §2.1).
+ * Behaviour follows AIPerf's the src/aiperf/endpoints/ modules and sse_utils.py (see
+ * /work/shared/spec/aiperf-reference.md §1.1, §1.2 and §2.1).
  */
 #ifndef RINGPERF_ENDPOINT_H
 #define RINGPERF_ENDPOINT_H
@@ -18,36 +18,121 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* endpoint_type is an AIPerf --endpoint-type this module supports. */
+/* endpoint_type is an AIPerf --endpoint-type this module supports. The order
+ * follows config's enum (chat ... huggingface_generate, then raw); map a
+ * config value by name: endpoint_type_parse(config_endpoint_type_name(v)). */
 enum endpoint_type {
-    ENDPOINT_CHAT,        /* "chat": /v1/chat/completions */
-    ENDPOINT_COMPLETIONS, /* "completions": /v1/completions */
+    ENDPOINT_CHAT,                 /* "chat": /v1/chat/completions */
+    ENDPOINT_COMPLETIONS,          /* "completions": /v1/completions */
+    ENDPOINT_RESPONSES,            /* "responses": /v1/responses (OpenAI Responses API) */
+    ENDPOINT_MESSAGES,             /* "messages": /v1/messages (Anthropic) */
+    ENDPOINT_EMBEDDINGS,           /* "embeddings": /v1/embeddings */
+    ENDPOINT_CHAT_EMBEDDINGS,      /* "chat_embeddings": /v1/embeddings, chat-shaped body */
+    ENDPOINT_NIM_EMBEDDINGS,       /* "nim_embeddings": /v1/embeddings */
+    ENDPOINT_NIM_RANKINGS,         /* "nim_rankings" (old name "rankings"): /v1/ranking */
+    ENDPOINT_COHERE_RANKINGS,      /* "cohere_rankings": /v2/rerank */
+    ENDPOINT_HF_TEI_RANKINGS,      /* "hf_tei_rankings": /rerank */
+    ENDPOINT_HUGGINGFACE_GENERATE, /* "huggingface_generate": /generate, /generate_stream */
+    ENDPOINT_RAW,                  /* "raw": no path; payload verbatim; response auto-detected */
+    ENDPOINT_TYPE_COUNT
 };
 
 /* endpoint_type_name returns the static AIPerf name of `t` ("chat",
- * "completions"), or "unknown" for a value outside the enum. */
+ * "completions", ...), or "unknown" for a value outside the enum. */
 const char *endpoint_type_name(enum endpoint_type t);
 
 /* endpoint_type_path returns the static default URL path of `t`
- * ("/v1/chat/completions", "/v1/completions"), or "" for an unknown value. */
+ * ("/v1/chat/completions", ...; "/generate" for huggingface_generate), or ""
+ * for raw and for an unknown value. */
 const char *endpoint_type_path(enum endpoint_type t);
 
-/* endpoint_type_parse sets *out from an AIPerf --endpoint-type name. Returns
- * 0, or -EINVAL (leaving *out alone) for a name this module does not support. */
+/* endpoint_type_stream_path returns the static URL path of `t` when
+ * streaming: "/generate_stream" for huggingface_generate, otherwise the same
+ * as endpoint_type_path(). */
+const char *endpoint_type_stream_path(enum endpoint_type t);
+
+/* endpoint_type_parse sets *out from an AIPerf --endpoint-type name
+ * (including the old name "rankings" for nim_rankings). Returns 0, or
+ * -EINVAL (leaving *out alone) for a name this module does not support. */
 int endpoint_type_parse(const char *name, enum endpoint_type *out);
+
+/* endpoint_type_streams reports whether `t` can stream (SSE). AIPerf turns
+ * --streaming off silently for the others (embeddings, rankings). */
+bool endpoint_type_streams(enum endpoint_type t);
+
+/* endpoint_type_produces_tokens reports whether `t` generates output text
+ * (token metrics apply). False for embeddings and rankings. */
+bool endpoint_type_produces_tokens(enum endpoint_type t);
+
+/* endpoint_type_stream_end_required reports whether AIPerf fails a stream of
+ * `t` that ends without "[DONE]" or a finish_reason (chat and completions).
+ * Every streaming type reports its own end marker through
+ * endpoint_chunk.has_finish_reason, so a caller may check it for all. */
+bool endpoint_type_stream_end_required(enum endpoint_type t);
+
+/* ENDPOINT_ANTHROPIC_VERSION is the anthropic-version header value sent with
+ * `messages` requests. */
+#define ENDPOINT_ANTHROPIC_VERSION "2023-06-01"
+/* ENDPOINT_AUTH_HEADERS_MAX bounds what endpoint_auth_headers() returns. */
+#define ENDPOINT_AUTH_HEADERS_MAX 2
+
+/* endpoint_header is one request header; both strings are borrowed. */
+struct endpoint_header {
+    const char *name;
+    const char *value;
+};
+
+/* endpoint_auth_headers fills out[] with the headers `t` sends for
+ * authentication and sets *out_count (0..ENDPOINT_AUTH_HEADERS_MAX):
+ *   messages: "x-api-key: KEY" (only with a key) and always
+ *             "anthropic-version: " ENDPOINT_ANTHROPIC_VERSION;
+ *   others:   "Authorization: Bearer KEY" (only with a key).
+ * `api_key` may be NULL (no key). Names and the anthropic-version value are
+ * static; an x-api-key value borrows api_key; a Bearer value is written into
+ * buf (cap bytes, NUL-terminated), which must outlive the headers' use. The
+ * caller sends these before its own -H headers, which override them.
+ * Returns 0, or -ENOSPC when buf is smaller than strlen(api_key) + 8. */
+int endpoint_auth_headers(enum endpoint_type t, const char *api_key, char *buf, size_t cap,
+                          struct endpoint_header out[ENDPOINT_AUTH_HEADERS_MAX], size_t *out_count);
 
 /* ---- Request payloads (before the run; allocates) ---------------------- */
 
+/* ENDPOINT_MESSAGES_MAX_TOKENS_DEFAULT is the "max_tokens" a `messages`
+ * body carries when the spec gives none (the API requires the field; AIPerf
+ * [main] sends 1024). */
+#define ENDPOINT_MESSAGES_MAX_TOKENS_DEFAULT 1024
+
 /* endpoint_payload_spec describes one request body. All strings are
- * borrowed for the duration of endpoint_payload_build() and must be UTF-8. */
+ * borrowed for the duration of endpoint_payload_build() and must be UTF-8.
+ * Fields after extra_inputs_json were added later: zero values keep the
+ * earlier behaviour, so old initialisers still build the same bodies. */
 struct endpoint_payload_spec {
     enum endpoint_type type;
-    const char *model;             /* required */
-    const char *prompt;            /* required: the user message / prompt text */
-    uint64_t max_tokens;           /* 0: omit the field */
+    const char *model;             /* required except hf_tei_rankings, huggingface_generate, raw */
+    const char *prompt;            /* the user message / prompt text (see texts) */
+    uint64_t max_tokens;           /* 0: omit the field (messages: send the default) */
     bool streaming;                /* the "stream" value */
     bool use_legacy_max_tokens;    /* chat: send "max_tokens", not "max_completion_tokens" */
     const char *extra_inputs_json; /* NULL, or a JSON object merged after the base fields */
+    /* The shared system prompt: chat and chat_embeddings put it in a leading
+     * {"role":"system"} message, responses in "instructions", messages in
+     * "system"; other types ignore it. NULL or "": none. */
+    const char *system_prompt;
+    /* embeddings, nim_embeddings: the "input" list; huggingface_generate: the
+     * texts joined with one space into "inputs". Empty strings are skipped,
+     * as AIPerf does. NULL with text_count 0: the prompt is the one text. */
+    const char *const *texts;
+    size_t text_count;
+    /* Rankings: the query (required) and the passages to rank (may be 0). */
+    const char *query;
+    const char *const *passages;
+    size_t passage_count;
+    /* responses: ask for stream_options.include_usage when streaming (AIPerf
+     * adds it there only with --use-server-token-count). */
+    bool use_server_token_count;
+    /* Any type: when not NULL this body is returned verbatim (a copy) and
+     * every other field is ignored. Required for raw. */
+    const char *raw_payload;
 };
 
 /* endpoint_payload_build returns the request body for `spec` as compact JSON
@@ -56,19 +141,45 @@ struct endpoint_payload_spec {
  * Key order follows AIPerf: base fields first, then the keys of
  * extra_inputs_json merged shallowly (an existing key keeps its place and
  * takes the new value, including "model" and "stream"; new keys are appended),
- * then "stream_options" when the merged "stream" is truthy:
- *   chat:        {"messages":[{"role":"user","content":P}],"model":M,"stream":S,
- *                 "max_completion_tokens":N}   ("max_tokens" when legacy)
+ * then "stream_options" where noted. With S = streaming, N = max_tokens,
+ * P = prompt, Y = system_prompt, T = texts:
+ *   chat:        {"messages":[{"role":"system","content":Y}?,{"role":"user","content":P}],
+ *                 "model":M,"stream":S,"max_completion_tokens":N}  ("max_tokens" when legacy)
+ *   chat_embeddings: as chat, but "stream" is always false
  *   completions: {"prompt":P,"model":M,"stream":S,"max_tokens":N}
- * stream_options: absent or null -> {"include_usage":true}; an object without
- * include_usage gets "include_usage":true appended; anything else is kept.
- * Real numbers are printed with the fewest digits that read back exactly.
+ *   responses:   {"input":[{"role":"user","content":P,"type":"message"}],"model":M,
+ *                 "stream":S,"instructions":Y,"max_output_tokens":N}
+ *   messages:    {"messages":[{"role":"user","content":P}],"model":M,"max_tokens":N or 1024,
+ *                 "stream":true (only when S),"system":Y}
+ *   embeddings, nim_embeddings: {"model":M,"input":[T...]}  (never max_tokens)
+ *   nim_rankings:    {"model":M,"query":{"text":Q},"passages":[{"text":p},...]}
+ *   cohere_rankings: {"model":M,"query":Q,"documents":[p,...]}
+ *   hf_tei_rankings: {"query":Q,"texts":[p,...]}
+ *   huggingface_generate: {"inputs":"T joined by ' '","parameters":{"max_new_tokens":N}}
+ *                 -- here the extra inputs merge into "parameters", as AIPerf does
+ *   raw / raw_payload: the raw_payload bytes, unchanged.
+ * Optional members (Y, N) are left out when unset. stream_options: chat and
+ * completions whenever the merged "stream" is truthy, responses only when
+ * streaming && use_server_token_count; absent or null -> {"include_usage":true};
+ * an object without include_usage gets "include_usage":true appended; anything
+ * else is kept. Real numbers are printed with the fewest digits that read
+ * back exactly.
  *
  * On error returns NULL and writes a one-line message into errbuf (errcap
- * bytes, may be NULL/0): missing model or prompt, text that is not UTF-8,
- * extra_inputs_json that is not a JSON object, max_tokens too large, or out
- * of memory. */
+ * bytes, may be NULL/0): a missing model, prompt or query, text that is not
+ * UTF-8, extra_inputs_json that is not a JSON object, max_tokens too large,
+ * raw without raw_payload, or out of memory. */
 char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap);
+
+/* endpoint_extra_inputs_take_string removes member `key` from the JSON
+ * object text `extra_json` when its value is a string, for extra inputs that
+ * configure ringperf rather than the request (raw's "response_field").
+ * On success *out_value is the string (malloc'd, or NULL when the key is
+ * absent or not a string) and *out_rest is the object without it (malloc'd,
+ * compact). Returns 0, -EINVAL (extra_json is not a JSON object) or -ENOMEM;
+ * nothing is written on error. */
+int endpoint_extra_inputs_take_string(const char *extra_json, const char *key, char **out_value,
+                                      char **out_rest);
 
 /* endpoint_extra_inputs_parse turns AIPerf --extra-inputs values into one JSON
  * object (compact, malloc'd into *out_json; the caller frees it; "{}" for
@@ -87,9 +198,10 @@ int endpoint_extra_inputs_parse(const char *const *items, size_t n, char **out_j
 
 /* ---- Response parsing (hot path; never allocates) ---------------------- */
 
-/* ENDPOINT_JSON_TOKENS_MAX bounds the JSON tokens of one payload (objects,
- * arrays, keys, strings and scalars each count as one). A streaming chunk
- * uses ~40; a non-streaming body with long logprobs can exceed it. */
+/* ENDPOINT_JSON_TOKENS_MAX bounds the JSON tokens of one payload parsed
+ * without a scratch (objects, arrays, keys, strings and scalars each count as
+ * one). A streaming chunk uses ~40; a non-streaming body with long logprobs
+ * or an embeddings body exceeds it: give those an endpoint_scratch. */
 #define ENDPOINT_JSON_TOKENS_MAX 1024
 /* ENDPOINT_JSON_DEPTH_MAX bounds object/array nesting. */
 #define ENDPOINT_JSON_DEPTH_MAX 64
@@ -97,16 +209,18 @@ int endpoint_extra_inputs_parse(const char *const *items, size_t n, char **out_j
 #define ENDPOINT_JSON_BYTES_MAX ((size_t)1 << 30)
 /* ENDPOINT_TOOL_TEXT_MAX bounds the tool-call text pieces reported per chunk. */
 #define ENDPOINT_TOOL_TEXT_MAX 8
+/* ENDPOINT_TEXTS_MAX bounds the text pieces of one payload in endpoint_chunk.texts. */
+#define ENDPOINT_TEXTS_MAX 32
 
-/* endpoint_parse_status is the result of endpoint_parse_chunk(). */
+/* endpoint_parse_status is the result of endpoint_parse_event(). */
 enum endpoint_parse_status {
     ENDPOINT_PARSE_OK = 0,              /* a response object of this endpoint; *out filled */
     ENDPOINT_PARSE_DONE,                /* the "[DONE]" stream terminator (not content) */
     ENDPOINT_PARSE_IGNORED,             /* a JSON object of another kind; only usage may be set */
     ENDPOINT_PARSE_ERROR,               /* the server reported an error; error fields set */
     ENDPOINT_PARSE_ERR_MALFORMED,       /* not JSON, truncated, or nested too deep */
-    ENDPOINT_PARSE_ERR_NOT_OBJECT,      /* valid JSON, but not an object */
-    ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS, /* more than ENDPOINT_JSON_TOKENS_MAX tokens */
+    ENDPOINT_PARSE_ERR_NOT_OBJECT,      /* valid JSON, but not an object this type reads */
+    ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS, /* more JSON tokens than the token space holds */
     ENDPOINT_PARSE_ERR_TOO_LARGE,       /* more than ENDPOINT_JSON_BYTES_MAX bytes */
 };
 
@@ -121,35 +235,74 @@ struct endpoint_str {
     size_t len;
 };
 
-/* endpoint_chunk is what endpoint_parse_chunk() extracts from one payload.
+/* endpoint_text_kind says what a piece of generated text is. AIPerf counts
+ * CONTENT and TOOL as output tokens and REASONING as reasoning tokens. */
+enum endpoint_text_kind {
+    ENDPOINT_TEXT_CONTENT = 0,
+    ENDPOINT_TEXT_REASONING,
+    ENDPOINT_TEXT_TOOL,
+};
+
+/* endpoint_text is one piece of generated text. `text` is JSON-escaped
+ * (decode with endpoint_json_unescape()) unless `literal` is set, in which
+ * case its bytes are the text itself: a raw non-JSON body, or the JSON of an
+ * Anthropic tool_use "input" object. */
+struct endpoint_text {
+    struct endpoint_str text;
+    enum endpoint_text_kind kind;
+    bool literal;
+};
+
+/* endpoint_chunk is what endpoint_parse_event() extracts from one payload.
  * Views point into the parsed buffer and live as long as it does. Absent
  * fields are empty views, false flags and zero counts. */
 struct endpoint_chunk {
-    struct endpoint_str object; /* the "object" value, e.g. chat.completion.chunk */
-    /* choices[0]: chat delta (streaming) or message (non-streaming) content,
-     * or completions text. */
+    /* The "object" value; for responses and messages events the "type" value,
+     * or, without one, the event_type given (then the view points there). */
+    struct endpoint_str object;
+    /* texts[] is every piece of generated text in order, for every type; new
+     * code reads only this. Empty pieces are never listed. */
+    struct endpoint_text texts[ENDPOINT_TEXTS_MAX];
+    size_t text_count;
+    bool texts_truncated; /* more than ENDPOINT_TEXTS_MAX pieces */
+    /* The older per-kind views, kept for the chat/completions callers: the
+     * first escaped CONTENT piece, the first escaped REASONING piece, and up
+     * to ENDPOINT_TOOL_TEXT_MAX escaped TOOL pieces (chat: the delta/message
+     * content, reasoning_content or reasoning, tool_calls[].function name and
+     * arguments; tool calls are not reported when reasoning is present, as
+     * AIPerf gives reasoning priority). */
     struct endpoint_str content;
-    /* chat reasoning_content, or reasoning when that is empty or absent. */
     struct endpoint_str reasoning;
-    /* chat tool_calls[].function name and arguments pieces, in order; not
-     * reported when reasoning is present (AIPerf gives reasoning priority). */
     struct endpoint_str tool_text[ENDPOINT_TOOL_TEXT_MAX];
     size_t tool_text_count;
     bool tool_text_truncated; /* more than ENDPOINT_TOOL_TEXT_MAX pieces */
-    /* true when the chunk counts as a content response for TTFT/ITL (AIPerf's
-     * content_responses): non-empty content, reasoning or tool text. Role-only
-     * first chunks, usage-only chunks and [DONE] are not content. */
+    /* Non-token endpoints: embedding vectors and ranking results found. */
+    size_t embedding_count;
+    size_t ranking_count;
+    /* true when the payload counts as a content response for TTFT/ITL and
+     * for a record being valid (AIPerf's content_responses): it carries text,
+     * embeddings or rankings, or it is a responses output_text.done whose
+     * text was already streamed (kept for timing, its text dropped). Role-only
+     * chunks, usage-only chunks, structural events and [DONE] are not. */
     bool is_content;
-    /* choices[0].finish_reason is present and not null; the view is set when
-     * it is a string. */
+    /* The stream's end marker was seen: chat/completions choices[0]
+     * finish_reason not null; responses response.completed or
+     * response.incomplete; messages message_delta with a stop_reason, or
+     * message_stop; huggingface_generate an event whose generated_text is a
+     * string. finish_reason is the reason when there is a string one
+     * (finish_reason, response status or incomplete_details.reason,
+     * stop_reason, details.finish_reason). */
     bool has_finish_reason;
     struct endpoint_str finish_reason;
-    /* usage, from any chunk kind, when it is a non-empty object. Counts are
-     * read when they are non-negative integers. */
+    /* usage, when it is a non-empty object: top-level "usage" of any type,
+     * responses response.usage, messages message.usage. Counts are read when
+     * they are non-negative integers: prompt_tokens or input_tokens;
+     * completion_tokens or output_tokens; completion_tokens_details or
+     * output_tokens_details .reasoning_tokens. */
     bool has_usage;
     bool has_prompt_tokens;
     bool has_completion_tokens;
-    bool has_reasoning_tokens; /* usage.completion_tokens_details.reasoning_tokens */
+    bool has_reasoning_tokens;
     uint64_t prompt_tokens;
     uint64_t completion_tokens;
     uint64_t reasoning_tokens;
@@ -164,21 +317,114 @@ struct endpoint_chunk {
     bool error_message_is_json;
 };
 
-/* endpoint_parse_chunk parses one SSE data payload or one whole
- * non-streaming response body (`len` bytes at `json`, borrowed; need not be
- * NUL-terminated) for endpoint type `t`, and fills *out (always reset first).
+/* ---- Run-wide reader and per-request state ------------------------------ */
+
+/* ENDPOINT_FIELD_STEPS_MAX and ENDPOINT_FIELD_NAME_MAX bound a compiled
+ * response_field path (steps, and bytes of one member name). */
+#define ENDPOINT_FIELD_STEPS_MAX 16
+#define ENDPOINT_FIELD_NAME_MAX 64
+
+/* endpoint_field_step is one step of a response_field path: a member name,
+ * or an array index (negative counts from the end). */
+struct endpoint_field_step {
+    bool is_index;
+    uint8_t name_len;
+    int32_t index;
+    char name[ENDPOINT_FIELD_NAME_MAX];
+};
+
+/* endpoint_reader is the run-wide, read-only description of how responses
+ * are read: the endpoint type and raw's compiled response_field. Set it up
+ * once with endpoint_reader_init(); share it between threads. */
+struct endpoint_reader {
+    enum endpoint_type type;
+    size_t field_step_count; /* 0: no response_field */
+    struct endpoint_field_step field[ENDPOINT_FIELD_STEPS_MAX];
+};
+
+/* endpoint_reader_init sets up *r for type `t` with an optional
+ * response_field (--extra-inputs response_field:<path>, used by raw; NULL or
+ * "" for none). The supported JMESPath subset is member names and indexes:
+ * `name(.name | [N] | [-N])*`, e.g. "choices[0].message.content",
+ * "data[-1].embedding"; names are [A-Za-z_][A-Za-z0-9_]* or "double quoted"
+ * (no escapes). Returns 0, or -EINVAL with a message in errbuf for a path
+ * outside that subset or its limits; *r is then still a valid reader without
+ * a path (AIPerf logs the error and falls back to auto-detection). */
+int endpoint_reader_init(struct endpoint_reader *r, enum endpoint_type t,
+                         const char *response_field, char *errbuf, size_t errcap);
+
+/* endpoint_scratch is token space for parsing bodies bigger than the stack
+ * array allows (embeddings easily have 10^5 numbers). Opaque; one per
+ * thread. */
+struct endpoint_scratch;
+
+/* endpoint_scratch_new allocates room for `tokens_max` JSON tokens (about 20
+ * bytes each; bytes/2 + 1 tokens always suffice for a body of `bytes`). Call
+ * before the run. Returns NULL when out of memory or tokens_max is 0 or over
+ * INT32_MAX. Free with endpoint_scratch_free() (NULL is a no-op). */
+struct endpoint_scratch *endpoint_scratch_new(size_t tokens_max);
+void endpoint_scratch_free(struct endpoint_scratch *s);
+
+/* ENDPOINT_STREAM_PARTS_MAX bounds the responses output parts remembered per
+ * request for output_text.done de-duplication. */
+#define ENDPOINT_STREAM_PARTS_MAX 16
+
+/* endpoint_parse_state is one request's parsing state, caller-allocated (e.g.
+ * in the connection). `scratch` is borrowed and set by the caller (NULL: the
+ * stack's ENDPOINT_JSON_TOKENS_MAX tokens); call endpoint_parse_state_reset()
+ * before each response, which keeps scratch. The rest is private: the
+ * responses (output_index, content_index) parts that streamed deltas, so that
+ * their output_text.done is not counted twice. */
+struct endpoint_parse_state {
+    struct endpoint_scratch *scratch;
+    uint32_t part_count;
+    bool part_overflow;
+    int64_t part_output_index[ENDPOINT_STREAM_PARTS_MAX];
+    int64_t part_content_index[ENDPOINT_STREAM_PARTS_MAX];
+};
+
+/* endpoint_parse_state_reset clears the per-response fields of *s. */
+void endpoint_parse_state_reset(struct endpoint_parse_state *s);
+
+/* endpoint_parse_event parses one SSE event's data, or one whole
+ * non-streaming body (`len` bytes at `data`, borrowed; need not be
+ * NUL-terminated), and fills *out (always reset first).
+ *   - reader: required. state: may be NULL (no de-duplication, stack tokens).
+ *   - event_type/event_type_len: the SSE "event:" name, or NULL/0. Responses
+ *     and messages events are recognised by their JSON "type"; the event name
+ *     is used only when "type" is absent.
  *   - "[DONE]" (surrounding whitespace allowed) -> ENDPOINT_PARSE_DONE.
- *   - An object with a truthy "error" member -> ENDPOINT_PARSE_ERROR.
- *   - chat: object "chat.completion.chunk" reads choices[0].delta,
- *     "chat.completion" reads choices[0].message; completions: object
- *     "text_completion" or "completion" reads choices[0].text
- *     -> ENDPOINT_PARSE_OK (also with no or empty choices).
- *   - Any other object (including one without "object") ->
- *     ENDPOINT_PARSE_IGNORED; usage is still read, as AIPerf does.
+ *   - An object with a truthy "error" member, a responses "response.failed"
+ *     or "error" event -> ENDPOINT_PARSE_ERROR.
+ *   - A payload of the type's own shape -> ENDPOINT_PARSE_OK (also when it
+ *     carries nothing): chat chat.completion(.chunk); completions
+ *     text_completion/completion; responses any event with a "type", or
+ *     object "response"; messages any event with a "type" (non-streaming:
+ *     type "message"); embeddings data[] of object "embedding"; rankings
+ *     "rankings" / "results" / a top-level array (hf_tei); TGI an object with
+ *     "token" or "generated_text", or an array of them; raw anything.
+ *   - Any other object -> ENDPOINT_PARSE_IGNORED; top-level usage is still read.
+ *   - raw only: a body that is not JSON is one literal CONTENT piece (AIPerf
+ *     takes a non-JSON body as text).
+ * What is read as text: responses output_text.delta / reasoning_text.delta /
+ * function_call_arguments.delta / output_text.done (fallback) and the
+ * non-streaming output[] walk; messages content_block_delta text_delta /
+ * thinking_delta / input_json_delta and content[] text / thinking / tool_use;
+ * TGI token.text (streaming) or generated_text; raw response_field, then
+ * embeddings -> rankings -> text auto-detection.
  * The JSON is fully validated (strict RFC 8259 syntax, no control bytes in
  * strings); malformed input returns an error status, never crashes. Member
  * names are compared in their raw (escaped) form; for a repeated name the
  * last one wins. Allocates nothing; uses about 20 KiB of stack. */
+enum endpoint_parse_status endpoint_parse_event(const struct endpoint_reader *reader,
+                                                struct endpoint_parse_state *state,
+                                                const char *event_type, size_t event_type_len,
+                                                const char *data, size_t len,
+                                                struct endpoint_chunk *out);
+
+/* endpoint_parse_chunk is endpoint_parse_event() for type `t` with no
+ * response_field, no state and no event name: the original entry point of
+ * the chat/completions engine, unchanged for those types. */
 enum endpoint_parse_status endpoint_parse_chunk(enum endpoint_type t, const char *json, size_t len,
                                                 struct endpoint_chunk *out);
 

@@ -228,3 +228,36 @@ free_root:
     json_decref(root);
     return rc;
 }
+
+int endpoint_extra_inputs_take_string(const char *extra_json, const char *key, char **out_value,
+                                      char **out_rest)
+{
+    json_error_t jerr;
+    char *value = NULL;
+    int rc = -ENOMEM;
+    json_t *root = extra_json ? json_loads(extra_json, 0, &jerr) : NULL;
+    if (!root || !json_is_object(root)) {
+        json_decref(root);
+        return -EINVAL;
+    }
+    json_t *v = json_object_get(root, key);
+    if (json_is_string(v)) {
+        value = strdup(json_string_value(v));
+        if (!value || json_object_del(root, key) < 0) {
+            goto free_value;
+        }
+    }
+    char *rest = endpoint__dump(root);
+    if (!rest) {
+        goto free_value;
+    }
+    *out_value = value;
+    *out_rest = rest;
+    json_decref(root);
+    return 0;
+
+free_value:
+    free(value);
+    json_decref(root);
+    return rc;
+}

@@ -1,6 +1,7 @@
 /*
- * payload.c - request bodies and --extra-inputs, built with jansson before the
- * run. jansson keeps object insertion order and replaces an existing key's
+ * payload.c - request bodies: the shared steps (extra inputs, stream_options,
+ * serialising), built with jansson before the run; the per-type base fields
+ * are in payload_types.c. jansson keeps object insertion order and replaces an existing key's
  * value in place, which is exactly Python's dict.update() order that AIPerf's
  * payloads (and so their byte layout) follow.
  */
@@ -26,41 +27,6 @@ void endpoint__err(char *errbuf, size_t errcap, const char *fmt, ...)
     va_end(ap);
 }
 
-const char *endpoint_type_name(enum endpoint_type t)
-{
-    switch (t) {
-    case ENDPOINT_CHAT:
-        return "chat";
-    case ENDPOINT_COMPLETIONS:
-        return "completions";
-    }
-    return "unknown";
-}
-
-const char *endpoint_type_path(enum endpoint_type t)
-{
-    switch (t) {
-    case ENDPOINT_CHAT:
-        return "/v1/chat/completions";
-    case ENDPOINT_COMPLETIONS:
-        return "/v1/completions";
-    }
-    return "";
-}
-
-int endpoint_type_parse(const char *name, enum endpoint_type *out)
-{
-    if (name && strcmp(name, "chat") == 0) {
-        *out = ENDPOINT_CHAT;
-        return 0;
-    }
-    if (name && strcmp(name, "completions") == 0) {
-        *out = ENDPOINT_COMPLETIONS;
-        return 0;
-    }
-    return -EINVAL;
-}
-
 /* Python truthiness of a JSON value. */
 static bool payload__truthy(const json_t *v)
 {
@@ -82,16 +48,14 @@ static bool payload__truthy(const json_t *v)
     }
 }
 
-/* AIPerf _ensure_include_usage: stream_options.include_usage defaults to true
- * whenever the merged "stream" is truthy. Returns 0 or -ENOMEM. */
-static int payload__stream_options(json_t *root)
+/* AIPerf _ensure_include_usage: stream_options.include_usage defaults to true.
+ * `replace_other` replaces a stream_options that is not an object (responses)
+ * instead of keeping it (chat/completions keep anything but null). Returns 0
+ * or -ENOMEM. */
+static int payload__include_usage(json_t *root, bool replace_other)
 {
-    json_t *stream = json_object_get(root, "stream");
-    if (!stream || !payload__truthy(stream)) {
-        return 0;
-    }
     json_t *opts = json_object_get(root, "stream_options");
-    if (!opts || json_is_null(opts)) {
+    if (!opts || json_is_null(opts) || (replace_other && !json_is_object(opts))) {
         opts = json_pack("{s:b}", "include_usage", 1);
         if (!opts || json_object_set_new(root, "stream_options", opts) < 0) {
             return -ENOMEM;
@@ -106,56 +70,22 @@ static int payload__stream_options(json_t *root)
     return 0;
 }
 
-/* Base fields for `spec`, in AIPerf's order. Returns NULL on a bad prompt or
- * model (not UTF-8) or out of memory; the message goes to errbuf. */
-static json_t *payload__base(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+/* stream_options per type, after the extra inputs are merged. */
+static int payload__stream_options(json_t *root, const struct endpoint_payload_spec *spec)
 {
-    json_t *prompt = json_string(spec->prompt);
-    json_t *model = json_string(spec->model);
-    json_t *root = NULL;
-    if (!prompt || !model) {
-        endpoint__err(errbuf, errcap, "%s is not valid UTF-8 text", prompt ? "model" : "prompt");
-        goto fail_strings;
+    switch (spec->type) {
+    case ENDPOINT_CHAT:
+    case ENDPOINT_CHAT_EMBEDDINGS:
+    case ENDPOINT_COMPLETIONS: {
+        json_t *stream = json_object_get(root, "stream");
+        return stream && payload__truthy(stream) ? payload__include_usage(root, false) : 0;
     }
-    if (spec->type == ENDPOINT_CHAT) {
-        root = json_pack("{s:[{s:s,s:o}],s:o,s:b}", "messages", "role", "user", "content", prompt,
-                         "model", model, "stream", spec->streaming);
-    } else {
-        root =
-            json_pack("{s:o,s:o,s:b}", "prompt", prompt, "model", model, "stream", spec->streaming);
-    }
-    /* json_pack "o" steals the references, also on failure. */
-    if (!root) {
-        endpoint__err(errbuf, errcap, "out of memory building the request payload");
-    }
-    return root;
-
-fail_strings:
-    json_decref(model);
-    json_decref(prompt);
-    return NULL;
-}
-
-static int payload__max_tokens(json_t *root, const struct endpoint_payload_spec *spec, char *errbuf,
-                               size_t errcap)
-{
-    if (spec->max_tokens == 0) {
+    case ENDPOINT_RESPONSES:
+        return spec->streaming && spec->use_server_token_count ? payload__include_usage(root, true)
+                                                               : 0;
+    default:
         return 0;
     }
-    if (spec->max_tokens > (uint64_t)LLONG_MAX) {
-        endpoint__err(errbuf, errcap, "max_tokens %llu is too large",
-                      (unsigned long long)spec->max_tokens);
-        return -EINVAL;
-    }
-    const char *key = "max_tokens";
-    if (spec->type == ENDPOINT_CHAT && !spec->use_legacy_max_tokens) {
-        key = "max_completion_tokens";
-    }
-    if (json_object_set_new(root, key, json_integer((json_int_t)spec->max_tokens)) < 0) {
-        endpoint__err(errbuf, errcap, "out of memory building the request payload");
-        return -ENOMEM;
-    }
-    return 0;
 }
 
 static int payload__merge_extra(json_t *root, const char *extra_json, char *errbuf, size_t errcap)
@@ -182,26 +112,43 @@ static int payload__merge_extra(json_t *root, const char *extra_json, char *errb
     return 0;
 }
 
+/* The object the extra inputs merge into: TGI's "parameters", else the root. */
+static json_t *payload__extra_target(json_t *root, const struct endpoint_payload_spec *spec)
+{
+    if (spec->type == ENDPOINT_HUGGINGFACE_GENERATE) {
+        return json_object_get(root, "parameters");
+    }
+    return root;
+}
+
+static char *payload__raw(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+{
+    char *out = strdup(spec->raw_payload);
+    if (!out) {
+        endpoint__err(errbuf, errcap, "out of memory copying the raw payload");
+    }
+    return out;
+}
+
 char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
 {
     char *out = NULL;
-    if (!spec || !spec->model || !spec->prompt) {
-        endpoint__err(errbuf, errcap, "a request payload needs a model and a prompt");
+    if (!spec || (unsigned)spec->type >= ENDPOINT_TYPE_COUNT) {
+        endpoint__err(errbuf, errcap, "unsupported endpoint type %d", spec ? (int)spec->type : -1);
         return NULL;
     }
-    if (spec->type != ENDPOINT_CHAT && spec->type != ENDPOINT_COMPLETIONS) {
-        endpoint__err(errbuf, errcap, "unsupported endpoint type %d", (int)spec->type);
-        return NULL;
+    if (spec->raw_payload) {
+        return payload__raw(spec, errbuf, errcap);
     }
-    json_t *root = payload__base(spec, errbuf, errcap);
+    json_t *root = endpoint__payload_base(spec, errbuf, errcap);
     if (!root) {
         return NULL;
     }
-    if (payload__max_tokens(root, spec, errbuf, errcap) < 0 ||
-        payload__merge_extra(root, spec->extra_inputs_json, errbuf, errcap) < 0) {
+    if (payload__merge_extra(payload__extra_target(root, spec), spec->extra_inputs_json, errbuf,
+                             errcap) < 0) {
         goto free_root;
     }
-    if (payload__stream_options(root) < 0) {
+    if (payload__stream_options(root, spec) < 0) {
         endpoint__err(errbuf, errcap, "out of memory setting stream_options");
         goto free_root;
     }

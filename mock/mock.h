@@ -1,5 +1,7 @@
 /*
- * mock.h - `ringperf mock-server`: an OpenAI-compatible mock inference server on io_uring.
+ * mock.h - `ringperf mock-server`: a mock inference server on io_uring speaking OpenAI
+ * chat/completions/responses/embeddings, Anthropic messages, Hugging Face TGI and the NIM,
+ * Cohere and TEI rankings APIs.
  *
  * A load-test target that imitates an LLM inference engine (like AIPerf's mock server) and is
  * cheap enough never to be the bottleneck when ringperf is benchmarked against it: each worker
@@ -51,6 +53,41 @@
  *       chunking); the final, usage and [DONE] events follow the last token at once.
  *       Otherwise one `chat.completion` / `text_completion` JSON body with `usage`, sent after
  *       TTFT + ITL x (n - 1). Jitter applies to every gap; a gap never goes below zero.
+ *   POST /v1/responses (OpenAI Responses API)
+ *       Output length = `max_output_tokens`, else `max_tokens`, else --output-tokens; prompt
+ *       words of `input` (a string, or items with string or part-list content) and
+ *       `instructions`. Streaming (`"stream":true`): `event:`-named SSE events:
+ *       response.created, response.output_item.added and response.content_part.added at once,
+ *       one response.output_text.delta per chunk (paced as above), then
+ *       response.output_text.done with the whole text (left out when the text is over 16 KiB)
+ *       and response.completed with usage {input_tokens, output_tokens, total_tokens}; no
+ *       [DONE]. Otherwise one `"object":"response"` body with output[0] a message holding one
+ *       output_text part, and usage.
+ *   POST /v1/messages (Anthropic Messages API)
+ *       Output length = `max_tokens`, else --output-tokens; prompt words of `messages` and
+ *       `system`. Streaming: message_start (usage.input_tokens), content_block_start and ping at
+ *       once, one content_block_delta text_delta per chunk, then content_block_stop,
+ *       message_delta (stop_reason "max_tokens" when the request gave the limit, else
+ *       "end_turn"; usage.output_tokens) and message_stop. Otherwise a `"type":"message"` body
+ *       with one text block, stop_reason and usage. Errors keep the OpenAI error shape.
+ *   POST /generate, POST /generate_stream (Hugging Face TGI)
+ *       Output length = `parameters.max_new_tokens`, else --output-tokens. /generate answers
+ *       {"generated_text":...,"details":{finish_reason,generated_tokens,seed}};
+ *       /generate_stream always streams `data:` events {"index","token":{"id","text",...},
+ *       "generated_text":null,"details":null}, the event with the last token carrying
+ *       generated_text (the whole text, or "" when it is over 16 KiB) and details; no [DONE].
+ *   POST /v1/embeddings
+ *       `input` (a string, or a list of strings or token ids) gives one embedding per item; a
+ *       chat-shaped body (`messages`, for chat_embeddings) gives one. Answers
+ *       {"object":"list","data":[{"index","object":"embedding","embedding":[8 floats]}...],
+ *       "model","usage":{prompt_tokens,total_tokens}} after --ttft-ms (no per-token pacing).
+ *   POST /v1/ranking (NIM: query.text, passages[{text}] -> {"rankings":[{index,logit}]}),
+ *   POST /v2/rerank (Cohere: query, documents[] -> {"id","results":[{index,relevance_score}],
+ *   "meta"}), POST /rerank (TEI: query, texts[] -> [{index,score}]): one item per passage,
+ *       scores falling with the index, sent after --ttft-ms.
+ *   The fault draw applies to every route above; for embeddings and rankings the body's items
+ *   play the part of the tokens (a drop or stall cuts after half of them, malformed cuts the
+ *   body short), and they are not written to the token log.
  *   GET /v1/models  -> a model list of the names seen in requests so far (or "mock-model")
  *   GET /health     -> 200 {"status":"ok"}
  *   Anything else   -> 404 (unknown path) or 405 (known path, wrong method), with an

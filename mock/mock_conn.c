@@ -76,6 +76,9 @@ static uint64_t gap_ns(struct mock__worker *w, uint64_t base_ns, uint64_t jitter
 
 static void log_tokens(struct mock__worker *w, struct mock__conn *c, uint32_t first, uint32_t count)
 {
+    if (!mock__route_tokens(c->job.route)) {
+        return; /* embeddings and ranking items are not tokens */
+    }
     w->stats.tokens += count;
     if (w->log.buf == NULL) {
         return;
@@ -201,7 +204,7 @@ static void schedule(struct mock__worker *w, struct mock__conn *c)
 {
     uint32_t n = c->job.output_tokens;
     c->due_ns = w->now_ns + gap_ns(w, w->ttft_ns, w->ttft_jitter_ns);
-    if (c->job.stream || n <= 1) {
+    if (c->job.stream || n <= 1 || !mock__route_tokens(c->job.route)) {
         return;
     }
     if (w->itl_jitter_ns == 0) {
@@ -210,6 +213,29 @@ static void schedule(struct mock__worker *w, struct mock__conn *c)
     }
     for (uint32_t i = 1; i < n; i++) {
         c->due_ns += gap_ns(w, w->itl_ns, w->itl_jitter_ns);
+    }
+}
+
+static const char *id_prefix(enum mock__route route)
+{
+    switch (route) {
+    case MOCK__ROUTE_CHAT:
+        return "chatcmpl-mock-";
+    case MOCK__ROUTE_RESPONSES:
+        return "resp_mock-";
+    case MOCK__ROUTE_MESSAGES:
+        return "msg_mock-";
+    case MOCK__ROUTE_EMBEDDINGS:
+        return "embd-mock-";
+    case MOCK__ROUTE_NIM_RANKING:
+    case MOCK__ROUTE_COHERE_RERANK:
+    case MOCK__ROUTE_TEI_RERANK:
+        return "rerank-mock-";
+    case MOCK__ROUTE_GENERATE:
+    case MOCK__ROUTE_GENERATE_STREAM:
+        return "gen-mock-";
+    default:
+        return "cmpl-mock-";
     }
 }
 
@@ -226,7 +252,7 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
     }
     remember_model(w, job);
     struct mock__buf idb = {.p = job->id, .cap = sizeof(job->id)};
-    mock__buf_str(&idb, route == MOCK__ROUTE_CHAT ? "chatcmpl-mock-" : "cmpl-mock-");
+    mock__buf_str(&idb, id_prefix(route));
     mock__buf_u64(&idb, w->index);
     mock__buf_put(&idb, "-", 1);
     mock__buf_u64(&idb, w->seq);
@@ -251,7 +277,7 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
     schedule(w, c);
     if (job->stream) {
         struct mock__buf b = tx_buf(w, c);
-        mock__fmt_stream_head(&b, c->keep_alive);
+        mock__fmt_stream_head(&b, job, c->keep_alive);
         if (!commit(w, c, &b)) {
             return;
         }
@@ -272,8 +298,10 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     if (route == MOCK__ROUTE_NONE) {
         w->stats.client_errors++;
         answer_error(w, c, 404, "not_found_error",
-                     "unknown path; this server has POST /v1/chat/completions, POST "
-                     "/v1/completions, GET /v1/models and GET /health",
+                     "unknown path; this server has POST /v1/chat/completions, "
+                     "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
+                     "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, and GET "
+                     "/v1/models and /health",
                      0, NULL);
         return;
     }
@@ -383,7 +411,7 @@ static bool body_head(struct mock__worker *w, struct mock__conn *c)
     if (c->fault != MOCK__FAULT_MALFORMED) {
         mock__fmt_body_suffix(&sb, &c->job);
     }
-    uint64_t body_len = pb.len + mock__words_len(0, c->job.output_tokens) + sb.len;
+    uint64_t body_len = pb.len + mock__units_len(&c->job, 0, c->job.output_tokens) + sb.len;
     struct mock__buf b = tx_buf(w, c);
     mock__fmt_json_head(&b, 200, body_len, c->keep_alive, 0, NULL);
     mock__buf_put(&b, prefix, pb.len);
@@ -423,7 +451,9 @@ static void pump_body(struct mock__worker *w, struct mock__conn *c)
         c->head_sent = true;
     }
     while (c->token_next < c->token_stop) {
-        size_t fit = tx_free(w, c) / MOCK__WORD_BYTES_MAX;
+        size_t unit_max =
+            mock__route_tokens(c->job.route) ? MOCK__WORD_BYTES_MAX : MOCK__UNIT_BYTES_MAX;
+        size_t fit = tx_free(w, c) / unit_max;
         if (fit == 0) {
             return; /* resumed by the send completion */
         }
@@ -431,9 +461,7 @@ static void pump_body(struct mock__worker *w, struct mock__conn *c)
         uint32_t count = left < fit ? left : (uint32_t)fit;
         struct mock__buf b = tx_buf(w, c);
         for (uint32_t i = 0; i < count; i++) {
-            size_t len = 0;
-            const char *word = mock__word(c->token_next + i, &len);
-            mock__buf_put(&b, word, len);
+            mock__fmt_unit(&b, &c->job, c->token_next + i);
         }
         if (!commit(w, c, &b)) {
             return;

@@ -104,7 +104,7 @@ uint64_t mock__words_len(uint64_t first, uint64_t count)
     return prefix_len(first + count) - prefix_len(first);
 }
 
-static void put_words(struct mock__buf *b, uint64_t first, uint64_t count)
+void mock__fmt_words(struct mock__buf *b, uint64_t first, uint64_t count)
 {
     for (uint64_t i = 0; i < count; i++) {
         size_t len = 0;
@@ -115,7 +115,9 @@ static void put_words(struct mock__buf *b, uint64_t first, uint64_t count)
 
 size_t mock__event_bytes_max(uint32_t tokens_per_chunk)
 {
-    return 3 * MOCK__FIXED_BYTES_MAX + (size_t)tokens_per_chunk * MOCK__WORD_BYTES_MAX;
+    /* Tails may repeat the whole text (responses output_text.done, TGI generated_text). */
+    return 4 * MOCK__FIXED_BYTES_MAX + 2 * (size_t)tokens_per_chunk * MOCK__WORD_BYTES_MAX +
+           MOCK__FULL_TEXT_BYTES_MAX;
 }
 
 const char *mock__status_reason(int status)
@@ -206,25 +208,43 @@ void mock__fmt_error_response(struct mock__buf *b, int status, const char *type,
     mock__buf_put(b, bb.p, bb.len);
 }
 
-void mock__fmt_stream_head(struct mock__buf *b, bool keep_alive)
+static bool openai_route(const struct mock__job *job)
+{
+    return job->route == MOCK__ROUTE_CHAT || job->route == MOCK__ROUTE_COMPLETIONS;
+}
+
+void mock__fmt_stream_head(struct mock__buf *b, struct mock__job *job, bool keep_alive)
 {
     put_status_line(b, 200);
     mock__buf_str(b, "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                      "Transfer-Encoding: chunked\r\n");
     put_connection(b, keep_alive);
+    if (!openai_route(job)) {
+        mock__api_stream_open(b, job);
+    }
 }
 
-/* chunk_open reserves room for the chunk header and starts the SSE event. */
-static size_t chunk_open(struct mock__buf *b)
+/* mock__fmt_chunk_open reserves room for the chunk header and starts the SSE event. */
+size_t mock__fmt_chunk_open(struct mock__buf *b, const char *event)
 {
     size_t mark = b->len;
     mock__buf_put(b, "          ", CHUNK_HEADER_RESERVE);
+    if (event != NULL) {
+        mock__buf_str(b, "event: ");
+        mock__buf_str(b, event);
+        mock__buf_put(b, "\n", 1);
+    }
     mock__buf_put(b, "data: ", 6);
     return mark;
 }
 
-/* chunk_close ends the event, writes the chunk header and slides the data up to it. */
-static void chunk_close(struct mock__buf *b, size_t mark)
+static size_t chunk_open(struct mock__buf *b)
+{
+    return mock__fmt_chunk_open(b, NULL);
+}
+
+/* mock__fmt_chunk_close ends the event, writes the chunk header and slides the data up. */
+void mock__fmt_chunk_close(struct mock__buf *b, size_t mark)
 {
     mock__buf_put(b, "\n\n", 2);
     if (b->overflow) {
@@ -252,32 +272,41 @@ static void put_chunk_json_head(struct mock__buf *b, const struct mock__job *job
     mock__buf_str(b, "\",\"choices\":[");
 }
 
-void mock__fmt_token_event(struct mock__buf *b, const struct mock__job *job, uint32_t first,
+void mock__fmt_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
                            uint32_t count)
 {
+    if (!openai_route(job)) {
+        mock__api_token_event(b, job, first, count);
+        return;
+    }
     size_t mark = chunk_open(b);
     put_chunk_json_head(b, job);
     if (job->route == MOCK__ROUTE_CHAT) {
         mock__buf_str(b, first == 0
                              ? "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\""
                              : "{\"index\":0,\"delta\":{\"content\":\"");
-        put_words(b, first, count);
+        mock__fmt_words(b, first, count);
         mock__buf_str(b, "\"},\"finish_reason\":null}]}");
     } else {
         mock__buf_str(b, "{\"index\":0,\"text\":\"");
-        put_words(b, first, count);
+        mock__fmt_words(b, first, count);
         mock__buf_str(b, "\",\"logprobs\":null,\"finish_reason\":null}]}");
     }
-    chunk_close(b, mark);
+    mock__fmt_chunk_close(b, mark);
 }
 
 void mock__fmt_malformed_event(struct mock__buf *b, const struct mock__job *job)
 {
     size_t mark = chunk_open(b);
+    if (!openai_route(job)) {
+        mock__buf_str(b, "{\"type\":\"content_block_delta\",\"delta\":{\"text\":");
+        mock__fmt_chunk_close(b, mark);
+        return;
+    }
     put_chunk_json_head(b, job);
     mock__buf_str(b, job->route == MOCK__ROUTE_CHAT ? "{\"index\":0,\"delta\":{\"content\":"
                                                     : "{\"index\":0,\"text\":");
-    chunk_close(b, mark);
+    mock__fmt_chunk_close(b, mark);
 }
 
 static const char *finish_reason(const struct mock__job *job)
@@ -296,8 +325,13 @@ static void put_usage(struct mock__buf *b, const struct mock__job *job)
     mock__buf_put(b, "}", 1);
 }
 
-void mock__fmt_stream_tail(struct mock__buf *b, const struct mock__job *job)
+void mock__fmt_stream_tail(struct mock__buf *b, struct mock__job *job)
 {
+    if (!openai_route(job)) {
+        mock__api_stream_tail(b, job);
+        mock__buf_str(b, "0\r\n\r\n");
+        return;
+    }
     size_t mark = chunk_open(b);
     put_chunk_json_head(b, job);
     mock__buf_str(b, job->route == MOCK__ROUTE_CHAT
@@ -306,23 +340,27 @@ void mock__fmt_stream_tail(struct mock__buf *b, const struct mock__job *job)
                            "\"finish_reason\":\"");
     mock__buf_str(b, finish_reason(job));
     mock__buf_str(b, "\"}]}");
-    chunk_close(b, mark);
+    mock__fmt_chunk_close(b, mark);
     if (job->include_usage) {
         mark = chunk_open(b);
         put_chunk_json_head(b, job);
         mock__buf_str(b, "],");
         put_usage(b, job);
         mock__buf_put(b, "}", 1);
-        chunk_close(b, mark);
+        mock__fmt_chunk_close(b, mark);
     }
     mark = chunk_open(b);
     mock__buf_str(b, "[DONE]");
-    chunk_close(b, mark);
+    mock__fmt_chunk_close(b, mark);
     mock__buf_str(b, "0\r\n\r\n");
 }
 
 void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job)
 {
+    if (!openai_route(job)) {
+        mock__api_body_prefix(b, job);
+        return;
+    }
     bool chat = job->route == MOCK__ROUTE_CHAT;
     mock__buf_str(b, "{\"id\":\"");
     mock__buf_put(b, job->id, job->id_len);
@@ -338,12 +376,40 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job)
 
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job)
 {
+    if (!openai_route(job)) {
+        mock__api_body_suffix(b, job);
+        return;
+    }
     mock__buf_str(b, job->route == MOCK__ROUTE_CHAT ? "\"},\"finish_reason\":\""
                                                     : "\",\"logprobs\":null,\"finish_reason\":\"");
     mock__buf_str(b, finish_reason(job));
     mock__buf_str(b, "\"}],");
     put_usage(b, job);
     mock__buf_put(b, "}", 1);
+}
+
+void mock__fmt_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i)
+{
+    if (mock__route_tokens(job->route)) {
+        mock__fmt_words(b, i, 1);
+        return;
+    }
+    mock__api_unit(b, job, i);
+}
+
+uint64_t mock__units_len(const struct mock__job *job, uint32_t first, uint32_t count)
+{
+    if (mock__route_tokens(job->route)) {
+        return mock__words_len(first, count);
+    }
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        char tmp[MOCK__UNIT_BYTES_MAX];
+        struct mock__buf b = {.p = tmp, .cap = sizeof(tmp)};
+        mock__api_unit(&b, job, first + i);
+        total += b.len;
+    }
+    return total;
 }
 
 uint64_t mock__rng_next(uint64_t *state)

@@ -111,16 +111,36 @@ int mock__req_status_code(enum mock__req_status status);
 
 enum mock__route {
     MOCK__ROUTE_NONE = 0,
-    MOCK__ROUTE_CHAT,        /* POST /v1/chat/completions */
-    MOCK__ROUTE_COMPLETIONS, /* POST /v1/completions */
-    MOCK__ROUTE_MODELS,      /* GET /v1/models */
-    MOCK__ROUTE_HEALTH,      /* GET /health */
+    MOCK__ROUTE_CHAT,            /* POST /v1/chat/completions */
+    MOCK__ROUTE_COMPLETIONS,     /* POST /v1/completions */
+    MOCK__ROUTE_MODELS,          /* GET /v1/models */
+    MOCK__ROUTE_HEALTH,          /* GET /health */
+    MOCK__ROUTE_RESPONSES,       /* POST /v1/responses (OpenAI Responses API) */
+    MOCK__ROUTE_MESSAGES,        /* POST /v1/messages (Anthropic Messages API) */
+    MOCK__ROUTE_GENERATE,        /* POST /generate (Hugging Face TGI) */
+    MOCK__ROUTE_GENERATE_STREAM, /* POST /generate_stream (TGI, always streams) */
+    MOCK__ROUTE_EMBEDDINGS,      /* POST /v1/embeddings ("input", or chat-shaped "messages") */
+    MOCK__ROUTE_NIM_RANKING,     /* POST /v1/ranking (NVIDIA NIM) */
+    MOCK__ROUTE_COHERE_RERANK,   /* POST /v2/rerank (Cohere) */
+    MOCK__ROUTE_TEI_RERANK,      /* POST /rerank (Hugging Face TEI) */
 };
+
+/* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
+ * embeddings and rankings routes answer one unit per input item instead. */
+bool mock__route_tokens(enum mock__route route);
 
 /* mock__route_find maps a method and path to a route. Returns MOCK__ROUTE_NONE for an unknown
  * path; `*out_method_ok` is false when the path is known but the method is not its own. */
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
                                   size_t path_len, bool *out_method_ok);
+
+/* MOCK__EMBEDDING_DIMS is the length of every embedding vector the mock returns. */
+#define MOCK__EMBEDDING_DIMS 8
+/* MOCK__UNIT_BYTES_MAX bounds one formatted unit: a word, an embedding or a ranking item. */
+#define MOCK__UNIT_BYTES_MAX 256
+/* MOCK__FULL_TEXT_BYTES_MAX bounds the whole output text repeated in a final stream event
+ * (responses output_text.done, TGI generated_text); longer outputs leave it out (see mock.h). */
+#define MOCK__FULL_TEXT_BYTES_MAX (16u * 1024)
 
 /* mock__job is a completion request reduced to what the response needs. Self-contained (no
  * views into the request), so it survives the receive buffer being reused. */
@@ -128,8 +148,9 @@ struct mock__job {
     enum mock__route route;
     bool stream;
     bool include_usage;
-    bool limit_given; /* max tokens came from the request: finish_reason "length" */
-    uint32_t output_tokens;
+    bool limit_given;       /* max tokens came from the request: finish_reason "length" */
+    uint32_t output_tokens; /* units: words, or embeddings/ranking items for those routes */
+    uint32_t seq;           /* next event sequence number (responses streams) */
     uint64_t prompt_tokens;
     uint64_t created_s;
     size_t model_len;
@@ -146,9 +167,9 @@ enum mock__api_status {
     MOCK__API_INVALID,  /* JSON, but a field is missing, of the wrong type or out of range */
 };
 
-/* mock__api_parse reads a chat or completions request body into `out` (route, stream,
- * include_usage, output length, prompt word count, model). `default_tokens` is the output
- * length when the body gives no max tokens. On an error the reason is written to `msg`
+/* mock__api_parse reads a request body of any completion route into `out` (route, stream,
+ * include_usage, output length or item count, prompt word count, model). `default_tokens` is the
+ * output length when the body gives no max tokens. On an error the reason is written to `msg`
  * (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside jansson. */
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
@@ -165,20 +186,52 @@ uint64_t mock__words_len(uint64_t first, uint64_t count);
  * `tokens_per_chunk` tokens, the malformed event, or the final+usage+[DONE] tail). */
 size_t mock__event_bytes_max(uint32_t tokens_per_chunk);
 
-/* mock__fmt_stream_head appends the 200 status line and headers of an SSE response. */
-void mock__fmt_stream_head(struct mock__buf *b, bool keep_alive);
+/* mock__fmt_stream_head appends the 200 status line and headers of an SSE response, then the
+ * route's opening events (responses: response.created, output_item.added,
+ * content_part.added; messages: message_start, content_block_start, ping). */
+void mock__fmt_stream_head(struct mock__buf *b, struct mock__job *job, bool keep_alive);
 
 /* mock__fmt_token_event appends one HTTP chunk holding the SSE event for tokens
- * [first, first + count); `first == 0` marks the first chat event (carries the role). */
-void mock__fmt_token_event(struct mock__buf *b, const struct mock__job *job, uint32_t first,
+ * [first, first + count); `first == 0` marks the first chat event (carries the role); the TGI
+ * event holding the last token also carries generated_text and details. */
+void mock__fmt_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
                            uint32_t count);
 
 /* mock__fmt_malformed_event appends one HTTP chunk whose SSE data is truncated JSON. */
 void mock__fmt_malformed_event(struct mock__buf *b, const struct mock__job *job);
 
-/* mock__fmt_stream_tail appends the final event (finish_reason), the usage event when the job
- * asked for it, `data: [DONE]` and the last (zero) chunk. */
-void mock__fmt_stream_tail(struct mock__buf *b, const struct mock__job *job);
+/* mock__fmt_stream_tail appends the route's closing events and the last (zero) chunk: chat and
+ * completions the final event (finish_reason), the usage event when the job asked for it and
+ * `data: [DONE]`; responses output_text.done and response.completed (with usage); messages
+ * content_block_stop, message_delta (stop_reason, usage) and message_stop; TGI nothing more. */
+void mock__fmt_stream_tail(struct mock__buf *b, struct mock__job *job);
+
+/* mock__fmt_unit appends unit `i` of a non-streaming body: word i, or item i of an embeddings
+ * or rankings list (with its leading comma). At most MOCK__UNIT_BYTES_MAX bytes. */
+void mock__fmt_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i);
+
+/* mock__units_len returns the total length of units [first, first + count). */
+uint64_t mock__units_len(const struct mock__job *job, uint32_t first, uint32_t count);
+
+/* ---- Formatting of the routes beyond chat/completions (mock_api.c) ------------------------ */
+
+/* mock__api_* are what the mock__fmt_* functions above do for the responses, messages, TGI,
+ * embeddings and rankings routes. */
+void mock__api_stream_open(struct mock__buf *b, struct mock__job *job);
+void mock__api_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
+                           uint32_t count);
+void mock__api_stream_tail(struct mock__buf *b, struct mock__job *job);
+void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job);
+void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job);
+void mock__api_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i);
+
+/* mock__fmt_chunk_open starts an HTTP chunk holding one SSE event, with an `event:` line when
+ * `event` is not NULL; mock__fmt_chunk_close ends the event and fills in the chunk size. */
+size_t mock__fmt_chunk_open(struct mock__buf *b, const char *event);
+void mock__fmt_chunk_close(struct mock__buf *b, size_t mark);
+
+/* mock__fmt_words appends words [first, first + count). */
+void mock__fmt_words(struct mock__buf *b, uint64_t first, uint64_t count);
 
 /* mock__fmt_body_prefix appends a non-streaming body up to where the generated text starts. */
 void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);

@@ -1,5 +1,5 @@
 /*
- * mock_openai.c - routing and reading OpenAI chat/completions request bodies (jansson), and the
+ * mock_openai.c - routing and reading request bodies of every route (jansson), and the
  * shared table of model names behind GET /v1/models.
  */
 #include <errno.h>
@@ -26,7 +26,21 @@ static const struct route_entry ROUTES[] = {
     {"/v1/completions", "POST", MOCK__ROUTE_COMPLETIONS},
     {"/v1/models", "GET", MOCK__ROUTE_MODELS},
     {"/health", "GET", MOCK__ROUTE_HEALTH},
+    {"/v1/responses", "POST", MOCK__ROUTE_RESPONSES},
+    {"/v1/messages", "POST", MOCK__ROUTE_MESSAGES},
+    {"/generate", "POST", MOCK__ROUTE_GENERATE},
+    {"/generate_stream", "POST", MOCK__ROUTE_GENERATE_STREAM},
+    {"/v1/embeddings", "POST", MOCK__ROUTE_EMBEDDINGS},
+    {"/v1/ranking", "POST", MOCK__ROUTE_NIM_RANKING},
+    {"/v2/rerank", "POST", MOCK__ROUTE_COHERE_RERANK},
+    {"/rerank", "POST", MOCK__ROUTE_TEI_RERANK},
 };
+
+bool mock__route_tokens(enum mock__route route)
+{
+    return route != MOCK__ROUTE_EMBEDDINGS && route != MOCK__ROUTE_NIM_RANKING &&
+           route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK;
+}
 
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
                                   size_t path_len, bool *out_method_ok)
@@ -65,32 +79,40 @@ static uint64_t string_words(const json_t *s)
     return count_words(json_string_value(s), json_string_length(s));
 }
 
-/* Chat: every message's content, a string or a list of parts of which text parts count. */
-static bool chat_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+/* Words of a string, or of the "text" members of a list of parts/blocks. */
+static uint64_t content_words(const json_t *content)
 {
-    const json_t *messages = json_object_get(root, "messages");
+    if (json_is_string(content)) {
+        return string_words(content);
+    }
+    uint64_t words = 0;
+    size_t k;
+    const json_t *part;
+    json_array_foreach(content, k, part)
+    {
+        const json_t *text = json_object_get(part, "text");
+        if (json_is_string(text)) {
+            words += string_words(text);
+        }
+    }
+    return words;
+}
+
+/* Chat (and messages, responses input items): every message's content, a string or a list of
+ * parts of which text parts count. */
+static bool chat_prompt_words(const json_t *root, const char *key, uint64_t *out, char *msg,
+                              size_t msgcap)
+{
+    const json_t *messages = json_object_get(root, key);
     if (!json_is_array(messages)) {
-        snprintf(msg, msgcap, "'messages' is required and must be an array");
+        snprintf(msg, msgcap, "'%s' is required and must be an array", key);
         return false;
     }
     size_t i;
     const json_t *m;
     json_array_foreach(messages, i, m)
     {
-        const json_t *content = json_object_get(m, "content");
-        if (json_is_string(content)) {
-            *out += string_words(content);
-            continue;
-        }
-        size_t k;
-        const json_t *part;
-        json_array_foreach(content, k, part)
-        {
-            const json_t *text = json_object_get(part, "text");
-            if (json_is_string(text)) {
-                *out += string_words(text);
-            }
-        }
+        *out += content_words(json_object_get(m, "content"));
     }
     return true;
 }
@@ -181,10 +203,122 @@ static bool read_model(const json_t *root, struct mock__job *out, char *msg, siz
     return true;
 }
 
+/* Responses: "input" is a string or a list of items with string or part-list content;
+ * "instructions" counts too. */
+static bool responses_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+{
+    const json_t *input = json_object_get(root, "input");
+    *out = content_words(json_object_get(root, "instructions"));
+    if (json_is_string(input)) {
+        *out += string_words(input);
+        return true;
+    }
+    return chat_prompt_words(root, "input", out, msg, msgcap);
+}
+
+/* The number of items of `key` (an array), checked against the output limit. */
+static bool read_items(const json_t *root, const char *key, struct mock__job *out, char *msg,
+                       size_t msgcap)
+{
+    const json_t *list = json_object_get(root, key);
+    if (!json_is_array(list) || json_array_size(list) > MOCK_OUTPUT_TOKENS_MAX) {
+        snprintf(msg, msgcap, "'%s' is required and must be an array of at most %u items", key,
+                 (unsigned)MOCK_OUTPUT_TOKENS_MAX);
+        return false;
+    }
+    out->output_tokens = (uint32_t)json_array_size(list);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        out->prompt_tokens += json_is_string(item) ? string_words(item) : content_words(item);
+        if (json_is_object(item)) {
+            out->prompt_tokens += string_words(json_object_get(item, "text"));
+        }
+    }
+    return true;
+}
+
+/* Embeddings: "input" is a string, a list of strings or token ids; chat_embeddings sends
+ * "messages" instead, which is one input. */
+static bool embeddings_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *input = json_object_get(root, "input");
+    if (input == NULL && json_object_get(root, "messages") != NULL) {
+        out->output_tokens = 1;
+        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+    }
+    if (json_is_string(input)) {
+        out->output_tokens = 1;
+        out->prompt_tokens = string_words(input);
+        return true;
+    }
+    if (!read_items(root, "input", out, msg, msgcap)) {
+        snprintf(msg, msgcap, "'input' (or 'messages') is required: a string or an array");
+        return false;
+    }
+    return true;
+}
+
+/* Rankings: a query and the list to rank, in each API's own names. */
+static bool rankings_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *query = json_object_get(root, "query");
+    if (out->route == MOCK__ROUTE_NIM_RANKING) {
+        query = json_object_get(query, "text");
+    }
+    if (!json_is_string(query)) {
+        snprintf(msg, msgcap, "'query'%s is required and must be a string",
+                 out->route == MOCK__ROUTE_NIM_RANKING ? ".text" : "");
+        return false;
+    }
+    const char *key = out->route == MOCK__ROUTE_NIM_RANKING     ? "passages"
+                      : out->route == MOCK__ROUTE_COHERE_RERANK ? "documents"
+                                                                : "texts";
+    if (!read_items(root, key, out, msg, msgcap)) {
+        return false;
+    }
+    out->prompt_tokens += string_words(query);
+    return true;
+}
+
+/* TGI: "inputs" and "parameters.max_new_tokens"; the route says whether it streams. */
+static bool tgi_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *inputs = json_object_get(root, "inputs");
+    if (!json_is_string(inputs)) {
+        snprintf(msg, msgcap, "'inputs' is required and must be a string");
+        return false;
+    }
+    out->prompt_tokens = string_words(inputs);
+    out->stream = out->route == MOCK__ROUTE_GENERATE_STREAM;
+    const json_t *params = json_object_get(root, "parameters");
+    if (params != NULL && !json_is_null(params) && !json_is_object(params)) {
+        snprintf(msg, msgcap, "'parameters' must be an object");
+        return false;
+    }
+    return read_max_tokens(params, "max_new_tokens", out, msg, msgcap);
+}
+
 static bool read_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
 {
-    if (!read_model(root, out, msg, msgcap) ||
-        !read_bool(root, "stream", &out->stream, msg, msgcap)) {
+    if (!read_model(root, out, msg, msgcap)) {
+        return false;
+    }
+    switch (out->route) {
+    case MOCK__ROUTE_GENERATE:
+    case MOCK__ROUTE_GENERATE_STREAM:
+        return tgi_fields(root, out, msg, msgcap);
+    case MOCK__ROUTE_EMBEDDINGS:
+        return embeddings_fields(root, out, msg, msgcap);
+    case MOCK__ROUTE_NIM_RANKING:
+    case MOCK__ROUTE_COHERE_RERANK:
+    case MOCK__ROUTE_TEI_RERANK:
+        return rankings_fields(root, out, msg, msgcap);
+    default:
+        break;
+    }
+    if (!read_bool(root, "stream", &out->stream, msg, msgcap)) {
         return false;
     }
     const json_t *opts = json_object_get(root, "stream_options");
@@ -201,13 +335,24 @@ static bool read_fields(const json_t *root, struct mock__job *out, char *msg, si
         !read_max_tokens(root, "max_completion_tokens", out, msg, msgcap)) {
         return false;
     }
+    if (out->route == MOCK__ROUTE_RESPONSES &&
+        !read_max_tokens(root, "max_output_tokens", out, msg, msgcap)) {
+        return false;
+    }
     if (!read_max_tokens(root, "max_tokens", out, msg, msgcap)) {
         return false;
     }
-    if (out->route == MOCK__ROUTE_CHAT) {
-        return chat_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+    switch (out->route) {
+    case MOCK__ROUTE_CHAT:
+        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+    case MOCK__ROUTE_MESSAGES:
+        out->prompt_tokens = content_words(json_object_get(root, "system"));
+        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+    case MOCK__ROUTE_RESPONSES:
+        return responses_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+    default:
+        return completion_prompt_words(root, &out->prompt_tokens, msg, msgcap);
     }
-    return completion_prompt_words(root, &out->prompt_tokens, msg, msgcap);
 }
 
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
@@ -220,6 +365,7 @@ enum mock__api_status mock__api_parse(enum mock__route route, const char *body, 
     out->limit_given = false;
     out->output_tokens = default_tokens;
     out->prompt_tokens = 0;
+    out->seq = 0;
     if (msgcap > 0) {
         msg[0] = '\0';
     }

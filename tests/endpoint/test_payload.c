@@ -144,7 +144,7 @@ Test(endpoint_payload, invalid_specs_give_messages)
     spec.prompt = "bad \xff utf8";
     expect_payload_error(&spec, "prompt is not valid UTF-8");
     spec.prompt = NULL;
-    expect_payload_error(&spec, "needs a model and a prompt");
+    expect_payload_error(&spec, "needs a prompt");
     spec.prompt = "p";
     spec.max_tokens = UINT64_MAX;
     expect_payload_error(&spec, "too large");

@@ -2,9 +2,11 @@
  * fuzz_endpoint_chunk.c - libFuzzer target for endpoint_parse_chunk() and
  * endpoint_json_unescape().
  *
- * Input layout: byte 0 picks the endpoint type (bit 0) and an unescape buffer
- * size; the rest is the payload, copied to an exact-size heap buffer so ASan
- * sees any over-read. Checked:
+ * Input layout: byte 0 picks the endpoint type (mod ENDPOINT_TYPE_COUNT),
+ * byte 1 an unescape buffer size and whether to keep state across the input's
+ * payloads, byte 2 an SSE event name from a table; the rest is one or more
+ * payloads separated by "\n\n", each copied to an exact-size heap buffer so
+ * ASan sees any over-read. raw readers get a response_field. Checked:
  *   - every view lies inside the payload;
  *   - unescaping any view never writes past its cap and never grows;
  *   - jansson as a reference: JSON that jansson accepts (within our token and
@@ -121,15 +123,53 @@ static void differential(const char *buf, size_t len, enum endpoint_parse_status
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static const char *const EVENTS[] = {
+    NULL,
+    "response.output_text.delta",
+    "response.output_text.done",
+    "response.completed",
+    "response.failed",
+    "content_block_delta",
+    "message_delta",
+    "error",
+};
+
+static void check_payload(const struct endpoint_reader *r, struct endpoint_parse_state *state,
+                          const char *event, const uint8_t *data, size_t size, size_t cap);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1) {
+    if (size < 3) {
         return 0;
     }
-    enum endpoint_type t = (data[0] & 1) ? ENDPOINT_COMPLETIONS : ENDPOINT_CHAT;
-    size_t cap = data[0] >> 1;
-    data++;
-    size--;
+    enum endpoint_type t = (enum endpoint_type)(data[0] % ENDPOINT_TYPE_COUNT);
+    size_t cap = data[1] >> 1;
+    bool keep_state = data[1] & 1;
+    const char *event = EVENTS[data[2] % (sizeof(EVENTS) / sizeof(EVENTS[0]))];
+    data += 3;
+    size -= 3;
+    struct endpoint_reader r;
+    endpoint_reader_init(&r, t, (data[-3] & 0x80) ? "choices[0].text" : "output", NULL, 0);
+    struct endpoint_parse_state state = {0};
+    /* A tiny scratch so that the scratch path and its token limit are fuzzed too. */
+    state.scratch = (data[-1] & 0x80) ? endpoint_scratch_new(64) : NULL;
+    endpoint_parse_state_reset(&state);
+    size_t start = 0;
+    for (size_t i = 0; i + 1 < size; i++) {
+        if (data[i] == '\n' && data[i + 1] == '\n') {
+            check_payload(&r, keep_state ? &state : NULL, event, data + start, i - start, cap);
+            start = i + 2;
+            i++;
+        }
+    }
+    check_payload(&r, keep_state ? &state : NULL, event, data + start, size - start, cap);
+    endpoint_scratch_free(state.scratch);
+    return 0;
+}
+
+static void check_payload(const struct endpoint_reader *r, struct endpoint_parse_state *state,
+                          const char *event, const uint8_t *data, size_t size, size_t cap)
+{
     char *buf = malloc(size ? size : 1);
     if (!buf) {
         abort();
@@ -137,8 +177,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data, size);
 
     struct endpoint_chunk c;
-    enum endpoint_parse_status st = endpoint_parse_chunk(t, buf, size, &c);
-    check_view(buf, size, c.object, cap);
+    enum endpoint_parse_status st =
+        endpoint_parse_event(r, state, event, event ? strlen(event) : 0, buf, size, &c);
+    if (c.text_count > ENDPOINT_TEXTS_MAX) {
+        abort();
+    }
+    for (size_t i = 0; i < c.text_count; i++) {
+        check_view(buf, size, c.texts[i].text, cap);
+        if (c.texts[i].text.len == 0) {
+            abort(); /* empty pieces are never listed */
+        }
+    }
+    if (st != ENDPOINT_PARSE_OK && (c.text_count > 0 || c.embedding_count || c.ranking_count)) {
+        abort();
+    }
+    if (!(event && c.object.ptr == event)) { /* object may name the SSE event instead */
+        check_view(buf, size, c.object, cap);
+    }
     check_view(buf, size, c.content, cap);
     check_view(buf, size, c.reasoning, cap);
     check_view(buf, size, c.finish_reason, cap);
@@ -156,9 +211,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c.is_content && st != ENDPOINT_PARSE_OK) {
         abort();
     }
-    differential(buf, size, st);
+    /* The jansson differential holds for the types that need a JSON object;
+     * raw takes any body as text, and TGI/TEI read arrays; the scratch has
+     * its own, smaller token limit. */
+    if ((r->type == ENDPOINT_CHAT || r->type == ENDPOINT_COMPLETIONS) &&
+        !(state && state->scratch)) {
+        differential(buf, size, st);
+    }
     /* Unescape arbitrary bytes too, not only valid JSON strings. */
     check_view(buf, size, (struct endpoint_str){buf, size}, cap);
     free(buf);
-    return 0;
 }

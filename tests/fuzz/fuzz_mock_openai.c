@@ -23,8 +23,21 @@ static void check_events(const char *p, size_t n)
         if (chunk == 0) {
             return;
         }
-        const char *ev = p + i + 6; /* after "data: " */
-        size_t ev_len = chunk - 8;  /* minus "data: " and "\n\n" */
+        const char *ev = p + i;
+        size_t ev_len = chunk - 2; /* minus "\n\n" */
+        if (ev_len > 7 && memcmp(ev, "event: ", 7) == 0) {
+            const char *nl = memchr(ev, '\n', ev_len);
+            if (nl == NULL) {
+                abort();
+            }
+            ev_len -= (size_t)(nl + 1 - ev);
+            ev = nl + 1;
+        }
+        if (ev_len < 6 || memcmp(ev, "data: ", 6) != 0) {
+            abort();
+        }
+        ev += 6;
+        ev_len -= 6;
         if (!(ev_len == 6 && memcmp(ev, "[DONE]", 6) == 0)) {
             json_t *j = json_loadb(ev, ev_len, JSON_ALLOW_NUL, NULL);
             if (j == NULL) {
@@ -65,11 +78,19 @@ static void format_all(struct mock__job *job, uint32_t per_chunk)
     }
     check_events(buf, b.len);
     b.len = 0;
+    mock__fmt_stream_head(&b, job, true);
+    if (b.overflow) {
+        abort();
+    }
+    check_events(strstr(buf, "\r\n\r\n") + 4, b.len - (size_t)(strstr(buf, "\r\n\r\n") + 4 - buf));
+    b.len = 0;
     mock__fmt_body_prefix(&b, job);
+    size_t units = b.len;
     for (uint32_t i = 0; i < count; i++) {
-        size_t len = 0;
-        const char *w = mock__word(i, &len);
-        mock__buf_put(&b, w, len);
+        mock__fmt_unit(&b, job, i);
+    }
+    if (b.len - units != mock__units_len(job, 0, count)) {
+        abort();
     }
     job->output_tokens = count;
     mock__fmt_body_suffix(&b, job);
@@ -89,15 +110,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    enum mock__route route = (data[0] & 1) ? MOCK__ROUTE_CHAT : MOCK__ROUTE_COMPLETIONS;
-    uint32_t per_chunk = 1u + (data[0] >> 1) % 64u;
+    static const enum mock__route routes[] = {
+        MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS, MOCK__ROUTE_RESPONSES,
+        MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,    MOCK__ROUTE_GENERATE_STREAM,
+        MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING, MOCK__ROUTE_COHERE_RERANK,
+        MOCK__ROUTE_TEI_RERANK,
+    };
+    enum mock__route route = routes[(data[0] & 15) % (sizeof(routes) / sizeof(routes[0]))];
+    uint32_t per_chunk = 1u + (data[0] >> 4) * 4u;
     struct mock__job job;
     char msg[MOCK__ERROR_MESSAGE_BYTES];
     enum mock__api_status st =
         mock__api_parse(route, (const char *)data + 1, size - 1, 16, &job, msg, sizeof(msg));
     if (st == MOCK__API_OK) {
-        if (job.output_tokens < 1 || job.output_tokens > MOCK_OUTPUT_TOKENS_MAX ||
-            job.model_len == 0 || job.model_len > MOCK__MODEL_BYTES_MAX) {
+        if ((mock__route_tokens(route) && job.output_tokens < 1) ||
+            job.output_tokens > MOCK_OUTPUT_TOKENS_MAX || job.model_len == 0 ||
+            job.model_len > MOCK__MODEL_BYTES_MAX) {
             abort();
         }
         format_all(&job, per_chunk);

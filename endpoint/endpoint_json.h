@@ -1,0 +1,134 @@
+/*
+ * endpoint_json.h - the validated jsmn token tree shared by the response
+ * parsers in endpoint/ (json.c, chunk.c, chunk_types.c). Private.
+ *
+ * Every index is a token index into doc->tok; -1 means "absent" and every
+ * helper accepts it, so lookups chain without checks in between.
+ */
+#ifndef RINGPERF_ENDPOINT_JSON_H
+#define RINGPERF_ENDPOINT_JSON_H
+
+/* json.c includes jsmn.h itself (with the implementation) before this file;
+ * everyone else gets the types only. JSMN_PARENT_LINKS changes the token
+ * layout, so both must agree on it. */
+#ifndef JSMN_H
+#define JSMN_HEADER
+#define JSMN_STRICT
+#define JSMN_PARENT_LINKS
+#include <jsmn.h>
+#undef JSMN_HEADER
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "endpoint/endpoint.h"
+
+/* endpoint__doc is a tokenized, validated JSON text; token 0 is the root. */
+struct endpoint__doc {
+    const char *js;
+    const jsmntok_t *tok;
+    int ntok;
+};
+
+/* endpoint__tokenize tokenizes `len` bytes of `json` into tok[0..cap) and
+ * validates them as one strict JSON value (any type) with surrounding
+ * whitespace. Returns ENDPOINT_PARSE_OK (d filled), _ERR_MALFORMED or
+ * _ERR_TOO_MANY_TOKENS. */
+enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t *tok, int cap,
+                                              const char *json, size_t len);
+
+/* endpoint__skip returns the index after the subtree rooted at token i. */
+int endpoint__skip(const struct endpoint__doc *d, int i);
+
+/* endpoint__get returns the value token of member `key` of object token obj
+ * (the last one when repeated), or -1. */
+int endpoint__get(const struct endpoint__doc *d, int obj, const char *key);
+
+/* endpoint__at returns element k of array token arr (k < 0 counts from the
+ * end), or -1. */
+int endpoint__at(const struct endpoint__doc *d, int arr, int64_t k);
+
+/* endpoint__is reports whether token i exists and has type `type`. */
+bool endpoint__is(const struct endpoint__doc *d, int i, jsmntype_t type);
+
+/* endpoint__size returns the member or element count of a container, else 0. */
+int endpoint__size(const struct endpoint__doc *d, int i);
+
+/* endpoint__str_eq reports whether token i is the string `want` (raw bytes). */
+bool endpoint__str_eq(const struct endpoint__doc *d, int i, const char *want);
+
+/* endpoint__view returns the bytes of token i (a string without its
+ * quotes), or an empty view for -1. */
+struct endpoint_str endpoint__view(const struct endpoint__doc *d, int i);
+
+/* endpoint__string returns the view of token i when it is a string, else an
+ * empty view. */
+struct endpoint_str endpoint__string(const struct endpoint__doc *d, int i);
+
+/* endpoint__outer returns the whole JSON text of token i (quotes included). */
+struct endpoint_str endpoint__outer(const struct endpoint__doc *d, int i);
+
+/* endpoint__is_null reports whether token i is JSON null. */
+bool endpoint__is_null(const struct endpoint__doc *d, int i);
+
+/* endpoint__is_number reports whether token i is a JSON number. */
+bool endpoint__is_number(const struct endpoint__doc *d, int i);
+
+/* endpoint__truthy is Python's truthiness of token i (false for -1). */
+bool endpoint__truthy(const struct endpoint__doc *d, int i);
+
+/* endpoint__uint reads a non-negative JSON integer that fits in uint64_t. */
+bool endpoint__uint(const struct endpoint__doc *d, int i, uint64_t *out);
+
+/* endpoint__int reads a JSON integer that fits in int64_t. */
+bool endpoint__int(const struct endpoint__doc *d, int i, int64_t *out);
+
+/* endpoint__scratch_tokens returns the token array of `s` and sets *out_cap
+ * to its size (reader.c). */
+jsmntok_t *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap);
+
+/* ---- Filling endpoint_chunk (chunk.c), used by chunk_types.c ----------- */
+
+/* endpoint__add_text appends a non-empty piece to out->texts and to the
+ * matching older per-kind view. */
+void endpoint__add_text(struct endpoint_chunk *out, struct endpoint_str s,
+                        enum endpoint_text_kind kind, bool literal);
+
+/* endpoint__add_string adds token i as a piece when it is a non-empty string. */
+void endpoint__add_string(const struct endpoint__doc *d, int i, struct endpoint_chunk *out,
+                          enum endpoint_text_kind kind);
+
+/* endpoint__usage reads usage object token `usage` into out (see endpoint.h). */
+void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_chunk *out);
+
+/* endpoint__error fills the error fields from error value token `err`. */
+void endpoint__error(const struct endpoint__doc *d, int err, struct endpoint_chunk *out);
+
+/* endpoint__finish marks the stream's end marker with reason token i (a
+ * string, or -1/other for no reason). */
+void endpoint__finish(const struct endpoint__doc *d, int i, struct endpoint_chunk *out);
+
+/* Per-type readers (chunk_types.c). Each reads the validated doc (root token
+ * 0, of any JSON type) and returns the status for endpoint_parse_event(). */
+enum endpoint_parse_status endpoint__read_responses(const struct endpoint__doc *d,
+                                                    struct endpoint_parse_state *state,
+                                                    struct endpoint_str event_type,
+                                                    struct endpoint_chunk *out);
+enum endpoint_parse_status endpoint__read_messages(const struct endpoint__doc *d,
+                                                   struct endpoint_str event_type,
+                                                   struct endpoint_chunk *out);
+enum endpoint_parse_status endpoint__read_tgi(const struct endpoint__doc *d,
+                                              struct endpoint_chunk *out);
+enum endpoint_parse_status endpoint__read_embeddings(const struct endpoint__doc *d,
+                                                     enum endpoint_type t,
+                                                     struct endpoint_chunk *out);
+enum endpoint_parse_status endpoint__read_rankings(const struct endpoint__doc *d,
+                                                   enum endpoint_type t,
+                                                   struct endpoint_chunk *out);
+enum endpoint_parse_status endpoint__read_raw(const struct endpoint__doc *d,
+                                              const struct endpoint_reader *reader,
+                                              struct endpoint_chunk *out);
+
+#endif

@@ -1,0 +1,310 @@
+/*
+ * test_routes.c - every route the mock serves beyond chat/completions, end to end over
+ * loopback: the answer is read back with endpoint/'s parser for the matching endpoint type, so
+ * the mock and the parser are checked against each other, streaming and not, with faults.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "endpoint/endpoint.h"
+#include "mock/mock.h"
+#include "mock_client.h"
+
+/* What a whole answer parsed into. */
+struct parsed {
+    char text[8192];
+    size_t content_events; /* payloads with is_content */
+    size_t embeddings;
+    size_t rankings;
+    bool finished; /* the end marker (has_finish_reason) was seen */
+    bool done;     /* [DONE] was seen */
+    bool usage;
+    uint64_t prompt_tokens;
+    uint64_t completion_tokens;
+    size_t events;
+};
+
+static void take(enum endpoint_parse_status st, const struct endpoint_chunk *c, struct parsed *p)
+{
+    cr_assert(st == ENDPOINT_PARSE_OK || st == ENDPOINT_PARSE_DONE, "parse: %s",
+              endpoint_parse_status_name(st));
+    p->done |= st == ENDPOINT_PARSE_DONE;
+    p->finished |= c->has_finish_reason;
+    p->content_events += c->is_content;
+    p->embeddings += c->embedding_count;
+    p->rankings += c->ranking_count;
+    if (c->has_usage) {
+        p->usage = true;
+        p->prompt_tokens = c->has_prompt_tokens ? c->prompt_tokens : p->prompt_tokens;
+        p->completion_tokens = c->has_completion_tokens ? c->completion_tokens : 0;
+    }
+    for (size_t i = 0; i < c->text_count; i++) {
+        size_t len = strlen(p->text);
+        cr_assert_eq(c->texts[i].kind, ENDPOINT_TEXT_CONTENT);
+        len += endpoint_json_unescape(c->texts[i].text.ptr, c->texts[i].text.len, p->text + len,
+                                      sizeof(p->text) - 1 - len, NULL);
+        p->text[len] = '\0';
+    }
+}
+
+/* Splits an SSE body into events (an optional event: line, then data:) and parses each. */
+static void parse_stream(enum endpoint_type t, char *body, struct parsed *p)
+{
+    struct endpoint_reader r;
+    struct endpoint_parse_state st = {0};
+    endpoint_reader_init(&r, t, NULL, NULL, 0);
+    endpoint_parse_state_reset(&st);
+    memset(p, 0, sizeof(*p));
+    char *pos = body;
+    char *sep;
+    while ((sep = strstr(pos, "\n\n")) != NULL) {
+        *sep = '\0';
+        const char *event = NULL;
+        size_t event_len = 0;
+        if (strncmp(pos, "event: ", 7) == 0) {
+            event = pos + 7;
+            char *nl = strchr(pos, '\n');
+            cr_assert_not_null(nl);
+            event_len = (size_t)(nl - event);
+            pos = nl + 1;
+        }
+        cr_assert_eq(strncmp(pos, "data: ", 6), 0, "event without data: [%s]", pos);
+        struct endpoint_chunk c;
+        const char *data = pos + 6;
+        take(endpoint_parse_event(&r, &st, event, event_len, data, strlen(data), &c), &c, p);
+        p->events++;
+        pos = sep + 2;
+    }
+    cr_assert_eq(*pos, '\0', "bytes after the last event");
+}
+
+static void parse_body(enum endpoint_type t, const char *body, size_t len, struct parsed *p)
+{
+    struct endpoint_reader r;
+    endpoint_reader_init(&r, t, NULL, NULL, 0);
+    memset(p, 0, sizeof(*p));
+    struct endpoint_chunk c;
+    take(endpoint_parse_event(&r, NULL, NULL, 0, body, len, &c), &c, p);
+}
+
+/* Sends `body` to `path` and reads the answer into *out (status returned). */
+static int exchange(struct mock_server *s, const char *path, const char *body, struct tc_resp *out)
+{
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_post(&c, path, body, NULL);
+    tc_read(&c, out);
+    cr_assert(out->complete, "no whole answer from %s", path);
+    tc_close(&c);
+    return out->status;
+}
+
+static const char *expected_words(size_t n)
+{
+    static const char *const words[] = {" the", " of",   " and", " to", " in",
+                                        " is",  " that", " for", " it", " as"};
+    static char out[256];
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = strlen(words[i]);
+        memcpy(out + len, words[i], w);
+        len += w;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+struct stream_case {
+    const char *path;
+    enum endpoint_type type;
+    const char *body;
+    size_t content_events; /* with --tokens-per-chunk 2 and 5 tokens: 3 deltas */
+    bool done;
+};
+
+static const struct stream_case STREAMS[] = {
+    {"/v1/responses", ENDPOINT_RESPONSES,
+     "{\"input\":[{\"role\":\"user\",\"content\":\"one two three\",\"type\":\"message\"}],"
+     "\"model\":\"m\",\"stream\":true,\"instructions\":\"be brief\",\"max_output_tokens\":5}",
+     4, false}, /* 3 deltas and the de-duplicated output_text.done */
+    {"/v1/messages", ENDPOINT_MESSAGES,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"one two three\"}],\"model\":\"m\","
+     "\"max_tokens\":5,\"stream\":true,\"system\":\"be brief\"}",
+     3, false},
+    {"/generate_stream", ENDPOINT_HUGGINGFACE_GENERATE,
+     "{\"inputs\":\"one two three be brief\",\"parameters\":{\"max_new_tokens\":5}}", 3, false},
+    {"/v1/chat/completions", ENDPOINT_CHAT,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"one two three be brief\"}],\"model\":\"m\","
+     "\"stream\":true,\"max_completion_tokens\":5,\"stream_options\":{\"include_usage\":true}}",
+     3, true},
+};
+
+Test(mock_routes, streams_parse_back_with_the_endpoint_parser, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.tokens_per_chunk = 2;
+    struct mock_server *s = tc_start(&cfg);
+    for (size_t i = 0; i < sizeof(STREAMS) / sizeof(STREAMS[0]); i++) {
+        const struct stream_case *k = &STREAMS[i];
+        struct tc_resp r;
+        cr_assert_eq(exchange(s, k->path, k->body, &r), 200, "%s", k->path);
+        cr_assert(tc_header(&r, "Content-Type: text/event-stream"), "%s", k->path);
+        struct parsed p;
+        parse_stream(k->type, r.body, &p);
+        cr_assert_str_eq(p.text, expected_words(5), "%s", k->path);
+        cr_assert_eq(p.content_events, k->content_events, "%s", k->path);
+        cr_assert(p.finished, "%s: no end marker", k->path);
+        cr_assert_eq(p.done, k->done, "%s", k->path);
+        if (k->type != ENDPOINT_HUGGINGFACE_GENERATE) {
+            cr_assert(p.usage, "%s", k->path);
+            cr_assert_eq(p.prompt_tokens, 5, "%s: prompt words", k->path);
+            cr_assert_eq(p.completion_tokens, 5, "%s", k->path);
+        }
+        tc_resp_free(&r);
+    }
+    mock_server_free(s);
+}
+
+struct body_case {
+    const char *path;
+    enum endpoint_type type;
+    const char *body;
+    const char *text;
+    size_t embeddings;
+    size_t rankings;
+};
+
+static const struct body_case BODIES[] = {
+    {"/v1/responses", ENDPOINT_RESPONSES,
+     "{\"input\":[{\"role\":\"user\",\"content\":\"x\",\"type\":\"message\"}],\"model\":\"m\","
+     "\"stream\":false,\"max_output_tokens\":3}",
+     " the of and", 0, 0},
+    {"/v1/messages", ENDPOINT_MESSAGES,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"model\":\"m\",\"max_tokens\":4}",
+     " the of and to", 0, 0},
+    {"/generate", ENDPOINT_HUGGINGFACE_GENERATE,
+     "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":2}}", " the of", 0, 0},
+    {"/v1/embeddings", ENDPOINT_EMBEDDINGS, "{\"model\":\"e\",\"input\":[\"a b\",\"c\",\"d\"]}", "",
+     3, 0},
+    {"/v1/embeddings", ENDPOINT_NIM_EMBEDDINGS, "{\"model\":\"e\",\"input\":\"single\"}", "", 1, 0},
+    {"/v1/embeddings", ENDPOINT_CHAT_EMBEDDINGS,
+     "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"model\":\"e\",\"stream\":false}", "",
+     1, 0},
+    {"/v1/ranking", ENDPOINT_NIM_RANKINGS,
+     "{\"model\":\"r\",\"query\":{\"text\":\"q\"},\"passages\":[{\"text\":\"a\"},{\"text\":\"b\"}]"
+     "}",
+     "", 0, 2},
+    {"/v2/rerank", ENDPOINT_COHERE_RANKINGS,
+     "{\"model\":\"r\",\"query\":\"q\",\"documents\":[\"a\",\"b\",\"c\"]}", "", 0, 3},
+    {"/rerank", ENDPOINT_HF_TEI_RANKINGS, "{\"query\":\"q\",\"texts\":[\"a\"]}", "", 0, 1},
+};
+
+Test(mock_routes, bodies_parse_back_with_the_endpoint_parser, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    struct mock_server *s = tc_start(&cfg);
+    for (size_t i = 0; i < sizeof(BODIES) / sizeof(BODIES[0]); i++) {
+        const struct body_case *k = &BODIES[i];
+        struct tc_resp r;
+        cr_assert_eq(exchange(s, k->path, k->body, &r), 200, "%s: %s", k->path, r.body);
+        cr_assert(tc_header(&r, "Content-Type: application/json"), "%s", k->path);
+        json_decref(tc_json(r.body));
+        struct parsed p;
+        parse_body(k->type, r.body, r.body_len, &p);
+        cr_assert_str_eq(p.text, k->text, "%s", k->path);
+        cr_assert_eq(p.embeddings, k->embeddings, "%s", k->path);
+        cr_assert_eq(p.rankings, k->rankings, "%s", k->path);
+        cr_assert_eq(p.content_events, 1, "%s", k->path);
+        tc_resp_free(&r);
+    }
+    mock_server_free(s);
+}
+
+Test(mock_routes, bad_bodies_get_400_and_new_paths_are_known, .timeout = 30)
+{
+    struct mock_config cfg = tc_config();
+    struct mock_server *s = tc_start(&cfg);
+    const char *const bad[][2] = {
+        {"/v1/ranking", "{\"query\":\"not an object\",\"passages\":[]}"},
+        {"/v2/rerank", "{\"query\":\"q\"}"},
+        {"/rerank", "{\"texts\":[]}"},
+        {"/generate", "{\"parameters\":{}}"},
+        {"/generate_stream", "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":0}}"},
+        {"/v1/embeddings", "{\"model\":\"e\"}"},
+        {"/v1/responses", "{\"model\":\"m\"}"},
+        {"/v1/messages", "{\"model\":\"m\",\"max_tokens\":\"x\",\"messages\":[]}"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct tc_resp r;
+        cr_assert_eq(exchange(s, bad[i][0], bad[i][1], &r), 400, "%s %s", bad[i][0], bad[i][1]);
+        struct endpoint_chunk c;
+        cr_assert_eq(endpoint_parse_chunk(ENDPOINT_RAW, r.body, r.body_len, &c),
+                     ENDPOINT_PARSE_ERROR);
+        tc_resp_free(&r);
+    }
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_get(&c, "/v1/responses");
+    struct tc_resp r;
+    tc_read(&c, &r);
+    cr_assert_eq(r.status, 405);
+    tc_resp_free(&r);
+    tc_close(&c);
+    mock_server_free(s);
+}
+
+Test(mock_routes, faults_apply_to_new_routes, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.malformed_rate = 100;
+    struct mock_server *s = tc_start(&cfg);
+    struct tc_resp r;
+    cr_assert_eq(
+        exchange(s, "/v1/embeddings", "{\"model\":\"e\",\"input\":[\"a\",\"b\",\"c\",\"d\"]}", &r),
+        200);
+    struct endpoint_chunk c;
+    cr_assert_eq(endpoint_parse_chunk(ENDPOINT_EMBEDDINGS, r.body, r.body_len, &c),
+                 ENDPOINT_PARSE_ERR_MALFORMED, "a malformed body is cut short");
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/v1/messages",
+                          "{\"messages\":[],\"model\":\"m\",\"max_tokens\":4,\"stream\":true}", &r),
+                 200);
+    cr_assert_not_null(strstr(r.body, "event: message_stop"), "the stream still ends normally");
+    tc_resp_free(&r);
+    mock_server_free(s);
+    cfg.malformed_rate = 0;
+    cfg.error_500_rate = 100;
+    s = tc_start(&cfg);
+    cr_assert_eq(exchange(s, "/v2/rerank", "{\"query\":\"q\",\"documents\":[\"a\"]}", &r), 500);
+    tc_resp_free(&r);
+    mock_server_free(s);
+}
+
+Test(mock_routes, long_outputs_leave_the_full_text_out, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.tokens_per_chunk = 64;
+    struct mock_server *s = tc_start(&cfg);
+    struct tc_resp r;
+    cr_assert_eq(exchange(s, "/generate_stream",
+                          "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":5000}}", &r),
+                 200);
+    struct parsed p;
+    parse_stream(ENDPOINT_HUGGINGFACE_GENERATE, r.body, &p);
+    cr_assert(p.finished);
+    cr_assert_eq(p.content_events, (5000 + 63) / 64);
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/v1/responses",
+                          "{\"input\":\"x\",\"model\":\"m\",\"stream\":true,"
+                          "\"max_output_tokens\":5000}",
+                          &r),
+                 200);
+    cr_assert_null(strstr(r.body, "response.output_text.done"));
+    parse_stream(ENDPOINT_RESPONSES, r.body, &p);
+    cr_assert(p.finished);
+    cr_assert_eq(p.completion_tokens, 5000);
+    tc_resp_free(&r);
+    mock_server_free(s);
+}
