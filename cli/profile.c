@@ -6,6 +6,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
+#include "cli/cli_requests.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -22,9 +23,6 @@
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
 
-/* AIPerf's default number of distinct dataset entries (--num-dataset-entries). */
-#define DEFAULT_DATASET_ENTRIES 100
-#define PROMPT_BYTES_MAX (4u << 20)
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
 
 struct profile_run {
@@ -33,10 +31,7 @@ struct profile_run {
     struct engine_config engine;
     struct cli_load load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
-    struct engine_payload *payloads;
-    size_t payload_count;
-    struct http_header *headers;
-    char *authorization;
+    struct cli_requests requests;
     char artifact_dir[4096];
     struct cli_results results;
     struct cli_export exp;
@@ -65,8 +60,7 @@ static void check_failure_threshold(struct profile_run *run)
         fprintf(stderr,
                 "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
                 "%g; stopping the run\n",
-                (unsigned long long)run->results.error_count, (unsigned long long)seen,
-                threshold);
+                (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
         __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
     }
 }
@@ -100,21 +94,6 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
             100.0 * (done < 1.0 ? done : 1.0), elapsed_s, rate,
             (unsigned long long)run->results.error_count, run->progress_tty ? "" : "\n");
     run->progress_printed = true;
-}
-
-/* check_supported rejects what the parser accepts but this build cannot run yet,
- * naming the flag, so that nothing is silently ignored. */
-static int check_supported(const struct profile_config *cfg)
-{
-    if (cfg->endpoint_type != CONFIG_ENDPOINT_CHAT &&
-        cfg->endpoint_type != CONFIG_ENDPOINT_COMPLETIONS) {
-        fprintf(stderr,
-                "ringperf profile: --endpoint-type %s is not supported yet; use chat or "
-                "completions\n",
-                config_endpoint_type_name(cfg->endpoint_type));
-        return -ENOTSUP;
-    }
-    return 0;
 }
 
 /* resolve_target resolves --url number index into *out. */
@@ -169,87 +148,6 @@ static int resolve_targets(struct profile_run *run)
     return 0;
 }
 
-static int build_payloads(struct profile_run *run)
-{
-    const struct profile_config *cfg = &run->cfg;
-    char errbuf[512];
-    char *extra = NULL;
-    if (cfg->extra_inputs.count > 0 &&
-        endpoint_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,
-                                    cfg->extra_inputs.count, &extra, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ringperf profile: --extra-inputs: %s\n", errbuf);
-        return -EINVAL;
-    }
-    size_t count = (size_t)cfg->request_count < DEFAULT_DATASET_ENTRIES ? (size_t)cfg->request_count
-                                                                        : DEFAULT_DATASET_ENTRIES;
-    run->payloads = calloc(count, sizeof(*run->payloads));
-    char *prompt = malloc(PROMPT_BYTES_MAX);
-    int ret = run->payloads != NULL && prompt != NULL ? 0 : -ENOMEM;
-    struct dataset_rng rng;
-    dataset_rng_seed(&rng, run->seed);
-    for (size_t i = 0; ret == 0 && i < count; i++) {
-        uint64_t words =
-            dataset_sample_length(&rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
-        uint64_t max_tokens = cfg->osl_set
-                                  ? dataset_sample_length(&rng, (uint64_t)cfg->osl_tokens_mean,
-                                                          cfg->osl_tokens_stddev)
-                                  : 0;
-        if (dataset_synthetic_prompt(&rng, words, prompt, PROMPT_BYTES_MAX) == 0) {
-            fprintf(stderr, "ringperf profile: --isl: a prompt of %llu tokens is too long\n",
-                    (unsigned long long)words);
-            ret = -EINVAL;
-            break;
-        }
-        struct endpoint_payload_spec spec = {
-            .type =
-                cfg->endpoint_type == CONFIG_ENDPOINT_CHAT ? ENDPOINT_CHAT : ENDPOINT_COMPLETIONS,
-            .model = cfg->models.items[i % cfg->models.count],
-            .prompt = prompt,
-            .max_tokens = max_tokens,
-            .streaming = cfg->streaming,
-            .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
-            .extra_inputs_json = extra,
-        };
-        char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
-        if (body == NULL) {
-            fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
-            ret = -EINVAL;
-            break;
-        }
-        run->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
-        run->payload_count++;
-    }
-    free(prompt);
-    free(extra);
-    return ret;
-}
-
-static int build_headers(struct profile_run *run)
-{
-    const struct profile_config *cfg = &run->cfg;
-    run->headers = calloc(cfg->header_count + 1, sizeof(*run->headers));
-    if (run->headers == NULL) {
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < cfg->header_count; i++) {
-        run->headers[i] = (struct http_header){
-            .name = cfg->headers[i].name,
-            .name_len = strlen(cfg->headers[i].name),
-            .value = cfg->headers[i].value,
-            .value_len = strlen(cfg->headers[i].value),
-        };
-    }
-    if (cfg->api_key != NULL) {
-        size_t len = strlen(cfg->api_key) + sizeof("Bearer ");
-        run->authorization = malloc(len);
-        if (run->authorization == NULL) {
-            return -ENOMEM;
-        }
-        snprintf(run->authorization, len, "Bearer %s", cfg->api_key);
-    }
-    return 0;
-}
-
 static int make_dirs(char *path)
 {
     for (char *p = path + 1; *p != '\0'; p++) {
@@ -301,8 +199,8 @@ static void configure_engine(struct profile_run *run)
 {
     const struct profile_config *cfg = &run->cfg;
     struct engine_config *e = &run->engine;
-    e->endpoint_type =
-        cfg->endpoint_type == CONFIG_ENDPOINT_CHAT ? ENDPOINT_CHAT : ENDPOINT_COMPLETIONS;
+    e->endpoint_type = run->requests.type;
+    e->reader = &run->requests.reader;
     e->streaming = cfg->streaming;
     cli_load_configure(cfg, run->seed, &run->load, e);
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
@@ -355,6 +253,23 @@ static void print_send_lag(const struct profile_run *run)
         printf("Warning: 1%% of requests left over %.1f ms late. Either every connection was busy "
                "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
                p99_us / 1e3);
+    }
+}
+
+/* report_title is AIPerf's console title for the endpoint's metrics. */
+static const char *report_title(const struct profile_run *run)
+{
+    switch (run->requests.type) {
+    case ENDPOINT_EMBEDDINGS:
+    case ENDPOINT_CHAT_EMBEDDINGS:
+    case ENDPOINT_NIM_EMBEDDINGS:
+        return "ringperf | Embeddings Metrics";
+    case ENDPOINT_NIM_RANKINGS:
+    case ENDPOINT_COHERE_RANKINGS:
+    case ENDPOINT_HF_TEI_RANKINGS:
+        return "ringperf | Rankings Metrics";
+    default:
+        return "ringperf | LLM Metrics";
     }
 }
 
@@ -432,7 +347,7 @@ static int execute(struct profile_run *run)
         return 1;
     }
     struct cli_finish_info finish = {
-        .cfg = &run->cfg, .was_cancelled = run->stop.requested, .title = "ringperf | LLM Metrics"};
+        .cfg = &run->cfg, .was_cancelled = run->stop.requested, .title = report_title(run)};
     int status = cli_export_finish(&run->exp, &run->results, &finish);
     print_send_lag(run);
     return run->threshold_exceeded ? 1 : status;
@@ -441,7 +356,7 @@ static int execute(struct profile_run *run)
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
-    if (check_supported(&run->cfg) != 0 || resolve_targets(run) != 0) {
+    if (cli_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0) {
         return 2;
     }
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
@@ -451,18 +366,18 @@ static int prepare(struct profile_run *run)
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return 1;
     }
-    if (build_headers(run) != 0 || build_payloads(run) != 0) {
+    if (cli_requests_prepare(&run->cfg, run->seed, &run->requests) != 0) {
         return 2;
     }
-    run->engine.payloads = run->payloads;
-    run->engine.payload_count = run->payload_count;
-    run->engine.authorization = run->authorization;
-    run->engine.extra_headers = run->headers;
-    run->engine.extra_header_count = run->cfg.header_count;
+    run->engine.payloads = run->requests.payloads;
+    run->engine.payload_count = run->requests.payload_count;
+    run->engine.extra_headers = run->requests.headers;
+    run->engine.extra_header_count = run->requests.header_count;
     if (prepare_artifact_dir(run) != 0) {
         return 1;
     }
-    if (cli_export_inputs(run->artifact_dir, run->payloads, run->payload_count) != 0) {
+    if (cli_export_inputs(run->artifact_dir, run->requests.payloads, run->requests.payload_count) !=
+        0) {
         fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
         return 1;
     }
@@ -491,13 +406,8 @@ static void release(struct profile_run *run)
     cli_export_close(&run->exp);
     cli_results_free(&run->results);
     metrics_hist_free(run->send_lag);
-    for (size_t i = 0; i < run->payload_count; i++) {
-        free((char *)run->payloads[i].body);
-    }
-    free(run->payloads);
-    free(run->headers);
+    cli_requests_free(&run->requests);
     free(run->targets);
-    free(run->authorization);
     config_free(&run->cfg);
 }
 

@@ -23,7 +23,8 @@
 #define COORDINATOR_POLL_MS 50
 
 struct coordinator {
-    struct engine_config config; /* the caller's, with defaults filled in */
+    struct engine_config config;           /* the caller's, with defaults filled in */
+    struct endpoint_reader default_reader; /* when the caller gave none */
     const struct engine_record_sink *sink;
     struct engine_stop *stop;
     struct engine__shard *shards;
@@ -351,6 +352,10 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     int ret = fill_defaults(&co.config, errbuf, errcap);
     if (ret != 0) {
         return ret;
+    }
+    if (co.config.reader == NULL) {
+        endpoint_reader_init(&co.default_reader, co.config.endpoint_type, NULL, NULL, 0);
+        co.config.reader = &co.default_reader;
     }
     co.shard_count = co.config.shard_count;
     co.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -68,7 +68,10 @@ struct engine_config {
     const struct engine_target *targets;
     size_t target_count;
     enum endpoint_type endpoint_type; /* how response bodies and stream events are read */
-    bool streaming;                   /* ask for text/event-stream (Accept header) */
+    /* The run's response reader (endpoint_reader_init); NULL = a plain reader
+     * for endpoint_type. */
+    const struct endpoint_reader *reader;
+    bool streaming; /* ask for text/event-stream (Accept header) */
     /* Request ordinal i sends payloads[i % payload_count]. */
     const struct engine_payload *payloads;
     size_t payload_count;

@@ -24,9 +24,12 @@ static int64_t wall_now_ns(void)
 int engine__conns_init(struct engine__shard *shard)
 {
     const struct engine_config *config = shard->config;
+    /* A JSON token takes at least two bytes, so this many always suffice for
+     * a body that fits the body buffer. */
+    shard->json_scratch = endpoint_scratch_new(ENGINE__BODY_BYTES / 2 + 1);
     shard->conns = calloc(shard->conn_count, sizeof(*shard->conns));
     shard->idle_conns = calloc(shard->conn_count, sizeof(*shard->idle_conns));
-    if (shard->conns == NULL || shard->idle_conns == NULL) {
+    if (shard->json_scratch == NULL || shard->conns == NULL || shard->idle_conns == NULL) {
         return -ENOMEM;
     }
     for (uint32_t i = 0; i < shard->conn_count; i++) {
@@ -58,6 +61,7 @@ int engine__conns_init(struct engine__shard *shard)
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);
         sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
+        c->parse_state.scratch = shard->json_scratch;
         /* Lowest ids on top of the stack, so a light load reuses few sockets. */
         shard->idle_conns[shard->idle_count++] = shard->conn_count - 1 - i;
     }
@@ -66,6 +70,8 @@ int engine__conns_init(struct engine__shard *shard)
 
 void engine__conns_destroy(struct engine__shard *shard)
 {
+    endpoint_scratch_free(shard->json_scratch);
+    shard->json_scratch = NULL;
     if (shard->conns == NULL) {
         return;
     }
@@ -232,6 +238,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
 
 static void reset_request_state(struct engine__conn *c)
 {
+    endpoint_parse_state_reset(&c->parse_state);
     http_response_parser_reset(&c->http);
     sse_parser_reset(&c->sse);
     c->body_len = 0;

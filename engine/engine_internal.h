@@ -69,6 +69,7 @@ struct engine__conn {
     char *header_buf;            /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
+    struct endpoint_parse_state parse_state; /* per response; borrows the shard's scratch */
     bool body_is_sse;
     bool status_ok;
     /* A non-streamed body, or the body of an error response, collected here. */
@@ -116,6 +117,7 @@ struct engine__shard {
     uint32_t buffer_bytes;
     uint32_t buffers_to_publish; /* recycled this turn, published once per turn */
 
+    struct endpoint_scratch *json_scratch; /* JSON tokens for large bodies, shared by conns */
     struct engine__conn *conns;
     uint32_t conn_count;
     uint32_t active_count;

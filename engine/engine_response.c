@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static void append_body(struct engine__conn *c, const char *data, size_t len)
 {
@@ -35,14 +36,24 @@ static void add_event(const struct engine_config *config, struct engine_record *
     };
 }
 
+/* append_text adds one piece of generated text to the record, decoding JSON
+ * escapes unless the piece is literal. Returns the bytes kept. */
 static size_t append_text(const struct engine_config *config, struct engine_record *rec,
-                          bool reasoning, const char *escaped, size_t escaped_len)
+                          const struct endpoint_text *piece)
 {
+    bool reasoning = piece->kind == ENDPOINT_TEXT_REASONING;
     char *base = reasoning ? rec->reasoning_text : rec->text;
     size_t *len = reasoning ? &rec->reasoning_len : &rec->text_len;
+    size_t room = config->max_text_bytes - *len;
+    size_t n;
     bool truncated = false;
-    size_t n = endpoint_json_unescape(escaped, escaped_len, base + *len,
-                                      config->max_text_bytes - *len, &truncated);
+    if (piece->literal) {
+        n = piece->text.len < room ? piece->text.len : room;
+        truncated = n < piece->text.len;
+        memcpy(base + *len, piece->text.ptr, n);
+    } else {
+        n = endpoint_json_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
+    }
     *len += n;
     rec->text_truncated |= truncated;
     return n;
@@ -52,9 +63,15 @@ static void fail_with_payload_error(struct engine__shard *shard, struct engine__
                                     const struct endpoint_chunk *chunk)
 {
     char message[ENGINE_ERROR_MESSAGE_BYTES];
-    bool truncated = false;
-    size_t n = endpoint_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
-                                      sizeof(message) - 1, &truncated);
+    size_t n = chunk->error_message.len;
+    if (chunk->error_message_is_json) {
+        n = n < sizeof(message) - 1 ? n : sizeof(message) - 1;
+        memcpy(message, chunk->error_message.ptr, n);
+    } else {
+        bool truncated = false;
+        n = endpoint_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
+                                   sizeof(message) - 1, &truncated);
+    }
     message[n] = '\0';
     engine__fail(shard, c, chunk->error_code, "SSEResponseError", message);
 }
@@ -73,15 +90,19 @@ static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *
     }
 }
 
-/* apply_chunk folds one parsed JSON payload into the record. Returns false
- * when it failed the request. */
-static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c, const char *json,
-                        size_t len, int64_t arrival_ns, bool same_read)
+/* apply_chunk parses one event's data (or a whole body) and folds it into
+ * the record. Returns false when it failed the request. */
+static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
+                        const struct sse_event *ev, const char *json, size_t len,
+                        int64_t arrival_ns, bool same_read)
 {
     const struct engine_config *config = shard->config;
     struct engine_record *rec = c->record;
     struct endpoint_chunk chunk;
-    enum endpoint_parse_status st = endpoint_parse_chunk(config->endpoint_type, json, len, &chunk);
+    const char *event_type = ev != NULL && ev->has_event_type ? ev->event_type : NULL;
+    size_t event_type_len = event_type != NULL ? ev->event_type_len : 0;
+    enum endpoint_parse_status st = endpoint_parse_event(
+        config->reader, &c->parse_state, event_type, event_type_len, json, len, &chunk);
     if (st == ENDPOINT_PARSE_DONE) {
         rec->saw_done = true;
         return true;
@@ -99,20 +120,15 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c, con
     }
     uint32_t flags = same_read ? ENGINE_EVENT_SAME_READ : 0;
     uint32_t text_len = 0;
-    if (chunk.content.len > 0) {
-        text_len += (uint32_t)append_text(config, rec, false, chunk.content.ptr, chunk.content.len);
+    for (size_t i = 0; i < chunk.text_count; i++) {
+        text_len += (uint32_t)append_text(config, rec, &chunk.texts[i]);
+        flags |= chunk.texts[i].kind == ENDPOINT_TEXT_REASONING ? ENGINE_EVENT_REASONING
+                                                                : ENGINE_EVENT_CONTENT;
     }
-    for (size_t i = 0; i < chunk.tool_text_count; i++) {
-        text_len += (uint32_t)append_text(config, rec, false, chunk.tool_text[i].ptr,
-                                          chunk.tool_text[i].len);
-    }
-    if (chunk.content.len > 0 || chunk.tool_text_count > 0) {
+    /* Embeddings, rankings and a responses done-event whose text already
+     * arrived count as content without carrying text of their own. */
+    if (chunk.is_content && (flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) == 0) {
         flags |= ENGINE_EVENT_CONTENT;
-    }
-    if (chunk.reasoning.len > 0) {
-        text_len +=
-            (uint32_t)append_text(config, rec, true, chunk.reasoning.ptr, chunk.reasoning.len);
-        flags |= ENGINE_EVENT_REASONING;
     }
     if (chunk.has_usage) {
         apply_usage(rec, &chunk);
@@ -133,7 +149,13 @@ static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
                          const struct sse_event *ev, int64_t arrival_ns, bool same_read)
 {
     struct engine_record *rec = c->record;
-    if (ev->has_event_type && ev->event_type_len == 5 && memcmp(ev->event_type, "error", 5) == 0) {
+    if (ev->has_event_type && ev->event_type_len == 5 &&
+        strncasecmp(ev->event_type, "error", 5) == 0) {
+        /* A JSON error body (Anthropic's) says more than the event name. */
+        if (ev->has_data &&
+            !apply_chunk(shard, c, ev, ev->data, ev->data_len, arrival_ns, same_read)) {
+            return false;
+        }
         char message[ENGINE_ERROR_MESSAGE_BYTES];
         const char *text = ev->comment_len > 0 ? ev->comment : ev->data;
         size_t text_len = ev->comment_len > 0 ? ev->comment_len : ev->data_len;
@@ -148,7 +170,7 @@ static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
         engine__fail(shard, c, 502, "SSEResponseError", "data arrived after [DONE]");
         return false;
     }
-    return apply_chunk(shard, c, ev->data, ev->data_len, arrival_ns, same_read);
+    return apply_chunk(shard, c, ev, ev->data, ev->data_len, arrival_ns, same_read);
 }
 
 /* feed_sse returns false when the request ended. */
@@ -187,7 +209,7 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
     snprintf(rec->error_type, sizeof(rec->error_type), "%.*s", (int)reason_len, reason);
     struct endpoint_chunk chunk;
     /* Prefer the OpenAI-style error message; fall back to the body text. */
-    if (endpoint_parse_chunk(shard->config->endpoint_type, c->body, c->body_len, &chunk) ==
+    if (endpoint_parse_event(shard->config->reader, NULL, NULL, 0, c->body, c->body_len, &chunk) ==
             ENDPOINT_PARSE_ERROR &&
         chunk.error_message.len > 0) {
         bool truncated = false;
@@ -217,7 +239,8 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
             !on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
             return;
         }
-        if (!rec->saw_done && !rec->saw_finish_reason) {
+        if (endpoint_type_stream_end_required(shard->config->reader->type) && !rec->saw_done &&
+            !rec->saw_finish_reason) {
             engine__fail(shard, c, 502, "SSEResponseError",
                          "the stream ended without [DONE] or a finish_reason");
             return;
@@ -231,7 +254,7 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         engine__fail(shard, c, 502, "ResponseTooLarge", message);
         return;
     }
-    if (!apply_chunk(shard, c, c->body, c->body_len, arrival_ns, false)) {
+    if (!apply_chunk(shard, c, NULL, c->body, c->body_len, arrival_ns, false)) {
         return;
     }
     engine__finish(shard, c, ENGINE_SUCCESS, keep);

@@ -341,6 +341,50 @@ Test(profile_e2e, failed_request_threshold_stops_the_run_early, .timeout = 120)
     stop_mock(&w.mock);
 }
 
+/* Every endpoint type ringperf runs, against the mock server's matching route:
+ * streaming where the API streams, and every request answered without error. */
+Test(profile_e2e, every_endpoint_type_runs_end_to_end, .timeout = 300)
+{
+    static const char *const types[][2] = {
+        {"chat", "--streaming"},
+        {"completions", "--streaming"},
+        {"responses", "--streaming"},
+        {"messages", "--streaming"},
+        {"huggingface_generate", "--streaming"},
+        {"chat", ""},
+        {"completions", ""},
+        {"responses", ""},
+        {"messages", ""},
+        {"huggingface_generate", ""},
+        {"embeddings", ""},
+        {"chat_embeddings", ""},
+        {"nim_embeddings", ""},
+        {"nim_rankings", ""},
+        {"cohere_rankings", ""},
+        {"hf_tei_rankings", ""},
+    };
+    struct e2e w;
+    e2e_start(&w, NULL);
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        char words[256];
+        snprintf(words, sizeof(words),
+                 "profile -m m -u URL --endpoint-type %s %s --concurrency 2 --request-count 12 "
+                 "--osl 6 --isl 20 --api-key k --artifact-dir DIR",
+                 types[i][0], types[i][1]);
+        char *out = NULL;
+        int status = run_ringperf(&w, words, true, &out);
+        cr_assert_eq(status, 0, "%s %s: exit %d\n%s", types[i][0], types[i][1], status, out);
+        size_t errors = 0;
+        cr_assert_eq(count_export_lines(&w, &errors), 12, "%s %s", types[i][0], types[i][1]);
+        cr_assert_eq(errors, 0, "%s %s: %s", types[i][0], types[i][1], out);
+        bool streamed = types[i][1][0] != '\0';
+        cr_assert_eq(strstr(out, "Time to First Token") != NULL, streamed,
+                     "%s %s: streaming metrics only when streaming", types[i][0], types[i][1]);
+        free(out);
+    }
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;

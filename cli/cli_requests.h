@@ -1,0 +1,40 @@
+/*
+ * cli_requests.h - what every request of a run carries, prepared before the
+ * run (internal to cli/): the bodies for the endpoint type, the headers (the
+ * endpoint's authentication, then -H headers), and the response reader.
+ */
+#ifndef RINGPERF_CLI_REQUESTS_H
+#define RINGPERF_CLI_REQUESTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "endpoint/endpoint.h"
+#include "engine/engine.h"
+
+/* cli_requests owns everything an engine_config borrows about requests. */
+struct cli_requests {
+    enum endpoint_type type;
+    struct endpoint_reader reader;
+    struct engine_payload *payloads;
+    size_t payload_count;
+    struct http_header *headers;
+    size_t header_count;
+    char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */
+};
+
+/* cli_requests_type maps --endpoint-type to the endpoint module's type.
+ * Returns 0, or -ENOTSUP with a message on stderr for a type ringperf cannot
+ * run yet. */
+int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out);
+
+/* cli_requests_prepare builds the payloads (AIPerf's default of up to 100
+ * dataset entries, synthetic prompts from seed), the headers and the reader.
+ * Prints what went wrong to stderr. Returns 0, -EINVAL or -ENOMEM. */
+int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed, struct cli_requests *out);
+
+/* cli_requests_free releases what cli_requests_prepare made. */
+void cli_requests_free(struct cli_requests *requests);
+
+#endif
