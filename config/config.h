@@ -149,13 +149,13 @@ struct profile_config {
     int64_t concurrency;   /* >= 1; 0 = not given */
     int64_t request_count; /* --request-count/--num-requests; default 10 */
     bool request_count_set;
-    double request_rate_per_second;        /* --request-rate; 0 = not given (closed loop) */
-    double benchmark_duration_seconds;     /* 0 = not given */
-    double benchmark_grace_period_seconds; /* default 30; may be INFINITY */
+    double request_rate_per_second;              /* --request-rate; 0 = not given (closed loop) */
+    double benchmark_duration_seconds;           /* 0 = not given */
+    double benchmark_grace_period_seconds;       /* default 30; may be INFINITY */
     enum config_arrival_pattern arrival_pattern; /* default poisson; gamma when only
                                                     --arrival-smoothness is given */
     bool arrival_pattern_set;
-    double arrival_smoothness;         /* gamma shape k; valid when arrival_smoothness_set */
+    double arrival_smoothness; /* gamma shape k; valid when arrival_smoothness_set */
     bool arrival_smoothness_set;
     int64_t warmup_request_count;      /* 0 = no count-triggered warmup */
     double warmup_duration_seconds;    /* 0 = no duration-triggered warmup */
@@ -163,7 +163,7 @@ struct profile_config {
     double cancellation_delay_seconds; /* --request-cancellation-delay, >= 0 */
     int64_t prefill_concurrency;       /* --prefill-concurrency; 0 = no limit */
     double failed_request_threshold;   /* 0 = not given; stop above this failure ratio */
-    bool benchmark_grace_period_set;       /* only valid with --benchmark-duration */
+    bool benchmark_grace_period_set;   /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;                    /* default "artifacts" */
     bool artifact_dir_set;                 /* AIPerf adds a per-run subdirectory only if unset */

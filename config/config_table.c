@@ -370,8 +370,7 @@ static const struct config__flag flag_table[] = {
     NOPE(SCENARIO, STRING, "--scenario", "Named scenario that locks benchmark settings."),
     NOPE(SCENARIO, SWITCH, "--unsafe-override", "Turn scenario lock errors into warnings."),
     /* Warmup */
-    {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0,
-         OFF(warmup_request_count)),
+    {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0, OFF(warmup_request_count)),
      .help = "Requests sent before profiling starts, with the profiling load settings; "
              "excluded from the results.",
      .example = "100", .range = &range_count},
@@ -396,8 +395,7 @@ static const struct config__flag flag_table[] = {
      .help = "Percentage of requests to cancel; they end as errors with code 499 and "
              "was_cancelled.",
      .default_text = "0", .example = "10", .range = &range_percent},
-    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0,
-         OFF(cancellation_delay_seconds)),
+    {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0, OFF(cancellation_delay_seconds)),
      .help = "Seconds after a cancelled request was fully sent before it is cancelled.",
      .default_text = "0", .example = "0.5", .range = &range_seconds_ge0},
     /* Output */
