@@ -78,8 +78,10 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
     const char *list_key = t == ENDPOINT_COMPLETIONS ? "prompt"
                            : t == ENDPOINT_RESPONSES ? "input"
                                                      : "messages";
-    ok = ok && payload__set_new(root, list_key, list);
-    list = NULL;
+    if (ok) {
+        ok = payload__set_new(root, list_key, list); /* takes the list, even on failure */
+        list = NULL;
+    }
     ok = ok && payload__set_new(root, "model", payload__text("model", spec->model, errbuf, errcap));
     if (ok && t == ENDPOINT_MESSAGES) {
         uint64_t n = spec->max_tokens ? spec->max_tokens : ENDPOINT_MESSAGES_MAX_TOKENS_DEFAULT;
