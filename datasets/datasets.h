@@ -1,11 +1,11 @@
 /*
  * datasets.h - the prompts a run sends.
  *
- * For now: deterministic synthetic prompts. Until the tokenizer lands (its own
- * issue), a prompt's length is counted in words from a fixed English word list,
- * and one word stands in for one token. That approximation is documented in
- * the README and announced at run time; token metrics come from the server's
- * usage reports meanwhile.
+ * Deterministic synthetic prompts. With a tokenizer (tokenizer/tokenizer.h), a
+ * struct dataset_prompter makes prompts that re-encode to exactly the requested
+ * number of tokens. Without one, dataset_synthetic_prompt counts words from a
+ * fixed English word list, one word standing in for one token: the documented
+ * approximation, with token metrics then taken from the server's usage reports.
  */
 #ifndef RINGPERF_DATASETS_H
 #define RINGPERF_DATASETS_H
@@ -37,5 +37,35 @@ uint64_t dataset_sample_length(struct dataset_rng *rng, uint64_t mean, double st
  * Returns the prompt's length in bytes, or 0 when it does not fit in cap (out
  * then holds an empty string). */
 size_t dataset_synthetic_prompt(struct dataset_rng *rng, size_t words, char *out, size_t cap);
+
+/* DATASET_PROMPT_TOKENS_MAX bounds one token-exact prompt. */
+#define DATASET_PROMPT_TOKENS_MAX ((size_t)1 << 22)
+
+struct tokenizer;
+struct tokenizer_scratch;
+
+/* struct dataset_prompter makes token-exact prompts for one tokenizer. Opaque,
+ * read-only once built: threads may share it, each with its own scratch. */
+struct dataset_prompter;
+
+/* dataset_prompter_new measures the built-in prose with tok (borrowed: it must
+ * outlive the prompter). Returns 0 and a new prompter in *out (free with
+ * dataset_prompter_free), or -1 with a message in err. */
+int dataset_prompter_new(const struct tokenizer *tok, struct dataset_prompter **out, char *err,
+                         size_t err_cap);
+
+/* dataset_prompter_free releases a prompter; NULL is a no-op. */
+void dataset_prompter_free(struct dataset_prompter *p);
+
+/* dataset_prompter_generate writes into out (NUL-terminated) a prompt of plain
+ * English prose that the prompter's tokenizer encodes (add_special_tokens=False)
+ * to exactly `tokens` tokens, drawn from rng (same seed, same prompts). scratch
+ * is the caller's per-thread tokenizer scratch. Returns the prompt's length in
+ * bytes, or 0 (out then holds "") when tokens is 0 or above
+ * DATASET_PROMPT_TOKENS_MAX, the prompt does not fit in cap, or no exact prompt
+ * was found. Allocates a temporary array of tokens + 65 offsets. */
+size_t dataset_prompter_generate(const struct dataset_prompter *p,
+                                 struct tokenizer_scratch *scratch, struct dataset_rng *rng,
+                                 size_t tokens, char *out, size_t cap);
 
 #endif
