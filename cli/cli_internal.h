@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "engine/engine.h"
 #include "metrics/metrics.h"
+#include "tokenizer/tokenizer.h"
 
 #define CLI_ERROR_KINDS_MAX 64
 
@@ -38,6 +39,11 @@ struct cli_record_metrics {
 struct cli_results {
     bool streaming;
     bool use_server_token_count;
+    /* Client-side token counts (AIPerf's default): the run's tokenizer, or
+     * NULL to take them from the server's usage. Borrowed. */
+    const struct tokenizer *tokenizer;
+    struct tokenizer_scratch token_scratch;
+    const int64_t *payload_isl; /* input tokens of each payload, by payload index */
     struct metrics_goodput goodput;
     struct metrics_run *run;
     int64_t *content_ns; /* scratch for cli_record_compute, grown to the longest record */

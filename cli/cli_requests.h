@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "endpoint/endpoint.h"
 #include "engine/engine.h"
+#include "tokenizer/tokenizer.h"
 
 /* cli_requests owns everything an engine_config borrows about requests. */
 struct cli_requests {
@@ -19,6 +20,7 @@ struct cli_requests {
     struct endpoint_reader reader;
     struct engine_payload *payloads;
     size_t payload_count;
+    int64_t *payload_isl; /* input tokens of each payload; NULL without a tokenizer */
     struct http_header *headers;
     size_t header_count;
     char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */
@@ -30,9 +32,11 @@ struct cli_requests {
 int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out);
 
 /* cli_requests_prepare builds the payloads (AIPerf's default of up to 100
- * dataset entries, synthetic prompts from seed), the headers and the reader.
+ * dataset entries, synthetic prompts from seed: exactly --isl tokens long with
+ * a tokenizer, else --isl words), the headers and the reader.
  * Prints what went wrong to stderr. Returns 0, -EINVAL or -ENOMEM. */
-int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed, struct cli_requests *out);
+int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
+                         const struct tokenizer *tok, struct cli_requests *out);
 
 /* cli_requests_free releases what cli_requests_prepare made. */
 void cli_requests_free(struct cli_requests *requests);

@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
+#include "tokenizer/tokenizer.h"
 
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
 
@@ -32,6 +33,7 @@ struct profile_run {
     struct cli_load load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
     struct cli_requests requests;
+    struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
     struct cli_results results;
     struct cli_export exp;
@@ -353,6 +355,32 @@ static int execute(struct profile_run *run)
     return run->threshold_exceeded ? 1 : status;
 }
 
+/* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
+ * model's Hugging Face cache; never the network). Without one the run still
+ * goes ahead on the server's token counts, but a --tokenizer that cannot be
+ * loaded is an error. */
+static int load_tokenizer(struct profile_run *run)
+{
+    char path[4096];
+    char err[1024];
+    if (tokenizer_resolve(run->cfg.tokenizer, run->cfg.models.items[0], path, sizeof(path), err,
+                          sizeof(err)) == 0 &&
+        tokenizer_load(path, &run->tokenizer, err, sizeof(err)) == 0) {
+        return 0;
+    }
+    run->tokenizer = NULL;
+    if (run->cfg.tokenizer != NULL) {
+        fprintf(stderr, "ringperf profile: --tokenizer: %s\n", err);
+        return -EINVAL;
+    }
+    fprintf(stderr,
+            "ringperf profile: no tokenizer for %s (%s). Token counts come from the server's "
+            "usage reports, as with --use-server-token-count, and synthetic prompts are --isl "
+            "words long rather than tokens. Give --tokenizer FILE|DIR to count tokens exactly.\n",
+            run->cfg.models.items[0], err);
+    return 0;
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -366,7 +394,8 @@ static int prepare(struct profile_run *run)
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return 1;
     }
-    if (cli_requests_prepare(&run->cfg, run->seed, &run->requests) != 0) {
+    if (load_tokenizer(run) != 0 ||
+        cli_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
         return 2;
     }
     run->engine.payloads = run->requests.payloads;
@@ -384,6 +413,8 @@ static int prepare(struct profile_run *run)
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
     int ret = cli_results_init(&run->results, &run->cfg, run->engine.streaming);
+    run->results.tokenizer = run->tokenizer;
+    run->results.payload_isl = run->requests.payload_isl;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
     }
@@ -407,6 +438,7 @@ static void release(struct profile_run *run)
     cli_results_free(&run->results);
     metrics_hist_free(run->send_lag);
     cli_requests_free(&run->requests);
+    tokenizer_free(run->tokenizer);
     free(run->targets);
     config_free(&run->cfg);
 }

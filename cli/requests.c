@@ -32,29 +32,48 @@ int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out)
     return 0;
 }
 
-/* one_prompt draws the next synthetic prompt of the run into buf. */
-static int one_prompt(const struct profile_config *cfg, struct dataset_rng *rng, char *buf)
+/* prompt_source makes the run's synthetic prompts: exact token lengths from
+ * the tokenizer's prompter when there is a tokenizer, words otherwise. */
+struct prompt_source {
+    const struct tokenizer *tok;
+    struct dataset_prompter *prompter;
+    struct tokenizer_scratch scratch;
+    struct dataset_rng rng;
+};
+
+/* one_prompt draws the next synthetic prompt of the run into buf and returns
+ * its input tokens (METRICS-style -1 when there is no tokenizer to count). */
+static int one_prompt(const struct profile_config *cfg, struct prompt_source *src, char *buf,
+                      int64_t *out_tokens)
 {
-    uint64_t words =
-        dataset_sample_length(rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
-    if (dataset_synthetic_prompt(rng, words, buf, PROMPT_BYTES_MAX) == 0) {
+    uint64_t length =
+        dataset_sample_length(&src->rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
+    size_t len = src->prompter != NULL
+                     ? dataset_prompter_generate(src->prompter, &src->scratch, &src->rng, length,
+                                                 buf, PROMPT_BYTES_MAX)
+                     : dataset_synthetic_prompt(&src->rng, length, buf, PROMPT_BYTES_MAX);
+    if (len == 0) {
         fprintf(stderr, "ringperf profile: --isl: a prompt of %llu tokens is too long\n",
-                (unsigned long long)words);
+                (unsigned long long)length);
         return -EINVAL;
     }
+    *out_tokens = src->prompter != NULL ? (int64_t)length : -1;
     return 0;
 }
 
-/* build_one builds entry i's body. Rankings get the prompt as the query and a
- * second prompt as the passage (AIPerf's default of one passage). */
+/* build_one builds entry i's body and counts its input tokens. Rankings get
+ * the prompt as the query and a second prompt as the passage (AIPerf's default
+ * of one passage). */
 static char *build_one(const struct profile_config *cfg, struct cli_requests *out,
-                       struct dataset_rng *rng, size_t i, const char *extra, char *prompt,
+                       struct prompt_source *src, size_t i, const char *extra, char *prompt,
                        char *passage)
 {
-    uint64_t max_tokens = cfg->osl_set ? dataset_sample_length(rng, (uint64_t)cfg->osl_tokens_mean,
-                                                               cfg->osl_tokens_stddev)
-                                       : 0;
-    if (one_prompt(cfg, rng, prompt) != 0) {
+    uint64_t max_tokens = cfg->osl_set
+                              ? dataset_sample_length(&src->rng, (uint64_t)cfg->osl_tokens_mean,
+                                                      cfg->osl_tokens_stddev)
+                              : 0;
+    int64_t isl = 0;
+    if (one_prompt(cfg, src, prompt, &isl) != 0) {
         return NULL;
     }
     const char *passages[1] = {passage};
@@ -71,12 +90,17 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     bool rankings = out->type == ENDPOINT_NIM_RANKINGS || out->type == ENDPOINT_COHERE_RANKINGS ||
                     out->type == ENDPOINT_HF_TEI_RANKINGS;
     if (rankings) {
-        if (one_prompt(cfg, rng, passage) != 0) {
+        int64_t passage_isl = 0;
+        if (one_prompt(cfg, src, passage, &passage_isl) != 0) {
             return NULL;
         }
+        isl = isl >= 0 ? isl + passage_isl : isl;
         spec.query = prompt;
         spec.passages = passages;
         spec.passage_count = 1;
+    }
+    if (out->payload_isl != NULL) {
+        out->payload_isl[i] = isl;
     }
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
@@ -86,19 +110,28 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     return body;
 }
 
-static int build_payloads(const struct profile_config *cfg, uint64_t seed, const char *extra,
-                          struct cli_requests *out)
+static int build_payloads(const struct profile_config *cfg, uint64_t seed,
+                          const struct tokenizer *tok, const char *extra, struct cli_requests *out)
 {
     size_t count = (size_t)cfg->request_count < DEFAULT_DATASET_ENTRIES ? (size_t)cfg->request_count
                                                                         : DEFAULT_DATASET_ENTRIES;
+    struct prompt_source src = {.tok = tok};
+    dataset_rng_seed(&src.rng, seed);
+    char errbuf[512];
+    if (tok != NULL && dataset_prompter_new(tok, &src.prompter, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
     out->payloads = calloc(count, sizeof(*out->payloads));
+    out->payload_isl = tok != NULL ? calloc(count, sizeof(*out->payload_isl)) : NULL;
     char *prompt = malloc(PROMPT_BYTES_MAX);
     char *passage = malloc(PROMPT_BYTES_MAX);
-    int ret = out->payloads != NULL && prompt != NULL && passage != NULL ? 0 : -ENOMEM;
-    struct dataset_rng rng;
-    dataset_rng_seed(&rng, seed);
+    int ret = out->payloads != NULL && prompt != NULL && passage != NULL &&
+                      (tok == NULL || out->payload_isl != NULL)
+                  ? 0
+                  : -ENOMEM;
     for (size_t i = 0; ret == 0 && i < count; i++) {
-        char *body = build_one(cfg, out, &rng, i, extra, prompt, passage);
+        char *body = build_one(cfg, out, &src, i, extra, prompt, passage);
         if (body == NULL) {
             ret = -EINVAL;
             break;
@@ -108,6 +141,8 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed, const
     }
     free(prompt);
     free(passage);
+    dataset_prompter_free(src.prompter);
+    tokenizer_scratch_free(&src.scratch);
     return ret;
 }
 
@@ -150,7 +185,8 @@ static int build_headers(const struct profile_config *cfg, struct cli_requests *
     return 0;
 }
 
-int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed, struct cli_requests *out)
+int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
+                         const struct tokenizer *tok, struct cli_requests *out)
 {
     char errbuf[512];
     int ret = cli_requests_type(cfg, &out->type);
@@ -167,7 +203,7 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed, struct
     }
     ret = build_headers(cfg, out);
     if (ret == 0) {
-        ret = build_payloads(cfg, seed, extra, out);
+        ret = build_payloads(cfg, seed, tok, extra, out);
     }
     free(extra);
     return ret;
@@ -179,6 +215,8 @@ void cli_requests_free(struct cli_requests *requests)
         free((char *)requests->payloads[i].body);
     }
     free(requests->payloads);
+    free(requests->payload_isl);
+    requests->payload_isl = NULL;
     free(requests->headers);
     requests->payloads = NULL;
     requests->headers = NULL;

@@ -33,6 +33,7 @@ void cli_results_free(struct cli_results *results)
 {
     metrics_run_free(results->run);
     results->run = NULL;
+    tokenizer_scratch_free(&results->token_scratch);
     free(results->content_ns);
     results->content_ns = NULL;
     results->content_cap = 0;
@@ -101,6 +102,28 @@ static void server_tokens(const struct engine_usage *u, struct metrics_request *
     req->usage.reasoning_tokens = reasoning;
 }
 
+/* count_text returns the token count of a text, or METRICS_ABSENT for none. */
+static int64_t count_text(struct cli_results *results, const char *text, size_t len)
+{
+    size_t count = 0;
+    if (len == 0 || tokenizer_count(results->tokenizer, &results->token_scratch, text, len,
+                                    &count) != TOKENIZER_OK) {
+        return METRICS_ABSENT;
+    }
+    return count > 0 ? (int64_t)count : METRICS_ABSENT;
+}
+
+/* client_tokens counts as AIPerf does by default: one encode of all the output
+ * text, one of all the reasoning text, and the payload's input tokens. */
+static void client_tokens(struct cli_results *results, const struct engine_record *rec,
+                          struct metrics_request *req)
+{
+    req->tokens.output = count_text(results, rec->text, rec->text_len);
+    req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
+    req->tokens.input =
+        results->payload_isl != NULL ? results->payload_isl[rec->payload_index] : METRICS_ABSENT;
+}
+
 void cli_record_compute(struct cli_results *results, const struct engine_record *rec,
                         struct cli_record_metrics *out)
 {
@@ -112,6 +135,9 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         .start_wall_ns = rec->wall_start_ns,
     };
     server_tokens(&rec->usage, req);
+    if (results->tokenizer != NULL && !results->use_server_token_count) {
+        client_tokens(results, rec, req);
+    }
     if (!content_times(results, rec, req)) {
         req->content_count = 0;
         req->first_output_index = 0;

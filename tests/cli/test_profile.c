@@ -385,6 +385,45 @@ Test(profile_e2e, every_endpoint_type_runs_end_to_end, .timeout = 300)
     stop_mock(&w.mock);
 }
 
+/* With a tokenizer, prompts are exactly --isl tokens and token metrics are
+ * counted on the client, as AIPerf does by default. */
+Test(profile_e2e, tokenizer_gives_exact_input_lengths_and_client_token_counts, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --streaming --concurrency 2 "
+             "--request-count 20 --isl 37 --isl-stddev 0 --osl 12 --artifact-dir DIR",
+             RINGPERF_TOKENIZER_QWEN3);
+    char *out = NULL;
+    int status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert(strstr(out, "no tokenizer") == NULL, "%s", out);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s: %s", path, err.text);
+    json_t *isl = json_object_get(root, "input_sequence_length");
+    cr_assert_float_eq(json_real_value(json_object_get(isl, "min")), 37.0, 1e-9);
+    cr_assert_float_eq(json_real_value(json_object_get(isl, "max")), 37.0, 1e-9);
+    json_t *osl = json_object_get(root, "output_sequence_length");
+    cr_assert_gt(json_number_value(json_object_get(osl, "min")), 0.0, "OSL counted on the client");
+    json_decref(root);
+    free(out);
+    stop_mock(&w.mock);
+}
+
+Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 60)
+{
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(NULL, "profile -m m --tokenizer /nonexistent/tok.json", true, &out),
+                 2);
+    cr_assert(strstr(out, "--tokenizer") != NULL, "%s", out);
+    free(out);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;
