@@ -23,12 +23,14 @@
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
 #include "tokenizer/tokenizer.h"
+#include "tls/tls.h"
 
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
 
 struct profile_run {
     struct profile_config cfg;
     struct engine_target *targets; /* one per --url */
+    struct tls_context *tls;       /* when a --url is https://; outlives every engine_run */
     struct engine_config engine;
     struct cli_load load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
@@ -130,6 +132,58 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
     freeaddrinfo(found);
     snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
     snprintf(out->path, sizeof(out->path), "%s", target.path);
+    if (target.scheme == CONFIG_SCHEME_HTTPS) {
+        /* prepare_tls gives the target the run's context. */
+        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
+    }
+    return 0;
+}
+
+static bool tls_flags_given(const struct profile_config *cfg)
+{
+    return cfg->tls_ca_file != NULL || cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL ||
+           cfg->tls_insecure;
+}
+
+/* prepare_tls creates the run's TLS context when a --url is https://: certificates are
+ * verified (against --tls-ca, else SSL_CERT_FILE, else the system bundle) unless
+ * --tls-insecure or AIPERF_HTTP_SSL_VERIFY=false turns that off, which tls_context_new
+ * warns about. */
+static int prepare_tls(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    bool https = false;
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        https |= run->targets[i].tls_host[0] != '\0';
+    }
+    if (!https) {
+        if (tls_flags_given(cfg)) {
+            fprintf(stderr, "ringperf profile: warning: no --url is https://, so --tls-ca, "
+                            "--tls-cert, --tls-key and --tls-insecure have no effect\n");
+        }
+        return 0;
+    }
+    struct tls_options opts = {
+        .verify_disabled = cfg->tls_insecure,
+        .verify_disabled_source = cfg->tls_insecure ? "--tls-insecure" : NULL,
+        .ca_file = cfg->tls_ca_file,
+        .cert_file = cfg->tls_cert_file,
+        .key_file = cfg->tls_key_file,
+    };
+    char errbuf[512];
+    int ret = tls_options_apply_env(&opts, environ, errbuf, sizeof(errbuf));
+    if (ret == 0) {
+        ret = tls_context_new(&opts, &run->tls, errbuf, sizeof(errbuf));
+    }
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: TLS: %s\n", errbuf);
+        return ret;
+    }
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        if (run->targets[i].tls_host[0] != '\0') {
+            run->targets[i].tls = run->tls;
+        }
+    }
     return 0;
 }
 
@@ -384,7 +438,8 @@ static int load_tokenizer(struct profile_run *run)
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
-    if (cli_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0) {
+    if (cli_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0 ||
+        prepare_tls(run) != 0) {
         return 2;
     }
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
@@ -440,6 +495,7 @@ static void release(struct profile_run *run)
     cli_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     free(run->targets);
+    tls_context_free(run->tls); /* after the engine freed every connection made from it */
     config_free(&run->cfg);
 }
 

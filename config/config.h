@@ -131,6 +131,11 @@ struct profile_config {
     char *api_key;                           /* NULL = none; a secret, never log it */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
+    /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
+    char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
+    char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */
+    char *tls_key_file;  /* --tls-key: its private key; NULL = the key is in tls_cert_file */
+    bool tls_insecure;   /* --tls-insecure: certificates are not verified */
     /* Tokenizer */
     char *tokenizer; /* NULL = not given (AIPerf: the first model) */
     /* Input */
@@ -241,9 +246,10 @@ bool config_endpoint_produces_tokens(enum config_endpoint_type type);
  * dropped; the endpoint's default path is appended, minus its leading /v1 when
  * the base path already ends in /v1; a custom endpoint replaces the default
  * path (given one leading slash, never de-duplicated, "" appends nothing); the
- * base URL's query is kept; a fragment is dropped. Writes *out and returns 0;
- * returns -EINVAL for a malformed URL or index, or -ENOTSUP for https:// (TLS
- * support is a separate issue), with a message in errbuf. */
+ * base URL's query is kept; a fragment is dropped. https:// URLs default to
+ * port 443, with out->host the bare host for SNI and certificate checks. Writes
+ * *out and returns 0; returns -EINVAL with a message in errbuf for a malformed
+ * URL or index. */
 int config_resolve_url(const struct profile_config *cfg, size_t url_index,
                        struct config_target *out, char *errbuf, size_t errcap);
 

@@ -50,6 +50,9 @@ void config_free(struct profile_config *cfg)
     free(cfg->headers);
     free(cfg->custom_endpoint);
     free(cfg->api_key);
+    free(cfg->tls_ca_file);
+    free(cfg->tls_cert_file);
+    free(cfg->tls_key_file);
     free(cfg->tokenizer);
     free(cfg->artifact_dir);
     free(cfg->profile_export_prefix);

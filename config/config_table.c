@@ -155,6 +155,20 @@ static const struct config__flag flag_table[] = {
     {SUP(ENDPOINT, STRING, "--api-key", CONFIG__T_SECRET, OFF(api_key)),
      .help = "API key, sent as `Authorization: Bearer <key>`. Redacted in reports.",
      .example = "sk-..."},
+    {SUP(ENDPOINT, STRING, "--tls-ca", 0, OFF(tls_ca_file)),
+     .help = "PEM file of the CAs that https:// servers' certificates must chain to, instead "
+             "of SSL_CERT_FILE or the system bundle.",
+     .example = "ca.pem"},
+    {SUP(ENDPOINT, STRING, "--tls-cert", 0, OFF(tls_cert_file)),
+     .help = "PEM client certificate chain (leaf first) offered to https:// servers that ask "
+             "for one.",
+     .example = "client.pem"},
+    {SUP(ENDPOINT, STRING, "--tls-key", 0, OFF(tls_key_file)),
+     .help = "PEM private key of --tls-cert, when it is not in that file.",
+     .example = "client.key"},
+    {SUP(ENDPOINT, SWITCH, "--tls-insecure", 0, OFF(tls_insecure)),
+     .help = "Do not verify https:// servers' certificates or host names (insecure; prints a "
+             "warning). AIPERF_HTTP_SSL_VERIFY=false does the same."},
     {SUP(ENDPOINT, CHOICE, "--transport --transport-type", 0, CONFIG__NO_FIELD),
      .help = "Transport protocol; detected from the URL scheme when not given.", .example = "http",
      .choices = transport_choices},

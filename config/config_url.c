@@ -208,8 +208,8 @@ static int check_scheme(const char *shown, const struct url_parts *u, struct con
         return 0;
     }
     return config__fail(errbuf, errcap,
-                        "--url '%s': scheme '%.*s' is not supported; use http://host:port", shown,
-                        (int)(u->scheme_len > 20 ? 20 : u->scheme_len), u->scheme);
+                        "--url '%s': scheme '%.*s' is not supported; use http:// or https://",
+                        shown, (int)(u->scheme_len > 20 ? 20 : u->scheme_len), u->scheme);
 }
 
 static int fill_authority(const char *shown, const struct url_parts *u, struct config_target *out,
@@ -325,13 +325,6 @@ int config__resolve(const char *base, enum config_endpoint_type type, const char
     }
     if (rc == 0) {
         rc = fill_path(shown, &u, type, custom, streaming, out, errbuf, errcap);
-    }
-    if (rc == 0 && out->scheme == CONFIG_SCHEME_HTTPS) {
-        rc = config__fail(errbuf, errcap,
-                          "--url '%s': https:// needs TLS, which ringperf does not support yet "
-                          "(TLS is a separate issue); use an http:// URL",
-                          shown);
-        rc = -ENOTSUP;
     }
     if (rc != 0) {
         memset(out, 0, sizeof(*out));

@@ -34,12 +34,19 @@
 #define ENGINE_ERROR_TYPE_BYTES 48
 #define ENGINE_ERROR_MESSAGE_BYTES 512
 
+struct tls_context;
+
 /* engine_target is one server endpoint: where to connect and what to ask for. */
 struct engine_target {
     struct sockaddr_storage addr; /* resolved server address (IPv4 or IPv6) */
     socklen_t addr_len;
     char host_header[272]; /* "host:port" as sent in the Host header */
     char path[4104];       /* request target, e.g. "/v1/chat/completions?x=1" */
+    /* https:// targets: the run's TLS context (tls/tls.h; borrowed, it must outlive
+     * engine_run) and the server name for SNI and certificate checks (the URL's bare
+     * host). tls NULL = plain HTTP. */
+    struct tls_context *tls;
+    char tls_host[256];
 };
 
 /* engine_payload is one request body, prepared before the run. */

@@ -45,7 +45,8 @@ int engine__conns_init(struct engine__shard *shard)
         c->body = malloc(ENGINE__BODY_BYTES);
         c->header_buf = malloc(ENGINE__HEADER_BYTES);
         c->headers = calloc(config->extra_header_count + 1, sizeof(*c->headers));
-        if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL) {
+        if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL ||
+            engine__tls_conn_init(shard, c) != 0) {
             return -ENOMEM;
         }
         c->body_cap = ENGINE__BODY_BYTES;
@@ -75,6 +76,7 @@ void engine__conns_destroy(struct engine__shard *shard)
     if (shard->conns == NULL) {
         return;
     }
+    engine__tls_conns_destroy(shard);
     for (uint32_t i = 0; i < shard->conn_count; i++) {
         free(shard->conns[i].head);
         free(shard->conns[i].body);
@@ -207,7 +209,11 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
     c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
     c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
-    if (!submit_sendmsg(shard, c)) {
+    if (c->tls != NULL) {
+        if (!engine__tls_send_request(shard, c)) {
+            return;
+        }
+    } else if (!submit_sendmsg(shard, c)) {
         return;
     }
     rec->reused_connection = c->requests_on_socket > 0;
@@ -337,7 +343,9 @@ static void on_connect(struct engine__shard *shard, struct engine__conn *c, int 
     }
     c->state = ENGINE__CONN_ACTIVE;
     engine__arm_recv(shard, c);
-    if (c->record != NULL) {
+    if (c->tls != NULL) {
+        engine__tls_on_connect(shard, c);
+    } else if (c->record != NULL) {
         send_request(shard, c);
     }
 }
@@ -348,11 +356,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
         return;
     }
     if (res < 0) {
-        if (retry_on_fresh_socket(shard, c)) {
-            return;
-        }
-        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "send to %s: %s",
-                    c->target->host_header, strerror(-res));
+        engine__send_failed(shard, c, -res);
         return;
     }
     size_t sent = (size_t)res;
@@ -375,6 +379,20 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
         submit_sendmsg(shard, c);
         return;
     }
+    engine__request_sent(shard, c);
+}
+
+void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, int err)
+{
+    if (retry_on_fresh_socket(shard, c)) {
+        return;
+    }
+    fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "send to %s: %s",
+                c->target->host_header, strerror(err));
+}
+
+void engine__request_sent(struct engine__shard *shard, struct engine__conn *c)
+{
     c->record->send_end_ns = engine_now_ns();
     if (c->cancel_planned) {
         /* AIPerf's cancellation clock starts once the request is fully sent. */
@@ -392,6 +410,9 @@ void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err
         return;
     }
     if (retry_on_fresh_socket(shard, c)) {
+        return;
+    }
+    if (c->tls != NULL && err == 0 && engine__tls_eof_failed(shard, c)) {
         return;
     }
     if (err == 0 && engine__response_eof(shard, c)) {
@@ -421,7 +442,11 @@ void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint
         }
         break;
     case ENGINE__OP_SEND:
-        on_send(shard, c, cqe->res);
+        if (c->tls != NULL) {
+            engine__tls_on_send(shard, c, cqe->res);
+        } else {
+            on_send(shard, c, cqe->res);
+        }
         break;
     case ENGINE__OP_RECV:
         engine__on_recv(shard, c, cqe);
@@ -542,4 +567,9 @@ void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code,
 void engine__close_socket(struct engine__conn *c)
 {
     close_socket(c);
+}
+
+void engine__send_request(struct engine__shard *shard, struct engine__conn *c)
+{
+    send_request(shard, c);
 }

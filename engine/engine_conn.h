@@ -93,4 +93,48 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
  * Returns true when that completed the response (a body read until close). */
 bool engine__response_eof(struct engine__shard *shard, struct engine__conn *c);
 
+/* engine__send_request writes the request head and sends the request in flight on c (over
+ * TLS when c->tls is set). It may fail the request. */
+void engine__send_request(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__send_failed handles a failed send: the request is resent once on a fresh socket
+ * when a kept-alive one turned out closed, else it fails with err (a positive errno). */
+void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, int err);
+
+/* engine__request_sent records that the kernel took the request's last byte and starts a
+ * planned cancellation's clock (which may cancel the request at once). */
+void engine__request_sent(struct engine__shard *shard, struct engine__conn *c);
+
+/* HTTPS (engine_tls.c). Every function below needs c->tls set, except
+ * engine__tls_conn_init. */
+
+/* engine__tls_conn_init gives a connection to an https target its tls_conn, and the shard
+ * its plaintext scratch on first use; does nothing for plain targets. Returns 0 or -ENOMEM. */
+int engine__tls_conn_init(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__tls_conns_destroy frees every connection's tls_conn and the shard's scratch. */
+void engine__tls_conns_destroy(struct engine__shard *shard);
+
+/* engine__tls_on_connect starts the handshake on a freshly connected socket (the receive is
+ * armed already); the request is sent once the handshake completes. */
+void engine__tls_on_connect(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__tls_send_request encrypts and sends the request that c->iov and c->msg.msg_iovlen
+ * describe (head, then body). Returns false when it failed the request. */
+bool engine__tls_send_request(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__tls_on_send handles a send completion (res: bytes the kernel took, or -errno). */
+void engine__tls_on_send(struct engine__shard *shard, struct engine__conn *c, int res);
+
+/* engine__tls_on_bytes handles one network read of ciphertext, all of which arrived at
+ * arrival_ns: the handshake, then plaintext for the response parser. It may finish the
+ * request or close the socket. */
+void engine__tls_on_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                          size_t len, int64_t arrival_ns);
+
+/* engine__tls_eof_failed is asked when the server closed the socket mid-request: it returns
+ * false after a clean close_notify (the caller goes on as over plain HTTP), else fails the
+ * request (truncated stream, handshake refused) and returns true. */
+bool engine__tls_eof_failed(struct engine__shard *shard, struct engine__conn *c);
+
 #endif

@@ -15,6 +15,8 @@
 #include "engine/engine_ring.h"
 #include "sse/sse.h"
 
+struct tls_conn;
+
 /* Longest a shard sleeps: deadline checks and newly queued work wait at most
  * this long. */
 #define ENGINE__TICK_NS (5 * 1000 * 1000)
@@ -81,6 +83,12 @@ struct engine__conn {
     char *head; /* request line and headers, rewritten per request */
     struct iovec iov[2];
     struct msghdr msg;
+
+    /* HTTPS only (engine_tls.c). */
+    struct tls_conn *tls;    /* the TLS session over fd; NULL for plain HTTP targets */
+    size_t tls_request_len;  /* plaintext bytes of the request being written; 0 = none */
+    size_t tls_written;      /* how many of them tls_conn_write() took */
+    bool tls_send_in_flight; /* a send of tls_conn_pending() is outstanding */
 };
 
 /* engine__shard is one io_uring loop on one thread. Everything here is touched
@@ -131,6 +139,7 @@ struct engine__shard {
     uint32_t free_record_count;
     uint32_t record_count;
     char *record_memory;
+    char *tls_plain; /* decrypted bytes of one read; NULL when no target is https */
 
     bool kernel_timestamps;          /* try SO_TIMESTAMPING on new sockets */
     int64_t real_to_mono_ns;         /* CLOCK_MONOTONIC minus CLOCK_REALTIME, re-sampled */

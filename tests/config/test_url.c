@@ -100,7 +100,6 @@ static const struct url_case url_cases[] = {
     {"127.0.0.1:65535", CONFIG_ENDPOINT_CHAT, NULL, false, 0, "127.0.0.1", 65535, "127.0.0.1:65535",
      "/v1/chat/completions"},
     /* rejected */
-    {"https://api.openai.com", CONFIG_ENDPOINT_CHAT, NULL, false, -ENOTSUP, NULL, 0, NULL, NULL},
     {"grpc://h:1", CONFIG_ENDPOINT_CHAT, NULL, false, -EINVAL, NULL, 0, NULL, NULL},
     {"://h:1", CONFIG_ENDPOINT_CHAT, NULL, false, -EINVAL, NULL, 0, NULL, NULL},
     {"", CONFIG_ENDPOINT_CHAT, NULL, false, -EINVAL, NULL, 0, NULL, NULL},
@@ -167,15 +166,40 @@ Test(config_url, keeps_userinfo_for_basic_auth)
     cr_assert_str_eq(t.userinfo, "");
 }
 
-Test(config_url, rejects_https_with_a_message_about_tls)
+Test(config_url, resolves_https_to_port_443_and_a_bare_host_for_sni)
 {
+    static const struct {
+        const char *url;
+        const char *host;
+        unsigned port;
+        const char *authority;
+    } cases[] = {
+        {"https://api.openai.com", "api.openai.com", 443, "api.openai.com"},
+        {"HTTPS://Example.com:443/v1", "Example.com", 443, "Example.com"},
+        {"https://h:8443", "h", 8443, "h:8443"},
+        {"https://h:80", "h", 80, "h:80"},
+        {"https://[::1]", "::1", 443, "[::1]"},
+        {"https://[::1]:9443/", "::1", 9443, "[::1]:9443"},
+        {"https://127.0.0.1:8443", "127.0.0.1", 8443, "127.0.0.1:8443"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct config_target t;
+        char err[256] = "";
+        int rc =
+            config__resolve(cases[i].url, CONFIG_ENDPOINT_CHAT, NULL, false, &t, err, sizeof(err));
+        cr_assert_eq(rc, 0, "%s: %s", cases[i].url, err);
+        cr_assert_eq(t.scheme, CONFIG_SCHEME_HTTPS, "%s", cases[i].url);
+        cr_assert_str_eq(t.host, cases[i].host, "%s", cases[i].url);
+        cr_assert_eq(t.port, cases[i].port, "%s", cases[i].url);
+        cr_assert_str_eq(t.authority, cases[i].authority, "%s", cases[i].url);
+        cr_assert_str_eq(t.path, "/v1/chat/completions", "%s", cases[i].url);
+    }
     struct config_target t;
-    char err[256];
+    char err[256] = "";
     cr_assert_eq(
-        config__resolve("https://h", CONFIG_ENDPOINT_CHAT, NULL, false, &t, err, sizeof(err)),
-        -ENOTSUP);
-    cr_assert_not_null(strstr(err, "TLS"), "%s", err);
-    cr_assert_not_null(strstr(err, "separate issue"), "%s", err);
+        config__resolve("https://", CONFIG_ENDPOINT_CHAT, NULL, false, &t, err, sizeof(err)),
+        -EINVAL);
+    cr_assert_not_null(strstr(err, "host"), "%s", err);
 }
 
 Test(config_url, endpoint_tables_match_the_spec)
