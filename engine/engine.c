@@ -62,13 +62,37 @@ const char *engine_outcome_name(enum engine_outcome outcome)
     return "unknown";
 }
 
+/* put_hex writes the low `digits` hex digits of v, most significant first. */
+static char *put_hex(char *p, uint64_t v, int digits)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; i--) {
+        p[i] = hex[v & 15];
+        v >>= 4;
+    }
+    return p + digits;
+}
+
 size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap)
 {
-    int n = snprintf(out, cap, "%08x-%04x-4%03x-8%03x-%012llx", (unsigned)(nonce >> 32),
-                     (unsigned)((nonce >> 16) & 0xffff), (unsigned)(nonce & 0xfff),
-                     (unsigned)((ordinal >> 48) & 0xfff),
-                     (unsigned long long)(ordinal & 0xffffffffffffULL));
-    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    /* 8-4-4-4-12 like a version-4 UUID: nonce in the first three groups,
+     * ordinal in the last two. Hand-formatted: it runs once per request. */
+    if (cap < 37) {
+        return 0;
+    }
+    char *p = put_hex(out, nonce >> 32, 8);
+    *p++ = '-';
+    p = put_hex(p, nonce >> 16, 4);
+    *p++ = '-';
+    *p++ = '4';
+    p = put_hex(p, nonce, 3);
+    *p++ = '-';
+    *p++ = '8';
+    p = put_hex(p, ordinal >> 48, 3);
+    *p++ = '-';
+    p = put_hex(p, ordinal, 12);
+    *p = '\0';
+    return 36;
 }
 
 bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal)

@@ -119,7 +119,9 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);
     (void)pushed;
-    shard->pushed_records = true;
+    if (shard->unsignalled++ == 0) {
+        shard->first_unsignalled_ns = now;
+    }
     c->record = NULL;
     c->deadline_ns = 0;
     shard->active_count--;
@@ -246,7 +248,6 @@ static void reset_request_state(struct engine__conn *c)
 {
     endpoint_parse_state_reset(&c->parse_state);
     http_response_parser_reset(&c->http);
-    sse_parser_reset(&c->sse);
     c->body_len = 0;
     c->body_truncated = false;
     c->body_is_sse = false;

@@ -267,6 +267,11 @@ static void on_headers(struct engine__shard *shard, struct engine__conn *c, int6
     rec->http_status = http_response_status_code(&c->http);
     c->status_ok = rec->http_status >= 200 && rec->http_status < 300;
     c->body_is_sse = c->status_ok && http_response_is_event_stream(&c->http);
+    if (c->body_is_sse) {
+        /* Reset here rather than per request: most non-streamed requests never
+         * touch the SSE parser. */
+        sse_parser_reset(&c->sse);
+    }
     (void)shard;
 }
 

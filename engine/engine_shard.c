@@ -74,6 +74,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     /* Records in flight, queued for the coordinator, and being read by it:
      * twice the connections bounds all three, so pushes to done never fail. */
     uint32_t record_count = conn_count * 2 + 8;
+    shard->wake_batch = record_count / 4;
     uint64_t ring_cap = next_pow2(record_count);
     int ret = engine_ring_init(&shard->work, next_pow2((uint64_t)conn_count * 2 + 64));
     if (ret == 0) {
@@ -214,9 +215,19 @@ void engine__recycle_buffer(struct engine__shard *shard, uint32_t bid)
     shard->buffers_to_publish++;
 }
 
+/* wake_coordinator wakes the coordinator once enough records wait, once the
+ * oldest has waited ENGINE__WAKE_DELAY_NS, or at once when the shard cannot
+ * start work without records or work coming back. */
 static void wake_coordinator(struct engine__shard *shard)
 {
-    if (!shard->pushed_records || shard->wake_in_flight) {
+    if (shard->unsignalled == 0 || shard->wake_in_flight) {
+        return;
+    }
+    bool starved =
+        shard->free_record_count == 0 || shard->active_count == 0 ||
+        (shard->idle_count > 0 && !shard->has_next_work && engine_ring_is_empty(&shard->work));
+    if (!starved && shard->unsignalled < shard->wake_batch &&
+        engine_now_ns() - shard->first_unsignalled_ns < ENGINE__WAKE_DELAY_NS) {
         return;
     }
     struct io_uring_sqe *sqe = engine__get_sqe(shard);
@@ -227,7 +238,7 @@ static void wake_coordinator(struct engine__shard *shard)
      * coordinator is woken without a syscall of our own. */
     io_uring_prep_write(sqe, shard->wake_fd, &shard->wake_value, sizeof(shard->wake_value), 0);
     io_uring_sqe_set_data64(sqe, engine__user_data(ENGINE__OP_WAKE, 0, 0));
-    shard->pushed_records = false;
+    shard->unsignalled = 0;
     shard->wake_in_flight = true;
 }
 
@@ -270,6 +281,9 @@ static bool wait_and_reap(struct engine__shard *shard)
 {
     int64_t now = engine_now_ns();
     int64_t wake = now + ENGINE__TICK_NS;
+    if (shard->unsignalled > 0 && shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS < wake) {
+        wake = shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS;
+    }
     if (shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
     }
