@@ -88,6 +88,15 @@ struct fixture {
     char token_log[64];
 };
 
+/* loopback_mock is the mock server's default configuration on a free port. */
+static struct mock_config loopback_mock(void)
+{
+    struct mock_config mc;
+    mock_config_init(&mc);
+    mc.port = 0;
+    return mc;
+}
+
 static void start_mock(struct fixture *fx, struct mock_config *mc)
 {
     char errbuf[256];
@@ -179,9 +188,7 @@ Test(engine_run, streaming_chat_every_request_succeeds_with_every_token, .timeou
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.threads = 2;
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 12, mock_server_port(fx.server));
@@ -208,9 +215,7 @@ Test(engine_run, non_streaming_completions_get_one_body_each, .timeout = 60)
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_COMPLETIONS, false, 5, mock_server_port(fx.server));
     fx.config.concurrency = 4;
@@ -265,9 +270,7 @@ static void run_fault(const char *fault, int expect_code, const char *expect_typ
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     if (strcmp(fault, "500") == 0) {
         mc.error_500_rate = 100;
     } else if (strcmp(fault, "429") == 0) {
@@ -333,9 +336,7 @@ Test(engine_run, stop_cancels_in_flight_requests_and_accounts_for_each, .timeout
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.ttft_ms = 5;
     mc.itl_ms = 20; /* long enough that requests are in flight when the stop lands */
     start_mock(&fx, &mc);
@@ -372,9 +373,7 @@ Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120
     skip_without_io_uring();
     struct fixture fx = {0};
     snprintf(fx.token_log, sizeof(fx.token_log), "/tmp/ringperf-tokens-%d.jsonl", getpid());
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.ttft_ms = 50;
     mc.itl_ms = 5;
     mc.token_log_path = fx.token_log;
@@ -457,9 +456,7 @@ Test(engine_open_loop, requests_leave_on_their_schedule, .timeout = 60)
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
     struct engine_schedule schedule = {.offset_ns = every_two_ms};
@@ -488,9 +485,7 @@ Test(engine_duration, closed_loop_stops_starting_requests_at_the_duration, .time
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.ttft_ms = 5; /* at most ~240 requests in 300 ms on 4 connections */
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
@@ -519,9 +514,7 @@ Test(engine_duration, requests_still_running_when_the_grace_period_ends_are_canc
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.stall_rate = 100;
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 8, mock_server_port(fx.server));
@@ -546,9 +539,7 @@ Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 6
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.ttft_ms = 20;
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
@@ -595,9 +586,7 @@ Test(engine_prefill, one_request_at_a_time_waits_for_its_first_token, .timeout =
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     mc.ttft_ms = 10;
     mc.itl_ms = 5;
     start_mock(&fx, &mc);
@@ -638,9 +627,7 @@ Test(engine_timing, user_space_clock_when_asked, .timeout = 60)
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc;
-    mock_config_init(&mc);
-    mc.port = 0;
+    struct mock_config mc = loopback_mock();
     start_mock(&fx, &mc);
     prepare(&fx, ENDPOINT_CHAT, true, 4, mock_server_port(fx.server));
     fx.config.concurrency = 2;
