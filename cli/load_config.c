@@ -28,6 +28,7 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
     engine->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
     engine->schedule = NULL;
     engine->prefill_limit = (uint32_t)cfg->prefill_concurrency;
+    engine->concurrency_ramp_ns = (int64_t)(cfg->concurrency_ramp_seconds * 1e9);
     if (open_loop(cfg)) {
         load_arrivals_init(&load->arrivals, load_pattern_of(cfg->arrival_pattern),
                            cfg->request_rate_per_second, cfg->arrival_smoothness, seed);
@@ -35,6 +36,7 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
             .offset_ns = load_arrivals_offset_ns,
             .ctx = &load->arrivals,
         };
+        load_arrivals_set_ramp(&load->arrivals, cfg->request_rate_ramp_seconds);
         engine->schedule = &load->schedule;
         if (cfg->concurrency == 0) {
             engine->concurrency = CLI_OPEN_LOOP_CONNECTIONS;

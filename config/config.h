@@ -168,6 +168,8 @@ struct profile_config {
     double cancellation_delay_seconds; /* --request-cancellation-delay, >= 0 */
     int64_t prefill_concurrency;       /* --prefill-concurrency; 0 = no limit */
     double failed_request_threshold;   /* 0 = not given; stop above this failure ratio */
+    double concurrency_ramp_seconds;   /* --concurrency-ramp-duration; 0 = none */
+    double request_rate_ramp_seconds;  /* --request-rate-ramp-duration; 0 = none */
     bool benchmark_grace_period_set;   /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;                    /* default "artifacts" */

@@ -398,6 +398,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
         co.start_ns = engine_now_ns();
         co.end_ns = co.config.duration_ns > 0 ? co.start_ns + co.config.duration_ns : INT64_MAX;
         for (uint32_t i = 0; i < co.shard_count; i++) {
+            co.shards[i].start_ns = co.start_ns;
             co.shards[i].end_ns = co.end_ns;
             co.shards[i].grace_end_ns = co.end_ns == INT64_MAX || co.config.grace_ns < 0
                                             ? INT64_MAX

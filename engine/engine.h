@@ -93,6 +93,9 @@ struct engine_config {
     /* At most this many requests may be waiting for their first content event
      * (AIPerf's --prefill-concurrency); 0 = no limit. */
     uint32_t prefill_limit;
+    /* Closed loop: requests in flight grow linearly from one per shard to
+     * `concurrency` over this long (AIPerf's --concurrency-ramp-duration). */
+    int64_t concurrency_ramp_ns;
     uint64_t request_count; /* 0 = no count limit (duration_ns must be set) */
     int64_t duration_ns;    /* 0 = none; no request starts after it */
     int64_t grace_ns;       /* after duration_ns: in-flight requests are cancelled

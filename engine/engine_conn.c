@@ -493,6 +493,19 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out)
     }
 }
 
+/* ramped_limit is how many requests this shard may have in flight now: all
+ * its connections, or fewer while --concurrency-ramp-duration runs. */
+static uint32_t ramped_limit(const struct engine__shard *shard)
+{
+    int64_t ramp = shard->config->concurrency_ramp_ns;
+    int64_t elapsed = engine_now_ns() - shard->start_ns;
+    if (ramp <= 0 || elapsed >= ramp) {
+        return shard->conn_count;
+    }
+    uint32_t limit = (uint32_t)((double)shard->conn_count * (double)elapsed / (double)ramp + 1.0);
+    return limit < shard->conn_count ? limit : shard->conn_count;
+}
+
 void engine__start_requests(struct engine__shard *shard)
 {
     void *item = NULL;
@@ -502,8 +515,9 @@ void engine__start_requests(struct engine__shard *shard)
     if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
         return;
     }
+    uint32_t limit = ramped_limit(shard);
     struct engine_work work;
-    while (shard->idle_count > 0 && shard->free_record_count > 0 &&
+    while (shard->idle_count > 0 && shard->free_record_count > 0 && shard->active_count < limit &&
            (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit) &&
            take_due_work(shard, &work)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];

@@ -111,6 +111,7 @@ struct engine__shard {
     _Atomic bool cancel;          /* end what is in flight as cancelled, start nothing */
     _Atomic bool ready;           /* init_status is set (0 or -errno) */
     _Atomic bool started;         /* the coordinator set the run's time zero */
+    int64_t start_ns;             /* the run's time zero (set before started) */
     int64_t end_ns;               /* no request starts after this (set before started) */
     int64_t grace_end_ns;         /* requests still in flight then are cancelled */
     struct engine_work next_work; /* popped, not yet started (has_next_work) */

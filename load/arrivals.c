@@ -45,17 +45,34 @@ double load_gamma_sample(struct load_arrivals *a, double shape)
     }
 }
 
+/* rate_now is the rate in force at the current offset: the target, or a
+ * share of it while the ramp runs (never below 1% of the target). */
+static double rate_now(const struct load_arrivals *a)
+{
+    if (a->ramp_s <= 0.0 || a->next_offset_s >= a->ramp_s) {
+        return a->rate_per_s;
+    }
+    double share = a->next_offset_s / a->ramp_s;
+    return a->rate_per_s * (share > 0.01 ? share : 0.01);
+}
+
 static double next_gap_s(struct load_arrivals *a)
 {
+    double rate = rate_now(a);
     switch (a->pattern) {
     case LOAD_CONSTANT:
-        return 1.0 / a->rate_per_s;
+        return 1.0 / rate;
     case LOAD_GAMMA:
-        return load_gamma_sample(a, a->smoothness) / (a->smoothness * a->rate_per_s);
+        return load_gamma_sample(a, a->smoothness) / (a->smoothness * rate);
     case LOAD_POISSON:
     default:
-        return -log(uniform_open(a)) / a->rate_per_s;
+        return -log(uniform_open(a)) / rate;
     }
+}
+
+void load_arrivals_set_ramp(struct load_arrivals *a, double ramp_s)
+{
+    a->ramp_s = ramp_s > 0.0 ? ramp_s : 0.0;
 }
 
 int load_arrivals_init(struct load_arrivals *a, enum load_pattern pattern, double rate_per_s,

@@ -25,6 +25,7 @@ struct load_arrivals {
     double rate_per_s;
     double smoothness;
     uint64_t rng_state;
+    double ramp_s;        /* the rate climbs linearly to rate_per_s over this; 0 = none */
     uint64_t next_k;      /* the request whose offset comes next */
     double next_offset_s; /* its offset, in seconds after time zero */
 };
@@ -33,6 +34,11 @@ struct load_arrivals {
  * LOAD_GAMMA (ignored otherwise). Returns 0 or -EINVAL. */
 int load_arrivals_init(struct load_arrivals *a, enum load_pattern pattern, double rate_per_s,
                        double smoothness, uint64_t seed);
+
+/* load_arrivals_set_ramp makes the rate climb linearly from rate/100 (AIPerf
+ * starts at target * update_interval / duration) to the target over ramp_s
+ * seconds (AIPerf's --request-rate-ramp-duration). */
+void load_arrivals_set_ramp(struct load_arrivals *a, double ramp_s);
 
 /* load_arrivals_offset_ns returns request k's due offset in nanoseconds (the
  * first request is due at 0). Requests must be asked for in order k = 0, 1, 2,

@@ -348,9 +348,10 @@ static const struct invalid_case invalid_cases[] = {
      "--concurrency: '0' must be a whole number of at least 1 (e.g. --concurrency 64)"},
     {W("--model", "m", "--concurency", "3"),
      "unknown flag --concurency; did you mean --concurrency?"},
-    {W("--model", "m", "--request-rate-ramp-duration", "5"),
-     "--request-rate-ramp-duration: this AIPerf flag is recognised but not supported by ringperf "
-     "yet"},
+    {W("--model", "m", "--prefill-concurrency-ramp-duration", "5"),
+     "--prefill-concurrency-ramp-duration: this AIPerf flag is recognised but not supported by "
+     "ringperf yet"},
+    {W("--model", "m", "--concurrency-ramp-duration", "0"), "--concurrency-ramp-duration"},
     {W("--model", "m", "--prefill-concurrency", "5"), "--prefill-concurrency needs --streaming"},
     {W("--model", "m", "--streaming", "--concurrency", "4", "--prefill-concurrency", "5"),
      "--prefill-concurrency (5) cannot exceed --concurrency (4)"},

@@ -645,3 +645,62 @@ Test(engine_timing, user_space_clock_when_asked, .timeout = 60)
     free(cap);
     finish(&fx);
 }
+
+struct interval_capture {
+    struct capture base;
+    int64_t start[MAX_RECORDS];
+    int64_t end[MAX_RECORDS];
+};
+
+static void capture_interval(void *ctx, const struct engine_record *rec)
+{
+    struct interval_capture *cap = ctx;
+    cap->start[cap->base.count] = rec->send_start_ns;
+    cap->end[cap->base.count] = rec->end_ns;
+    capture_record(&cap->base, rec);
+}
+
+/* max_in_flight returns how many requests overlapped at most at any start
+ * time up to `until` (ns). */
+static size_t max_in_flight(const struct interval_capture *cap, int64_t until)
+{
+    size_t best = 0;
+    for (size_t i = 0; i < cap->base.count; i++) {
+        if (cap->start[i] > until) {
+            continue;
+        }
+        size_t n = 0;
+        for (size_t j = 0; j < cap->base.count; j++) {
+            n += cap->start[j] <= cap->start[i] && cap->end[j] > cap->start[i];
+        }
+        best = n > best ? n : best;
+    }
+    return best;
+}
+
+Test(engine_ramp, concurrency_climbs_from_one_to_the_target, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.ttft_ms = 20;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
+    fx.config.shard_count = 1;
+    fx.config.concurrency = 8;
+    fx.config.concurrency_ramp_ns = 400 * 1000 * 1000;
+    fx.config.request_count = 200;
+    struct interval_capture *cap = calloc(1, sizeof(*cap));
+    struct engine_record_sink sink = {.on_record = capture_interval, .ctx = cap};
+    char errbuf[256];
+    int64_t t0 = engine_now_ns();
+    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    assert_every_ordinal_once(&cap->base, 200);
+    /* In the first 100 ms at most 1 + 8 * 100 / 400 = 3 requests run at once... */
+    size_t early = max_in_flight(cap, t0 + 100 * 1000 * 1000);
+    cr_assert_leq(early, 3, "%zu requests in flight in the first 100 ms", early);
+    /* ...and all 8 once the ramp is over. */
+    cr_assert_eq(max_in_flight(cap, INT64_MAX), 8);
+    free(cap);
+    finish(&fx);
+}

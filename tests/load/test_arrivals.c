@@ -79,3 +79,27 @@ Test(load_arrivals, invalid_rates_and_shapes_are_refused)
     cr_assert_eq(load_arrivals_init(&a, LOAD_GAMMA, 1.0, 0.0, 1), -EINVAL);
     cr_assert_eq(load_arrivals_init(&a, LOAD_CONSTANT, INFINITY, 0, 1), -EINVAL);
 }
+
+Test(load_arrivals, a_ramp_climbs_to_the_target_rate)
+{
+    struct load_arrivals a;
+    cr_assert_eq(load_arrivals_init(&a, LOAD_CONSTANT, 100.0, 0, 1), 0);
+    load_arrivals_set_ramp(&a, 2.0);
+    int64_t prev = load_arrivals_offset_ns(&a, 0);
+    double early_gap = 0;
+    double late_gap = 0;
+    for (uint64_t k = 1; k < 1000; k++) {
+        int64_t offset = load_arrivals_offset_ns(&a, k);
+        double gap = (double)(offset - prev) / 1e9;
+        if (k == 1) {
+            early_gap = gap;
+        }
+        if ((double)offset / 1e9 > 2.5) {
+            late_gap = gap;
+            break;
+        }
+        prev = offset;
+    }
+    cr_assert_gt(early_gap, 0.05, "slow at the start of the ramp: %g s", early_gap);
+    cr_assert_float_eq(late_gap, 0.01, 1e-9, "the target rate after the ramp");
+}
