@@ -25,6 +25,9 @@
 #include "tokenizer/tokenizer.h"
 #include "tls/tls.h"
 
+/* After Ctrl-C (or the failure threshold), requests in flight get this long
+ * to finish before they are cancelled. */
+#define STOP_GRACE_NS (3LL * 1000 * 1000 * 1000)
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
 
 struct profile_run {
@@ -262,6 +265,7 @@ static void configure_engine(struct profile_run *run)
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
     e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;
     e->pin_shards = true;
+    e->stop_grace_ns = STOP_GRACE_NS;
     e->request_id_nonce = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
 }
 
@@ -287,8 +291,10 @@ static void *watch_signals(void *arg)
             fprintf(stderr, "\nringperf: forced quit\n");
             _exit(130);
         }
-        fprintf(stderr, "\nringperf: cancelling the run; press Ctrl+C again to force quit "
-                        "immediately\n");
+        fprintf(stderr,
+                "\nringperf: stopping: no new requests; those in flight get %lld s "
+                "to finish. Press Ctrl+C again to force quit immediately\n",
+                STOP_GRACE_NS / 1000000000);
         __atomic_store_n(&watch->stop->requested, 1, __ATOMIC_RELEASE);
     }
 }

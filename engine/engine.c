@@ -36,6 +36,7 @@ struct coordinator {
     int64_t start_ns;               /* the run's time zero: open-loop offsets count from here */
     int64_t end_ns;                 /* start + duration, or INT64_MAX */
     union engine_ring_item pending; /* next work, when has_pending */
+    int64_t stop_deadline_ns;       /* after a stop request: when to cancel what runs */
     bool has_pending;
     uint32_t next_shard;
     bool closed;    /* every shard was told there is no more work */
@@ -277,6 +278,23 @@ static bool all_shards(struct coordinator *co, bool want_exited)
     return true;
 }
 
+/* stop_gracefully answers a stop request: nothing new starts, and requests in
+ * flight get stop_grace_ns to finish before they are cancelled. */
+static void stop_gracefully(struct coordinator *co)
+{
+    int64_t now = engine_now_ns();
+    if (co->stop_deadline_ns == 0) {
+        for (uint32_t i = 0; i < co->shard_count; i++) {
+            atomic_store_explicit(&co->shards[i].draining, true, memory_order_release);
+        }
+        close_work(co);
+        co->stop_deadline_ns = now + co->config.stop_grace_ns;
+    }
+    if (now >= co->stop_deadline_ns) {
+        cancel_all(co);
+    }
+}
+
 static bool stop_requested(struct coordinator *co)
 {
     return co->stop != NULL && __atomic_load_n(&co->stop->requested, __ATOMIC_ACQUIRE) != 0;
@@ -309,7 +327,7 @@ static void run_coordinator(struct coordinator *co)
             break;
         }
         if (!co->cancelled && stop_requested(co)) {
-            cancel_all(co);
+            stop_gracefully(co);
         }
         refill(co);
         int64_t now = engine_now_ns();

@@ -96,6 +96,10 @@ struct engine_config {
     /* Closed loop: requests in flight grow linearly from one per shard to
      * `concurrency` over this long (AIPerf's --concurrency-ramp-duration). */
     int64_t concurrency_ramp_ns;
+    /* After engine_stop is requested, nothing new starts and requests in
+     * flight may finish for this long before they are cancelled (0 = cancel
+     * them at once). */
+    int64_t stop_grace_ns;
     uint64_t request_count; /* 0 = no count limit (duration_ns must be set) */
     int64_t duration_ns;    /* 0 = none; no request starts after it */
     int64_t grace_ns;       /* after duration_ns: in-flight requests are cancelled

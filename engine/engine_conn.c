@@ -512,7 +512,8 @@ void engine__start_requests(struct engine__shard *shard)
     while (engine_ring_pop_ptr(&shard->free, &item)) {
         shard->free_records[shard->free_record_count++] = item;
     }
-    if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+    if (atomic_load_explicit(&shard->cancel, memory_order_acquire) ||
+        atomic_load_explicit(&shard->draining, memory_order_acquire)) {
         return;
     }
     uint32_t limit = ramped_limit(shard);

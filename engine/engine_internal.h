@@ -109,6 +109,7 @@ struct engine__shard {
     struct engine_ring free;      /* coordinator -> shard: records to reuse */
     _Atomic bool no_more_work;    /* coordinator will push no more ordinals */
     _Atomic bool cancel;          /* end what is in flight as cancelled, start nothing */
+    _Atomic bool draining;        /* start nothing more; let what is in flight finish */
     _Atomic bool ready;           /* init_status is set (0 or -errno) */
     _Atomic bool started;         /* the coordinator set the run's time zero */
     int64_t start_ns;             /* the run's time zero (set before started) */

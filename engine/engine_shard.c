@@ -69,6 +69,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->cpu = -1;
     atomic_init(&shard->no_more_work, false);
     atomic_init(&shard->cancel, false);
+    atomic_init(&shard->draining, false);
     atomic_init(&shard->exited, false);
     atomic_init(&shard->ready, false);
     /* Records in flight, queued for the coordinator, and being read by it:
@@ -265,7 +266,8 @@ static bool shard_finished(struct engine__shard *shard)
     if (shard->active_count > 0) {
         return false;
     }
-    if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
+    if (atomic_load_explicit(&shard->cancel, memory_order_acquire) ||
+        atomic_load_explicit(&shard->draining, memory_order_acquire)) {
         return true;
     }
     /* Read no_more_work before looking at the ring: the coordinator sets it

@@ -424,6 +424,58 @@ Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 
     free(out);
 }
 
+/* Ctrl-C: the run stops sending, lets requests in flight finish, and still
+ * writes every export, marked as cancelled early. */
+Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "5", NULL};
+    e2e_start(&w, mock_flags);
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "-u",
+                    w.url,
+                    "--streaming",
+                    "--concurrency",
+                    "4",
+                    "--request-count",
+                    "1000000",
+                    "--osl",
+                    "10",
+                    "--artifact-dir",
+                    w.dir,
+                    NULL};
+    struct child run = spawn_child(argv, true);
+    /* Progress lines appear once requests are finishing: interrupt then. */
+    char line[512];
+    bool running = false;
+    while (!running && fgets(line, sizeof(line), run.out) != NULL) {
+        running = strstr(line, "Profiling:") != NULL;
+    }
+    cr_assert(running, "the run reported progress");
+    kill(run.pid, SIGINT);
+    char *rest = read_all(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 0, "a stopped run with successes exits 0:\n%s", rest);
+    cr_assert(strstr(rest, "cancelled early") != NULL, "%s", rest);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    cr_assert(json_is_true(json_object_get(root, "was_cancelled")));
+    json_decref(root);
+    size_t errors = 0;
+    size_t lines = count_export_lines(&w, &errors);
+    cr_assert_gt(lines, 0);
+    cr_assert_lt(lines, 1000000);
+    cr_assert_eq(errors, 0, "requests in flight were allowed to finish");
+    free(rest);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     char *out = NULL;

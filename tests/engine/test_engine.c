@@ -704,3 +704,30 @@ Test(engine_ramp, concurrency_climbs_from_one_to_the_target, .timeout = 60)
     free(cap);
     finish(&fx);
 }
+
+Test(engine_run, a_stop_with_grace_lets_requests_in_flight_finish, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.ttft_ms = 5;
+    mc.itl_ms = 5;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 20, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 1000;
+    fx.config.stop_grace_ns = 10LL * 1000 * 1000 * 1000;
+    struct engine_stop stop = {0};
+    struct capture *cap = new_capture();
+    cap->stop_after = &stop;
+    cap->stop_after_count = 4;
+    run_engine(&fx, cap, &stop);
+    cr_assert_lt(cap->count, 1000, "nothing new started after the stop");
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS,
+                     "requests in flight at the stop finished normally: %s",
+                     cap->records[i].error_message);
+    }
+    free(cap);
+    finish(&fx);
+}
