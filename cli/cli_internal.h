@@ -39,6 +39,7 @@ struct cli_record_metrics {
 struct cli_results {
     bool streaming;
     bool use_server_token_count;
+    bool open_loop; /* requests follow a schedule: add the *_from_schedule metrics */
     /* Client-side token counts (AIPerf's default): the run's tokenizer, or
      * NULL to take them from the server's usage. Borrowed. */
     const struct tokenizer *tokenizer;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/config.h"
 #include "engine/engine.h"
@@ -21,6 +22,8 @@
 struct cli_load {
     struct load_arrivals arrivals;
     struct engine_schedule schedule;
+    const int64_t *trace_offsets_ns; /* fixed schedule: due time of each request */
+    size_t trace_count;
 };
 
 /* cli_load_configure fills the load fields of *engine (concurrency, schedule,
@@ -36,6 +39,14 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
 bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
                      const struct engine_config *profiling, struct cli_load *load,
                      struct engine_config *out);
+
+/* cli_load_inputs adjusts *engine for an --input-file run of payload_count
+ * payloads: with offsets_ns (borrowed; outlives the run) they are sent at
+ * those due times on a fixed schedule, as many as the trace has rows (or
+ * --request-count if smaller); without, and without --request-count or
+ * --benchmark-duration, the file is sent once. */
+void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
+                     size_t payload_count, struct cli_load *load, struct engine_config *engine);
 
 /* cli_load_stimulus writes AIPerf's stimulus part of the artifact directory
  * name: concurrency<N>, request_rate<R> or concurrency<N>-request_rate<R>. */

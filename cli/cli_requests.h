@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
 #include "engine/engine.h"
 #include "tokenizer/tokenizer.h"
@@ -24,7 +25,21 @@ struct cli_requests {
     struct http_header *headers;
     size_t header_count;
     char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */
+    /* --input-file runs: the dataset, one body per entry (payloads[] point
+     * into bodies[], in send order), and for a fixed schedule each payload's
+     * due time after the run's start. */
+    struct dataset_inputs *inputs; /* NULL: synthetic prompts */
+    char **bodies;                 /* bodies[i] is entry i's body; owned */
+    size_t body_count;
+    int64_t *schedule_offsets_ns; /* per payload; NULL unless fixed_schedule */
+    bool fixed_schedule;
 };
+
+/* cli_requests_write_inputs writes dir/inputs.json for an --input-file run:
+ * every entry's body once, grouped by session in file order, with the file's
+ * session ids (inputs_json, raw_payload directories) or session_<n>. Returns 0
+ * or -EIO. */
+int cli_requests_write_inputs(const char *dir, const struct cli_requests *requests);
 
 /* cli_requests_type maps --endpoint-type to the endpoint module's type.
  * Returns 0, or -ENOTSUP with a message on stderr for a type ringperf cannot
@@ -33,7 +48,9 @@ int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out)
 
 /* cli_requests_prepare builds the payloads (AIPerf's default of up to 100
  * dataset entries, synthetic prompts from seed: exactly --isl tokens long with
- * a tokenizer, else --isl words), the headers and the reader.
+ * a tokenizer, else --isl words; or the --input-file entries in the order of
+ * --dataset-sampling-strategy, or of their timestamps on a fixed schedule),
+ * the headers and the reader.
  * Prints what went wrong to stderr. Returns 0, -EINVAL or -ENOMEM. */
 int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
                          const struct tokenizer *tok, struct cli_requests *out);

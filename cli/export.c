@@ -50,6 +50,11 @@ int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const c
     ret |= join(out->console, dir, custom ? base : "profile_export", "_console.txt");
     ret |= join(out->log_dir, dir, "logs", "");
     ret |= join(out->log, dir, "logs/aiperf.log", "");
+    ret |= join(out->timeslices_json, dir, custom ? base : "profile_export_aiperf",
+                "_timeslices.json");
+    ret |=
+        join(out->timeslices_csv, dir, custom ? base : "profile_export_aiperf", "_timeslices.csv");
+    ret |= join(out->hlog_base, dir, custom ? base : "profile_export", "");
     return ret != 0 ? -ENAMETOOLONG : 0;
 }
 
@@ -65,6 +70,12 @@ static int open_writer(const char *path, FILE **out_file, struct cli_jsonw *w)
 int cli_export_open(struct cli_export *exp, const char *dir, const struct profile_config *cfg)
 {
     exp->level = cfg->export_level;
+    exp->slice_ns = (int64_t)(cfg->slice_duration_seconds * 1e9);
+    if (cfg->goodput != NULL) {
+        char errbuf[256];
+        /* cli_results_init already reported a bad --goodput. */
+        metrics_goodput_parse(cfg->goodput, &exp->goodput, errbuf, sizeof(errbuf));
+    }
     int ret = cli_export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
     if (ret == 0 && exp->level != CONFIG_EXPORT_SUMMARY) {
         ret = open_writer(exp->paths.records, &exp->records, &exp->writer);
@@ -250,9 +261,35 @@ static void put_raw(struct cli_export *exp, const struct engine_record *rec)
     cli_jsonw_raw(w, "}\n", 2);
 }
 
+int64_t cli_wall_now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+static int record_intervals(struct cli_export *exp, const struct engine_record *rec,
+                            const struct cli_record_metrics *metrics)
+{
+    if (!exp->intervals.enabled && exp->intervals.error == 0) {
+        int64_t start = exp->start_wall_ns != 0 ? exp->start_wall_ns : rec->wall_start_ns;
+        int ret = cli_intervals_open(&exp->intervals, start, exp->slice_ns);
+        if (ret != 0) {
+            exp->intervals.error = ret;
+            return ret;
+        }
+    }
+    return cli_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics, exp->streaming,
+                             &exp->goodput);
+}
+
 int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
                       const struct cli_record_metrics *metrics)
 {
+    int ret = record_intervals(exp, rec, metrics);
+    if (ret != 0) {
+        return ret;
+    }
     if (exp->records == NULL) {
         return 0;
     }
@@ -292,7 +329,9 @@ int cli_export_close(struct cli_export *exp)
 {
     int ret = close_writer(&exp->records, &exp->writer);
     int raw_ret = close_writer(&exp->raw, &exp->raw_writer);
-    return ret != 0 ? ret : raw_ret;
+    int hlog_ret = cli_intervals_close(&exp->intervals, exp->paths.hlog_base);
+    ret = ret != 0 ? ret : raw_ret;
+    return ret != 0 ? ret : hlog_ret;
 }
 
 int cli_export_inputs(const char *dir, const struct engine_payload *payloads, size_t count)
@@ -450,6 +489,13 @@ static int write_summaries(const struct cli_export *exp, const struct metrics_su
     if (ret == 0) {
         ret = export_summary_json_write(exp->paths.json, summary, &run_info);
     }
+    if (ret == 0) {
+        int64_t end = summary->scalar_present[METRICS_S_MAX_RESPONSE_TIMESTAMP]
+                          ? (int64_t)summary->scalar[METRICS_S_MAX_RESPONSE_TIMESTAMP]
+                          : run_info.end_wall_ns;
+        ret = cli_intervals_write_timeslices(&exp->intervals, &exp->paths, run_info.input_config,
+                                             end);
+    }
     json_decref(run_info.input_config);
     int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
     return ret != 0 ? ret : csv_ret;
@@ -472,6 +518,12 @@ static void print_footer(FILE *out, const struct cli_export *exp,
     }
     if (exp->level == CONFIG_EXPORT_RAW) {
         fprintf(out, "Raw Records Export: %s\n", exp->paths.raw);
+    }
+    if (exp->slice_ns > 0) {
+        fprintf(out, "Timeslices Export: %s\n", exp->paths.timeslices_csv);
+    }
+    if (exp->intervals.enabled) {
+        fprintf(out, "HdrHistogram Logs: %s_<metric>.hlog\n", exp->paths.hlog_base);
     }
     fprintf(out, "Log File: %s\n", exp->paths.log);
     if (info->was_cancelled) {

@@ -71,6 +71,31 @@ bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
     return true;
 }
 
+static int64_t trace_offset_ns(void *ctx, uint64_t k)
+{
+    const struct cli_load *load = ctx;
+    return load->trace_offsets_ns[k < load->trace_count ? k : load->trace_count - 1];
+}
+
+void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
+                     size_t payload_count, struct cli_load *load, struct engine_config *engine)
+{
+    if (offsets_ns == NULL) {
+        if (!cfg->request_count_set && cfg->benchmark_duration_seconds <= 0) {
+            engine->request_count = payload_count;
+        }
+        return;
+    }
+    load->trace_offsets_ns = offsets_ns;
+    load->trace_count = payload_count;
+    load->schedule = (struct engine_schedule){.offset_ns = trace_offset_ns, .ctx = load};
+    engine->schedule = &load->schedule;
+    engine->concurrency =
+        cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : CLI_OPEN_LOOP_CONNECTIONS;
+    bool fewer = cfg->request_count_set && (uint64_t)cfg->request_count < payload_count;
+    engine->request_count = fewer ? (uint64_t)cfg->request_count : payload_count;
+}
+
 void cli_load_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
                        char *out, size_t cap)
 {

@@ -6,6 +6,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
+#include "cli/cli_progress.h"
 #include "cli/cli_requests.h"
 
 #include <errno.h>
@@ -45,9 +46,7 @@ struct profile_run {
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
-    bool progress_tty;
-    bool progress_printed;
-    int64_t start_ns;
+    struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
 };
 
@@ -84,23 +83,14 @@ static void on_record(void *ctx, const struct engine_record *rec)
     if (run->export_error == 0) {
         run->export_error = cli_export_record(&run->exp, rec, &metrics);
     }
+    cli_live_record(&run->live, rec);
     check_failure_threshold(run);
 }
 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
-    double elapsed_s = (double)(engine_now_ns() - run->start_ns) / 1e9;
-    double rate = elapsed_s > 0 ? (double)finished / elapsed_s : 0;
-    /* A duration-limited run has no request total: show time instead. */
-    double done = total > 0 ? (double)finished / (double)total
-                            : elapsed_s / run->cfg.benchmark_duration_seconds;
-    fprintf(stderr,
-            "%sProfiling: %llu requests, %.0f%% done, %.1f s, %.1f requests/sec, %llu errors%s",
-            run->progress_tty ? "\r" : "", (unsigned long long)finished,
-            100.0 * (done < 1.0 ? done : 1.0), elapsed_s, rate,
-            (unsigned long long)run->results.error_count, run->progress_tty ? "" : "\n");
-    run->progress_printed = true;
+    cli_live_progress(&run->live, &run->results, finished, total);
 }
 
 /* resolve_target resolves --url number index into *out. */
@@ -267,6 +257,9 @@ static void configure_engine(struct profile_run *run)
     e->pin_shards = true;
     e->stop_grace_ns = STOP_GRACE_NS;
     e->request_id_nonce = ((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid();
+    /* Not an AIPerf flag: bench/ compares kernel receive timestamps with user-space ones. */
+    const char *user_ts = getenv("RINGPERF_USER_TIMESTAMPS");
+    e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
 }
 
 struct signal_watch {
@@ -385,8 +378,10 @@ static int execute(struct profile_run *run)
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
     };
+    cli_live_phase(&run->live, "warmup");
     int ret = run_warmup(run, errbuf, sizeof(errbuf));
-    run->start_ns = engine_now_ns();
+    cli_live_phase(&run->live, "profiling");
+    run->exp.start_wall_ns = cli_wall_now_ns();
     if (ret == 0 && !run->stop.requested) {
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
     }
@@ -395,11 +390,10 @@ static int execute(struct profile_run *run)
         pthread_join(watch.thread, NULL);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (run->progress_printed && run->progress_tty) {
-        fputc('\n', stderr);
-    }
+    cli_live_end_display(&run->live);
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        cli_live_finish(&run->live, &run->results, true, NULL);
         return 1;
     }
     int close_ret = cli_export_close(&run->exp);
@@ -412,6 +406,7 @@ static int execute(struct profile_run *run)
         .cfg = &run->cfg, .was_cancelled = run->stop.requested, .title = report_title(run)};
     int status = cli_export_finish(&run->exp, &run->results, &finish);
     print_send_lag(run);
+    cli_live_finish(&run->live, &run->results, false, run->exp.paths.json);
     return run->threshold_exceeded ? 1 : status;
 }
 
@@ -459,6 +454,10 @@ static int prepare(struct profile_run *run)
         cli_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
         return 2;
     }
+    if (run->requests.inputs != NULL) {
+        cli_load_inputs(&run->cfg, run->requests.schedule_offsets_ns, run->requests.payload_count,
+                        &run->load, &run->engine);
+    }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
     run->engine.extra_headers = run->requests.headers;
@@ -466,8 +465,9 @@ static int prepare(struct profile_run *run)
     if (prepare_artifact_dir(run) != 0) {
         return 1;
     }
-    if (cli_export_inputs(run->artifact_dir, run->requests.payloads, run->requests.payload_count) !=
-        0) {
+    if ((run->requests.inputs != NULL ? cli_requests_write_inputs(run->artifact_dir, &run->requests)
+                                      : cli_export_inputs(run->artifact_dir, run->requests.payloads,
+                                                          run->requests.payload_count)) != 0) {
         fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
         return 1;
     }
@@ -476,6 +476,7 @@ static int prepare(struct profile_run *run)
     int ret = cli_results_init(&run->results, &run->cfg, run->engine.streaming);
     run->results.tokenizer = run->tokenizer;
     run->results.payload_isl = run->requests.payload_isl;
+    run->results.open_loop = run->engine.schedule != NULL;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
     }
@@ -489,14 +490,18 @@ static int prepare(struct profile_run *run)
                 run->artifact_dir, strerror(-ret));
         return 1;
     }
-    run->progress_tty = isatty(STDERR_FILENO) == 1;
-    return 0;
+    return cli_live_start(&run->live, &run->cfg, run->artifact_dir, run->engine.request_id_nonce) ==
+                   0
+               ? 0
+               : 1;
 }
 
 static void release(struct profile_run *run)
 {
+    cli_live_free(&run->live);
     cli_export_close(&run->exp);
     cli_results_free(&run->results);
+    cli_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     cli_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);

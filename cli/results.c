@@ -133,6 +133,7 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         .streaming = results->streaming,
         .start_ns = rec->send_start_ns,
         .start_wall_ns = rec->wall_start_ns,
+        .scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0,
     };
     server_tokens(&rec->usage, req);
     if (results->tokenizer != NULL && !results->use_server_token_count) {

@@ -144,6 +144,19 @@ struct profile_config {
     struct config_strlist extra_inputs; /* --extra-inputs, raw `key:value` or JSON text */
     int64_t random_seed;                /* >= 0; valid only when random_seed_set */
     bool random_seed_set;
+    char *input_file;                /* --input-file (file or directory); NULL = synthetic */
+    char *custom_dataset_type;       /* --custom-dataset-type; NULL = auto-detect */
+    char *dataset_sampling_strategy; /* sequential|random|shuffle; NULL = format default */
+    int64_t isl_block_size;          /* --isl-block-size; valid when isl_block_size_set */
+    bool isl_block_size_set;
+    /* Fixed schedule (timestamped input files) */
+    bool fixed_schedule;                    /* --fixed-schedule */
+    bool no_fixed_schedule;                 /* --no-fixed-schedule: ignore trace timestamps */
+    bool fixed_schedule_auto_offset;        /* shift the first timestamp to 0 */
+    int64_t fixed_schedule_start_offset_ms; /* valid when ..._start_offset_set */
+    bool fixed_schedule_start_offset_set;
+    int64_t fixed_schedule_end_offset_ms; /* valid when ..._end_offset_set */
+    bool fixed_schedule_end_offset_set;
     /* Input / output sequence length */
     int64_t isl_tokens_mean;  /* --isl; default 550 */
     double isl_tokens_stddev; /* --isl-stddev; default 0 */
@@ -177,12 +190,16 @@ struct profile_config {
     char *profile_export_prefix;           /* NULL = AIPerf's default file names */
     enum config_export_level export_level; /* --export-level; default records */
     char *goodput;                         /* --goodput SLO text; NULL = not given */
+    double slice_duration_seconds;         /* --slice-duration; 0 = not given */
     /* UI, service, workers */
     enum config_ui_type ui_type;     /* default CONFIG_UI_AUTO */
     enum config_log_level log_level; /* default INFO; -v gives DEBUG, -vv gives TRACE */
     bool verbose;                    /* -v/--verbose */
     bool extra_verbose;              /* -vv/--extra-verbose */
     int64_t workers_max;             /* --workers-max; 0 = default */
+    int64_t api_port;                /* --api-port 0..65535; valid only when api_port_set */
+    bool api_port_set;               /* the live API is on (AIPERF_API_SERVER_PORT: cli/) */
+    char *api_host;                  /* --api-host; NULL = 127.0.0.1 */
     /* Provenance */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
 };

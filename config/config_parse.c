@@ -54,7 +54,11 @@ void config_free(struct profile_config *cfg)
     free(cfg->tls_cert_file);
     free(cfg->tls_key_file);
     free(cfg->tokenizer);
+    free(cfg->input_file);
+    free(cfg->custom_dataset_type);
+    free(cfg->dataset_sampling_strategy);
     free(cfg->artifact_dir);
+    free(cfg->api_host);
     free(cfg->profile_export_prefix);
     free(cfg->goodput);
     free(cfg->cli_command);
@@ -135,6 +139,11 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                             "--benchmark-grace-period only applies together with "
                             "--benchmark-duration (e.g. --benchmark-duration 60 "
                             "--benchmark-grace-period 10)");
+    }
+    if (cfg->dataset_sampling_strategy != NULL && cfg->fixed_schedule) {
+        return config__fail(errbuf, errcap,
+                            "--dataset-sampling-strategy cannot be combined with "
+                            "--fixed-schedule, which replays the file in timestamp order");
     }
     return check_urls(cfg, errbuf, errcap);
 }

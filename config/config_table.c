@@ -43,6 +43,7 @@ static const struct config__range range_seed = {0, 0, MIN_IN};
 static const struct config__range range_seconds_gt0 = {0, 1e9, MIN_EX | MAX_IN};
 static const struct config__range range_seconds_ge0 = {0, 1e9, MIN_IN | MAX_IN};
 static const struct config__range range_rate = {0, 1e9, MIN_EX | MAX_IN};
+static const struct config__range range_port = {0, 65535, MIN_IN | MAX_IN};
 
 static const struct config__choice endpoint_choices[] = {
     {"chat", CONFIG_ENDPOINT_CHAT, false},
@@ -205,15 +206,24 @@ static const struct config__flag flag_table[] = {
      .help = "Extra request header as Name:Value, or a JSON object of headers. Credential "
              "headers are redacted in reports.",
      .example = "X-Request-Source:ringperf"},
-    NOPE(INPUT, STRING, "--input-file", "Dataset file or directory."),
+    {SUP(INPUT, STRING, "--input-file", 0, OFF(input_file)),
+     .help = "Dataset file or directory: JSONL records (single_turn, random_pool, "
+             "mooncake_trace, raw_payload) or an earlier run's inputs.json.",
+     .example = "inputs.jsonl"},
     NOPE(INPUT, STRING, "--public-dataset", "Public dataset to download, e.g. sharegpt."),
     NOPE(INPUT, STRING, "--hf-subset", "Hugging Face subset of a public dataset."),
     NOPE(INPUT, LIST, "--dataset-filter", "Dataset filter as key=value."),
-    NOPE(INPUT, STRING, "--custom-dataset-type", "Format of --input-file."),
+    {SUP(INPUT, STRING, "--custom-dataset-type", 0, OFF(custom_dataset_type)),
+     .help = "Format of --input-file: single_turn, random_pool, mooncake_trace, raw_payload "
+             "or inputs_json (multi_turn is recognised but not run yet).",
+     .default_text = "auto-detected", .example = "single_turn"},
     NOPE(INPUT, SWITCH, "--ignore-trace-delays", "Drop recorded delays from traces."),
     NOPE(INPUT, SWITCH, "--use-think-time-only", "Replay only recorded think time."),
     NOPE(INPUT, INT, "--max-context-length", "Drop traces whose context exceeds this length."),
-    NOPE(INPUT, STRING, "--dataset-sampling-strategy", "sequential, random or shuffle."),
+    {SUP(INPUT, STRING, "--dataset-sampling-strategy", 0, OFF(dataset_sampling_strategy)),
+     .help = "Order of the --input-file entries: sequential, random (with replacement) or "
+             "shuffle.",
+     .default_text = "sequential (random_pool: shuffle)", .example = "shuffle"},
     NOPE(INPUT, SWITCH, "--allow-dataset-wrap --no-allow-dataset-wrap",
          "Reuse traces when concurrency exceeds the pool."),
     {SUP_GIVEN(INPUT, INT, "--random-seed", 0, OFF(random_seed), OFF(random_seed_set)),
@@ -222,11 +232,22 @@ static const struct config__flag flag_table[] = {
     NOPE(INPUT, DOUBLE, "--trace-session-sample-ratio", "Fraction of trace sessions to keep."),
     NOPE(INPUT, STRING, "--config -f", "YAML configuration file."),
     /* Fixed schedule */
-    NOPE(FIXED_SCHEDULE, SWITCH, "--fixed-schedule", "Send requests at the dataset timestamps."),
-    NOPE(FIXED_SCHEDULE, SWITCH, "--no-fixed-schedule", "Do not switch traces to fixed schedule."),
-    NOPE(FIXED_SCHEDULE, SWITCH, "--fixed-schedule-auto-offset", "Shift timestamps to start at 0."),
-    NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-start-offset", "Schedule start offset in ms."),
-    NOPE(FIXED_SCHEDULE, INT, "--fixed-schedule-end-offset", "Schedule end offset in ms."),
+    {SUP(FIXED_SCHEDULE, SWITCH, "--fixed-schedule", 0, OFF(fixed_schedule)),
+     .help = "Send the --input-file requests at their recorded timestamps (ms). On by "
+             "default for timestamped traces."},
+    {SUP(FIXED_SCHEDULE, SWITCH, "--no-fixed-schedule", 0, OFF(no_fixed_schedule)),
+     .help = "Do not replay a timestamped trace on its schedule; use the load flags instead."},
+    {SUP(FIXED_SCHEDULE, SWITCH, "--fixed-schedule-auto-offset", 0,
+         OFF(fixed_schedule_auto_offset)),
+     .help = "Shift the schedule so that the first timestamp is sent at once."},
+    {SUP_GIVEN(FIXED_SCHEDULE, INT, "--fixed-schedule-start-offset", 0,
+               OFF(fixed_schedule_start_offset_ms), OFF(fixed_schedule_start_offset_set)),
+     .help = "Replay only timestamps at or after this (ms); the schedule starts there.",
+     .example = "1000", .range = &range_tokens},
+    {SUP_GIVEN(FIXED_SCHEDULE, INT, "--fixed-schedule-end-offset", 0,
+               OFF(fixed_schedule_end_offset_ms), OFF(fixed_schedule_end_offset_set)),
+     .help = "Replay only timestamps at or before this (ms).", .example = "60000",
+     .range = &range_tokens},
     /* Goodput */
     {SUP(GOODPUT, STRING, "--goodput", 0, OFF(goodput)),
      .help = "Service level objectives as 'metric:value ...', values in display units (ms, "
@@ -276,9 +297,12 @@ static const struct config__flag flag_table[] = {
          0, OFF(isl_tokens_stddev)),
      .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
      .example = "0", .range = &range_stddev},
-    NOPE(ISL, INT,
-         "--isl-block-size --synthetic-input-tokens-block-size --prompt-input-tokens-block-size",
-         "Tokens per hash block in traces."),
+    {SUP_GIVEN(ISL, INT,
+               "--isl-block-size --synthetic-input-tokens-block-size "
+               "--prompt-input-tokens-block-size",
+               0, OFF(isl_block_size), OFF(isl_block_size_set)),
+     .help = "Tokens per hash_ids block of mooncake traces.", .default_text = "512",
+     .example = "512", .range = &range_count},
     NOPE(ISL, STRING, "--seq-dist --sequence-distribution", "Mixture of ISL,OSL pairs."),
     /* Output sequence length */
     {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", 0,
@@ -429,7 +453,10 @@ static const struct config__flag flag_table[] = {
      .help = "summary: summary files only; records: also profile_export.jsonl, one line per "
              "request; raw: also profile_export_raw.jsonl with every response chunk.",
      .default_text = "records", .example = "raw", .choices = export_level_choices},
-    NOPE(OUTPUT, DOUBLE, "--slice-duration", "Timeslice length in seconds."),
+    {SUP(OUTPUT, DOUBLE, "--slice-duration", 0, OFF(slice_duration_seconds)),
+     .help = "Also write per-window statistics (profile_export_aiperf_timeslices.json/.csv) "
+             "for windows of this many seconds, and use it as the interval of the .hlog files.",
+     .example = "10", .range = &range_seconds_gt0},
     NOPE(OUTPUT, SWITCH, "--auto-plot --no-auto-plot", "Run `aiperf plot` afterwards."),
     NOPE(OUTPUT, SWITCH, "--plot-required", "Fail when auto-plot fails."),
     NOPE(OUTPUT, SWITCH, "--export-outputs-json", "Write generated text to outputs.json."),
@@ -512,8 +539,13 @@ static const struct config__flag flag_table[] = {
      .help = "Same as --log-level TRACE."},
     NOPE(SERVICE, INT, "--record-processor-service-count --record-processors",
          "Record processor services."),
-    NOPE(SERVICE, INT, "--api-port", "Port of the live HTTP API."),
-    NOPE(SERVICE, STRING, "--api-host", "Host of the live HTTP API."),
+    {SUP_GIVEN(SERVICE, INT, "--api-port", 0, OFF(api_port), OFF(api_port_set)),
+     .help = "Serve the live HTTP API (JSON, Prometheus /metrics, results) on this port for "
+             "the run; 0 picks a free port. Also AIPERF_API_SERVER_PORT.",
+     .example = "9097", .range = &range_port},
+    {SUP(SERVICE, STRING, "--api-host", 0, OFF(api_host)),
+     .help = "Address the live HTTP API binds; 0.0.0.0 exposes it beyond this host.",
+     .default_text = "127.0.0.1", .example = "0.0.0.0"},
     /* Workers */
     {SUP(WORKERS, INT, "--workers-max --max-workers", 0, OFF(workers_max)),
      .help = "Maximum worker threads; by default chosen from the CPU count and concurrency.",

@@ -10,6 +10,7 @@
 #ifndef RINGPERF_DATASETS_H
 #define RINGPERF_DATASETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,5 +68,158 @@ void dataset_prompter_free(struct dataset_prompter *p);
 size_t dataset_prompter_generate(const struct dataset_prompter *p,
                                  struct tokenizer_scratch *scratch, struct dataset_rng *rng,
                                  size_t tokens, char *out, size_t cap);
+
+/* ---- Input files (--input-file, --custom-dataset-type) ---- */
+
+/* dataset_input_type is a --custom-dataset-type. DATASET_INPUT_AUTO asks the
+ * loader to detect the format as AIPerf does. */
+enum dataset_input_type {
+    DATASET_INPUT_AUTO,
+    DATASET_INPUT_SINGLE_TURN,
+    DATASET_INPUT_MULTI_TURN,
+    DATASET_INPUT_RANDOM_POOL,
+    DATASET_INPUT_MOONCAKE_TRACE,
+    DATASET_INPUT_RAW_PAYLOAD,
+    DATASET_INPUT_INPUTS_JSON,
+};
+
+/* dataset_input_type_parse maps an AIPerf --custom-dataset-type name
+ * ("single_turn", "mooncake_trace", ...) to *out. Returns 0, or -1 for a name
+ * ringperf does not know. */
+int dataset_input_type_parse(const char *name, enum dataset_input_type *out);
+
+/* dataset_input_type_name returns the AIPerf name of type (static string). */
+const char *dataset_input_type_name(enum dataset_input_type type);
+
+/* Limits of the input-file loaders; exceeding one is an error naming the file
+ * and line. */
+#define DATASET_LINE_BYTES_MAX ((size_t)64 << 20)       /* one JSONL record */
+#define DATASET_FILE_BYTES_MAX ((size_t)1 << 30)        /* inputs_json: the whole file */
+#define DATASET_TEXTS_MAX 4096                          /* texts of one record */
+#define DATASET_HASH_IDS_MAX 65536                      /* hash_ids of one record */
+#define DATASET_DIR_FILES_MAX 100000                    /* .jsonl files in a directory */
+#define DATASET_ENTRIES_MAX ((size_t)100 * 1000 * 1000) /* entries of one dataset */
+
+/* dataset_entry is one request of an input file, as recorded. Every pointer
+ * is owned by the dataset_inputs and valid until dataset_inputs_free. */
+struct dataset_entry {
+    const char *session_id; /* inputs_json, mooncake session_id; NULL = none */
+    /* raw_payload, inputs_json: the body to send verbatim (whitespace outside
+     * strings removed), NUL-terminated; NULL for the other formats. */
+    const char *payload;
+    size_t payload_len;
+    const char *const *texts; /* text / texts contents, in order */
+    size_t text_count;
+    const char *extra_json;   /* the record's "extra" object as JSON, or NULL */
+    uint64_t output_length;   /* output_length / max_tokens to ask for; 0 = unset */
+    uint64_t input_length;    /* mooncake: prompt tokens (with hash_ids); 0 = unset */
+    const uint64_t *hash_ids; /* mooncake: prompt block ids, hash_id_count of them */
+    size_t hash_id_count;
+    double timestamp_ms; /* valid when has_timestamp */
+    bool has_timestamp;
+    double delay_ms; /* valid when has_delay */
+    bool has_delay;
+    uint32_t turn; /* position within its session (directory raw_payload, inputs_json) */
+    uint64_t line; /* 1-based line of the record in its file (inputs_json: 0) */
+};
+
+/* struct dataset_inputs is a loaded input file: its entries in file order
+ * (directories: files sorted by name, then lines). Opaque; read-only once
+ * loaded. */
+struct dataset_inputs;
+
+/* dataset_inputs_options says what to load. */
+struct dataset_inputs_options {
+    const char *path;             /* a file or (random_pool, raw_payload) a directory */
+    enum dataset_input_type type; /* DATASET_INPUT_AUTO: detect */
+    size_t entries_max;           /* stop after this many entries; 0 = all */
+};
+
+/* DATASET_ERR_CAP is a good size for the err buffers of the loaders. */
+#define DATASET_ERR_CAP 1024
+
+/* dataset_inputs_load reads opts->path line by line (inputs_json: whole) into
+ * a new dataset in *out (free with dataset_inputs_free). Returns 0, or -1 with
+ * a message in err naming the file, the line (and column for JSON) and what
+ * was expected; *out is then NULL. multi_turn files are rejected: the engine
+ * does not run multi-turn sessions yet. */
+int dataset_inputs_load(const struct dataset_inputs_options *opts, struct dataset_inputs **out,
+                        char *err, size_t err_cap);
+
+/* dataset_inputs_load_buffer is dataset_inputs_load for a file already in
+ * memory (data, len: borrowed, need not be NUL-terminated); name is used in
+ * messages. Directories do not apply. */
+int dataset_inputs_load_buffer(const char *data, size_t len, const char *name,
+                               const struct dataset_inputs_options *opts,
+                               struct dataset_inputs **out, char *err, size_t err_cap);
+
+/* dataset_inputs_free releases a dataset; NULL is a no-op. */
+void dataset_inputs_free(struct dataset_inputs *ds);
+
+/* dataset_inputs_type returns the format that was loaded (never AUTO). */
+enum dataset_input_type dataset_inputs_type(const struct dataset_inputs *ds);
+
+/* dataset_inputs_count returns the number of entries. */
+size_t dataset_inputs_count(const struct dataset_inputs *ds);
+
+/* dataset_inputs_entry returns entry i (< count), a view owned by ds. */
+const struct dataset_entry *dataset_inputs_entry(const struct dataset_inputs *ds, size_t i);
+
+/* dataset_inputs_timestamped reports whether the first entry has a timestamp:
+ * AIPerf then replays the file on a fixed schedule. */
+bool dataset_inputs_timestamped(const struct dataset_inputs *ds);
+
+/* dataset_sampling is --dataset-sampling-strategy. */
+enum dataset_sampling {
+    DATASET_SAMPLING_DEFAULT, /* the format's default (dataset_sampling_default) */
+    DATASET_SAMPLING_SEQUENTIAL,
+    DATASET_SAMPLING_RANDOM,
+    DATASET_SAMPLING_SHUFFLE,
+};
+
+/* dataset_sampling_parse maps "sequential", "random" or "shuffle" to *out.
+ * Returns 0, or -1 for anything else. */
+int dataset_sampling_parse(const char *name, enum dataset_sampling *out);
+
+/* dataset_sampling_default is AIPerf's default for a format: random_pool
+ * shuffles, the others (files replayed as written) are sequential. */
+enum dataset_sampling dataset_sampling_default(enum dataset_input_type type);
+
+/* dataset_sample_order fills out_order[0..order_count) with entry indexes
+ * (< entry_count, which must be > 0): sequential repeats 0..entry_count-1,
+ * random draws with replacement, shuffle repeats fresh permutations; rng is
+ * the caller's. */
+void dataset_sample_order(enum dataset_sampling sampling, size_t entry_count,
+                          struct dataset_rng *rng, size_t *out_order, size_t order_count);
+
+/* dataset_compact_json copies the JSON text in (len bytes, assumed valid)
+ * into out without the whitespace outside strings, NUL-terminated. out needs
+ * len + 1 bytes. Returns the copied length. */
+size_t dataset_compact_json(const char *in, size_t len, char *out);
+
+/* struct dataset_blocks makes the prompts of hash-id traces (mooncake): each
+ * hash id stands for a block of block_tokens tokens of text, the same text
+ * for the same id; a record's prompt is its blocks in order, the last one
+ * holding the remainder, (n-1)*block_tokens + last = input_length. Opaque;
+ * not thread-safe. */
+struct dataset_blocks;
+
+/* dataset_blocks_new makes a block source: token-exact blocks from prompter
+ * (borrowed; may be NULL: blocks are then words, one per token), drawn from
+ * seed. Returns 0, or -1 when memory runs out or block_tokens is 0. */
+int dataset_blocks_new(const struct dataset_prompter *prompter, size_t block_tokens, uint64_t seed,
+                       struct dataset_blocks **out);
+
+/* dataset_blocks_free releases a block source; NULL is a no-op. */
+void dataset_blocks_free(struct dataset_blocks *blocks);
+
+/* dataset_blocks_prompt writes the prompt of a record with these hash ids and
+ * input_length into out (NUL-terminated, at most cap bytes), blocks joined
+ * with one space. scratch is the caller's tokenizer scratch (used with a
+ * prompter). Returns the length, or 0 (out = "") when it does not fit, there
+ * are no hash ids, or input_length is too short for the ids given. */
+size_t dataset_blocks_prompt(struct dataset_blocks *blocks, struct tokenizer_scratch *scratch,
+                             const uint64_t *hash_ids, size_t hash_id_count, uint64_t input_length,
+                             char *out, size_t cap);
 
 #endif

@@ -3,6 +3,7 @@
  * their statistics, a blank line, then the scalar metrics.
  */
 #include "export/export.h"
+#include "export/export_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,8 +22,7 @@ void export_metric_label(const struct metrics_info *info, char *out, size_t cap)
     }
 }
 
-/* put_field writes a CSV field, quoted when it holds a comma, quote or newline. */
-static void put_field(FILE *out, const char *s)
+void export__put_field(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -38,7 +38,7 @@ static void put_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void put_number(FILE *out, const struct metrics_info *info, double v)
+void export__put_number(FILE *out, const struct metrics_info *info, double v)
 {
     if ((info->flags & METRICS_F_INTEGER) != 0 && v == floor(v) && fabs(v) < 9.2e18) {
         fprintf(out, ",%lld", (long long)v);
@@ -54,8 +54,7 @@ static int compare_tags(const void *a, const void *b)
     return strcmp(x->tag, y->tag);
 }
 
-/* sorted_ids fills ids with the present metrics of one kind, sorted by tag. */
-static size_t sorted_ids(const struct metrics_summary *s, bool scalar, int *ids)
+size_t export__sorted_ids(const struct metrics_summary *s, bool scalar, int *ids)
 {
     const struct metrics_info *infos[METRICS_ID_COUNT + METRICS_SCALAR_COUNT];
     size_t n = 0;
@@ -79,7 +78,7 @@ static size_t sorted_ids(const struct metrics_summary *s, bool scalar, int *ids)
 static void record_section(FILE *out, const struct metrics_summary *s)
 {
     int ids[METRICS_ID_COUNT];
-    size_t n = sorted_ids(s, false, ids);
+    size_t n = export__sorted_ids(s, false, ids);
     fputs("Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
     for (size_t i = 0; i < n; i++) {
         const struct metrics_info *info = metrics_info_of(ids[i]);
@@ -88,12 +87,12 @@ static void record_section(FILE *out, const struct metrics_summary *s)
                                  st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
         char label[160];
         export_metric_label(info, label, sizeof(label));
-        put_field(out, label);
+        export__put_field(out, label);
         for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
             /* avg and std are means and spreads: never integers in AIPerf. */
             bool stat_is_value = v != 0 && v != 12;
             if (stat_is_value) {
-                put_number(out, info, values[v]);
+                export__put_number(out, info, values[v]);
             } else {
                 fprintf(out, ",%.2f", values[v]);
             }
@@ -105,14 +104,14 @@ static void record_section(FILE *out, const struct metrics_summary *s)
 static void scalar_section(FILE *out, const struct metrics_summary *s)
 {
     int ids[METRICS_SCALAR_COUNT];
-    size_t n = sorted_ids(s, true, ids);
+    size_t n = export__sorted_ids(s, true, ids);
     fputs("Metric,Value\n", out);
     for (size_t i = 0; i < n; i++) {
         const struct metrics_info *info = metrics_scalar_info_of(ids[i]);
         char label[160];
         export_metric_label(info, label, sizeof(label));
-        put_field(out, label);
-        put_number(out, info, s->scalar[ids[i]]);
+        export__put_field(out, label);
+        export__put_number(out, info, s->scalar[ids[i]]);
         fputc('\n', out);
     }
 }

@@ -171,6 +171,7 @@ json_t *export_summary_json(const struct metrics_summary *summary,
         return NULL;
     }
     int ret = json_object_set_new(root, "schema_version", json_string(EXPORT_SCHEMA_VERSION));
+    ret |= json_object_set_new(root, "aiperf_version", json_string(EXPORT_AIPERF_VERSION));
     ret |= json_object_set_new(root, "benchmark_id", string_or_null(info->benchmark_id));
     ret |= put_metrics(root, summary);
     ret |= put_provenance(root, info);

@@ -251,6 +251,7 @@ enum metrics_id {
     METRICS_TTST,                  /* time_to_second_token */
     METRICS_TTFO,                  /* time_to_first_output_token */
     METRICS_REQUEST_LATENCY,       /* request_latency */
+    METRICS_DECODE_DURATION,       /* decode_duration: request_latency - TTFT */
     METRICS_ITL,                   /* inter_token_latency */
     METRICS_ICL,                   /* inter_chunk_latency (a list per request) */
     METRICS_OTPS_PER_USER,         /* output_token_throughput_per_user */
@@ -264,6 +265,10 @@ enum metrics_id {
     METRICS_USAGE_TOTAL_TOKENS,
     METRICS_USAGE_REASONING_TOKENS,
     METRICS_ERROR_ISL, /* error_isl: ISL of failed requests */
+    /* Coordinated-omission aware (open loop only): measured from the time the
+     * schedule said the request was due, not from when it actually left. */
+    METRICS_TTFT_FROM_SCHEDULE,            /* time_to_first_token_from_schedule */
+    METRICS_REQUEST_LATENCY_FROM_SCHEDULE, /* request_latency_from_schedule */
     METRICS_ID_COUNT
 };
 
@@ -289,6 +294,10 @@ enum metrics_scalar_id {
     METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS,
     METRICS_S_TOTAL_USAGE_TOTAL_TOKENS,
     METRICS_S_TOTAL_USAGE_REASONING_TOKENS,
+    METRICS_S_INPUT_TOKEN_THROUGHPUT,  /* total_isl / duration */
+    METRICS_S_TOTAL_TOKEN_THROUGHPUT,  /* (total_isl + total_osl) / duration */
+    METRICS_S_COMPLETED_REQUEST_COUNT, /* valid + errors */
+    METRICS_S_REQUEST_ERROR_RATE,      /* 100 * errors / (valid + errors), percent */
     METRICS_SCALAR_COUNT
 };
 
@@ -354,11 +363,14 @@ struct metrics_usage {
  * arrival time of every content response; a non-streaming response is one
  * content response when its body carried text. `first_output_index` is the
  * index of the first content response with non-reasoning output
- * (content_count when there is none). */
+ * (content_count when there is none). `scheduled_ns` is, in open-loop runs,
+ * when the request was due to be sent on the same clock as start_ns (the
+ * *_from_schedule metrics measure from it); 0 in closed-loop runs. */
 struct metrics_request {
     bool failed; /* any error, cancellation included: only error_isl applies */
     bool streaming;
     int64_t start_ns;
+    int64_t scheduled_ns;
     int64_t start_wall_ns;
     const int64_t *content_ns;
     uint32_t content_count;
@@ -377,10 +389,13 @@ struct metrics_values {
 };
 
 /* metrics_request_compute fills `*out` with the record metrics of `req`
- * following AIPerf's formulas (spec §2.2): TTFT/TTST/TTFO/ICL and the per-user
- * throughputs only when streaming; request latency ends at the last content
- * response; ITL = (latency - TTFT) / (OSL - 1), only when OSL >= 2; a failed
- * request gets error_isl only. Metrics that cannot be computed are absent. */
+ * following AIPerf's formulas (spec §2.2): TTFT/TTST/TTFO/ICL, decode
+ * duration and the per-user throughputs only when streaming; request latency
+ * ends at the last content response; ITL = (latency - TTFT) / (OSL - 1), only
+ * when OSL >= 2; with a scheduled_ns, request latency and TTFT measured from
+ * it as well (clamped at the plain value when the request left early); a
+ * failed request gets error_isl only. Metrics that cannot be computed are
+ * absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has
@@ -449,6 +464,30 @@ void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
  * (values in base units; rates in milli-tokens/sec), owned by the run. */
 const struct metrics_hist *metrics_run_record_hist(const struct metrics_run *run,
                                                    enum metrics_id id);
+
+/* metrics_run_set_window makes the run's rates (throughputs, goodput) use
+ * the wall-clock window [start_wall_ns, end_wall_ns) as their duration, as
+ * AIPerf does for a timeslice, instead of max_response - min_request. The
+ * benchmark_duration reported is then the window's. Ignored unless end >
+ * start. */
+void metrics_run_set_window(struct metrics_run *run, int64_t start_wall_ns, int64_t end_wall_ns);
+
+/* metrics_record_hist_new allocates an empty histogram with the layout a
+ * metrics_run uses for record metric `id` at `significant_figures` (0 = 3),
+ * e.g. for per-interval copies that merge with the run's. Returns 0 and the
+ * histogram (owned by the caller) in `*out`, or -EINVAL / -ENOMEM. */
+int metrics_record_hist_new(enum metrics_id id, int significant_figures, struct metrics_hist **out);
+
+/* metrics_record_hist_value returns the integer a run's histogram records
+ * for base-unit `value` of record metric `id`: nanoseconds and tokens as
+ * they are, per-user rates in milli-tokens/sec (rounded), negative values as
+ * -1 (counted as underflow). */
+int64_t metrics_record_hist_value(enum metrics_id id, double value);
+
+/* metrics_record_hist_per_display returns how many histogram units make one
+ * display unit of record metric `id` (1e6 for ns shown in ms, 1000 for
+ * milli-tokens/sec shown in tokens/sec, 1 for tokens). */
+double metrics_record_hist_per_display(enum metrics_id id);
 
 /* metrics_summary is a run's results in display units. record[id] is absent
  * (present false) for an empty distribution; scalar[id] for a value that does

@@ -29,6 +29,8 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_TTFO] = {"time_to_first_output_token", "Time to First Output Token", "ms", MS_PER_NS,
                       STREAM, 250},
     [METRICS_REQUEST_LATENCY] = {"request_latency", "Request Latency", "ms", MS_PER_NS, 0, 300},
+    [METRICS_DECODE_DURATION] = {"decode_duration", "Decode Duration", "ms", MS_PER_NS, STREAM,
+                                 350},
     [METRICS_ITL] = {"inter_token_latency", "Inter Token Latency", "ms", MS_PER_NS, STREAM, 400},
     [METRICS_ICL] = {"inter_chunk_latency", "Inter Chunk Latency", "ms", MS_PER_NS,
                      STREAM | NOCON | METRICS_F_LIST, 0},
@@ -55,6 +57,12 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
                                         "tokens", 1.0, USAGE, 0},
     [METRICS_ERROR_ISL] = {"error_isl", "Error Input Sequence Length", "tokens", 1.0,
                            METRICS_F_ERROR_ONLY | NOCON | INT, 0},
+    [METRICS_TTFT_FROM_SCHEDULE] = {"time_to_first_token_from_schedule",
+                                    "Time to First Token From Schedule", "ms", MS_PER_NS, STREAM,
+                                    150},
+    [METRICS_REQUEST_LATENCY_FROM_SCHEDULE] = {"request_latency_from_schedule",
+                                               "Request Latency From Schedule", "ms", MS_PER_NS, 0,
+                                               320},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -96,6 +104,14 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
     [METRICS_S_TOTAL_USAGE_REASONING_TOKENS] = {"total_usage_reasoning_tokens",
                                                 "Total Usage Reasoning Tokens", "tokens", 1.0,
                                                 USAGE, 0},
+    [METRICS_S_INPUT_TOKEN_THROUGHPUT] = {"input_token_throughput", "Input Token Throughput",
+                                          "tokens/sec", 1.0, LARGER | NOCON, 0},
+    [METRICS_S_TOTAL_TOKEN_THROUGHPUT] = {"total_token_throughput", "Total Token Throughput",
+                                          "tokens/sec", 1.0, LARGER | NOCON, 0},
+    [METRICS_S_COMPLETED_REQUEST_COUNT] = {"completed_request_count", "Completed Request Count",
+                                           "requests", 1.0, INT | NOCON, 0},
+    [METRICS_S_REQUEST_ERROR_RATE] = {"request_error_rate", "Request Error Rate", "%", 1.0, NOCON,
+                                      0},
 };
 
 const struct metrics_info *metrics_info_of(enum metrics_id id)
@@ -159,12 +175,32 @@ static void compute_streaming(const struct metrics_request *req, struct metrics_
         set(out, METRICS_PREFILL_TPS_PER_USER, out->value[METRICS_ISL] / (ttft / NS_PER_S));
     }
     double osl = out->has[METRICS_OSL] ? out->value[METRICS_OSL] : 0;
+    double latency = out->value[METRICS_REQUEST_LATENCY];
+    if (latency >= ttft) {
+        set(out, METRICS_DECODE_DURATION, latency - ttft);
+    }
     if (osl >= 2) {
         double itl = (out->value[METRICS_REQUEST_LATENCY] - ttft) / (osl - 1);
         set(out, METRICS_ITL, itl);
         if (itl > 0) {
             set(out, METRICS_OTPS_PER_USER, NS_PER_S / itl);
         }
+    }
+}
+
+/* compute_from_schedule adds the coordinated-omission aware latencies: the
+ * time a request waited past its due time (for a free connection, or a busy
+ * client) is part of what its user saw. */
+static void compute_from_schedule(const struct metrics_request *req, struct metrics_values *out)
+{
+    if (req->scheduled_ns == 0) {
+        return;
+    }
+    double lag =
+        req->start_ns > req->scheduled_ns ? (double)(req->start_ns - req->scheduled_ns) : 0;
+    set(out, METRICS_REQUEST_LATENCY_FROM_SCHEDULE, out->value[METRICS_REQUEST_LATENCY] + lag);
+    if (out->has[METRICS_TTFT]) {
+        set(out, METRICS_TTFT_FROM_SCHEDULE, out->value[METRICS_TTFT] + lag);
     }
 }
 
@@ -184,6 +220,7 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     if (req->streaming) {
         compute_streaming(req, out);
     }
+    compute_from_schedule(req, out);
 }
 
 uint32_t metrics_request_icl_count(const struct metrics_request *req)

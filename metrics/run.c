@@ -42,6 +42,8 @@ struct metrics_run {
     bool has_window;
     int64_t min_request_wall_ns;
     int64_t max_response_wall_ns;
+    int64_t window_start_wall_ns; /* both 0 unless metrics_run_set_window */
+    int64_t window_end_wall_ns;
 };
 
 /* hist_scale is how many histogram units one base unit is: rates are kept in
@@ -58,6 +60,29 @@ static int64_t hist_max(enum metrics_id id)
         return HIST_MILLI_RATE_MAX;
     }
     return info->display_per_base != 1.0 ? HIST_NS_MAX : HIST_TOKENS_MAX;
+}
+
+int metrics_record_hist_new(enum metrics_id id, int significant_figures, struct metrics_hist **out)
+{
+    if ((int)id < 0 || id >= METRICS_ID_COUNT) {
+        return -EINVAL;
+    }
+    int sigfigs = significant_figures != 0 ? significant_figures : HIST_SIGFIGS_DEFAULT;
+    return metrics_hist_new(1, hist_max(id), sigfigs, out);
+}
+
+int64_t metrics_record_hist_value(enum metrics_id id, double value)
+{
+    double scaled = value * hist_scale(id);
+    if (!(scaled >= 0)) {
+        return -1;
+    }
+    return scaled < 9.2e18 ? (int64_t)llround(scaled) : INT64_MAX;
+}
+
+double metrics_record_hist_per_display(enum metrics_id id)
+{
+    return hist_scale(id) / metrics_info_of(id)->display_per_base;
 }
 
 int metrics_run_new(const struct metrics_run_config *config, struct metrics_run **out)
@@ -80,7 +105,7 @@ int metrics_run_new(const struct metrics_run_config *config, struct metrics_run 
         run->goodput = *config->goodput;
     }
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
-        int ret = metrics_hist_new(1, hist_max(id), sigfigs, &run->series[id].hist);
+        int ret = metrics_record_hist_new(id, sigfigs, &run->series[id].hist);
         if (ret != 0) {
             metrics_run_free(run);
             return ret;
@@ -131,8 +156,7 @@ static void keep_sample(struct metrics_run *run, struct metrics_series *s, doubl
 static void add_value(struct metrics_run *run, enum metrics_id id, double v)
 {
     struct metrics_series *s = &run->series[id];
-    double scaled = v * hist_scale(id);
-    metrics_hist_record(s->hist, scaled < 0 ? -1 : (int64_t)llround(scaled));
+    metrics_hist_record(s->hist, metrics_record_hist_value(id, v));
     keep_sample(run, s, v);
     if ((metrics_info_of(id)->flags & METRICS_F_INTEGER) != 0) {
         s->total += (int64_t)v;
@@ -229,15 +253,51 @@ static void summarize_totals(const struct metrics_run *run, struct metrics_summa
     put_total(out, run, METRICS_S_TOTAL_USAGE_REASONING_TOKENS, METRICS_USAGE_REASONING_TOKENS);
 }
 
+void metrics_run_set_window(struct metrics_run *run, int64_t start_wall_ns, int64_t end_wall_ns)
+{
+    if (end_wall_ns > start_wall_ns) {
+        run->window_start_wall_ns = start_wall_ns;
+        run->window_end_wall_ns = end_wall_ns;
+    }
+}
+
+static void summarize_counts(const struct metrics_run *run, struct metrics_summary *out)
+{
+    uint64_t all = run->valid_count + run->error_count;
+    if (run->valid_count > 0) {
+        put(out, METRICS_S_REQUEST_COUNT, (double)run->valid_count);
+    }
+    if (run->error_count > 0) {
+        put(out, METRICS_S_ERROR_REQUEST_COUNT, (double)run->error_count);
+    }
+    /* As AIPerf: a run where every request failed reports no error rate. */
+    if (all > 0) {
+        put(out, METRICS_S_COMPLETED_REQUEST_COUNT, (double)all);
+    }
+    if (run->valid_count > 0) {
+        put(out, METRICS_S_REQUEST_ERROR_RATE, 100.0 * (double)run->error_count / (double)all);
+    }
+}
+
+static double run_duration_s(const struct metrics_run *run)
+{
+    if (run->window_end_wall_ns > run->window_start_wall_ns) {
+        return (double)(run->window_end_wall_ns - run->window_start_wall_ns) / NS_PER_S;
+    }
+    if (run->has_window && run->max_response_wall_ns > run->min_request_wall_ns) {
+        return (double)(run->max_response_wall_ns - run->min_request_wall_ns) / NS_PER_S;
+    }
+    return 0;
+}
+
 static void summarize_rates(const struct metrics_run *run, struct metrics_summary *out)
 {
     if (run->has_window) {
         put(out, METRICS_S_MIN_REQUEST_TIMESTAMP, (double)run->min_request_wall_ns);
         put(out, METRICS_S_MAX_RESPONSE_TIMESTAMP, (double)run->max_response_wall_ns);
     }
-    double duration_s = 0;
-    if (run->has_window && run->max_response_wall_ns > run->min_request_wall_ns) {
-        duration_s = (double)(run->max_response_wall_ns - run->min_request_wall_ns) / NS_PER_S;
+    double duration_s = run_duration_s(run);
+    if (duration_s > 0) {
         put(out, METRICS_S_BENCHMARK_DURATION, duration_s);
     }
     if (run->has_goodput) {
@@ -250,8 +310,18 @@ static void summarize_rates(const struct metrics_run *run, struct metrics_summar
         return;
     }
     put(out, METRICS_S_REQUEST_THROUGHPUT, (double)run->valid_count / duration_s);
-    if (out->scalar_present[METRICS_S_TOTAL_OSL]) {
-        put(out, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, out->scalar[METRICS_S_TOTAL_OSL] / duration_s);
+    bool has_isl = out->scalar_present[METRICS_S_TOTAL_ISL];
+    bool has_osl = out->scalar_present[METRICS_S_TOTAL_OSL];
+    double isl = has_isl ? out->scalar[METRICS_S_TOTAL_ISL] : 0;
+    double osl = has_osl ? out->scalar[METRICS_S_TOTAL_OSL] : 0;
+    if (has_osl) {
+        put(out, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, osl / duration_s);
+    }
+    if (has_isl) {
+        put(out, METRICS_S_INPUT_TOKEN_THROUGHPUT, isl / duration_s);
+    }
+    if (has_isl || has_osl) {
+        put(out, METRICS_S_TOTAL_TOKEN_THROUGHPUT, (isl + osl) / duration_s);
     }
     if (run->has_goodput) {
         put(out, METRICS_S_GOODPUT, (double)run->good_count / duration_s);
@@ -265,12 +335,7 @@ int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
         out->record_present[id] =
             series_stats(&run->series[id], (enum metrics_id)id, &out->record[id], &out->exact);
     }
-    if (run->valid_count > 0) {
-        put(out, METRICS_S_REQUEST_COUNT, (double)run->valid_count);
-    }
-    if (run->error_count > 0) {
-        put(out, METRICS_S_ERROR_REQUEST_COUNT, (double)run->error_count);
-    }
+    summarize_counts(run, out);
     summarize_totals(run, out);
     summarize_rates(run, out);
     return 0;

@@ -9,9 +9,10 @@ packages=(
     build-essential cmake pkg-config
     liburing-dev libjansson-dev libjsmn-dev zlib1g-dev
     libcriterion-dev
-    libpcre2-dev libutf8proc-dev
+    libpcre2-dev libutf8proc-dev libmicrohttpd-dev prometheus python3-prometheus-client
     clang clang-format
     android-libboringssl-dev nginx-light openssl
+    default-jdk-headless libhdrhistogram-java
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

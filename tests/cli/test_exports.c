@@ -501,3 +501,150 @@ Test(cli_export_flags, export_level_and_goodput_parse)
     cr_assert_not_null(strstr(err, "--export-level"), "%s", err);
     config_free(&cfg);
 }
+
+#define HDR_JAR "/usr/share/java/hdrhistogram.jar"
+
+static double json_avg(json_t *root, const char *tag)
+{
+    json_t *m = json_object_get(root, tag);
+    cr_assert_not_null(m, "%s missing", tag);
+    return json_number_value(json_object_get(m, "avg"));
+}
+
+/* hlog_total_count decodes an .hlog with HdrHistogram's Java library and
+ * returns the count of all its intervals, or -1 when java is not installed. */
+static long long hlog_total_count(const char *dir, const char *hlog)
+{
+    if (access(HDR_JAR, R_OK) != 0 || system("javac -version >/dev/null 2>&1") != 0) {
+        return -1;
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "%s/Count.java", dir);
+    FILE *src = fopen(path, "w");
+    cr_assert_not_null(src);
+    fputs(
+        "import org.HdrHistogram.*;\n"
+        "public class Count { public static void main(String[] a) throws Exception {\n"
+        "  HistogramLogReader r = new HistogramLogReader(new java.io.File(a[0]));\n"
+        "  long n = 0; EncodableHistogram e;\n"
+        "  while ((e = r.nextIntervalHistogram()) != null) n += ((Histogram) e).getTotalCount();\n"
+        "  System.out.println(n); } }\n",
+        src);
+    fclose(src);
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd), "javac -cp %s -d %s %s && java -cp %s:%s Count %s/%s", HDR_JAR, dir,
+             path, HDR_JAR, dir, dir, hlog);
+    FILE *p = popen(cmd, "r");
+    char out[64] = "";
+    cr_assert_not_null(fgets(out, sizeof(out), p));
+    cr_assert_eq(pclose(p), 0);
+    remove(path);
+    snprintf(path, sizeof(path), "%s/Count.class", dir);
+    remove(path);
+    return strtoll(out, NULL, 10);
+}
+
+static void check_timeslices(const char *dir, double request_count)
+{
+    char *text = slurp(dir, "profile_export_aiperf_timeslices.json");
+    cr_assert_not_null(text, "no timeslices JSON");
+    json_t *root = json_loads(text, 0, NULL);
+    cr_assert_not_null(root);
+    json_t *slices = json_object_get(root, "timeslices");
+    cr_assert_geq(json_array_size(slices), 2, "0.25 s slices over a ~1 s run");
+    double sum = 0;
+    long long last = -1;
+    for (size_t i = 0; i < json_array_size(slices); i++) {
+        json_t *slice = json_array_get(slices, i);
+        long long index = json_integer_value(json_object_get(slice, "timeslice_index"));
+        cr_assert_gt(index, last, "slices in increasing order");
+        last = index;
+        sum += json_avg(slice, "request_count");
+        json_t *lat = json_object_get(slice, "request_latency");
+        cr_assert_not_null(json_object_get(lat, "p95"));
+        cr_assert_null(json_object_get(lat, "p1"));
+    }
+    cr_assert_float_eq(sum, request_count, 1e-9, "every request is in exactly one slice");
+    cr_assert_not_null(json_object_get(root, "input_config"));
+    json_decref(root);
+    free(text);
+    char *csv = slurp(dir, "profile_export_aiperf_timeslices.csv");
+    cr_assert_not_null(csv);
+    cr_assert_eq(strncmp(csv, "Timeslice,Metric,Unit,Stat,Value\n", 33), 0);
+    cr_assert_not_null(strstr(csv, ",Request Latency,ms,p99,"));
+    free(csv);
+}
+
+Test(cli_exports, open_loop_adds_schedule_latencies_timeslices_and_hlogs, .timeout = 180)
+{
+    struct world w;
+    world_start(&w, "0");
+    int rc = run_profile(&w,
+                         "--model m --streaming --request-rate 40 --request-count 40 "
+                         "--slice-duration 0.25",
+                         NULL);
+    cr_assert_eq(rc, 0);
+    char *json_text = slurp(w.dir, "profile_export_aiperf.json");
+    json_t *summary = json_loads(json_text, 0, NULL);
+    cr_assert_not_null(summary);
+    cr_assert_str_eq(json_string_value(json_object_get(summary, "aiperf_version")),
+                     EXPORT_AIPERF_VERSION);
+    double count = json_avg(summary, "request_count");
+    cr_assert_float_eq(count, 40, 1e-9);
+    json_t *plain = json_object_get(summary, "request_latency");
+    json_t *sched = json_object_get(summary, "request_latency_from_schedule");
+    cr_assert_not_null(sched);
+    cr_assert_eq(json_integer_value(json_object_get(sched, "count")), 40);
+    for (const char *const *stat = (const char *const[]){"min", "p50", "p99", "max", NULL};
+         *stat != NULL; stat++) {
+        cr_assert_geq(json_number_value(json_object_get(sched, *stat)),
+                      json_number_value(json_object_get(plain, *stat)), "%s", *stat);
+    }
+    cr_assert_not_null(json_object_get(summary, "time_to_first_token_from_schedule"));
+    cr_assert_not_null(json_object_get(summary, "decode_duration"));
+    cr_assert_float_eq(json_avg(summary, "request_error_rate"), 0.0, 1e-12);
+    double isl_rate = json_avg(summary, "input_token_throughput");
+    double osl_rate = json_avg(summary, "output_token_throughput");
+    cr_assert_float_eq(json_avg(summary, "total_token_throughput"), isl_rate + osl_rate,
+                       1e-6 * (isl_rate + osl_rate));
+    char *records = slurp(w.dir, "profile_export.jsonl");
+    check_metric(records, summary, "request_latency_from_schedule");
+    check_metric(records, summary, "decode_duration");
+    check_timeslices(w.dir, count);
+    char *hlog = slurp(w.dir, "profile_export_request_latency.hlog");
+    cr_assert_not_null(hlog);
+    cr_assert_not_null(strstr(hlog, "\n#[Histogram log format version 1.3]\n"));
+    cr_assert_not_null(strstr(hlog, ",HISTF"));
+    long long decoded = hlog_total_count(w.dir, "profile_export_request_latency.hlog");
+    if (decoded >= 0) {
+        cr_assert_eq(decoded, 40, "HdrHistogram (Java) reads every request back");
+    }
+    cr_assert(exists(w.dir, "profile_export_request_latency_from_schedule.hlog"));
+    free(hlog);
+    free(records);
+    json_decref(summary);
+    free(json_text);
+    world_stop(&w);
+}
+
+Test(cli_exports, closed_loop_has_no_schedule_metrics_or_timeslices, .timeout = 60)
+{
+    struct world w;
+    world_start(&w, "0");
+    int rc = run_profile(&w, "--model m --streaming --request-count 6 --concurrency 2", NULL);
+    cr_assert_eq(rc, 0);
+    char *json_text = slurp(w.dir, "profile_export_aiperf.json");
+    json_t *summary = json_loads(json_text, 0, NULL);
+    cr_assert_not_null(summary);
+    cr_assert_null(json_object_get(summary, "request_latency_from_schedule"));
+    cr_assert_null(json_object_get(summary, "time_to_first_token_from_schedule"));
+    cr_assert(!exists(w.dir, "profile_export_aiperf_timeslices.json"));
+    cr_assert(!exists(w.dir, "profile_export_request_latency_from_schedule.hlog"));
+    cr_assert(exists(w.dir, "profile_export_time_to_first_token.hlog"));
+    char *console = slurp(w.dir, "profile_export_console.txt");
+    cr_assert_null(strstr(console, "From Schedule"));
+    free(console);
+    json_decref(summary);
+    free(json_text);
+    world_stop(&w);
+}

@@ -21,7 +21,11 @@ struct redaction_case {
 };
 
 static const struct redaction_case redaction_cases[] = {
-    /* seed 003's example, minus --api-port which ringperf does not support */
+    /* seed 003's example */
+    {W("--model", "my-model", "--url", "http://localhost:8000", "--api-key", "sk-secret-12345",
+       "--api-port", "9097", "--request-count", "1000"),
+     "ringperf profile --model 'my-model' --url 'http://localhost:8000' --api-key '<redacted>' "
+     "--api-port 9097 --request-count 1000"},
     {W("--model", "my-model", "--url", "http://localhost:8000", "--api-key", "sk-secret-12345",
        "--request-count", "1000"),
      "ringperf profile --model 'my-model' --url 'http://localhost:8000' --api-key '<redacted>' "
@@ -95,8 +99,9 @@ Test(config_help, lists_every_flag_grouped_with_unsupported_ones_apart)
     cr_assert_not_null(strstr(text, "\nLoad Generator:\n"));
     cr_assert_not_null(strstr(text, "  --request-count, --num-requests <int>"));
     cr_assert_not_null(strstr(text, "Default: localhost:8000."));
-    const char *input_file = strstr(text, "  --input-file <str>");
-    cr_assert(input_file != NULL && input_file > unsupported, "unsupported flags come last");
+    const char *public_dataset = strstr(text, "  --public-dataset <str>");
+    cr_assert(public_dataset != NULL && public_dataset > unsupported,
+              "unsupported flags come last");
     cr_assert_not_null(strstr(text, "(not supported yet):"));
     size_t count = 0;
     const struct config__flag *flags = config__flags(&count);

@@ -78,9 +78,10 @@ Test(export_json, metrics_are_flat_keys_in_aiperf_order)
     json_t *root = export_summary_json(&s, &info);
     cr_assert_not_null(root);
     const char *expected_order[] = {
-        "schema_version",       "benchmark_id",        "request_throughput",
-        "request_latency",      "request_count",       "time_to_first_token",
-        "time_to_second_token", "inter_token_latency", "output_token_throughput",
+        "schema_version",          "aiperf_version",       "benchmark_id",
+        "request_throughput",      "request_latency",      "request_count",
+        "time_to_first_token",     "time_to_second_token", "inter_token_latency",
+        "output_token_throughput",
     };
     const char *key;
     json_t *value;

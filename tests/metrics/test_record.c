@@ -308,3 +308,40 @@ Test(metrics_goodput, smaller_and_larger_is_better)
     struct metrics_goodput none = {0};
     cr_assert(metrics_goodput_is_good(&none, &v));
 }
+
+Test(metrics_record, decode_duration_is_latency_after_the_first_token)
+{
+    const int64_t t[] = {1050 * MS, 1060 * MS, 1080 * MS};
+    struct metrics_request req = request(t, 3, 0, 10, METRICS_ABSENT, 100);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_DECODE_DURATION, 30 * MS);
+    req.streaming = false;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_DECODE_DURATION);
+}
+
+Test(metrics_record, from_schedule_adds_the_wait_past_the_due_time)
+{
+    const int64_t t[] = {1050 * MS, 1080 * MS};
+    struct metrics_request req = request(t, 2, 0, 4, METRICS_ABSENT, 100);
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE); /* closed loop */
+    assert_absent(&v, METRICS_TTFT_FROM_SCHEDULE);
+    req.scheduled_ns = 1000 * MS - 7 * MS; /* left 7 ms late */
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_REQUEST_LATENCY, 80 * MS);
+    assert_value(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE, 87 * MS);
+    assert_value(&v, METRICS_TTFT_FROM_SCHEDULE, 57 * MS);
+    req.scheduled_ns = 1000 * MS + 3 * MS; /* early: never below the plain value */
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE, 80 * MS);
+    req.streaming = false;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE, 80 * MS);
+    assert_absent(&v, METRICS_TTFT_FROM_SCHEDULE);
+    req.failed = true;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE);
+}

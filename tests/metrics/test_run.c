@@ -189,3 +189,74 @@ Test(metrics_run, rejects_bad_config)
     cr_assert_null(run);
     metrics_run_free(NULL);
 }
+
+Test(metrics_run, error_rate_and_token_throughputs)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    const int64_t offsets[] = {100, 200, 1000};
+    add_request(run, 0, offsets, 3, 10, 30, false);
+    add_request(run, 500, offsets, 3, 20, 50, false);
+    add_request(run, 600, offsets, 1, 0, 70, true);
+    add_request(run, 700, offsets, 1, 0, 70, true);
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    /* Duration: first start 0 to last content at 1500 ms. */
+    cr_assert_float_eq(s.scalar[METRICS_S_BENCHMARK_DURATION], 1.5, 1e-12);
+    cr_assert(s.scalar_present[METRICS_S_REQUEST_ERROR_RATE]);
+    cr_assert_float_eq(s.scalar[METRICS_S_REQUEST_ERROR_RATE], 50.0, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_COMPLETED_REQUEST_COUNT], 4, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_INPUT_TOKEN_THROUGHPUT], 80 / 1.5, 1e-9);
+    cr_assert_float_eq(s.scalar[METRICS_S_OUTPUT_TOKEN_THROUGHPUT], 30 / 1.5, 1e-9);
+    cr_assert_float_eq(s.scalar[METRICS_S_TOTAL_TOKEN_THROUGHPUT], 110 / 1.5, 1e-9);
+    cr_assert(s.record_present[METRICS_DECODE_DURATION]);
+    cr_assert_float_eq(s.record[METRICS_DECODE_DURATION].avg, 900.0, 1e-9);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, window_sets_the_rate_denominator)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    const int64_t offsets[] = {100, 200};
+    add_request(run, 0, offsets, 2, 10, 30, false);
+    add_request(run, 100, offsets, 2, 10, 30, false);
+    metrics_run_set_window(run, WALL0, WALL0 + 4000 * MS);
+    metrics_run_set_window(run, WALL0, WALL0); /* empty windows are ignored */
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert_float_eq(s.scalar[METRICS_S_BENCHMARK_DURATION], 4.0, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_REQUEST_THROUGHPUT], 0.5, 1e-12);
+    cr_assert_float_eq(s.scalar[METRICS_S_OUTPUT_TOKEN_THROUGHPUT], 5.0, 1e-12);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, all_failed_has_no_error_rate)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    const int64_t offsets[] = {100};
+    add_request(run, 0, offsets, 1, 0, 70, true);
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(!s.scalar_present[METRICS_S_REQUEST_ERROR_RATE]);
+    cr_assert(s.scalar_present[METRICS_S_COMPLETED_REQUEST_COUNT]);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, interval_histograms_match_the_run_layout)
+{
+    struct metrics_run *run = new_run(true, NULL, 0);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        struct metrics_hist *h = NULL;
+        cr_assert_eq(metrics_record_hist_new((enum metrics_id)id, 0, &h), 0);
+        cr_assert(metrics_hist_same_layout(h, metrics_run_record_hist(run, (enum metrics_id)id)));
+        metrics_hist_free(h);
+    }
+    struct metrics_hist *h = NULL;
+    cr_assert_eq(metrics_record_hist_new(METRICS_ID_COUNT, 0, &h), -EINVAL);
+    cr_assert_eq(metrics_record_hist_value(METRICS_OTPS_PER_USER, 12.3456), 12346);
+    cr_assert_eq(metrics_record_hist_value(METRICS_TTFT, 5e6), 5000000);
+    cr_assert_eq(metrics_record_hist_value(METRICS_TTFT, -1.0), -1);
+    cr_assert_float_eq(metrics_record_hist_per_display(METRICS_TTFT), 1e6, 1e-6);
+    cr_assert_float_eq(metrics_record_hist_per_display(METRICS_OTPS_PER_USER), 1e3, 1e-9);
+    cr_assert_float_eq(metrics_record_hist_per_display(METRICS_ISL), 1.0, 1e-12);
+    metrics_run_free(run);
+}

@@ -1,0 +1,183 @@
+/*
+ * api.h - the live HTTP API of `ringperf profile --api-port` (AIPerf's
+ * in-process FastAPI server): JSON views of the configuration, run identity,
+ * live metrics, progress and workers, a Prometheus text exposition at
+ * /metrics, the result files, health probes and OpenAPI documentation.
+ *
+ * Threads. libmicrohttpd answers requests on its own thread. The run's
+ * coordinator publishes a struct api_snapshot (a plain value: counts and
+ * histogram views already reduced to numbers) about once per progress
+ * interval with api_server_publish; that copy, under a mutex only the API
+ * thread and the publisher take, is the only contact between the two. The
+ * shards never see the API, and a request costs the run nothing but that
+ * mutex held for a memcpy.
+ *
+ * Hardening. Only GET and HEAD are served (405 otherwise); a request with a
+ * body, a request line or headers over API_REQUEST_BYTES_MAX get 4xx from
+ * the library or from us; at most API_CONNECTIONS_MAX clients at once, each
+ * timed out after API_CONNECTION_TIMEOUT_S idle seconds; artifact files are
+ * served only by a relative path that api_filename_is_safe accepts, opened
+ * beneath the artifact directory without following symbolic links.
+ */
+#ifndef RINGPERF_API_H
+#define RINGPERF_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics/metrics.h"
+
+#define API_SHARDS_MAX 256           /* per-worker rows in a snapshot */
+#define API_BUCKETS_MAX 24           /* Prometheus histogram buckets, +Inf excluded */
+#define API_REQUEST_BYTES_MAX 16384  /* request line plus headers */
+#define API_CONNECTIONS_MAX 64       /* concurrent clients */
+#define API_CONNECTION_TIMEOUT_S 10  /* idle seconds before a client is dropped */
+#define API_FILENAME_BYTES_MAX 1024  /* relative artifact path */
+#define API_LIST_ENTRIES_MAX 4096    /* files listed by /api/results/list */
+#define API_LIST_DEPTH_MAX 4         /* directory levels listed */
+#define API_DOC_BYTES_MAX (1u << 20) /* /api/config, /api/run and /api/results bodies */
+#define API_DEFAULT_HOST "127.0.0.1" /* --api-host default */
+#define API_DEFAULT_GRACE_MS 5000    /* AIPERF_API_SERVER_POST_COMPLETE_GRACE default */
+
+/* api_state is the service state the probes report: /readyz is 200 only in
+ * API_STATE_RUNNING, /healthz is 503 only in API_STATE_FAILED. */
+enum api_state { API_STATE_STARTING, API_STATE_RUNNING, API_STATE_COMPLETE, API_STATE_FAILED };
+
+/* api_state_name returns the lower-case name of state ("running"); static. */
+const char *api_state_name(enum api_state state);
+
+/* api_metric lists the record metrics the API exposes as histograms. */
+enum api_metric {
+    API_M_TTFT,            /* time_to_first_token, seconds */
+    API_M_ITL,             /* inter_token_latency, seconds */
+    API_M_REQUEST_LATENCY, /* request_latency, seconds */
+    API_M_OSL,             /* output_sequence_length, tokens */
+    API_M_ISL,             /* input_sequence_length, tokens */
+    API_METRIC_COUNT
+};
+
+/* api_metric_info describes one api_metric: AIPerf's tag, the Prometheus
+ * family name (base unit suffixed), the base unit, the factor from the
+ * metrics/ histogram's unit to the base unit (1e-9 for ns -> s), the bucket
+ * upper bounds (`bucket_count` of them, increasing, in base units) and the
+ * metrics_id it is read from. Static, never freed. */
+struct api_metric_info {
+    const char *tag;
+    const char *prom_name;
+    const char *unit;
+    double base_per_hist_unit;
+    const double *bounds;
+    size_t bucket_count;
+    enum metrics_id source;
+};
+
+/* api_metric_info_of returns the description of metric m (static). */
+const struct api_metric_info *api_metric_info_of(enum api_metric m);
+
+/* api_hist_view is one metric reduced to numbers, in base units.
+ * bucket_le[i] counts the values <= bounds[i] (cumulative; within one
+ * HdrHistogram bucket width of exact). Without values, present is false and
+ * every number is 0. */
+struct api_hist_view {
+    bool present;
+    uint64_t count;
+    double sum;
+    double avg, min, max, p50, p90, p99;
+    uint64_t bucket_le[API_BUCKETS_MAX];
+};
+
+/* api_hist_view_fill reduces histogram h (NULL = empty) of metric m into
+ * *out. Walks h's buckets once; no allocation. Borrows h for the call. */
+void api_hist_view_fill(enum api_metric m, const struct metrics_hist *h, struct api_hist_view *out);
+
+/* api_shard_view is one worker (engine shard) as the coordinator saw it. */
+struct api_shard_view {
+    uint64_t requests; /* records finished, errors included */
+    uint64_t errors;
+};
+
+/* api_snapshot is what the coordinator publishes: a plain value, copied whole. */
+struct api_snapshot {
+    enum api_state state;
+    const char *phase;        /* static string: "warmup" or "profiling" */
+    int64_t elapsed_ns;       /* since the phase started */
+    double duration_target_s; /* --benchmark-duration, 0 when count-limited */
+    uint64_t total;           /* requests the phase will send; 0 = duration-limited */
+    uint64_t finished;        /* records received */
+    uint64_t success;
+    uint64_t errors; /* failures, cancellations included */
+    uint64_t cancelled;
+    double request_throughput;      /* successful requests per second so far */
+    double output_token_throughput; /* output tokens per second so far */
+    uint32_t shard_count;
+    struct api_shard_view shards[API_SHARDS_MAX];
+    struct api_hist_view hist[API_METRIC_COUNT];
+};
+
+/* api_options configure api_server_start. Strings are borrowed for the call
+ * (the server copies them). */
+struct api_options {
+    const char *host;         /* bind address; NULL = API_DEFAULT_HOST */
+    uint16_t port;            /* 0 = an ephemeral port (see api_server_port) */
+    const char *artifact_dir; /* served by /api/results/list and /files/ */
+    const char *config_json;  /* body of /api/config: a JSON object without secrets */
+    const char *run_json;     /* body of /api/run: a JSON object, cli_command redacted */
+};
+
+/* api_server is an opaque running server. */
+struct api_server;
+
+/* api_server_start binds host:port and starts answering on a thread of its
+ * own (which blocks every signal), in API_STATE_STARTING. Returns 0 and the server (owned by the
+ * caller, stop it with api_server_free) in *out; -EINVAL for an unusable host or option (message in
+ * errbuf), -EADDRINUSE / -errno when binding failed, or -ENOMEM. errbuf is always NUL-terminated
+ * when errcap > 0. */
+int api_server_start(const struct api_options *opts, struct api_server **out, char *errbuf,
+                     size_t errcap);
+
+/* api_server_port returns the port the server listens on (the real one when
+ * api_options.port was 0). */
+uint16_t api_server_port(const struct api_server *server);
+
+/* api_server_publish copies *snap into the server under its mutex. Call from
+ * one thread (the coordinator) at the progress interval, never per request.
+ * snap->phase must be a static string. */
+void api_server_publish(struct api_server *server, const struct api_snapshot *snap);
+
+/* api_server_set_results records the final state and the path of the
+ * results document (profile_export_aiperf.json) that /api/results serves
+ * from now on; results_path NULL leaves /api/results at 404. The path is
+ * copied. Returns 0, or -ENAMETOOLONG. */
+int api_server_set_results(struct api_server *server, enum api_state final_state,
+                           const char *results_path);
+
+/* api_server_free stops the server: open requests finish or are dropped,
+ * the listener closes and everything is released. api_server_free(NULL) is
+ * a no-op. */
+void api_server_free(struct api_server *server);
+
+/* api_grace_ms_from_env returns AIPERF_API_SERVER_POST_COMPLETE_GRACE (in
+ * seconds, a non-negative number up to one day) from envp as milliseconds,
+ * or API_DEFAULT_GRACE_MS when unset or malformed. */
+int64_t api_grace_ms_from_env(char *const *envp);
+
+/* api_port_from_env reads AIPERF_API_SERVER_PORT from envp: returns true and
+ * the port in *out_port when it is set to a number in 0..65535, else false. */
+bool api_port_from_env(char *const *envp, uint16_t *out_port);
+
+/* api_filename_is_safe reports whether name (len bytes, not necessarily
+ * NUL-terminated) may be looked up under the artifact directory: non-empty,
+ * at most API_FILENAME_BYTES_MAX bytes, relative, made of '/'-separated
+ * components that are neither empty, "." nor "..", with no NUL, backslash or
+ * control byte. Symbolic links are refused separately, when opening. */
+bool api_filename_is_safe(const char *name, size_t len);
+
+/* api_prometheus_render writes the Prometheus text exposition (format 0.0.4)
+ * of snap into buf (cap bytes). Counters end in _total; histograms have
+ * _bucket{le=...}, _sum and _count in base units (seconds, tokens). Returns
+ * the length written (buf is NUL-terminated), or -ENOSPC when cap is too
+ * small. */
+long api_prometheus_render(const struct api_snapshot *snap, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * api_internal.h - shared between the files of api/; not a public API.
+ */
+#ifndef RINGPERF_API_INTERNAL_H
+#define RINGPERF_API_INTERNAL_H
+
+#include <jansson.h>
+
+#include "api/api.h"
+
+/* api__metrics_json builds the /api/metrics body from snap: a new reference,
+ * or NULL when out of memory. */
+json_t *api__metrics_json(const struct api_snapshot *snap);
+
+/* api__progress_json builds the /api/progress body (phases keyed by name). */
+json_t *api__progress_json(const struct api_snapshot *snap);
+
+/* api__workers_json builds the /api/workers body (one row per shard). */
+json_t *api__workers_json(const struct api_snapshot *snap);
+
+/* api__list_json lists the regular files under dir (relative paths, sizes),
+ * up to API_LIST_DEPTH_MAX levels and API_LIST_ENTRIES_MAX files, without
+ * following symbolic links. Returns a new reference or NULL. */
+json_t *api__list_json(const char *dir);
+
+/* api__open_artifact opens name (already api_filename_is_safe) beneath the
+ * directory open as dir_fd, refusing symbolic links anywhere on the path
+ * and anything but a regular file. Returns the fd and its size in
+ * *out_size, or -errno (-ENOENT, -ELOOP, -EISDIR...). */
+int api__open_artifact(int dir_fd, const char *name, uint64_t *out_size);
+
+/* api__openapi_json returns the static OpenAPI 3 document of the routes. */
+const char *api__openapi_json(void);
+
+/* api__docs_html returns the static /docs page. */
+const char *api__docs_html(void);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * cli_progress.h - the live view of a `ringperf profile` run (internal to
+ * cli/): the progress display on stderr and the --api-port HTTP API. Both
+ * are fed from the coordinator thread only: cli_live_record per record (a
+ * counter bump), cli_live_progress at the progress interval (which reduces
+ * the histograms once and hands the result to both).
+ */
+#ifndef RINGPERF_CLI_PROGRESS_H
+#define RINGPERF_CLI_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "cli/cli_internal.h"
+#include "config/config.h"
+#include "engine/engine.h"
+
+/* cli_live_display is how progress is shown. */
+enum cli_live_display {
+    CLI_LIVE_BAR,   /* a bar redrawn in place (a terminal, --ui-type dashboard/auto) */
+    CLI_LIVE_LINES, /* one log line per interval (--ui-type simple|none, or no terminal) */
+};
+
+/* cli_live is the live view of one run. Zero-initialise, then cli_live_start. */
+struct cli_live {
+    enum cli_live_display display;
+    bool printed;              /* a bar is on screen and needs a newline */
+    const char *phase;         /* "warmup" or "profiling" */
+    int64_t start_ns;          /* engine_now_ns() when the phase started */
+    double duration_target_s;  /* --benchmark-duration, 0 when count-limited */
+    struct api_server *api;    /* NULL without --api-port */
+    int64_t grace_ms;          /* how long the API stays up after the run */
+    struct api_snapshot *snap; /* scratch for cli_live_progress (large) */
+    uint32_t shard_count;      /* highest shard id seen + 1 */
+    struct api_shard_view shards[API_SHARDS_MAX];
+};
+
+/* cli_live_start chooses the display from cfg->ui_type and whether stderr is
+ * a terminal, and starts the API when --api-port or AIPERF_API_SERVER_PORT
+ * asks for it, serving artifact_dir. Prints the API's address on stderr.
+ * Returns 0, or -errno after printing why (the port is taken...). */
+int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
+                   const char *artifact_dir, uint64_t benchmark_nonce);
+
+/* cli_live_phase starts a phase ("warmup", "profiling"; static strings):
+ * resets the per-shard counts and the clock and marks the API running. */
+void cli_live_phase(struct cli_live *live, const char *phase);
+
+/* cli_live_record counts one record against its shard. */
+void cli_live_record(struct cli_live *live, const struct engine_record *rec);
+
+/* cli_live_progress draws the progress display and publishes a snapshot to
+ * the API from results, finished of total records (total 0 when the run is
+ * limited by duration). */
+void cli_live_progress(struct cli_live *live, const struct cli_results *results, uint64_t finished,
+                       uint64_t total);
+
+/* cli_live_end_display ends the bar's line, if one is on screen. */
+void cli_live_end_display(struct cli_live *live);
+
+/* cli_live_finish publishes the final counts from results, tells the API
+ * the run ended (failed or not) with the results document at results_path
+ * (NULL: none), then keeps it up for the grace period or until SIGINT or
+ * SIGTERM, and stops it. No-op without the API. */
+void cli_live_finish(struct cli_live *live, const struct cli_results *results, bool failed,
+                     const char *results_path);
+
+/* cli_live_free releases the live view; safe on a zeroed one. */
+void cli_live_free(struct cli_live *live);
+
+#endif

@@ -1,0 +1,306 @@
+/*
+ * progress.c - the live view of a run: the progress bar or log lines on
+ * stderr, and the --api-port HTTP API fed with the same snapshot.
+ */
+#include "cli/cli_progress.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli_export.h"
+
+extern char **environ;
+
+#define BAR_WIDTH 24
+
+/* run_json is /api/run: the run_info block of profile_export_aiperf.json. */
+static char *run_json(const struct profile_config *cfg, uint64_t nonce)
+{
+    char id[32];
+    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    json_t *doc = json_pack(
+        "{s:s, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:s?}", "benchmark_id", id, "sweep_id",
+        "random_seed", cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "trial",
+        0, "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
+        "variation_values", "cli_command", cfg->cli_command);
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+static char *config_json(const struct profile_config *cfg)
+{
+    json_t *doc = cli_input_config(cfg); /* no API key; header values redacted */
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+static int start_api(struct cli_live *live, const struct profile_config *cfg,
+                     const char *artifact_dir, uint64_t nonce, uint16_t port)
+{
+    char *config_text = config_json(cfg);
+    char *run_text = run_json(cfg, nonce);
+    struct api_options opts = {
+        .host = cfg->api_host,
+        .port = port,
+        .artifact_dir = artifact_dir,
+        .config_json = config_text,
+        .run_json = run_text,
+    };
+    char errbuf[512];
+    int ret = config_text != NULL && run_text != NULL
+                  ? api_server_start(&opts, &live->api, errbuf, sizeof(errbuf))
+                  : -ENOMEM;
+    free(config_text);
+    free(run_text);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: --api-port: %s\n",
+                ret == -ENOMEM ? "out of memory" : errbuf);
+        return ret;
+    }
+    const char *host = cfg->api_host != NULL ? cfg->api_host : API_DEFAULT_HOST;
+    bool v6 = strchr(host, ':') != NULL;
+    fprintf(stderr, "API server listening on http://%s%s%s:%u (docs at /docs)\n", v6 ? "[" : "",
+            host, v6 ? "]" : "", (unsigned)api_server_port(live->api));
+    live->grace_ms = api_grace_ms_from_env(environ);
+    return 0;
+}
+
+int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
+                   const char *artifact_dir, uint64_t benchmark_nonce)
+{
+    bool tty = isatty(STDERR_FILENO) == 1;
+    bool bar = tty && (cfg->ui_type == CONFIG_UI_DASHBOARD ||
+                       (cfg->ui_type == CONFIG_UI_AUTO && !cfg->verbose && !cfg->extra_verbose));
+    live->display = bar ? CLI_LIVE_BAR : CLI_LIVE_LINES;
+    live->phase = "profiling";
+    live->duration_target_s = cfg->benchmark_duration_seconds;
+    live->snap = calloc(1, sizeof(*live->snap));
+    if (live->snap == NULL) {
+        fprintf(stderr, "ringperf profile: out of memory\n");
+        return -ENOMEM;
+    }
+    uint16_t port = 0;
+    bool enabled = cfg->api_port_set;
+    if (enabled) {
+        port = (uint16_t)cfg->api_port;
+    } else {
+        enabled = api_port_from_env(environ, &port);
+    }
+    return enabled ? start_api(live, cfg, artifact_dir, benchmark_nonce, port) : 0;
+}
+
+void cli_live_phase(struct cli_live *live, const char *phase)
+{
+    live->phase = phase;
+    live->start_ns = engine_now_ns();
+    live->shard_count = 0;
+    memset(live->shards, 0, sizeof(live->shards));
+    if (live->api != NULL) {
+        memset(live->snap, 0, sizeof(*live->snap));
+        live->snap->state = API_STATE_RUNNING;
+        live->snap->phase = phase;
+        live->snap->duration_target_s = live->duration_target_s;
+        api_server_publish(live->api, live->snap);
+    }
+}
+
+void cli_live_record(struct cli_live *live, const struct engine_record *rec)
+{
+    if (rec->shard_id >= API_SHARDS_MAX) {
+        return;
+    }
+    live->shards[rec->shard_id].requests++;
+    live->shards[rec->shard_id].errors += rec->outcome != ENGINE_SUCCESS;
+    if (rec->shard_id >= live->shard_count) {
+        live->shard_count = rec->shard_id + 1;
+    }
+}
+
+static void fill_snapshot(struct cli_live *live, const struct cli_results *results,
+                          uint64_t finished, uint64_t total)
+{
+    struct api_snapshot *s = live->snap;
+    s->state = API_STATE_RUNNING;
+    s->phase = live->phase;
+    s->elapsed_ns = engine_now_ns() - live->start_ns;
+    s->duration_target_s = live->duration_target_s;
+    s->total = total;
+    s->finished = finished;
+    s->success = results->success_count;
+    s->errors = results->error_count;
+    s->cancelled = results->cancelled_count;
+    for (int m = 0; m < API_METRIC_COUNT; m++) {
+        const struct api_metric_info *info = api_metric_info_of((enum api_metric)m);
+        const struct metrics_hist *h =
+            results->run != NULL ? metrics_run_record_hist(results->run, info->source) : NULL;
+        api_hist_view_fill((enum api_metric)m, h, &s->hist[m]);
+    }
+    double elapsed_s = (double)s->elapsed_ns / 1e9;
+    s->request_throughput = elapsed_s > 0 ? (double)s->success / elapsed_s : 0;
+    s->output_token_throughput = elapsed_s > 0 ? s->hist[API_M_OSL].sum / elapsed_s : 0;
+    s->shard_count = live->shard_count;
+    memcpy(s->shards, live->shards, sizeof(s->shards));
+}
+
+/* format_eta writes the remaining time as m:ss (h:mm:ss past an hour). */
+static void format_eta(char *out, size_t cap, double seconds)
+{
+    if (!(seconds >= 0) || seconds > 99 * 3600.0) {
+        snprintf(out, cap, "--:--");
+        return;
+    }
+    long s = (long)(seconds + 0.5);
+    if (s >= 3600) {
+        snprintf(out, cap, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    } else {
+        snprintf(out, cap, "%ld:%02ld", s / 60, s % 60);
+    }
+}
+
+/* progress_view is what both displays print, already formatted. */
+struct progress_view {
+    const char *label;
+    double done; /* 0..1 */
+    double elapsed_s;
+    double rate; /* records per second */
+    char eta[32];
+    char count[64];
+    char stats[160];
+};
+
+static void make_view(const struct cli_live *live, const struct api_snapshot *s,
+                      struct progress_view *v)
+{
+    v->label = strcmp(s->phase, "warmup") == 0 ? "Warmup" : "Profiling";
+    v->elapsed_s = (double)s->elapsed_ns / 1e9;
+    v->rate = v->elapsed_s > 0 ? (double)s->finished / v->elapsed_s : 0;
+    double eta_s = -1;
+    v->done = 0;
+    if (s->total > 0) {
+        uint64_t left = s->total - (s->finished < s->total ? s->finished : s->total);
+        v->done = (double)s->finished / (double)s->total;
+        eta_s = v->rate > 0 ? (double)left / v->rate : -1;
+        snprintf(v->count, sizeof(v->count), "%llu/%llu", (unsigned long long)s->finished,
+                 (unsigned long long)s->total);
+    } else {
+        if (s->duration_target_s > 0) {
+            v->done = v->elapsed_s / s->duration_target_s;
+            eta_s = s->duration_target_s - v->elapsed_s;
+        }
+        snprintf(v->count, sizeof(v->count), "%llu", (unsigned long long)s->finished);
+    }
+    v->done = v->done < 1.0 ? v->done : 1.0;
+    format_eta(v->eta, sizeof(v->eta), eta_s < 0 ? -1 : eta_s);
+    const char *sep = live->display == CLI_LIVE_BAR ? " |" : ",";
+    snprintf(v->stats, sizeof(v->stats), "TTFT p50 %.1f ms%s ITL p50 %.2f ms%s %.0f tok/s",
+             s->hist[API_M_TTFT].p50 * 1e3, sep, s->hist[API_M_ITL].p50 * 1e3, sep,
+             s->output_token_throughput);
+}
+
+static void draw_bar(const struct progress_view *v, uint64_t errors)
+{
+    char bar[BAR_WIDTH + 1];
+    int filled = (int)(v->done * BAR_WIDTH);
+    for (int i = 0; i < BAR_WIDTH; i++) {
+        bar[i] = i < filled ? '#' : '.';
+    }
+    bar[BAR_WIDTH] = '\0';
+    char line[512];
+    int n = snprintf(line, sizeof(line), "%s [%s] %3.0f%% %s | %.1f req/s | ETA %s | %s | %llu err",
+                     v->label, bar, 100.0 * v->done, v->count, v->rate, v->eta, v->stats,
+                     (unsigned long long)errors);
+    /* A line wider than the terminal wraps, and \r would no longer redraw it. */
+    struct winsize ws;
+    size_t width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+                       ? (size_t)ws.ws_col - 1
+                       : sizeof(line) - 1;
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+    fprintf(stderr, "\r%.*s\033[K", (int)(len < width ? len : width), line);
+}
+
+static void draw(const struct cli_live *live, const struct api_snapshot *s)
+{
+    struct progress_view v;
+    make_view(live, s, &v);
+    if (live->display == CLI_LIVE_BAR) {
+        draw_bar(&v, s->errors);
+    } else {
+        fprintf(stderr,
+                "%s: %s requests, %.0f%% done, %.1f s, %.1f requests/sec, ETA %s, %s, %llu "
+                "errors\n",
+                v.label, v.count, 100.0 * v.done, v.elapsed_s, v.rate, v.eta, v.stats,
+                (unsigned long long)s->errors);
+    }
+    fflush(stderr);
+}
+
+void cli_live_progress(struct cli_live *live, const struct cli_results *results, uint64_t finished,
+                       uint64_t total)
+{
+    if (live->snap == NULL) {
+        return;
+    }
+    fill_snapshot(live, results, finished, total);
+    if (live->api != NULL) {
+        api_server_publish(live->api, live->snap);
+    }
+    draw(live, live->snap);
+    live->printed = live->display == CLI_LIVE_BAR;
+}
+
+void cli_live_end_display(struct cli_live *live)
+{
+    if (live->printed) {
+        fputc('\n', stderr);
+        live->printed = false;
+    }
+}
+
+/* cli_live_finish blocks SIGINT and SIGTERM before it publishes the end of
+ * the run, so that one sent after a client saw the results is taken by the
+ * wait below rather than killing the process mid-exit. */
+void cli_live_finish(struct cli_live *live, const struct cli_results *results, bool failed,
+                     const char *results_path)
+{
+    if (live->api == NULL) {
+        return;
+    }
+    fill_snapshot(live, results, results->success_count + results->error_count, live->snap->total);
+    api_server_publish(live->api, live->snap);
+    sigset_t set;
+    sigset_t old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    api_server_set_results(live->api, failed ? API_STATE_FAILED : API_STATE_COMPLETE, results_path);
+    if (live->grace_ms > 0) {
+        fprintf(stderr, "API server stays up for %.1f s (Ctrl+C to stop it now)\n",
+                (double)live->grace_ms / 1e3);
+        struct timespec wait = {.tv_sec = live->grace_ms / 1000,
+                                .tv_nsec = (live->grace_ms % 1000) * 1000000L};
+        while (sigtimedwait(&set, NULL, &wait) < 0 && errno == EINTR) {
+        }
+    }
+    api_server_free(live->api);
+    live->api = NULL;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void cli_live_free(struct cli_live *live)
+{
+    api_server_free(live->api);
+    live->api = NULL;
+    free(live->snap);
+    live->snap = NULL;
+}

@@ -1,0 +1,215 @@
+/*
+ * input_files.c - --input-file: files and directories read line by line,
+ * format detection, and the dataset's entries.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datasets/datasets_internal.h"
+
+static const char *const TYPE_NAMES[] = {
+    [DATASET_INPUT_AUTO] = "auto",
+    [DATASET_INPUT_SINGLE_TURN] = "single_turn",
+    [DATASET_INPUT_MULTI_TURN] = "multi_turn",
+    [DATASET_INPUT_RANDOM_POOL] = "random_pool",
+    [DATASET_INPUT_MOONCAKE_TRACE] = "mooncake_trace",
+    [DATASET_INPUT_RAW_PAYLOAD] = "raw_payload",
+    [DATASET_INPUT_INPUTS_JSON] = "inputs_json",
+};
+enum { TYPE_COUNT = sizeof(TYPE_NAMES) / sizeof(TYPE_NAMES[0]) };
+
+int dataset_input_type_parse(const char *name, enum dataset_input_type *out)
+{
+    for (int i = 1; i < TYPE_COUNT; i++) {
+        if (strcmp(name, TYPE_NAMES[i]) == 0) {
+            *out = (enum dataset_input_type)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *dataset_input_type_name(enum dataset_input_type type)
+{
+    return (unsigned)type < TYPE_COUNT ? TYPE_NAMES[type] : "unknown";
+}
+
+struct dataset_entry *dataset__entry_push(struct dataset_inputs *ds)
+{
+    if (ds->count >= DATASET_ENTRIES_MAX) {
+        return NULL;
+    }
+    if (ds->count == ds->cap) {
+        size_t cap = ds->cap == 0 ? 64 : ds->cap * 2;
+        struct dataset_entry *grown = realloc(ds->entries, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return NULL;
+        }
+        ds->entries = grown;
+        ds->cap = cap;
+    }
+    struct dataset_entry *e = &ds->entries[ds->count++];
+    memset(e, 0, sizeof(*e));
+    return e;
+}
+
+void dataset__entry_clear(struct dataset_entry *e)
+{
+    for (size_t i = 0; i < e->text_count; i++) {
+        free((char *)e->texts[i]);
+    }
+    free((void *)e->texts);
+    free((char *)e->session_id);
+    free((char *)e->payload);
+    free((char *)e->extra_json);
+    free((void *)e->hash_ids);
+    memset(e, 0, sizeof(*e));
+}
+
+void dataset_inputs_free(struct dataset_inputs *ds)
+{
+    if (ds == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < ds->count; i++) {
+        dataset__entry_clear(&ds->entries[i]);
+    }
+    free(ds->entries);
+    free(ds);
+}
+
+enum dataset_input_type dataset_inputs_type(const struct dataset_inputs *ds)
+{
+    return ds->type;
+}
+
+size_t dataset_inputs_count(const struct dataset_inputs *ds)
+{
+    return ds->count;
+}
+
+const struct dataset_entry *dataset_inputs_entry(const struct dataset_inputs *ds, size_t i)
+{
+    return &ds->entries[i];
+}
+
+bool dataset_inputs_timestamped(const struct dataset_inputs *ds)
+{
+    return ds->count > 0 && ds->entries[0].has_timestamp;
+}
+
+static bool blank(const char *line, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
+            return false;
+        }
+    }
+    return true;
+}
+
+int dataset__reject_type(enum dataset_input_type type, const char *file, char *err, size_t cap)
+{
+    if (type == DATASET_INPUT_MULTI_TURN) {
+        snprintf(err, cap,
+                 "%s: multi_turn input files are not supported yet: the engine does not run "
+                 "multi-turn sessions (each turn needs the previous reply)",
+                 file);
+        return -1;
+    }
+    return 0;
+}
+
+int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, const char *file,
+                       uint64_t lineno, uint32_t turn, char *err, size_t cap)
+{
+    if (blank(line, len)) {
+        return 0;
+    }
+    if (ds->type == DATASET_INPUT_AUTO) {
+        ds->type = dataset__detect_line(line, len, file, lineno, err, cap);
+        if (ds->type == DATASET_INPUT_AUTO || dataset__reject_type(ds->type, file, err, cap) != 0) {
+            return -1;
+        }
+        if (ds->type == DATASET_INPUT_INPUTS_JSON) {
+            return dataset__load_inputs_json(ds, line, len, file, err, cap) == 0 ? 1 : -1;
+        }
+    }
+    if (dataset__parse_record(ds, line, len, file, lineno, turn, err, cap) != 0) {
+        return -1;
+    }
+    return ds->entries_max > 0 && ds->count >= ds->entries_max ? 1 : 0;
+}
+
+static int load_lines_buffer(struct dataset_inputs *ds, const char *data, size_t len,
+                             const char *file, char *err, size_t cap)
+{
+    uint64_t lineno = 0;
+    uint32_t turn = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(data + pos, '\n', len - pos);
+        size_t end = nl != NULL ? (size_t)(nl - data) : len;
+        lineno++;
+        if (end - pos > DATASET_LINE_BYTES_MAX) {
+            snprintf(err, cap, "%s:%llu: the line is longer than %zu bytes", file,
+                     (unsigned long long)lineno, (size_t)DATASET_LINE_BYTES_MAX);
+            return -1;
+        }
+        size_t before = ds->count;
+        int ret = dataset__take_line(ds, data + pos, end - pos, file, lineno, turn, err, cap);
+        turn += ds->count > before;
+        if (ret != 0) {
+            return ret < 0 ? -1 : 0;
+        }
+        pos = end + 1;
+    }
+    return 0;
+}
+
+static struct dataset_inputs *new_dataset(const struct dataset_inputs_options *opts)
+{
+    struct dataset_inputs *ds = calloc(1, sizeof(*ds));
+    if (ds != NULL) {
+        ds->type = opts->type;
+        ds->entries_max = opts->entries_max;
+    }
+    return ds;
+}
+
+int dataset__finish(struct dataset_inputs *ds, int ret, const char *file,
+                    struct dataset_inputs **out, char *err, size_t cap)
+{
+    if (ret == 0 && ds->count == 0) {
+        snprintf(err, cap, "%s: no records found; expected at least one JSON record", file);
+        ret = -1;
+    }
+    if (ret != 0) {
+        dataset_inputs_free(ds);
+        ds = NULL;
+    }
+    *out = ds;
+    return ret;
+}
+
+int dataset_inputs_load_buffer(const char *data, size_t len, const char *name,
+                               const struct dataset_inputs_options *opts,
+                               struct dataset_inputs **out, char *err, size_t err_cap)
+{
+    *out = NULL;
+    struct dataset_inputs *ds = new_dataset(opts);
+    if (ds == NULL) {
+        snprintf(err, err_cap, "%s: out of memory", name);
+        return -1;
+    }
+    int ret = dataset__reject_type(ds->type, name, err, err_cap);
+    if (ret == 0 &&
+        (ds->type == DATASET_INPUT_INPUTS_JSON ||
+         (ds->type == DATASET_INPUT_AUTO && dataset__looks_like_inputs_json(data, len)))) {
+        ds->type = DATASET_INPUT_INPUTS_JSON;
+        ret = dataset__load_inputs_json(ds, data, len, name, err, err_cap);
+    } else if (ret == 0) {
+        ret = load_lines_buffer(ds, data, len, name, err, err_cap);
+    }
+    return dataset__finish(ds, ret, name, out, err, err_cap);
+}

@@ -1,0 +1,297 @@
+/*
+ * api_server on loopback: every route's status and shape, the probes as the
+ * state changes, and the hardening (methods, bodies, oversized heads, path
+ * traversal, symbolic links).
+ */
+#include <criterion/criterion.h>
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/api.h"
+
+struct world {
+    struct api_server *server;
+    char dir[64];
+    uint16_t port;
+};
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void world_start(struct world *w)
+{
+    snprintf(w->dir, sizeof(w->dir), "/tmp/ringperf-api-XXXXXX");
+    cr_assert_not_null(mkdtemp(w->dir));
+    write_file(w->dir, "profile_export_aiperf.json", "{\"request_count\":{\"avg\":3}}");
+    char sub[128];
+    snprintf(sub, sizeof(sub), "%s/logs", w->dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    write_file(w->dir, "logs/aiperf.log", "hello log\n");
+    char link[128];
+    snprintf(link, sizeof(link), "%s/passwd", w->dir);
+    cr_assert_eq(symlink("/etc/passwd", link), 0);
+    snprintf(link, sizeof(link), "%s/up", w->dir);
+    cr_assert_eq(symlink("/etc", link), 0);
+    struct api_options opts = {
+        .port = 0,
+        .artifact_dir = w->dir,
+        .config_json = "{\"endpoint\":{\"model_names\":[\"m\"]}}",
+        .run_json = "{\"cli_command\":\"ringperf profile --api-key '<redacted>'\"}",
+    };
+    char err[256];
+    cr_assert_eq(api_server_start(&opts, &w->server, err, sizeof(err)), 0, "%s", err);
+    w->port = api_server_port(w->server);
+    cr_assert_gt(w->port, 0);
+}
+
+static void world_stop(struct world *w)
+{
+    api_server_free(w->server);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* exchange sends raw bytes and returns the status code; *out_body (owned)
+ * is everything after the head. */
+static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_body)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    size_t off = 0;
+    while (off < raw_len) {
+        ssize_t n = send(fd, raw + off, raw_len - off, MSG_NOSIGNAL);
+        if (n <= 0) {
+            break; /* the server may close early on a refused request */
+        }
+        off += (size_t)n;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t n;
+    while ((n = recv(fd, buf + len, cap - len - 1, 0)) > 0) {
+        len += (size_t)n;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    close(fd);
+    int status = 0;
+    if (strncmp(buf, "HTTP/1.1 ", 9) == 0) {
+        status = (int)strtol(buf + 9, NULL, 10);
+    }
+    char *body = strstr(buf, "\r\n\r\n");
+    *out_body = strdup(body != NULL ? body + 4 : "");
+    free(buf);
+    return status;
+}
+
+static int get(const struct world *w, const char *target, char **out_body)
+{
+    char req[2048];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     target);
+    return exchange(w->port, req, (size_t)n, out_body);
+}
+
+static json_t *get_json(const struct world *w, const char *target, int want_status)
+{
+    char *body = NULL;
+    int status = get(w, target, &body);
+    cr_assert_eq(status, want_status, "%s: %d %s", target, status, body);
+    json_error_t err;
+    json_t *doc = json_loads(body, 0, &err);
+    cr_assert_not_null(doc, "%s: not JSON: %s", target, body);
+    free(body);
+    return doc;
+}
+
+Test(api_server, static_routes_and_docs, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    json_t *doc = get_json(&w, "/api/config", 200);
+    cr_assert(json_is_object(json_object_get(doc, "endpoint")));
+    json_decref(doc);
+    doc = get_json(&w, "/api/run", 200);
+    cr_assert_not_null(
+        strstr(json_string_value(json_object_get(doc, "cli_command")), "<redacted>"));
+    json_decref(doc);
+    doc = get_json(&w, "/openapi.json", 200);
+    cr_assert(json_is_object(json_object_get(json_object_get(doc, "paths"), "/metrics")));
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/docs", &body), 200);
+    cr_assert_not_null(strstr(body, "<h1>ringperf live API</h1>"));
+    free(body);
+    doc = get_json(&w, "/nope", 404);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "detail")), "Not Found");
+    json_decref(doc);
+    world_stop(&w);
+}
+
+Test(api_server, probes_follow_the_state, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/healthz", &body), 200);
+    cr_assert_str_eq(body, "ok");
+    free(body);
+    cr_assert_eq(get(&w, "/readyz", &body), 503, "not ready before the run");
+    free(body);
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->state = API_STATE_RUNNING;
+    snap->phase = "profiling";
+    api_server_publish(w.server, snap);
+    cr_assert_eq(get(&w, "/readyz", &body), 200);
+    cr_assert_str_eq(body, "ok");
+    free(body);
+    json_t *doc = get_json(&w, "/api/results", 404);
+    json_decref(doc);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    cr_assert_eq(api_server_set_results(w.server, API_STATE_COMPLETE, path), 0);
+    cr_assert_eq(get(&w, "/readyz", &body), 503, "not ready once complete");
+    free(body);
+    doc = get_json(&w, "/api/results", 200);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "request_count"), "avg")),
+                 3);
+    json_decref(doc);
+    api_server_set_results(w.server, API_STATE_FAILED, NULL);
+    cr_assert_eq(get(&w, "/healthz", &body), 503);
+    cr_assert_str_eq(body, "unhealthy");
+    free(body);
+    free(snap);
+    world_stop(&w);
+}
+
+Test(api_server, live_views_show_the_published_snapshot, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->state = API_STATE_RUNNING;
+    snap->phase = "profiling";
+    snap->total = 100;
+    snap->finished = 40;
+    snap->success = 38;
+    snap->errors = 2;
+    snap->shard_count = 2;
+    snap->shards[0] = (struct api_shard_view){.requests = 25, .errors = 2};
+    snap->shards[1] = (struct api_shard_view){.requests = 15};
+    snap->hist[API_M_TTFT] = (struct api_hist_view){.present = true, .count = 38, .p50 = 0.012};
+    api_server_publish(w.server, snap);
+    json_t *doc = get_json(&w, "/api/progress", 200);
+    json_t *phase = json_object_get(json_object_get(doc, "phases"), "profiling");
+    cr_assert_eq(json_integer_value(json_object_get(phase, "requests_completed")), 40);
+    cr_assert_float_eq(json_real_value(json_object_get(phase, "percent_complete")), 40.0, 1e-9);
+    json_decref(doc);
+    doc = get_json(&w, "/api/workers", 200);
+    json_t *w1 = json_object_get(json_object_get(doc, "workers"), "worker_1");
+    cr_assert_eq(json_integer_value(json_object_get(w1, "requests_completed")), 15);
+    cr_assert_str_eq(json_string_value(json_object_get(w1, "state")), "running");
+    json_decref(doc);
+    doc = get_json(&w, "/api/metrics", 200);
+    json_t *ttft = json_object_get(json_object_get(doc, "metrics"), "time_to_first_token");
+    cr_assert_float_eq(json_real_value(json_object_get(ttft, "p50")), 12.0, 1e-9, "in ms");
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/metrics", &body), 200);
+    cr_assert_not_null(strstr(body, "ringperf_worker_requests_total{worker=\"0\"} 25\n"));
+    free(body);
+    free(snap);
+    world_stop(&w);
+}
+
+Test(api_server, artifact_files_without_traversal, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    json_t *doc = get_json(&w, "/api/results/list", 200);
+    json_t *files = json_object_get(doc, "files");
+    cr_assert_eq(json_array_size(files), 2, "two regular files; links are not listed");
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/api/results/files/logs/aiperf.log", &body), 200);
+    cr_assert_str_eq(body, "hello log\n");
+    free(body);
+    static const char *const refused[] = {
+        "/api/results/files/../../../etc/passwd",
+        "/api/results/files/%2e%2e/%2e%2e/etc/passwd",
+        "/api/results/files/passwd",
+        "/api/results/files/up/passwd",
+        "/api/results/files//etc/passwd",
+        "/api/results/files/logs",
+        "/api/results/files/logs/..%2f..%2fx",
+        "/api/results/files/missing.json",
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        int status = get(&w, refused[i], &body);
+        cr_assert(status == 400 || status == 403 || status == 404, "%s: %d", refused[i], status);
+        cr_assert_null(strstr(body, "root:"), "%s leaked /etc/passwd", refused[i]);
+        free(body);
+    }
+    world_stop(&w);
+}
+
+Test(api_server, bad_methods_bodies_and_oversized_heads_get_4xx, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    char *body = NULL;
+    const char post[] = "POST /api/config HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                        "Content-Length: 2\r\n\r\n{}";
+    cr_assert_eq(exchange(w.port, post, strlen(post), &body), 405);
+    free(body);
+    const char with_body[] = "GET /api/config HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                             "Content-Length: 5\r\n\r\nhello";
+    cr_assert_eq(exchange(w.port, with_body, strlen(with_body), &body), 413);
+    free(body);
+    size_t big = API_REQUEST_BYTES_MAX * 4;
+    char *huge = malloc(big + 128);
+    int n = snprintf(huge, 128, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(huge + n, 'a', big);
+    memcpy(huge + n + big, "\r\n\r\n", 5);
+    int status = exchange(w.port, huge, (size_t)n + big + 4, &body);
+    cr_assert(status == 431 || status == 413 || status == 400 || status == 0,
+              "oversized head refused, got %d", status);
+    free(body);
+    char *long_url = malloc(big + 128);
+    n = snprintf(long_url, 128, "GET /");
+    memset(long_url + n, 'b', big);
+    n += (int)big;
+    n += snprintf(long_url + n, 64, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    status = exchange(w.port, long_url, (size_t)n, &body);
+    cr_assert(status == 414 || status == 431 || status == 400 || status == 0,
+              "oversized target refused, got %d", status);
+    free(body);
+    free(long_url);
+    free(huge);
+    const char garbage[] = "\x01\x02 nonsense\r\n\r\n";
+    status = exchange(w.port, garbage, strlen(garbage), &body);
+    cr_assert(status == 400 || status == 0, "garbage refused, got %d", status);
+    free(body);
+    cr_assert_eq(get(&w, "/healthz", &body), 200, "still serving after all that");
+    free(body);
+    world_stop(&w);
+}

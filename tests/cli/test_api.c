@@ -1,0 +1,324 @@
+/*
+ * `ringperf profile --api-port` end to end: a live run against the mock
+ * server, every route while it runs and after it ends, /metrics through
+ * promtool and the Python Prometheus parser when they are installed, and
+ * secrets redacted everywhere.
+ */
+#include <criterion/criterion.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define SECRET "sk-secret-12345"
+
+struct child {
+    pid_t pid;
+    FILE *out;
+};
+
+static struct child spawn_child(char *const argv[], char *const envp[], int fd_to_capture)
+{
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, p[1], fd_to_capture);
+    posix_spawn_file_actions_addclose(&actions, p[0]);
+    if (fd_to_capture == STDERR_FILENO) {
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    }
+    struct child c = {0};
+    int ret = posix_spawn(&c.pid, argv[0], &actions, NULL, argv, envp);
+    cr_assert_eq(ret, 0, "spawn %s", argv[0]);
+    posix_spawn_file_actions_destroy(&actions);
+    close(p[1]);
+    c.out = fdopen(p[0], "r");
+    return c;
+}
+
+static int wait_child(struct child *c)
+{
+    int status = 0;
+    cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
+    fclose(c->out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* port_after reads lines until one contains marker and returns the number
+ * after its last ':'. */
+static int port_after(FILE *f, const char *marker)
+{
+    char line[4096];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (strstr(line, marker) != NULL) {
+            const char *colon = strrchr(line, ':');
+            return (int)strtol(colon + 1, NULL, 10);
+        }
+    }
+    cr_assert_fail("no line with '%s'", marker);
+    return 0;
+}
+
+static int http_get(int port, const char *target, char **out_body)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect %s", target);
+    char req[1024];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     target);
+    cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while ((got = recv(fd, buf + len, cap - len - 1, 0)) > 0) {
+        len += (size_t)got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    close(fd);
+    int status = strncmp(buf, "HTTP/1.1 ", 9) == 0 ? (int)strtol(buf + 9, NULL, 10) : 0;
+    char *body = strstr(buf, "\r\n\r\n");
+    *out_body = strdup(body != NULL ? body + 4 : "");
+    free(buf);
+    return status;
+}
+
+static json_t *get_json(int port, const char *target, int want)
+{
+    char *body = NULL;
+    int status = http_get(port, target, &body);
+    cr_assert_eq(status, want, "%s: %d %s", target, status, body);
+    cr_assert_null(strstr(body, SECRET), "%s leaks the API key", target);
+    json_error_t err;
+    json_t *doc = json_loads(body, 0, &err);
+    cr_assert_not_null(doc, "%s: not JSON: %.200s", target, body);
+    free(body);
+    return doc;
+}
+
+/* wait_status polls target until it answers want (the run's state changes
+ * are what we wait for, never a fixed time). */
+static void wait_status(int port, const char *target, int want)
+{
+    for (int i = 0; i < 600; i++) {
+        char *body = NULL;
+        int status = http_get(port, target, &body);
+        free(body);
+        if (status == want) {
+            return;
+        }
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_fail("%s never answered %d", target, want);
+}
+
+/* wait_records polls /api/progress until the published snapshot has
+ * records, so that the histograms have data. */
+static void wait_records(int port)
+{
+    for (int i = 0; i < 600; i++) {
+        json_t *doc = get_json(port, "/api/progress", 200);
+        json_t *phase = json_object_get(json_object_get(doc, "phases"), "profiling");
+        json_int_t done = json_integer_value(json_object_get(phase, "requests_success"));
+        json_decref(doc);
+        if (done > 0) {
+            return;
+        }
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_fail("no records were published");
+}
+
+static void check_prometheus(int port, const char *dir)
+{
+    wait_records(port);
+    char *body = NULL;
+    cr_assert_eq(http_get(port, "/metrics", &body), 200);
+    cr_assert_not_null(strstr(body, "# TYPE ringperf_requests_total counter"));
+    cr_assert_not_null(strstr(body, "ringperf_time_to_first_token_seconds_bucket{le=\"+Inf\"}"));
+    cr_assert_not_null(strstr(body, "ringperf_request_latency_seconds_sum "));
+    cr_assert_null(strstr(body, "ringperf_time_to_first_token_seconds_count 0\n"), "has data");
+    char path[256];
+    snprintf(path, sizeof(path), "%s/scrape.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs(body, f);
+    fclose(f);
+    free(body);
+    char cmd[1024];
+    if (access("/usr/bin/promtool", X_OK) == 0) {
+        snprintf(cmd, sizeof(cmd), "/usr/bin/promtool check metrics < %s", path);
+        cr_assert_eq(system(cmd), 0, "promtool check metrics");
+    }
+    snprintf(cmd, sizeof(cmd),
+             "/usr/bin/python3 -c 'import prometheus_client' 2>/dev/null || exit 0; "
+             "/usr/bin/python3 -c '"
+             "import sys; from prometheus_client.parser import text_string_to_metric_families as p;"
+             " fams = {f.name: f for f in p(open(sys.argv[1]).read())};"
+             " assert fams[\"ringperf_requests\"].type == \"counter\";"
+             " assert fams[\"ringperf_time_to_first_token_seconds\"].type == \"histogram\"' %s",
+             path);
+    cr_assert_eq(system(cmd), 0, "prometheus_client parses /metrics");
+}
+
+static void check_live_routes(int port)
+{
+    json_t *doc = get_json(port, "/api/config", 200);
+    cr_assert(json_is_object(json_object_get(doc, "endpoint")));
+    cr_assert_null(json_object_get(json_object_get(doc, "endpoint"), "api_key"));
+    json_decref(doc);
+    doc = get_json(port, "/api/run", 200);
+    const char *cmd = json_string_value(json_object_get(doc, "cli_command"));
+    cr_assert_not_null(strstr(cmd, "--api-key '<redacted>'"), "%s", cmd);
+    cr_assert_not_null(strstr(cmd, "-H 'Authorization: <redacted>'"), "%s", cmd);
+    cr_assert(json_is_string(json_object_get(doc, "benchmark_id")));
+    json_decref(doc);
+    wait_status(port, "/readyz", 200);
+    doc = get_json(port, "/api/progress", 200);
+    cr_assert(json_is_object(json_object_get(json_object_get(doc, "phases"), "profiling")));
+    json_decref(doc);
+    doc = get_json(port, "/api/workers", 200);
+    cr_assert(json_is_object(json_object_get(doc, "workers")));
+    json_decref(doc);
+    doc = get_json(port, "/api/metrics", 200);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "state")), "running");
+    json_decref(doc);
+    doc = get_json(port, "/api/results", 404);
+    json_decref(doc);
+    doc = get_json(port, "/openapi.json", 200);
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(http_get(port, "/docs", &body), 200);
+    cr_assert_not_null(strstr(body, "/api/results/files/{filename}"));
+    free(body);
+    cr_assert_eq(http_get(port, "/healthz", &body), 200);
+    free(body);
+}
+
+static void check_after_run(int port)
+{
+    wait_status(port, "/api/results", 200);
+    json_t *doc = get_json(port, "/api/results", 200);
+    json_t *run_info = json_object_get(doc, "run_info");
+    cr_assert_not_null(
+        strstr(json_string_value(json_object_get(run_info, "cli_command")), "<redacted>"));
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(http_get(port, "/readyz", &body), 503, "not ready once the run ended");
+    free(body);
+    doc = get_json(port, "/api/results/list", 200);
+    cr_assert_gt(json_array_size(json_object_get(doc, "files")), 2);
+    json_decref(doc);
+    cr_assert_eq(http_get(port, "/api/results/files/profile_export_aiperf.csv", &body), 200);
+    cr_assert_null(strstr(body, SECRET));
+    free(body);
+    cr_assert_eq(http_get(port, "/api/results/files/logs/aiperf.log", &body), 200);
+    cr_assert_null(strstr(body, SECRET), "the log is redacted");
+    free(body);
+    int status = http_get(port, "/api/results/files/../../../../etc/passwd", &body);
+    cr_assert(status == 400 || status == 404, "traversal refused: %d", status);
+    free(body);
+    status = http_get(port, "/api/results/files/%2e%2e/%2e%2e/etc/passwd", &body);
+    cr_assert(status == 400 || status == 404, "encoded traversal refused: %d", status);
+    free(body);
+}
+
+Test(cli_api, every_route_against_a_live_run, .timeout = 240)
+{
+    char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", "0", "--ttft-ms", "2",
+                         "--itl-ms",      "1",           NULL};
+    struct child mock = spawn_child(mock_argv, environ, STDOUT_FILENO);
+    int mock_port = port_after(mock.out, "listening");
+    char dir[64] = "/tmp/ringperf-api-e2e-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char url[64];
+    snprintf(url, sizeof(url), "127.0.0.1:%d", mock_port);
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "--url",
+                    url,
+                    "--streaming",
+                    "--benchmark-duration",
+                    "600",
+                    "--concurrency",
+                    "2",
+                    "--api-port",
+                    "0",
+                    "--api-key",
+                    SECRET,
+                    "-H",
+                    "Authorization: Bearer " SECRET,
+                    "--artifact-dir",
+                    dir,
+                    "--ui-type",
+                    "simple",
+                    NULL};
+    char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin", NULL};
+    struct child run = spawn_child(argv, envp, STDERR_FILENO);
+    int port = port_after(run.out, "API server listening");
+    cr_assert_gt(port, 0);
+    check_live_routes(port);
+    check_prometheus(port, dir);
+    kill(run.pid, SIGTERM); /* cancels the run; the API stays for the grace period */
+    check_after_run(port);
+    kill(run.pid, SIGTERM); /* ends the grace period */
+    cr_assert_eq(wait_child(&run), 0);
+    kill(mock.pid, SIGTERM);
+    cr_assert_eq(wait_child(&mock), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(cli_api, port_from_the_environment_and_a_taken_port_fails, .timeout = 120)
+{
+    char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", "0", NULL};
+    struct child mock = spawn_child(mock_argv, environ, STDOUT_FILENO);
+    int mock_port = port_after(mock.out, "listening");
+    char dir[64] = "/tmp/ringperf-api-e2e-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char url[64];
+    snprintf(url, sizeof(url), "127.0.0.1:%d", mock_port);
+    char *argv[] = {RINGPERF_BINARY,  "profile", "-m", "m", "--url", url, "--request-count", "5",
+                    "--artifact-dir", dir,       NULL};
+    char *envp[] = {"AIPERF_API_SERVER_PORT=0", "AIPERF_API_SERVER_POST_COMPLETE_GRACE=0",
+                    "PATH=/usr/bin:/bin", NULL};
+    struct child run = spawn_child(argv, envp, STDERR_FILENO);
+    cr_assert_gt(port_after(run.out, "API server listening"), 0);
+    cr_assert_eq(wait_child(&run), 0);
+    /* The mock's own port is taken: the run refuses to start. */
+    char port_text[16];
+    snprintf(port_text, sizeof(port_text), "%d", mock_port);
+    char *taken[] = {
+        RINGPERF_BINARY,  "profile", "-m",         "m",       "--url", url, "--request-count", "5",
+        "--artifact-dir", dir,       "--api-port", port_text, NULL};
+    run = spawn_child(taken, envp, STDERR_FILENO);
+    port_after(run.out, "--api-port: cannot listen");
+    cr_assert_neq(wait_child(&run), 0);
+    kill(mock.pid, SIGTERM);
+    cr_assert_eq(wait_child(&mock), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}

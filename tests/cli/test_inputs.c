@@ -1,0 +1,450 @@
+/*
+ * test_inputs.c - --input-file end to end against the mock server: every
+ * format, the seed documents' input-file examples, fixed-schedule replay, and
+ * the errors of bad files. (Process helpers follow test_profile.c.)
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+extern char **environ;
+
+struct child {
+    pid_t pid;
+    FILE *out; /* the child's stdout */
+};
+
+static struct child spawn_child(char *const argv[], bool capture_stderr)
+{
+    int pipe_fds[2];
+    cr_assert_eq(pipe(pipe_fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    if (capture_stderr) {
+        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+    }
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    struct child child = {0};
+    int ret = posix_spawn(&child.pid, argv[0], &actions, NULL, argv, environ);
+    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
+    posix_spawn_file_actions_destroy(&actions);
+    close(pipe_fds[1]);
+    child.out = fdopen(pipe_fds[0], "r");
+    return child;
+}
+
+static int wait_child(struct child *child)
+{
+    int status = 0;
+    cr_assert_eq(waitpid(child->pid, &status, 0), child->pid);
+    fclose(child->out);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* start_mock starts `ringperf mock-server --port 0` and reads the port it
+ * announces on its first line. */
+static struct child start_mock(int *out_port, char *const extra[])
+{
+    char *argv[32] = {RINGPERF_BINARY, "mock-server", "--port", "0"};
+    int argc = 4;
+    for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
+        argv[argc++] = extra[i];
+    }
+    argv[argc] = NULL;
+    struct child mock = spawn_child(argv, false);
+    char line[256];
+    cr_assert_not_null(fgets(line, sizeof(line), mock.out), "mock-server printed nothing");
+    const char *colon = strrchr(line, ':');
+    cr_assert_not_null(colon, "unexpected line: %s", line);
+    *out_port = (int)strtol(colon + 1, NULL, 10);
+    cr_assert_gt(*out_port, 0, "%s", line);
+    return mock;
+}
+
+static void stop_mock(struct child *mock)
+{
+    kill(mock->pid, SIGTERM);
+    cr_assert_eq(wait_child(mock), 0, "mock-server exits cleanly on SIGTERM");
+}
+
+static char *read_all(FILE *f)
+{
+    size_t cap = 1 << 16;
+    size_t len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static size_t count_lines(const char *path, size_t *out_errors)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s exists", path);
+    char *text = read_all(f);
+    fclose(f);
+    size_t lines = 0;
+    *out_errors = 0;
+    for (char *line = text; *line != '\0';) {
+        char *end = strchr(line, '\n');
+        cr_assert_not_null(end, "every record ends with a newline");
+        *end = '\0';
+        json_error_t err;
+        json_t *obj = json_loads(line, 0, &err);
+        cr_assert_not_null(obj, "line %zu is JSON: %s", lines + 1, err.text);
+        cr_assert(json_is_object(json_object_get(obj, "metadata")));
+        cr_assert(json_is_object(json_object_get(obj, "metrics")));
+        *out_errors += !json_is_null(json_object_get(obj, "error"));
+        json_decref(obj);
+        lines++;
+        line = end + 1;
+    }
+    free(text);
+    return lines;
+}
+
+/* e2e is one test's world: a mock server, its URL, and an artifact directory. */
+struct e2e {
+    struct child mock;
+    char url[64];
+    char dir[64];
+};
+
+static void e2e_start(struct e2e *w, char *const mock_flags[])
+{
+    int port = 0;
+    w->mock = start_mock(&port, mock_flags);
+    snprintf(w->url, sizeof(w->url), "127.0.0.1:%d", port);
+    snprintf(w->dir, sizeof(w->dir), "/tmp/ringperf-e2e-XXXXXX");
+    cr_assert_not_null(mkdtemp(w->dir));
+}
+
+/* run_ringperf runs `ringperf WORDS...` (words separated by single spaces; the
+ * tokens URL and DIR are replaced by the world's) and returns its exit status
+ * and its output (stdout, plus stderr when merge_stderr). */
+static int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out)
+{
+    char *copy = strdup(words);
+    char *argv[64] = {RINGPERF_BINARY};
+    int argc = 1;
+    for (char *save = NULL, *word = strtok_r(copy, " ", &save); word != NULL && argc < 63;
+         word = strtok_r(NULL, " ", &save)) {
+        if (w != NULL && strcmp(word, "URL") == 0) {
+            argv[argc++] = (char *)w->url;
+        } else if (w != NULL && strcmp(word, "DIR") == 0) {
+            argv[argc++] = (char *)w->dir;
+        } else {
+            argv[argc++] = word;
+        }
+    }
+    argv[argc] = NULL;
+    struct child run = spawn_child(argv, merge_stderr);
+    *out = read_all(run.out);
+    int status = wait_child(&run);
+    free(copy);
+    return status;
+}
+
+static size_t count_export_lines(const struct e2e *w, size_t *out_errors)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
+    return count_lines(path, out_errors);
+}
+
+static void write_in(const struct e2e *w, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* run_ok runs ringperf with words (printf-style) where IN is replaced by the world's dir
+ * (input files live there) and expects success. */
+__attribute__((format(printf, 2, 3))) static void run_ok(const struct e2e *w, const char *fmt, ...)
+{
+    char words[1024];
+    char expanded[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(words, sizeof(words), fmt, ap);
+    va_end(ap);
+    size_t used = 0;
+    for (const char *p = words; *p != '\0' && used + 80 < sizeof(expanded);) {
+        if (strncmp(p, "IN/", 3) == 0) {
+            used += (size_t)snprintf(expanded + used, sizeof(expanded) - used, "%s/", w->dir);
+            p += 3;
+        } else {
+            expanded[used++] = *p++;
+        }
+    }
+    expanded[used] = '\0';
+    char *out = NULL;
+    int status = run_ringperf(w, expanded, true, &out);
+    cr_assert_eq(status, 0, "%s\n%s", expanded, out);
+    free(out);
+}
+
+static json_t *load_inputs_json(const struct e2e *w)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s: %s", path, err.text);
+    return root;
+}
+
+static void e2e_stop(struct e2e *w)
+{
+    stop_mock(&w->mock);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+#define PROFILE "profile --model Qwen/Qwen3-0.6B --url URL --artifact-dir DIR "
+
+Test(inputs_e2e, seed_single_turn_examples_chat_and_completions, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    write_in(&w, "inputs.jsonl", "{\"texts\": [\"Hello!\"]}\n{\"texts\": [\"Tell me a joke.\"]}\n");
+    run_ok(&w,
+           PROFILE "--endpoint-type chat --endpoint /v1/chat/completions --streaming "
+                   "--input-file IN/inputs.jsonl --custom-dataset-type single_turn "
+                   "--request-count 10%s",
+           "");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 10);
+    cr_assert_eq(errors, 0);
+    json_t *root = load_inputs_json(&w);
+    json_t *data = json_object_get(root, "data");
+    cr_assert_eq(json_array_size(data), 2);
+    json_t *body = json_array_get(json_object_get(json_array_get(data, 1), "payloads"), 0);
+    json_t *msg = json_array_get(json_object_get(body, "messages"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(msg, "content")), "Tell me a joke.");
+    cr_assert(json_is_true(json_object_get(body, "stream")));
+    json_decref(root);
+    write_in(&w, "inputs.jsonl",
+             "{\"texts\": [\"How are you?\"]}\n{\"texts\": [\"Give me a poem.\"]}\n");
+    run_ok(&w,
+           PROFILE "--endpoint-type completions --endpoint /v1/completions --input-file "
+                   "IN/inputs.jsonl --custom-dataset-type single_turn --request-count 10%s",
+           "");
+    cr_assert_eq(count_export_lines(&w, &errors), 10);
+    cr_assert_eq(errors, 0);
+    root = load_inputs_json(&w);
+    body = json_array_get(
+        json_object_get(json_array_get(json_object_get(root, "data"), 0), "payloads"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(body, "prompt")), "How are you?");
+    json_decref(root);
+    e2e_stop(&w);
+}
+
+static const char RAW_LINES[] =
+    "{\"messages\": [{\"role\": \"user\", \"content\": \"What is machine learning?\"}], \"model\": "
+    "\"Qwen/Qwen3-0.6B\", \"max_tokens\": 100}\n"
+    "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain neural networks.\"}], \"model\": "
+    "\"Qwen/Qwen3-0.6B\", \"max_tokens\": 200}\n"
+    "{\"messages\": [{\"role\": \"user\", \"content\": \"How does backpropagation work?\"}], "
+    "\"model\": \"Qwen/Qwen3-0.6B\", \"temperature\": 0.7}\n";
+
+Test(inputs_e2e, seed_raw_payload_file_explicit_and_detected, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    write_in(&w, "payloads.jsonl", RAW_LINES);
+    const char *variants[] = {"--custom-dataset-type raw_payload ", ""};
+    for (size_t v = 0; v < 2; v++) {
+        run_ok(&w, PROFILE "--input-file IN/payloads.jsonl %s--streaming --concurrency 2",
+               variants[v]);
+        size_t errors = 0;
+        cr_assert_eq(count_export_lines(&w, &errors), 3, "each line once");
+        cr_assert_eq(errors, 0);
+        json_t *root = load_inputs_json(&w);
+        json_t *third = json_array_get(
+            json_object_get(json_array_get(json_object_get(root, "data"), 2), "payloads"), 0);
+        cr_assert_eq(json_real_value(json_object_get(third, "temperature")), 0.7);
+        cr_assert_null(json_object_get(third, "stream"), "sent verbatim: no stream added");
+        json_decref(root);
+    }
+    e2e_stop(&w);
+}
+
+Test(inputs_e2e, seed_raw_payload_directory_keeps_sessions, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char sub[512];
+    snprintf(sub, sizeof(sub), "%s/conversations", w.dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    write_in(&w, "conversations/session_002.jsonl",
+             "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}], "
+             "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 300}\n"
+             "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}, "
+             "{\"role\": \"assistant\", \"content\": \"REST is...\"}, {\"role\": \"user\", "
+             "\"content\": \"What about GraphQL?\"}], \"model\": \"Qwen/Qwen3-0.6B\"}\n");
+    write_in(&w, "conversations/session_001.jsonl",
+             "{\"messages\": [{\"role\": \"user\", \"content\": \"What is Python?\"}], "
+             "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 200}\n");
+    run_ok(&w,
+           PROFILE "--input-file IN/conversations/ --custom-dataset-type raw_payload "
+                   "--streaming --concurrency 2%s",
+           "");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 3);
+    cr_assert_eq(errors, 0);
+    json_t *root = load_inputs_json(&w);
+    json_t *data = json_object_get(root, "data");
+    cr_assert_eq(json_array_size(data), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(data, 0), "session_id")),
+                     "session_001");
+    cr_assert_eq(json_array_size(json_object_get(json_array_get(data, 1), "payloads")), 2);
+    json_decref(root);
+    e2e_stop(&w);
+}
+
+Test(inputs_e2e, seed_inputs_json_replay_sends_the_same_payloads, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    run_ok(&w, PROFILE "--endpoint-type chat --concurrency 4 --request-count 4 --isl 12%s", "");
+    char src[512];
+    char dst[512];
+    snprintf(src, sizeof(src), "%s/inputs.json", w.dir);
+    snprintf(dst, sizeof(dst), "%s/first.json", w.dir);
+    cr_assert_eq(rename(src, dst), 0);
+    run_ok(&w,
+           PROFILE "--input-file IN/first.json --custom-dataset-type inputs_json --streaming "
+                   "--concurrency 4%s",
+           "");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 4, "every payload once");
+    cr_assert_eq(errors, 0);
+    json_t *before = json_load_file(dst, 0, NULL);
+    json_t *after = load_inputs_json(&w);
+    cr_assert(json_equal(before, after), "replayed verbatim, session ids kept");
+    json_decref(before);
+    json_decref(after);
+    /* Auto-detected too, though pretty-printed. */
+    run_ok(&w, PROFILE "--input-file IN/first.json --concurrency 4%s", "");
+    cr_assert_eq(count_export_lines(&w, &errors), 4);
+    e2e_stop(&w);
+}
+
+static int64_t start_ns(const char *line)
+{
+    const char *p = strstr(line, "\"request_start_ns\":");
+    cr_assert_not_null(p);
+    return strtoll(p + strlen("\"request_start_ns\":"), NULL, 10);
+}
+
+Test(inputs_e2e, mooncake_trace_replays_on_its_fixed_schedule, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    write_in(&w, "trace.jsonl",
+             "{\"timestamp\": 1000, \"input_length\": 40, \"hash_ids\": [1, 2], "
+             "\"output_length\": 4}\n"
+             "{\"timestamp\": 1400, \"text_input\": \"hello\", \"output_length\": 4}\n"
+             "{\"timestamp\": 1200, \"input_length\": 10, \"hash_ids\": [1]}\n");
+    run_ok(&w, PROFILE "--input-file IN/trace.jsonl --isl-block-size 16 %s",
+           "--fixed-schedule-auto-offset");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 3, "one request per row");
+    cr_assert_eq(errors, 0);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
+    FILE *f = fopen(path, "r");
+    char *text = read_all(f);
+    fclose(f);
+    int64_t first = INT64_MAX;
+    int64_t last = 0;
+    for (char *line = text; line != NULL && *line != '\0';) {
+        int64_t t = start_ns(line);
+        first = t < first ? t : first;
+        last = t > last ? t : last;
+        char *nl = strchr(line, '\n');
+        line = nl != NULL ? nl + 1 : NULL;
+    }
+    free(text);
+    cr_assert_geq(last - first, 350LL * 1000 * 1000, "the last row waits ~400 ms");
+    run_ok(&w,
+           PROFILE "--input-file IN/trace.jsonl --isl-block-size 16 --fixed-schedule "
+                   "--fixed-schedule-start-offset 1100 %s",
+           "--fixed-schedule-end-offset 1400");
+    cr_assert_eq(count_export_lines(&w, &errors), 2, "the window is inclusive");
+    e2e_stop(&w);
+}
+
+Test(inputs_e2e, raw_endpoint_sends_payloads_to_the_full_url, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    write_in(&w, "payloads.jsonl", RAW_LINES);
+    char words[1024];
+    snprintf(words, sizeof(words),
+             "profile --model m --url http://%s/v1/chat/completions --artifact-dir DIR "
+             "--endpoint-type raw --input-file %s/payloads.jsonl",
+             w.url, w.dir);
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(&w, words, true, &out), 0, "%s", out);
+    free(out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 3);
+    cr_assert_eq(errors, 0);
+    e2e_stop(&w);
+}
+
+Test(inputs_e2e, bad_files_fail_with_file_line_and_expectation, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    static const struct {
+        const char *text;
+        const char *expect;
+    } cases[] = {
+        {"{\"text\": \"a\"}\n{\"text\": [}\n", "bad.jsonl:2: column"},
+        {"{\"session_id\": \"s\", \"turns\": [{\"text\": \"a\"}]}\n", "multi_turn"},
+        {"{\"input_length\": 10, \"hash_ids\": [1, 2, 3]}\n", "bad.jsonl:1:"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_in(&w, "bad.jsonl", cases[i].text);
+        char words[512];
+        snprintf(words, sizeof(words), PROFILE "--input-file %s/bad.jsonl", w.dir);
+        char *out = NULL;
+        cr_assert_eq(run_ringperf(&w, words, true, &out), 2, "%s", out);
+        cr_assert_not_null(strstr(out, cases[i].expect), "case %zu: %s", i, out);
+        free(out);
+    }
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(&w, PROFILE "--endpoint-type raw", true, &out), 2);
+    cr_assert_not_null(strstr(out, "--input-file"), "%s", out);
+    free(out);
+    e2e_stop(&w);
+}
