@@ -100,6 +100,9 @@ static void server_tokens(const struct engine_usage *u, struct metrics_request *
     }
     req->tokens.reasoning = reasoning;
     req->usage.reasoning_tokens = reasoning;
+    if (u->total_tokens > 0) {
+        req->usage.total_tokens = u->total_tokens;
+    }
 }
 
 /* count_text returns the token count of a text, or METRICS_ABSENT for none. */

@@ -66,6 +66,8 @@ void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_c
     }
     out->has_reasoning_tokens =
         endpoint__uint(d, endpoint__get(d, details, "reasoning_tokens"), &out->reasoning_tokens);
+    out->has_total_tokens =
+        endpoint__uint(d, endpoint__get(d, usage, "total_tokens"), &out->total_tokens);
 }
 
 void endpoint__error(const struct endpoint__doc *d, int err, struct endpoint_chunk *out)

@@ -298,11 +298,13 @@ struct endpoint_chunk {
      * responses response.usage, messages message.usage. Counts are read when
      * they are non-negative integers: prompt_tokens or input_tokens;
      * completion_tokens or output_tokens; completion_tokens_details or
-     * output_tokens_details .reasoning_tokens. */
+     * output_tokens_details .reasoning_tokens; total_tokens. */
     bool has_usage;
     bool has_prompt_tokens;
     bool has_completion_tokens;
     bool has_reasoning_tokens;
+    bool has_total_tokens;
+    uint64_t total_tokens;
     uint64_t prompt_tokens;
     uint64_t completion_tokens;
     uint64_t reasoning_tokens;

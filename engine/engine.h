@@ -158,6 +158,7 @@ struct engine_usage {
     int64_t prompt_tokens;
     int64_t completion_tokens;
     int64_t reasoning_tokens; /* -1 when not reported */
+    int64_t total_tokens;     /* 0 when not reported */
 };
 
 /* engine_record is everything measured about one request. Timestamps are

@@ -88,6 +88,9 @@ static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *
     if (chunk->has_reasoning_tokens) {
         rec->usage.reasoning_tokens = (int64_t)chunk->reasoning_tokens;
     }
+    if (chunk->has_total_tokens) {
+        rec->usage.total_tokens = (int64_t)chunk->total_tokens;
+    }
 }
 
 /* apply_chunk parses one event's data (or a whole body) and folds it into

@@ -92,6 +92,8 @@ Test(endpoint_chunk, usage_only_final_chunk)
     cr_assert(c.has_usage);
     cr_assert(c.has_prompt_tokens);
     cr_assert_eq(c.prompt_tokens, 550);
+    cr_assert(c.has_total_tokens);
+    cr_assert_eq(c.total_tokens, 750);
     cr_assert(c.has_completion_tokens);
     cr_assert_eq(c.completion_tokens, 200);
     cr_assert(c.has_reasoning_tokens);

@@ -32,6 +32,7 @@ struct captured {
     int64_t content_ns[64];
     bool saw_done;
     bool usage_present;
+    int64_t total_tokens;
     int64_t completion_tokens;
     size_t text_len;
     char text[512];
@@ -63,6 +64,7 @@ static void capture_record(void *ctx, const struct engine_record *rec)
         .send_start_ns = rec->send_start_ns,
         .saw_done = rec->saw_done,
         .usage_present = rec->usage.present,
+        .total_tokens = rec->usage.total_tokens,
         .completion_tokens = rec->usage.completion_tokens,
         .text_len = rec->text_len,
     };
@@ -204,6 +206,7 @@ Test(engine_run, streaming_chat_every_request_succeeds_with_every_token, .timeou
         cr_assert(c->saw_done);
         cr_assert(c->usage_present, "stream_options.include_usage was sent");
         cr_assert_eq(c->completion_tokens, 12);
+        cr_assert_gt(c->total_tokens, 12, "usage.total_tokens is read");
         cr_assert_gt(c->text_len, 12, "the text of every token was kept");
         cr_assert_gt(c->send_start_ns, 0);
     }
