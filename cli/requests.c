@@ -42,6 +42,9 @@ struct prompt_source {
     struct dataset_prompter *prompter;
     struct tokenizer_scratch scratch;
     struct dataset_rng rng;
+    const char *system_prompt; /* every request's system prompt, or NULL */
+    int64_t system_tokens;     /* its tokens; -1 when uncounted */
+    char *system_owned;        /* a generated shared system prompt */
 };
 
 /* one_prompt draws the next synthetic prompt of the run into buf and returns
@@ -79,8 +82,12 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     if (one_prompt(cfg, src, prompt, &isl) != 0) {
         return NULL;
     }
+    if (isl >= 0 && src->system_prompt != NULL) {
+        isl = src->system_tokens >= 0 ? isl + src->system_tokens : -1;
+    }
     const char *passages[1] = {passage};
     struct endpoint_payload_spec spec = {
+        .system_prompt = src->system_prompt,
         .type = out->type,
         .model = cfg->models.items[i % cfg->models.count],
         .prompt = prompt,
@@ -113,16 +120,62 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     return body;
 }
 
+/* system_prompt sets up the prompt every request carries: --system-prompt
+ * verbatim, or one synthetic --shared-system-prompt-length prompt. */
+static int system_prompt(const struct profile_config *cfg, struct prompt_source *src)
+{
+    src->system_tokens = -1;
+    if (cfg->system_prompt != NULL) {
+        src->system_prompt = cfg->system_prompt;
+    } else if (cfg->shared_system_prompt_length > 0) {
+        uint64_t length = (uint64_t)cfg->shared_system_prompt_length;
+        src->system_owned = malloc(PROMPT_BYTES_MAX);
+        size_t len = 0;
+        if (src->system_owned != NULL) {
+            len = src->prompter != NULL
+                      ? dataset_prompter_generate(src->prompter, &src->scratch, &src->rng, length,
+                                                  src->system_owned, PROMPT_BYTES_MAX)
+                      : dataset_synthetic_prompt(&src->rng, length, src->system_owned,
+                                                 PROMPT_BYTES_MAX);
+        }
+        if (len == 0) {
+            fprintf(stderr, "ringperf profile: --shared-system-prompt-length %llu is too long\n",
+                    (unsigned long long)length);
+            return -EINVAL;
+        }
+        src->system_prompt = src->system_owned;
+    }
+    size_t count = 0;
+    if (src->system_prompt != NULL && src->tok != NULL &&
+        tokenizer_count(src->tok, &src->scratch, src->system_prompt, strlen(src->system_prompt),
+                        &count) == TOKENIZER_OK) {
+        src->system_tokens = (int64_t)count;
+    }
+    return 0;
+}
+
 static int build_payloads(const struct profile_config *cfg, uint64_t seed,
                           const struct tokenizer *tok, const char *extra, struct cli_requests *out)
 {
-    size_t count = (size_t)cfg->request_count < DEFAULT_DATASET_ENTRIES ? (size_t)cfg->request_count
-                                                                        : DEFAULT_DATASET_ENTRIES;
+    /* AIPerf's --num-dataset-entries (100 by default) distinct prompts; a run
+     * limited to fewer requests needs only that many. */
+    size_t count =
+        cfg->num_dataset_entries > 0 ? (size_t)cfg->num_dataset_entries : DEFAULT_DATASET_ENTRIES;
+    bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
+    if (count_limited && (size_t)cfg->request_count < count) {
+        count = (size_t)cfg->request_count;
+    }
     struct prompt_source src = {.tok = tok};
     dataset_rng_seed(&src.rng, seed);
     char errbuf[512];
     if (tok != NULL && dataset_prompter_new(tok, &src.prompter, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    if (system_prompt(cfg, &src) != 0) {
+        free(src.system_owned);
+        dataset_prompter_free(src.prompter);
+        tokenizer_scratch_free(&src.scratch);
         return -EINVAL;
     }
     out->payloads = calloc(count, sizeof(*out->payloads));
@@ -144,6 +197,7 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
     }
     free(prompt);
     free(passage);
+    free(src.system_owned);
     dataset_prompter_free(src.prompter);
     tokenizer_scratch_free(&src.scratch);
     return ret;

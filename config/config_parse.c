@@ -61,6 +61,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->api_host);
     free(cfg->profile_export_prefix);
     free(cfg->goodput);
+    free(cfg->system_prompt);
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }
@@ -112,6 +113,11 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
         cfg->log_level = CONFIG_LOG_TRACE;
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
+    }
+    if (cfg->system_prompt != NULL && cfg->shared_system_prompt_length > 0) {
+        return config__fail(errbuf, errcap,
+                            "--system-prompt and --shared-system-prompt-length both set the "
+                            "system prompt; give one of them");
     }
     if (cfg->prefill_concurrency > 0 && !cfg->streaming) {
         return config__fail(errbuf, errcap,

@@ -256,7 +256,9 @@ static const struct config__flag flag_table[] = {
     /* Conversation input */
     NOPE(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions",
          "Number of unique conversations."),
-    NOPE(CONVERSATION, INT, "--num-dataset-entries --num-prompts", "Number of unique prompts."),
+    {SUP(CONVERSATION, INT, "--num-dataset-entries --num-prompts", 0, OFF(num_dataset_entries)),
+     .help = "Distinct synthetic prompts; requests cycle through them.", .default_text = "100",
+     .example = "500", .range = &range_count},
     NOPE(CONVERSATION, INT, "--conversation-turn-mean --session-turns-mean", "Mean turns."),
     NOPE(CONVERSATION, INT, "--conversation-turn-stddev --session-turns-stddev", "Turns stddev."),
     NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-mean --session-turn-delay-mean",
@@ -276,7 +278,8 @@ static const struct config__flag flag_table[] = {
     NOPE(PROMPT, INT, "--prompt-batch-size -b --batch-size-text --batch-size",
          "Texts per request (embeddings, rankings)."),
     NOPE(PROMPT, STRING, "--prompt-corpus", "Synthetic text corpus: sonnet or coding."),
-    NOPE(PROMPT, STRING, "--system-prompt", "Verbatim system prompt."),
+    {SUP(PROMPT, STRING, "--system-prompt", 0, OFF(system_prompt)),
+     .help = "A system prompt sent verbatim with every request.", .example = "'You are terse.'"},
     NOPE(PROMPT, STRING, "--system-prompt-file", "File holding the system prompt."),
     /* Cache bust */
     NOPE(CACHE_BUST, STRING, "--cache-bust", "Where to add a per-conversation cache-bust marker."),
@@ -286,7 +289,10 @@ static const struct config__flag flag_table[] = {
          "Number of shared prefix prompts."),
     NOPE(PREFIX_PROMPT, INT, "--prompt-prefix-length --prefix-prompt-length",
          "Tokens per prefix prompt."),
-    NOPE(PREFIX_PROMPT, INT, "--shared-system-prompt-length", "Tokens of a shared system prompt."),
+    {SUP(PREFIX_PROMPT, INT, "--shared-system-prompt-length", 0, OFF(shared_system_prompt_length)),
+     .help = "Tokens of one synthetic system prompt shared by every request (a common prefix for "
+             "the server's cache).",
+     .example = "50", .range = &range_count},
     NOPE(PREFIX_PROMPT, INT, "--user-context-prompt-length", "Tokens of per-session context."),
     /* Input sequence length */
     {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean", 0,

@@ -415,6 +415,47 @@ Test(profile_e2e, tokenizer_gives_exact_input_lengths_and_client_token_counts, .
     stop_mock(&w.mock);
 }
 
+/* A shared system prompt is one prompt in every request, and AIPerf counts it
+ * in the input length. */
+Test(profile_e2e, shared_system_prompt_is_in_every_request_and_the_input_length, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --endpoint-type responses "
+             "--streaming --concurrency 2 --request-count 10 --isl 40 --osl 4 "
+             "--shared-system-prompt-length 25 --artifact-dir DIR",
+             RINGPERF_TOKENIZER_QWEN3);
+    char *out = NULL;
+    int status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    json_t *isl = json_object_get(root, "input_sequence_length");
+    cr_assert_float_eq(json_real_value(json_object_get(isl, "min")), 65.0, 1e-9);
+    cr_assert_float_eq(json_real_value(json_object_get(isl, "max")), 65.0, 1e-9);
+    json_decref(root);
+    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
+    root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    json_t *data = json_object_get(root, "data");
+    const char *first = NULL;
+    for (size_t i = 0; i < json_array_size(data); i++) {
+        json_t *payload = json_array_get(json_object_get(json_array_get(data, i), "payloads"), 0);
+        const char *instructions = json_string_value(json_object_get(payload, "instructions"));
+        cr_assert_not_null(instructions, "responses carry the system prompt as instructions");
+        first = first != NULL ? first : instructions;
+        cr_assert_str_eq(instructions, first, "one prompt shared by every request");
+    }
+    json_decref(root);
+    free(out);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 60)
 {
     char *out = NULL;

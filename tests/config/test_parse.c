@@ -356,6 +356,9 @@ static const struct invalid_case invalid_cases[] = {
     {W("--model", "m", "--streaming", "--concurrency", "4", "--prefill-concurrency", "5"),
      "--prefill-concurrency (5) cannot exceed --concurrency (4)"},
     {W("--model", "m", "--failed-request-threshold", "1.5"), "--failed-request-threshold"},
+    {W("--model", "m", "--system-prompt", "be terse", "--shared-system-prompt-length", "9"),
+     "--system-prompt and --shared-system-prompt-length both set the system prompt"},
+    {W("--model", "m", "--num-dataset-entries", "0"), "--num-dataset-entries"},
     {W("--model", "m", "--arrival-pattern", "bursty"),
      "--arrival-pattern: unknown value 'bursty'; valid values: poisson, constant, gamma, "
      "concurrency_burst"},
