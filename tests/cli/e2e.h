@@ -1,0 +1,60 @@
+/*
+ * e2e.h - the end-to-end test harness of tests/cli: real `ringperf` and
+ * `ringperf mock-server` processes on loopback, and the files a run leaves.
+ * Compiled into each end-to-end test; failures are Criterion assertions.
+ */
+#ifndef RINGPERF_TESTS_CLI_E2E_H
+#define RINGPERF_TESTS_CLI_E2E_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* child is a spawned process and its stdout (plus stderr when merged). */
+struct child {
+    pid_t pid;
+    FILE *out;
+};
+
+/* spawn_child starts argv[0] with argv; capture_stderr merges stderr into out. */
+struct child spawn_child(char *const argv[], bool capture_stderr);
+
+/* wait_child waits for the child and returns its exit status (128 + signal
+ * when killed); closes out. */
+int wait_child(struct child *child);
+
+/* start_mock starts `ringperf mock-server --port 0 EXTRA...` and reads the
+ * port from its first line. */
+struct child start_mock(int *out_port, char *const extra[]);
+
+/* stop_mock sends SIGTERM and requires a clean exit. */
+void stop_mock(struct child *mock);
+
+/* read_all returns everything f still yields (malloc'd, NUL-terminated). */
+char *read_all(FILE *f);
+
+/* count_lines checks that every line of a JSONL export is a record and
+ * returns how many there are, with the number of error records. */
+size_t count_lines(const char *path, size_t *out_errors);
+
+/* e2e is one test's world: a mock server, its URL, and an artifact directory. */
+struct e2e {
+    struct child mock;
+    char url[64];
+    char dir[64];
+};
+
+/* e2e_start starts the mock server (with extra flags, or NULL) and makes a
+ * temporary artifact directory. */
+void e2e_start(struct e2e *w, char *const mock_flags[]);
+
+/* run_ringperf runs `ringperf WORDS...` (words separated by single spaces; the
+ * tokens URL and DIR are replaced by the world's) and returns its exit status
+ * and its output (stdout, plus stderr when merge_stderr). w may be NULL. */
+int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out);
+
+/* count_export_lines is count_lines for the world's profile_export.jsonl. */
+size_t count_export_lines(const struct e2e *w, size_t *out_errors);
+
+#endif
