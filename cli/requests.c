@@ -42,10 +42,25 @@ struct prompt_source {
     struct dataset_prompter *prompter;
     struct tokenizer_scratch scratch;
     struct dataset_rng rng;
+    uint64_t model_seed;       /* --model-selection-strategy random draws from this */
     const char *system_prompt; /* every request's system prompt, or NULL */
     int64_t system_tokens;     /* its tokens; -1 when uncounted */
     char *system_owned;        /* a generated shared system prompt */
 };
+
+/* model_of returns the model of payload i: --model values in turn
+ * (round_robin), or a draw that depends only on the seed and i (random). */
+static const char *model_of(const struct profile_config *cfg, const struct prompt_source *src,
+                            size_t i)
+{
+    size_t n = cfg->models.count;
+    if (cfg->model_selection != CONFIG_MODEL_SELECTION_RANDOM || n == 1) {
+        return cfg->models.items[i % n];
+    }
+    struct dataset_rng rng;
+    dataset_rng_seed(&rng, src->model_seed ^ ((uint64_t)i * 0x9e3779b97f4a7c15ULL));
+    return cfg->models.items[dataset_rng_next(&rng) % n];
+}
 
 /* one_prompt draws the next synthetic prompt of the run into buf and returns
  * its input tokens (METRICS-style -1 when there is no tokenizer to count). */
@@ -89,7 +104,7 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     struct endpoint_payload_spec spec = {
         .system_prompt = src->system_prompt,
         .type = out->type,
-        .model = cfg->models.items[i % cfg->models.count],
+        .model = model_of(cfg, src, i),
         .prompt = prompt,
         .max_tokens = max_tokens,
         .streaming = cfg->streaming,
@@ -167,6 +182,7 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
     }
     struct prompt_source src = {.tok = tok};
     dataset_rng_seed(&src.rng, seed);
+    src.model_seed = seed ^ 0x6d6f64656cULL;
     char errbuf[512];
     if (tok != NULL && dataset_prompter_new(tok, &src.prompter, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -307,7 +323,7 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
     char *extra = merged_extra(src->extra, e->extra_json);
     struct endpoint_payload_spec spec = {
         .type = out->type,
-        .model = cfg->models.items[i % cfg->models.count],
+        .model = model_of(cfg, &src->prompts, i),
         .prompt = src->prompt,
         .max_tokens = e->output_length > 0 ? e->output_length
                       : cfg->osl_set
@@ -359,6 +375,7 @@ static int build_bodies(const struct profile_config *cfg, uint64_t seed,
 {
     struct input_source src = {.cfg = cfg, .tok = tok, .extra = extra};
     dataset_rng_seed(&src.prompts.rng, seed);
+    src.prompts.model_seed = seed ^ 0x6d6f64656cULL;
     char errbuf[512];
     int ret = 0;
     if (tok != NULL &&

@@ -89,6 +89,10 @@ enum config_arrival_pattern {
  * profile_export_raw.jsonl. */
 enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_EXPORT_RAW };
 
+/* config_model_selection is --model-selection-strategy. AIPerf's weighted
+ * strategy is not supported yet. */
+enum config_model_selection { CONFIG_MODEL_SELECTION_ROUND_ROBIN, CONFIG_MODEL_SELECTION_RANDOM };
+
 /* config_log_level is --log-level, most verbose first. */
 enum config_log_level {
     CONFIG_LOG_TRACE,
@@ -175,18 +179,19 @@ struct profile_config {
     bool arrival_pattern_set;
     double arrival_smoothness; /* gamma shape k; valid when arrival_smoothness_set */
     bool arrival_smoothness_set;
-    int64_t warmup_request_count;        /* 0 = no count-triggered warmup */
-    double warmup_duration_seconds;      /* 0 = no duration-triggered warmup */
-    double cancellation_rate_percent;    /* --request-cancellation-rate, 0..100 */
-    double cancellation_delay_seconds;   /* --request-cancellation-delay, >= 0 */
-    int64_t prefill_concurrency;         /* --prefill-concurrency; 0 = no limit */
-    double failed_request_threshold;     /* 0 = not given; stop above this failure ratio */
-    double concurrency_ramp_seconds;     /* --concurrency-ramp-duration; 0 = none */
-    int64_t num_dataset_entries;         /* --num-dataset-entries; 0 = AIPerf's 100 */
-    char *system_prompt;                 /* --system-prompt; NULL = none */
-    int64_t shared_system_prompt_length; /* --shared-system-prompt-length; 0 = none */
-    double request_rate_ramp_seconds;    /* --request-rate-ramp-duration; 0 = none */
-    bool benchmark_grace_period_set;     /* only valid with --benchmark-duration */
+    int64_t warmup_request_count;                /* 0 = no count-triggered warmup */
+    double warmup_duration_seconds;              /* 0 = no duration-triggered warmup */
+    double cancellation_rate_percent;            /* --request-cancellation-rate, 0..100 */
+    double cancellation_delay_seconds;           /* --request-cancellation-delay, >= 0 */
+    int64_t prefill_concurrency;                 /* --prefill-concurrency; 0 = no limit */
+    double failed_request_threshold;             /* 0 = not given; stop above this failure ratio */
+    double concurrency_ramp_seconds;             /* --concurrency-ramp-duration; 0 = none */
+    int64_t num_dataset_entries;                 /* --num-dataset-entries; 0 = AIPerf's 100 */
+    enum config_model_selection model_selection; /* default round_robin */
+    char *system_prompt;                         /* --system-prompt; NULL = none */
+    int64_t shared_system_prompt_length;         /* --shared-system-prompt-length; 0 = none */
+    double request_rate_ramp_seconds;            /* --request-rate-ramp-duration; 0 = none */
+    bool benchmark_grace_period_set;             /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;                    /* default "artifacts" */
     bool artifact_dir_set;                 /* AIPerf adds a per-run subdirectory only if unset */

@@ -81,6 +81,12 @@ static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
 static const struct config__range range_ratio = {0, 1, MIN_IN | MAX_IN};
 static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
 
+static const struct config__choice model_selection_choices[] = {
+    {"round_robin", CONFIG_MODEL_SELECTION_ROUND_ROBIN, false},
+    {"random", CONFIG_MODEL_SELECTION_RANDOM, false},
+    {NULL, 0, false},
+};
+
 static const struct config__choice ui_choices[] = {
     {"dashboard", CONFIG_UI_DASHBOARD, false},
     {"simple", CONFIG_UI_SIMPLE, false},
@@ -118,8 +124,10 @@ static const struct config__flag flag_table[] = {
      .help = "Model name(s) to benchmark. Repeat the flag, give several values, or use a "
              "comma-separated list. Required.",
      .example = "Qwen/Qwen3-0.6B"},
-    NOPE(ENDPOINT, STRING, "--model-selection-strategy",
-         "How a model is picked per request: round_robin, random or weighted."),
+    {SUP(ENDPOINT, CHOICE, "--model-selection-strategy", 0, OFF(model_selection)),
+     .help = "How each request's model is picked from several --model values: in turn "
+             "(round_robin) or at random (random, reproducible with --random-seed).",
+     .default_text = "round_robin", .example = "random", .choices = model_selection_choices},
     {SUP(ENDPOINT, STRING, "--custom-endpoint --endpoint", CONFIG__T_ALLOW_EMPTY,
          OFF(custom_endpoint)),
      .help = "Request path that replaces the endpoint type's default path (e.g. /v1/custom). "

@@ -303,6 +303,56 @@ Test(profile_e2e, shared_system_prompt_is_in_every_request_and_the_input_length,
     stop_mock(&w.mock);
 }
 
+/* models_in_inputs counts the payloads of inputs.json naming model a and b. */
+static void models_in_inputs(const struct e2e *w, size_t *out_a, size_t *out_b, bool *out_alternate)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    json_t *data = json_object_get(root, "data");
+    *out_a = *out_b = 0;
+    *out_alternate = true;
+    for (size_t i = 0; i < json_array_size(data); i++) {
+        json_t *payload = json_array_get(json_object_get(json_array_get(data, i), "payloads"), 0);
+        const char *model = json_string_value(json_object_get(payload, "model"));
+        bool is_a = strcmp(model, "model-a") == 0;
+        *out_a += is_a;
+        *out_b += !is_a;
+        *out_alternate &= is_a == (i % 2 == 0);
+    }
+    json_decref(root);
+}
+
+Test(profile_e2e, model_selection_round_robin_and_random, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status =
+        run_ringperf(&w,
+                     "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
+                     "--artifact-dir DIR",
+                     true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    size_t a = 0;
+    size_t b = 0;
+    bool alternate = false;
+    models_in_inputs(&w, &a, &b, &alternate);
+    cr_assert(alternate && a == 20 && b == 20, "round robin by default: %zu/%zu", a, b);
+    status = run_ringperf(&w,
+                          "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
+                          "--model-selection-strategy random --random-seed 3 --artifact-dir DIR",
+                          true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    models_in_inputs(&w, &a, &b, &alternate);
+    cr_assert(a > 0 && b > 0 && !alternate, "random picks both, not in turn: %zu/%zu", a, b);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 60)
 {
     char *out = NULL;
