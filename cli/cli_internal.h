@@ -68,9 +68,9 @@ int cli_results_init(struct cli_results *results, const struct profile_config *c
 void cli_results_free(struct cli_results *results);
 
 /* cli_record_compute fills `*out` for `record`: the content response times
- * (events that carried output or reasoning text), token counts from the
- * server's usage (the tokenizer is not wired in yet, so this is AIPerf's
- * --use-server-token-count behaviour in every run) and the metric values. */
+ * (events that carried output or reasoning text), token counts (from the
+ * run's tokenizer when there is one and --use-server-token-count is not
+ * given, else from the server's usage) and the metric values. */
 void cli_record_compute(struct cli_results *results, const struct engine_record *record,
                         struct cli_record_metrics *out);
 

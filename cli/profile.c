@@ -93,22 +93,17 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
     cli_live_progress(&run->live, &run->results, finished, total);
 }
 
-/* resolve_target resolves --url number index into *out. */
-static int resolve_target(const struct profile_config *cfg, size_t index, struct engine_target *out)
+/* lookup_host resolves host:port (what names it, for messages) into *out_addr. */
+static int lookup_host(const char *what, const char *host, uint16_t port,
+                       struct sockaddr_storage *out_addr, socklen_t *out_len)
 {
-    char errbuf[512];
-    struct config_target target;
-    if (config_resolve_url(cfg, index, &target, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ringperf profile: %s\n", errbuf);
-        return -EINVAL;
-    }
-    char port[8];
-    snprintf(port, sizeof(port), "%u", target.port);
+    char service[8];
+    snprintf(service, sizeof(service), "%u", port);
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
     struct addrinfo *found = NULL;
-    int ret = getaddrinfo(target.host, port, &hints, &found);
+    int ret = getaddrinfo(host, service, &hints, &found);
     if (ret != 0) {
-        fprintf(stderr, "ringperf profile: --url: cannot resolve '%s': %s\n", target.host,
+        fprintf(stderr, "ringperf profile: %s: cannot resolve '%s': %s\n", what, host,
                 gai_strerror(ret));
         return -EINVAL;
     }
@@ -120,16 +115,65 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
             break;
         }
     }
-    memcpy(&out->addr, pick->ai_addr, pick->ai_addrlen);
-    out->addr_len = pick->ai_addrlen;
+    memcpy(out_addr, pick->ai_addr, pick->ai_addrlen);
+    *out_len = pick->ai_addrlen;
     freeaddrinfo(found);
+    return 0;
+}
+
+/* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
+ * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
+static int resolve_proxy(const struct config_target *target, struct engine_target *out)
+{
+    char errbuf[512];
+    struct config_proxy proxy;
+    if (config_proxy_for(environ, target, &proxy, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    if (!proxy.used) {
+        return 0;
+    }
+    struct engine_proxy *p = &out->proxy;
+    if (lookup_host(proxy.variable, proxy.host, proxy.port, &p->addr, &p->addr_len) != 0) {
+        return -EINVAL;
+    }
+    bool v6 = strchr(target->host, ':') != NULL;
+    snprintf(p->name, sizeof(p->name), "%s", proxy.authority);
+    snprintf(p->authority, sizeof(p->authority), "%s%s%s:%u", v6 ? "[" : "", target->host,
+             v6 ? "]" : "", (unsigned)target->port);
+    _Static_assert(sizeof(p->authorization) == sizeof(proxy.authorization), "same secret size");
+    memcpy(p->authorization, proxy.authorization, sizeof(p->authorization));
+    explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
+    p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
+    if (p->mode == ENGINE_PROXY_FORWARD) {
+        /* Absolute form: the proxy learns the server from the request line. */
+        snprintf(out->path, sizeof(out->path), "http://%s%s", target->authority, target->path);
+    }
+    fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
+            p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
+    return 0;
+}
+
+/* resolve_target resolves --url number index into *out. */
+static int resolve_target(const struct profile_config *cfg, size_t index, struct engine_target *out)
+{
+    char errbuf[512];
+    struct config_target target;
+    if (config_resolve_url(cfg, index, &target, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    if (lookup_host("--url", target.host, target.port, &out->addr, &out->addr_len) != 0) {
+        return -EINVAL;
+    }
     snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
     snprintf(out->path, sizeof(out->path), "%s", target.path);
     if (target.scheme == CONFIG_SCHEME_HTTPS) {
         /* prepare_tls gives the target the run's context. */
         snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
     }
-    return 0;
+    return resolve_proxy(&target, out);
 }
 
 static bool tls_flags_given(const struct profile_config *cfg)
@@ -163,6 +207,9 @@ static int prepare_tls(struct profile_run *run)
         .cert_file = cfg->tls_cert_file,
         .key_file = cfg->tls_key_file,
     };
+    /* Not an AIPerf flag: bench/tls_handshake.sh measures handshakes without resumption. */
+    const char *no_resumption = getenv("RINGPERF_TLS_NO_RESUMPTION");
+    opts.resumption_disabled = no_resumption != NULL && strcmp(no_resumption, "1") == 0;
     char errbuf[512];
     int ret = tls_options_apply_env(&opts, environ, errbuf, sizeof(errbuf));
     if (ret == 0) {

@@ -219,38 +219,49 @@ static void stats_header(struct table *t, const char *title, const char *title_c
     }
 }
 
-/* main_rows adds the console's record and scalar metrics by display_order. */
-static void main_rows(struct table *t, const struct metrics_summary *s)
+/* row_wanted says whether metric `index` (records first, then scalars) goes
+ * in a table: a usage table takes the usage group, the main table every
+ * console metric. */
+static bool row_wanted(const struct metrics_summary *s, int index, bool usage)
 {
-    int next = 0;
+    bool scalar = index >= METRICS_ID_COUNT;
+    int sid = index - METRICS_ID_COUNT;
+    const struct metrics_info *info = scalar ? metrics_scalar_info_of(sid) : metrics_info_of(index);
+    bool present = scalar ? s->scalar_present[sid] : s->record_present[index];
+    if (!present || info->display_order <= 0) {
+        return false;
+    }
+    return usage ? (info->flags & METRICS_F_USAGE) != 0 : (info->flags & METRICS_F_NO_CONSOLE) == 0;
+}
+
+/* ordered_rows adds the wanted metrics by display_order; on a tie a record
+ * metric comes before a scalar one (a usage metric above its total). */
+static void ordered_rows(struct table *t, const struct metrics_summary *s, bool usage)
+{
+    enum { ALL = METRICS_ID_COUNT + METRICS_SCALAR_COUNT };
+    long long last = -1;
     for (;;) {
-        int best = 0;
-        int best_id = -1;
-        bool best_scalar = false;
-        for (int id = 0; id < METRICS_ID_COUNT + METRICS_SCALAR_COUNT; id++) {
-            bool scalar = id >= METRICS_ID_COUNT;
-            int sid = id - METRICS_ID_COUNT;
+        long long best = -1;
+        for (int i = 0; i < ALL; i++) {
+            bool scalar = i >= METRICS_ID_COUNT;
             const struct metrics_info *info =
-                scalar ? metrics_scalar_info_of(sid) : metrics_info_of(id);
-            bool present = scalar ? s->scalar_present[sid] : s->record_present[id];
-            int order = info->display_order;
-            if (!present || order <= next || (info->flags & METRICS_F_NO_CONSOLE) != 0 ||
-                (best_id >= 0 && order >= best)) {
-                continue;
+                scalar ? metrics_scalar_info_of(i - METRICS_ID_COUNT) : metrics_info_of(i);
+            long long key = (long long)info->display_order * ALL + i;
+            if (key > last && (best < 0 || key < best) && row_wanted(s, i, usage)) {
+                best = key;
             }
-            best = order;
-            best_id = scalar ? sid : id;
-            best_scalar = scalar;
         }
-        if (best_id < 0) {
+        if (best < 0) {
             return;
         }
-        if (best_scalar) {
-            stat_row(t, metrics_scalar_info_of(best_id), &s->scalar[best_id], 1);
+        int i = (int)(best % ALL);
+        if (i >= METRICS_ID_COUNT) {
+            int sid = i - METRICS_ID_COUNT;
+            stat_row(t, metrics_scalar_info_of(sid), &s->scalar[sid], 1);
         } else {
-            record_row(t, s, (enum metrics_id)best_id);
+            record_row(t, s, (enum metrics_id)i);
         }
-        next = best;
+        last = best;
     }
 }
 
@@ -260,11 +271,7 @@ static void usage_table(FILE *out, struct table *t, const struct metrics_summary
     char usage_title[160];
     snprintf(usage_title, sizeof(usage_title), "%s: Usage", title);
     stats_header(t, usage_title, ANSI_BOLD);
-    for (int id = 0; id < METRICS_ID_COUNT; id++) {
-        if ((metrics_info_of(id)->flags & METRICS_F_USAGE) != 0 && s->record_present[id]) {
-            record_row(t, s, (enum metrics_id)id);
-        }
-    }
+    ordered_rows(t, s, true);
     if (t->rows > 1) {
         fputc('\n', out);
         table_print(out, t, color);
@@ -314,7 +321,7 @@ void cli_report_print(FILE *out, const struct metrics_summary *summary,
         return;
     }
     stats_header(t, opts->title, ANSI_BOLD);
-    main_rows(t, summary);
+    ordered_rows(t, summary, false);
     table_print(out, t, opts->color);
     usage_table(out, t, summary, opts->title, opts->color);
     error_table(out, t, results, opts->color);

@@ -80,14 +80,34 @@ static bool content_times(struct cli_results *results, const struct engine_recor
 /* server_tokens maps usage onto token counts: completion_tokens includes the
  * reasoning tokens, which AIPerf's output_token_count does not. The engine
  * keeps 0 for a count the server left out, so 0 reads as absent. */
+static int64_t detail(int64_t count)
+{
+    return count >= 0 ? count : METRICS_ABSENT;
+}
+
+/* usage_details copies the cache, audio, tool-use and prediction counts,
+ * which the engine keeps as -1 when the server left them out. */
+static void usage_details(const struct engine_usage *u, struct metrics_usage *out)
+{
+    out->prompt_cache_read_tokens = detail(u->cache_read_tokens);
+    out->prompt_cache_write_tokens = detail(u->cache_write_tokens);
+    out->prompt_cache_miss_tokens = detail(u->cache_miss_tokens);
+    out->prompt_audio_tokens = detail(u->prompt_audio_tokens);
+    out->completion_audio_tokens = detail(u->completion_audio_tokens);
+    out->tool_use_prompt_tokens = detail(u->tool_use_prompt_tokens);
+    out->accepted_prediction_tokens = detail(u->accepted_prediction_tokens);
+    out->rejected_prediction_tokens = detail(u->rejected_prediction_tokens);
+    out->prompt_audio_seconds = u->prompt_audio_seconds >= 0 ? u->prompt_audio_seconds : -1.0;
+}
+
 static void server_tokens(const struct engine_usage *u, struct metrics_request *req)
 {
     req->tokens = (struct metrics_tokens){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT};
-    req->usage =
-        (struct metrics_usage){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT};
+    req->usage = METRICS_USAGE_NONE;
     if (!u->present) {
         return;
     }
+    usage_details(u, &req->usage);
     int64_t reasoning = u->reasoning_tokens >= 0 ? u->reasoning_tokens : METRICS_ABSENT;
     if (u->prompt_tokens > 0) {
         req->tokens.input = u->prompt_tokens;
@@ -125,6 +145,7 @@ static void client_tokens(struct cli_results *results, const struct engine_recor
     req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
     req->tokens.input =
         results->payload_isl != NULL ? results->payload_isl[rec->payload_index] : METRICS_ABSENT;
+    req->client_tokens = true;
 }
 
 void cli_record_compute(struct cli_results *results, const struct engine_record *rec,

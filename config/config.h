@@ -280,4 +280,45 @@ bool config_endpoint_produces_tokens(enum config_endpoint_type type);
 int config_resolve_url(const struct profile_config *cfg, size_t url_index,
                        struct config_target *out, char *errbuf, size_t errcap);
 
+/* CONFIG_PROXY_AUTHORIZATION_BYTES bounds config_proxy.authorization: "Basic " and the
+ * base64 of a user:password of up to CONFIG_USERINFO_BYTES_MAX bytes, NUL included. */
+#define CONFIG_PROXY_AUTHORIZATION_BYTES 360
+/* CONFIG_NO_PROXY_ENTRY_BYTES_MAX bounds one NO_PROXY entry; longer entries never match. */
+#define CONFIG_NO_PROXY_ENTRY_BYTES_MAX 300
+
+/* config_proxy is the forward proxy one target is reached through (config_proxy_for).
+ * Caller-allocated; holds no pointers. */
+struct config_proxy {
+    bool used;                                 /* false: connect to the target directly */
+    char variable[16];                         /* the variable that named it, e.g. "HTTPS_PROXY" */
+    uint16_t port;                             /* 1080 when the proxy URL has none, as curl */
+    char host[CONFIG_HOST_BYTES_MAX + 1];      /* for getaddrinfo: no IPv6 brackets */
+    char authority[CONFIG_HOST_BYTES_MAX + 9]; /* "host:port" ("[v6]:port"), for messages: it
+                                                  never holds credentials */
+    /* "" or "Basic <base64(user:password)>" from the proxy URL's user:password@ (percent-
+     * decoded), for Proxy-Authorization. A secret: never print it. */
+    char authorization[CONFIG_PROXY_AUTHORIZATION_BYTES];
+};
+
+/* config_proxy_for picks the proxy for target from the environment envp (borrowed, only
+ * read) with curl's rules: no_proxy/NO_PROXY first (config_no_proxy_match; loopback is not
+ * exempt unless listed), then for http:// targets http_proxy/HTTP_PROXY and for https://
+ * targets https_proxy/HTTPS_PROXY, then all_proxy/ALL_PROXY; lower case wins, an empty value
+ * counts as unset. (curl ignores upper-case HTTP_PROXY; ringperf honours it as AIPerf's
+ * Python stack does.) The proxy URL is http://[user:password@]host[:port][/]; the scheme
+ * may be left out. Writes *out (out->used false when no proxy applies) and returns 0, or
+ * returns -EINVAL with a message naming the variable (credentials redacted) in errbuf for
+ * a proxy URL that is malformed or asks for an unsupported scheme (https://, socks...). */
+int config_proxy_for(char *const *envp, const struct config_target *target,
+                     struct config_proxy *out, char *errbuf, size_t errcap);
+
+/* config_no_proxy_match reports whether host (a bare name or IP literal, no brackets, no
+ * port) is exempt from proxying by no_proxy, a comma-separated list as curl reads it:
+ * "*" exempts every host; an entry matches the host itself and, as a domain, every name
+ * under it ("example.com" and ".example.com" both match "api.example.com"); IP literals
+ * (IPv6 with or without brackets) match only the same address, or every address in an
+ * a.b.c.d/n or v6/n range; case, surrounding blanks and trailing dots are ignored.
+ * no_proxy NULL or "" exempts nothing. */
+bool config_no_proxy_match(const char *no_proxy, const char *host);
+
 #endif

@@ -171,6 +171,13 @@ bool config__redact_url(const char *url, char *out, size_t cap);
 int config__resolve(const char *base, enum config_endpoint_type type, const char *custom,
                     bool streaming, struct config_target *out, char *errbuf, size_t errcap);
 
+/* config__proxy_url parses the proxy URL url (the value of the environment variable named
+ * variable, for messages) into out's port, host, authority and (still percent-encoded) the
+ * user:password part in out_userinfo (cap CONFIG_USERINFO_BYTES_MAX + 1). Returns 0, or
+ * -EINVAL with a message (credentials redacted) in errbuf. */
+int config__proxy_url(const char *variable, const char *url, struct config_proxy *out,
+                      char *out_userinfo, char *errbuf, size_t errcap);
+
 /* config__finalize applies defaults and cross-flag checks after all flags. */
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap);
 

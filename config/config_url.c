@@ -341,3 +341,51 @@ int config_resolve_url(const struct profile_config *cfg, size_t url_index,
     return config__resolve(cfg->urls.items[url_index], cfg->endpoint_type, cfg->custom_endpoint,
                            cfg->streaming, out, errbuf, errcap);
 }
+
+int config__proxy_url(const char *variable, const char *url, struct config_proxy *out,
+                      char *out_userinfo, char *errbuf, size_t errcap)
+{
+    char shown[128];
+    char redacted[256];
+    if (!config__redact_url(url, redacted, sizeof(redacted))) {
+        snprintf(redacted, sizeof(redacted), "%s", "(long URL)");
+    }
+    if (strchr(redacted, '@') != NULL) {
+        /* An '@' the redactor did not see as userinfo (say, a '/' in the password) may
+         * still guard a secret: show nothing of the URL. */
+        snprintf(redacted, sizeof(redacted), "%s", CONFIG_REDACTED);
+    }
+    config__show(redacted, shown, sizeof(shown));
+    struct url_parts u;
+    split_url(url, &u);
+    if (u.scheme != NULL && !(u.scheme_len == 4 && strncasecmp(u.scheme, "http", 4) == 0)) {
+        return config__fail(errbuf, errcap,
+                            "%s '%s': proxy scheme '%.*s' is not supported; use an http:// proxy "
+                            "(it tunnels https:// targets with CONNECT)",
+                            variable, shown, (int)(u.scheme_len > 20 ? 20 : u.scheme_len),
+                            u.scheme);
+    }
+    if (!valid_host(&u)) {
+        return config__fail(errbuf, errcap, "%s '%s': missing or invalid proxy host name", variable,
+                            shown);
+    }
+    out->port = 1080;
+    if (u.port != NULL && !parse_port(&u, &out->port)) {
+        return config__fail(errbuf, errcap, "%s '%s': the port must be a number from 1 to 65535",
+                            variable, shown);
+    }
+    if ((u.path_len > 1 || (u.path_len == 1 && u.path[0] != '/')) || u.query != NULL) {
+        return config__fail(errbuf, errcap, "%s '%s': a proxy URL has no path or query", variable,
+                            shown);
+    }
+    if (u.userinfo_len > CONFIG_USERINFO_BYTES_MAX || !visible_ascii(u.userinfo, u.userinfo_len)) {
+        return config__fail(errbuf, errcap, "%s '%s': invalid user:password part", variable, shown);
+    }
+    memcpy(out_userinfo, u.userinfo != NULL ? u.userinfo : "", u.userinfo_len);
+    out_userinfo[u.userinfo_len] = '\0';
+    memcpy(out->host, u.host, u.host_len);
+    out->host[u.host_len] = '\0';
+    snprintf(out->authority, sizeof(out->authority), "%s%s%s:%u", u.host_is_ipv6 ? "[" : "",
+             out->host, u.host_is_ipv6 ? "]" : "", (unsigned)out->port);
+    return 0;
+}

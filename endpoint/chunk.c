@@ -50,6 +50,69 @@ static bool chunk__count(const struct endpoint__doc *d, int usage, const char *n
            endpoint__uint(d, endpoint__get(d, usage, alias), out);
 }
 
+/* chunk__seconds reads a non-negative JSON number (integer or not) up to a
+ * sane length; strtod needs a NUL-terminated copy. */
+static bool chunk__seconds(const struct endpoint__doc *d, int i, double *out)
+{
+    char text[64];
+    if (!endpoint__is_number(d, i)) {
+        return false;
+    }
+    struct endpoint_str v = endpoint__view(d, i);
+    if (v.len == 0 || v.len >= sizeof(text)) {
+        return false;
+    }
+    memcpy(text, v.ptr, v.len);
+    text[v.len] = '\0';
+    char *end = NULL;
+    double x = strtod(text, &end);
+    if (end != text + v.len || !(x >= 0) || x > 1e15) {
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+/* chunk__details returns the first of two details objects that is an object
+ * (vLLM sends null for an absent one). */
+static int chunk__details(const struct endpoint__doc *d, int usage, const char *name,
+                          const char *alias)
+{
+    int details = endpoint__get(d, usage, name);
+    return endpoint__is(d, details, JSMN_OBJECT) ? details : endpoint__get(d, usage, alias);
+}
+
+/* chunk__usage_details reads the cache, audio, tool and prediction counts. */
+static void chunk__usage_details(const struct endpoint__doc *d, int usage, int prompt_details,
+                                 int completion_details, struct endpoint_chunk *out)
+{
+    out->has_cache_read_tokens =
+        endpoint__uint(d, endpoint__get(d, prompt_details, "cached_tokens"),
+                       &out->cache_read_tokens) ||
+        chunk__count(d, usage, "cache_read_input_tokens", "prompt_cache_hit_tokens",
+                     &out->cache_read_tokens) ||
+        endpoint__uint(d, endpoint__get(d, usage, "cacheReadInputTokens"), &out->cache_read_tokens);
+    out->has_cache_write_tokens = chunk__count(d, usage, "cache_creation_input_tokens",
+                                               "cacheWriteInputTokens", &out->cache_write_tokens);
+    out->has_cache_miss_tokens = endpoint__uint(
+        d, endpoint__get(d, usage, "prompt_cache_miss_tokens"), &out->cache_miss_tokens);
+    out->has_prompt_audio_tokens = endpoint__uint(
+        d, endpoint__get(d, prompt_details, "audio_tokens"), &out->prompt_audio_tokens);
+    out->has_completion_audio_tokens = endpoint__uint(
+        d, endpoint__get(d, completion_details, "audio_tokens"), &out->completion_audio_tokens);
+    out->has_accepted_prediction_tokens =
+        endpoint__uint(d, endpoint__get(d, completion_details, "accepted_prediction_tokens"),
+                       &out->accepted_prediction_tokens);
+    out->has_rejected_prediction_tokens =
+        endpoint__uint(d, endpoint__get(d, completion_details, "rejected_prediction_tokens"),
+                       &out->rejected_prediction_tokens);
+    out->has_tool_use_prompt_tokens =
+        chunk__count(d, usage, "tool_use_prompt_tokens", "toolUsePromptTokenCount",
+                     &out->tool_use_prompt_tokens);
+    out->has_prompt_audio_seconds = chunk__seconds(
+        d, endpoint__get(d, usage, "prompt_audio_seconds"), &out->prompt_audio_seconds);
+}
+
 void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_chunk *out)
 {
     if (!endpoint__is(d, usage, JSMN_OBJECT) || d->tok[usage].size == 0) {
@@ -60,14 +123,13 @@ void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_c
         chunk__count(d, usage, "prompt_tokens", "input_tokens", &out->prompt_tokens);
     out->has_completion_tokens =
         chunk__count(d, usage, "completion_tokens", "output_tokens", &out->completion_tokens);
-    int details = endpoint__get(d, usage, "completion_tokens_details");
-    if (!endpoint__is(d, details, JSMN_OBJECT)) {
-        details = endpoint__get(d, usage, "output_tokens_details");
-    }
+    int details = chunk__details(d, usage, "completion_tokens_details", "output_tokens_details");
     out->has_reasoning_tokens =
         endpoint__uint(d, endpoint__get(d, details, "reasoning_tokens"), &out->reasoning_tokens);
     out->has_total_tokens =
         endpoint__uint(d, endpoint__get(d, usage, "total_tokens"), &out->total_tokens);
+    int prompt_details = chunk__details(d, usage, "prompt_tokens_details", "input_tokens_details");
+    chunk__usage_details(d, usage, prompt_details, details, out);
 }
 
 void endpoint__error(const struct endpoint__doc *d, int err, struct endpoint_chunk *out)

@@ -298,7 +298,20 @@ struct endpoint_chunk {
      * responses response.usage, messages message.usage. Counts are read when
      * they are non-negative integers: prompt_tokens or input_tokens;
      * completion_tokens or output_tokens; completion_tokens_details or
-     * output_tokens_details .reasoning_tokens; total_tokens. */
+     * output_tokens_details .reasoning_tokens; total_tokens. The detail
+     * counts, under the first of their vendor names that is present:
+     * cache_read_tokens: prompt_tokens_details or input_tokens_details
+     * .cached_tokens (OpenAI, vLLM, Responses), cache_read_input_tokens
+     * (Anthropic), prompt_cache_hit_tokens (DeepSeek), cacheReadInputTokens
+     * (Bedrock); cache_write_tokens: cache_creation_input_tokens,
+     * cacheWriteInputTokens; cache_miss_tokens: prompt_cache_miss_tokens;
+     * prompt_audio_tokens: prompt_tokens_details.audio_tokens;
+     * completion_audio_tokens, accepted_prediction_tokens,
+     * rejected_prediction_tokens: completion_tokens_details.*;
+     * tool_use_prompt_tokens: tool_use_prompt_tokens or
+     * toolUsePromptTokenCount; prompt_audio_seconds (a non-negative number,
+     * not only an integer): prompt_audio_seconds (Mistral). A null details
+     * object (vLLM) is no details. */
     bool has_usage;
     bool has_prompt_tokens;
     bool has_completion_tokens;
@@ -308,6 +321,24 @@ struct endpoint_chunk {
     uint64_t prompt_tokens;
     uint64_t completion_tokens;
     uint64_t reasoning_tokens;
+    bool has_cache_read_tokens;
+    bool has_cache_write_tokens;
+    bool has_cache_miss_tokens;
+    bool has_prompt_audio_tokens;
+    bool has_completion_audio_tokens;
+    bool has_tool_use_prompt_tokens;
+    bool has_accepted_prediction_tokens;
+    bool has_rejected_prediction_tokens;
+    bool has_prompt_audio_seconds;
+    uint64_t cache_read_tokens;
+    uint64_t cache_write_tokens;
+    uint64_t cache_miss_tokens;
+    uint64_t prompt_audio_tokens;
+    uint64_t completion_audio_tokens;
+    uint64_t tool_use_prompt_tokens;
+    uint64_t accepted_prediction_tokens;
+    uint64_t rejected_prediction_tokens;
+    double prompt_audio_seconds;
     /* ENDPOINT_PARSE_ERROR only: error.code when it is an integer in
      * 400..599, else 502; error.type; the message (error.message, or the
      * error value itself when it is a string). When there is no string

@@ -36,17 +36,40 @@
 
 struct tls_context;
 
+/* engine_proxy_mode is how a target is reached through a forward proxy. */
+enum engine_proxy_mode {
+    ENGINE_PROXY_NONE = 0, /* connect to the target itself */
+    ENGINE_PROXY_FORWARD,  /* http:// targets: requests go to the proxy in absolute form
+                              (engine_target.path holds "http://host:port/path") */
+    ENGINE_PROXY_TUNNEL,   /* https:// targets: CONNECT tunnel, then TLS through it */
+};
+
+/* engine_proxy is the forward proxy a target goes through (mode NONE: none). */
+struct engine_proxy {
+    enum engine_proxy_mode mode;
+    struct sockaddr_storage addr; /* resolved proxy address */
+    socklen_t addr_len;
+    char name[272];      /* "host:port" of the proxy, for error messages: no credentials */
+    char authority[272]; /* TUNNEL: the CONNECT target, "host:port" ("[v6]:port") */
+    /* "" or "Basic ..." sent as Proxy-Authorization (CONNECT requests, or every request in
+     * FORWARD mode). A secret: never printed or exported. */
+    char authorization[360];
+};
+
 /* engine_target is one server endpoint: where to connect and what to ask for. */
 struct engine_target {
     struct sockaddr_storage addr; /* resolved server address (IPv4 or IPv6) */
     socklen_t addr_len;
     char host_header[272]; /* "host:port" as sent in the Host header */
-    char path[4104];       /* request target, e.g. "/v1/chat/completions?x=1" */
+    /* request target, e.g. "/v1/chat/completions?x=1"; through a FORWARD proxy the
+     * absolute form "http://host:port/v1/chat/completions?x=1" */
+    char path[4400];
     /* https:// targets: the run's TLS context (tls/tls.h; borrowed, it must outlive
      * engine_run) and the server name for SNI and certificate checks (the URL's bare
      * host). tls NULL = plain HTTP. */
     struct tls_context *tls;
     char tls_host[256];
+    struct engine_proxy proxy; /* zero: no proxy */
 };
 
 /* engine_payload is one request body, prepared before the run. */
@@ -159,7 +182,32 @@ struct engine_usage {
     int64_t completion_tokens;
     int64_t reasoning_tokens; /* -1 when not reported */
     int64_t total_tokens;     /* 0 when not reported */
+    /* The detail counts (see struct endpoint_chunk), -1 when not reported:
+     * prompt cache read/write/miss, prompt and completion audio, tool-use
+     * prompt, accepted and rejected prediction tokens. */
+    int64_t cache_read_tokens;
+    int64_t cache_write_tokens;
+    int64_t cache_miss_tokens;
+    int64_t prompt_audio_tokens;
+    int64_t completion_audio_tokens;
+    int64_t tool_use_prompt_tokens;
+    int64_t accepted_prediction_tokens;
+    int64_t rejected_prediction_tokens;
+    double prompt_audio_seconds; /* -1 when not reported */
 };
+
+/* ENGINE_USAGE_INIT is a struct engine_usage with nothing reported. */
+#define ENGINE_USAGE_INIT                                                                          \
+    ((struct engine_usage){.reasoning_tokens = -1,                                                 \
+                           .cache_read_tokens = -1,                                                \
+                           .cache_write_tokens = -1,                                               \
+                           .cache_miss_tokens = -1,                                                \
+                           .prompt_audio_tokens = -1,                                              \
+                           .completion_audio_tokens = -1,                                          \
+                           .tool_use_prompt_tokens = -1,                                           \
+                           .accepted_prediction_tokens = -1,                                       \
+                           .rejected_prediction_tokens = -1,                                       \
+                           .prompt_audio_seconds = -1})
 
 /* engine_record is everything measured about one request. Timestamps are
  * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */

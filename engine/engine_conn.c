@@ -44,7 +44,8 @@ int engine__conns_init(struct engine__shard *shard)
         c->head = malloc(ENGINE__HEAD_BYTES);
         c->body = malloc(ENGINE__BODY_BYTES);
         c->header_buf = malloc(ENGINE__HEADER_BYTES);
-        c->headers = calloc(config->extra_header_count + 1, sizeof(*c->headers));
+        /* + X-Request-ID, + Proxy-Authorization through a forward proxy */
+        c->headers = calloc(config->extra_header_count + 2, sizeof(*c->headers));
         if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL ||
             engine__tls_conn_init(shard, c) != 0) {
             return -ENOMEM;
@@ -59,6 +60,7 @@ int engine__conns_init(struct engine__shard *shard)
             .value = c->request_id,
             .value_len = 0,
         };
+        engine__proxy_conn_init(config, c);
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);
         sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
@@ -199,7 +201,7 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
         .user_agent = "ringperf/" RINGPERF_VERSION,
         .authorization = config->authorization,
         .extra_headers = c->headers,
-        .extra_header_count = config->extra_header_count + 1,
+        .extra_header_count = c->header_count,
     };
     ssize_t head_len = http_request_head_write(c->head, ENGINE__HEAD_BYTES, &head);
     if (head_len < 0) {
@@ -241,7 +243,9 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     if (sqe == NULL) {
         return;
     }
-    io_uring_prep_connect(sqe, fd, (const struct sockaddr *)&c->target->addr, c->target->addr_len);
+    socklen_t addr_len = 0;
+    const struct sockaddr *addr = engine__connect_addr(c, &addr_len);
+    io_uring_prep_connect(sqe, fd, addr, addr_len);
 }
 
 static void reset_request_state(struct engine__conn *c)
@@ -266,7 +270,7 @@ static void start_request(struct engine__shard *shard, struct engine__conn *c,
     rec->events = events;
     rec->text = text;
     rec->reasoning_text = reasoning;
-    rec->usage.reasoning_tokens = -1;
+    rec->usage = ENGINE_USAGE_INIT;
     rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
@@ -338,13 +342,14 @@ static void cancel_request(struct engine__shard *shard, struct engine__conn *c)
 static void on_connect(struct engine__shard *shard, struct engine__conn *c, int res)
 {
     if (res < 0) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "connect to %s: %s",
-                    c->target->host_header, strerror(-res));
+        engine__connect_failed(shard, c, -res);
         return;
     }
     c->state = ENGINE__CONN_ACTIVE;
     engine__arm_recv(shard, c);
-    if (c->tls != NULL) {
+    if (c->target->proxy.mode == ENGINE_PROXY_TUNNEL) {
+        engine__proxy_on_connect(shard, c);
+    } else if (c->tls != NULL) {
         engine__tls_on_connect(shard, c);
     } else if (c->record != NULL) {
         send_request(shard, c);
@@ -410,6 +415,10 @@ void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err
         close_socket(c); /* the server closed an idle kept-alive connection */
         return;
     }
+    if (c->state == ENGINE__CONN_TUNNELLING) {
+        engine__proxy_on_eof(shard, c, err);
+        return;
+    }
     if (retry_on_fresh_socket(shard, c)) {
         return;
     }
@@ -443,7 +452,9 @@ void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint
         }
         break;
     case ENGINE__OP_SEND:
-        if (c->tls != NULL) {
+        if (c->proxy_send_in_flight) {
+            engine__proxy_on_send(shard, c, cqe->res);
+        } else if (c->tls != NULL) {
             engine__tls_on_send(shard, c, cqe->res);
         } else {
             on_send(shard, c, cqe->res);

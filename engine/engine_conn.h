@@ -137,4 +137,37 @@ void engine__tls_on_bytes(struct engine__shard *shard, struct engine__conn *c, c
  * request (truncated stream, handshake refused) and returns true. */
 bool engine__tls_eof_failed(struct engine__shard *shard, struct engine__conn *c);
 
+/* Forward proxies (engine_proxy.c). */
+
+/* engine__proxy_conn_init adds Proxy-Authorization to the headers of a connection whose
+ * target goes through a FORWARD proxy with credentials (c->headers has room for it) and
+ * sets c->header_count. */
+void engine__proxy_conn_init(const struct engine_config *config, struct engine__conn *c);
+
+/* engine__connect_addr returns where c's socket connects: the proxy, if any, else the
+ * target; *out_len is the address length. */
+const struct sockaddr *engine__connect_addr(const struct engine__conn *c, socklen_t *out_len);
+
+/* engine__connect_failed fails c's request after its connect failed with err (a positive
+ * errno), naming the proxy when there is one. */
+void engine__connect_failed(struct engine__shard *shard, struct engine__conn *c, int err);
+
+/* engine__proxy_on_connect sends the CONNECT request on a freshly connected socket to the
+ * proxy (the receive is armed already) and moves c to ENGINE__CONN_TUNNELLING. */
+void engine__proxy_on_connect(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__proxy_on_send handles the completion of a send of the CONNECT request (the first
+ * send completion while c->proxy_send_in_flight). */
+void engine__proxy_on_send(struct engine__shard *shard, struct engine__conn *c, int res);
+
+/* engine__proxy_on_bytes reads the proxy's answer to CONNECT: a 2xx starts TLS through the
+ * tunnel and hands it any bytes after the answer's head; anything else fails the request
+ * with an error naming the proxy and its status. */
+void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                            size_t len, int64_t arrival_ns);
+
+/* engine__proxy_on_eof fails the request of a connection whose proxy closed it (err 0) or
+ * failed (a positive errno) before answering CONNECT. */
+void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, int err);
+
 #endif

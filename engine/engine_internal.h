@@ -38,7 +38,8 @@ enum engine__conn_state {
     ENGINE__CONN_CLOSED = 0, /* no socket */
     ENGINE__CONN_IDLE,       /* connected, kept alive, no request */
     ENGINE__CONN_CONNECTING,
-    ENGINE__CONN_ACTIVE, /* a request is being sent or received */
+    ENGINE__CONN_ACTIVE,     /* a request is being sent or received */
+    ENGINE__CONN_TUNNELLING, /* CONNECT sent to the proxy, its answer not yet read */
 };
 
 /* The kinds of io_uring operation a shard submits; the low byte of user_data. */
@@ -93,6 +94,13 @@ struct engine__conn {
     size_t tls_request_len;  /* plaintext bytes of the request being written; 0 = none */
     size_t tls_written;      /* how many of them tls_conn_write() took */
     bool tls_send_in_flight; /* a send of tls_conn_pending() is outstanding */
+
+    /* Through a proxy (engine_proxy.c). */
+    uint32_t header_count;     /* extra headers sent: the config's, X-Request-ID, and
+                                  Proxy-Authorization in FORWARD mode */
+    size_t proxy_head_len;     /* bytes of the CONNECT request in head */
+    size_t proxy_head_sent;    /* how many of them the kernel took */
+    bool proxy_send_in_flight; /* a send of the CONNECT request is outstanding */
 };
 
 /* engine__shard is one io_uring loop on one thread. Everything here is touched

@@ -76,6 +76,35 @@ static void fail_with_payload_error(struct engine__shard *shard, struct engine__
     engine__fail(shard, c, chunk->error_code, "SSEResponseError", message);
 }
 
+/* keep_count stores a reported count; the endpoint reads any uint64, the
+ * record keeps int64 with -1 for "not reported". */
+static void keep_count(bool has, uint64_t value, int64_t *out)
+{
+    if (has) {
+        *out = value <= (uint64_t)INT64_MAX ? (int64_t)value : INT64_MAX;
+    }
+}
+
+/* apply_usage_details keeps the last reported value of each detail count. */
+static void apply_usage_details(struct engine_usage *u, const struct endpoint_chunk *chunk)
+{
+    keep_count(chunk->has_cache_read_tokens, chunk->cache_read_tokens, &u->cache_read_tokens);
+    keep_count(chunk->has_cache_write_tokens, chunk->cache_write_tokens, &u->cache_write_tokens);
+    keep_count(chunk->has_cache_miss_tokens, chunk->cache_miss_tokens, &u->cache_miss_tokens);
+    keep_count(chunk->has_prompt_audio_tokens, chunk->prompt_audio_tokens, &u->prompt_audio_tokens);
+    keep_count(chunk->has_completion_audio_tokens, chunk->completion_audio_tokens,
+               &u->completion_audio_tokens);
+    keep_count(chunk->has_tool_use_prompt_tokens, chunk->tool_use_prompt_tokens,
+               &u->tool_use_prompt_tokens);
+    keep_count(chunk->has_accepted_prediction_tokens, chunk->accepted_prediction_tokens,
+               &u->accepted_prediction_tokens);
+    keep_count(chunk->has_rejected_prediction_tokens, chunk->rejected_prediction_tokens,
+               &u->rejected_prediction_tokens);
+    if (chunk->has_prompt_audio_seconds) {
+        u->prompt_audio_seconds = chunk->prompt_audio_seconds;
+    }
+}
+
 static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *chunk)
 {
     rec->usage.present = true;
@@ -91,6 +120,7 @@ static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *
     if (chunk->has_total_tokens) {
         rec->usage.total_tokens = (int64_t)chunk->total_tokens;
     }
+    apply_usage_details(&rec->usage, chunk);
 }
 
 /* apply_chunk parses one event's data (or a whole body) and folds it into

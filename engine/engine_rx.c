@@ -89,6 +89,10 @@ static int64_t kernel_arrival(struct engine__shard *shard, struct engine__conn *
 static void deliver(struct engine__shard *shard, struct engine__conn *c, const char *data,
                     size_t len, int64_t arrival_ns)
 {
+    if (c->state == ENGINE__CONN_TUNNELLING) {
+        engine__proxy_on_bytes(shard, c, data, len, arrival_ns);
+        return;
+    }
     if (c->tls != NULL) {
         /* Ciphertext: the plaintext decrypted from it arrived when it did. */
         engine__tls_on_bytes(shard, c, data, len, arrival_ns);

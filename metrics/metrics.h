@@ -264,6 +264,20 @@ enum metrics_id {
     METRICS_USAGE_COMPLETION_TOKENS,
     METRICS_USAGE_TOTAL_TOKENS,
     METRICS_USAGE_REASONING_TOKENS,
+    METRICS_USAGE_PROMPT_CACHE_READ_TOKENS,
+    METRICS_USAGE_PROMPT_CACHE_WRITE_TOKENS,
+    METRICS_USAGE_PROMPT_CACHE_MISS_TOKENS,
+    METRICS_USAGE_PROMPT_AUDIO_TOKENS,
+    METRICS_USAGE_COMPLETION_AUDIO_TOKENS,
+    METRICS_USAGE_PROMPT_AUDIO_SECONDS, /* seconds, not tokens */
+    METRICS_USAGE_TOOL_USE_PROMPT_TOKENS,
+    METRICS_USAGE_ACCEPTED_PREDICTION_TOKENS,
+    METRICS_USAGE_REJECTED_PREDICTION_TOKENS,
+    /* Server usage against the client's own token counts, in percent:
+     * abs((usage - client) / client) * 100 (see metrics_request_compute). */
+    METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT,
+    METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT,
+    METRICS_USAGE_REASONING_TOKENS_DIFF_PCT,
     METRICS_ERROR_ISL, /* error_isl: ISL of failed requests */
     /* Coordinated-omission aware (open loop only): measured from the time the
      * schedule said the request was due, not from when it actually left. */
@@ -294,6 +308,19 @@ enum metrics_scalar_id {
     METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS,
     METRICS_S_TOTAL_USAGE_TOTAL_TOKENS,
     METRICS_S_TOTAL_USAGE_REASONING_TOKENS,
+    METRICS_S_TOTAL_USAGE_PROMPT_CACHE_READ_TOKENS,
+    METRICS_S_TOTAL_USAGE_PROMPT_CACHE_WRITE_TOKENS,
+    METRICS_S_TOTAL_USAGE_PROMPT_CACHE_MISS_TOKENS,
+    METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_TOKENS,
+    METRICS_S_TOTAL_USAGE_COMPLETION_AUDIO_TOKENS,
+    METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_SECONDS,
+    METRICS_S_TOTAL_USAGE_TOOL_USE_PROMPT_TOKENS,
+    METRICS_S_TOTAL_USAGE_ACCEPTED_PREDICTION_TOKENS,
+    METRICS_S_TOTAL_USAGE_REJECTED_PREDICTION_TOKENS,
+    /* total cache read / total usage prompt tokens * 100 */
+    METRICS_S_OVERALL_USAGE_PROMPT_CACHE_READ_PCT,
+    /* valid requests where some usage diff % exceeds METRICS_USAGE_DIFF_PCT_THRESHOLD */
+    METRICS_S_USAGE_DISCREPANCY_COUNT,
     METRICS_S_INPUT_TOKEN_THROUGHPUT,  /* total_isl / duration */
     METRICS_S_TOTAL_TOKEN_THROUGHPUT,  /* (total_isl + total_osl) / duration */
     METRICS_S_COMPLETED_REQUEST_COUNT, /* valid + errors */
@@ -348,13 +375,36 @@ struct metrics_tokens {
 };
 
 /* metrics_usage is the server-reported usage, each field METRICS_ABSENT when
- * the server did not report it. */
+ * the server did not report it (start from METRICS_USAGE_NONE). The cache,
+ * audio, tool-use and prediction counts are the vendors' usage details (see
+ * struct endpoint_chunk); prompt_audio_seconds is in seconds. */
 struct metrics_usage {
     int64_t prompt_tokens;
     int64_t completion_tokens;
     int64_t total_tokens;
     int64_t reasoning_tokens;
+    int64_t prompt_cache_read_tokens;
+    int64_t prompt_cache_write_tokens;
+    int64_t prompt_cache_miss_tokens;
+    int64_t prompt_audio_tokens;
+    int64_t completion_audio_tokens;
+    int64_t tool_use_prompt_tokens;
+    int64_t accepted_prediction_tokens;
+    int64_t rejected_prediction_tokens;
+    double prompt_audio_seconds;
 };
+
+/* METRICS_USAGE_NONE is a struct metrics_usage with nothing reported. */
+#define METRICS_USAGE_NONE                                                                         \
+    ((struct metrics_usage){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
+                            METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
+                            METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
+                            METRICS_ABSENT})
+
+/* METRICS_USAGE_DIFF_PCT_THRESHOLD is AIPerf's default
+ * AIPERF_METRICS_USAGE_PCT_DIFF_THRESHOLD: a request whose usage differs
+ * from the client's count by more than this many percent is a discrepancy. */
+#define METRICS_USAGE_DIFF_PCT_THRESHOLD 10.0
 
 /* metrics_request is the caller's view of one finished request. Timestamps
  * are one monotonic clock in ns; `start_wall_ns` is the wall clock at
@@ -365,7 +415,10 @@ struct metrics_usage {
  * index of the first content response with non-reasoning output
  * (content_count when there is none). `scheduled_ns` is, in open-loop runs,
  * when the request was due to be sent on the same clock as start_ns (the
- * *_from_schedule metrics measure from it); 0 in closed-loop runs. */
+ * *_from_schedule metrics measure from it); 0 in closed-loop runs.
+ * `client_tokens` says `tokens` were counted by the client (a tokenizer)
+ * rather than taken from `usage`; only then are the usage diff metrics
+ * computed (comparing the server with itself would always give 0). */
 struct metrics_request {
     bool failed; /* any error, cancellation included: only error_isl applies */
     bool streaming;
@@ -377,6 +430,7 @@ struct metrics_request {
     uint32_t first_output_index;
     struct metrics_tokens tokens;
     struct metrics_usage usage;
+    bool client_tokens;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -394,8 +448,12 @@ struct metrics_values {
  * ends at the last content response; ITL = (latency - TTFT) / (OSL - 1), only
  * when OSL >= 2; with a scheduled_ns, request latency and TTFT measured from
  * it as well (clamped at the plain value when the request left early); a
- * failed request gets error_isl only. Metrics that cannot be computed are
- * absent. */
+ * failed request gets error_isl only. Every usage field reported becomes
+ * its usage_* metric. With client_tokens, the usage diff metrics compare
+ * usage.prompt_tokens with tokens.input, usage.completion_tokens with the
+ * OSL and usage.reasoning_tokens with tokens.reasoning, each only when both
+ * sides are present and the client's count is positive. Metrics that cannot
+ * be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has
@@ -480,8 +538,9 @@ int metrics_record_hist_new(enum metrics_id id, int significant_figures, struct 
 
 /* metrics_record_hist_value returns the integer a run's histogram records
  * for base-unit `value` of record metric `id`: nanoseconds and tokens as
- * they are, per-user rates in milli-tokens/sec (rounded), negative values as
- * -1 (counted as underflow). */
+ * they are, per-user rates in milli-tokens/sec, usage diffs in
+ * milli-percent and audio in milliseconds (rounded), negative values as -1
+ * (counted as underflow). */
 int64_t metrics_record_hist_value(enum metrics_id id, double value);
 
 /* metrics_record_hist_per_display returns how many histogram units make one

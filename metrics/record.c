@@ -47,14 +47,50 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
                                     LARGER | INT | NOCON, 0},
     [METRICS_REASONING_TOKEN_COUNT] = {"reasoning_token_count", "Reasoning Token Count", "tokens",
                                        1.0, LARGER | INT | NOCON, 0},
+    /* The usage group's display orders are AIPerf's for the matching totals:
+     * the usage table shows each record metric just above its total. */
     [METRICS_USAGE_PROMPT_TOKENS] = {"usage_prompt_tokens", "Usage Prompt Tokens", "tokens", 1.0,
-                                     USAGE, 0},
+                                     USAGE, 2000},
     [METRICS_USAGE_COMPLETION_TOKENS] = {"usage_completion_tokens", "Usage Completion Tokens",
-                                         "tokens", 1.0, USAGE, 0},
+                                         "tokens", 1.0, USAGE, 2100},
     [METRICS_USAGE_TOTAL_TOKENS] = {"usage_total_tokens", "Usage Total Tokens", "tokens", 1.0,
-                                    USAGE, 0},
+                                    USAGE, 2200},
     [METRICS_USAGE_REASONING_TOKENS] = {"usage_reasoning_tokens", "Usage Reasoning Tokens",
-                                        "tokens", 1.0, USAGE, 0},
+                                        "tokens", 1.0, USAGE, 2110},
+    [METRICS_USAGE_PROMPT_CACHE_READ_TOKENS] = {"usage_prompt_cache_read_tokens",
+                                                "Usage Prompt Cache Read Tokens", "tokens", 1.0,
+                                                USAGE, 2010},
+    [METRICS_USAGE_PROMPT_CACHE_WRITE_TOKENS] = {"usage_prompt_cache_write_tokens",
+                                                 "Usage Prompt Cache Write Tokens", "tokens", 1.0,
+                                                 USAGE, 2015},
+    [METRICS_USAGE_PROMPT_CACHE_MISS_TOKENS] = {"usage_prompt_cache_miss_tokens",
+                                                "Usage Prompt Cache Miss Tokens", "tokens", 1.0,
+                                                USAGE, 2017},
+    [METRICS_USAGE_PROMPT_AUDIO_TOKENS] = {"usage_prompt_audio_tokens", "Usage Prompt Audio Tokens",
+                                           "tokens", 1.0, USAGE, 2020},
+    [METRICS_USAGE_COMPLETION_AUDIO_TOKENS] = {"usage_completion_audio_tokens",
+                                               "Usage Completion Audio Tokens", "tokens", 1.0,
+                                               USAGE, 2120},
+    [METRICS_USAGE_PROMPT_AUDIO_SECONDS] = {"usage_prompt_audio_seconds",
+                                            "Usage Prompt Audio Seconds", "sec", 1.0,
+                                            USAGE & ~(unsigned)INT, 2040},
+    [METRICS_USAGE_TOOL_USE_PROMPT_TOKENS] = {"usage_tool_use_prompt_tokens",
+                                              "Usage Tool Use Prompt Tokens", "tokens", 1.0, USAGE,
+                                              2030},
+    [METRICS_USAGE_ACCEPTED_PREDICTION_TOKENS] = {"usage_accepted_prediction_tokens",
+                                                  "Usage Accepted Prediction Tokens", "tokens", 1.0,
+                                                  USAGE, 2130},
+    [METRICS_USAGE_REJECTED_PREDICTION_TOKENS] = {"usage_rejected_prediction_tokens",
+                                                  "Usage Rejected Prediction Tokens", "tokens", 1.0,
+                                                  USAGE, 2140},
+    [METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT] = {"usage_prompt_tokens_diff_pct",
+                                              "Usage Prompt Tokens Diff %", "%", 1.0, NOCON, 0},
+    [METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT] = {"usage_completion_tokens_diff_pct",
+                                                  "Usage Completion Tokens Diff %", "%", 1.0, NOCON,
+                                                  0},
+    [METRICS_USAGE_REASONING_TOKENS_DIFF_PCT] = {"usage_reasoning_tokens_diff_pct",
+                                                 "Usage Reasoning Tokens Diff %", "%", 1.0, NOCON,
+                                                 0},
     [METRICS_ERROR_ISL] = {"error_isl", "Error Input Sequence Length", "tokens", 1.0,
                            METRICS_F_ERROR_ONLY | NOCON | INT, 0},
     [METRICS_TTFT_FROM_SCHEDULE] = {"time_to_first_token_from_schedule",
@@ -95,15 +131,48 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
     [METRICS_S_TOTAL_ERROR_ISL] = {"total_error_isl", "Total Error Input Sequence Length", "tokens",
                                    1.0, METRICS_F_ERROR_ONLY | NOCON | INT, 0},
     [METRICS_S_TOTAL_USAGE_PROMPT_TOKENS] = {"total_usage_prompt_tokens",
-                                             "Total Usage Prompt Tokens", "tokens", 1.0, USAGE, 0},
+                                             "Total Usage Prompt Tokens", "tokens", 1.0, USAGE,
+                                             2000},
     [METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS] = {"total_usage_completion_tokens",
                                                  "Total Usage Completion Tokens", "tokens", 1.0,
-                                                 USAGE, 0},
+                                                 USAGE, 2100},
     [METRICS_S_TOTAL_USAGE_TOTAL_TOKENS] = {"total_usage_total_tokens", "Total Usage Total Tokens",
-                                            "tokens", 1.0, USAGE, 0},
+                                            "tokens", 1.0, USAGE, 2200},
     [METRICS_S_TOTAL_USAGE_REASONING_TOKENS] = {"total_usage_reasoning_tokens",
                                                 "Total Usage Reasoning Tokens", "tokens", 1.0,
-                                                USAGE, 0},
+                                                USAGE, 2110},
+    [METRICS_S_TOTAL_USAGE_PROMPT_CACHE_READ_TOKENS] = {"total_usage_prompt_cache_read_tokens",
+                                                        "Total Usage Prompt Cache Read Tokens",
+                                                        "tokens", 1.0, USAGE, 2010},
+    [METRICS_S_TOTAL_USAGE_PROMPT_CACHE_WRITE_TOKENS] = {"total_usage_prompt_cache_write_tokens",
+                                                         "Total Usage Prompt Cache Write Tokens",
+                                                         "tokens", 1.0, USAGE, 2015},
+    [METRICS_S_TOTAL_USAGE_PROMPT_CACHE_MISS_TOKENS] = {"total_usage_prompt_cache_miss_tokens",
+                                                        "Total Usage Prompt Cache Miss Tokens",
+                                                        "tokens", 1.0, USAGE, 2017},
+    [METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_TOKENS] = {"total_usage_prompt_audio_tokens",
+                                                   "Total Usage Prompt Audio Tokens", "tokens", 1.0,
+                                                   USAGE, 2020},
+    [METRICS_S_TOTAL_USAGE_COMPLETION_AUDIO_TOKENS] = {"total_usage_completion_audio_tokens",
+                                                       "Total Usage Completion Audio Tokens",
+                                                       "tokens", 1.0, USAGE, 2120},
+    [METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_SECONDS] = {"total_usage_prompt_audio_seconds",
+                                                    "Total Usage Prompt Audio Seconds", "sec", 1.0,
+                                                    USAGE & ~(unsigned)INT, 2040},
+    [METRICS_S_TOTAL_USAGE_TOOL_USE_PROMPT_TOKENS] = {"total_usage_tool_use_prompt_tokens",
+                                                      "Total Usage Tool Use Prompt Tokens",
+                                                      "tokens", 1.0, USAGE, 2030},
+    [METRICS_S_TOTAL_USAGE_ACCEPTED_PREDICTION_TOKENS] = {"total_usage_accepted_prediction_tokens",
+                                                          "Total Usage Accepted Prediction Tokens",
+                                                          "tokens", 1.0, USAGE, 2130},
+    [METRICS_S_TOTAL_USAGE_REJECTED_PREDICTION_TOKENS] = {"total_usage_rejected_prediction_tokens",
+                                                          "Total Usage Rejected Prediction Tokens",
+                                                          "tokens", 1.0, USAGE, 2140},
+    [METRICS_S_OVERALL_USAGE_PROMPT_CACHE_READ_PCT] = {"overall_usage_prompt_cache_read_pct",
+                                                       "Overall Usage Prompt Cache Read %", "%",
+                                                       1.0, USAGE & ~(unsigned)INT, 2012},
+    [METRICS_S_USAGE_DISCREPANCY_COUNT] = {"usage_discrepancy_count", "Usage Discrepancy Count",
+                                           "requests", 1.0, INT | NOCON, 0},
     [METRICS_S_INPUT_TOKEN_THROUGHPUT] = {"input_token_throughput", "Input Token Throughput",
                                           "tokens/sec", 1.0, LARGER | NOCON, 0},
     [METRICS_S_TOTAL_TOKEN_THROUGHPUT] = {"total_token_throughput", "Total Token Throughput",
@@ -153,10 +222,49 @@ static void compute_tokens(const struct metrics_request *req, struct metrics_val
             (double)((has_output ? t->output : 0) + (has_reasoning ? t->reasoning : 0)));
     }
     set_count(out, METRICS_ISL, t->input);
-    set_count(out, METRICS_USAGE_PROMPT_TOKENS, req->usage.prompt_tokens);
-    set_count(out, METRICS_USAGE_COMPLETION_TOKENS, req->usage.completion_tokens);
-    set_count(out, METRICS_USAGE_TOTAL_TOKENS, req->usage.total_tokens);
-    set_count(out, METRICS_USAGE_REASONING_TOKENS, req->usage.reasoning_tokens);
+}
+
+static void compute_usage(const struct metrics_usage *u, struct metrics_values *out)
+{
+    set_count(out, METRICS_USAGE_PROMPT_TOKENS, u->prompt_tokens);
+    set_count(out, METRICS_USAGE_COMPLETION_TOKENS, u->completion_tokens);
+    set_count(out, METRICS_USAGE_TOTAL_TOKENS, u->total_tokens);
+    set_count(out, METRICS_USAGE_REASONING_TOKENS, u->reasoning_tokens);
+    set_count(out, METRICS_USAGE_PROMPT_CACHE_READ_TOKENS, u->prompt_cache_read_tokens);
+    set_count(out, METRICS_USAGE_PROMPT_CACHE_WRITE_TOKENS, u->prompt_cache_write_tokens);
+    set_count(out, METRICS_USAGE_PROMPT_CACHE_MISS_TOKENS, u->prompt_cache_miss_tokens);
+    set_count(out, METRICS_USAGE_PROMPT_AUDIO_TOKENS, u->prompt_audio_tokens);
+    set_count(out, METRICS_USAGE_COMPLETION_AUDIO_TOKENS, u->completion_audio_tokens);
+    set_count(out, METRICS_USAGE_TOOL_USE_PROMPT_TOKENS, u->tool_use_prompt_tokens);
+    set_count(out, METRICS_USAGE_ACCEPTED_PREDICTION_TOKENS, u->accepted_prediction_tokens);
+    set_count(out, METRICS_USAGE_REJECTED_PREDICTION_TOKENS, u->rejected_prediction_tokens);
+    if (u->prompt_audio_seconds >= 0 && isfinite(u->prompt_audio_seconds)) {
+        set(out, METRICS_USAGE_PROMPT_AUDIO_SECONDS, u->prompt_audio_seconds);
+    }
+}
+
+/* set_diff sets a usage diff metric when both counts are there and the
+ * client's is positive (AIPerf has no value for a zero client count). */
+static void set_diff(struct metrics_values *out, enum metrics_id id, enum metrics_id usage_id,
+                     double client, bool has_client)
+{
+    if (!has_client || client <= 0 || !out->has[usage_id]) {
+        return;
+    }
+    set(out, id, fabs((out->value[usage_id] - client) / client) * 100.0);
+}
+
+static void compute_usage_diffs(const struct metrics_request *req, struct metrics_values *out)
+{
+    if (!req->client_tokens) {
+        return;
+    }
+    set_diff(out, METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT, METRICS_USAGE_PROMPT_TOKENS,
+             out->value[METRICS_ISL], out->has[METRICS_ISL]);
+    set_diff(out, METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT, METRICS_USAGE_COMPLETION_TOKENS,
+             out->value[METRICS_OSL], out->has[METRICS_OSL]);
+    set_diff(out, METRICS_USAGE_REASONING_TOKENS_DIFF_PCT, METRICS_USAGE_REASONING_TOKENS,
+             out->value[METRICS_REASONING_TOKEN_COUNT], out->has[METRICS_REASONING_TOKEN_COUNT]);
 }
 
 static void compute_streaming(const struct metrics_request *req, struct metrics_values *out)
@@ -212,6 +320,8 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
         return;
     }
     compute_tokens(req, out);
+    compute_usage(&req->usage, out);
+    compute_usage_diffs(req, out);
     if (req->content_count == 0 || req->content_ns == NULL) {
         return; /* no content response: AIPerf computes no latency metric */
     }

@@ -26,8 +26,9 @@ struct metrics_series {
     double *samples;
     size_t len;
     size_t cap;
-    bool lost;     /* some values are only in the histogram */
-    int64_t total; /* exact sum, for integer (token) metrics */
+    bool lost;      /* some values are only in the histogram */
+    int64_t total;  /* exact sum, for integer (token) metrics */
+    double total_f; /* sum, for the other metrics that have a total */
 };
 
 struct metrics_run {
@@ -39,6 +40,8 @@ struct metrics_run {
     uint64_t valid_count;
     uint64_t error_count;
     uint64_t good_count;
+    uint64_t usage_diff_count;  /* valid requests with at least one usage diff */
+    uint64_t discrepancy_count; /* ... of which one exceeds the threshold */
     bool has_window;
     int64_t min_request_wall_ns;
     int64_t max_response_wall_ns;
@@ -46,11 +49,22 @@ struct metrics_run {
     int64_t window_end_wall_ns;
 };
 
-/* hist_scale is how many histogram units one base unit is: rates are kept in
- * milli-tokens/sec so that their fractions survive the integer histogram. */
+/* hist_scale is how many histogram units one base unit is: rates, usage
+ * diffs and audio seconds are kept in thousandths so that their fractions
+ * survive the integer histogram. */
 static double hist_scale(enum metrics_id id)
 {
-    return id == METRICS_OTPS_PER_USER || id == METRICS_PREFILL_TPS_PER_USER ? 1000.0 : 1.0;
+    switch (id) {
+    case METRICS_OTPS_PER_USER:
+    case METRICS_PREFILL_TPS_PER_USER:
+    case METRICS_USAGE_PROMPT_AUDIO_SECONDS:
+    case METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT:
+    case METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT:
+    case METRICS_USAGE_REASONING_TOKENS_DIFF_PCT:
+        return 1000.0;
+    default:
+        return 1.0;
+    }
 }
 
 static int64_t hist_max(enum metrics_id id)
@@ -161,6 +175,30 @@ static void add_value(struct metrics_run *run, enum metrics_id id, double v)
     if ((metrics_info_of(id)->flags & METRICS_F_INTEGER) != 0) {
         s->total += (int64_t)v;
     }
+    s->total_f += v;
+}
+
+static bool is_usage_diff(int id)
+{
+    return id == METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT ||
+           id == METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT ||
+           id == METRICS_USAGE_REASONING_TOKENS_DIFF_PCT;
+}
+
+/* add_discrepancy counts a valid request with usage diffs, and whether any
+ * of them is over AIPerf's threshold. */
+static void add_discrepancy(struct metrics_run *run, const struct metrics_values *v)
+{
+    bool any = false;
+    bool over = false;
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (is_usage_diff(id) && v->has[id]) {
+            any = true;
+            over |= v->value[id] > METRICS_USAGE_DIFF_PCT_THRESHOLD;
+        }
+    }
+    run->usage_diff_count += any;
+    run->discrepancy_count += over;
 }
 
 static void add_window(struct metrics_run *run, const struct metrics_request *req,
@@ -188,6 +226,7 @@ void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
         run->valid_count++;
         run->good_count += run->has_goodput && metrics_goodput_is_good(&run->goodput, values);
         add_window(run, req, values);
+        add_discrepancy(run, values);
     }
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (id != METRICS_ICL && values->has[id]) {
@@ -235,8 +274,44 @@ static void put(struct metrics_summary *out, enum metrics_scalar_id id, double v
 static void put_total(struct metrics_summary *out, const struct metrics_run *run,
                       enum metrics_scalar_id sid, enum metrics_id id)
 {
-    if (metrics_hist_count(run->series[id].hist) > 0) {
-        put(out, sid, (double)run->series[id].total);
+    const struct metrics_series *s = &run->series[id];
+    if (metrics_hist_count(s->hist) > 0) {
+        bool integer = (metrics_info_of(id)->flags & METRICS_F_INTEGER) != 0;
+        put(out, sid, integer ? (double)s->total : s->total_f);
+    }
+}
+
+/* summarize_usage adds the usage totals beyond the four basic ones, the
+ * token-weighted cache-read share and the discrepancy count. */
+static void summarize_usage(const struct metrics_run *run, struct metrics_summary *out)
+{
+    static const struct {
+        enum metrics_scalar_id sid;
+        enum metrics_id id;
+    } totals[] = {
+        {METRICS_S_TOTAL_USAGE_PROMPT_CACHE_READ_TOKENS, METRICS_USAGE_PROMPT_CACHE_READ_TOKENS},
+        {METRICS_S_TOTAL_USAGE_PROMPT_CACHE_WRITE_TOKENS, METRICS_USAGE_PROMPT_CACHE_WRITE_TOKENS},
+        {METRICS_S_TOTAL_USAGE_PROMPT_CACHE_MISS_TOKENS, METRICS_USAGE_PROMPT_CACHE_MISS_TOKENS},
+        {METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_TOKENS, METRICS_USAGE_PROMPT_AUDIO_TOKENS},
+        {METRICS_S_TOTAL_USAGE_COMPLETION_AUDIO_TOKENS, METRICS_USAGE_COMPLETION_AUDIO_TOKENS},
+        {METRICS_S_TOTAL_USAGE_PROMPT_AUDIO_SECONDS, METRICS_USAGE_PROMPT_AUDIO_SECONDS},
+        {METRICS_S_TOTAL_USAGE_TOOL_USE_PROMPT_TOKENS, METRICS_USAGE_TOOL_USE_PROMPT_TOKENS},
+        {METRICS_S_TOTAL_USAGE_ACCEPTED_PREDICTION_TOKENS,
+         METRICS_USAGE_ACCEPTED_PREDICTION_TOKENS},
+        {METRICS_S_TOTAL_USAGE_REJECTED_PREDICTION_TOKENS,
+         METRICS_USAGE_REJECTED_PREDICTION_TOKENS},
+    };
+    for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++) {
+        put_total(out, run, totals[i].sid, totals[i].id);
+    }
+    enum metrics_scalar_id read = METRICS_S_TOTAL_USAGE_PROMPT_CACHE_READ_TOKENS;
+    enum metrics_scalar_id prompt = METRICS_S_TOTAL_USAGE_PROMPT_TOKENS;
+    if (out->scalar_present[read] && out->scalar_present[prompt] && out->scalar[prompt] > 0) {
+        put(out, METRICS_S_OVERALL_USAGE_PROMPT_CACHE_READ_PCT,
+            out->scalar[read] / out->scalar[prompt] * 100.0);
+    }
+    if (run->usage_diff_count > 0) {
+        put(out, METRICS_S_USAGE_DISCREPANCY_COUNT, (double)run->discrepancy_count);
     }
 }
 
@@ -337,6 +412,7 @@ int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
     }
     summarize_counts(run, out);
     summarize_totals(run, out);
+    summarize_usage(run, out);
     summarize_rates(run, out);
     return 0;
 }

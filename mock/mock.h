@@ -164,6 +164,12 @@ struct mock_config {
     const char *token_log_path; /* NULL = no token log */
     uint32_t max_connections;   /* across all threads; default 4096 */
     uint32_t max_body_bytes;    /* largest request body; default 1 MiB */
+    /* Percent of each prompt's tokens reported as read from the prompt cache,
+     * 0..100, rounded down per request; 0 (the default) reports no cache
+     * fields. Chat and completions report usage.prompt_tokens_details
+     * .cached_tokens, responses usage.input_tokens_details.cached_tokens,
+     * messages usage.cache_read_input_tokens. */
+    double cache_hit_rate;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */

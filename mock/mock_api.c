@@ -65,7 +65,21 @@ static void responses_usage(struct mock__buf *b, const struct mock__job *job)
     mock__buf_u64(b, job->output_tokens);
     mock__buf_str(b, ",\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":");
     mock__buf_u64(b, job->prompt_tokens + job->output_tokens);
+    if (job->report_cache) {
+        mock__buf_str(b, ",\"input_tokens_details\":{\"cached_tokens\":");
+        mock__buf_u64(b, job->cached_tokens);
+        mock__buf_put(b, "}", 1);
+    }
     mock__buf_put(b, "}", 1);
+}
+
+/* messages_cache adds Anthropic's cache-read count to a usage object. */
+static void messages_cache(struct mock__buf *b, const struct mock__job *job)
+{
+    if (job->report_cache) {
+        mock__buf_str(b, ",\"cache_read_input_tokens\":");
+        mock__buf_u64(b, job->cached_tokens);
+    }
 }
 
 /* `"item_id":"msg_<id>","output_index":0,"content_index":0` */
@@ -148,6 +162,7 @@ static void messages_open(struct mock__buf *b, const struct mock__job *job)
     messages_head(b, job);
     mock__buf_str(b, "],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":");
     mock__buf_u64(b, job->prompt_tokens);
+    messages_cache(b, job);
     mock__buf_str(b, ",\"output_tokens\":1}}}");
     mock__fmt_chunk_close(b, mark);
     mark = mock__fmt_chunk_open(b, "content_block_start");
@@ -314,6 +329,7 @@ void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job)
         mock__buf_str(b, messages_stop(job));
         mock__buf_str(b, "\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":");
         mock__buf_u64(b, job->prompt_tokens);
+        messages_cache(b, job);
         mock__buf_str(b, ",\"output_tokens\":");
         mock__buf_u64(b, job->output_tokens);
         mock__buf_str(b, "}}");

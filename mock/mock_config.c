@@ -74,6 +74,8 @@ static const struct flag FLAGS[] = {
      "write one JSON line per emitted token to FILE"},
     {"--max-connections", FLAG_COUNT, FIELD(max_connections), 1, MOCK_CONNECTIONS_MAX, "10000",
      "open connections across all threads"},
+    {"--cache-hit-rate", FLAG_RATE, FIELD(cache_hit_rate), 0, 0, "50",
+     "percent of prompt tokens reported as cached"},
     {"--max-body-kb", FLAG_KB, FIELD(max_body_bytes), 1, MOCK_BODY_KB_MAX, "4096",
      "largest request body accepted, KiB"},
 };

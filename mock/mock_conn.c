@@ -251,6 +251,11 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
         return;
     }
     remember_model(w, job);
+    job->report_cache = w->cfg->cache_hit_rate > 0;
+    job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
+    if (job->cached_tokens > job->prompt_tokens) {
+        job->cached_tokens = job->prompt_tokens;
+    }
     struct mock__buf idb = {.p = job->id, .cap = sizeof(job->id)};
     mock__buf_str(&idb, id_prefix(route));
     mock__buf_u64(&idb, w->index);

@@ -322,6 +322,11 @@ static void put_usage(struct mock__buf *b, const struct mock__job *job)
     mock__buf_u64(b, job->output_tokens);
     mock__buf_str(b, ",\"total_tokens\":");
     mock__buf_u64(b, job->prompt_tokens + job->output_tokens);
+    if (job->report_cache) {
+        mock__buf_str(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
+        mock__buf_u64(b, job->cached_tokens);
+        mock__buf_put(b, "}", 1);
+    }
     mock__buf_put(b, "}", 1);
 }
 

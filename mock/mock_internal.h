@@ -152,6 +152,8 @@ struct mock__job {
     uint32_t output_tokens; /* units: words, or embeddings/ranking items for those routes */
     uint32_t seq;           /* next event sequence number (responses streams) */
     uint64_t prompt_tokens;
+    bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
+    uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
     uint64_t created_s;
     size_t model_len;
     char model[MOCK__MODEL_BYTES_MAX + 1]; /* raw, NUL-terminated */
@@ -168,9 +170,10 @@ enum mock__api_status {
 };
 
 /* mock__api_parse reads a request body of any completion route into `out` (route, stream,
- * include_usage, output length or item count, prompt word count, model). `default_tokens` is the
- * output length when the body gives no max tokens. On an error the reason is written to `msg`
- * (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside jansson. */
+ * include_usage, output length or item count, prompt word count, model; report_cache off).
+ * `default_tokens` is the output length when the body gives no max tokens. On an error the reason
+ * is written to `msg` (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside
+ * jansson. */
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);

@@ -365,6 +365,8 @@ enum mock__api_status mock__api_parse(enum mock__route route, const char *body, 
     out->limit_given = false;
     out->output_tokens = default_tokens;
     out->prompt_tokens = 0;
+    out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
+    out->cached_tokens = 0;
     out->seq = 0;
     if (msgcap > 0) {
         msg[0] = '\0';

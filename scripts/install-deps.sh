@@ -11,7 +11,7 @@ packages=(
     libcriterion-dev
     libpcre2-dev libutf8proc-dev libmicrohttpd-dev prometheus python3-prometheus-client
     clang clang-format
-    android-libboringssl-dev nginx-light openssl
+    android-libboringssl-dev nginx-light openssl tinyproxy
     default-jdk-headless libhdrhistogram-java
 )
 $SUDO apt-get update -qq

@@ -211,6 +211,20 @@ static void check_payload(const struct endpoint_reader *r, struct endpoint_parse
     if (c.is_content && st != ENDPOINT_PARSE_OK) {
         abort();
     }
+    /* Usage details come only with a usage object; a duration is a finite,
+     * non-negative number. */
+    bool any_detail = c.has_cache_read_tokens || c.has_cache_write_tokens ||
+                      c.has_cache_miss_tokens || c.has_prompt_audio_tokens ||
+                      c.has_completion_audio_tokens || c.has_tool_use_prompt_tokens ||
+                      c.has_accepted_prediction_tokens || c.has_rejected_prediction_tokens ||
+                      c.has_prompt_audio_seconds;
+    if (any_detail && !c.has_usage) {
+        abort();
+    }
+    if (c.has_prompt_audio_seconds &&
+        !(c.prompt_audio_seconds >= 0 && c.prompt_audio_seconds <= 1e15)) {
+        abort();
+    }
     /* The jansson differential holds for the types that need a JSON object;
      * raw takes any body as text, and TGI/TEI read arrays; the scratch has
      * its own, smaller token limit. */

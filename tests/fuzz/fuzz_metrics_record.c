@@ -66,7 +66,13 @@ static void check_request(struct metrics_run *run, const uint8_t *data, size_t s
     req.tokens.input = take_i64(&p, end) % 100000;
     req.tokens.output = take_i64(&p, end) % 100000;
     req.tokens.reasoning = take_i64(&p, end) % 100000;
+    req.usage = METRICS_USAGE_NONE;
     req.usage.prompt_tokens = take_i64(&p, end) % 100000;
+    req.usage.completion_tokens = take_i64(&p, end) % 100000;
+    req.usage.reasoning_tokens = take_i64(&p, end) % 100000;
+    req.usage.prompt_cache_read_tokens = take_i64(&p, end) % 100000;
+    req.usage.prompt_audio_seconds = (double)(take_i64(&p, end) % 100000) / 8.0;
+    req.client_tokens = (flags & 0x80) != 0;
     int64_t content[CONTENT_MAX];
     uint32_t n = 0;
     int64_t t = req.start_ns;
