@@ -42,10 +42,11 @@ struct prompt_source {
     struct dataset_prompter *prompter;
     struct tokenizer_scratch scratch;
     struct dataset_rng rng;
-    uint64_t model_seed;       /* --model-selection-strategy random draws from this */
-    const char *system_prompt; /* every request's system prompt, or NULL */
-    int64_t system_tokens;     /* its tokens; -1 when uncounted */
-    char *system_owned;        /* a generated shared system prompt */
+    uint64_t model_seed;              /* --model-selection-strategy random draws from this */
+    const char *system_prompt;        /* every request's system prompt, or NULL */
+    struct dataset_seq_dist seq_dist; /* --seq-dist, when seq_dist.count > 0 */
+    int64_t system_tokens;            /* its tokens; -1 when uncounted */
+    char *system_owned;               /* a generated shared system prompt */
 };
 
 /* model_of returns the model of payload i: --model values in turn
@@ -64,11 +65,9 @@ static const char *model_of(const struct profile_config *cfg, const struct promp
 
 /* one_prompt draws the next synthetic prompt of the run into buf and returns
  * its input tokens (METRICS-style -1 when there is no tokenizer to count). */
-static int one_prompt(const struct profile_config *cfg, struct prompt_source *src, char *buf,
-                      int64_t *out_tokens)
+static int prompt_of_length(struct prompt_source *src, uint64_t length, char *buf,
+                            int64_t *out_tokens)
 {
-    uint64_t length =
-        dataset_sample_length(&src->rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
     size_t len = src->prompter != NULL
                      ? dataset_prompter_generate(src->prompter, &src->scratch, &src->rng, length,
                                                  buf, PROMPT_BYTES_MAX)
@@ -80,6 +79,15 @@ static int one_prompt(const struct profile_config *cfg, struct prompt_source *sr
     }
     *out_tokens = src->prompter != NULL ? (int64_t)length : -1;
     return 0;
+}
+
+/* one_prompt draws an --isl/--isl-stddev length and a prompt of that length. */
+static int one_prompt(const struct profile_config *cfg, struct prompt_source *src, char *buf,
+                      int64_t *out_tokens)
+{
+    uint64_t length =
+        dataset_sample_length(&src->rng, (uint64_t)cfg->isl_tokens_mean, cfg->isl_tokens_stddev);
+    return prompt_of_length(src, length, buf, out_tokens);
 }
 
 /* build_one builds entry i's body and counts its input tokens. Rankings get
@@ -94,7 +102,16 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
                                                       cfg->osl_tokens_stddev)
                               : 0;
     int64_t isl = 0;
-    if (one_prompt(cfg, src, prompt, &isl) != 0) {
+    int ret;
+    if (src->seq_dist.count > 0) {
+        /* --seq-dist draws the input and output lengths as one pair. */
+        uint64_t length = 0;
+        dataset_seq_dist_sample(&src->seq_dist, &src->rng, &length, &max_tokens);
+        ret = prompt_of_length(src, length, prompt, &isl);
+    } else {
+        ret = one_prompt(cfg, src, prompt, &isl);
+    }
+    if (ret != 0) {
         return NULL;
     }
     if (isl >= 0 && src->system_prompt != NULL) {
@@ -186,6 +203,12 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
     char errbuf[512];
     if (tok != NULL && dataset_prompter_new(tok, &src.prompter, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    if (cfg->seq_dist != NULL &&
+        dataset_seq_dist_parse(cfg->seq_dist, &src.seq_dist, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        dataset_prompter_free(src.prompter);
         return -EINVAL;
     }
     if (system_prompt(cfg, &src) != 0) {

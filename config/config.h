@@ -188,6 +188,7 @@ struct profile_config {
     double concurrency_ramp_seconds;             /* --concurrency-ramp-duration; 0 = none */
     int64_t num_dataset_entries;                 /* --num-dataset-entries; 0 = AIPerf's 100 */
     enum config_model_selection model_selection; /* default round_robin */
+    char *seq_dist;                              /* --seq-dist text; NULL = not given */
     char *system_prompt;                         /* --system-prompt; NULL = none */
     int64_t shared_system_prompt_length;         /* --shared-system-prompt-length; 0 = none */
     double request_rate_ramp_seconds;            /* --request-rate-ramp-duration; 0 = none */

@@ -62,6 +62,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->profile_export_prefix);
     free(cfg->goodput);
     free(cfg->system_prompt);
+    free(cfg->seq_dist);
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }

@@ -317,7 +317,10 @@ static const struct config__flag flag_table[] = {
                0, OFF(isl_block_size), OFF(isl_block_size_set)),
      .help = "Tokens per hash_ids block of mooncake traces.", .default_text = "512",
      .example = "512", .range = &range_count},
-    NOPE(ISL, STRING, "--seq-dist --sequence-distribution", "Mixture of ISL,OSL pairs."),
+    {SUP(ISL, STRING, "--seq-dist --sequence-distribution", 0, OFF(seq_dist)),
+     .help = "A mixture of input/output lengths: 'ISL,OSL:PERCENT;...' (each length may be "
+             "N|STDDEV); each request draws one pair. Replaces --isl/--osl.",
+     .example = "'256,128:60;1024,512:40'"},
     /* Output sequence length */
     {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", 0,
                OFF(osl_tokens_mean), OFF(osl_set)),

@@ -39,6 +39,34 @@ uint64_t dataset_sample_length(struct dataset_rng *rng, uint64_t mean, double st
  * then holds an empty string). */
 size_t dataset_synthetic_prompt(struct dataset_rng *rng, size_t words, char *out, size_t cap);
 
+/* DATASET_SEQ_DIST_MAX bounds the entries of a --seq-dist mixture. */
+#define DATASET_SEQ_DIST_MAX 64
+
+/* dataset_seq_entry is one (ISL, OSL) pair of a mixture and its weight. */
+struct dataset_seq_entry {
+    uint64_t isl;
+    double isl_stddev;
+    uint64_t osl;
+    double osl_stddev;
+    double percent;
+};
+
+/* dataset_seq_dist is AIPerf's --seq-dist: pairs drawn by probability. */
+struct dataset_seq_dist {
+    struct dataset_seq_entry entries[DATASET_SEQ_DIST_MAX];
+    size_t count;
+};
+
+/* dataset_seq_dist_parse reads "ISL,OSL:PCT;..." (each length optionally
+ * "N|STDDEV"; the percentages must add up to 100). Returns 0, or -EINVAL with
+ * a message naming --seq-dist and the expected form in err. */
+int dataset_seq_dist_parse(const char *text, struct dataset_seq_dist *out, char *err, size_t cap);
+
+/* dataset_seq_dist_sample draws one pair: an entry by its percentage, then
+ * each length from N(mean, stddev) as dataset_sample_length does. */
+void dataset_seq_dist_sample(const struct dataset_seq_dist *dist, struct dataset_rng *rng,
+                             uint64_t *out_isl, uint64_t *out_osl);
+
 /* DATASET_PROMPT_TOKENS_MAX bounds one token-exact prompt. */
 #define DATASET_PROMPT_TOKENS_MAX ((size_t)1 << 22)
 

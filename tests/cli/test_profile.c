@@ -353,6 +353,39 @@ Test(profile_e2e, model_selection_round_robin_and_random, .timeout = 120)
     stop_mock(&w.mock);
 }
 
+Test(profile_e2e, seq_dist_draws_input_and_output_lengths_in_pairs, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --streaming --concurrency 2 "
+             "--request-count 40 --seq-dist 30,5:50;60,9:50 --random-seed 11 --artifact-dir DIR",
+             RINGPERF_TOKENIZER_QWEN3);
+    char *out = NULL;
+    int status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    json_t *isl = json_object_get(root, "input_sequence_length");
+    cr_assert_float_eq(json_number_value(json_object_get(isl, "min")), 30.0, 1e-9);
+    cr_assert_float_eq(json_number_value(json_object_get(isl, "max")), 60.0, 1e-9);
+    json_t *usage = json_object_get(root, "usage_completion_tokens");
+    cr_assert_float_eq(json_number_value(json_object_get(usage, "min")), 5.0, 1e-9);
+    cr_assert_float_eq(json_number_value(json_object_get(usage, "max")), 9.0, 1e-9);
+    json_decref(root);
+    cr_assert_eq(
+        run_ringperf(&w, "profile -m m -u URL --seq-dist 30,5:50 --artifact-dir DIR", true, &out),
+        2);
+    cr_assert(strstr(out, "--seq-dist") != NULL && strstr(out, "100") != NULL, "%s", out);
+    free(out);
+    stop_mock(&w.mock);
+}
+
 Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 60)
 {
     char *out = NULL;
