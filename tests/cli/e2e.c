@@ -5,6 +5,8 @@
 
 #include <criterion/criterion.h>
 
+#include <fcntl.h>
+
 #include <jansson.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,6 +26,11 @@ struct child spawn_child(char *const argv[], bool capture_stderr)
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
     if (capture_stderr) {
         posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+    } else {
+        /* Never hand a child the test's own stderr: a mock server orphaned by a
+         * failed assertion would keep ctest's pipe open, and ctest would wait
+         * for it until the test's timeout instead of reporting the failure. */
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
     }
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
     struct child child = {0};
