@@ -106,6 +106,15 @@ int endpoint_auth_headers(enum endpoint_type t, const char *api_key, char *buf, 
  * borrowed for the duration of endpoint_payload_build() and must be UTF-8.
  * Fields after extra_inputs_json were added later: zero values keep the
  * earlier behaviour, so old initialisers still build the same bodies. */
+/* endpoint_message is one earlier message of a multi-turn conversation: role
+ * "user" or "assistant", and its text (a view: len bytes, need not be
+ * NUL-terminated). */
+struct endpoint_message {
+    const char *role;
+    const char *text;
+    size_t len;
+};
+
 struct endpoint_payload_spec {
     enum endpoint_type type;
     const char *model;             /* required except hf_tei_rankings, huggingface_generate, raw */
@@ -133,6 +142,12 @@ struct endpoint_payload_spec {
     /* Any type: when not NULL this body is returned verbatim (a copy) and
      * every other field is ignored. Required for raw. */
     const char *raw_payload;
+    /* chat, responses, messages: the conversation so far, sent between the
+     * system prompt and the prompt (the user's new turn); other types send the
+     * prompt alone. A text cut inside a UTF-8 character (a truncated reply)
+     * loses the partial character. */
+    const struct endpoint_message *history;
+    size_t history_count;
 };
 
 /* endpoint_payload_build returns the request body for `spec` as compact JSON

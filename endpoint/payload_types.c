@@ -47,6 +47,36 @@ static bool payload__message(json_t *list, const char *role, const char *text, b
     return m && json_array_append_new(list, m) == 0;
 }
 
+/* payload__history appends the earlier messages of the conversation. */
+static bool payload__history(json_t *list, const struct endpoint_payload_spec *spec, bool typed,
+                             char *errbuf, size_t errcap)
+{
+    for (size_t i = 0; i < spec->history_count; i++) {
+        const struct endpoint_message *msg = &spec->history[i];
+        size_t len = msg->len;
+        json_t *content = json_stringn(msg->text != NULL ? msg->text : "", len);
+        /* A reply cut at a byte limit may end inside a character: drop it. */
+        for (int cut = 1; content == NULL && cut <= 3 && len > 0; cut++) {
+            len--;
+            content = json_stringn(msg->text, len);
+        }
+        if (content == NULL) {
+            endpoint__err(errbuf, errcap, "history message %zu is not valid UTF-8", i);
+            return false;
+        }
+        json_t *m = json_pack("{s:s,s:o}", "role", msg->role, "content", content);
+        if (m != NULL && typed && json_object_set_new(m, "type", json_string("message")) < 0) {
+            json_decref(m);
+            m = NULL;
+        }
+        if (m == NULL || json_array_append_new(list, m) != 0) {
+            endpoint__err(errbuf, errcap, "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool payload__max_tokens(json_t *root, const char *key, uint64_t n, char *errbuf,
                                 size_t errcap)
 {
@@ -73,7 +103,8 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
         list = payload__text("prompt", spec->prompt, errbuf, errcap);
         ok = list != NULL;
     } else if (ok) {
-        ok = payload__message(list, "user", spec->prompt, t == ENDPOINT_RESPONSES, errbuf, errcap);
+        ok = payload__history(list, spec, t == ENDPOINT_RESPONSES, errbuf, errcap) &&
+             payload__message(list, "user", spec->prompt, t == ENDPOINT_RESPONSES, errbuf, errcap);
     }
     const char *list_key = t == ENDPOINT_COMPLETIONS ? "prompt"
                            : t == ENDPOINT_RESPONSES ? "input"

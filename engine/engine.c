@@ -148,7 +148,20 @@ int engine_probe(char *errbuf, size_t errcap)
 
 static int fill_defaults(struct engine_config *config, char *errbuf, size_t errcap)
 {
-    if (config->payload_count == 0 || config->payloads == NULL) {
+    const struct engine_sessions *sessions = config->sessions;
+    if (sessions != NULL) {
+        if (sessions->turn_count == NULL || sessions->first_ordinal == NULL ||
+            sessions->think_ns == NULL || sessions->turn_body == NULL) {
+            snprintf(errbuf, errcap, "engine: sessions need every callback");
+            return -EINVAL;
+        }
+        if (sessions->ordinal_limit == 0 && sessions->session_limit == 0 &&
+            config->duration_ns <= 0) {
+            snprintf(errbuf, errcap,
+                     "engine: give a request or session limit, a duration, or both");
+            return -EINVAL;
+        }
+    } else if (config->payload_count == 0 || config->payloads == NULL) {
         snprintf(errbuf, errcap, "engine: no request payloads");
         return -EINVAL;
     }
@@ -160,7 +173,7 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
         snprintf(errbuf, errcap, "engine: concurrency must be at least 1");
         return -EINVAL;
     }
-    if (config->request_count == 0 && config->duration_ns <= 0) {
+    if (sessions == NULL && config->request_count == 0 && config->duration_ns <= 0) {
         snprintf(errbuf, errcap, "engine: give a request count, a duration, or both");
         return -EINVAL;
     }
@@ -203,10 +216,18 @@ static void close_work(struct coordinator *co)
 static bool next_work(struct coordinator *co, struct engine_work *out)
 {
     const struct engine_config *config = &co->config;
+    const struct engine_sessions *sessions = config->sessions;
     if (config->request_count != 0 && co->issued >= config->request_count) {
         return false;
     }
+    /* With sessions this is a session number; its turns' ordinals come from it. */
     out->ordinal = config->ordinal_base + co->issued * config->ordinal_stride;
+    if (sessions != NULL &&
+        ((sessions->session_limit != 0 && co->issued >= sessions->session_limit) ||
+         (sessions->ordinal_limit != 0 &&
+          sessions->first_ordinal(sessions->ctx, out->ordinal) >= sessions->ordinal_limit))) {
+        return false;
+    }
     out->due_ns = 0;
     if (config->schedule != NULL) {
         out->due_ns = co->start_ns + config->schedule->offset_ns(config->schedule->ctx, co->issued);
@@ -310,6 +331,15 @@ static void wait_for_wake(struct coordinator *co)
     }
 }
 
+/* progress_total is how many records the run will end with, when known. */
+static uint64_t progress_total(const struct engine_config *config)
+{
+    if (config->sessions != NULL) {
+        return config->sessions->ordinal_limit;
+    }
+    return config->request_count;
+}
+
 static void run_coordinator(struct coordinator *co)
 {
     int64_t next_progress = engine_now_ns() + co->sink->progress_interval_ns;
@@ -332,7 +362,7 @@ static void run_coordinator(struct coordinator *co)
         refill(co);
         int64_t now = engine_now_ns();
         if (co->sink->on_progress != NULL && now >= next_progress) {
-            co->sink->on_progress(co->sink->ctx, co->finished, co->config.request_count);
+            co->sink->on_progress(co->sink->ctx, co->finished, progress_total(&co->config));
             next_progress = now + co->sink->progress_interval_ns;
         }
         wait_for_wake(co);

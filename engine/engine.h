@@ -87,6 +87,58 @@ struct engine_schedule {
     void *ctx;
 };
 
+/* engine_turn_reply is the assistant's answer to one earlier turn of a
+ * session: the output text its record kept (a view, valid during the call it
+ * is passed to). Empty when that turn failed or was cancelled. */
+struct engine_turn_reply {
+    const char *text;
+    size_t len;
+};
+
+/* engine_turn_body is the body of one turn, as a session's turn_body callback
+ * returns it: a view of memory the callback's ctx owns (owned false), or a
+ * malloc'd buffer the engine frees once the turn is sent (owned true). */
+struct engine_turn_body {
+    const char *body;
+    size_t len;
+    bool owned;
+};
+
+/* engine_sessions turns the run into multi-turn sessions. The coordinator
+ * hands out session numbers (ordinal_base + k * ordinal_stride, k = 0, 1, ...)
+ * where a single-turn run hands out request ordinals; one connection then runs
+ * the session's turns in order, each after the previous one ended and its
+ * think time passed, so `concurrency` counts sessions in flight (AIPerf:
+ * "keeps N sessions in flight"). An open-loop schedule times session starts.
+ *
+ * The callbacks are called on shard threads, concurrently: ctx must be
+ * read-only for the run. */
+struct engine_sessions {
+    /* turn_count returns how many turns session s has (at least 1). */
+    uint32_t (*turn_count)(void *ctx, uint64_t session);
+    /* first_ordinal returns the request ordinal of turn 0 of session s; turn t
+     * has ordinal first + t. Ordinals of different sessions never overlap. */
+    uint64_t (*first_ordinal)(void *ctx, uint64_t session);
+    /* think_ns returns the delay between the end of turn t-1 and the start of
+     * turn t (t >= 1). */
+    int64_t (*think_ns)(void *ctx, uint64_t session, uint32_t turn);
+    /* turn_body writes turn t's body into *out, given the replies to turns
+     * 0..t-1 (replies[k], t of them). Returns 0, or -1 with a message in err:
+     * the turn then ends as an error record. */
+    int (*turn_body)(void *ctx, uint64_t session, uint32_t turn,
+                     const struct engine_turn_reply *replies, struct engine_turn_body *out,
+                     char *err, size_t errcap);
+    void *ctx;
+    bool keep_replies;      /* turn_body reads the replies (live history) */
+    uint64_t ordinal_limit; /* turns with an ordinal at or past this are not sent; 0 = none */
+    uint64_t session_limit; /* sessions this process starts at most; 0 = no limit */
+    /* User-centric pacing (AIPerf's --user-centric-rate): each connection is a
+     * user that sends a turn every user_gap_ns, or at once when the previous
+     * reply came later, staggered so the run starts in steady state. Think
+     * times are then unused. 0 = off. */
+    int64_t user_gap_ns;
+};
+
 /* engine_config describes a run. Without a schedule it is a closed loop:
  * `concurrency` requests in flight, the next one sent as soon as one ends.
  * With a schedule, requests leave at their due times on up to `concurrency`
@@ -105,6 +157,8 @@ struct engine_config {
     /* Request ordinal i sends payloads[i % payload_count]. */
     const struct engine_payload *payloads;
     size_t payload_count;
+    /* Multi-turn sessions (payloads then unused), or NULL. */
+    const struct engine_sessions *sessions;
     const char *authorization; /* full Authorization header value, or NULL */
     const struct http_header *extra_headers;
     size_t extra_header_count;
@@ -218,6 +272,9 @@ struct engine_record {
     uint32_t target_index;  /* which of engine_config.targets it was sent to */
     size_t payload_index;
     enum engine_outcome outcome;
+    bool in_session;  /* part of a multi-turn session (engine_config.sessions) */
+    uint64_t session; /* in_session: the session number, and this request's turn */
+    uint32_t turn;
 
     int64_t wall_start_ns;  /* CLOCK_REALTIME at send start */
     int64_t scheduled_ns;   /* when the request was due to leave (open loop), or

@@ -50,6 +50,9 @@ int engine__conns_init(struct engine__shard *shard)
             engine__tls_conn_init(shard, c) != 0) {
             return -ENOMEM;
         }
+        if (engine__session_init(c, config) != 0) {
+            return -ENOMEM;
+        }
         c->body_cap = ENGINE__BODY_BYTES;
         for (size_t h = 0; h < config->extra_header_count; h++) {
             c->headers[h] = config->extra_headers[h];
@@ -84,6 +87,7 @@ void engine__conns_destroy(struct engine__shard *shard)
         free(shard->conns[i].body);
         free(shard->conns[i].header_buf);
         free(shard->conns[i].headers);
+        engine__session_destroy(&shard->conns[i]);
     }
     free(shard->conns);
     free(shard->idle_conns);
@@ -132,7 +136,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     } else {
         close_socket(c);
     }
-    shard->idle_conns[shard->idle_count++] = c->id;
+    engine__session_turn_ended(shard, c, rec);
 }
 
 static void fail_record(struct engine__shard *shard, struct engine__conn *c,
@@ -188,7 +192,17 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
 {
     const struct engine_config *config = shard->config;
     struct engine_record *rec = c->record;
-    const struct engine_payload *payload = &config->payloads[rec->payload_index];
+    struct engine_payload session_payload;
+    const struct engine_payload *payload = &session_payload;
+    if (!rec->in_session) {
+        payload = &config->payloads[rec->payload_index];
+    } else if (c->session.body.body != NULL) {
+        session_payload =
+            (struct engine_payload){.body = c->session.body.body, .body_len = c->session.body.len};
+    } else {
+        fail_record(shard, c, ENGINE_ERROR, 0, "PayloadError", "%s", c->session.error);
+        return;
+    }
     c->headers[config->extra_header_count].value_len = engine_request_id(
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
     struct http_request_head head = {
@@ -259,8 +273,8 @@ static void reset_request_state(struct engine__conn *c)
     c->response_started = false;
 }
 
-static void start_request(struct engine__shard *shard, struct engine__conn *c,
-                          const struct engine_work *work, struct engine_record *rec)
+void engine__start_request(struct engine__shard *shard, struct engine__conn *c,
+                           const struct engine_work *work, struct engine_record *rec)
 {
     const struct engine_config *config = shard->config;
     struct engine_event *events = rec->events;
@@ -275,7 +289,13 @@ static void start_request(struct engine__shard *shard, struct engine__conn *c,
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
     rec->target_index = c->target_index;
-    rec->payload_index = (size_t)(work->ordinal % config->payload_count);
+    if (c->session.active) {
+        rec->in_session = true;
+        rec->session = c->session.session;
+        rec->turn = c->session.turn;
+    } else {
+        rec->payload_index = (size_t)(work->ordinal % config->payload_count);
+    }
     int64_t now = engine_now_ns();
     rec->scheduled_ns = work->due_ns != 0 ? work->due_ns : now;
     c->record = rec;
@@ -523,6 +543,8 @@ void engine__start_requests(struct engine__shard *shard)
     while (engine_ring_pop_ptr(&shard->free, &item)) {
         shard->free_records[shard->free_record_count++] = item;
     }
+    /* Sessions' next turns first: they are already late by their think time. */
+    engine__sessions_resume(shard);
     if (atomic_load_explicit(&shard->cancel, memory_order_acquire) ||
         atomic_load_explicit(&shard->draining, memory_order_acquire)) {
         return;
@@ -533,8 +555,12 @@ void engine__start_requests(struct engine__shard *shard)
            (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit) &&
            take_due_work(shard, &work)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
+        if (shard->config->sessions != NULL) {
+            engine__session_begin(shard, c, &work);
+            continue;
+        }
         struct engine_record *rec = shard->free_records[--shard->free_record_count];
-        start_request(shard, c, &work, rec);
+        engine__start_request(shard, c, &work, rec);
     }
 }
 

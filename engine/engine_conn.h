@@ -170,4 +170,34 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
  * failed (a positive errno) before answering CONNECT. */
 void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, int err);
 
+/* engine__start_request starts `work` on free connection c with record rec
+ * (taken from the shard's free records): sends it, connecting first when the
+ * connection has no socket. */
+void engine__start_request(struct engine__shard *shard, struct engine__conn *c,
+                           const struct engine_work *work, struct engine_record *rec);
+
+/* ---- Multi-turn sessions (engine_session.c) ---- */
+
+/* engine__session_init allocates a connection's session state when the run
+ * has sessions. Returns 0 or -1 (out of memory). */
+int engine__session_init(struct engine__conn *c, const struct engine_config *config);
+
+/* engine__session_destroy frees it. */
+void engine__session_destroy(struct engine__conn *c);
+
+/* engine__session_begin starts session work->ordinal on free connection c:
+ * its first turn now (or at the work's due time), or, user-centric, when the
+ * user's next turn is due. Needs a free record. */
+void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
+                           const struct engine_work *work);
+
+/* engine__session_turn_ended takes connection c back after its request (rec)
+ * ended: it waits to send the session's next turn, or returns to the idle
+ * connections when the session is over (or was never one). */
+void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn *c,
+                                const struct engine_record *rec);
+
+/* engine__sessions_resume sends the turns whose think time is over. */
+void engine__sessions_resume(struct engine__shard *shard);
+
 #endif

@@ -50,6 +50,26 @@ enum engine__op {
     ENGINE__OP_WAKE, /* eventfd write that wakes the coordinator */
 };
 
+/* engine__session is the multi-turn session a connection runs (engine_session.c). */
+struct engine__session {
+    bool active;
+    bool thinking;    /* waiting for next_due_ns to send turn `turn` */
+    uint64_t session; /* session number */
+    uint64_t first_ordinal;
+    uint32_t turn; /* the turn in flight, or the next one while thinking */
+    uint32_t turn_count;
+    int64_t next_due_ns;          /* thinking: when turn `turn` is due */
+    int64_t last_due_ns;          /* user-centric: when this user's previous turn was due */
+    char error[256];              /* why the turn's body could not be built */
+    struct engine_turn_body body; /* the body of the turn in flight */
+    /* keep_replies: the replies so far, texts back to back in reply_text. */
+    struct engine_turn_reply *replies;
+    uint32_t reply_cap;
+    char *reply_text;
+    size_t reply_len;
+    size_t reply_text_cap;
+};
+
 /* engine__conn is one pooled connection and the request it carries. */
 struct engine__conn {
     uint32_t id;
@@ -70,7 +90,8 @@ struct engine__conn {
     bool cancel_planned;          /* cancel cancel_delay after the request is sent */
     bool in_prefill;              /* counted in the shard's prefill_active */
 
-    bool retried;                /* this request was resent on a fresh socket */
+    bool retried; /* this request was resent on a fresh socket */
+    struct engine__session session;
     char request_id[40];         /* X-Request-ID of the request in flight */
     struct http_header *headers; /* the config's extra headers + X-Request-ID */
     char *header_buf;            /* response head bytes, ENGINE__HEADER_BYTES */
@@ -147,6 +168,9 @@ struct engine__shard {
     uint32_t prefill_active; /* requests started that have no content event yet */
     uint32_t *idle_conns;    /* stack of connections without a request */
     uint32_t idle_count;
+    uint32_t thinking_count; /* connections waiting to send a session's next turn */
+    int64_t next_think_ns;   /* earliest next_due_ns among them (INT64_MAX: none) */
+    bool think_blocked;      /* a due turn waits for a record or a prefill slot */
 
     struct engine_record *records; /* pool */
     struct engine_record **free_records;

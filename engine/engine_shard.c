@@ -67,6 +67,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->kernel_timestamps = !config->user_timestamps;
     shard->conn_count = conn_count;
     shard->cpu = -1;
+    shard->next_think_ns = INT64_MAX;
     atomic_init(&shard->no_more_work, false);
     atomic_init(&shard->cancel, false);
     atomic_init(&shard->draining, false);
@@ -273,7 +274,8 @@ static bool shard_finished(struct engine__shard *shard)
     /* Read no_more_work before looking at the ring: the coordinator sets it
      * after its last push, so an empty ring afterwards is final. */
     bool no_more = atomic_load_explicit(&shard->no_more_work, memory_order_acquire);
-    return no_more && !shard->has_next_work && !engine__work_pending(shard);
+    return no_more && !shard->has_next_work && !engine__work_pending(shard) &&
+           shard->thinking_count == 0;
 }
 
 /* wait_and_reap submits what this turn prepared, sleeps until a completion,
@@ -288,6 +290,10 @@ static bool wait_and_reap(struct engine__shard *shard)
     }
     if (shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
+    }
+    if (shard->thinking_count > 0 && !shard->think_blocked &&
+        shard->next_think_ns - ENGINE__SPIN_NS < wake) {
+        wake = shard->next_think_ns - ENGINE__SPIN_NS;
     }
     int ret;
     struct io_uring_cqe *cqe = NULL;

@@ -226,3 +226,44 @@ Test(endpoint_extra_inputs, bad_items_name_the_problem_and_fix)
     expect_extra_error("n:99999999999999999999", "out of range");
     expect_extra_error("s:bad\xff", "not valid UTF-8");
 }
+
+Test(endpoint_payload, chat_history_sits_between_system_and_the_new_turn)
+{
+    /* The second reply is cut inside "é" (0xc3 0xa9): the partial byte goes. */
+    const struct endpoint_message history[] = {
+        {.role = "user", .text = "Q1", .len = 2},
+        {.role = "assistant", .text = "A1xyz", .len = 2},
+        {.role = "user", .text = "Q2", .len = 2},
+        {.role = "assistant", .text = "caf\xc3\xa9", .len = 4},
+    };
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "m",
+                                         .prompt = "Q3",
+                                         .system_prompt = "S",
+                                         .history = history,
+                                         .history_count = 4};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},"
+                          "{\"role\":\"user\",\"content\":\"Q1\"},"
+                          "{\"role\":\"assistant\",\"content\":\"A1\"},"
+                          "{\"role\":\"user\",\"content\":\"Q2\"},"
+                          "{\"role\":\"assistant\",\"content\":\"caf\"},"
+                          "{\"role\":\"user\",\"content\":\"Q3\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+}
+
+Test(endpoint_payload, responses_history_items_are_typed_messages)
+{
+    const struct endpoint_message history[] = {
+        {.role = "user", .text = "Q1", .len = 2},
+        {.role = "assistant", .text = "A1", .len = 2},
+    };
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_RESPONSES,
+                                         .model = "m",
+                                         .prompt = "Q2",
+                                         .history = history,
+                                         .history_count = 2};
+    expect_payload(&spec, "{\"input\":[{\"role\":\"user\",\"content\":\"Q1\",\"type\":\"message\"},"
+                          "{\"role\":\"assistant\",\"content\":\"A1\",\"type\":\"message\"},"
+                          "{\"role\":\"user\",\"content\":\"Q2\",\"type\":\"message\"}],"
+                          "\"model\":\"m\",\"stream\":false}");
+}
