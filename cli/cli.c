@@ -16,7 +16,9 @@ static void print_usage(FILE *out)
             "  profile       run a benchmark (takes `aiperf profile` flags; see "
             "`ringperf profile --help`)\n"
             "  mock-server   start an OpenAI-compatible mock inference server (see "
-            "`ringperf mock-server --help`)\n\n"
+            "`ringperf mock-server --help`)\n"
+            "  merge         merge the per-rank or per-shard results of one run (see "
+            "`ringperf merge --help`)\n\n"
             "Flags:\n"
             "  -h, --help    show this help\n"
             "  --version     print the version\n",
@@ -36,11 +38,14 @@ int cli_main(int argc, char **argv)
     if (strcmp(argv[1], "profile") == 0) {
         return cli_profile_main(argc - 1, argv + 1);
     }
+    if (strcmp(argv[1], "merge") == 0) {
+        return cli_merge_main(argc - 1, argv + 1);
+    }
     if (strcmp(argv[1], "mock-server") == 0) {
         return mock_main(argc - 1, argv + 1);
     }
     fprintf(stderr,
-            "ringperf: unknown command '%s'; the commands are profile and mock-server "
+            "ringperf: unknown command '%s'; the commands are profile, merge and mock-server "
             "(see ringperf --help)\n",
             argv[1]);
     return 2;

@@ -13,4 +13,9 @@ int cli_main(int argc, char **argv);
 /* cli_profile_main runs `ringperf profile`; argv[0] is the word "profile". */
 int cli_profile_main(int argc, char **argv);
 
+/* cli_merge_main runs `ringperf merge DIR...` (cli/merge.c): one result
+ * from the per-rank or per-shard artifact directories of a shared run;
+ * argv[0] is the word "merge". */
+int cli_merge_main(int argc, char **argv);
+
 #endif

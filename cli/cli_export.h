@@ -87,6 +87,14 @@ struct cli_export {
     int64_t slice_ns; /* --slice-duration; 0 = none */
     struct cli_intervals intervals;
     struct metrics_goodput goodput; /* parsed --goodput, for the timeslices */
+    /* `ringperf merge` (cli_cluster.h): the share the next record came from,
+     * written as metadata "rank" and "host" when record_host is not NULL
+     * (borrowed until the next cli_export_record). */
+    int record_rank;
+    const char *record_host;
+    /* Multi-turn runs: the conversations, for each record's conversation id
+     * (borrowed; NULL otherwise). */
+    const struct cli_sessions *sessions;
 };
 
 /* cli_wall_now_ns returns CLOCK_REALTIME in ns. */
@@ -143,6 +151,10 @@ struct cli_finish_info {
     const struct profile_config *cfg;
     bool was_cancelled;
     const char *title; /* console title, e.g. "ringperf | LLM Metrics" */
+    /* Fixed-schedule replays: each request's send lag (send start minus its
+     * trace time), for AIPerf's replay_sched_lag_* metrics; else NULL. */
+    const struct metrics_hist *schedule_lag;
+    json_t *run_info_extra; /* members added to run_info (borrowed), or NULL */
 };
 
 /* cli_export_finish ends a run: summarises `results`, prints the console

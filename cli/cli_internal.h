@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/cli_sessions.h"
 #include "config/config.h"
 #include "engine/engine.h"
 #include "metrics/metrics.h"
@@ -44,7 +45,8 @@ struct cli_results {
      * NULL to take them from the server's usage. Borrowed. */
     const struct tokenizer *tokenizer;
     struct tokenizer_scratch token_scratch;
-    const int64_t *payload_isl; /* input tokens of each payload, by payload index */
+    const int64_t *payload_isl;    /* input tokens of each payload, by payload index */
+    struct cli_sessions *sessions; /* multi-turn runs: input tokens with the history */
     struct metrics_goodput goodput;
     struct metrics_run *run;
     int64_t *content_ns; /* scratch for cli_record_compute, grown to the longest record */

@@ -24,7 +24,15 @@ struct cli_load {
     struct engine_schedule schedule;
     const int64_t *trace_offsets_ns; /* fixed schedule: due time of each request */
     size_t trace_count;
+    struct engine_sessions sessions; /* multi-turn runs: this phase's copy */
 };
+
+/* cli_load_sessions makes *engine a multi-turn run of `sessions` (borrowed
+ * callbacks; copied into load): the request count becomes an ordinal limit,
+ * so the phase ends after exactly that many turns, and --user-centric-rate
+ * sets --num-users connections, each a user pacing its own turns. */
+void cli_load_sessions(const struct profile_config *cfg, const struct engine_sessions *sessions,
+                       struct cli_load *load, struct engine_config *engine);
 
 /* cli_load_configure fills the load fields of *engine (concurrency, schedule,
  * count, duration, grace, cancellation) from cfg; *load must outlive the run.

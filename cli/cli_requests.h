@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/cli_sessions.h"
 #include "config/config.h"
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
@@ -33,6 +34,12 @@ struct cli_requests {
     size_t body_count;
     int64_t *schedule_offsets_ns; /* per payload; NULL unless fixed_schedule */
     bool fixed_schedule;
+    /* Multi-turn runs: the conversations (payloads then unused), and the
+     * --extra-inputs object their bodies are built with while the run goes. */
+    bool multi_turn;
+    struct cli_sessions sessions;
+    char *sessions_extra;
+    char *sessions_system; /* the system prompt of every conversation, or NULL */
 };
 
 /* cli_requests_write_inputs writes dir/inputs.json for an --input-file run:

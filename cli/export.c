@@ -151,6 +151,60 @@ static void put_int_or_null(struct cli_jsonw *w, bool *first, const char *key, i
     }
 }
 
+/* put_conversation writes the record's session identity: a single-turn
+ * request is a conversation of its own, named by its request id. */
+static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_export *exp,
+                             const struct engine_record *rec, const char *request_id, size_t id_len)
+{
+    if (!rec->in_session || exp->sessions == NULL) {
+        cli_jsonw_key(w, first, "conversation_id");
+        cli_jsonw_string(w, request_id, id_len);
+        cli_jsonw_key(w, first, "turn_index");
+        cli_jsonw_int(w, 0);
+        return;
+    }
+    char correlation[40];
+    size_t correlation_len = engine_correlation_id(exp->request_id_nonce, rec->session, correlation,
+                                                   sizeof(correlation));
+    cli_jsonw_key(w, first, "x_correlation_id");
+    cli_jsonw_string(w, correlation, correlation_len);
+    const struct cli_conversation *conv = cli_sessions_conversation(exp->sessions, rec->session);
+    char fallback[32];
+    int fallback_len =
+        snprintf(fallback, sizeof(fallback), "session_%zu", (size_t)(conv - exp->sessions->convs));
+    cli_jsonw_key(w, first, "conversation_id");
+    if (conv->session_id != NULL) {
+        cli_jsonw_string(w, conv->session_id, strlen(conv->session_id));
+    } else {
+        cli_jsonw_string(w, fallback, (size_t)fallback_len);
+    }
+    cli_jsonw_key(w, first, "turn_index");
+    cli_jsonw_int(w, rec->turn);
+}
+
+/* put_timing_truth writes ringperf's own timing fields: when the request was
+ * due to leave (open loop: its schedule; closed loop: when a connection was
+ * free for it) and how late it left, and how many of its content events
+ * arrived in the same network read as the event before them, and so share
+ * that read's arrival time (an inter-token gap of 0 that is not one). */
+static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct engine_record *rec)
+{
+    put_int_or_null(w, first, "request_scheduled_ns", cli_record_wall_ns(rec, rec->scheduled_ns));
+    cli_jsonw_key(w, first, "send_lag_ns");
+    if (rec->send_start_ns != 0 && rec->scheduled_ns != 0) {
+        cli_jsonw_int(w, rec->send_start_ns - rec->scheduled_ns);
+    } else {
+        cli_jsonw_raw(w, "null", 4);
+    }
+    int64_t shared = 0;
+    for (uint32_t i = 0; i < rec->event_count; i++) {
+        uint32_t flags = rec->events[i].flags;
+        shared += (flags & ENGINE_EVENT_CONTENT) != 0 && (flags & ENGINE_EVENT_SAME_READ) != 0;
+    }
+    cli_jsonw_key(w, first, "shared_read_events");
+    cli_jsonw_int(w, shared);
+}
+
 static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
                          const struct engine_record *rec)
 {
@@ -162,24 +216,28 @@ static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
     bool first = true;
     cli_jsonw_raw(w, "{", 1);
     cli_jsonw_key(w, &first, "session_num");
-    cli_jsonw_int(w, (int64_t)rec->ordinal);
+    cli_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
     cli_jsonw_key(w, &first, "x_request_id");
     cli_jsonw_string(w, request_id, id_len);
-    cli_jsonw_key(w, &first, "conversation_id");
-    cli_jsonw_string(w, request_id, id_len);
-    cli_jsonw_key(w, &first, "turn_index");
-    cli_jsonw_int(w, 0);
+    put_conversation(w, &first, exp, rec, request_id, id_len);
     put_int_or_null(w, &first, "request_start_ns", rec->wall_start_ns);
     put_int_or_null(w, &first, "request_ack_ns", cli_record_wall_ns(rec, rec->headers_ns));
     put_int_or_null(w, &first, "request_end_ns", cli_record_wall_ns(rec, rec->end_ns));
     cli_jsonw_key(w, &first, "worker_id");
     cli_jsonw_string(w, worker, (size_t)worker_len);
+    if (exp->record_host != NULL) {
+        cli_jsonw_key(w, &first, "rank");
+        cli_jsonw_int(w, exp->record_rank);
+        cli_jsonw_key(w, &first, "host");
+        cli_jsonw_string(w, exp->record_host, strlen(exp->record_host));
+    }
     cli_jsonw_key(w, &first, "benchmark_phase");
     cli_jsonw_lit(w, "\"profiling\"");
     cli_jsonw_key(w, &first, "was_cancelled");
     cli_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
     put_int_or_null(w, &first, "cancellation_time_ns", cli_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
+    put_timing_truth(w, &first, rec);
     cli_jsonw_raw(w, "}", 1);
 }
 
@@ -484,6 +542,7 @@ static int write_summaries(const struct cli_export *exp, const struct metrics_su
         .random_seed = info->cfg->random_seed,
         .errors = rows,
         .error_count = results->error_kind_count,
+        .extra = info->run_info_extra,
     };
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     if (ret == 0) {
@@ -545,11 +604,38 @@ static int write_console_copy(const struct cli_export *exp, const struct metrics
     return fclose(copy) == 0 ? 0 : -errno;
 }
 
+/* put_schedule_lag adds AIPerf's replay_sched_lag_* metrics of a fixed-schedule
+ * replay: how far behind the trace requests left, relative to the least late. */
+static void put_schedule_lag(struct metrics_summary *summary, const struct metrics_hist *lag)
+{
+    if (lag == NULL || metrics_hist_count(lag) == 0) {
+        return;
+    }
+    static const struct {
+        enum metrics_scalar_id id;
+        double percentile;
+    } points[] = {{METRICS_S_REPLAY_SCHED_LAG_P50, 50},
+                  {METRICS_S_REPLAY_SCHED_LAG_P90, 90},
+                  {METRICS_S_REPLAY_SCHED_LAG_P99, 99}};
+    int64_t least = metrics_hist_min(lag);
+    int64_t most = metrics_hist_max(lag);
+    for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
+        int64_t at = metrics_hist_value_at_percentile(lag, points[i].percentile);
+        at = at < most ? at : most; /* a bucket's top can pass the exact maximum */
+        summary->scalar[points[i].id] = (double)(at - least) / 1e6;
+        summary->scalar_present[points[i].id] = true;
+    }
+    summary->scalar[METRICS_S_REPLAY_SCHED_DEGRADED] =
+        summary->scalar[METRICS_S_REPLAY_SCHED_LAG_P99] > 500.0 ? 1.0 : 0.0;
+    summary->scalar_present[METRICS_S_REPLAY_SCHED_DEGRADED] = true;
+}
+
 int cli_export_finish(const struct cli_export *exp, struct cli_results *results,
                       const struct cli_finish_info *info)
 {
     struct metrics_summary summary;
     metrics_run_summarize(results->run, &summary);
+    put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
     struct cli_report_options opts = {
         .title = info->title,

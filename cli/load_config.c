@@ -71,6 +71,22 @@ bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
     return true;
 }
 
+void cli_load_sessions(const struct profile_config *cfg, const struct engine_sessions *sessions,
+                       struct cli_load *load, struct engine_config *engine)
+{
+    load->sessions = *sessions;
+    load->sessions.ordinal_limit = engine->request_count;
+    engine->request_count = 0;
+    engine->sessions = &load->sessions;
+    if (cfg->user_centric_rate > 0) {
+        /* Users share the rate: each one sends every num_users / rate seconds. */
+        load->sessions.user_gap_ns =
+            (int64_t)((double)cfg->num_users / cfg->user_centric_rate * 1e9);
+        engine->concurrency = (uint32_t)cfg->num_users;
+        engine->schedule = NULL;
+    }
+}
+
 static int64_t trace_offset_ns(void *ctx, uint64_t k)
 {
     const struct cli_load *load = ctx;

@@ -3,6 +3,7 @@
  * payloads and the target, run the engine, and report.
  */
 #include "cli/cli.h"
+#include "cli/cli_cluster.h"
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
@@ -48,6 +49,8 @@ struct profile_run {
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
     struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
+    struct cli_cluster cluster;           /* MPI ranks or --shard-count shares of one run */
+    struct engine_run_stats engine_stats; /* of the profiling phase */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -83,14 +86,48 @@ static void on_record(void *ctx, const struct engine_record *rec)
     if (run->export_error == 0) {
         run->export_error = cli_export_record(&run->exp, rec, &metrics);
     }
+    cli_cluster_record(&run->cluster, rec, &metrics);
     cli_live_record(&run->live, rec);
     check_failure_threshold(run);
+}
+
+static void on_finish(void *ctx, const struct engine_run_stats *stats)
+{
+    struct profile_run *run = ctx;
+    run->engine_stats = *stats;
+}
+
+/* timing_provenance is run_info's "ringperf_timing": where the receive times
+ * came from (kernel SO_TIMESTAMPING, user space, or both), how many content
+ * events shared a read's arrival time, and how late open-loop requests left. */
+static json_t *timing_provenance(const struct profile_run *run)
+{
+    const struct engine_run_stats *st = &run->engine_stats;
+    const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
+                        : st->kernel_timestamp_reads == 0 ? "user_space"
+                                                          : "mixed";
+    json_t *timing = json_pack("{s:s, s:I, s:I, s:I}", "receive_clock", clock,
+                               "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
+                               "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
+                               "shared_read_events", (json_int_t)run->results.same_read_events);
+    if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
+        /* A bucket's highest value can exceed the exact maximum: cap at it. */
+        int64_t max = metrics_hist_max(run->send_lag);
+        int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
+        int64_t p99 = metrics_hist_value_at_percentile(run->send_lag, 99);
+        json_object_set_new(timing, "send_lag_ns",
+                            json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
+                                      "p99", (json_int_t)(p99 < max ? p99 : max), "max",
+                                      (json_int_t)max));
+    }
+    return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
 }
 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
     cli_live_progress(&run->live, &run->results, finished, total);
+    cli_cluster_flush(&run->cluster);
 }
 
 /* lookup_host resolves host:port (what names it, for messages) into *out_addr. */
@@ -393,8 +430,12 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
 {
     struct cli_load warm_load;
     struct engine_config warm;
-    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
+    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm) ||
+        !cli_cluster_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
+    }
+    if (run->requests.multi_turn) {
+        cli_load_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
     }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
@@ -422,12 +463,16 @@ static int execute(struct profile_run *run)
     struct engine_record_sink sink = {
         .on_record = on_record,
         .on_progress = on_progress,
+        .on_finish = on_finish,
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
     };
     cli_live_phase(&run->live, "warmup");
     int ret = run_warmup(run, errbuf, sizeof(errbuf));
     cli_live_phase(&run->live, "profiling");
+    if (ret == 0) {
+        ret = cli_cluster_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
+    }
     run->exp.start_wall_ns = cli_wall_now_ns();
     if (ret == 0 && !run->stop.requested) {
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
@@ -450,11 +495,18 @@ static int execute(struct profile_run *run)
         return 1;
     }
     struct cli_finish_info finish = {
-        .cfg = &run->cfg, .was_cancelled = run->stop.requested, .title = report_title(run)};
+        .cfg = &run->cfg,
+        .was_cancelled = run->stop.requested,
+        .title = report_title(run),
+        .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
+        .run_info_extra = timing_provenance(run),
+    };
     int status = cli_export_finish(&run->exp, &run->results, &finish);
+    json_decref(finish.run_info_extra);
     print_send_lag(run);
     cli_live_finish(&run->live, &run->results, false, run->exp.paths.json);
-    return run->threshold_exceeded ? 1 : status;
+    return cli_cluster_finish(&run->cluster, run->stop.requested,
+                              run->threshold_exceeded ? 1 : status);
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -483,6 +535,19 @@ static int load_tokenizer(struct profile_run *run)
     return 0;
 }
 
+/* write_inputs writes dir/inputs.json: the conversations, the input file's
+ * entries, or the synthetic payloads. */
+static int write_inputs(const struct profile_run *run, const char *dir)
+{
+    if (run->requests.multi_turn) {
+        return cli_sessions_write_inputs(&run->requests.sessions, dir);
+    }
+    if (run->requests.inputs != NULL) {
+        return cli_requests_write_inputs(dir, &run->requests);
+    }
+    return cli_export_inputs(dir, run->requests.payloads, run->requests.payload_count);
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -492,6 +557,9 @@ static int prepare(struct profile_run *run)
     }
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
                                          : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
+    if (cli_cluster_share_seed(&run->cluster, &run->seed) != 0) {
+        return 1;
+    }
     configure_engine(run);
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -502,19 +570,28 @@ static int prepare(struct profile_run *run)
         return 2;
     }
     if (run->requests.inputs != NULL) {
-        cli_load_inputs(&run->cfg, run->requests.schedule_offsets_ns, run->requests.payload_count,
+        cli_load_inputs(&run->cfg, run->requests.schedule_offsets_ns,
+                        run->requests.multi_turn ? run->requests.sessions.turn_count
+                                                 : run->requests.payload_count,
                         &run->load, &run->engine);
     }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
+    if (run->requests.multi_turn) {
+        cli_load_sessions(&run->cfg, &run->requests.sessions.engine, &run->load, &run->engine);
+    }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
     if (prepare_artifact_dir(run) != 0) {
         return 1;
     }
-    if ((run->requests.inputs != NULL ? cli_requests_write_inputs(run->artifact_dir, &run->requests)
-                                      : cli_export_inputs(run->artifact_dir, run->requests.payloads,
-                                                          run->requests.payload_count)) != 0) {
+    int split = cli_cluster_prepare(&run->cluster, &run->cfg, run->seed, &run->load, &run->engine,
+                                    run->artifact_dir, sizeof(run->artifact_dir));
+    if (split != 0) {
+        return split;
+    }
+    const char *inputs_dir = cli_cluster_inputs_dir(&run->cluster, run->artifact_dir);
+    if (inputs_dir != NULL && write_inputs(run, inputs_dir) != 0) {
         fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
         return 1;
     }
@@ -523,6 +600,8 @@ static int prepare(struct profile_run *run)
     int ret = cli_results_init(&run->results, &run->cfg, run->engine.streaming);
     run->results.tokenizer = run->tokenizer;
     run->results.payload_isl = run->requests.payload_isl;
+    run->results.sessions = run->requests.multi_turn ? &run->requests.sessions : NULL;
+    run->exp.sessions = run->results.sessions;
     run->results.open_loop = run->engine.schedule != NULL;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
@@ -553,7 +632,8 @@ static void release(struct profile_run *run)
     cli_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     free(run->targets);
-    tls_context_free(run->tls); /* after the engine freed every connection made from it */
+    tls_context_free(run->tls);      /* after the engine freed every connection made from it */
+    cli_cluster_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);
 }
 
@@ -574,7 +654,8 @@ int cli_profile_main(int argc, char **argv)
                 errbuf);
         ret = 2;
     } else {
-        ret = prepare(run);
+        ret = cli_cluster_init(&run->cluster, &run->cfg);
+        ret = ret != 0 ? ret : prepare(run);
         if (ret == 0) {
             ret = execute(run);
         }

@@ -1,4 +1,7 @@
 #include "cli/cli_requests.h"
+#include "cli/cli_load.h"
+#include "cli/cli_prompt_extras.h"
+#include "cli/cli_media.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +50,7 @@ struct prompt_source {
     struct dataset_seq_dist seq_dist; /* --seq-dist, when seq_dist.count > 0 */
     int64_t system_tokens;            /* its tokens; -1 when uncounted */
     char *system_owned;               /* a generated shared system prompt */
+    struct cli_prompt_extras extras;  /* prefixes, user context, batches, rankings */
 };
 
 /* model_of returns the model of payload i: --model values in turn
@@ -91,33 +95,73 @@ static int one_prompt(const struct profile_config *cfg, struct prompt_source *sr
 }
 
 /* build_one builds entry i's body and counts its input tokens. Rankings get
- * the prompt as the query and a second prompt as the passage (AIPerf's default
- * of one passage). */
-static char *build_one(const struct profile_config *cfg, struct cli_requests *out,
-                       struct prompt_source *src, size_t i, const char *extra, char *prompt,
-                       char *passage)
+ * the prompt as the query plus synthetic passages (cli/prompt_extras.c). */
+/* draw_prompt draws one synthetic turn: a prompt into `prompt` with its
+ * tokens, and the max_tokens to ask for (0: leave it out). */
+static int draw_prompt(const struct profile_config *cfg, struct prompt_source *src, char *prompt,
+                       int64_t *out_isl, uint64_t *out_max_tokens)
 {
-    uint64_t max_tokens = cfg->osl_set
-                              ? dataset_sample_length(&src->rng, (uint64_t)cfg->osl_tokens_mean,
-                                                      cfg->osl_tokens_stddev)
-                              : 0;
-    int64_t isl = 0;
-    int ret;
+    *out_max_tokens = cfg->osl_set
+                          ? dataset_sample_length(&src->rng, (uint64_t)cfg->osl_tokens_mean,
+                                                  cfg->osl_tokens_stddev)
+                          : 0;
     if (src->seq_dist.count > 0) {
         /* --seq-dist draws the input and output lengths as one pair. */
         uint64_t length = 0;
-        dataset_seq_dist_sample(&src->seq_dist, &src->rng, &length, &max_tokens);
-        ret = prompt_of_length(src, length, prompt, &isl);
-    } else {
-        ret = one_prompt(cfg, src, prompt, &isl);
+        dataset_seq_dist_sample(&src->seq_dist, &src->rng, &length, out_max_tokens);
+        return prompt_of_length(src, length, prompt, out_isl);
     }
-    if (ret != 0) {
+    return one_prompt(cfg, src, prompt, out_isl);
+}
+
+/* add_conversation draws synthetic conversation i: --conversation-turn-mean
+ * turns (normal, at least 1), each with its own prompt and output length,
+ * and think times of --conversation-turn-delay-mean ms (normal, not below 0)
+ * times --conversation-turn-delay-ratio before the turns after the first. */
+static int add_conversation(const struct profile_config *cfg, struct cli_requests *out,
+                            struct prompt_source *src, size_t i, char *prompt)
+{
+    uint64_t mean = cfg->conversation_turn_mean > 0 ? (uint64_t)cfg->conversation_turn_mean : 1;
+    uint64_t turns = dataset_sample_length(&src->rng, mean, (double)cfg->conversation_turn_stddev);
+    turns = turns < CLI_SESSION_TURNS_MAX ? turns : CLI_SESSION_TURNS_MAX;
+    int64_t static_tokens = src->system_prompt == NULL ? 0 : src->system_tokens;
+    for (uint64_t t = 0; t < turns; t++) {
+        struct cli_turn turn = {.model = model_of(cfg, src, i)};
+        int64_t isl = 0;
+        if (draw_prompt(cfg, src, prompt, &isl, &turn.max_tokens) != 0 ||
+            (t == 0 && cli_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
+                                                PROMPT_BYTES_MAX, &isl) != 0)) {
+            return -EINVAL;
+        }
+        double delay_ms = dataset_rng_normal(&src->rng, cfg->conversation_turn_delay_mean_ms,
+                                             cfg->conversation_turn_delay_stddev_ms);
+        delay_ms = delay_ms > 0 ? delay_ms * cfg->conversation_turn_delay_ratio : 0;
+        turn.delay_ns = t > 0 ? (int64_t)(delay_ms * 1e6) : 0;
+        static_tokens = static_tokens >= 0 && isl >= 0 ? static_tokens + isl : -1;
+        turn.static_tokens = static_tokens;
+        turn.prompt = strdup(prompt);
+        int ret =
+            turn.prompt != NULL ? cli_sessions_add(&out->sessions, t == 0, &turn, NULL) : -ENOMEM;
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+static char *build_one(const struct profile_config *cfg, struct cli_requests *out,
+                       struct prompt_source *src, size_t i, const char *extra, char *prompt)
+{
+    uint64_t max_tokens = 0;
+    int64_t isl = 0;
+    int ret = draw_prompt(cfg, src, prompt, &isl, &max_tokens);
+    if (ret != 0 || cli_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
+                                             PROMPT_BYTES_MAX, &isl) != 0) {
         return NULL;
     }
     if (isl >= 0 && src->system_prompt != NULL) {
         isl = src->system_tokens >= 0 ? isl + src->system_tokens : -1;
     }
-    const char *passages[1] = {passage};
     struct endpoint_payload_spec spec = {
         .system_prompt = src->system_prompt,
         .type = out->type,
@@ -129,25 +173,24 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
         .extra_inputs_json = extra,
         .use_server_token_count = cfg->use_server_token_count,
     };
-    bool rankings = out->type == ENDPOINT_NIM_RANKINGS || out->type == ENDPOINT_COHERE_RANKINGS ||
-                    out->type == ENDPOINT_HF_TEI_RANKINGS;
-    if (rankings) {
-        int64_t passage_isl = 0;
-        if (one_prompt(cfg, src, passage, &passage_isl) != 0) {
-            return NULL;
-        }
-        isl = isl >= 0 ? isl + passage_isl : isl;
-        spec.query = prompt;
-        spec.passages = passages;
-        spec.passage_count = 1;
+    if (cli_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
+                                PROMPT_BYTES_MAX, &isl) != 0) {
+        return NULL;
     }
-    if (out->payload_isl != NULL) {
-        out->payload_isl[i] = isl;
+    struct cli_media_set media; /* --image-*, --audio-* (cli/media_inputs.c) */
+    if (cli_media_for_entry(cfg, src->model_seed, i, &media) != 0) {
+        return NULL;
     }
+    spec.media = media.view;
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    cli_media_set_free(&media);
     if (body == NULL) {
         fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+    }
+    body = cli_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    if (out->payload_isl != NULL) {
+        out->payload_isl[i] = isl;
     }
     return body;
 }
@@ -191,8 +234,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
 {
     /* AIPerf's --num-dataset-entries (100 by default) distinct prompts; a run
      * limited to fewer requests needs only that many. */
-    size_t count =
-        cfg->num_dataset_entries > 0 ? (size_t)cfg->num_dataset_entries : DEFAULT_DATASET_ENTRIES;
+    size_t count = cfg->conversation_num > 0      ? (size_t)cfg->conversation_num
+                   : cfg->num_dataset_entries > 0 ? (size_t)cfg->num_dataset_entries
+                                                  : DEFAULT_DATASET_ENTRIES;
     bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
     if (count_limited && (size_t)cfg->request_count < count) {
         count = (size_t)cfg->request_count;
@@ -211,7 +255,10 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
         dataset_prompter_free(src.prompter);
         return -EINVAL;
     }
-    if (system_prompt(cfg, &src) != 0) {
+    if (system_prompt(cfg, &src) != 0 ||
+        cli_prompt_extras_init(&src.extras, cfg, out->type, tok, src.prompter, &src.scratch,
+                               seed) != 0) {
+        cli_prompt_extras_free(&src.extras);
         free(src.system_owned);
         dataset_prompter_free(src.prompter);
         tokenizer_scratch_free(&src.scratch);
@@ -220,13 +267,19 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
     out->payloads = calloc(count, sizeof(*out->payloads));
     out->payload_isl = tok != NULL ? calloc(count, sizeof(*out->payload_isl)) : NULL;
     char *prompt = malloc(PROMPT_BYTES_MAX);
-    char *passage = malloc(PROMPT_BYTES_MAX);
-    int ret = out->payloads != NULL && prompt != NULL && passage != NULL &&
-                      (tok == NULL || out->payload_isl != NULL)
+    int ret = out->payloads != NULL && prompt != NULL && (tok == NULL || out->payload_isl != NULL)
                   ? 0
                   : -ENOMEM;
-    for (size_t i = 0; ret == 0 && i < count; i++) {
-        char *body = build_one(cfg, out, &src, i, extra, prompt, passage);
+    for (size_t i = 0; ret == 0 && out->multi_turn && i < count; i++) {
+        ret = add_conversation(cfg, out, &src, i, prompt);
+    }
+    if (ret == 0 && out->multi_turn && src.system_prompt != NULL) {
+        /* The bodies of the turns are built while the run goes. */
+        out->sessions_system = strdup(src.system_prompt);
+        ret = out->sessions_system != NULL ? 0 : -ENOMEM;
+    }
+    for (size_t i = 0; ret == 0 && !out->multi_turn && i < count; i++) {
+        char *body = build_one(cfg, out, &src, i, extra, prompt);
         if (body == NULL) {
             ret = -EINVAL;
             break;
@@ -235,7 +288,7 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
         out->payload_count++;
     }
     free(prompt);
-    free(passage);
+    cli_prompt_extras_free(&src.extras);
     free(src.system_owned);
     dataset_prompter_free(src.prompter);
     tokenizer_scratch_free(&src.scratch);
@@ -280,6 +333,11 @@ static char *merged_extra(const char *global, const char *entry)
 static int64_t entry_prompt(struct input_source *src, const struct dataset_entry *e)
 {
     size_t len = 0;
+    if (e->text_count == 0 && e->hash_id_count == 0 && e->input_length == 0 &&
+        e->image_count + e->audio_count > 0) {
+        src->prompt[0] = '\0'; /* media alone: no text to count */
+        return 0;
+    }
     if (e->hash_id_count > 0) {
         len =
             dataset_blocks_prompt(src->blocks, &src->prompts.scratch, e->hash_ids, e->hash_id_count,
@@ -343,6 +401,12 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
                 (long long)(cfg->isl_block_size_set ? cfg->isl_block_size : 512), PROMPT_BYTES_MAX);
         return NULL;
     }
+    char where[512];
+    snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
+    struct cli_media_set media;
+    if (cli_media_from_entry(e, where, &media) != 0) {
+        return NULL;
+    }
     char *extra = merged_extra(src->extra, e->extra_json);
     struct endpoint_payload_spec spec = {
         .type = out->type,
@@ -362,13 +426,14 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
         .query = e->text_count > 0 ? e->texts[0] : src->prompt,
         .passages = e->text_count > 1 ? e->texts + 1 : NULL,
         .passage_count = e->text_count > 1 ? e->text_count - 1 : 0,
+        .media = media.view,
     };
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
     if (body == NULL) {
-        fprintf(stderr, "ringperf profile: %s:%llu: cannot build the request body: %s\n",
-                cfg->input_file, (unsigned long long)e->line, errbuf);
+        fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where, errbuf);
     }
+    cli_media_set_free(&media);
     free(extra);
     return body;
 }
@@ -392,9 +457,11 @@ static int load_inputs(const struct profile_config *cfg, struct cli_requests *ou
     return 0;
 }
 
+/* build_bodies builds the body of every entry, or with used only of the
+ * entries marked there (the others keep a NULL body). */
 static int build_bodies(const struct profile_config *cfg, uint64_t seed,
                         const struct tokenizer *tok, const char *extra, struct cli_requests *out,
-                        int64_t *isl)
+                        int64_t *isl, const bool *used)
 {
     struct input_source src = {.cfg = cfg, .tok = tok, .extra = extra};
     dataset_rng_seed(&src.prompts.rng, seed);
@@ -415,6 +482,10 @@ static int build_bodies(const struct profile_config *cfg, uint64_t seed,
         ret = -ENOMEM;
     }
     for (size_t i = 0; ret == 0 && i < count; i++) {
+        if (used != NULL && !used[i]) {
+            out->body_count++;
+            continue;
+        }
         out->bodies[i] = entry_body(&src, out, i, &isl[i]);
         ret = out->bodies[i] != NULL ? 0 : -EINVAL;
         out->body_count += ret == 0;
@@ -512,8 +583,27 @@ static size_t sample_order(const struct profile_config *cfg, uint64_t seed,
     return n;
 }
 
+/* build_sent builds the bodies of the entries order[0..n) sends, and only
+ * those: a 1,000-request run over a 1,000,000-line file builds 1,000. */
+static int build_sent(const struct profile_config *cfg, uint64_t seed, const struct tokenizer *tok,
+                      const char *extra, struct cli_requests *out, int64_t *isl,
+                      const size_t *order, size_t n)
+{
+    bool *used = calloc(dataset_inputs_count(out->inputs), sizeof(*used));
+    if (used == NULL) {
+        return -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        used[order[k]] = true;
+    }
+    int ret = build_bodies(cfg, seed, tok, extra, out, isl, used);
+    free(used);
+    return ret;
+}
+
 static int order_payloads(const struct profile_config *cfg, uint64_t seed,
-                          const struct tokenizer *tok, struct cli_requests *out, const int64_t *isl)
+                          const struct tokenizer *tok, const char *extra, struct cli_requests *out,
+                          int64_t *isl)
 {
     size_t count = dataset_inputs_count(out->inputs);
     size_t slots = count;
@@ -532,6 +622,17 @@ static int order_payloads(const struct profile_config *cfg, uint64_t seed,
     }
     size_t n = out->fixed_schedule ? schedule_order(cfg, out, order)
                                    : sample_order(cfg, seed, out, order, slots);
+    /* A run of fewer requests sends only the first slots: ordinal % n is the
+     * same for every ordinal it issues. */
+    uint64_t needed = (uint64_t)cfg->request_count + (uint64_t)cfg->warmup_request_count;
+    if (!out->fixed_schedule && cfg->request_count_set && cfg->benchmark_duration_seconds <= 0 &&
+        needed < n) {
+        n = (size_t)needed;
+    }
+    if (n > 0 && build_sent(cfg, seed, tok, extra, out, isl, order, n) != 0) {
+        free(order);
+        return -EINVAL;
+    }
     out->payloads = n > 0 ? calloc(n, sizeof(*out->payloads)) : NULL;
     out->payload_isl = n > 0 && tok != NULL ? calloc(n, sizeof(*out->payload_isl)) : NULL;
     int ret = n == 0                                                               ? -EINVAL
@@ -549,19 +650,106 @@ static int order_payloads(const struct profile_config *cfg, uint64_t seed,
     return ret;
 }
 
+/* input_sessions reports whether the file holds multi-turn sessions: a
+ * multi_turn file, or raw_payload directories and inputs_json with sessions
+ * of several turns. A timestamped trace replays on its schedule instead. */
+static bool input_sessions(const struct profile_config *cfg, const struct cli_requests *out)
+{
+    if (cfg->fixed_schedule ||
+        (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule)) {
+        return false;
+    }
+    if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MULTI_TURN) {
+        return true;
+    }
+    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
+        if (dataset_inputs_entry(out->inputs, i)->turn > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* joined_texts returns an entry's texts joined by one space (malloc'd). */
+static char *joined_texts(const struct dataset_entry *e)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < e->text_count; i++) {
+        len += strlen(e->texts[i]) + 1;
+    }
+    char *out = malloc(len + 1);
+    size_t at = 0;
+    for (size_t i = 0; out != NULL && i < e->text_count; i++) {
+        size_t n = strlen(e->texts[i]);
+        if (i > 0) {
+            out[at++] = ' ';
+        }
+        memcpy(out + at, e->texts[i], n);
+        at += n;
+    }
+    if (out != NULL) {
+        out[at] = '\0';
+    }
+    return out;
+}
+
+/* add_input_conversations turns the file's sessions into conversations, in
+ * file order: verbatim bodies as written (the history is in them), and
+ * multi_turn texts as user turns that get the live replies in between. */
+static int add_input_conversations(const struct profile_config *cfg, struct cli_requests *out,
+                                   const int64_t *isl)
+{
+    int64_t static_tokens = 0;
+    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
+        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
+        size_t conv = out->sessions.conv_count - (e->turn > 0 ? 1 : 0);
+        struct cli_turn turn = {
+            .model = cfg->models.items[conv % cfg->models.count],
+            .delay_ns = e->turn > 0 && e->has_delay ? (int64_t)(e->delay_ms * 1e6) : 0,
+            .max_tokens = e->output_length > 0 ? e->output_length
+                          : cfg->osl_set       ? (uint64_t)cfg->osl_tokens_mean
+                                               : 0,
+        };
+        if (e->payload != NULL) {
+            turn.body = out->bodies[i];
+            turn.body_len = strlen(out->bodies[i]);
+            turn.static_tokens = isl[i];
+        } else {
+            turn.prompt = joined_texts(e);
+            if (turn.prompt == NULL) {
+                return -ENOMEM;
+            }
+            static_tokens = e->turn == 0 ? 0 : static_tokens;
+            static_tokens = static_tokens >= 0 && isl[i] >= 0 ? static_tokens + isl[i] : -1;
+            turn.static_tokens = static_tokens;
+        }
+        int ret = cli_sessions_add(&out->sessions, e->turn == 0, &turn, e->session_id);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
 static int build_input_payloads(const struct profile_config *cfg, uint64_t seed,
                                 const struct tokenizer *tok, const char *extra,
                                 struct cli_requests *out)
 {
-    int ret = load_inputs(cfg, out);
+    int ret = cfg->public_dataset != NULL ? cli_prompt_extras_load_public(cfg, tok, &out->inputs)
+                                          : load_inputs(cfg, out);
     if (ret != 0) {
         return ret;
     }
     size_t count = dataset_inputs_count(out->inputs);
     int64_t *isl = calloc(count, sizeof(*isl));
-    ret = isl != NULL ? build_bodies(cfg, seed, tok, extra, out, isl) : -ENOMEM;
-    if (ret == 0) {
-        ret = order_payloads(cfg, seed, tok, out, isl);
+    out->multi_turn = input_sessions(cfg, out);
+    if (isl == NULL) {
+        ret = -ENOMEM;
+    } else if (out->multi_turn) {
+        ret = build_bodies(cfg, seed, tok, extra, out, isl, NULL);
+        ret = ret == 0 ? add_input_conversations(cfg, out, isl) : ret;
+    } else {
+        ret = order_payloads(cfg, seed, tok, extra, out, isl);
     }
     free(isl);
     return ret;
@@ -586,7 +774,11 @@ int cli_requests_write_inputs(const char *dir, const struct cli_requests *reques
         return -EIO;
     }
     fputs("{\n  \"data\": [", f);
+    size_t written = 0;
     for (size_t i = 0; i < requests->body_count; i++) {
+        if (requests->bodies[i] == NULL) {
+            continue; /* an entry the run does not send */
+        }
         const struct dataset_entry *e = dataset_inputs_entry(requests->inputs, i);
         const struct dataset_entry *prev =
             i > 0 ? dataset_inputs_entry(requests->inputs, i - 1) : NULL;
@@ -594,8 +786,8 @@ int cli_requests_write_inputs(const char *dir, const struct cli_requests *reques
         bool same = prev != NULL && e->session_id != NULL && prev->session_id != NULL &&
                     strcmp(e->session_id, prev->session_id) == 0 && e->turn > 0;
         if (!same) {
-            fputs(i > 0 ? "\n      ]\n    },\n    {\n      \"session_id\": "
-                        : "\n    {\n      \"session_id\": ",
+            fputs(written > 0 ? "\n      ]\n    },\n    {\n      \"session_id\": "
+                              : "\n    {\n      \"session_id\": ",
                   f);
             char fallback[32];
             snprintf(fallback, sizeof(fallback), "session_%zu", i);
@@ -605,8 +797,9 @@ int cli_requests_write_inputs(const char *dir, const struct cli_requests *reques
             fputs(",\n        ", f);
         }
         fputs(requests->bodies[i], f);
+        written++;
     }
-    fputs(requests->body_count > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n}\n", f);
+    fputs(written > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n}\n", f);
     return fclose(f) == 0 ? 0 : -EIO;
 }
 
@@ -649,6 +842,28 @@ static int build_headers(const struct profile_config *cfg, struct cli_requests *
     return 0;
 }
 
+/* seal_sessions sets how every turn's body is built and readies the sessions
+ * for the engine. */
+static int seal_sessions(const struct profile_config *cfg, struct cli_requests *out)
+{
+    out->sessions.base = (struct endpoint_payload_spec){
+        .type = out->type,
+        .system_prompt = out->sessions_system,
+        .streaming = cfg->streaming,
+        .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
+        .extra_inputs_json = out->sessions_extra,
+        .use_server_token_count = cfg->use_server_token_count,
+    };
+    uint32_t users = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency
+                     : cfg->num_users > 0 ? (uint32_t)cfg->num_users
+                                          : CLI_OPEN_LOOP_CONNECTIONS;
+    int ret = cli_sessions_seal(&out->sessions, users);
+    if (ret == -EINVAL) {
+        fprintf(stderr, "ringperf profile: the dataset has no conversations\n");
+    }
+    return ret;
+}
+
 int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
                          const struct tokenizer *tok, struct cli_requests *out)
 {
@@ -666,9 +881,18 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
         return -EINVAL;
     }
     ret = build_headers(cfg, out);
+    /* Input files decide for themselves (build_input_payloads). */
+    out->multi_turn = cfg->input_file == NULL &&
+                      (cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0);
     if (ret == 0) {
-        ret = cfg->input_file != NULL ? build_input_payloads(cfg, seed, tok, extra, out)
-                                      : build_payloads(cfg, seed, tok, extra, out);
+        ret = cfg->input_file != NULL || cfg->public_dataset != NULL
+                  ? build_input_payloads(cfg, seed, tok, extra, out)
+                  : build_payloads(cfg, seed, tok, extra, out);
+    }
+    if (ret == 0 && out->multi_turn) {
+        out->sessions_extra = extra;
+        extra = NULL;
+        ret = seal_sessions(cfg, out);
     }
     free(extra);
     return ret;
@@ -676,6 +900,11 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
 
 void cli_requests_free(struct cli_requests *requests)
 {
+    cli_sessions_free(&requests->sessions);
+    free(requests->sessions_extra);
+    free(requests->sessions_system);
+    requests->sessions_extra = NULL;
+    requests->sessions_system = NULL;
     /* With an input file the payloads point into bodies[]. */
     for (size_t i = 0; requests->inputs == NULL && i < requests->payload_count; i++) {
         free((char *)requests->payloads[i].body);

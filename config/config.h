@@ -105,6 +105,15 @@ enum config_log_level {
     CONFIG_LOG_CRITICAL
 };
 
+/* config_image_format is --image-format; random picks png or jpeg per image. */
+enum config_image_format { CONFIG_IMAGE_PNG, CONFIG_IMAGE_JPEG, CONFIG_IMAGE_RANDOM };
+
+/* config_audio_format is --audio-format. */
+enum config_audio_format { CONFIG_AUDIO_WAV, CONFIG_AUDIO_MP3 };
+
+/* CONFIG_MEDIA_BATCH_MAX bounds --image-batch-size and --audio-batch-size. */
+#define CONFIG_MEDIA_BATCH_MAX 64
+
 /* config_strlist is an owned array of owned NUL-terminated strings. */
 struct config_strlist {
     char **items;
@@ -191,8 +200,31 @@ struct profile_config {
     char *seq_dist;                              /* --seq-dist text; NULL = not given */
     char *system_prompt;                         /* --system-prompt; NULL = none */
     int64_t shared_system_prompt_length;         /* --shared-system-prompt-length; 0 = none */
-    double request_rate_ramp_seconds;            /* --request-rate-ramp-duration; 0 = none */
-    bool benchmark_grace_period_set;             /* only valid with --benchmark-duration */
+    /* Multi-turn conversations (cli/sessions.c) */
+    int64_t conversation_num;                 /* --conversation-num; 0 = not given */
+    int64_t conversation_turn_mean;           /* --conversation-turn-mean; 0 = not given (1) */
+    int64_t conversation_turn_stddev;         /* --conversation-turn-stddev */
+    double conversation_turn_delay_mean_ms;   /* --conversation-turn-delay-mean */
+    double conversation_turn_delay_stddev_ms; /* --conversation-turn-delay-stddev */
+    double conversation_turn_delay_ratio;     /* --conversation-turn-delay-ratio (1.0) */
+    bool conversation_turn_delay_ratio_set;
+    double user_centric_rate; /* --user-centric-rate QPS; 0 = not given */
+    int64_t num_users;        /* --num-users; 0 = not given */
+    /* Dataset extras (cli/prompt_extras.c, datasets/sharegpt.c) */
+    int64_t prompt_batch_size;            /* --prompt-batch-size/-b: texts per embeddings
+                                             request; default 1 */
+    int64_t rankings_passages_mean;       /* passages per rankings request; default 1 */
+    int64_t rankings_passages_stddev;     /* default 0 */
+    int64_t rankings_passage_tokens_mean; /* tokens per passage; 0 = --isl */
+    int64_t rankings_passage_tokens_stddev;
+    int64_t rankings_query_tokens_mean; /* tokens per query; 0 = --isl */
+    int64_t rankings_query_tokens_stddev;
+    int64_t num_prefix_prompts;         /* --num-prefix-prompts pool size; 0 = none */
+    int64_t prefix_prompt_length;       /* --prefix-prompt-length tokens; 0 = none */
+    int64_t user_context_prompt_length; /* --user-context-prompt-length; 0 = none */
+    char *public_dataset;               /* --public-dataset; only "sharegpt"; NULL = none */
+    double request_rate_ramp_seconds;   /* --request-rate-ramp-duration; 0 = none */
+    bool benchmark_grace_period_set;    /* only valid with --benchmark-duration */
     /* Output */
     char *artifact_dir;                    /* default "artifacts" */
     bool artifact_dir_set;                 /* AIPerf adds a per-run subdirectory only if unset */
@@ -206,9 +238,32 @@ struct profile_config {
     bool verbose;                    /* -v/--verbose */
     bool extra_verbose;              /* -vv/--extra-verbose */
     int64_t workers_max;             /* --workers-max; 0 = default */
-    int64_t api_port;                /* --api-port 0..65535; valid only when api_port_set */
-    bool api_port_set;               /* the live API is on (AIPERF_API_SERVER_PORT: cli/) */
-    char *api_host;                  /* --api-host; NULL = 127.0.0.1 */
+    /* --shard-index/--shard-count (not AIPerf flags): this process runs share
+     * shard_index of shard_count of the run, as MPI rank shard_index would
+     * (cli/cluster_run.c); shard_count 0 = not sharded. Without
+     * --shard-index, JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs). */
+    int64_t shard_index;
+    bool shard_index_set;
+    int64_t shard_count;
+    int64_t api_port;  /* --api-port 0..65535; valid only when api_port_set */
+    bool api_port_set; /* the live API is on (AIPERF_API_SERVER_PORT: cli/) */
+    char *api_host;    /* --api-host; NULL = 127.0.0.1 */
+    /* Images (--image-*; cli/media_inputs.c): sent when both means are > 0 */
+    int64_t image_batch_size;              /* images per request, 0..64; default 1 */
+    double image_width_mean_px;            /* 0 = no images */
+    double image_width_stddev_px;          /* default 0 */
+    double image_height_mean_px;           /* 0 = no images */
+    double image_height_stddev_px;         /* default 0 */
+    enum config_image_format image_format; /* default png */
+    char *image_source;                    /* "assets" (NULL) or "noise"; no directories */
+    /* Audio (--audio-*): sent when the length mean is > 0 */
+    int64_t audio_batch_size;                 /* clips per request, 0..64; default 1 */
+    double audio_length_mean_seconds;         /* 0 = no audio */
+    double audio_length_stddev_seconds;       /* default 0 */
+    enum config_audio_format audio_format;    /* default wav */
+    struct config_strlist audio_depths;       /* bits, each 8|16|24|32; empty = [16] */
+    struct config_strlist audio_sample_rates; /* kHz (values > 96 are Hz); empty = [16] */
+    int64_t audio_num_channels;               /* 1 or 2; default 1 */
     /* Provenance */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
 };

@@ -181,6 +181,10 @@ int config__proxy_url(const char *variable, const char *url, struct config_proxy
 /* config__finalize applies defaults and cross-flag checks after all flags. */
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__check_media checks the --image-* and --audio-* flags against each
+ * other and the endpoint type (config_media.c); 0 or -EINVAL with a message. */
+int config__check_media(const struct profile_config *cfg, char *errbuf, size_t errcap);
+
 /* config__strlist_push appends an owned copy of len bytes of s. */
 int config__strlist_push(struct config_strlist *list, const char *s, size_t len);
 

@@ -23,6 +23,11 @@ static void init_defaults(struct profile_config *cfg)
     cfg->benchmark_grace_period_seconds = 30.0;
     cfg->ui_type = CONFIG_UI_AUTO;
     cfg->log_level = CONFIG_LOG_INFO;
+    cfg->image_batch_size = 1;
+    cfg->audio_batch_size = 1;
+    cfg->audio_num_channels = 1;
+    cfg->prompt_batch_size = 1;
+    cfg->rankings_passages_mean = 1;
 }
 
 static void strlist_free(struct config_strlist *list)
@@ -63,6 +68,10 @@ void config_free(struct profile_config *cfg)
     free(cfg->goodput);
     free(cfg->system_prompt);
     free(cfg->seq_dist);
+    free(cfg->public_dataset);
+    free(cfg->image_source);
+    strlist_free(&cfg->audio_depths);
+    strlist_free(&cfg->audio_sample_rates);
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }
@@ -88,6 +97,102 @@ static int check_urls(const struct profile_config *cfg, char *errbuf, size_t err
         if (rc != 0) {
             return rc;
         }
+    }
+    return 0;
+}
+
+/* check_dataset_extras checks prefix prompts, user context, prompt batches and
+ * --public-dataset against each other, as AIPerf does. */
+static int check_dataset_extras(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->num_prefix_prompts > 0 &&
+        (cfg->shared_system_prompt_length > 0 || cfg->user_context_prompt_length > 0)) {
+        return config__fail(errbuf, errcap,
+                            "--num-prefix-prompts cannot be combined with "
+                            "--shared-system-prompt-length or --user-context-prompt-length; "
+                            "use either prefix prompts or system/user-context prompts");
+    }
+    if ((cfg->prefix_prompt_length > 0) != (cfg->num_prefix_prompts > 0)) {
+        return config__fail(errbuf, errcap,
+                            "--prefix-prompt-length and --num-prefix-prompts go together (e.g. "
+                            "--num-prefix-prompts 10 --prefix-prompt-length 100)");
+    }
+    bool file = cfg->input_file != NULL || cfg->public_dataset != NULL;
+    if (file && (cfg->num_prefix_prompts > 0 || cfg->user_context_prompt_length > 0)) {
+        return config__fail(errbuf, errcap,
+                            "%s applies to synthetic prompts, not to --input-file or "
+                            "--public-dataset",
+                            cfg->num_prefix_prompts > 0 ? "--num-prefix-prompts"
+                                                        : "--user-context-prompt-length");
+    }
+    if (cfg->user_context_prompt_length > 0 && cfg->num_dataset_entries == 0) {
+        return config__fail(errbuf, errcap,
+                            "--user-context-prompt-length needs --num-dataset-entries (one "
+                            "context per entry)");
+    }
+    enum config_endpoint_type t = cfg->endpoint_type;
+    if (cfg->user_context_prompt_length > 0 && t != CONFIG_ENDPOINT_CHAT &&
+        t != CONFIG_ENDPOINT_CHAT_EMBEDDINGS && t != CONFIG_ENDPOINT_MESSAGES &&
+        t != CONFIG_ENDPOINT_RESPONSES) {
+        return config__fail(errbuf, errcap,
+                            "--user-context-prompt-length needs an endpoint with messages: "
+                            "chat, chat_embeddings, messages or responses");
+    }
+    bool embeddings = cfg->endpoint_type == CONFIG_ENDPOINT_EMBEDDINGS ||
+                      cfg->endpoint_type == CONFIG_ENDPOINT_NIM_EMBEDDINGS;
+    if (cfg->prompt_batch_size > 1 && !embeddings) {
+        return config__fail(errbuf, errcap,
+                            "--prompt-batch-size applies to --endpoint-type embeddings and "
+                            "nim_embeddings (rankings: --rankings-passages-mean)");
+    }
+    if (cfg->public_dataset != NULL && strcmp(cfg->public_dataset, "sharegpt") != 0) {
+        return config__fail(errbuf, errcap,
+                            "--public-dataset %s is not supported; supported: sharegpt",
+                            cfg->public_dataset);
+    }
+    if (cfg->public_dataset != NULL && cfg->custom_dataset_type != NULL) {
+        return config__fail(errbuf, errcap,
+                            "--public-dataset and --custom-dataset-type cannot be combined");
+    }
+    return 0;
+}
+
+/* check_conversations fills the multi-turn defaults and checks
+ * --user-centric-rate against the other load modes. */
+static int check_conversations(struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (!cfg->conversation_turn_delay_ratio_set) {
+        cfg->conversation_turn_delay_ratio = 1.0;
+    }
+    bool multi_turn = cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0;
+    bool media = cfg->image_width_mean_px > 0 || cfg->audio_length_mean_seconds > 0;
+    if (multi_turn && media) {
+        return config__fail(errbuf, errcap,
+                            "--image-*/--audio-* with multi-turn conversations "
+                            "(--conversation-turn-mean) are not supported yet; drop one of them");
+    }
+    if ((cfg->user_centric_rate > 0) != (cfg->num_users > 0)) {
+        return config__fail(errbuf, errcap,
+                            "--user-centric-rate and --num-users go together (e.g. "
+                            "--user-centric-rate 10 --num-users 16)");
+    }
+    if (cfg->user_centric_rate <= 0) {
+        return 0;
+    }
+    if (cfg->request_rate_per_second > 0 || cfg->fixed_schedule) {
+        return config__fail(errbuf, errcap,
+                            "--user-centric-rate cannot be combined with %s; give one load mode",
+                            cfg->fixed_schedule ? "--fixed-schedule" : "--request-rate");
+    }
+    if (cfg->concurrency > 0) {
+        return config__fail(errbuf, errcap,
+                            "--user-centric-rate cannot be combined with --concurrency: each of "
+                            "the --num-users users has at most one request in flight");
+    }
+    if (cfg->input_file == NULL && cfg->conversation_turn_mean < 2) {
+        return config__fail(errbuf, errcap,
+                            "--user-centric-rate needs multi-turn conversations: add "
+                            "--conversation-turn-mean 2 (or more)");
     }
     return 0;
 }
@@ -152,7 +257,12 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                             "--dataset-sampling-strategy cannot be combined with "
                             "--fixed-schedule, which replays the file in timestamp order");
     }
-    return check_urls(cfg, errbuf, errcap);
+    int rc = check_dataset_extras(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_media(cfg, errbuf, errcap);
+    if (rc == 0) {
+        rc = check_conversations(cfg, errbuf, errcap);
+    }
+    return rc != 0 ? rc : check_urls(cfg, errbuf, errcap);
 }
 
 static bool wants_help(int argc, char **argv)

@@ -37,6 +37,8 @@
 static const struct config__range range_concurrency = {1, 1e6, MIN_IN | MAX_IN};
 static const struct config__range range_count = {1, 1e12, MIN_IN | MAX_IN};
 static const struct config__range range_workers = {1, 4096, MIN_IN | MAX_IN};
+static const struct config__range range_shard_index = {0, 4095, MIN_IN | MAX_IN};
+static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN};
 static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
@@ -44,6 +46,7 @@ static const struct config__range range_seconds_gt0 = {0, 1e9, MIN_EX | MAX_IN};
 static const struct config__range range_seconds_ge0 = {0, 1e9, MIN_IN | MAX_IN};
 static const struct config__range range_rate = {0, 1e9, MIN_EX | MAX_IN};
 static const struct config__range range_port = {0, 65535, MIN_IN | MAX_IN};
+static const struct config__range range_batch = {1, 4096, MIN_IN | MAX_IN};
 
 static const struct config__choice endpoint_choices[] = {
     {"chat", CONFIG_ENDPOINT_CHAT, false},
@@ -117,6 +120,29 @@ static const struct config__choice export_level_choices[] = {
 static const struct config__choice url_strategy_choices[] = {{"round_robin", 0, false},
                                                              {NULL, 0, false}};
 static const struct config__choice transport_choices[] = {{"http", 0, false}, {NULL, 0, false}};
+
+static const struct config__choice image_format_choices[] = {
+    {"png", CONFIG_IMAGE_PNG, false},
+    {"jpeg", CONFIG_IMAGE_JPEG, false},
+    {"random", CONFIG_IMAGE_RANDOM, false},
+    {NULL, 0, false},
+};
+static const struct config__choice audio_format_choices[] = {
+    {"wav", CONFIG_AUDIO_WAV, false},
+    {"mp3", CONFIG_AUDIO_MP3, false},
+    {NULL, 0, false},
+};
+/* Accepted and validated; generated images have no source pool to sample. */
+static const struct config__choice image_sampling_choices[] = {
+    {"random_with_replacement", 0, false},
+    {"shuffle_cycle", 0, false},
+    {"sequential_cycle", 0, false},
+    {NULL, 0, false},
+};
+static const struct config__range range_media_batch = {0, CONFIG_MEDIA_BATCH_MAX, MIN_IN | MAX_IN};
+static const struct config__range range_image_px = {0, 4096, MIN_IN | MAX_IN};
+static const struct config__range range_audio_seconds = {0, 600, MIN_IN | MAX_IN};
+static const struct config__range range_audio_channels = {1, 2, MIN_IN | MAX_IN};
 
 static const struct config__flag flag_table[] = {
     /* Endpoint */
@@ -218,7 +244,11 @@ static const struct config__flag flag_table[] = {
      .help = "Dataset file or directory: JSONL records (single_turn, random_pool, "
              "mooncake_trace, raw_payload) or an earlier run's inputs.json.",
      .example = "inputs.jsonl"},
-    NOPE(INPUT, STRING, "--public-dataset", "Public dataset to download, e.g. sharegpt."),
+    {SUP(INPUT, STRING, "--public-dataset", 0, OFF(public_dataset)),
+     .help = "A public dataset read from a local copy (never downloaded): sharegpt, from "
+             "--input-file or the Hugging Face cache ($HF_HOME/hub or "
+             "~/.cache/huggingface/hub).",
+     .example = "sharegpt"},
     NOPE(INPUT, STRING, "--hf-subset", "Hugging Face subset of a public dataset."),
     NOPE(INPUT, LIST, "--dataset-filter", "Dataset filter as key=value."),
     {SUP(INPUT, STRING, "--custom-dataset-type", 0, OFF(custom_dataset_type)),
@@ -262,19 +292,33 @@ static const struct config__flag flag_table[] = {
              "tokens/sec); a request that meets all of them is good. Reports goodput.",
      .example = "'time_to_first_token:100 inter_token_latency:3.4'"},
     /* Conversation input */
-    NOPE(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions",
-         "Number of unique conversations."),
+    {SUP(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions", 0,
+         OFF(conversation_num)),
+     .help = "Unique conversations (sessions) to generate; they are reused until the run stops.",
+     .default_text = "--num-dataset-entries", .example = "20", .range = &range_count},
     {SUP(CONVERSATION, INT, "--num-dataset-entries --num-prompts", 0, OFF(num_dataset_entries)),
      .help = "Distinct synthetic prompts; requests cycle through them.", .default_text = "100",
      .example = "500", .range = &range_count},
-    NOPE(CONVERSATION, INT, "--conversation-turn-mean --session-turns-mean", "Mean turns."),
-    NOPE(CONVERSATION, INT, "--conversation-turn-stddev --session-turns-stddev", "Turns stddev."),
-    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-mean --session-turn-delay-mean",
-         "Mean delay between turns in ms."),
-    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-stddev --session-turn-delay-stddev",
-         "Stddev of the delay between turns in ms."),
-    NOPE(CONVERSATION, DOUBLE, "--conversation-turn-delay-ratio --session-delay-ratio",
-         "Multiplier for turn delays."),
+    {SUP(CONVERSATION, INT, "--conversation-turn-mean --session-turns-mean", 0,
+         OFF(conversation_turn_mean)),
+     .help = "Mean turns per conversation; each turn resends the history with the live replies.",
+     .default_text = "1", .example = "3", .range = &range_count},
+    {SUP(CONVERSATION, INT, "--conversation-turn-stddev --session-turns-stddev", 0,
+         OFF(conversation_turn_stddev)),
+     .help = "Standard deviation of the turns per conversation.", .default_text = "0",
+     .example = "1", .range = &range_stddev},
+    {SUP(CONVERSATION, DOUBLE, "--conversation-turn-delay-mean --session-turn-delay-mean", 0,
+         OFF(conversation_turn_delay_mean_ms)),
+     .help = "Mean think time in ms between a reply and the next turn.", .default_text = "0",
+     .example = "500", .range = &range_stddev},
+    {SUP(CONVERSATION, DOUBLE, "--conversation-turn-delay-stddev --session-turn-delay-stddev", 0,
+         OFF(conversation_turn_delay_stddev_ms)),
+     .help = "Standard deviation of the think time in ms.", .default_text = "0", .example = "100",
+     .range = &range_stddev},
+    {SUP_GIVEN(CONVERSATION, DOUBLE, "--conversation-turn-delay-ratio --session-delay-ratio", 0,
+               OFF(conversation_turn_delay_ratio), OFF(conversation_turn_delay_ratio_set)),
+     .help = "Multiplier applied to every think time.", .default_text = "1.0", .example = "0.5",
+     .range = &range_stddev},
     NOPE(CONVERSATION, DOUBLE, "--inter-turn-delay-cap-seconds", "Cap on replayed turn delays."),
     NOPE(CONVERSATION, DOUBLE, "--max-idle-gap-cap-seconds", "Cap on replayed idle gaps."),
     NOPE(CONVERSATION, DOUBLE, "--replay-speedup", "Trace replay speed-up factor."),
@@ -283,8 +327,10 @@ static const struct config__flag flag_table[] = {
     NOPE(CONVERSATION, SWITCH, "--force-min-tokens --no-force-min-tokens",
          "Pin min_tokens to the recorded output length."),
     /* Prompt */
-    NOPE(PROMPT, INT, "--prompt-batch-size -b --batch-size-text --batch-size",
-         "Texts per request (embeddings, rankings)."),
+    {SUP(PROMPT, INT, "--prompt-batch-size -b --batch-size-text --batch-size", 0,
+         OFF(prompt_batch_size)),
+     .help = "Texts per embeddings request, each a synthetic prompt of --isl tokens.",
+     .default_text = "1", .example = "8", .range = &range_batch},
     NOPE(PROMPT, STRING, "--prompt-corpus", "Synthetic text corpus: sonnet or coding."),
     {SUP(PROMPT, STRING, "--system-prompt", 0, OFF(system_prompt)),
      .help = "A system prompt sent verbatim with every request.", .example = "'You are terse.'"},
@@ -292,16 +338,23 @@ static const struct config__flag flag_table[] = {
     /* Cache bust */
     NOPE(CACHE_BUST, STRING, "--cache-bust", "Where to add a per-conversation cache-bust marker."),
     /* Prefix prompt */
-    NOPE(PREFIX_PROMPT, INT,
-         "--prompt-prefix-pool-size --prefix-prompt-pool-size --num-prefix-prompts",
-         "Number of shared prefix prompts."),
-    NOPE(PREFIX_PROMPT, INT, "--prompt-prefix-length --prefix-prompt-length",
-         "Tokens per prefix prompt."),
+    {SUP(PREFIX_PROMPT, INT,
+         "--prompt-prefix-pool-size --prefix-prompt-pool-size --num-prefix-prompts", 0,
+         OFF(num_prefix_prompts)),
+     .help = "Number of prefix prompts; one, picked at random, starts each request's prompt.",
+     .example = "10", .range = &range_count},
+    {SUP(PREFIX_PROMPT, INT, "--prompt-prefix-length --prefix-prompt-length", 0,
+         OFF(prefix_prompt_length)),
+     .help = "Tokens of each prefix prompt (needs --num-prefix-prompts).", .example = "100",
+     .range = &range_count},
     {SUP(PREFIX_PROMPT, INT, "--shared-system-prompt-length", 0, OFF(shared_system_prompt_length)),
      .help = "Tokens of one synthetic system prompt shared by every request (a common prefix for "
              "the server's cache).",
      .example = "50", .range = &range_count},
-    NOPE(PREFIX_PROMPT, INT, "--user-context-prompt-length", "Tokens of per-session context."),
+    {SUP(PREFIX_PROMPT, INT, "--user-context-prompt-length", 0, OFF(user_context_prompt_length)),
+     .help = "Tokens of a context message unique to each session (dataset entry), sent as a "
+             "user message before the prompt (needs --num-dataset-entries).",
+     .example = "200", .range = &range_count},
     /* Input sequence length */
     {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean", 0,
          OFF(isl_tokens_mean)),
@@ -332,22 +385,59 @@ static const struct config__flag flag_table[] = {
      .help = "Standard deviation of the requested output length in tokens.", .default_text = "0",
      .example = "0", .range = &range_stddev},
     /* Audio input */
-    NOPE(AUDIO, INT, "--audio-batch-size --batch-size-audio", "Audio inputs per request."),
-    NOPE(AUDIO, DOUBLE, "--audio-length-mean", "Mean audio length in seconds."),
-    NOPE(AUDIO, DOUBLE, "--audio-length-stddev", "Stddev of the audio length."),
-    NOPE(AUDIO, STRING, "--audio-format", "Audio format: wav or mp3."),
-    NOPE(AUDIO, LIST, "--audio-depths", "Audio bit depths to pick from."),
-    NOPE(AUDIO, LIST, "--audio-sample-rates", "Audio sample rates in kHz to pick from."),
-    NOPE(AUDIO, INT, "--audio-num-channels", "Audio channels: 1 or 2."),
+    {SUP(AUDIO, INT, "--audio-batch-size --batch-size-audio", 0, OFF(audio_batch_size)),
+     .help = "Audio clips per request (with --audio-length-mean).", .default_text = "1",
+     .example = "2", .range = &range_media_batch},
+    {SUP(AUDIO, DOUBLE, "--audio-length-mean", 0, OFF(audio_length_mean_seconds)),
+     .help = "Mean length in seconds of the synthetic noise clip sent with each prompt "
+             "(chat, responses). 0: no audio.",
+     .default_text = "0", .example = "5.0", .range = &range_audio_seconds},
+    {SUP(AUDIO, DOUBLE, "--audio-length-stddev", 0, OFF(audio_length_stddev_seconds)),
+     .help = "Standard deviation of the audio length in seconds.", .default_text = "0",
+     .example = "1.0", .range = &range_audio_seconds},
+    {SUP(AUDIO, CHOICE, "--audio-format", 0, OFF(audio_format)),
+     .help = "Audio encoding: wav (PCM) or mp3.", .default_text = "wav", .example = "mp3",
+     .choices = audio_format_choices},
+    {SUP(AUDIO, LIST, "--audio-depths", CONFIG__T_COMMA_SPLIT, OFF(audio_depths)),
+     .help = "Bit depths to pick from per clip: 8, 16, 24 or 32.", .default_text = "16",
+     .example = "16"},
+    {SUP(AUDIO, LIST, "--audio-sample-rates", CONFIG__T_COMMA_SPLIT, OFF(audio_sample_rates)),
+     .help = "Sample rates in kHz to pick from per clip (values above 96 are taken as Hz); "
+             "mp3 allows 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 and 48.",
+     .default_text = "16", .example = "16"},
+    {SUP(AUDIO, INT, "--audio-num-channels", 0, OFF(audio_num_channels)),
+     .help = "Audio channels: 1 (mono) or 2 (stereo).", .default_text = "1", .example = "1",
+     .range = &range_audio_channels},
     /* Image input */
-    NOPE(IMAGE, DOUBLE, "--image-width-mean", "Mean image width in pixels."),
-    NOPE(IMAGE, DOUBLE, "--image-width-stddev", "Stddev of the image width."),
-    NOPE(IMAGE, DOUBLE, "--image-height-mean", "Mean image height in pixels."),
-    NOPE(IMAGE, DOUBLE, "--image-height-stddev", "Stddev of the image height."),
-    NOPE(IMAGE, INT, "--image-batch-size --batch-size-image", "Images per request."),
-    NOPE(IMAGE, STRING, "--image-format", "Image format: png, jpeg or random."),
-    NOPE(IMAGE, STRING, "--image-source", "Image source: noise, assets or a directory."),
-    NOPE(IMAGE, STRING, "--image-source-sampling", "How source images are sampled."),
+    {SUP(IMAGE, DOUBLE, "--image-width-mean", 0, OFF(image_width_mean_px)),
+     .help = "Mean width in pixels of the synthetic images sent with each prompt (chat, "
+             "responses, messages); images are sent when width and height means are > 0.",
+     .default_text = "0", .example = "512", .range = &range_image_px},
+    {SUP(IMAGE, DOUBLE, "--image-width-stddev", 0, OFF(image_width_stddev_px)),
+     .help = "Standard deviation of the image width in pixels.", .default_text = "0",
+     .example = "0", .range = &range_image_px},
+    {SUP(IMAGE, DOUBLE, "--image-height-mean", 0, OFF(image_height_mean_px)),
+     .help = "Mean height in pixels of the synthetic images.", .default_text = "0",
+     .example = "512", .range = &range_image_px},
+    {SUP(IMAGE, DOUBLE, "--image-height-stddev", 0, OFF(image_height_stddev_px)),
+     .help = "Standard deviation of the image height in pixels.", .default_text = "0",
+     .example = "0", .range = &range_image_px},
+    {SUP(IMAGE, INT, "--image-batch-size --batch-size-image", 0, OFF(image_batch_size)),
+     .help = "Images per request.", .default_text = "1", .example = "2",
+     .range = &range_media_batch},
+    {SUP(IMAGE, CHOICE, "--image-format", 0, OFF(image_format)),
+     .help = "Image encoding: png, jpeg, or random (one of the two per image).",
+     .default_text = "png", .example = "jpeg", .choices = image_format_choices},
+    {SUP(IMAGE, STRING, "--image-source", 0, OFF(image_source)),
+     .help = "Image content: assets (ringperf draws a seeded picture of gradients and "
+             "rectangles in place of AIPerf's bundled photos) or noise (random pixels). "
+             "Directories of images are not supported yet.",
+     .default_text = "assets", .example = "noise"},
+    {SUP(IMAGE, CHOICE, "--image-source-sampling", 0, CONFIG__NO_FIELD),
+     .help = "How source images are sampled; accepted for compatibility (generated images "
+             "have no pool).",
+     .default_text = "random_with_replacement", .example = "shuffle_cycle",
+     .choices = image_sampling_choices},
     /* Video input */
     NOPE(VIDEO, INT, "--video-batch-size --batch-size-video", "Videos per request."),
     NOPE(VIDEO, DOUBLE, "--video-duration", "Video length in seconds."),
@@ -362,12 +452,27 @@ static const struct config__flag flag_table[] = {
     NOPE(VIDEO, STRING, "--video-audio-codec", "Codec of the video's audio track."),
     NOPE(VIDEO, STRING, "--video-audio-depth", "Bit depth of the video's audio track."),
     /* Rankings */
-    NOPE(RANKINGS, INT, "--rankings-passages-mean", "Mean passages per ranking request."),
-    NOPE(RANKINGS, INT, "--rankings-passages-stddev", "Stddev of passages per request."),
-    NOPE(RANKINGS, INT, "--rankings-passages-prompt-token-mean", "Mean tokens per passage."),
-    NOPE(RANKINGS, INT, "--rankings-passages-prompt-token-stddev", "Stddev of passage tokens."),
-    NOPE(RANKINGS, INT, "--rankings-query-prompt-token-mean", "Mean tokens per query."),
-    NOPE(RANKINGS, INT, "--rankings-query-prompt-token-stddev", "Stddev of query tokens."),
+    {SUP(RANKINGS, INT, "--rankings-passages-mean", 0, OFF(rankings_passages_mean)),
+     .help = "Mean passages per rankings request.", .default_text = "1", .example = "5",
+     .range = &range_batch},
+    {SUP(RANKINGS, INT, "--rankings-passages-stddev", 0, OFF(rankings_passages_stddev)),
+     .help = "Stddev of the passages per request.", .default_text = "0", .example = "1",
+     .range = &range_tokens},
+    {SUP(RANKINGS, INT, "--rankings-passages-prompt-token-mean", 0,
+         OFF(rankings_passage_tokens_mean)),
+     .help = "Mean tokens per passage.", .default_text = "--isl (550)", .example = "512",
+     .range = &range_count},
+    {SUP(RANKINGS, INT, "--rankings-passages-prompt-token-stddev", 0,
+         OFF(rankings_passage_tokens_stddev)),
+     .help = "Stddev of the tokens per passage.", .default_text = "0", .example = "10",
+     .range = &range_tokens},
+    {SUP(RANKINGS, INT, "--rankings-query-prompt-token-mean", 0, OFF(rankings_query_tokens_mean)),
+     .help = "Mean tokens per query.", .default_text = "--isl (550)", .example = "64",
+     .range = &range_count},
+    {SUP(RANKINGS, INT, "--rankings-query-prompt-token-stddev", 0,
+         OFF(rankings_query_tokens_stddev)),
+     .help = "Stddev of the tokens per query.", .default_text = "0", .example = "10",
+     .range = &range_tokens},
     /* Synthesis */
     NOPE(SYNTHESIS, DOUBLE, "--synthesis-speedup-ratio", "Timestamp scaling of traces."),
     NOPE(SYNTHESIS, DOUBLE, "--synthesis-prefix-len-multiplier", "Prefix length multiplier."),
@@ -447,8 +552,14 @@ static const struct config__flag flag_table[] = {
     NOPE(WARMUP, DOUBLE, "--warmup-prefill-concurrency-ramp-duration", "Warmup prefill ramp."),
     NOPE(WARMUP, DOUBLE, "--warmup-request-rate-ramp-duration", "Warmup rate ramp."),
     /* User-centric rate */
-    NOPE(USER_CENTRIC, DOUBLE, "--user-centric-rate", "User-centric request rate (QPS)."),
-    NOPE(USER_CENTRIC, INT, "--num-users", "Users for --user-centric-rate."),
+    {SUP(USER_CENTRIC, DOUBLE, "--user-centric-rate", 0, OFF(user_centric_rate)),
+     .help = "Requests per second across all users: each of --num-users users sends its next "
+             "turn num_users/rate seconds after its previous one (at once when the reply is "
+             "later), never two at a time. Needs multi-turn conversations.",
+     .example = "10", .range = &range_rate},
+    {SUP(USER_CENTRIC, INT, "--num-users", 0, OFF(num_users)),
+     .help = "Simulated users for --user-centric-rate.", .example = "16",
+     .range = &range_concurrency},
     /* Request cancellation */
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
      .help = "Percentage of requests to cancel; they end as errors with code 499 and "
@@ -567,6 +678,14 @@ static const struct config__flag flag_table[] = {
     {SUP(WORKERS, INT, "--workers-max --max-workers", 0, OFF(workers_max)),
      .help = "Maximum worker threads; by default chosen from the CPU count and concurrency.",
      .example = "2", .range = &range_workers},
+    {SUP_GIVEN(WORKERS, INT, "--shard-index", 0, OFF(shard_index), OFF(shard_index_set)),
+     .help = "Not an AIPerf flag: run share N of a run split over --shard-count independent "
+             "processes (e.g. a Kubernetes Indexed Job); combine them with `ringperf merge`.",
+     .default_text = "$JOB_COMPLETION_INDEX", .example = "0", .range = &range_shard_index},
+    {SUP(WORKERS, INT, "--shard-count", 0, OFF(shard_count)),
+     .help = "Not an AIPerf flag: how many processes share the run (see --shard-index). Under "
+             "mpirun or srun the MPI ranks split the run without it.",
+     .example = "4", .range = &range_shard_count},
     /* ZMQ communication */
     NOPE(ZMQ, STRING, "--zmq-host", "Host for AIPerf's internal ZMQ sockets."),
     NOPE(ZMQ, STRING, "--zmq-ipc-path", "Directory for ZMQ IPC sockets."),

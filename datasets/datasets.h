@@ -138,6 +138,12 @@ struct dataset_entry {
     size_t payload_len;
     const char *const *texts; /* text / texts contents, in order */
     size_t text_count;
+    /* image / images and audio / audios as written: URLs, data URIs, audio as
+     * "format,base64", or local file paths (the caller reads those). */
+    const char *const *images;
+    size_t image_count;
+    const char *const *audios;
+    size_t audio_count;
     const char *extra_json;   /* the record's "extra" object as JSON, or NULL */
     uint64_t output_length;   /* output_length / max_tokens to ask for; 0 = unset */
     uint64_t input_length;    /* mooncake: prompt tokens (with hash_ids); 0 = unset */
@@ -169,8 +175,8 @@ struct dataset_inputs_options {
 /* dataset_inputs_load reads opts->path line by line (inputs_json: whole) into
  * a new dataset in *out (free with dataset_inputs_free). Returns 0, or -1 with
  * a message in err naming the file, the line (and column for JSON) and what
- * was expected; *out is then NULL. multi_turn files are rejected: the engine
- * does not run multi-turn sessions yet. */
+ * was expected; *out is then NULL. A multi_turn record becomes one entry per
+ * turn (turn = its position, session_id shared). */
 int dataset_inputs_load(const struct dataset_inputs_options *opts, struct dataset_inputs **out,
                         char *err, size_t err_cap);
 
@@ -249,5 +255,102 @@ void dataset_blocks_free(struct dataset_blocks *blocks);
 size_t dataset_blocks_prompt(struct dataset_blocks *blocks, struct tokenizer_scratch *scratch,
                              const uint64_t *hash_ids, size_t hash_id_count, uint64_t input_length,
                              char *out, size_t cap);
+
+/* ---- Prefix and user-context prompts (prefix.c) ---- */
+
+/* DATASET_PREFIX_POOL_MAX bounds --num-prefix-prompts. */
+#define DATASET_PREFIX_POOL_MAX 100000
+
+/* struct dataset_prefix_pool is AIPerf's pool of prefix prompts
+ * (--num-prefix-prompts N --prefix-prompt-length L): N texts of exactly L
+ * tokens (L words without a tokenizer). Opaque; read-only once built. */
+struct dataset_prefix_pool;
+
+/* dataset_prefix_pool_new makes count prefixes of tokens tokens each from
+ * prompter (borrowed, used only here; NULL: words) and the caller's scratch,
+ * drawn from seed. Returns 0 and the pool in *out (free with
+ * dataset_prefix_pool_free), or -EINVAL/-ENOMEM with a message in err. */
+int dataset_prefix_pool_new(const struct dataset_prompter *prompter,
+                            struct tokenizer_scratch *scratch, size_t count, size_t tokens,
+                            uint64_t seed, struct dataset_prefix_pool **out, char *err,
+                            size_t err_cap);
+
+/* dataset_prefix_pool_free releases a pool; NULL is a no-op. */
+void dataset_prefix_pool_free(struct dataset_prefix_pool *pool);
+
+/* dataset_prefix_pool_count returns the number of prefixes. */
+size_t dataset_prefix_pool_count(const struct dataset_prefix_pool *pool);
+
+/* dataset_prefix_pool_get returns prefix i (< count), NUL-terminated, owned
+ * by the pool. */
+const char *dataset_prefix_pool_get(const struct dataset_prefix_pool *pool, size_t i);
+
+/* dataset_prefix_prompt writes "<prefix> <body>" into out (NUL-terminated):
+ * a prefix picked from rng, its index in *out_index, and a body drawn from
+ * rng such that tok (add_special_tokens=False) encodes the whole text to
+ * exactly the prefix's tokens + body_tokens; the body is re-drawn with a
+ * corrected length when the seam merges or splits a token. tok and prompter
+ * are both given (the prompter's tokenizer) or both NULL (words: exact by
+ * construction). Returns the length, or 0 (out = "") when body_tokens is 0,
+ * it does not fit in cap, or no exact body was found. */
+size_t dataset_prefix_prompt(const struct dataset_prefix_pool *pool, const struct tokenizer *tok,
+                             const struct dataset_prompter *prompter,
+                             struct tokenizer_scratch *scratch, struct dataset_rng *rng,
+                             size_t body_tokens, char *out, size_t cap, size_t *out_index);
+
+/* dataset_user_context writes session's context prompt
+ * (--user-context-prompt-length) into out: text that tok encodes to exactly
+ * tokens tokens, from prompter (tok and prompter both NULL: words), drawn
+ * from a stream that depends only on (seed, session) whatever the build
+ * order. It starts "Session <n>." when tokens leaves room for that and a
+ * word, so that no two sessions share a context. Returns the length, or 0
+ * (out = "") when tokens is 0 or too many, or it does not fit in cap. */
+size_t dataset_user_context(const struct tokenizer *tok, const struct dataset_prompter *prompter,
+                            struct tokenizer_scratch *scratch, uint64_t seed, uint64_t session,
+                            size_t tokens, char *out, size_t cap);
+
+/* ---- ShareGPT (sharegpt.c) ---- */
+
+/* DATASET_SHAREGPT_FILE is the file AIPerf downloads for --public-dataset
+ * sharegpt; ringperf only reads a local copy. */
+#define DATASET_SHAREGPT_FILE "ShareGPT_V3_unfiltered_cleaned_split.json"
+/* DATASET_SHAREGPT_HF_DIR is its dataset folder in a Hugging Face hub cache. */
+#define DATASET_SHAREGPT_HF_DIR "datasets--anon8231489123--ShareGPT_Vicuna_unfiltered"
+/* DATASET_SHAREGPT_OBJECT_BYTES_MAX bounds one conversation object. */
+#define DATASET_SHAREGPT_OBJECT_BYTES_MAX ((size_t)64 << 20)
+
+/* dataset_sharegpt_options says how to read a ShareGPT file. */
+struct dataset_sharegpt_options {
+    const struct tokenizer *tok; /* borrowed; NULL: lengths are word counts */
+    bool osl_set;                /* --osl given: no output filter, output_length left 0 */
+    size_t entries_max;          /* stop after this many kept conversations; 0 = all */
+};
+
+/* dataset_sharegpt_find looks for DATASET_SHAREGPT_FILE in the Hugging Face
+ * hub cache: hub_cache (HF_HUB_CACHE), else hf_home/hub (HF_HOME), else
+ * home/.cache/huggingface/hub (each may be NULL or ""), under
+ * DATASET_SHAREGPT_HF_DIR/snapshots/<any>/. Returns 0 with the path in out, or
+ * -ENOENT with a message in err saying where to put the file. */
+int dataset_sharegpt_find(const char *hub_cache, const char *hf_home, const char *home, char *out,
+                          size_t cap, char *err, size_t err_cap);
+
+/* dataset_sharegpt_load streams path (a JSON array of {"conversations":
+ * [{"from","value"},...]} objects, parsed one object at a time) into a new
+ * dataset in *out (free with dataset_inputs_free), as AIPerf reads ShareGPT:
+ * conversations[0] is the prompt (the entry's one text), conversations[1] the
+ * completion, whose length becomes output_length; conversations with fewer
+ * than two turns are skipped, and so are those outside AIPerf's filter
+ * (prompt 4..1024, output >= 4 unless osl_set, prompt + output <= 2048).
+ * Returns 0, or -1 with a message naming the file, line and column in err
+ * (*out = NULL); a file that keeps nothing is an error. */
+int dataset_sharegpt_load(const char *path, const struct dataset_sharegpt_options *opts,
+                          struct dataset_inputs **out, char *err, size_t err_cap);
+
+/* dataset_sharegpt_load_buffer is dataset_sharegpt_load for data already in
+ * memory (len bytes, borrowed, need not be NUL-terminated); name is used in
+ * messages. */
+int dataset_sharegpt_load_buffer(const char *data, size_t len, const char *name,
+                                 const struct dataset_sharegpt_options *opts,
+                                 struct dataset_inputs **out, char *err, size_t err_cap);
 
 #endif

@@ -20,10 +20,6 @@ struct dataset_inputs {
     size_t entries_max; /* 0 = no limit */
 };
 
-/* dataset__reject_type fails (-1, message in err) for formats the engine
- * cannot run (multi_turn); 0 otherwise. */
-int dataset__reject_type(enum dataset_input_type type, const char *file, char *err, size_t cap);
-
 /* dataset__take_line handles one line of a JSONL file: blank lines are
  * skipped, the first record settles an auto-detected type, the rest are
  * parsed. Returns 0, 1 when entries_max is reached, or -1 with a message. */

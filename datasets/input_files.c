@@ -60,6 +60,14 @@ void dataset__entry_clear(struct dataset_entry *e)
         free((char *)e->texts[i]);
     }
     free((void *)e->texts);
+    for (size_t i = 0; i < e->image_count; i++) {
+        free((char *)e->images[i]);
+    }
+    free((void *)e->images);
+    for (size_t i = 0; i < e->audio_count; i++) {
+        free((char *)e->audios[i]);
+    }
+    free((void *)e->audios);
     free((char *)e->session_id);
     free((char *)e->payload);
     free((char *)e->extra_json);
@@ -109,18 +117,6 @@ static bool blank(const char *line, size_t len)
     return true;
 }
 
-int dataset__reject_type(enum dataset_input_type type, const char *file, char *err, size_t cap)
-{
-    if (type == DATASET_INPUT_MULTI_TURN) {
-        snprintf(err, cap,
-                 "%s: multi_turn input files are not supported yet: the engine does not run "
-                 "multi-turn sessions (each turn needs the previous reply)",
-                 file);
-        return -1;
-    }
-    return 0;
-}
-
 int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, const char *file,
                        uint64_t lineno, uint32_t turn, char *err, size_t cap)
 {
@@ -129,7 +125,7 @@ int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, 
     }
     if (ds->type == DATASET_INPUT_AUTO) {
         ds->type = dataset__detect_line(line, len, file, lineno, err, cap);
-        if (ds->type == DATASET_INPUT_AUTO || dataset__reject_type(ds->type, file, err, cap) != 0) {
+        if (ds->type == DATASET_INPUT_AUTO) {
             return -1;
         }
         if (ds->type == DATASET_INPUT_INPUTS_JSON) {
@@ -202,13 +198,12 @@ int dataset_inputs_load_buffer(const char *data, size_t len, const char *name,
         snprintf(err, err_cap, "%s: out of memory", name);
         return -1;
     }
-    int ret = dataset__reject_type(ds->type, name, err, err_cap);
-    if (ret == 0 &&
-        (ds->type == DATASET_INPUT_INPUTS_JSON ||
-         (ds->type == DATASET_INPUT_AUTO && dataset__looks_like_inputs_json(data, len)))) {
+    int ret = 0;
+    if (ds->type == DATASET_INPUT_INPUTS_JSON ||
+        (ds->type == DATASET_INPUT_AUTO && dataset__looks_like_inputs_json(data, len))) {
         ds->type = DATASET_INPUT_INPUTS_JSON;
         ret = dataset__load_inputs_json(ds, data, len, name, err, err_cap);
-    } else if (ret == 0) {
+    } else {
         ret = load_lines_buffer(ds, data, len, name, err, err_cap);
     }
     return dataset__finish(ds, ret, name, out, err, err_cap);

@@ -76,12 +76,14 @@ enum dataset_input_type dataset__detect_line(const char *line, size_t len, const
         type = has(obj, "timestamp") ? DATASET_INPUT_MOONCAKE_TRACE : DATASET_INPUT_RAW_PAYLOAD;
     } else if (has(obj, "input_length") || has(obj, "hash_ids") || has(obj, "text_input")) {
         type = DATASET_INPUT_MOONCAKE_TRACE;
-    } else if (has(obj, "text") || has(obj, "texts")) {
+    } else if (has(obj, "text") || has(obj, "texts") || has(obj, "image") || has(obj, "images") ||
+               has(obj, "audio") || has(obj, "audios")) {
         type = DATASET_INPUT_SINGLE_TURN;
     } else {
         fail(err, err_cap, file, lineno,
              "cannot tell the file's format from this record: expected \"text\"/\"texts\" "
-             "(single_turn), \"input_length\"/\"hash_ids\"/\"text_input\" (mooncake_trace), "
+             "or media (single_turn), \"input_length\"/\"hash_ids\"/\"text_input\" "
+             "(mooncake_trace), "
              "\"messages\" (raw_payload) or \"turns\" (multi_turn); give "
              "--custom-dataset-type");
     }
@@ -124,26 +126,71 @@ static int count_field(const json_t *obj, const char *key, uint64_t *out, const 
 }
 
 /* push_text appends a copy of s to e's texts (capacity DATASET_TEXTS_MAX). */
-static int push_text(struct dataset_entry *e, const char *s, size_t len, const char *file,
-                     uint64_t lineno, char *err, size_t cap)
+/* push_string appends a copy of s to a record's list of strings (texts,
+ * images, audios). */
+static int push_string(const char *const **list, size_t *count, const char *s, size_t len,
+                       const char *file, uint64_t lineno, char *err, size_t cap)
 {
-    if (e->text_count >= DATASET_TEXTS_MAX) {
-        return fail(err, cap, file, lineno, "more than %d texts in one record", DATASET_TEXTS_MAX);
+    if (*count >= DATASET_TEXTS_MAX) {
+        return fail(err, cap, file, lineno, "more than %d items in one list of a record",
+                    DATASET_TEXTS_MAX);
     }
-    char **texts = (char **)e->texts;
-    /* Capacity doubles at each power of two: most records hold one text. */
-    if ((e->text_count & (e->text_count - 1)) == 0) {
-        size_t grown = e->text_count == 0 ? 1 : e->text_count * 2;
-        texts = realloc(texts, grown * sizeof(*texts));
-        if (texts != NULL) {
-            e->texts = (const char *const *)texts;
+    char **items = (char **)*list;
+    /* Capacity doubles at each power of two: most records hold one item. */
+    if ((*count & (*count - 1)) == 0) {
+        size_t grown = *count == 0 ? 1 : *count * 2;
+        items = realloc(items, grown * sizeof(*items));
+        if (items != NULL) {
+            *list = (const char *const *)items;
         }
     }
-    char *copy = texts != NULL ? strndup(s, len) : NULL;
+    char *copy = items != NULL ? strndup(s, len) : NULL;
     if (copy == NULL) {
         return fail(err, cap, file, lineno, "out of memory");
     }
-    texts[e->text_count++] = copy;
+    items[(*count)++] = copy;
+    return 0;
+}
+
+static int push_text(struct dataset_entry *e, const char *s, size_t len, const char *file,
+                     uint64_t lineno, char *err, size_t cap)
+{
+    return push_string(&e->texts, &e->text_count, s, len, file, lineno, err, cap);
+}
+
+/* media_field reads "<one>" (a string) or "<many>" (a list of strings), not
+ * both, into a record's list. */
+static int media_field(const json_t *obj, const char *one, const char *many,
+                       const char *const **list, size_t *count, const char *file, uint64_t lineno,
+                       char *err, size_t cap)
+{
+    const json_t *single = json_object_get(obj, one);
+    const json_t *multiple = json_object_get(obj, many);
+    if (single != NULL && multiple != NULL) {
+        return fail(err, cap, file, lineno, "give \"%s\" or \"%s\", not both", one, many);
+    }
+    if (single != NULL) {
+        if (!json_is_string(single)) {
+            return fail(err, cap, file, lineno, "\"%s\": expected a string", one);
+        }
+        return push_string(list, count, json_string_value(single), json_string_length(single), file,
+                           lineno, err, cap);
+    }
+    if (multiple != NULL && !json_is_array(multiple)) {
+        return fail(err, cap, file, lineno, "\"%s\": expected a list of strings", many);
+    }
+    size_t i;
+    const json_t *item;
+    json_array_foreach(multiple, i, item)
+    {
+        if (!json_is_string(item)) {
+            return fail(err, cap, file, lineno, "\"%s\"[%zu]: expected a string", many, i);
+        }
+        if (push_string(list, count, json_string_value(item), json_string_length(item), file,
+                        lineno, err, cap) != 0) {
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -235,19 +282,21 @@ static int timing_fields(struct dataset_entry *e, const json_t *obj, const char 
     return 0;
 }
 
-static const char *const MEDIA_KEYS[] = {"image", "images", "audio", "audios", "video", "videos"};
-
 static int turn_record(struct dataset_entry *e, const json_t *obj, const char *file,
                        uint64_t lineno, char *err, size_t cap)
 {
-    for (size_t i = 0; i < sizeof(MEDIA_KEYS) / sizeof(MEDIA_KEYS[0]); i++) {
-        if (has(obj, MEDIA_KEYS[i])) {
-            return fail(err, cap, file, lineno,
-                        "\"%s\": images, audio and video in input files are not supported yet",
-                        MEDIA_KEYS[i]);
-        }
+    if (has(obj, "video") || has(obj, "videos")) {
+        return fail(err, cap, file, lineno, "\"%s\": video in input files is not supported yet",
+                    has(obj, "video") ? "video" : "videos");
     }
-    if (texts_field(e, obj, file, lineno, err, cap) != 0 ||
+    if (media_field(obj, "image", "images", &e->images, &e->image_count, file, lineno, err, cap) !=
+            0 ||
+        media_field(obj, "audio", "audios", &e->audios, &e->audio_count, file, lineno, err, cap) !=
+            0 ||
+        /* A record of media alone needs no text. */
+        (e->image_count + e->audio_count > 0 && !has(obj, "text") && !has(obj, "texts")
+             ? 0
+             : texts_field(e, obj, file, lineno, err, cap)) != 0 ||
         timing_fields(e, obj, file, lineno, err, cap) != 0 ||
         count_field(obj, "output_length", &e->output_length, file, lineno, err, cap) != 0) {
         return -1;
@@ -335,12 +384,56 @@ static int raw_record(struct dataset_entry *e, const char *line, size_t len, con
     return 0;
 }
 
+/* multi_turn_record adds one entry per turn of a {"session_id", "turns"}
+ * record: turn k of the session, with the single_turn fields. */
+static int multi_turn_record(struct dataset_inputs *ds, const json_t *obj, const char *file,
+                             uint64_t lineno, char *err, size_t cap)
+{
+    const json_t *turns = json_object_get(obj, "turns");
+    const json_t *session = json_object_get(obj, "session_id");
+    if (!json_is_array(turns) || json_array_size(turns) == 0) {
+        return fail(err, cap, file, lineno, "\"turns\": expected a non-empty list of turns");
+    }
+    if (session != NULL && !json_is_string(session)) {
+        return fail(err, cap, file, lineno, "\"session_id\": expected a string");
+    }
+    for (size_t k = 0; k < json_array_size(turns); k++) {
+        const json_t *turn = json_array_get(turns, k);
+        if (!json_is_object(turn)) {
+            return fail(err, cap, file, lineno, "\"turns\"[%zu]: expected an object", k);
+        }
+        struct dataset_entry *e = dataset__entry_push(ds);
+        if (e == NULL) {
+            return fail(err, cap, file, lineno, "out of memory, or more than %zu entries",
+                        (size_t)DATASET_ENTRIES_MAX);
+        }
+        e->line = lineno;
+        e->turn = (uint32_t)k;
+        e->session_id = session != NULL ? strdup(json_string_value(session)) : NULL;
+        if ((session != NULL && e->session_id == NULL) ||
+            turn_record(e, turn, file, lineno, err, cap) != 0) {
+            if (session != NULL && e->session_id == NULL) {
+                fail(err, cap, file, lineno, "out of memory");
+            }
+            dataset__entry_clear(e);
+            ds->count--;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int dataset__parse_record(struct dataset_inputs *ds, const char *line, size_t len, const char *file,
                           uint64_t lineno, uint32_t turn, char *err, size_t err_cap)
 {
     json_t *obj = load_object(line, len, file, lineno, err, err_cap);
     if (obj == NULL) {
         return -1;
+    }
+    if (ds->type == DATASET_INPUT_MULTI_TURN) {
+        int ret = multi_turn_record(ds, obj, file, lineno, err, err_cap);
+        json_decref(obj);
+        return ret;
     }
     struct dataset_entry *e = dataset__entry_push(ds);
     int ret = -1;

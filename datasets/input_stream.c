@@ -146,7 +146,9 @@ static int load_stream(struct dataset_inputs *ds, const char *path, const char *
             ds->entries[i].session_id = strdup(session);
             ret = ds->entries[i].session_id != NULL ? ret : -1;
         }
-        turn += ds->count > before;
+        /* Lines are turns only in a directory's session files; in one file
+         * each line is its own conversation. */
+        turn += session != NULL && ds->count > before;
     }
     if (ret == -2 || ret == -1) {
         if (ret == -2) {
@@ -248,8 +250,7 @@ int dataset_inputs_load(const struct dataset_inputs_options *opts, struct datase
     } else if (ds->type == DATASET_INPUT_INPUTS_JSON) {
         ret = load_whole(ds, opts->path, err, err_cap);
     } else {
-        ret = dataset__reject_type(ds->type, opts->path, err, err_cap);
-        ret = ret == 0 ? load_stream(ds, opts->path, NULL, err, err_cap) : ret;
+        ret = load_stream(ds, opts->path, NULL, err, err_cap);
     }
     return dataset__finish(ds, ret, opts->path, out, err, err_cap);
 }

@@ -115,6 +115,17 @@ struct endpoint_message {
     size_t len;
 };
 
+/* endpoint_media is the media of one user turn; everything is borrowed.
+ * images[] are URLs or data URIs ("data:image/png;base64,..."), audios[] are
+ * AIPerf's "<format>,<base64>" strings ("wav,UklGR..."). Empty entries are
+ * skipped, as AIPerf does. */
+struct endpoint_media {
+    const char *const *images;
+    size_t image_count;
+    const char *const *audios;
+    size_t audio_count;
+};
+
 struct endpoint_payload_spec {
     enum endpoint_type type;
     const char *model;             /* required except hf_tei_rankings, huggingface_generate, raw */
@@ -148,6 +159,10 @@ struct endpoint_payload_spec {
      * loses the partial character. */
     const struct endpoint_message *history;
     size_t history_count;
+    /* chat, chat_embeddings, responses, messages: the images and audio clips of
+     * the user's new turn, sent with the prompt as content parts (see
+     * endpoint_payload_build). Other types reject media. */
+    struct endpoint_media media;
 };
 
 /* endpoint_payload_build returns the request body for `spec` as compact JSON
@@ -173,6 +188,17 @@ struct endpoint_payload_spec {
  *   huggingface_generate: {"inputs":"T joined by ' '","parameters":{"max_new_tokens":N}}
  *                 -- here the extra inputs merge into "parameters", as AIPerf does
  *   raw / raw_payload: the raw_payload bytes, unchanged.
+ * With media (spec.media), the user message's "content" becomes a list of parts
+ * in AIPerf's order, text (when not empty), images, then audio; without media
+ * it stays the bare prompt string:
+ *   chat:      {"type":"text","text":P}, {"type":"image_url","image_url":{"url":I}},
+ *              {"type":"input_audio","input_audio":{"data":B64,"format":F}}
+ *   responses: {"type":"input_text","text":P}, {"type":"input_image","image_url":I},
+ *              {"type":"input_audio","input_audio":{"data":B64,"format":F}}
+ *   messages:  {"type":"text","text":P}, {"type":"image","source":{"type":"base64",
+ *              "media_type":M,"data":B64}} for a base64 data URI, else
+ *              {"type":"image","source":{"type":"url","url":I}}; audio is an error.
+ * An audio string without a ',' is an error; media for other types is an error.
  * Optional members (Y, N) are left out when unset. stream_options: chat and
  * completions whenever the merged "stream" is truthy, responses only when
  * streaming && use_server_token_count; absent or null -> {"include_usage":true};

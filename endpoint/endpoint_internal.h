@@ -26,4 +26,23 @@ char *endpoint__dump(const json_t *v);
 json_t *endpoint__payload_base(const struct endpoint_payload_spec *spec, char *errbuf,
                                size_t errcap);
 
+/* endpoint__user_content returns the "content" of a user message of type t
+ * (payload_media.c): the text as a bare string when media is NULL or empty,
+ * else a list of content parts (text when not empty, then images, then audio)
+ * in t's shape, as endpoint_payload_build documents. Borrows everything; the
+ * caller owns the result. NULL with a message in errbuf on text that is not
+ * UTF-8, a malformed audio string, audio for messages, or out of memory. */
+json_t *endpoint__user_content(enum endpoint_type t, const char *text,
+                               const struct endpoint_media *media, char *errbuf, size_t errcap);
+
+/* endpoint__user_message appends the user message of spec's new turn to list:
+ * {"role":"user","content":endpoint__user_content(prompt, media)} plus
+ * "type":"message" for responses. False (message in errbuf) on error. */
+bool endpoint__user_message(json_t *list, const struct endpoint_payload_spec *spec, char *errbuf,
+                            size_t errcap);
+
+/* endpoint__media_allowed reports whether spec's type can carry spec's media
+ * (chat, chat_embeddings, responses, messages); false with a message if not. */
+bool endpoint__media_allowed(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap);
+
 #endif

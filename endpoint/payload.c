@@ -140,6 +140,9 @@ char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *err
     if (spec->raw_payload) {
         return payload__raw(spec, errbuf, errcap);
     }
+    if (!endpoint__media_allowed(spec, errbuf, errcap)) {
+        return NULL;
+    }
     json_t *root = endpoint__payload_base(spec, errbuf, errcap);
     if (!root) {
         return NULL;

@@ -104,7 +104,7 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
         ok = list != NULL;
     } else if (ok) {
         ok = payload__history(list, spec, t == ENDPOINT_RESPONSES, errbuf, errcap) &&
-             payload__message(list, "user", spec->prompt, t == ENDPOINT_RESPONSES, errbuf, errcap);
+             endpoint__user_message(list, spec, errbuf, errcap);
     }
     const char *list_key = t == ENDPOINT_COMPLETIONS ? "prompt"
                            : t == ENDPOINT_RESPONSES ? "input"

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,12 @@ size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap
     p = put_hex(p, ordinal, 12);
     *p = '\0';
     return 36;
+}
+
+size_t engine_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap)
+{
+    /* A different nonce: correlation ids never equal request ids. */
+    return engine_request_id(nonce ^ 0x636f7272656c6174ULL, session, out, cap);
 }
 
 bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal)
@@ -369,6 +376,25 @@ static void run_coordinator(struct coordinator *co)
     }
 }
 
+/* pin_coordinator moves the caller's thread, for the run, onto a CPU no shard
+ * uses, when there is one: sharing a shard's core, its per-record work would
+ * delay that shard's sends. Returns whether the old affinity is in *saved. */
+static bool pin_coordinator(const struct coordinator *co, long cpus, cpu_set_t *saved)
+{
+    if (!co->config.pin_shards || cpus <= (long)co->shard_count ||
+        pthread_getaffinity_np(pthread_self(), sizeof(*saved), saved) != 0) {
+        return false;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (long cpu = co->shard_count; cpu < cpus && cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET((int)cpu, saved)) {
+            CPU_SET((int)cpu, &set);
+        }
+    }
+    return CPU_COUNT(&set) > 0 && pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
 static int start_shards(struct coordinator *co, char *errbuf, size_t errcap)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -442,8 +468,13 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
         goto destroy_shards;
     }
     ret = start_shards(&co, errbuf, errcap);
+    cpu_set_t saved_affinity;
+    bool pinned = ret == 0 && pin_coordinator(&co, sysconf(_SC_NPROCESSORS_ONLN), &saved_affinity);
     if (ret == 0) {
         co.start_ns = engine_now_ns();
+        if (co.config.schedule != NULL && co.config.schedule_start_ns > co.start_ns) {
+            co.start_ns = co.config.schedule_start_ns;
+        }
         co.end_ns = co.config.duration_ns > 0 ? co.start_ns + co.config.duration_ns : INT64_MAX;
         for (uint32_t i = 0; i < co.shard_count; i++) {
             co.shards[i].start_ns = co.start_ns;
@@ -458,6 +489,9 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     }
     for (uint32_t i = 0; i < co.threads_started; i++) {
         pthread_join(co.shards[i].thread, NULL);
+    }
+    if (pinned) {
+        pthread_setaffinity_np(pthread_self(), sizeof(saved_affinity), &saved_affinity);
     }
     drain(&co);
     if (ret == 0 && sink->on_finish != NULL) {

@@ -190,6 +190,10 @@ struct engine_config {
      * ordinals stay unique when several processes share one run. */
     uint64_t ordinal_base;
     uint64_t ordinal_stride; /* 0 is taken as 1 */
+    /* Open-loop runs: the CLOCK_MONOTONIC instant the schedule's offsets count
+     * from, when it is later than the moment the shards are ready, so that the
+     * processes of one run start their schedules together; 0 = that moment. */
+    int64_t schedule_start_ns;
     /* Mixed into every X-Request-ID (see engine_request_id). */
     uint64_t request_id_nonce;
 
@@ -351,6 +355,10 @@ const char *engine_outcome_name(enum engine_outcome outcome);
  * (UUID-shaped, unique per nonce and ordinal) into out and returns its length;
  * cap must be at least 37. */
 size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap);
+
+/* engine_correlation_id writes the X-Correlation-ID (and X-Session-Affinity)
+ * the engine sends with every turn of a session, as engine_request_id does. */
+size_t engine_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap);
 
 /* engine_now_ns returns CLOCK_MONOTONIC in nanoseconds. */
 int64_t engine_now_ns(void);

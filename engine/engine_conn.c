@@ -44,8 +44,9 @@ int engine__conns_init(struct engine__shard *shard)
         c->head = malloc(ENGINE__HEAD_BYTES);
         c->body = malloc(ENGINE__BODY_BYTES);
         c->header_buf = malloc(ENGINE__HEADER_BYTES);
-        /* + X-Request-ID, + Proxy-Authorization through a forward proxy */
-        c->headers = calloc(config->extra_header_count + 2, sizeof(*c->headers));
+        /* + X-Request-ID, + X-Correlation-ID and X-Session-Affinity in a
+         * session, + Proxy-Authorization through a forward proxy */
+        c->headers = calloc(config->extra_header_count + 4, sizeof(*c->headers));
         if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL ||
             engine__tls_conn_init(shard, c) != 0) {
             return -ENOMEM;
@@ -63,6 +64,19 @@ int engine__conns_init(struct engine__shard *shard)
             .value = c->request_id,
             .value_len = 0,
         };
+        if (config->sessions != NULL) {
+            /* AIPerf's session headers: routers keep a session on one replica. */
+            c->headers[config->extra_header_count + 1] = (struct http_header){
+                .name = "X-Correlation-ID",
+                .name_len = strlen("X-Correlation-ID"),
+                .value = c->session.correlation_id,
+            };
+            c->headers[config->extra_header_count + 2] = (struct http_header){
+                .name = "X-Session-Affinity",
+                .name_len = strlen("X-Session-Affinity"),
+                .value = c->session.correlation_id,
+            };
+        }
         engine__proxy_conn_init(config, c);
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);

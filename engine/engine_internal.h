@@ -61,6 +61,7 @@ struct engine__session {
     int64_t next_due_ns;          /* thinking: when turn `turn` is due */
     int64_t last_due_ns;          /* user-centric: when this user's previous turn was due */
     char error[256];              /* why the turn's body could not be built */
+    char correlation_id[40];      /* X-Correlation-ID of the session (engine_correlation_id) */
     struct engine_turn_body body; /* the body of the turn in flight */
     /* keep_replies: the replies so far, texts back to back in reply_text. */
     struct engine_turn_reply *replies;

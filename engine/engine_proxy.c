@@ -15,7 +15,8 @@
 
 void engine__proxy_conn_init(const struct engine_config *config, struct engine__conn *c)
 {
-    c->header_count = (uint32_t)config->extra_header_count + 1;
+    /* After the request id: the session headers (engine__conns_init). */
+    c->header_count = (uint32_t)config->extra_header_count + 1 + (config->sessions != NULL ? 2 : 0);
     const struct engine_proxy *proxy = &c->target->proxy;
     if (proxy->mode != ENGINE_PROXY_FORWARD || proxy->authorization[0] == '\0') {
         return;

@@ -167,6 +167,11 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
     s->turn_count = sessions->turn_count(sessions->ctx, s->session);
     s->turn = 0;
     s->reply_len = 0;
+    size_t id_len = engine_correlation_id(shard->config->request_id_nonce, s->session,
+                                          s->correlation_id, sizeof(s->correlation_id));
+    uint32_t first_session_header = (uint32_t)shard->config->extra_header_count + 1;
+    c->headers[first_session_header].value_len = id_len;
+    c->headers[first_session_header + 1].value_len = id_len;
     if (s->turn_count == 0) {
         s->turn_count = 1;
     }

@@ -48,6 +48,9 @@ struct export_run_info {
     int64_t random_seed;
     const struct export_error_row *errors;
     size_t error_count;
+    /* Members appended to run_info after AIPerf's (borrowed; NULL = none):
+     * ringperf's own provenance, e.g. the clock source and send lag. */
+    json_t *extra;
 };
 
 /* export_summary_json builds the profile_export_aiperf.json document: the

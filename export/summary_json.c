@@ -128,11 +128,17 @@ static json_t *string_or_null(const char *s)
 
 static json_t *run_info_json(const struct export_run_info *info)
 {
-    return json_pack("{s:o, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:o}", "benchmark_id",
-                     string_or_null(info->benchmark_id), "sweep_id", "random_seed",
-                     info->random_seed_set ? json_integer(info->random_seed) : json_null(), "trial",
-                     0, "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
-                     "variation_values", "cli_command", string_or_null(info->cli_command));
+    json_t *run_info =
+        json_pack("{s:o, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:o}", "benchmark_id",
+                  string_or_null(info->benchmark_id), "sweep_id", "random_seed",
+                  info->random_seed_set ? json_integer(info->random_seed) : json_null(), "trial", 0,
+                  "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
+                  "variation_values", "cli_command", string_or_null(info->cli_command));
+    if (run_info != NULL && info->extra != NULL && json_object_update(run_info, info->extra) != 0) {
+        json_decref(run_info);
+        return NULL;
+    }
+    return run_info;
 }
 
 static json_t *errors_json(const struct export_run_info *info)

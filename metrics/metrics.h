@@ -325,6 +325,12 @@ enum metrics_scalar_id {
     METRICS_S_TOTAL_TOKEN_THROUGHPUT,  /* (total_isl + total_osl) / duration */
     METRICS_S_COMPLETED_REQUEST_COUNT, /* valid + errors */
     METRICS_S_REQUEST_ERROR_RATE,      /* 100 * errors / (valid + errors), percent */
+    /* Fixed schedules only, set by the caller from the send lags: percentiles
+     * of (lag - min lag) in ms, and 1 when p99 exceeds 500 ms. */
+    METRICS_S_REPLAY_SCHED_LAG_P50,
+    METRICS_S_REPLAY_SCHED_LAG_P90,
+    METRICS_S_REPLAY_SCHED_LAG_P99,
+    METRICS_S_REPLAY_SCHED_DEGRADED,
     METRICS_SCALAR_COUNT
 };
 

@@ -181,6 +181,14 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
                                            "requests", 1.0, INT | NOCON, 0},
     [METRICS_S_REQUEST_ERROR_RATE] = {"request_error_rate", "Request Error Rate", "%", 1.0, NOCON,
                                       0},
+    [METRICS_S_REPLAY_SCHED_LAG_P50] = {"replay_sched_lag_p50", "Replay Schedule Lag p50", "ms",
+                                        1.0, NOCON, 0},
+    [METRICS_S_REPLAY_SCHED_LAG_P90] = {"replay_sched_lag_p90", "Replay Schedule Lag p90", "ms",
+                                        1.0, NOCON, 0},
+    [METRICS_S_REPLAY_SCHED_LAG_P99] = {"replay_sched_lag_p99", "Replay Schedule Lag p99", "ms",
+                                        1.0, NOCON, 0},
+    [METRICS_S_REPLAY_SCHED_DEGRADED] = {"replay_sched_degraded", "Replay Schedule Degraded", "",
+                                         1.0, INT | NOCON, 0},
 };
 
 const struct metrics_info *metrics_info_of(enum metrics_id id)

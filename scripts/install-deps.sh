@@ -13,6 +13,8 @@ packages=(
     clang clang-format
     android-libboringssl-dev nginx-light openssl tinyproxy
     default-jdk-headless libhdrhistogram-java
+    libopenmpi-dev openmpi-bin
+    libpng-dev libturbojpeg0-dev libmp3lame-dev
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

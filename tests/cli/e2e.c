@@ -160,3 +160,21 @@ size_t count_export_lines(const struct e2e *w, size_t *out_errors)
     snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
     return count_lines(path, out_errors);
 }
+
+void e2e_write(const struct e2e *w, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0, "%s", path);
+}
+
+void e2e_finish(struct e2e *w)
+{
+    stop_mock(&w->mock);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
+    cr_assert_eq(system(cmd), 0);
+}

@@ -57,4 +57,11 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
 /* count_export_lines is count_lines for the world's profile_export.jsonl. */
 size_t count_export_lines(const struct e2e *w, size_t *out_errors);
 
+/* e2e_write writes text into the file `name` of the world's directory. */
+void e2e_write(const struct e2e *w, const char *name, const char *text);
+
+/* e2e_finish stops the mock server (requiring a clean exit) and removes the
+ * world's directory. */
+void e2e_finish(struct e2e *w);
+
 #endif

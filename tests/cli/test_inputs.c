@@ -277,7 +277,7 @@ Test(inputs_e2e, bad_files_fail_with_file_line_and_expectation, .timeout = 120)
         const char *expect;
     } cases[] = {
         {"{\"text\": \"a\"}\n{\"text\": [}\n", "bad.jsonl:2: column"},
-        {"{\"session_id\": \"s\", \"turns\": [{\"text\": \"a\"}]}\n", "multi_turn"},
+        {"{\"session_id\": \"s\", \"turns\": [{\"text\": 5}]}\n", "bad.jsonl:1: \"text\""},
         {"{\"input_length\": 10, \"hash_ids\": [1, 2, 3]}\n", "bad.jsonl:1:"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -34,12 +34,12 @@ static const struct seed_command COMMANDS[] = {
      "--model Qwen/Qwen2-VL-2B-Instruct --endpoint-type responses --endpoint /v1/responses "
      "--image-width-mean 512 --image-height-mean 512 --synthetic-input-tokens-mean 100 "
      "--streaming --url URL --request-count 20 --concurrency 4",
-     "--image-width-mean"},
+     NULL},
     {"000",
      "--model Qwen/Qwen2-Audio-7B-Instruct --endpoint-type responses --endpoint /v1/responses "
      "--streaming --audio-length-mean 5.0 --audio-format wav --audio-sample-rates 16 "
      "--url URL --request-count 20",
-     "--audio-length-mean"},
+     NULL},
     {"000",
      "--model Qwen/Qwen3-0.6B --endpoint-type responses --endpoint /v1/responses "
      "--synthetic-input-tokens-mean 100 --output-tokens-mean 200 --url URL --request-count 20",
@@ -56,7 +56,7 @@ static const struct seed_command COMMANDS[] = {
      "--model Qwen/Qwen3-0.6B --endpoint-type responses --endpoint /v1/responses --streaming "
      "--conversation-num 10 --conversation-turn-mean 3 --synthetic-input-tokens-mean 100 "
      "--output-tokens-mean 200 --url URL",
-     "--conversation-num"},
+     NULL},
     {"000",
      "--model Qwen/Qwen3-0.6B --endpoint-type responses --endpoint /v1/responses --streaming "
      "--use-server-token-count --url URL --request-count 20",

@@ -99,7 +99,7 @@ Test(config_help, lists_every_flag_grouped_with_unsupported_ones_apart)
     cr_assert_not_null(strstr(text, "\nLoad Generator:\n"));
     cr_assert_not_null(strstr(text, "  --request-count, --num-requests <int>"));
     cr_assert_not_null(strstr(text, "Default: localhost:8000."));
-    const char *public_dataset = strstr(text, "  --public-dataset <str>");
+    const char *public_dataset = strstr(text, "  --prompt-corpus <str>");
     cr_assert(public_dataset != NULL && public_dataset > unsupported,
               "unsupported flags come last");
     cr_assert_not_null(strstr(text, "(not supported yet):"));

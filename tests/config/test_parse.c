@@ -365,8 +365,21 @@ static const struct invalid_case invalid_cases[] = {
     {W("--model", "m", "--arrival-smoothness", "2", "--arrival-pattern", "constant"),
      "--arrival-smoothness applies only to --arrival-pattern gamma"},
     {W("--model", "m", "--request-cancellation-rate", "101"), "--request-cancellation-rate"},
-    {W("--model", "m", "--public-dataset", "sharegpt"),
-     "--public-dataset: this AIPerf flag is recog"},
+    {W("--model", "m", "--public-dataset", "aimo"),
+     "--public-dataset aimo is not supported; supported: sharegpt"},
+    {W("--model", "m", "--prompt-corpus", "coding"), "--prompt-corpus: this AIPerf flag is recog"},
+    {W("--model", "m", "--prefix-prompt-length", "9"),
+     "--prefix-prompt-length and --num-prefix-prompts go together"},
+    {W("--model", "m", "--num-prefix-prompts", "2", "--prefix-prompt-length", "9",
+       "--shared-system-prompt-length", "5"),
+     "--num-prefix-prompts cannot be combined with --shared-system-prompt-length or "
+     "--user-context-prompt-length"},
+    {W("--model", "m", "--user-context-prompt-length", "9"),
+     "--user-context-prompt-length needs --num-dataset-entries"},
+    {W("--model", "m", "-b", "4"), "--prompt-batch-size applies to --endpoint-type embeddings"},
+    {W("--model", "m", "--input-file", "x.jsonl", "--num-prefix-prompts", "2",
+       "--prefix-prompt-length", "9"),
+     "--num-prefix-prompts applies to synthetic prompts, not to --input-file"},
     {W("--model", "m", "--zmq-host", "h"), "--zmq-host: this AIPerf flag is recognised"},
     {W("--model", "m", "--api-port", "65536"), "--api-port"},
     {W("--url", "localhost:8000"), "--model is required (e.g. --model Qwen/Qwen3-0.6B)"},
@@ -535,6 +548,36 @@ Test(config_parse, enforces_list_and_argument_limits)
 
 /* Every spelling in the table is recognised: supported ones parse (given a
  * plausible value), unsupported ones fail with the "recognised" message. */
+/* partner_flag writes into out[0..3] the flags (and values) that must come
+ * with name, if any. */
+static void partner_flag(const char *name, const char **out)
+{
+    /* The flag, then up to two flags (with values) it needs to be valid. */
+    static const char *const pairs[][5] = {
+        {"--prefix-prompt-length", "--num-prefix-prompts", "2"},
+        {"--prompt-prefix-length", "--num-prefix-prompts", "2"},
+        {"--num-prefix-prompts", "--prefix-prompt-length", "9"},
+        {"--prefix-prompt-pool-size", "--prefix-prompt-length", "9"},
+        {"--prompt-prefix-pool-size", "--prefix-prompt-length", "9"},
+        {"--user-context-prompt-length", "--num-dataset-entries", "5"},
+        {"--prompt-batch-size", "--endpoint-type", "embeddings"},
+        {"-b", "--endpoint-type", "embeddings"},
+        {"--batch-size-text", "--endpoint-type", "embeddings"},
+        {"--batch-size", "--endpoint-type", "embeddings"},
+        {"--image-width-mean", "--image-height-mean", "512"},
+        {"--image-height-mean", "--image-width-mean", "512"},
+        {"--user-centric-rate", "--num-users", "4", "--conversation-turn-mean", "2"},
+        {"--num-users", "--user-centric-rate", "10", "--conversation-turn-mean", "2"},
+    };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        if (strcmp(name, pairs[i][0]) == 0) {
+            for (size_t k = 0; k < 4; k++) {
+                out[k] = pairs[i][k + 1];
+            }
+        }
+    }
+}
+
 Test(config_parse, every_table_spelling_is_recognised)
 {
     size_t count = 0;
@@ -550,13 +593,15 @@ Test(config_parse, every_table_spelling_is_recognised)
                 cr_assert_not_null(flags[i].example, "%s has an example", name);
             }
             const char *value = flags[i].kind == CONFIG__K_SWITCH ? NULL : flags[i].example;
-            const char *words[] = {"-m", "x", name, value, NULL, NULL, NULL};
+            const char *words[] = {"-m", "x", name, value, NULL, NULL, NULL, NULL, NULL};
             if (strcmp(name, "--benchmark-grace-period") == 0) {
                 words[3] = "inf";
                 words[4] = "--benchmark-duration";
                 words[5] = "5";
             } else if (strcmp(name, "--prefill-concurrency") == 0) {
                 words[4] = "--streaming"; /* a first token only exists in a stream */
+            } else {
+                partner_flag(name, &words[4]);
             }
             struct profile_config cfg;
             char err[256];

@@ -54,6 +54,49 @@ Test(dataset_inputs, single_turn_texts_in_file_order)
     dataset_inputs_free(ds);
 }
 
+Test(dataset_inputs, multi_turn_records_become_one_entry_per_turn)
+{
+    struct dataset_inputs *ds =
+        load_text("{\"session_id\": \"s1\", \"turns\": [{\"text\": \"Hi\"}, "
+                  "{\"text\": \"More\", \"delay\": 250, \"output_length\": 9}]}\n"
+                  "{\"turns\": [{\"texts\": [\"Solo\"]}]}\n",
+                  DATASET_INPUT_AUTO);
+    cr_assert_eq(dataset_inputs_type(ds), DATASET_INPUT_MULTI_TURN);
+    cr_assert_eq(dataset_inputs_count(ds), 3);
+    const struct dataset_entry *e = dataset_inputs_entry(ds, 0);
+    cr_assert_str_eq(e->session_id, "s1");
+    cr_assert_eq(e->turn, 0);
+    cr_assert_str_eq(e->texts[0], "Hi");
+    e = dataset_inputs_entry(ds, 1);
+    cr_assert_str_eq(e->session_id, "s1");
+    cr_assert_eq(e->turn, 1);
+    cr_assert(e->has_delay);
+    cr_assert_float_eq(e->delay_ms, 250.0, 1e-9);
+    cr_assert_eq(e->output_length, 9);
+    e = dataset_inputs_entry(ds, 2);
+    cr_assert_null(e->session_id);
+    cr_assert_eq(e->turn, 0);
+    cr_assert_eq(e->line, 2);
+    dataset_inputs_free(ds);
+}
+
+Test(dataset_inputs, single_turn_media_are_kept_as_written)
+{
+    struct dataset_inputs *ds =
+        load_text("{\"text\": \"Describe\", \"images\": [\"https://x/a.png\", \"b.jpg\"], "
+                  "\"audio\": \"wav,UklGRg==\"}\n{\"image\": \"data:image/png;base64,AA==\"}\n",
+                  DATASET_INPUT_AUTO);
+    const struct dataset_entry *e = dataset_inputs_entry(ds, 0);
+    cr_assert_eq(e->image_count, 2);
+    cr_assert_str_eq(e->images[1], "b.jpg");
+    cr_assert_eq(e->audio_count, 1);
+    cr_assert_str_eq(e->audios[0], "wav,UklGRg==");
+    e = dataset_inputs_entry(ds, 1);
+    cr_assert_eq(e->text_count, 0, "an image alone needs no text");
+    cr_assert_eq(e->image_count, 1);
+    dataset_inputs_free(ds);
+}
+
 Test(dataset_inputs, texts_with_names_and_contents_flatten)
 {
     struct dataset_inputs *ds =
@@ -129,10 +172,16 @@ Test(dataset_inputs, errors_name_file_line_column_and_expectation)
         {"{\"text\": \"a\"}\n{\"text\": \"b\",\n", DATASET_INPUT_AUTO, "in.jsonl:2: column"},
         {"[1, 2]\n", DATASET_INPUT_SINGLE_TURN, "expected a JSON object"},
         {"{\"foo\": 1}\n", DATASET_INPUT_AUTO, "--custom-dataset-type"},
-        {"{\"session_id\": \"a\", \"turns\": []}\n", DATASET_INPUT_AUTO, "multi_turn"},
-        {"{\"text\": \"a\"}\n", DATASET_INPUT_MULTI_TURN, "not supported yet"},
+        {"{\"session_id\": \"a\", \"turns\": []}\n", DATASET_INPUT_AUTO, "in.jsonl:1: \"turns\""},
+        {"{\"text\": \"a\"}\n", DATASET_INPUT_MULTI_TURN, "non-empty list of turns"},
+        {"{\"turns\": [{\"text\": \"a\"}, 5]}\n", DATASET_INPUT_AUTO, "\"turns\"[1]"},
+        {"{\"session_id\": 3, \"turns\": [{\"text\": \"a\"}]}\n", DATASET_INPUT_AUTO,
+         "\"session_id\""},
         {"{\"text\": \"a\", \"texts\": [\"b\"]}\n", DATASET_INPUT_AUTO, "not both"},
-        {"{\"text\": \"a\", \"image\": \"x.png\"}\n", DATASET_INPUT_AUTO, "not supported yet"},
+        {"{\"text\": \"a\", \"video\": \"x.mp4\"}\n", DATASET_INPUT_AUTO, "not supported yet"},
+        {"{\"text\": \"a\", \"image\": 5}\n", DATASET_INPUT_AUTO, "\"image\": expected a string"},
+        {"{\"image\": \"a\", \"images\": [\"b\"]}\n", DATASET_INPUT_AUTO, "not both"},
+        {"{\"audios\": [\"wav,AAAA\", 3]}\n", DATASET_INPUT_AUTO, "\"audios\"[1]"},
         {"{\"text\": \"a\", \"timestamp\": 1, \"delay\": 2}\n", DATASET_INPUT_AUTO, "not both"},
         {"{\"text\": \"a\", \"timestamp\": -1}\n", DATASET_INPUT_AUTO, "non-negative"},
         {"{\"input_length\": 5, \"hash_ids\": [1, \"x\"]}\n", DATASET_INPUT_AUTO, "hash_ids"},

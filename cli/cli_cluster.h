@@ -1,0 +1,140 @@
+/*
+ * cli_cluster.h - one `ringperf profile` run shared by several processes
+ * (internal to cli/): MPI ranks under mpirun/srun, or independent shards
+ * (--shard-index/--shard-count, e.g. a Kubernetes Indexed Job); and
+ * `ringperf merge`, which combines what each of them wrote.
+ *
+ * Share i of N runs request ordinals i, i + N, ... (so ordinals stay
+ * globally unique), 1/N of --concurrency and --request-rate, and writes its
+ * artifacts to <artifact-dir>/rank_<i>/ as the run goes, including
+ * CLI_CLUSTER_RECORDS_FILE: every record's metric inputs on rank 0's clock.
+ * Merging those files recomputes every metric exactly as one run would.
+ */
+#ifndef RINGPERF_CLI_CLUSTER_H
+#define RINGPERF_CLI_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli_export.h"
+#include "cli/cli_internal.h"
+#include "cli/cli_load.h"
+#include "cli/jsonw.h"
+#include "cluster/cluster.h"
+#include "config/config.h"
+#include "engine/engine.h"
+
+/* CLI_CLUSTER_RECORDS_FILE is the per-share file `ringperf merge` reads. */
+#define CLI_CLUSTER_RECORDS_FILE "ringperf_records.jsonl"
+
+/* CLI_CLUSTER_FORMAT is the version of that file's format. */
+#define CLI_CLUSTER_FORMAT 1
+
+/* CLI_CLUSTER_CLOCK_ROUNDS is how many ping-pongs estimate a rank's clock. */
+#define CLI_CLUSTER_CLOCK_ROUNDS 16
+
+/* cli_cluster is a process's part in a shared run. Zero-initialise, then
+ * cli_cluster_init; cli_cluster_free is safe on a zeroed one. */
+struct cli_cluster {
+    struct cluster *cluster; /* owned */
+    bool mpi;                /* MPI ranks share the run (count > 1) */
+    int index;               /* this share: MPI rank or --shard-index */
+    int count;               /* shares */
+    bool sharded;            /* MPI or --shard-count: rank_<i>/ and a records file */
+    uint64_t run_nonce;      /* the same in every share of an MPI run */
+    struct cluster_clock clock;
+    struct cluster_clock *clocks; /* MPI rank 0: every rank's, by rank */
+    char *hosts;                  /* MPI rank 0: count * CLUSTER_HOST_BYTES */
+    int64_t start_wall_ns;        /* the common start instant, on rank 0's clock */
+    char top_dir[CLI_PATH_BYTES]; /* --artifact-dir as resolved; shares write rank_<i>/ */
+    char file_path[CLI_PATH_BYTES];
+    /* The schedule this share follows, wrapping the run's. */
+    const struct engine_schedule *inner;
+    struct engine_schedule schedule;
+    const struct cli_load *load;
+    int64_t phase_ns; /* constant rate: this share's shift */
+    bool streaming;
+    bool open_loop;
+    uint64_t request_id_nonce;
+    FILE *file;
+    struct cli_jsonw writer;
+    uint64_t records;
+    int error;         /* first -errno writing the file */
+    bool silenced;     /* MPI: stdout goes to /dev/null until the merged report */
+    int saved_stdout;  /* the real stdout while silenced */
+    bool write_failed; /* reported once */
+};
+
+/* cli_cluster_init joins the run (MPI under a launcher) and checks the
+ * split against cfg: --concurrency not below the share count, a
+ * --random-seed for independent shards, and so on. MPI ranks other than 0
+ * turn the live API off in cfg (and AIPERF_API_SERVER_PORT). Returns 0, or the exit
+ * code (2 usage, 1 failure) after printing why. */
+int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg);
+
+/* cli_cluster_share_seed gives every MPI rank rank 0's seed: every rank
+ * builds the same dataset. Returns 0 or 1. */
+int cli_cluster_share_seed(struct cli_cluster *cc, uint64_t *seed);
+
+/* cli_cluster_prepare gives every MPI rank rank 0's request ID nonce,
+ * splits the engine run for this share (ordinals,
+ * request count, concurrency, rate, schedule; `load` must outlive it),
+ * moves `artifact_dir` (cap bytes) to its rank_<i> subdirectory and creates
+ * it. Returns 0, or the exit code after printing why. */
+int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+                        struct cli_load *load, struct engine_config *engine, char *artifact_dir,
+                        size_t cap);
+
+/* cli_cluster_split_warmup splits the warmup run `warm` (its schedule in
+ * `load`) for this share as cli_cluster_prepare splits the profiling run.
+ * Returns false when this share has no warmup requests of its own. */
+bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_config *cfg,
+                              uint64_t seed, struct cli_load *load, struct engine_config *warm);
+
+/* cli_cluster_inputs_dir returns where inputs.json goes: `artifact_dir` in
+ * a plain run, the top directory for share 0, NULL (none) for the others. */
+const char *cli_cluster_inputs_dir(const struct cli_cluster *cc, const char *artifact_dir);
+
+/* cli_cluster_start opens the records file, and under MPI waits for every
+ * rank, estimates the clocks and agrees on a common start instant: an
+ * open-loop `engine` counts its schedule from it (schedule_start_ns), a
+ * closed loop starts when this returns, at that instant. Returns 0 or
+ * -errno with errbuf set. */
+int cli_cluster_start(struct cli_cluster *cc, const struct profile_config *cfg,
+                      struct engine_config *engine, char *errbuf, size_t errcap);
+
+/* cli_cluster_record appends one record (borrowed) with its metrics to the
+ * records file. */
+void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
+                        const struct cli_record_metrics *metrics);
+
+/* cli_cluster_flush writes what is buffered, so that a share that dies
+ * keeps its records up to then. Called about once a second. */
+void cli_cluster_flush(struct cli_cluster *cc);
+
+/* cli_cluster_finish closes the records file (marking it complete), and
+ * under MPI streams every rank's file to rank 0, which merges them into the
+ * top directory and prints the merged report. `status` is this share's
+ * exit code; returns the process's. */
+int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status);
+
+/* cli_cluster_free releases cc (leaving MPI); safe on a zeroed one. */
+void cli_cluster_free(struct cli_cluster *cc);
+
+/* cli_merge_options configure cli_merge_files. */
+struct cli_merge_options {
+    const char *out_dir; /* where the merged exports go (created) */
+    int expected_count;  /* shares expected; 0 = take it from the files */
+    bool quiet;          /* no console report */
+    const char *title;   /* console title; NULL = LLM metrics */
+};
+
+/* cli_merge_files merges `count` records files (paths borrowed) into one
+ * result in opts->out_dir: the same exports as one run, records in end-time
+ * order with their rank and host, run_info with the ranks, hosts and clock
+ * offsets, marked incomplete when a share is missing or did not finish.
+ * Returns the exit code (0 when some request succeeded). */
+int cli_merge_files(char *const *paths, size_t count, const struct cli_merge_options *opts);
+
+#endif

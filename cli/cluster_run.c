@@ -1,0 +1,702 @@
+/*
+ * cluster_run.c - the share of a run this process does (MPI rank or
+ * --shard-index), its records file, and the end of an MPI run: every rank's
+ * file streamed to rank 0 and merged there by the code of `ringperf merge`,
+ * so an MPI run's result and a later merge of its rank directories agree.
+ *
+ * Rates: share i runs --request-rate R as R/N with its own seeded stream.
+ * Poisson streams of rate R/N add up to Poisson R exactly. Constant-rate
+ * shares are shifted by i/R so the union is constant at R again. Gamma
+ * streams of rate R/N add up to rate R, but the union is not itself a gamma
+ * stream: its bursts are those of N independent streams.
+ */
+#include "cli/cli_cluster.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The common start lies this far after the clocks are known: time for the
+ * start message to reach every rank. */
+#define START_DELAY_NS (200LL * 1000 * 1000)
+#define WRITER_BYTES (1u << 20)
+
+static int shard_from_env(const struct profile_config *cfg, int *out_index)
+{
+    if (cfg->shard_index_set) {
+        *out_index = (int)cfg->shard_index;
+        return 0;
+    }
+    const char *env = getenv("JOB_COMPLETION_INDEX");
+    if (env == NULL || env[0] == '\0') {
+        fprintf(stderr, "ringperf profile: --shard-count needs --shard-index (or "
+                        "JOB_COMPLETION_INDEX, as Kubernetes Indexed Jobs set it)\n");
+        return 2;
+    }
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 0 || v >= CLUSTER_RANKS_MAX) {
+        fprintf(stderr, "ringperf profile: JOB_COMPLETION_INDEX '%s' is not a shard index\n", env);
+        return 2;
+    }
+    *out_index = (int)v;
+    return 0;
+}
+
+static int check_split(const struct cli_cluster *cc, const struct profile_config *cfg)
+{
+    const char *who = cc->mpi ? "MPI ranks" : "shards (--shard-count)";
+    if (cc->index >= cc->count) {
+        fprintf(stderr, "ringperf profile: --shard-index %d is not below --shard-count %d\n",
+                cc->index, cc->count);
+        return 2;
+    }
+    bool closed = cfg->request_rate_per_second <= 0 && cfg->input_file == NULL;
+    int64_t concurrency = cfg->concurrency > 0 ? cfg->concurrency : (closed ? 1 : 0);
+    if (concurrency > 0 && concurrency < cc->count) {
+        fprintf(stderr,
+                "ringperf profile: --concurrency %lld is less than the %d %s sharing the run; "
+                "each needs at least one connection\n",
+                (long long)concurrency, cc->count, who);
+        return 2;
+    }
+    if (!cc->mpi && !cfg->random_seed_set) {
+        fprintf(stderr, "ringperf profile: --shard-count needs --random-seed, so that every "
+                        "shard builds the same dataset\n");
+        return 2;
+    }
+    return 0;
+}
+
+int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg)
+{
+    *cc = (struct cli_cluster){.count = 1};
+    char errbuf[256];
+    if (cluster_init(&cc->cluster, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: MPI: %s\n", errbuf);
+        return 1;
+    }
+    int size = cluster_size(cc->cluster);
+    if (size > 1) {
+        cc->mpi = true;
+        cc->index = cluster_rank(cc->cluster);
+        cc->count = size;
+        if (cfg->shard_count > 0) {
+            fprintf(stderr, "ringperf profile: --shard-count is for runs without MPI; under "
+                            "mpirun the ranks already split the run\n");
+            return 2;
+        }
+        if (cc->index != 0) {
+            /* One live API per run: rank 0's (which shows rank 0's share). */
+            cfg->api_port_set = false;
+            unsetenv("AIPERF_API_SERVER_PORT");
+        }
+    } else if (cfg->shard_count >= 1) {
+        cc->count = (int)cfg->shard_count;
+        int ret = shard_from_env(cfg, &cc->index);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    cc->sharded = cc->mpi || cfg->shard_count >= 1;
+    return cc->sharded ? check_split(cc, cfg) : 0;
+}
+
+int cli_cluster_share_seed(struct cli_cluster *cc, uint64_t *seed)
+{
+    if (cc->mpi && cluster_bcast(cc->cluster, seed, sizeof(*seed)) != 0) {
+        fprintf(stderr, "ringperf profile: MPI: broadcasting the seed failed\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t share_offset_ns(void *ctx, uint64_t k)
+{
+    const struct cli_cluster *cc = ctx;
+    if (cc->load->trace_offsets_ns != NULL) {
+        /* A fixed schedule by ordinal: this share's k-th request is ordinal i + kN. */
+        uint64_t ordinal = (uint64_t)cc->index + k * (uint64_t)cc->count;
+        size_t n = cc->load->trace_count;
+        return cc->load->trace_offsets_ns[ordinal < n ? ordinal : n - 1];
+    }
+    return cc->inner->offset_ns(cc->inner->ctx, k) + cc->phase_ns;
+}
+
+static uint32_t split_evenly(uint64_t total, int index, int count)
+{
+    return (uint32_t)(total / (uint64_t)count + ((uint64_t)index < total % (uint64_t)count));
+}
+
+/* split_rate gives this share its own arrival stream at R/N; everything
+ * else in *engine stays as it was (counts are split by the caller, and which
+ * ordinals are cancelled must not depend on the share). */
+static void split_rate(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+                       struct cli_load *load, struct engine_config *engine)
+{
+    struct engine_config whole = *engine;
+    struct profile_config share_cfg = *cfg;
+    share_cfg.request_rate_per_second = cfg->request_rate_per_second / cc->count;
+    uint64_t share_seed = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(cc->index + 1));
+    cli_load_configure(&share_cfg, share_seed, load, engine);
+    const struct engine_schedule *schedule = engine->schedule;
+    *engine = whole;
+    engine->schedule = schedule;
+    if (cfg->arrival_pattern == CONFIG_ARRIVAL_CONSTANT) {
+        cc->phase_ns = (int64_t)(1e9 * cc->index / cfg->request_rate_per_second);
+    }
+}
+
+/* split_counts gives this share its ordinals, requests and connections. */
+static void split_counts(const struct cli_cluster *cc, struct engine_config *engine)
+{
+    uint64_t total = engine->request_count;
+    if (total > 0) {
+        engine->request_count =
+            total > (uint64_t)cc->index
+                ? (total - (uint64_t)cc->index + (uint64_t)cc->count - 1) / (uint64_t)cc->count
+                : 0;
+    }
+    engine->concurrency = split_evenly(engine->concurrency, cc->index, cc->count);
+    if (engine->prefill_limit > 0) {
+        uint32_t p = split_evenly(engine->prefill_limit, cc->index, cc->count);
+        engine->prefill_limit = p > 0 ? p : 1;
+    }
+    engine->ordinal_base = (uint64_t)cc->index;
+    engine->ordinal_stride = (uint64_t)cc->count;
+}
+
+bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_config *cfg,
+                              uint64_t seed, struct cli_load *load, struct engine_config *warm)
+{
+    if (cc->count <= 1) {
+        return true;
+    }
+    if (warm->schedule != NULL && load->trace_offsets_ns == NULL) {
+        int64_t phase_ns = cc->phase_ns;
+        split_rate(cc, cfg, seed + 1, load, warm);
+        cc->phase_ns = phase_ns; /* the warmup starts unshifted; the profiling phase keeps its */
+    }
+    bool counted = warm->request_count > 0;
+    split_counts(cc, warm);
+    /* A share with no warmup requests of its own (count < N) skips the warmup. */
+    return !counted || warm->request_count > 0;
+}
+
+static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+                        struct cli_load *load, struct engine_config *engine)
+{
+    uint64_t total = engine->request_count;
+    if (total > 0 && total < (uint64_t)cc->count) {
+        fprintf(stderr,
+                "ringperf profile: --request-count %llu is less than the %d ranks sharing the "
+                "run\n",
+                (unsigned long long)total, cc->count);
+        return 2;
+    }
+    if (engine->schedule != NULL && load->trace_offsets_ns == NULL) {
+        split_rate(cc, cfg, seed, load, engine);
+    }
+    split_counts(cc, engine);
+    if (engine->schedule != NULL) {
+        cc->inner = engine->schedule;
+        cc->load = load;
+        cc->schedule = (struct engine_schedule){.offset_ns = share_offset_ns, .ctx = cc};
+        engine->schedule = &cc->schedule;
+    }
+    return 0;
+}
+
+int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+                        struct cli_load *load, struct engine_config *engine, char *artifact_dir,
+                        size_t cap)
+{
+    if (cc->mpi && cluster_bcast(cc->cluster, &engine->request_id_nonce,
+                                 sizeof(engine->request_id_nonce)) != 0) {
+        fprintf(stderr, "ringperf profile: MPI: broadcasting the run's nonce failed\n");
+        return 1;
+    }
+    cc->run_nonce = engine->request_id_nonce;
+    cc->streaming = engine->streaming;
+    cc->open_loop = engine->schedule != NULL;
+    cc->request_id_nonce = engine->request_id_nonce;
+    snprintf(cc->top_dir, sizeof(cc->top_dir), "%s", artifact_dir);
+    if (!cc->sharded) {
+        return 0;
+    }
+    if (cc->count > 1) {
+        int ret = split_engine(cc, cfg, seed, load, engine);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    int len = snprintf(artifact_dir, cap, "%s/rank_%d", cc->top_dir, cc->index);
+    if (len < 0 || (size_t)len >= cap || (mkdir(artifact_dir, 0755) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "ringperf profile: cannot create %s\n", artifact_dir);
+        return 1;
+    }
+    int n = snprintf(cc->file_path, sizeof(cc->file_path), "%s/%s", artifact_dir,
+                     CLI_CLUSTER_RECORDS_FILE);
+    if (n < 0 || (size_t)n >= sizeof(cc->file_path)) {
+        fprintf(stderr, "ringperf profile: --artifact-dir is too long\n");
+        return 1;
+    }
+    return 0;
+}
+
+const char *cli_cluster_inputs_dir(const struct cli_cluster *cc, const char *artifact_dir)
+{
+    if (!cc->sharded) {
+        return artifact_dir;
+    }
+    return cc->index == 0 ? cc->top_dir : NULL;
+}
+
+static const char *level_name(enum config_export_level level)
+{
+    return level == CONFIG_EXPORT_SUMMARY ? "summary"
+           : level == CONFIG_EXPORT_RAW   ? "raw"
+                                          : "records";
+}
+
+static json_t *header_json(const struct cli_cluster *cc, const struct profile_config *cfg)
+{
+    char nonce[20];
+    snprintf(nonce, sizeof(nonce), "%016llx", (unsigned long long)cc->run_nonce);
+    char id_nonce[20];
+    snprintf(id_nonce, sizeof(id_nonce), "%016llx", (unsigned long long)cc->request_id_nonce);
+    json_t *h = json_pack(
+        "{s:i, s:s, s:i, s:i, s:b, s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s?, s:s, s:f, s:o, "
+        "s:o}",
+        "ringperf_records", CLI_CLUSTER_FORMAT, "run_nonce", nonce, "shard_index", cc->index,
+        "shard_count", cc->count, "mpi", cc->mpi, "host", cluster_host(cc->cluster),
+        "clock_offset_ns", (json_int_t)cc->clock.offset_ns, "clock_uncertainty_ns",
+        (json_int_t)cc->clock.uncertainty_ns, "start_wall_ns", (json_int_t)cc->start_wall_ns,
+        "streaming", cc->streaming, "open_loop", cc->open_loop, "request_id_nonce", id_nonce,
+        "cli_command", cfg->cli_command != NULL ? cfg->cli_command : "", "goodput", cfg->goodput,
+        "export_level", level_name(cfg->export_level), "slice_duration_seconds",
+        cfg->slice_duration_seconds, "random_seed",
+        cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "input_config",
+        cli_input_config(cfg));
+    return h;
+}
+
+static int open_file(struct cli_cluster *cc, const struct profile_config *cfg)
+{
+    cc->file = fopen(cc->file_path, "w");
+    if (cc->file == NULL) {
+        return -errno;
+    }
+    json_t *h = header_json(cc, cfg);
+    int ret = h != NULL ? json_dumpf(h, cc->file, JSON_COMPACT | JSON_PRESERVE_ORDER) : -1;
+    json_decref(h);
+    if (ret != 0 || fputc('\n', cc->file) == EOF || fflush(cc->file) != 0) {
+        return -EIO;
+    }
+    return cli_jsonw_init(&cc->writer, cc->file, WRITER_BYTES);
+}
+
+/* meet_ranks waits for every rank, estimates the clocks, and sleeps until
+ * the common start instant rank 0 chose (on each rank's own clock). */
+static int meet_ranks(struct cli_cluster *cc, struct engine_config *engine)
+{
+    if (cluster_barrier(cc->cluster) != 0) {
+        return -EIO;
+    }
+    if (cc->index == 0) {
+        cc->clocks = calloc((size_t)cc->count, sizeof(*cc->clocks));
+        cc->hosts = calloc((size_t)cc->count, CLUSTER_HOST_BYTES);
+        if (cc->clocks == NULL || cc->hosts == NULL) {
+            return -ENOMEM;
+        }
+    }
+    int ret = cluster_clock_sync(cc->cluster, CLI_CLUSTER_CLOCK_ROUNDS, cc->clocks, &cc->clock);
+    if (ret == 0) {
+        ret = cluster_gather_hosts(cc->cluster, cc->hosts);
+    }
+    int64_t start = cluster_wall_now_ns() + START_DELAY_NS;
+    if (ret == 0) {
+        ret = cluster_bcast(cc->cluster, &start, sizeof(start));
+    }
+    if (ret != 0) {
+        return ret;
+    }
+    cc->start_wall_ns = start;
+    int64_t local_start = start + cc->clock.offset_ns;
+    if (engine->schedule != NULL) {
+        /* The engine counts the schedule from this instant, whatever its set-up took. */
+        engine->schedule_start_ns = engine_now_ns() + (local_start - cluster_wall_now_ns());
+    } else {
+        cluster_sleep_until_wall_ns(local_start);
+    }
+    return 0;
+}
+
+int cli_cluster_start(struct cli_cluster *cc, const struct profile_config *cfg,
+                      struct engine_config *engine, char *errbuf, size_t errcap)
+{
+    if (!cc->sharded) {
+        return 0;
+    }
+    cc->start_wall_ns = cluster_wall_now_ns();
+    if (cc->mpi) {
+        int ret = meet_ranks(cc, engine);
+        if (ret != 0) {
+            snprintf(errbuf, errcap, "MPI: starting the ranks together failed: %s", strerror(-ret));
+            return ret;
+        }
+        /* One report for the run: rank 0 prints the merged one at the end. */
+        fflush(stdout);
+        int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        cc->saved_stdout = null_fd >= 0 ? dup(STDOUT_FILENO) : -1;
+        if (cc->saved_stdout >= 0) {
+            dup2(null_fd, STDOUT_FILENO);
+            cc->silenced = true;
+        }
+        if (null_fd >= 0) {
+            close(null_fd);
+        }
+    }
+    int ret = open_file(cc, cfg);
+    if (ret != 0) {
+        snprintf(errbuf, errcap, "cannot write %s: %s", cc->file_path, strerror(-ret));
+    }
+    return ret;
+}
+
+static void put_key_int(struct cli_jsonw *w, bool *first, const char *key, int64_t v)
+{
+    cli_jsonw_key(w, first, key);
+    cli_jsonw_int(w, v);
+}
+
+static void put_request(struct cli_jsonw *w, bool *first, const struct metrics_request *req)
+{
+    cli_jsonw_key(w, first, "content_ns");
+    cli_jsonw_raw(w, "[", 1);
+    for (uint32_t i = 0; i < req->content_count; i++) {
+        if (i > 0) {
+            cli_jsonw_raw(w, ",", 1);
+        }
+        cli_jsonw_int(w, req->content_ns[i] - req->start_ns);
+    }
+    cli_jsonw_raw(w, "]", 1);
+    put_key_int(w, first, "first_output_index", req->first_output_index);
+    const struct metrics_tokens *t = &req->tokens;
+    const struct metrics_usage *u = &req->usage;
+    int64_t v[] = {t->input,
+                   t->output,
+                   t->reasoning,
+                   u->prompt_tokens,
+                   u->completion_tokens,
+                   u->total_tokens,
+                   u->reasoning_tokens,
+                   u->prompt_cache_read_tokens,
+                   u->prompt_cache_write_tokens,
+                   u->prompt_cache_miss_tokens,
+                   u->prompt_audio_tokens,
+                   u->completion_audio_tokens,
+                   u->tool_use_prompt_tokens,
+                   u->accepted_prediction_tokens,
+                   u->rejected_prediction_tokens};
+    cli_jsonw_key(w, first, "tokens_usage");
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        cli_jsonw_raw(w, i == 0 ? "[" : ",", 1);
+        cli_jsonw_int(w, v[i]);
+    }
+    cli_jsonw_raw(w, "]", 1);
+    char audio[40];
+    int n = snprintf(audio, sizeof(audio), "%.17g", u->prompt_audio_seconds);
+    cli_jsonw_key(w, first, "audio_seconds");
+    cli_jsonw_string(w, audio, (size_t)n);
+    cli_jsonw_key(w, first, "client_tokens");
+    cli_jsonw_lit(w, req->client_tokens ? "true" : "false");
+}
+
+static uint64_t same_read_events(const struct cli_cluster *cc, const struct engine_record *rec)
+{
+    uint64_t n = 0;
+    bool seen = false;
+    for (uint32_t i = 0; rec->outcome == ENGINE_SUCCESS && cc->streaming && i < rec->event_count;
+         i++) {
+        const struct engine_event *ev = &rec->events[i];
+        if ((ev->flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) != 0) {
+            n += seen && (ev->flags & ENGINE_EVENT_SAME_READ) != 0;
+            seen = true;
+        }
+    }
+    return n;
+}
+
+static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,
+                      const struct engine_record *rec, const struct metrics_request *req)
+{
+    int64_t wall = rec->wall_start_ns != 0 ? rec->wall_start_ns - cc->clock.offset_ns : 0;
+    put_key_int(w, first, "wall_start_ns", wall);
+    put_key_int(w, first, "start_ns", rec->send_start_ns);
+    put_key_int(w, first, "scheduled_ns", req->scheduled_ns);
+    put_key_int(w, first, "send_end_ns", rec->send_end_ns);
+    put_key_int(w, first, "headers_ns", rec->headers_ns);
+    put_key_int(w, first, "end_ns", rec->end_ns);
+    put_key_int(w, first, "cancel_ns", rec->cancel_ns);
+}
+
+void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
+                        const struct cli_record_metrics *metrics)
+{
+    if (cc->file == NULL || cc->error != 0) {
+        return;
+    }
+    struct cli_jsonw *w = &cc->writer;
+    bool first = true;
+    cli_jsonw_raw(w, "{", 1);
+    put_key_int(w, &first, "ordinal", (int64_t)rec->ordinal);
+    put_key_int(w, &first, "shard", rec->shard_id);
+    put_key_int(w, &first, "payload", (int64_t)rec->payload_index);
+    put_key_int(w, &first, "outcome", rec->outcome);
+    put_times(cc, w, &first, rec, &metrics->request);
+    put_key_int(w, &first, "http_status", rec->http_status);
+    put_request(w, &first, &metrics->request);
+    put_key_int(w, &first, "same_read", (int64_t)same_read_events(cc, rec));
+    cli_jsonw_key(w, &first, "error");
+    if (rec->outcome == ENGINE_SUCCESS) {
+        cli_jsonw_raw(w, "null", 4);
+    } else {
+        bool efirst = true;
+        cli_jsonw_raw(w, "{", 1);
+        put_key_int(w, &efirst, "code", rec->error_code);
+        cli_jsonw_key(w, &efirst, "type");
+        cli_jsonw_string(w, rec->error_type, strlen(rec->error_type));
+        cli_jsonw_key(w, &efirst, "message");
+        cli_jsonw_string(w, rec->error_message, strlen(rec->error_message));
+        cli_jsonw_raw(w, "}", 1);
+    }
+    cli_jsonw_raw(w, "}\n", 2);
+    cc->records++;
+    cc->error = w->error;
+}
+
+void cli_cluster_flush(struct cli_cluster *cc)
+{
+    if (cc->file != NULL && cc->error == 0) {
+        cc->error = cli_jsonw_flush(&cc->writer);
+        if (cc->error == 0 && fflush(cc->file) != 0) {
+            cc->error = -errno;
+        }
+    }
+}
+
+static int close_file(struct cli_cluster *cc, bool cancelled, int status)
+{
+    if (cc->file == NULL) {
+        return cc->error;
+    }
+    char nonce[20];
+    snprintf(nonce, sizeof(nonce), "%016llx", (unsigned long long)cc->run_nonce);
+    char line[160];
+    int n = snprintf(line, sizeof(line),
+                     "{\"end\":true,\"run_nonce\":\"%s\",\"records\":%llu,\"cancelled\":%s,"
+                     "\"status\":%d}\n",
+                     nonce, (unsigned long long)cc->records, cancelled ? "true" : "false", status);
+    cli_jsonw_raw(&cc->writer, line, (size_t)n);
+    int ret = cli_jsonw_flush(&cc->writer);
+    cli_jsonw_free(&cc->writer);
+    if (fclose(cc->file) != 0 && ret == 0) {
+        ret = -errno;
+    }
+    cc->file = NULL;
+    return cc->error != 0 ? cc->error : ret;
+}
+
+/* file_tail reads the size of `path` and up to `cap` of its last bytes. */
+static int file_tail(const char *path, uint8_t *tail, size_t cap, uint64_t *out_size,
+                     size_t *out_len)
+{
+    *out_size = 0;
+    *out_len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return -errno;
+    }
+    struct stat st;
+    int ret = fstat(fileno(f), &st) == 0 ? 0 : -errno;
+    if (ret == 0) {
+        *out_size = (uint64_t)st.st_size;
+        size_t len = *out_size < cap ? (size_t)*out_size : cap;
+        if (fseeko(f, (off_t)(*out_size - len), SEEK_SET) != 0 || fread(tail, 1, len, f) != len) {
+            ret = -EIO;
+        }
+        *out_len = len;
+    }
+    fclose(f);
+    return ret;
+}
+
+#define TAIL_BYTES 256
+
+/* rank_path writes <top>/rank_<r><suffix> into out. */
+static int rank_path(char *out, size_t cap, const char *top, int r, const char *suffix)
+{
+    int n = snprintf(out, cap, "%s/rank_%d%s", top, r, suffix);
+    return n >= 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
+}
+
+/* send_file is rank r's side of the gather: rank 0 is told the file's size
+ * and tail; unless it already sees the same file (a shared file system),
+ * the file follows in chunks and an empty message ends it. */
+static int send_file(struct cli_cluster *cc, uint8_t *chunk)
+{
+    uint8_t meta[8 + TAIL_BYTES];
+    uint64_t size = 0;
+    size_t tail_len = 0;
+    file_tail(cc->file_path, meta + 8, TAIL_BYTES, &size, &tail_len);
+    memcpy(meta, &size, 8);
+    uint8_t want = 0;
+    size_t got = 0;
+    int ret = cluster_send(cc->cluster, 0, meta, 8 + tail_len);
+    if (ret == 0) {
+        ret = cluster_recv(cc->cluster, 0, &want, 1, &got);
+    }
+    if (ret != 0 || want == 0) {
+        return ret;
+    }
+    FILE *f = fopen(cc->file_path, "rb");
+    size_t n = 0;
+    while (ret == 0 && f != NULL && (n = fread(chunk, 1, CLUSTER_CHUNK_BYTES, f)) > 0) {
+        ret = cluster_send(cc->cluster, 0, chunk, n);
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return ret == 0 ? cluster_send(cc->cluster, 0, chunk, 0) : ret;
+}
+
+/* receive_file is rank 0's side of send_file for rank `peer`; `path` is
+ * where that rank's file is (or goes). */
+static int receive_file(struct cli_cluster *cc, int peer, const char *path, uint8_t *chunk)
+{
+    uint8_t meta[8 + TAIL_BYTES];
+    size_t meta_len = 0;
+    int ret = cluster_recv(cc->cluster, peer, meta, sizeof(meta), &meta_len);
+    if (ret != 0 || meta_len < 8) {
+        return ret != 0 ? ret : -EPROTO;
+    }
+    uint64_t size = 0;
+    memcpy(&size, meta, 8);
+    uint8_t tail[TAIL_BYTES];
+    uint64_t mine = 0;
+    size_t tail_len = 0;
+    bool same = file_tail(path, tail, sizeof(tail), &mine, &tail_len) == 0 && mine == size &&
+                tail_len == meta_len - 8 && memcmp(tail, meta + 8, tail_len) == 0;
+    uint8_t want = same ? 0 : 1;
+    ret = cluster_send(cc->cluster, peer, &want, 1);
+    if (ret != 0 || same) {
+        return ret;
+    }
+    char dir[CLI_PATH_BYTES];
+    if (rank_path(dir, sizeof(dir), cc->top_dir, peer, "") != 0) {
+        return -ENAMETOOLONG;
+    }
+    mkdir(dir, 0755);
+    FILE *f = fopen(path, "wb");
+    size_t n = 0;
+    while (ret == 0 &&
+           (ret = cluster_recv(cc->cluster, peer, chunk, CLUSTER_CHUNK_BYTES, &n)) == 0 && n > 0) {
+        if (f != NULL && fwrite(chunk, 1, n, f) != n) {
+            ret = -EIO;
+        }
+    }
+    if (f == NULL) {
+        return -errno;
+    }
+    return fclose(f) == 0 ? ret : -EIO;
+}
+
+/* gather_and_merge brings every rank's records file to rank 0, which
+ * merges them into the top directory. */
+static int gather_and_merge(struct cli_cluster *cc, int status)
+{
+    uint8_t *chunk = malloc(CLUSTER_CHUNK_BYTES);
+    char **paths = calloc((size_t)cc->count, sizeof(*paths));
+    int ret = chunk != NULL && paths != NULL ? 0 : -ENOMEM;
+    if (cc->index != 0) {
+        ret = ret == 0 ? send_file(cc, chunk) : ret;
+        goto out_free;
+    }
+    for (int r = 0; r < cc->count && ret == 0; r++) {
+        paths[r] = malloc(CLI_PATH_BYTES);
+        if (paths[r] == NULL) {
+            ret = -ENOMEM;
+            break;
+        }
+        ret = rank_path(paths[r], CLI_PATH_BYTES, cc->top_dir, r, "/" CLI_CLUSTER_RECORDS_FILE);
+        if (ret == 0 && r > 0) {
+            ret = receive_file(cc, r, paths[r], chunk);
+        }
+    }
+    if (ret == 0) {
+        struct cli_merge_options opts = {.out_dir = cc->top_dir, .expected_count = cc->count};
+        status = cli_merge_files(paths, (size_t)cc->count, &opts);
+    }
+out_free:
+    for (int r = 0; paths != NULL && r < cc->count; r++) {
+        free(paths[r]);
+    }
+    free(paths);
+    free(chunk);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: MPI: gathering the records to rank 0 failed: %s\n",
+                strerror(-ret));
+        return 1;
+    }
+    return status;
+}
+
+static void restore_stdout(struct cli_cluster *cc)
+{
+    if (cc->silenced) {
+        cc->silenced = false;
+        fflush(stdout);
+        dup2(cc->saved_stdout, STDOUT_FILENO);
+        close(cc->saved_stdout);
+        cc->saved_stdout = -1;
+    }
+}
+
+int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status)
+{
+    if (!cc->sharded) {
+        return status;
+    }
+    int ret = close_file(cc, cancelled, status);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", cc->file_path, strerror(-ret));
+        status = 1;
+    }
+    if (!cc->mpi) {
+        return status;
+    }
+    if (cc->index == 0) {
+        restore_stdout(cc);
+    }
+    return gather_and_merge(cc, status);
+}
+
+void cli_cluster_free(struct cli_cluster *cc)
+{
+    if (cc->file != NULL) {
+        cli_jsonw_free(&cc->writer);
+        fclose(cc->file);
+        cc->file = NULL;
+    }
+    restore_stdout(cc);
+    free(cc->clocks);
+    free(cc->hosts);
+    cluster_free(cc->cluster);
+    *cc = (struct cli_cluster){0};
+}

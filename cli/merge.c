@@ -1,0 +1,626 @@
+/*
+ * merge.c - `ringperf merge DIR...`: one result from the records files the
+ * shares of a run wrote (MPI ranks, or --shard-index/--shard-count
+ * processes such as the pods of a Kubernetes Indexed Job). Every record is
+ * replayed through metrics/ exactly as the one-machine run replays it, in
+ * order of completion (a k-way merge that holds one record per share), so
+ * the merged exports are those of one run of the same size.
+ */
+#include "cli/cli.h"
+#include "cli/cli_cluster.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A records line longer than this is not one ringperf wrote. */
+#define LINE_BYTES_MAX (64u << 20)
+#define CONTENT_MAX (1u << 20)
+#define MERGE_FILES_MAX CLUSTER_RANKS_MAX
+
+struct merge_source {
+    const char *path;
+    FILE *file;
+    char *line;
+    size_t line_cap;
+    json_t *header;
+    json_t *next; /* the record to merge next, or NULL at the end */
+    int64_t next_end_wall_ns;
+    bool complete;  /* the trailer was read */
+    bool cancelled; /* the trailer says the share was cancelled */
+    uint64_t records;
+    uint64_t request_id_nonce;
+};
+
+struct merge_state {
+    struct merge_source *src;
+    size_t count;
+    struct profile_config cfg; /* only what the exports read */
+    struct cli_results results;
+    struct cli_export exp;
+    int64_t *content_ns;
+    bool incomplete;
+    bool cancelled;
+    int error;
+};
+
+static int64_t get_int(const json_t *obj, const char *key)
+{
+    return (int64_t)json_integer_value(json_object_get(obj, key));
+}
+
+/* read_line parses the next line of `s` into a new reference in *out
+ * (NULL at the end of the file). Returns 0 or -EPROTO for a line that is not
+ * JSON (a share killed mid-write leaves a partial last line). */
+static int read_line(struct merge_source *s, json_t **out)
+{
+    *out = NULL;
+    ssize_t n = getline(&s->line, &s->line_cap, s->file);
+    if (n <= 0) {
+        return 0;
+    }
+    if ((size_t)n > LINE_BYTES_MAX) {
+        return -EPROTO;
+    }
+    json_error_t err;
+    *out = json_loadb(s->line, (size_t)n, 0, &err);
+    return *out != NULL ? 0 : -EPROTO;
+}
+
+static int64_t end_wall_ns(const json_t *rec)
+{
+    int64_t wall = get_int(rec, "wall_start_ns");
+    int64_t start = get_int(rec, "start_ns");
+    int64_t end = get_int(rec, "end_ns");
+    return wall != 0 && start != 0 && end != 0 ? wall + (end - start) : wall;
+}
+
+/* advance loads the next record of `s`, noting the trailer. */
+static void advance(struct merge_state *m, struct merge_source *s)
+{
+    json_decref(s->next);
+    s->next = NULL;
+    json_t *line = NULL;
+    if (read_line(s, &line) != 0) {
+        fprintf(stderr,
+                "ringperf merge: %s: a partial or damaged line; the records after it "
+                "are left out\n",
+                s->path);
+        m->incomplete = true;
+        return;
+    }
+    if (line != NULL && json_is_true(json_object_get(line, "end"))) {
+        s->complete = true;
+        s->cancelled = json_is_true(json_object_get(line, "cancelled"));
+        json_decref(line);
+        return;
+    }
+    s->next = line;
+    s->next_end_wall_ns = line != NULL ? end_wall_ns(line) : 0;
+}
+
+static int open_source(struct merge_source *s, const char *path)
+{
+    s->path = path;
+    s->file = fopen(path, "r");
+    if (s->file == NULL) {
+        fprintf(stderr, "ringperf merge: cannot read %s: %s\n", path, strerror(errno));
+        return -errno;
+    }
+    if (read_line(s, &s->header) != 0 || s->header == NULL ||
+        get_int(s->header, "ringperf_records") != CLI_CLUSTER_FORMAT) {
+        fprintf(stderr, "ringperf merge: %s is not a ringperf records file (format %d)\n", path,
+                CLI_CLUSTER_FORMAT);
+        return -EPROTO;
+    }
+    const char *nonce = json_string_value(json_object_get(s->header, "request_id_nonce"));
+    s->request_id_nonce = nonce != NULL ? strtoull(nonce, NULL, 16) : 0;
+    return 0;
+}
+
+static void close_source(struct merge_source *s)
+{
+    json_decref(s->next);
+    json_decref(s->header);
+    free(s->line);
+    if (s->file != NULL) {
+        fclose(s->file);
+    }
+}
+
+/* check_shares makes sure the files are distinct shares of one split and
+ * notes a missing share as incomplete. */
+static int check_shares(struct merge_state *m, int expected)
+{
+    int count = (int)get_int(m->src[0].header, "shard_count");
+    if (expected > 0 && expected != count) {
+        fprintf(stderr, "ringperf merge: the files come from a run of %d shares, not %d\n", count,
+                expected);
+        return -EINVAL;
+    }
+    if (count <= 0 || count > CLUSTER_RANKS_MAX) {
+        fprintf(stderr, "ringperf merge: %s: bad shard_count\n", m->src[0].path);
+        return -EINVAL;
+    }
+    bool *seen = calloc((size_t)count, sizeof(*seen));
+    if (seen == NULL) {
+        return -ENOMEM;
+    }
+    int ret = 0;
+    for (size_t i = 0; i < m->count && ret == 0; i++) {
+        int64_t index = get_int(m->src[i].header, "shard_index");
+        if (get_int(m->src[i].header, "shard_count") != count || index < 0 || index >= count ||
+            seen[index]) {
+            fprintf(stderr,
+                    "ringperf merge: %s: share %lld of %lld repeats a share or belongs to "
+                    "another split\n",
+                    m->src[i].path, (long long)index,
+                    (long long)get_int(m->src[i].header, "shard_count"));
+            ret = -EINVAL;
+        } else {
+            seen[index] = true;
+        }
+    }
+    for (int i = 0; i < count && ret == 0; i++) {
+        if (!seen[i]) {
+            fprintf(stderr,
+                    "ringperf merge: share %d of %d is missing; the result is marked "
+                    "incomplete\n",
+                    i, count);
+            m->incomplete = true;
+        }
+    }
+    free(seen);
+    return ret;
+}
+
+static enum config_export_level level_of(const char *name)
+{
+    if (name != NULL && strcmp(name, "summary") == 0) {
+        return CONFIG_EXPORT_SUMMARY;
+    }
+    /* The records files keep no response text: raw merges as records. */
+    return CONFIG_EXPORT_RECORDS;
+}
+
+/* config_from uses share 0's header (or the first file's) for what the
+ * exports read of the command line. Strings borrow from the header. */
+static void config_from(struct merge_state *m, const json_t *h)
+{
+    struct profile_config *c = &m->cfg;
+    c->cli_command = (char *)json_string_value(json_object_get(h, "cli_command"));
+    c->goodput = (char *)json_string_value(json_object_get(h, "goodput"));
+    c->export_level = level_of(json_string_value(json_object_get(h, "export_level")));
+    c->slice_duration_seconds = json_real_value(json_object_get(h, "slice_duration_seconds"));
+    json_t *seed = json_object_get(h, "random_seed");
+    c->random_seed_set = json_is_integer(seed);
+    c->random_seed = json_integer_value(seed);
+}
+
+static const json_t *lead_header(const struct merge_state *m)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        if (get_int(m->src[i].header, "shard_index") == 0) {
+            return m->src[i].header;
+        }
+    }
+    return m->src[0].header;
+}
+
+static void replay_times(const json_t *rec, struct engine_record *r)
+{
+    r->ordinal = (uint64_t)get_int(rec, "ordinal");
+    r->shard_id = (uint32_t)get_int(rec, "shard");
+    r->payload_index = (size_t)get_int(rec, "payload");
+    r->outcome = (enum engine_outcome)get_int(rec, "outcome");
+    r->wall_start_ns = get_int(rec, "wall_start_ns");
+    r->send_start_ns = get_int(rec, "start_ns");
+    r->scheduled_ns = get_int(rec, "scheduled_ns");
+    r->send_end_ns = get_int(rec, "send_end_ns");
+    r->headers_ns = get_int(rec, "headers_ns");
+    r->end_ns = get_int(rec, "end_ns");
+    r->cancel_ns = get_int(rec, "cancel_ns");
+    r->http_status = (int)get_int(rec, "http_status");
+    const json_t *err = json_object_get(rec, "error");
+    if (json_is_object(err)) {
+        r->error_code = (int)get_int(err, "code");
+        const char *type = json_string_value(json_object_get(err, "type"));
+        const char *message = json_string_value(json_object_get(err, "message"));
+        snprintf(r->error_type, sizeof(r->error_type), "%s", type != NULL ? type : "");
+        snprintf(r->error_message, sizeof(r->error_message), "%s", message != NULL ? message : "");
+    }
+}
+
+static int replay_request(struct merge_state *m, const json_t *rec, const struct engine_record *r,
+                          struct metrics_request *req)
+{
+    *req = (struct metrics_request){
+        .failed = r->outcome != ENGINE_SUCCESS,
+        .streaming = m->results.streaming,
+        .start_ns = r->send_start_ns,
+        .scheduled_ns = r->scheduled_ns,
+        .start_wall_ns = r->wall_start_ns,
+        .first_output_index = (uint32_t)get_int(rec, "first_output_index"),
+        .client_tokens = json_is_true(json_object_get(rec, "client_tokens")),
+    };
+    const json_t *content = json_object_get(rec, "content_ns");
+    size_t n = json_array_size(content);
+    if (n > CONTENT_MAX || req->first_output_index > n || r->outcome < ENGINE_SUCCESS ||
+        r->outcome > ENGINE_CANCELLED) {
+        return -EPROTO;
+    }
+    for (size_t i = 0; i < n; i++) {
+        m->content_ns[i] = r->send_start_ns + json_integer_value(json_array_get(content, i));
+    }
+    req->content_ns = m->content_ns;
+    req->content_count = (uint32_t)n;
+    const json_t *tu = json_object_get(rec, "tokens_usage");
+    int64_t *dst[] = {&req->tokens.input,
+                      &req->tokens.output,
+                      &req->tokens.reasoning,
+                      &req->usage.prompt_tokens,
+                      &req->usage.completion_tokens,
+                      &req->usage.total_tokens,
+                      &req->usage.reasoning_tokens,
+                      &req->usage.prompt_cache_read_tokens,
+                      &req->usage.prompt_cache_write_tokens,
+                      &req->usage.prompt_cache_miss_tokens,
+                      &req->usage.prompt_audio_tokens,
+                      &req->usage.completion_audio_tokens,
+                      &req->usage.tool_use_prompt_tokens,
+                      &req->usage.accepted_prediction_tokens,
+                      &req->usage.rejected_prediction_tokens};
+    if (json_array_size(tu) != sizeof(dst) / sizeof(dst[0])) {
+        return -EPROTO;
+    }
+    for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
+        *dst[i] = json_integer_value(json_array_get(tu, i));
+    }
+    const char *audio = json_string_value(json_object_get(rec, "audio_seconds"));
+    req->usage.prompt_audio_seconds = audio != NULL ? strtod(audio, NULL) : -1.0;
+    return 0;
+}
+
+/* replay folds one record of share `s` into the merged results and exports. */
+static int replay(struct merge_state *m, const struct merge_source *s, const json_t *rec)
+{
+    struct engine_record r = {0};
+    replay_times(rec, &r);
+    struct cli_record_metrics metrics;
+    int ret = replay_request(m, rec, &r, &metrics.request);
+    if (ret != 0) {
+        return ret;
+    }
+    metrics_request_compute(&metrics.request, &metrics.values);
+    cli_results_add(&m->results, &r, &metrics);
+    m->results.same_read_events += (uint64_t)get_int(rec, "same_read");
+    m->exp.request_id_nonce = s->request_id_nonce;
+    m->exp.record_rank = (int)get_int(s->header, "shard_index");
+    m->exp.record_host = json_string_value(json_object_get(s->header, "host"));
+    return cli_export_record(&m->exp, &r, &metrics);
+}
+
+/* replay_all merges the shares' records in order of completion. */
+static int replay_all(struct merge_state *m)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        advance(m, &m->src[i]);
+    }
+    for (;;) {
+        struct merge_source *pick = NULL;
+        for (size_t i = 0; i < m->count; i++) {
+            struct merge_source *s = &m->src[i];
+            if (s->next != NULL && (pick == NULL || s->next_end_wall_ns < pick->next_end_wall_ns)) {
+                pick = s;
+            }
+        }
+        if (pick == NULL) {
+            return 0;
+        }
+        int ret = replay(m, pick, pick->next);
+        if (ret != 0) {
+            fprintf(stderr, "ringperf merge: %s: a record could not be merged: %s\n", pick->path,
+                    strerror(-ret));
+            return ret;
+        }
+        pick->records++;
+        advance(m, pick);
+    }
+}
+
+static json_t *ranks_json(const struct merge_state *m, json_t *hosts)
+{
+    json_t *ranks = json_array();
+    for (size_t i = 0; ranks != NULL && i < m->count; i++) {
+        const struct merge_source *s = &m->src[i];
+        json_t *host = json_object_get(s->header, "host");
+        json_array_append_new(
+            ranks, json_pack("{s:I, s:O, s:I, s:I, s:I, s:b}", "rank",
+                             (json_int_t)get_int(s->header, "shard_index"), "host", host,
+                             "clock_offset_ns", (json_int_t)get_int(s->header, "clock_offset_ns"),
+                             "clock_uncertainty_ns",
+                             (json_int_t)get_int(s->header, "clock_uncertainty_ns"), "records",
+                             (json_int_t)s->records, "complete", s->complete));
+        bool known = false;
+        for (size_t k = 0; k < json_array_size(hosts); k++) {
+            known |= json_equal(json_array_get(hosts, k), host);
+        }
+        if (!known && host != NULL) {
+            json_array_append(hosts, host);
+        }
+    }
+    return ranks;
+}
+
+/* annotate adds the shares to run_info of the JSON summary and puts back
+ * the run's own input_config (the merge has no command line to rebuild it
+ * from). */
+static int annotate(const struct merge_state *m)
+{
+    json_error_t err;
+    json_t *root = json_load_file(m->exp.paths.json, JSON_PRESERVE_ORDER, &err);
+    json_t *info = json_object_get(root, "run_info");
+    if (!json_is_object(info)) {
+        json_decref(root);
+        return -EIO;
+    }
+    json_t *config = json_object_get(lead_header(m), "input_config");
+    if (json_is_object(config)) {
+        json_object_set(root, "input_config", config);
+    }
+    json_t *hosts = json_array();
+    json_object_set_new(info, "ranks", ranks_json(m, hosts));
+    json_object_set_new(info, "hosts", hosts);
+    json_object_set_new(info, "shard_count", json_integer(get_int(lead_header(m), "shard_count")));
+    json_object_set_new(info, "merged", json_true());
+    json_object_set_new(info, "incomplete", json_boolean(m->incomplete));
+    int ret = json_dump_file(root, m->exp.paths.json,
+                             JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    return ret == 0 ? 0 : -EIO;
+}
+
+static int merge_open(struct merge_state *m, char *const *paths, size_t count,
+                      const struct cli_merge_options *opts)
+{
+    m->src = calloc(count, sizeof(*m->src));
+    m->content_ns = malloc(CONTENT_MAX * sizeof(*m->content_ns));
+    if (m->src == NULL || m->content_ns == NULL) {
+        return -ENOMEM;
+    }
+    m->count = count;
+    for (size_t i = 0; i < count; i++) {
+        int ret = open_source(&m->src[i], paths[i]);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    int ret = check_shares(m, opts->expected_count);
+    if (ret != 0) {
+        return ret;
+    }
+    const json_t *lead = lead_header(m);
+    config_from(m, lead);
+    bool streaming = json_is_true(json_object_get(lead, "streaming"));
+    if (cli_results_init(&m->results, &m->cfg, streaming) != 0) {
+        return -EINVAL;
+    }
+    if (mkdir(opts->out_dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ringperf merge: cannot create %s: %s\n", opts->out_dir, strerror(errno));
+        return -errno;
+    }
+    m->exp.streaming = streaming;
+    m->exp.start_wall_ns = get_int(lead, "start_wall_ns");
+    ret = cli_export_open(&m->exp, opts->out_dir, &m->cfg);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf merge: cannot create the exports in %s: %s\n", opts->out_dir,
+                strerror(-ret));
+    }
+    return ret;
+}
+
+static void merge_close(struct merge_state *m)
+{
+    cli_export_close(&m->exp);
+    cli_intervals_free(&m->exp.intervals);
+    cli_results_free(&m->results);
+    for (size_t i = 0; m->src != NULL && i < m->count; i++) {
+        close_source(&m->src[i]);
+    }
+    free(m->src);
+    free(m->content_ns);
+}
+
+static int merge_finish(struct merge_state *m, const struct cli_merge_options *opts)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        m->incomplete |= !m->src[i].complete;
+        m->cancelled |= m->src[i].cancelled;
+        if (!m->src[i].complete) {
+            fprintf(stderr,
+                    "ringperf merge: %s did not finish (the share stopped after %llu records); "
+                    "the result is marked incomplete\n",
+                    m->src[i].path, (unsigned long long)m->src[i].records);
+        }
+    }
+    int ret = cli_export_close(&m->exp);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf merge: writing %s failed: %s\n", m->exp.paths.records,
+                strerror(-ret));
+        return 1;
+    }
+    m->exp.request_id_nonce = m->src[0].request_id_nonce;
+    struct cli_finish_info finish = {
+        .cfg = &m->cfg,
+        .was_cancelled = m->cancelled || m->incomplete,
+        .title = opts->title != NULL ? opts->title : "ringperf | LLM Metrics",
+    };
+    int saved = -1;
+    if (opts->quiet) {
+        fflush(stdout);
+        int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        saved = null_fd >= 0 ? dup(STDOUT_FILENO) : -1;
+        if (saved >= 0) {
+            dup2(null_fd, STDOUT_FILENO);
+        }
+        if (null_fd >= 0) {
+            close(null_fd);
+        }
+    }
+    int status = cli_export_finish(&m->exp, &m->results, &finish);
+    if (saved >= 0) {
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
+    if (annotate(m) != 0) {
+        fprintf(stderr, "ringperf merge: cannot annotate %s\n", m->exp.paths.json);
+        return 1;
+    }
+    return status;
+}
+
+int cli_merge_files(char *const *paths, size_t count, const struct cli_merge_options *opts)
+{
+    struct merge_state *m = calloc(1, sizeof(*m));
+    if (m == NULL || count == 0 || count > MERGE_FILES_MAX) {
+        free(m);
+        fprintf(stderr, "ringperf merge: nothing to merge\n");
+        return 1;
+    }
+    int status = 1;
+    if (merge_open(m, paths, count, opts) == 0 && replay_all(m) == 0) {
+        status = merge_finish(m, opts);
+    }
+    merge_close(m);
+    free(m);
+    return status;
+}
+
+static void merge_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: ringperf merge [--artifact-dir OUT] [--shard-count N] DIR...\n\n"
+            "Merges the per-rank (MPI) or per-shard (--shard-index/--shard-count, e.g. the pods\n"
+            "of a Kubernetes Indexed Job) artifact directories of one run into one result with\n"
+            "the same exports as a one-machine run. Each DIR is a rank_<i> directory holding\n"
+            "%s, or a directory of rank_<i> directories.\n\n"
+            "Flags:\n"
+            "  --artifact-dir OUT  where the merged exports go (default: the directory that\n"
+            "                      holds the rank_<i> directories)\n"
+            "  --shard-count N     expect N shares (default: as the files say); a missing one\n"
+            "                      marks the result incomplete\n"
+            "  -h, --help          show this help\n",
+            CLI_CLUSTER_RECORDS_FILE);
+}
+
+/* add_dir appends DIR's records file, or those of its rank_* directories. */
+static int add_dir(const char *dir, char ***paths, size_t *count, bool *out_parent)
+{
+    char pattern[CLI_PATH_BYTES];
+    struct stat st;
+    snprintf(pattern, sizeof(pattern), "%s/%s", dir, CLI_CLUSTER_RECORDS_FILE);
+    bool direct = stat(pattern, &st) == 0;
+    *out_parent = !direct;
+    if (!direct) {
+        snprintf(pattern, sizeof(pattern), "%s/rank_*/%s", dir, CLI_CLUSTER_RECORDS_FILE);
+    }
+    glob_t g = {0};
+    if (glob(pattern, 0, NULL, &g) != 0) {
+        fprintf(stderr, "ringperf merge: %s holds no %s\n", dir, CLI_CLUSTER_RECORDS_FILE);
+        globfree(&g);
+        return -ENOENT;
+    }
+    int ret = 0;
+    for (size_t i = 0; i < g.gl_pathc && ret == 0; i++) {
+        char **grown =
+            *count < MERGE_FILES_MAX ? realloc(*paths, (*count + 1) * sizeof(**paths)) : NULL;
+        char *copy = grown != NULL ? strdup(g.gl_pathv[i]) : NULL;
+        if (grown != NULL) {
+            *paths = grown;
+        }
+        if (copy == NULL) {
+            ret = -ENOMEM;
+            break;
+        }
+        (*paths)[(*count)++] = copy;
+    }
+    globfree(&g);
+    return ret;
+}
+
+static int parse_count(const char *text, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < 1 || v > CLUSTER_RANKS_MAX) {
+        return -EINVAL;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int cli_merge_main(int argc, char **argv)
+{
+    const char *out_dir = NULL;
+    char default_out[CLI_PATH_BYTES] = "";
+    struct cli_merge_options opts = {0};
+    char **paths = NULL;
+    size_t count = 0;
+    int status = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            merge_usage(stdout);
+            status = 0;
+            goto out_free;
+        }
+        if ((strcmp(a, "--artifact-dir") == 0 || strcmp(a, "--shard-count") == 0) &&
+            i + 1 >= argc) {
+            fprintf(stderr, "ringperf merge: %s needs a value\n", a);
+            goto out_free;
+        }
+        if (strcmp(a, "--artifact-dir") == 0) {
+            out_dir = argv[++i];
+        } else if (strcmp(a, "--shard-count") == 0) {
+            if (parse_count(argv[++i], &opts.expected_count) != 0) {
+                fprintf(stderr, "ringperf merge: --shard-count: '%s' is not 1..%d\n", argv[i],
+                        CLUSTER_RANKS_MAX);
+                goto out_free;
+            }
+        } else if (a[0] == '-') {
+            fprintf(stderr, "ringperf merge: unknown flag '%s'\n", a);
+            goto out_free;
+        } else {
+            bool parent = false;
+            if (add_dir(a, &paths, &count, &parent) != 0) {
+                status = 1;
+                goto out_free;
+            }
+            if (default_out[0] == '\0') {
+                char copy[CLI_PATH_BYTES];
+                snprintf(copy, sizeof(copy), "%s", a);
+                snprintf(default_out, sizeof(default_out), "%s", parent ? a : dirname(copy));
+            }
+        }
+    }
+    if (count == 0) {
+        merge_usage(stderr);
+        goto out_free;
+    }
+    opts.out_dir = out_dir != NULL ? out_dir : default_out;
+    status = cli_merge_files(paths, count, &opts);
+out_free:
+    for (size_t i = 0; i < count; i++) {
+        free(paths[i]);
+    }
+    free(paths);
+    return status;
+}

@@ -1,0 +1,297 @@
+/*
+ * sessions.c - a run's multi-turn conversations and the engine callbacks that
+ * play them (see cli_sessions.h).
+ */
+#include "cli/cli_sessions.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cli_session_tokens is one open session's reply tokens so far. */
+struct cli_session_tokens {
+    uint64_t key; /* session + 1; 0 = empty slot */
+    int64_t tokens;
+};
+
+static bool grow(void **items, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) {
+        return true;
+    }
+    size_t next = *cap > 0 ? *cap * 2 : 64;
+    while (next < need) {
+        next *= 2;
+    }
+    void *grown = realloc(*items, next * size);
+    if (grown == NULL) {
+        return false;
+    }
+    *items = grown;
+    *cap = next;
+    return true;
+}
+
+int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct cli_turn *turn,
+                     const char *session_id)
+{
+    bool fresh = new_conversation || s->conv_count == 0;
+    if (!grow((void **)&s->turns, &s->turn_cap, s->turn_count + 1, sizeof(*s->turns)) ||
+        (fresh && !grow((void **)&s->convs, &s->conv_cap, s->conv_count + 1, sizeof(*s->convs)))) {
+        free(turn->prompt);
+        return -ENOMEM;
+    }
+    if (fresh) {
+        s->convs[s->conv_count++] = (struct cli_conversation){
+            .first_turn = s->turn_count, .turn_count = 0, .session_id = session_id};
+    }
+    struct cli_conversation *conv = &s->convs[s->conv_count - 1];
+    if (conv->turn_count >= CLI_SESSION_TURNS_MAX) {
+        free(turn->prompt);
+        return -EINVAL;
+    }
+    s->turns[s->turn_count++] = *turn;
+    conv->turn_count++;
+    return 0;
+}
+
+const struct cli_conversation *cli_sessions_conversation(const struct cli_sessions *s,
+                                                         uint64_t session)
+{
+    return &s->convs[session % s->conv_count];
+}
+
+static const struct cli_turn *turn_of(const struct cli_sessions *s, uint64_t session, uint32_t turn)
+{
+    return &s->turns[cli_sessions_conversation(s, session)->first_turn + turn];
+}
+
+static uint32_t turn_count(void *ctx, uint64_t session)
+{
+    return cli_sessions_conversation(ctx, session)->turn_count;
+}
+
+static uint64_t first_ordinal(void *ctx, uint64_t session)
+{
+    const struct cli_sessions *s = ctx;
+    return session / s->conv_count * s->cycle_turns + s->first_offset[session % s->conv_count];
+}
+
+static int64_t think_ns(void *ctx, uint64_t session, uint32_t turn)
+{
+    return turn_of(ctx, session, turn)->delay_ns;
+}
+
+/* build writes the body of turn `turn` of a conversation with the given
+ * history (history_count messages; NULL for none). */
+static char *build(const struct cli_sessions *s, const struct cli_turn *t,
+                   const struct endpoint_message *history, size_t history_count, char *err,
+                   size_t errcap)
+{
+    struct endpoint_payload_spec spec = s->base;
+    spec.model = t->model;
+    spec.prompt = t->prompt;
+    spec.max_tokens = t->max_tokens;
+    spec.history = history;
+    spec.history_count = history_count;
+    return endpoint_payload_build(&spec, err, errcap);
+}
+
+/* turn_body runs on shard threads: it reads only what seal left behind. */
+static int turn_body(void *ctx, uint64_t session, uint32_t turn,
+                     const struct engine_turn_reply *replies, struct engine_turn_body *out,
+                     char *err, size_t errcap)
+{
+    const struct cli_sessions *s = ctx;
+    const struct cli_turn *t = turn_of(s, session, turn);
+    if (t->body != NULL) {
+        *out = (struct engine_turn_body){.body = t->body, .len = t->body_len, .owned = false};
+        return 0;
+    }
+    /* The deltas_without_responses context: every earlier user turn, each
+     * followed by the reply it actually got. */
+    struct endpoint_message *history = NULL;
+    if (turn > 0) {
+        history = calloc((size_t)turn * 2, sizeof(*history));
+        if (history == NULL) {
+            snprintf(err, errcap, "out of memory for the history of turn %u", turn);
+            return -1;
+        }
+        const struct cli_turn *first = turn_of(s, session, 0);
+        for (uint32_t k = 0; k < turn; k++) {
+            history[2 * k] = (struct endpoint_message){
+                .role = "user", .text = first[k].prompt, .len = strlen(first[k].prompt)};
+            history[2 * k + 1] = (struct endpoint_message){
+                .role = "assistant", .text = replies[k].text, .len = replies[k].len};
+        }
+    }
+    char *body = build(s, t, history, (size_t)turn * 2, err, errcap);
+    free(history);
+    if (body == NULL) {
+        return -1;
+    }
+    *out = (struct engine_turn_body){.body = body, .len = strlen(body), .owned = true};
+    return 0;
+}
+
+int cli_sessions_seal(struct cli_sessions *s, uint32_t concurrency)
+{
+    if (s->conv_count == 0) {
+        return -EINVAL;
+    }
+    s->first_offset = calloc(s->conv_count, sizeof(*s->first_offset));
+    /* Open sessions: at most one per connection, plus those a stop or the
+     * request limit left unfinished; the table stays at most a quarter full. */
+    s->open_cap = 64;
+    while (s->open_cap < (size_t)concurrency * 8) {
+        s->open_cap *= 2;
+    }
+    s->open = calloc(s->open_cap, sizeof(*s->open));
+    if (s->first_offset == NULL || s->open == NULL) {
+        return -ENOMEM;
+    }
+    bool live = false;
+    for (size_t i = 0; i < s->conv_count; i++) {
+        s->first_offset[i] = s->cycle_turns;
+        s->cycle_turns += s->convs[i].turn_count;
+    }
+    for (size_t i = 0; i < s->turn_count; i++) {
+        live |= s->turns[i].body == NULL;
+    }
+    s->engine = (struct engine_sessions){
+        .turn_count = turn_count,
+        .first_ordinal = first_ordinal,
+        .think_ns = think_ns,
+        .turn_body = turn_body,
+        .ctx = s,
+        .keep_replies = live,
+    };
+    return 0;
+}
+
+static size_t slot_home(const struct cli_sessions *s, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (s->open_cap - 1);
+}
+
+static size_t slot_find(const struct cli_sessions *s, uint64_t key)
+{
+    size_t i = slot_home(s, key);
+    while (s->open[i].key != 0 && s->open[i].key != key) {
+        i = (i + 1) & (s->open_cap - 1);
+    }
+    return i;
+}
+
+/* slot_remove empties slot i and shifts back the entries that probed past
+ * it, so lookups never need tombstones. */
+static void slot_remove(struct cli_sessions *s, size_t i)
+{
+    size_t mask = s->open_cap - 1;
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (s->open[j].key == 0) {
+            break;
+        }
+        size_t home = slot_home(s, s->open[j].key);
+        /* The entry at j may move to i unless its home lies in (i, j]. */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            s->open[i] = s->open[j];
+            i = j;
+        }
+    }
+    s->open[i].key = 0;
+}
+
+int64_t cli_sessions_input_tokens(struct cli_sessions *s, const struct engine_record *rec,
+                                  int64_t output_tokens)
+{
+    const struct cli_turn *t = turn_of(s, rec->session, rec->turn);
+    if (t->body != NULL || !s->engine.keep_replies) {
+        return t->static_tokens;
+    }
+    uint64_t key = rec->session + 1;
+    size_t i = slot_find(s, key);
+    int64_t replies = s->open[i].key == key ? s->open[i].tokens : 0;
+    bool last = rec->turn + 1 >= cli_sessions_conversation(s, rec->session)->turn_count;
+    if (last) {
+        if (s->open[i].key == key) {
+            slot_remove(s, i);
+        }
+    } else {
+        /* The table is sized never to fill; were it to, the history of this
+         * session would go uncounted rather than the loop never ending. */
+        if (s->open[i].key != key) {
+            s->open[i] = (struct cli_session_tokens){.key = key, .tokens = 0};
+        }
+        s->open[i].tokens += output_tokens > 0 ? output_tokens : 0;
+    }
+    return t->static_tokens < 0 ? -1 : t->static_tokens + replies;
+}
+
+static void write_string(FILE *f, const char *text)
+{
+    json_t *str = json_string(text);
+    if (str == NULL || json_dumpf(str, f, JSON_ENCODE_ANY) != 0) {
+        fputs("\"\"", f);
+    }
+    json_decref(str);
+}
+
+static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_turn *t)
+{
+    if (t->body != NULL) {
+        return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
+    }
+    char err[256];
+    char *body = build(s, t, NULL, 0, err, sizeof(err));
+    if (body == NULL) {
+        return -EIO;
+    }
+    fputs(body, f);
+    free(body);
+    return 0;
+}
+
+int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        return -EIO;
+    }
+    int ret = 0;
+    fputs("{\n  \"data\": [", f);
+    for (size_t c = 0; ret == 0 && c < s->conv_count; c++) {
+        const struct cli_conversation *conv = &s->convs[c];
+        fputs(c > 0 ? ",\n    {\n      \"session_id\": " : "\n    {\n      \"session_id\": ", f);
+        char fallback[32];
+        snprintf(fallback, sizeof(fallback), "session_%zu", c);
+        write_string(f, conv->session_id != NULL ? conv->session_id : fallback);
+        fputs(",\n      \"payloads\": [", f);
+        for (uint32_t t = 0; ret == 0 && t < conv->turn_count; t++) {
+            fputs(t > 0 ? ",\n        " : "\n        ", f);
+            ret = write_turn(f, s, &s->turns[conv->first_turn + t]);
+        }
+        fputs("\n      ]\n    }", f);
+    }
+    fputs("\n  ]\n}\n", f);
+    return fclose(f) == 0 && ret == 0 ? 0 : -EIO;
+}
+
+void cli_sessions_free(struct cli_sessions *s)
+{
+    for (size_t i = 0; i < s->turn_count; i++) {
+        free(s->turns[i].prompt);
+    }
+    free(s->turns);
+    free(s->convs);
+    free(s->first_offset);
+    free(s->open);
+    *s = (struct cli_sessions){0};
+}

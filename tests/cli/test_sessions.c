@@ -1,0 +1,256 @@
+/*
+ * test_sessions.c - multi-turn conversations end to end against the mock
+ * server: synthetic conversations with think times and live history,
+ * multi_turn and raw_payload files, --user-centric-rate, and their errors.
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "e2e.h"
+
+#define PROFILE "profile --model Qwen/Qwen3-0.6B --url URL --artifact-dir DIR "
+/* Flag checks fail before anything is sent: no server needed. */
+#define CHECK "profile --model m --url 127.0.0.1:9 "
+#define MAX_RECORDS 64
+
+/* turn_record is what these tests read from one profile_export.jsonl line. */
+struct turn_record {
+    int64_t session;
+    int64_t turn;
+    char conversation[64];
+    char correlation[64];
+    int64_t start_ns;
+    int64_t end_ns;
+    int64_t prompt_tokens; /* the mock's usage: it counts the words of every message */
+    bool error;
+};
+
+struct records {
+    struct turn_record items[MAX_RECORDS];
+    size_t count;
+};
+
+static int64_t metric(json_t *metrics, const char *name)
+{
+    json_t *value = json_object_get(json_object_get(metrics, name), "value");
+    return json_is_number(value) ? (int64_t)json_number_value(value) : -1;
+}
+
+static void copy_string(char *out, size_t cap, json_t *value)
+{
+    snprintf(out, cap, "%s", json_is_string(value) ? json_string_value(value) : "");
+}
+
+/* read_records loads every record of the world's profile_export.jsonl. */
+static void read_records(const struct e2e *w, struct records *out)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char line[65536];
+    out->count = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        cr_assert_lt(out->count, MAX_RECORDS);
+        json_error_t err;
+        json_t *root = json_loads(line, 0, &err);
+        cr_assert_not_null(root, "%s", err.text);
+        json_t *meta = json_object_get(root, "metadata");
+        struct turn_record *r = &out->items[out->count++];
+        r->session = json_integer_value(json_object_get(meta, "session_num"));
+        r->turn = json_integer_value(json_object_get(meta, "turn_index"));
+        copy_string(r->conversation, sizeof(r->conversation),
+                    json_object_get(meta, "conversation_id"));
+        copy_string(r->correlation, sizeof(r->correlation),
+                    json_object_get(meta, "x_correlation_id"));
+        r->start_ns = json_integer_value(json_object_get(meta, "request_start_ns"));
+        r->end_ns = json_integer_value(json_object_get(meta, "request_end_ns"));
+        r->prompt_tokens = metric(json_object_get(root, "metrics"), "usage_prompt_tokens");
+        r->error = !json_is_null(json_object_get(root, "error"));
+        json_decref(root);
+    }
+    fclose(f);
+}
+
+/* previous_turn returns the record of the turn before r in r's session. */
+static const struct turn_record *previous_turn(const struct records *rs,
+                                               const struct turn_record *r)
+{
+    for (size_t i = 0; i < rs->count; i++) {
+        const struct turn_record *p = &rs->items[i];
+        if (p->session == r->session && p->turn + 1 == r->turn) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* assert_turns_in_order requires every later turn to leave at least
+ * min_gap_ns after the previous turn of its session ended, with the same
+ * conversation and correlation ids, and (live history) more prompt tokens. */
+static void assert_turns_in_order(const struct records *rs, int64_t min_gap_ns, bool grows)
+{
+    for (size_t i = 0; i < rs->count; i++) {
+        const struct turn_record *r = &rs->items[i];
+        cr_assert_not(r->error, "session %lld turn %lld failed", (long long)r->session,
+                      (long long)r->turn);
+        if (r->turn == 0) {
+            continue;
+        }
+        const struct turn_record *p = previous_turn(rs, r);
+        cr_assert_not_null(p, "session %lld turn %lld has no turn before it", (long long)r->session,
+                           (long long)r->turn);
+        cr_assert_geq(r->start_ns - p->end_ns, min_gap_ns,
+                      "session %lld turn %lld left %lld ns after the previous turn ended",
+                      (long long)r->session, (long long)r->turn,
+                      (long long)(r->start_ns - p->end_ns));
+        cr_assert_str_eq(r->conversation, p->conversation);
+        cr_assert_str_eq(r->correlation, p->correlation);
+        if (grows) {
+            cr_assert_gt(r->prompt_tokens, p->prompt_tokens,
+                         "turn %lld carries the history: more prompt than turn %lld",
+                         (long long)r->turn, (long long)p->turn);
+        }
+    }
+}
+
+static void run_ok(const struct e2e *w, const char *words)
+{
+    char *out = NULL;
+    int status = run_ringperf(w, words, true, &out);
+    cr_assert_eq(status, 0, "%s\n%s", words, out);
+    free(out);
+}
+
+Test(sessions_e2e, synthetic_conversations_think_and_resend_the_live_history, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    run_ok(&w, PROFILE "--endpoint-type chat --streaming --concurrency 2 --request-count 9 "
+                       "--conversation-num 2 --conversation-turn-mean 3 "
+                       "--conversation-turn-delay-mean 30 --isl 20 --osl 8 --random-seed 7");
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 9, "exactly --request-count turns");
+    assert_turns_in_order(rs, 30 * 1000 * 1000, true);
+    size_t by_turn[3] = {0};
+    for (size_t i = 0; i < rs->count; i++) {
+        cr_assert_lt(rs->items[i].turn, 3);
+        by_turn[rs->items[i].turn]++;
+        cr_assert_not_null(strstr(rs->items[i].conversation, "session_"));
+    }
+    cr_assert_eq(by_turn[0], 3, "three sessions started: two conversations, one reused");
+    free(rs);
+    e2e_finish(&w);
+}
+
+Test(sessions_e2e, multi_turn_file_keeps_ids_delays_and_the_history, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(
+        &w, "conv.jsonl",
+        "{\"session_id\": \"alpha\", \"turns\": [{\"text\": \"Hello there\"}, "
+        "{\"text\": \"Tell me more\", \"delay\": 40}, {\"text\": \"Thanks\", \"delay\": 40}]}\n"
+        "{\"session_id\": \"beta\", \"turns\": [{\"text\": \"A single turn\"}]}\n");
+    char words[512];
+    snprintf(words, sizeof(words),
+             PROFILE "--endpoint-type chat --streaming --concurrency 2 --input-file %s/conv.jsonl",
+             w.dir);
+    run_ok(&w, words);
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 4, "every turn of the file once");
+    assert_turns_in_order(rs, 40 * 1000 * 1000, true);
+    for (size_t i = 0; i < rs->count; i++) {
+        if (rs->items[i].turn > 0) {
+            cr_assert_str_eq(rs->items[i].conversation, "alpha");
+        }
+    }
+    char path[512];
+    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s", err.text);
+    json_t *data = json_object_get(root, "data");
+    cr_assert_eq(json_array_size(data), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(data, 0), "session_id")),
+                     "alpha");
+    cr_assert_eq(json_array_size(json_object_get(json_array_get(data, 0), "payloads")), 3);
+    json_decref(root);
+    free(rs);
+    e2e_finish(&w);
+}
+
+Test(sessions_e2e, raw_payload_sessions_send_each_turn_after_the_previous, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char sub[512];
+    snprintf(sub, sizeof(sub), "%s/conv", w.dir);
+    cr_assert_eq(mkdir(sub, 0755), 0);
+    static const char turn[] = "{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], "
+                               "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 4}\n";
+    char three[sizeof(turn) * 3];
+    snprintf(three, sizeof(three), "%s%s%s", turn, turn, turn);
+    e2e_write(&w, "conv/a.jsonl", three);
+    e2e_write(&w, "conv/b.jsonl", three);
+    char words[512];
+    snprintf(words, sizeof(words),
+             PROFILE "--input-file %s/conv --custom-dataset-type raw_payload --streaming "
+                     "--concurrency 2",
+             w.dir);
+    run_ok(&w, words);
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 6);
+    /* Verbatim bodies: no history is added, so the prompt does not grow. */
+    assert_turns_in_order(rs, 0, false);
+    free(rs);
+    e2e_finish(&w);
+}
+
+Test(sessions_e2e, user_centric_users_never_overlap_themselves, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    run_ok(&w, PROFILE "--endpoint-type chat --streaming --request-count 16 "
+                       "--conversation-turn-mean 2 --user-centric-rate 200 --num-users 4");
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 16);
+    assert_turns_in_order(rs, 0, true);
+    free(rs);
+    e2e_finish(&w);
+}
+
+Test(sessions_e2e, conversation_flags_are_checked_by_name, .timeout = 60)
+{
+    static const struct {
+        const char *words;
+        const char *expect;
+    } cases[] = {
+        {CHECK "--user-centric-rate 10", "--num-users"},
+        {CHECK "--num-users 4", "--user-centric-rate"},
+        {CHECK "--user-centric-rate 10 --num-users 4", "--conversation-turn-mean"},
+        {CHECK "--user-centric-rate 10 --num-users 4 --conversation-turn-mean 2 "
+               "--request-rate 5",
+         "--request-rate"},
+        {CHECK "--conversation-turn-mean 0", "--conversation-turn-mean"},
+        {CHECK "--conversation-turn-mean 2 --audio-length-mean 1", "--conversation-turn-mean"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *out = NULL;
+        int status = run_ringperf(NULL, cases[i].words, true, &out);
+        cr_assert_eq(status, 2, "case %zu exits 2: %s", i, out);
+        cr_assert_not_null(strstr(out, cases[i].expect), "case %zu names %s: %s", i,
+                           cases[i].expect, out);
+        free(out);
+    }
+}

@@ -1,0 +1,128 @@
+/*
+ * test_timing.c - the timing provenance of a run end to end: each record's
+ * planned and actual send time, the events that shared a read, the receive
+ * clock in run_info (and the user-space fallback when asked), and the
+ * replay_sched_lag_* metrics of a fixed-schedule replay.
+ */
+#include <criterion/criterion.h>
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+
+static json_t *load_json(const struct e2e *w, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s: %s", path, err.text);
+    return root;
+}
+
+static void run_ok(const struct e2e *w, const char *words)
+{
+    char *out = NULL;
+    int status = run_ringperf(w, words, true, &out);
+    cr_assert_eq(status, 0, "%s\n%s", words, out);
+    free(out);
+}
+
+/* records_shared_reads checks every record's send times and returns the sum
+ * of their shared_read_events. */
+static int64_t records_shared_reads(const struct e2e *w, size_t expect_records)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[65536];
+    size_t count = 0;
+    int64_t shared = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        json_t *root = json_loads(line, 0, NULL);
+        json_t *meta = json_object_get(root, "metadata");
+        cr_assert_not_null(meta, "%s", line);
+        int64_t due = json_integer_value(json_object_get(meta, "request_scheduled_ns"));
+        int64_t start = json_integer_value(json_object_get(meta, "request_start_ns"));
+        int64_t lag = json_integer_value(json_object_get(meta, "send_lag_ns"));
+        cr_assert_gt(due, 0);
+        cr_assert_geq(lag, 0, "nothing leaves before it is due");
+        cr_assert_eq(start - due, lag, "send_lag_ns = request_start_ns - request_scheduled_ns");
+        shared += json_integer_value(json_object_get(meta, "shared_read_events"));
+        json_decref(root);
+        count++;
+    }
+    fclose(f);
+    cr_assert_eq(count, expect_records);
+    return shared;
+}
+
+Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeout = 120)
+{
+    char *const mock_flags[] = {"--ttft-ms", "1", "--itl-ms", "0", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    run_ok(&w, "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
+               "--request-rate 200 --request-count 20 --osl 16");
+    int64_t shared = records_shared_reads(&w, 20);
+    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    json_t *timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
+    cr_assert_not_null(timing, "run_info.ringperf_timing");
+    const char *clock = json_string_value(json_object_get(timing, "receive_clock"));
+    cr_assert(clock != NULL && (strcmp(clock, "kernel_so_timestamping") == 0 ||
+                                strcmp(clock, "user_space") == 0 || strcmp(clock, "mixed") == 0),
+              "%s", clock);
+    cr_assert_eq(json_integer_value(json_object_get(timing, "shared_read_events")), shared,
+                 "run_info counts what the records flag");
+    json_t *lag = json_object_get(timing, "send_lag_ns");
+    cr_assert_leq(json_integer_value(json_object_get(lag, "p50")),
+                  json_integer_value(json_object_get(lag, "max")));
+    json_decref(root);
+
+    /* Asked for user-space stamps, the run says so. */
+    setenv("RINGPERF_USER_TIMESTAMPS", "1", 1);
+    run_ok(&w, "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
+               "--request-count 5");
+    unsetenv("RINGPERF_USER_TIMESTAMPS");
+    root = load_json(&w, "profile_export_aiperf.json");
+    timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
+    cr_assert_str_eq(json_string_value(json_object_get(timing, "receive_clock")), "user_space");
+    cr_assert_eq(json_integer_value(json_object_get(timing, "kernel_timestamp_reads")), 0);
+    json_decref(root);
+    e2e_finish(&w);
+}
+
+Test(timing_e2e, fixed_schedule_replay_reports_its_schedule_lag, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "trace.jsonl",
+              "{\"timestamp\": 0, \"input_length\": 20, \"output_length\": 4}\n"
+              "{\"timestamp\": 20, \"input_length\": 20, \"output_length\": 4}\n"
+              "{\"timestamp\": 40, \"input_length\": 20, \"output_length\": 4}\n");
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
+             "--input-file %s/trace.jsonl",
+             w.dir);
+    run_ok(&w, words);
+    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    static const char *const keys[] = {"replay_sched_lag_p50", "replay_sched_lag_p90",
+                                       "replay_sched_lag_p99", "replay_sched_degraded"};
+    double previous = 0;
+    for (size_t i = 0; i < 4; i++) {
+        json_t *avg = json_object_get(json_object_get(root, keys[i]), "avg");
+        cr_assert(json_is_number(avg), "%s present", keys[i]);
+        if (i < 3) {
+            cr_assert_geq(json_number_value(avg), previous, "%s does not fall", keys[i]);
+            previous = json_number_value(avg);
+        }
+    }
+    json_decref(root);
+    e2e_finish(&w);
+}
