@@ -56,13 +56,11 @@ static int check_split(const struct cli_cluster *cc, const struct profile_config
                 cc->index, cc->count);
         return 2;
     }
-    bool closed = cfg->request_rate_per_second <= 0 && cfg->input_file == NULL;
-    int64_t concurrency = cfg->concurrency > 0 ? cfg->concurrency : (closed ? 1 : 0);
-    if (concurrency > 0 && concurrency < cc->count) {
+    if (cfg->concurrency > 0 && cfg->concurrency < cc->count) {
         fprintf(stderr,
                 "ringperf profile: --concurrency %lld is less than the %d %s sharing the run; "
                 "each needs at least one connection\n",
-                (long long)concurrency, cc->count, who);
+                (long long)cfg->concurrency, cc->count, who);
         return 2;
     }
     if (!cc->mpi && !cfg->random_seed_set) {
@@ -191,6 +189,13 @@ bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_confi
 static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
                         struct cli_load *load, struct engine_config *engine)
 {
+    if (engine->concurrency < (uint32_t)cc->count) {
+        fprintf(stderr,
+                "ringperf profile: concurrency %u (the default) is less than the %d shares of "
+                "the run; give --concurrency %d or more\n",
+                engine->concurrency, cc->count, cc->count);
+        return 2;
+    }
     uint64_t total = engine->request_count;
     if (total > 0 && total < (uint64_t)cc->count) {
         fprintf(stderr,
@@ -458,6 +463,10 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
     put_key_int(w, &first, "ordinal", (int64_t)rec->ordinal);
     put_key_int(w, &first, "shard", rec->shard_id);
     put_key_int(w, &first, "payload", (int64_t)rec->payload_index);
+    if (rec->in_session) {
+        put_key_int(w, &first, "session", (int64_t)rec->session);
+        put_key_int(w, &first, "turn", rec->turn);
+    }
     put_key_int(w, &first, "outcome", rec->outcome);
     put_times(cc, w, &first, rec, &metrics->request);
     put_key_int(w, &first, "http_status", rec->http_status);

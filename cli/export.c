@@ -156,7 +156,7 @@ static void put_int_or_null(struct cli_jsonw *w, bool *first, const char *key, i
 static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_export *exp,
                              const struct engine_record *rec, const char *request_id, size_t id_len)
 {
-    if (!rec->in_session || exp->sessions == NULL) {
+    if (!rec->in_session) {
         cli_jsonw_key(w, first, "conversation_id");
         cli_jsonw_string(w, request_id, id_len);
         cli_jsonw_key(w, first, "turn_index");
@@ -168,12 +168,18 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
                                                    sizeof(correlation));
     cli_jsonw_key(w, first, "x_correlation_id");
     cli_jsonw_string(w, correlation, correlation_len);
-    const struct cli_conversation *conv = cli_sessions_conversation(exp->sessions, rec->session);
-    char fallback[32];
-    int fallback_len =
-        snprintf(fallback, sizeof(fallback), "session_%zu", (size_t)(conv - exp->sessions->convs));
+    /* The dataset's name for the conversation; `ringperf merge` has no
+     * dataset, and names it by the session's correlation id. */
+    const struct cli_conversation *conv =
+        exp->sessions != NULL ? cli_sessions_conversation(exp->sessions, rec->session) : NULL;
+    char fallback[sizeof(correlation)];
+    int fallback_len = conv != NULL ? snprintf(fallback, sizeof(fallback), "session_%zu",
+                                               (size_t)(conv - exp->sessions->convs))
+                                    : snprintf(fallback, sizeof(fallback), "%.*s",
+                                               (int)correlation_len, correlation);
+    fallback_len = fallback_len < (int)sizeof(fallback) ? fallback_len : (int)sizeof(fallback) - 1;
     cli_jsonw_key(w, first, "conversation_id");
-    if (conv->session_id != NULL) {
+    if (conv != NULL && conv->session_id != NULL) {
         cli_jsonw_string(w, conv->session_id, strlen(conv->session_id));
     } else {
         cli_jsonw_string(w, fallback, (size_t)fallback_len);

@@ -41,6 +41,20 @@ static uint8_t *read_file(const char *path, size_t *out_len, const char *where)
     return data;
 }
 
+/* encoded_file returns prefix followed by the file's bytes in base64. */
+static char *encoded_file(const char *path, const char *prefix, const char *where)
+{
+    size_t len = 0;
+    uint8_t *data = read_file(path, &len, where);
+    if (data == NULL) {
+        return NULL;
+    }
+    size_t out_len = 0;
+    char *text = media_base64(prefix, data, len, &out_len);
+    free(data);
+    return text;
+}
+
 /* image_item returns an image as a request carries it: a URL or data URI as
  * written, else the named file as a data URI. */
 static char *image_item(const char *item, const char *where)
@@ -64,17 +78,9 @@ static char *image_item(const char *item, const char *where)
                 where, item);
         return NULL;
     }
-    size_t len = 0;
-    uint8_t *data = read_file(item, &len, where);
-    if (data == NULL) {
-        return NULL;
-    }
     char prefix[64];
     snprintf(prefix, sizeof(prefix), "data:%s;base64,", mime);
-    size_t out_len = 0;
-    char *uri = media_base64(prefix, data, len, &out_len);
-    free(data);
-    return uri;
+    return encoded_file(item, prefix, where);
 }
 
 /* audio_item returns audio as "format,base64": as written, or the named
@@ -92,15 +98,7 @@ static char *audio_item(const char *item, const char *where)
                 where, item);
         return NULL;
     }
-    size_t len = 0;
-    uint8_t *data = read_file(item, &len, where);
-    if (data == NULL) {
-        return NULL;
-    }
-    size_t out_len = 0;
-    char *text = media_base64(format, data, len, &out_len);
-    free(data);
-    return text;
+    return encoded_file(item, format, where);
 }
 
 int cli_media_from_entry(const struct dataset_entry *e, const char *where,

@@ -218,6 +218,9 @@ static void replay_times(const json_t *rec, struct engine_record *r)
     r->ordinal = (uint64_t)get_int(rec, "ordinal");
     r->shard_id = (uint32_t)get_int(rec, "shard");
     r->payload_index = (size_t)get_int(rec, "payload");
+    r->in_session = json_object_get(rec, "session") != NULL;
+    r->session = (uint64_t)get_int(rec, "session");
+    r->turn = (uint32_t)get_int(rec, "turn");
     r->outcome = (enum engine_outcome)get_int(rec, "outcome");
     r->wall_start_ns = get_int(rec, "wall_start_ns");
     r->send_start_ns = get_int(rec, "start_ns");

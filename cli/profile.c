@@ -430,12 +430,15 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
 {
     struct cli_load warm_load;
     struct engine_config warm;
-    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm) ||
-        !cli_cluster_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
+    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
         return 0;
     }
     if (run->requests.multi_turn) {
+        /* Before the split: the turn limit is the whole run's, as ordinals are. */
         cli_load_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
+    }
+    if (!cli_cluster_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
+        return 0;
     }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;

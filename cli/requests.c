@@ -449,10 +449,35 @@ static int load_inputs(const struct profile_config *cfg, struct cli_requests *ou
                 cfg->custom_dataset_type);
         return -EINVAL;
     }
+    /* A count-limited run that takes the file in order needs only its first
+     * entries: stop reading there, so memory follows the run, not the file. */
+    enum dataset_sampling sampling = DATASET_SAMPLING_DEFAULT;
+    bool sampled = cfg->dataset_sampling_strategy != NULL &&
+                   dataset_sampling_parse(cfg->dataset_sampling_strategy, &sampling) == 0;
+    bool in_order = !sampled || sampling == DATASET_SAMPLING_SEQUENTIAL;
+    if (in_order && !cfg->fixed_schedule && cfg->request_count_set &&
+        cfg->benchmark_duration_seconds <= 0) {
+        opts.entries_max = (size_t)cfg->request_count + (size_t)cfg->warmup_request_count;
+    }
     char err[DATASET_ERR_CAP];
     if (dataset_inputs_load(&opts, &out->inputs, err, sizeof(err)) != 0) {
         fprintf(stderr, "ringperf profile: --input-file %s\n", err);
         return -EINVAL;
+    }
+    /* What only the loaded file can tell: a timestamped trace replays whole,
+     * and a random pool samples from every entry. Read it all then. */
+    enum dataset_input_type type = dataset_inputs_type(out->inputs);
+    bool whole = (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule) ||
+                 (!sampled && dataset_sampling_default(type) != DATASET_SAMPLING_SEQUENTIAL);
+    if (opts.entries_max > 0 && dataset_inputs_count(out->inputs) >= opts.entries_max && whole) {
+        dataset_inputs_free(out->inputs);
+        out->inputs = NULL;
+        opts.entries_max = 0;
+        opts.type = type;
+        if (dataset_inputs_load(&opts, &out->inputs, err, sizeof(err)) != 0) {
+            fprintf(stderr, "ringperf profile: --input-file %s\n", err);
+            return -EINVAL;
+        }
     }
     return 0;
 }

@@ -49,8 +49,10 @@ bool cluster_available(void);
 
 /* cluster_init joins the run: under a launcher (cluster_launched(environ))
  * and with MPI built in, it initialises MPI; otherwise the process is rank 0
- * of 1. Returns 0 and a handle owned by the caller (cluster_free) in `*out`,
- * or -errno with a message in errbuf (NUL-terminated when errcap > 0). */
+ * of 1 (a build without MPI refuses, -ENOTSUP, to run as one of several
+ * launched processes). Returns 0 and a handle owned by the caller
+ * (cluster_free) in `*out`, or -errno with a message in errbuf
+ * (NUL-terminated when errcap > 0). */
 int cluster_init(struct cluster **out, char *errbuf, size_t errcap);
 
 /* cluster_free leaves the run (MPI_Finalize when MPI was initialised) and

@@ -19,8 +19,30 @@ bool cluster_available(void)
     return false;
 }
 
+/* launched_size is the process count a launcher announced, or 1. */
+static long launched_size(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v != NULL) {
+            return strtol(v, NULL, 10);
+        }
+    }
+    return 1;
+}
+
 int cluster_init(struct cluster **out, char *errbuf, size_t errcap)
 {
+    long size = launched_size();
+    if (size > 1) {
+        /* Every process would run the whole benchmark into the same files. */
+        snprintf(errbuf, errcap,
+                 "started as one of %ld MPI processes, but this ringperf was built without MPI "
+                 "(install libopenmpi-dev and rebuild, or leave RINGPERF_MPI on)",
+                 size);
+        return -ENOTSUP;
+    }
     struct cluster *c = calloc(1, sizeof(*c));
     if (c == NULL) {
         snprintf(errbuf, errcap, "out of memory");

@@ -157,6 +157,53 @@ Test(merge, shard_flags_are_checked_before_the_run, .timeout = 60)
     stop_mock(&w.mock);
 }
 
+Test(merge, a_trace_is_split_by_ordinal, .timeout = 120)
+{
+    struct e2e w;
+    start(&w);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/trace.jsonl", w.dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 6; i++) {
+        fprintf(f, "{\"timestamp\": %d, \"input_length\": 20, \"output_length\": 4}\n", i * 60);
+    }
+    fclose(f);
+    for (int share = 0; share < 2; share++) {
+        char words[1024];
+        snprintf(words, sizeof(words),
+                 RUN_FLAGS "--artifact-dir DIR --input-file %s --concurrency 2 --shard-index %d "
+                           "--shard-count 2",
+                 path, share);
+        char *out = NULL;
+        int status = run_ringperf(&w, words, true, &out);
+        cr_assert_eq(status, 0, "share %d: exit %d\n%s", share, status, out);
+        free(out);
+    }
+    char *out = NULL;
+    int status = run_ringperf(&w, "merge DIR", true, &out);
+    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
+    free(out);
+    assert_unique_ordinals(w.dir, 6, 2);
+    stop_mock(&w.mock);
+}
+
+Test(merge, a_closed_loop_without_concurrency_cannot_be_split, .timeout = 60)
+{
+    struct e2e w;
+    start(&w);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile --model m --url URL --endpoint-type chat --request-count 4 "
+                              "--random-seed 1 --shard-index 0 --shard-count 2 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 2, "%s", out);
+    cr_assert(strstr(out, "concurrency 1 (the default) is less than the 2 shares") != NULL, "%s",
+              out);
+    free(out);
+    stop_mock(&w.mock);
+}
+
 Test(merge, without_shard_index_the_job_completion_index_is_used, .timeout = 120)
 {
     struct e2e w;

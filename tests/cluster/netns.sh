@@ -2,7 +2,9 @@
 # cluster.netns: two "hosts", each a network namespace on a bridge, run one MPI rank each
 # against the mock server in the root namespace. Rank 1 also gets a private /tmp-like mount
 # for the artifact directory, as a host without a shared file system would, so its records
-# must reach rank 0 over MPI. Needs root (ip netns, mount); exits 77 (skipped) otherwise.
+# must reach rank 0 over MPI. Both "hosts" share this machine's CPUs, so the ranks yield while
+# they wait (mpi_yield_when_idle): two busy-polling ranks on 2 CPUs would turn the clock
+# ping-pong's microseconds into milliseconds. Needs root (ip netns, mount); exits 77 (skipped) otherwise.
 # Usage: netns.sh RINGPERF_BINARY
 set -eu
 ringperf=$1
@@ -24,6 +26,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' HUP INT PIPE TERM
 
 if ! ip link add "$bridge" type bridge 2>/dev/null; then
     echo "skip: cannot create network devices here"
@@ -40,16 +43,17 @@ for i in 0 1; do
     ip -n "rph$i$id" link set lo up
 done
 
-mkdir -p "$work/shared"
+mkdir -p "$work/shared" "$work/tmp0" "$work/tmp1"
 # mpirun "ssh"es into a host with this agent: host .10 is namespace 0; host .11 is namespace 1
-# with its own mount of the artifact directory's parent.
+# with its own mount of the artifact directory's parent. Each "host" has its own Open MPI
+# session directory, as real hosts do (they share a host name here).
 cat >"$work/agent.sh" <<AGENT
 #!/bin/sh
 host=\$1
 shift
 case \$host in
-$net.10) exec ip netns exec rph0$id /bin/sh -c "\$*" ;;
-$net.11) exec ip netns exec rph1$id unshare --mount --propagation private /bin/sh -c "mount -t tmpfs tmpfs $work/shared && \$*" ;;
+$net.10) exec ip netns exec rph0$id env OMPI_MCA_orte_tmpdir_base=$work/tmp0 /bin/sh -c "\$*" ;;
+$net.11) exec ip netns exec rph1$id env OMPI_MCA_orte_tmpdir_base=$work/tmp1 unshare --mount --propagation private /bin/sh -c "mount -t tmpfs tmpfs $work/shared && \$*" ;;
 esac
 echo "agent: unknown host \$host" >&2
 exit 1
@@ -70,7 +74,7 @@ dir="$work/shared/run"
 # (see tests/cluster/test_mpi.c).
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 120 mpirun -np 2 --allow-run-as-root --hostfile "$work/hosts" \
     --mca plm_rsh_agent "$work/agent.sh" --mca oob_tcp_if_include "$net.0/24" \
-    --mca btl tcp,self --mca btl_tcp_if_include "$net.0/24" \
+    --mca btl tcp,self --mca btl_tcp_if_include "$net.0/24" --mca mpi_yield_when_idle 1 \
     "$ringperf" profile --model m --url "$net.1:$port" --endpoint-type chat --streaming --osl 8 \
     --concurrency 4 --request-count 30 --artifact-dir "$dir" >"$work/run.out" 2>&1 || {
     cat "$work/run.out"

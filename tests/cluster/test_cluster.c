@@ -4,6 +4,8 @@
  */
 #include <criterion/criterion.h>
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster/cluster.h"
@@ -59,3 +61,17 @@ Test(cluster, sleep_until_a_past_instant_returns_at_once)
     cluster_sleep_until_wall_ns(before + 1000000LL);
     cr_assert_geq(cluster_wall_now_ns(), before + 1000000LL);
 }
+
+#ifndef RINGPERF_HAVE_MPI
+Test(cluster, a_build_without_mpi_refuses_to_be_one_of_several_processes)
+{
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    struct cluster *c = NULL;
+    char errbuf[256];
+    int ret = cluster_init(&c, errbuf, sizeof(errbuf));
+    unsetenv("OMPI_COMM_WORLD_SIZE");
+    cr_assert_eq(ret, -ENOTSUP);
+    cr_assert_not_null(strstr(errbuf, "built without MPI"), "%s", errbuf);
+    cr_assert_null(c);
+}
+#endif

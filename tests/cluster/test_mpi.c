@@ -118,6 +118,49 @@ Test(mpi, two_ranks_run_the_requested_count_with_unique_ordinals, .timeout = 180
     stop_mock(&w.mock);
 }
 
+static char *read_file(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s exists", path);
+    char *text = read_all(f);
+    fclose(f);
+    return text;
+}
+
+Test(mpi, inputs_json_is_one_file_identical_to_a_one_machine_run, .timeout = 180)
+{
+    skip_without_mpi();
+    struct e2e w;
+    start(&w);
+    char *out = NULL;
+    int status = run_mpi(&w, NULL,
+                         PROFILE "--concurrency 2 --request-count 6 --random-seed 5 "
+                                 "--artifact-dir DIR",
+                         &out);
+    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
+    free(out);
+    char *mpi_inputs = read_file(w.dir, "inputs.json");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/rank_1/inputs.json", w.dir);
+    cr_assert_neq(access(path, R_OK), 0, "rank 1 writes no inputs.json of its own");
+    char words[512];
+    snprintf(words, sizeof(words),
+             PROFILE "--concurrency 2 --request-count 6 --random-seed 5 --artifact-dir %s/one",
+             w.dir);
+    status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "one process: exit %d\n%s", status, out);
+    free(out);
+    char one_dir[128];
+    snprintf(one_dir, sizeof(one_dir), "%s/one", w.dir);
+    char *one_inputs = read_file(one_dir, "inputs.json");
+    cr_assert_str_eq(mpi_inputs, one_inputs, "the same payloads as one machine sends");
+    free(mpi_inputs);
+    free(one_inputs);
+    stop_mock(&w.mock);
+}
+
 struct span {
     int64_t at;
     int delta;
@@ -314,5 +357,48 @@ Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
     cr_assert_gt(json_integer_value(json_object_get(rank1, "records")), 0,
                  "rank 1's records up to its death survive");
     json_decref(summary);
+    stop_mock(&w.mock);
+}
+
+/* session_ranks records which rank ran each session, and whether a session
+ * ever showed up on two ranks. */
+struct session_ranks {
+    int rank[64];
+    bool split;
+    size_t turns;
+};
+
+static void collect_session(json_t *rec, void *ctx)
+{
+    struct session_ranks *s = ctx;
+    json_t *meta = json_object_get(rec, "metadata");
+    json_int_t session = json_integer_value(json_object_get(meta, "session_num"));
+    int rank = (int)json_integer_value(json_object_get(meta, "rank"));
+    cr_assert(session >= 0 && session < 64);
+    cr_assert_not_null(json_object_get(meta, "x_correlation_id"), "a session's record");
+    s->split |= s->rank[session] >= 0 && s->rank[session] != rank;
+    s->rank[session] = rank;
+    s->turns++;
+}
+
+Test(mpi, multi_turn_sessions_stay_whole_on_one_rank, .timeout = 180)
+{
+    skip_without_mpi();
+    struct e2e w;
+    start(&w);
+    char *out = NULL;
+    int status = run_mpi(&w, NULL,
+                         PROFILE "--concurrency 4 --request-count 18 --conversation-turn-mean 3 "
+                                 "--random-seed 5 --artifact-dir DIR",
+                         &out);
+    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
+    free(out);
+    struct session_ranks s;
+    memset(s.rank, 0xff, sizeof(s.rank));
+    s.split = false;
+    s.turns = 0;
+    for_each_record(w.dir, collect_session, &s);
+    cr_assert_eq(s.turns, 18, "exactly --request-count turns over both ranks");
+    cr_assert_not(s.split, "every turn of a session ran on the rank that started it");
     stop_mock(&w.mock);
 }
