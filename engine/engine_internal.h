@@ -182,6 +182,7 @@ struct engine__shard {
 
     bool kernel_timestamps;          /* try SO_TIMESTAMPING on new sockets */
     int64_t real_to_mono_ns;         /* CLOCK_MONOTONIC minus CLOCK_REALTIME, re-sampled */
+    bool clock_synced;               /* real_to_mono_ns has been set once */
     uint64_t kernel_timestamp_reads; /* reads stamped by the kernel */
     uint64_t user_timestamp_reads;   /* reads stamped when their completion was handled */
     uint32_t *send_stamps;           /* conns whose send_start_ns is taken at submit */

@@ -26,14 +26,33 @@ static int64_t clock_ns(clockid_t id)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A clock pairing whose bracket is wider than this (the thread was preempted
+ * between its reads) is not trusted to replace a good one. */
+#define CLOCK_SYNC_BRACKET_MAX_NS (20 * 1000)
+#define CLOCK_SYNC_TRIES 4
+
 void engine__clock_sync(struct engine__shard *shard)
 {
-    /* Bracket one realtime read between two monotonic reads: the midpoint
-     * pairs them to within half the bracket, tens of nanoseconds. */
-    int64_t mono_before = clock_ns(CLOCK_MONOTONIC);
-    int64_t real = clock_ns(CLOCK_REALTIME);
-    int64_t mono_after = clock_ns(CLOCK_MONOTONIC);
-    shard->real_to_mono_ns = mono_before + (mono_after - mono_before) / 2 - real;
+    /* Bracket a realtime read between two monotonic reads: the midpoint pairs
+     * them to within half the bracket, tens of nanoseconds, unless the thread
+     * was preempted in between, when the error is half the preemption. Keep
+     * the tightest of a few tries, and keep the old offset rather than take a
+     * wide one: a stamp must never move earlier than the bytes arrived. */
+    int64_t best_width = INT64_MAX;
+    int64_t best_offset = 0;
+    for (int i = 0; i < CLOCK_SYNC_TRIES && best_width > CLOCK_SYNC_BRACKET_MAX_NS / 10; i++) {
+        int64_t mono_before = clock_ns(CLOCK_MONOTONIC);
+        int64_t real = clock_ns(CLOCK_REALTIME);
+        int64_t mono_after = clock_ns(CLOCK_MONOTONIC);
+        if (mono_after - mono_before < best_width) {
+            best_width = mono_after - mono_before;
+            best_offset = mono_before + best_width / 2 - real;
+        }
+    }
+    if (best_width <= CLOCK_SYNC_BRACKET_MAX_NS || !shard->clock_synced) {
+        shard->real_to_mono_ns = best_offset;
+        shard->clock_synced = true;
+    }
 }
 
 void engine__enable_rx_timestamps(struct engine__shard *shard, struct engine__conn *c, int fd)
