@@ -9,7 +9,9 @@
 #
 # Usage: bench/dataset_load.sh [LINES] [REQUESTS]   (defaults 1000000 and 1000)
 # RINGPERF_BINARY=path picks the binary (default build-bench/cli/ringperf, built unless
-# RINGPERF_BENCH_NO_BUILD=1); RINGPERF_BENCH_NOTE=text fills the row's note column.
+# RINGPERF_BENCH_NO_BUILD=1); RINGPERF_BENCH_NOTE=text fills the row's note column;
+# RINGPERF_BENCH_SAMPLING=sequential|random|shuffle sets --dataset-sampling-strategy (random and
+# shuffle draw from the whole file, so they read all of it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 lines="${1:-1000000}"
@@ -62,6 +64,7 @@ run() {
     /usr/bin/time -f "%e %M" -o "$out/$1.time" "$ringperf" profile --model m \
         --url "127.0.0.1:$port" --input-file "$2" --custom-dataset-type single_turn \
         --request-count "$requests" --concurrency 8 --ui-type none \
+        --dataset-sampling-strategy "${RINGPERF_BENCH_SAMPLING:-sequential}" \
         --artifact-dir "$out/$1" >"$out/$1.log" 2>&1
     awk '{ printf("%.2f %.0f\n", $1, $2 / 1024) }' "$out/$1.time"
 }
@@ -88,7 +91,8 @@ EOF
 fi
 load_s="$(awk -v a="$big_s" -v b="$small_s" 'BEGIN { printf("%.2f", a - b) }')"
 printf '| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$(date -u '+%Y-%m-%d %H:%M')" "$commit" "$dirty" "${RINGPERF_BENCH_NOTE:-}" "$lines" \
+    "$(date -u '+%Y-%m-%d %H:%M')" "$commit" "$dirty" \
+    "${RINGPERF_BENCH_NOTE:-}${RINGPERF_BENCH_NOTE:+; }${RINGPERF_BENCH_SAMPLING:-sequential}" "$lines" \
     "$file_mib" "$sent" \
     "$small_s" "$big_s" "$load_s" "$small_mib" "$big_mib" >>"$results"
 tail -1 "$results"

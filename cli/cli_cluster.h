@@ -20,6 +20,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
+#include "cli/cli_progress.h"
 #include "cli/jsonw.h"
 #include "cluster/cluster.h"
 #include "config/config.h"
@@ -60,16 +61,23 @@ struct cli_cluster {
     FILE *file;
     struct cli_jsonw writer;
     uint64_t records;
-    int error;         /* first -errno writing the file */
-    bool silenced;     /* MPI: stdout goes to /dev/null until the merged report */
-    int saved_stdout;  /* the real stdout while silenced */
-    bool write_failed; /* reported once */
+    int error;            /* first -errno writing the file */
+    bool silenced;        /* MPI: stdout goes to /dev/null until the merged report */
+    int saved_stdout;     /* the real stdout while silenced */
+    bool write_failed;    /* reported once */
+    uint64_t whole_total; /* records the whole run ends with (all shares); 0 = unknown */
+    char results_json[CLI_PATH_BYTES]; /* MPI rank 0: the merged results document */
+    bool export_raw;                   /* --export-level raw: merged as records */
+    struct cli_cluster_live *live;     /* MPI: the live figures exchanged at each tick (owned) */
+    int64_t *pids;                     /* MPI rank 0: every rank's process id, by rank */
+    int pids_ready;                    /* pids and hosts are set (atomic: read by another thread) */
 };
 
 /* cli_cluster_init joins the run (MPI under a launcher) and checks the
  * split against cfg: --concurrency not below the share count, a
  * --random-seed for independent shards, and so on. MPI ranks other than 0
- * turn the live API off in cfg (and AIPERF_API_SERVER_PORT). Returns 0, or the exit
+ * turn the live API off in cfg (and AIPERF_API_SERVER_PORT): rank 0 serves
+ * the whole run (cli_cluster_live_attach). Returns 0, or the exit
  * code (2 usage, 1 failure) after printing why. */
 int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg);
 
@@ -119,6 +127,39 @@ void cli_cluster_flush(struct cli_cluster *cc);
  * exit code; returns the process's. */
 int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status);
 
+/* cli_cluster_live_attach makes the live view `live` (borrowed, as is
+ * `results`, this rank's figures; both must outlive cc's run) show the
+ * whole MPI run: at every progress tick each rank other than 0 posts its
+ * counts and live histograms to rank 0 without waiting, and rank 0 merges
+ * the latest of every rank into what it shows and publishes (counts add,
+ * histograms add bucket by bucket). No-op without MPI. Returns 0 or
+ * -ENOMEM after printing why. */
+int cli_cluster_live_attach(struct cli_cluster *cc, struct cli_live *live,
+                            const struct cli_results *results);
+
+/* cli_cluster_live_end, after the run (it blocks): every rank other than 0
+ * posts its final figures, and rank 0 waits for them, so that its live view
+ * ends on the whole run's figures. Called by cli_cluster_finish. Returns 0
+ * or -EIO. */
+int cli_cluster_live_end(struct cli_cluster *cc);
+
+/* cli_cluster_live_free releases what cli_cluster_live_attach allocated;
+ * called by cli_cluster_free. */
+void cli_cluster_live_free(struct cli_cluster *cc);
+
+/* cli_cluster_results_path returns the results document the live API
+ * serves at the end of the run: under MPI, rank 0's merged one in the top
+ * directory (a view into cc); otherwise `own` (this process's). */
+const char *cli_cluster_results_path(struct cli_cluster *cc, const char *own);
+
+/* cli_cluster_stop_notice is called, from any thread, when the process is
+ * told to stop (SIGTERM, SIGINT). Under mpirun that is how the surviving
+ * ranks learn that one died: the launcher stops them all a moment later.
+ * So MPI rank 0 checks every rank on its own host, and for each one that
+ * no longer exists prints which rank and host stopped before the end, where
+ * its records are, and how to merge them. Calls no MPI. */
+void cli_cluster_stop_notice(struct cli_cluster *cc);
+
 /* cli_cluster_free releases cc (leaving MPI); safe on a zeroed one. */
 void cli_cluster_free(struct cli_cluster *cc);
 
@@ -128,10 +169,16 @@ struct cli_merge_options {
     int expected_count;  /* shares expected; 0 = take it from the files */
     bool quiet;          /* no console report */
     const char *title;   /* console title; NULL = LLM metrics */
+    /* NULL = the shares' --export-level; "records" or "summary" overrides it.
+     * Shares that ran with "raw" are refused without an override: the
+     * records files keep no response text, so the raw export cannot be
+     * merged (each share's own stays in its directory). */
+    const char *export_level;
 };
 
 /* cli_merge_files merges `count` records files (paths borrowed) into one
- * result in opts->out_dir: the same exports as one run, records in end-time
+ * result in opts->out_dir, named with the run's --profile-export-prefix:
+ * the same exports as one run, records in end-time
  * order with their rank and host, run_info with the ranks, hosts and clock
  * offsets, marked incomplete when a share is missing or did not finish.
  * Returns the exit code (0 when some request succeeded). */

@@ -48,13 +48,15 @@ bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
                      const struct engine_config *profiling, struct cli_load *load,
                      struct engine_config *out);
 
-/* cli_load_inputs adjusts *engine for an --input-file run of payload_count
- * payloads: with offsets_ns (borrowed; outlives the run) they are sent at
- * those due times on a fixed schedule, as many as the trace has rows (or
+/* cli_load_inputs adjusts *engine for an --input-file run of request_total
+ * requests: with offsets_ns (offset_count of them, borrowed; they outlive the
+ * run) the requests, or the sessions when the trace has sessions, leave at
+ * those due times on a fixed schedule, as many requests as the trace has (or
  * --request-count if smaller); without, and without --request-count or
  * --benchmark-duration, the file is sent once. */
 void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
-                     size_t payload_count, struct cli_load *load, struct engine_config *engine);
+                     size_t offset_count, size_t request_total, struct cli_load *load,
+                     struct engine_config *engine);
 
 /* cli_load_stimulus writes AIPerf's stimulus part of the artifact directory
  * name: concurrency<N>, request_rate<R> or concurrency<N>-request_rate<R>. */

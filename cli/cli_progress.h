@@ -34,6 +34,12 @@ struct cli_live {
     struct api_snapshot *snap; /* scratch for cli_live_progress (large) */
     uint32_t shard_count;      /* highest shard id seen + 1 */
     struct api_shard_view shards[API_SHARDS_MAX];
+    /* Optional: called on the coordinator thread with every snapshot after
+     * it is filled from this process's results and before it is shown and
+     * published; it may change its figures (an MPI rank 0 merges the other
+     * ranks' in). NULL = none. `on_snapshot_ctx` is borrowed. */
+    void (*on_snapshot)(void *ctx, const struct cli_results *results, struct api_snapshot *snap);
+    void *on_snapshot_ctx;
 };
 
 /* cli_live_start chooses the display from cfg->ui_type and whether stderr is

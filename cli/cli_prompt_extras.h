@@ -65,6 +65,13 @@ int cli_prompt_extras_texts(struct cli_prompt_extras *x, struct tokenizer_scratc
                             struct dataset_rng *rng, struct endpoint_payload_spec *spec,
                             char *prompt, size_t cap, int64_t *isl);
 
+/* cli_prompt_extras_context_text writes session's --user-context-prompt-length
+ * context into *out_text (owned by x, valid until the next call) and returns
+ * its length: 0 without the flag, or when it cannot be made. */
+size_t cli_prompt_extras_context_text(struct cli_prompt_extras *x,
+                                      struct tokenizer_scratch *scratch, uint64_t session,
+                                      const char **out_text);
+
 /* cli_prompt_extras_context, with --user-context-prompt-length, returns body
  * (chat, chat_embeddings, messages, responses) with session's context
  * inserted as a user message before the prompt's, after any system message

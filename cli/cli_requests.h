@@ -33,6 +33,10 @@ struct cli_requests {
     char **bodies;                 /* bodies[i] is entry i's body; owned */
     size_t body_count;
     int64_t *schedule_offsets_ns; /* per payload; NULL unless fixed_schedule */
+    /* A random or shuffled run shorter than its file: the order drawn over the
+     * whole file, as positions in the entries loaded (only those drawn). */
+    size_t *presampled;
+    size_t presampled_count;
     bool fixed_schedule;
     /* Multi-turn runs: the conversations (payloads then unused), and the
      * --extra-inputs object their bodies are built with while the run goes. */

@@ -43,6 +43,9 @@ struct cli_conversation {
     size_t first_turn;
     uint32_t turn_count;
     const char *session_id; /* borrowed, or NULL: "session_<index>" */
+    /* A user message that opens the conversation, before its first turn
+     * (--user-context-prompt-length): owned, or NULL. */
+    char *context;
 };
 
 /* cli_sessions owns a run's conversations. Zero-initialise, set `base` (every
@@ -71,6 +74,11 @@ struct cli_sessions {
  * (a conversation would exceed CLI_SESSION_TURNS_MAX) or -ENOMEM. */
 int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct cli_turn *turn,
                      const char *session_id);
+
+/* cli_sessions_set_context gives the last conversation its opening user
+ * message; takes ownership of context (also on failure). Returns 0, or
+ * -EINVAL when there is no conversation yet. */
+int cli_sessions_set_context(struct cli_sessions *s, char *context);
 
 /* cli_sessions_seal prepares s->engine for a run of up to `concurrency`
  * sessions at once (sizes the token bookkeeping). Returns 0, -EINVAL (no

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -90,7 +91,8 @@ int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg)
             return 2;
         }
         if (cc->index != 0) {
-            /* One live API per run: rank 0's (which shows rank 0's share). */
+            /* One live API per run: rank 0's, which shows every rank's figures
+             * (cli_cluster_live_attach). */
             cfg->api_port_set = false;
             unsetenv("AIPERF_API_SERVER_PORT");
         }
@@ -160,6 +162,10 @@ static void split_counts(const struct cli_cluster *cc, struct engine_config *eng
                 ? (total - (uint64_t)cc->index + (uint64_t)cc->count - 1) / (uint64_t)cc->count
                 : 0;
     }
+    /* User-centric sessions: user k here is user i + kN of the run's. */
+    engine->user_total = engine->concurrency;
+    engine->user_offset = (uint64_t)cc->index;
+    engine->user_stride = (uint64_t)cc->count;
     engine->concurrency = split_evenly(engine->concurrency, cc->index, cc->count);
     if (engine->prefill_limit > 0) {
         uint32_t p = split_evenly(engine->prefill_limit, cc->index, cc->count);
@@ -231,6 +237,9 @@ int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg
     cc->open_loop = engine->schedule != NULL;
     cc->request_id_nonce = engine->request_id_nonce;
     snprintf(cc->top_dir, sizeof(cc->top_dir), "%s", artifact_dir);
+    cc->export_raw = cfg->export_level == CONFIG_EXPORT_RAW;
+    cc->whole_total =
+        engine->sessions != NULL ? engine->sessions->ordinal_limit : engine->request_count;
     if (!cc->sharded) {
         return 0;
     }
@@ -240,6 +249,12 @@ int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg
             return ret;
         }
     }
+    struct cli_export_paths *merged = cc->mpi && cc->index == 0 ? malloc(sizeof(*merged)) : NULL;
+    if (merged != NULL &&
+        cli_export_paths_init(merged, cc->top_dir, cfg->profile_export_prefix) == 0) {
+        snprintf(cc->results_json, sizeof(cc->results_json), "%s", merged->json);
+    }
+    free(merged);
     int len = snprintf(artifact_dir, cap, "%s/rank_%d", cc->top_dir, cc->index);
     if (len < 0 || (size_t)len >= cap || (mkdir(artifact_dir, 0755) != 0 && errno != EEXIST)) {
         fprintf(stderr, "ringperf profile: cannot create %s\n", artifact_dir);
@@ -323,6 +338,16 @@ static int meet_ranks(struct cli_cluster *cc, struct engine_config *engine)
     int ret = cluster_clock_sync(cc->cluster, CLI_CLUSTER_CLOCK_ROUNDS, cc->clocks, &cc->clock);
     if (ret == 0) {
         ret = cluster_gather_hosts(cc->cluster, cc->hosts);
+    }
+    if (ret == 0 && cc->index == 0) {
+        cc->pids = calloc((size_t)cc->count, sizeof(*cc->pids));
+        ret = cc->pids != NULL ? 0 : -ENOMEM;
+    }
+    if (ret == 0) {
+        ret = cluster_gather_i64(cc->cluster, (int64_t)getpid(), cc->pids);
+    }
+    if (ret == 0 && cc->index == 0) {
+        __atomic_store_n(&cc->pids_ready, 1, __ATOMIC_RELEASE);
     }
     int64_t start = cluster_wall_now_ns() + START_DELAY_NS;
     if (ret == 0) {
@@ -650,6 +675,13 @@ static int gather_and_merge(struct cli_cluster *cc, int status)
     }
     if (ret == 0) {
         struct cli_merge_options opts = {.out_dir = cc->top_dir, .expected_count = cc->count};
+        if (cc->export_raw) {
+            fprintf(stderr,
+                    "ringperf profile: --export-level raw: the raw exports stay with each rank "
+                    "(%s/rank_<i>/); the merged result has the records export\n",
+                    cc->top_dir);
+            opts.export_level = "records";
+        }
         status = cli_merge_files(paths, (size_t)cc->count, &opts);
     }
 out_free:
@@ -690,10 +722,59 @@ int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status)
     if (!cc->mpi) {
         return status;
     }
+    if (cli_cluster_live_end(cc) != 0) {
+        fprintf(stderr, "ringperf profile: MPI: exchanging the final live figures failed\n");
+    }
     if (cc->index == 0) {
         restore_stdout(cc);
     }
     return gather_and_merge(cc, status);
+}
+
+/* rank_is_gone reports whether rank r, on this host, no longer exists (or
+ * is a zombie its launcher has yet to reap). */
+static bool rank_is_gone(const struct cli_cluster *cc, int r)
+{
+    if (strcmp(cc->hosts + (size_t)r * CLUSTER_HOST_BYTES, cluster_host(cc->cluster)) != 0 ||
+        cc->pids[r] <= 0) {
+        return false; /* another host's: nothing to look at from here */
+    }
+    if (kill((pid_t)cc->pids[r], 0) != 0) {
+        return errno == ESRCH;
+    }
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)cc->pids[r]);
+    FILE *f = fopen(path, "r");
+    char stat[256] = "";
+    size_t n = f != NULL ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+    if (f != NULL) {
+        fclose(f);
+    }
+    stat[n] = '\0';
+    const char *paren = strrchr(stat, ')');
+    return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+void cli_cluster_stop_notice(struct cli_cluster *cc)
+{
+    if (!cc->mpi || cc->index != 0 || !__atomic_load_n(&cc->pids_ready, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    for (int r = 1; r < cc->count; r++) {
+        if (rank_is_gone(cc, r)) {
+            fprintf(stderr,
+                    "\nringperf: rank %d on %s stopped before the end of the run; its records "
+                    "up to then are in %s/rank_%d; run `ringperf merge %s` to combine what "
+                    "every rank wrote (marked incomplete)\n",
+                    r, cc->hosts + (size_t)r * CLUSTER_HOST_BYTES, cc->top_dir, r, cc->top_dir);
+        }
+    }
+    fflush(stderr);
+}
+
+const char *cli_cluster_results_path(struct cli_cluster *cc, const char *own)
+{
+    return cc->mpi && cc->index == 0 && cc->results_json[0] != '\0' ? cc->results_json : own;
 }
 
 void cli_cluster_free(struct cli_cluster *cc)
@@ -704,6 +785,8 @@ void cli_cluster_free(struct cli_cluster *cc)
         cc->file = NULL;
     }
     restore_stdout(cc);
+    cli_cluster_live_free(cc);
+    free(cc->pids);
     free(cc->clocks);
     free(cc->hosts);
     cluster_free(cc->cluster);

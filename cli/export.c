@@ -105,9 +105,10 @@ static void put_metric(struct cli_jsonw *w, bool *first, enum metrics_id id, dou
     cli_jsonw_key(w, first, info->tag);
     cli_jsonw_lit(w, "{\"value\":");
     put_value(w, info, value);
-    cli_jsonw_lit(w, ",\"unit\":");
-    cli_jsonw_string(w, info->unit, strlen(info->unit));
-    cli_jsonw_raw(w, "}", 1);
+    /* Units are metrics/' own constants, with nothing to escape. */
+    cli_jsonw_lit(w, ",\"unit\":\"");
+    cli_jsonw_raw(w, info->unit, strlen(info->unit));
+    cli_jsonw_lit(w, "\"}");
 }
 
 static void put_chunk_gaps(struct cli_jsonw *w, bool *first, const struct metrics_request *req)
@@ -217,8 +218,6 @@ static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
     char request_id[40];
     size_t id_len =
         engine_request_id(exp->request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
-    char worker[32];
-    int worker_len = snprintf(worker, sizeof(worker), "shard_%u", rec->shard_id);
     bool first = true;
     cli_jsonw_raw(w, "{", 1);
     cli_jsonw_key(w, &first, "session_num");
@@ -230,7 +229,9 @@ static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
     put_int_or_null(w, &first, "request_ack_ns", cli_record_wall_ns(rec, rec->headers_ns));
     put_int_or_null(w, &first, "request_end_ns", cli_record_wall_ns(rec, rec->end_ns));
     cli_jsonw_key(w, &first, "worker_id");
-    cli_jsonw_string(w, worker, (size_t)worker_len);
+    cli_jsonw_lit(w, "\"shard_");
+    cli_jsonw_int(w, rec->shard_id);
+    cli_jsonw_raw(w, "\"", 1);
     if (exp->record_host != NULL) {
         cli_jsonw_key(w, &first, "rank");
         cli_jsonw_int(w, exp->record_rank);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,28 +40,36 @@ static char *room(struct cli_jsonw *w, size_t n)
     return w->buf + w->len;
 }
 
-void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len)
+static bool needs_escape(unsigned char ch)
 {
-    if (len > CLI_JSONW_PIECE_MAX) {
-        len = CLI_JSONW_PIECE_MAX;
-    }
-    memcpy(room(w, len), text, len);
-    w->len += len;
+    return ch == '"' || ch == '\\' || ch < 0x20;
 }
 
-void cli_jsonw_lit(struct cli_jsonw *w, const char *text)
+/* plain_run returns how many bytes from s[0] on need no escaping, at most
+ * len, looking at eight bytes at a time: in each of the three tests below a
+ * byte's top bit is set exactly when some byte of the word is below 0x20, is
+ * '"' or is '\\' (the "has a byte less than / equal to" tricks of Bit Twiddling
+ * Hacks, exact as yes-or-no answers). */
+static size_t plain_run(const char *s, size_t len)
 {
-    cli_jsonw_raw(w, text, strlen(text));
-}
-
-void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name)
-{
-    if (!*first) {
-        cli_jsonw_raw(w, ",", 1);
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    const uint64_t high = ones * 0x80;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, sizeof(x));
+        uint64_t quote = x ^ (ones * '"');
+        uint64_t backslash = x ^ (ones * '\\');
+        uint64_t hit = ((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+                       ((backslash - ones) & ~backslash);
+        if ((hit & high) != 0) {
+            break;
+        }
     }
-    *first = false;
-    cli_jsonw_string(w, name, strlen(name));
-    cli_jsonw_raw(w, ":", 1);
+    while (i < len && !needs_escape((unsigned char)s[i])) {
+        i++;
+    }
+    return i;
 }
 
 /* escape_piece appends the escaped body of a string, at most
@@ -73,19 +82,26 @@ static size_t escape_piece(struct cli_jsonw *w, const char *s, size_t len)
     }
     char *p = room(w, len * 6);
     char *start = p;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
+    size_t i = 0;
+    while (i < len) {
+        /* Most text needs no escaping: copy each run of plain bytes at once. */
+        size_t run = i + plain_run(s + i, len - i);
+        memcpy(p, s + i, run - i);
+        p += run - i;
+        if (run == len) {
+            break;
+        }
+        unsigned char ch = (unsigned char)s[run];
         if (ch == '"' || ch == '\\') {
             *p++ = '\\';
             *p++ = (char)ch;
-        } else if (ch < 0x20) {
+        } else {
             memcpy(p, "\\u00", 4);
             p[4] = hex[ch >> 4];
             p[5] = hex[ch & 15];
             p += 6;
-        } else {
-            *p++ = (char)ch;
         }
+        i = run + 1;
     }
     w->len += (size_t)(p - start);
     return len;
@@ -111,24 +127,48 @@ void cli_jsonw_string_long(struct cli_jsonw *w, const char *s, size_t len)
     cli_jsonw_raw(w, "\"", 1);
 }
 
+/* The decimal digits of 0..99, two by two. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
+/* decimal_length returns how many digits u has. */
+static size_t decimal_length(uint64_t u)
+{
+    size_t n = 1;
+    uint64_t limit = 10;
+    while (n < 20 && u >= limit) {
+        n++;
+        limit = n < 20 ? limit * 10 : limit;
+    }
+    return n;
+}
+
 void cli_jsonw_int(struct cli_jsonw *w, int64_t v)
 {
-    char digits[24];
-    size_t n = 0;
+    /* The digits go straight into the buffer, two per division from the
+     * end: timestamps have nineteen, and a line holds a dozen of them. A
+     * staging copy of variable length cost as much as the arithmetic. */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        digits[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u > 0);
+    size_t n = decimal_length(u);
     char *p = room(w, n + 1);
-    size_t len = 0;
     if (v < 0) {
-        p[len++] = '-';
+        *p++ = '-';
+        w->len++;
     }
-    while (n > 0) {
-        p[len++] = digits[--n];
+    w->len += n;
+    char *end = p + n;
+    while (u >= 100) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * (u % 100), 2);
+        u /= 100;
     }
-    w->len += len;
+    if (u >= 10) {
+        memcpy(end - 2, digit_pairs + 2 * u, 2);
+    } else {
+        end[-1] = (char)('0' + u);
+    }
 }
 
 void cli_jsonw_ms_from_ns(struct cli_jsonw *w, int64_t ns)

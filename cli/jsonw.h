@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Largest single piece appended at once (an escaped string is at most six
  * times its input); the buffer is flushed ahead of any piece that would not fit. */
@@ -39,14 +40,41 @@ void cli_jsonw_free(struct cli_jsonw *w);
 /* cli_jsonw_flush writes what is buffered. Returns 0 or the first error. */
 int cli_jsonw_flush(struct cli_jsonw *w);
 
-/* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals). */
-void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len);
+/* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals);
+ * at most CLI_JSONW_PIECE_MAX of them. Inline: export lines are built from
+ * many pieces of a few bytes each, and a call per piece showed in profiles. */
+static inline void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len)
+{
+    if (len > CLI_JSONW_PIECE_MAX) {
+        len = CLI_JSONW_PIECE_MAX;
+    }
+    if (w->len + len > w->cap) {
+        cli_jsonw_flush(w);
+    }
+    memcpy(w->buf + w->len, text, len);
+    w->len += len;
+}
 
-/* cli_jsonw_lit appends a NUL-terminated literal, e.g. "{\"metadata\":". */
-void cli_jsonw_lit(struct cli_jsonw *w, const char *text);
+/* cli_jsonw_lit appends a NUL-terminated literal, e.g. "{\"metadata\":"
+ * (its length is a compile-time constant once inlined). */
+static inline void cli_jsonw_lit(struct cli_jsonw *w, const char *text)
+{
+    cli_jsonw_raw(w, text, strlen(text));
+}
 
-/* cli_jsonw_key appends ,"name": (no comma when *first, which it then clears). */
-void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name);
+/* cli_jsonw_key appends ,"name": (no comma when *first, which it then clears).
+ * name is a member name of ringperf's own, a literal or a metric tag: it must
+ * hold no quote, backslash or control byte, as it is written unescaped. */
+static inline void cli_jsonw_key(struct cli_jsonw *w, bool *first, const char *name)
+{
+    if (!*first) {
+        cli_jsonw_raw(w, ",", 1);
+    }
+    *first = false;
+    cli_jsonw_raw(w, "\"", 1);
+    cli_jsonw_raw(w, name, strlen(name));
+    cli_jsonw_raw(w, "\":", 2);
+}
 
 /* cli_jsonw_string appends a quoted, escaped string (control bytes as \u00XX;
  * at most CLI_JSONW_PIECE_MAX / 6 input bytes are written, the rest cut). */

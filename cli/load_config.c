@@ -94,22 +94,23 @@ static int64_t trace_offset_ns(void *ctx, uint64_t k)
 }
 
 void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
-                     size_t payload_count, struct cli_load *load, struct engine_config *engine)
+                     size_t offset_count, size_t request_total, struct cli_load *load,
+                     struct engine_config *engine)
 {
     if (offsets_ns == NULL) {
         if (!cfg->request_count_set && cfg->benchmark_duration_seconds <= 0) {
-            engine->request_count = payload_count;
+            engine->request_count = request_total;
         }
         return;
     }
     load->trace_offsets_ns = offsets_ns;
-    load->trace_count = payload_count;
+    load->trace_count = offset_count;
     load->schedule = (struct engine_schedule){.offset_ns = trace_offset_ns, .ctx = load};
     engine->schedule = &load->schedule;
     engine->concurrency =
         cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : CLI_OPEN_LOOP_CONNECTIONS;
-    bool fewer = cfg->request_count_set && (uint64_t)cfg->request_count < payload_count;
-    engine->request_count = fewer ? (uint64_t)cfg->request_count : payload_count;
+    bool fewer = cfg->request_count_set && (uint64_t)cfg->request_count < request_total;
+    engine->request_count = fewer ? (uint64_t)cfg->request_count : request_total;
 }
 
 void cli_load_stimulus(const struct profile_config *cfg, const struct engine_config *engine,

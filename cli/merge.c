@@ -180,27 +180,45 @@ static int check_shares(struct merge_state *m, int expected)
     return ret;
 }
 
-static enum config_export_level level_of(const char *name)
+/* level_of chooses the merged export level: the override, else the
+ * shares'. Raw is refused (-ENOTSUP): the records files keep no response
+ * text, and a raw export without it would not be the run's. */
+static int level_of(const char *name, const char *override, enum config_export_level *out)
 {
-    if (name != NULL && strcmp(name, "summary") == 0) {
-        return CONFIG_EXPORT_SUMMARY;
+    const char *level = override != NULL ? override : name;
+    if (level != NULL && strcmp(level, "summary") == 0) {
+        *out = CONFIG_EXPORT_SUMMARY;
+        return 0;
     }
-    /* The records files keep no response text: raw merges as records. */
-    return CONFIG_EXPORT_RECORDS;
+    if (level != NULL && strcmp(level, "raw") == 0) {
+        fprintf(stderr,
+                "ringperf merge: the shares ran with --export-level raw, but their records "
+                "files keep no response text, so profile_export_raw.jsonl cannot be merged "
+                "(each share's own is in its rank_<i> directory). Give --export-level records "
+                "(or summary) to merge the rest.\n");
+        return -ENOTSUP;
+    }
+    *out = CONFIG_EXPORT_RECORDS;
+    return 0;
 }
 
 /* config_from uses share 0's header (or the first file's) for what the
  * exports read of the command line. Strings borrow from the header. */
-static void config_from(struct merge_state *m, const json_t *h)
+static int config_from(struct merge_state *m, const json_t *h, const char *level_override)
 {
     struct profile_config *c = &m->cfg;
     c->cli_command = (char *)json_string_value(json_object_get(h, "cli_command"));
     c->goodput = (char *)json_string_value(json_object_get(h, "goodput"));
-    c->export_level = level_of(json_string_value(json_object_get(h, "export_level")));
+    const json_t *output = json_object_get(json_object_get(h, "input_config"), "output");
+    c->profile_export_prefix =
+        (char *)json_string_value(json_object_get(output, "profile_export_prefix"));
+    int ret = level_of(json_string_value(json_object_get(h, "export_level")), level_override,
+                       &c->export_level);
     c->slice_duration_seconds = json_real_value(json_object_get(h, "slice_duration_seconds"));
     json_t *seed = json_object_get(h, "random_seed");
     c->random_seed_set = json_is_integer(seed);
     c->random_seed = json_integer_value(seed);
+    return ret;
 }
 
 static const json_t *lead_header(const struct merge_state *m)
@@ -409,7 +427,10 @@ static int merge_open(struct merge_state *m, char *const *paths, size_t count,
         return ret;
     }
     const json_t *lead = lead_header(m);
-    config_from(m, lead);
+    ret = config_from(m, lead, opts->export_level);
+    if (ret != 0) {
+        return ret;
+    }
     bool streaming = json_is_true(json_object_get(lead, "streaming"));
     if (cli_results_init(&m->results, &m->cfg, streaming) != 0) {
         return -EINVAL;
@@ -498,8 +519,11 @@ int cli_merge_files(char *const *paths, size_t count, const struct cli_merge_opt
         return 1;
     }
     int status = 1;
-    if (merge_open(m, paths, count, opts) == 0 && replay_all(m) == 0) {
+    int ret = merge_open(m, paths, count, opts);
+    if (ret == 0 && replay_all(m) == 0) {
         status = merge_finish(m, opts);
+    } else if (ret == -ENOTSUP) {
+        status = 2;
     }
     merge_close(m);
     free(m);
@@ -509,7 +533,8 @@ int cli_merge_files(char *const *paths, size_t count, const struct cli_merge_opt
 static void merge_usage(FILE *out)
 {
     fprintf(out,
-            "Usage: ringperf merge [--artifact-dir OUT] [--shard-count N] DIR...\n\n"
+            "Usage: ringperf merge [--artifact-dir OUT] [--shard-count N] [--export-level L] "
+            "DIR...\n\n"
             "Merges the per-rank (MPI) or per-shard (--shard-index/--shard-count, e.g. the pods\n"
             "of a Kubernetes Indexed Job) artifact directories of one run into one result with\n"
             "the same exports as a one-machine run. Each DIR is a rank_<i> directory holding\n"
@@ -519,6 +544,8 @@ static void merge_usage(FILE *out)
             "                      holds the rank_<i> directories)\n"
             "  --shard-count N     expect N shares (default: as the files say); a missing one\n"
             "                      marks the result incomplete\n"
+            "  --export-level L    records or summary (default: as the shares ran; shares\n"
+            "                      run with raw need one: raw cannot be merged)\n"
             "  -h, --help          show this help\n",
             CLI_CLUSTER_RECORDS_FILE);
 }
@@ -585,13 +612,22 @@ int cli_merge_main(int argc, char **argv)
             status = 0;
             goto out_free;
         }
-        if ((strcmp(a, "--artifact-dir") == 0 || strcmp(a, "--shard-count") == 0) &&
+        if ((strcmp(a, "--artifact-dir") == 0 || strcmp(a, "--shard-count") == 0 ||
+             strcmp(a, "--export-level") == 0) &&
             i + 1 >= argc) {
             fprintf(stderr, "ringperf merge: %s needs a value\n", a);
             goto out_free;
         }
         if (strcmp(a, "--artifact-dir") == 0) {
             out_dir = argv[++i];
+        } else if (strcmp(a, "--export-level") == 0) {
+            opts.export_level = argv[++i];
+            if (strcmp(opts.export_level, "records") != 0 &&
+                strcmp(opts.export_level, "summary") != 0) {
+                fprintf(stderr, "ringperf merge: --export-level: '%s' is not records or summary\n",
+                        opts.export_level);
+                goto out_free;
+            }
         } else if (strcmp(a, "--shard-count") == 0) {
             if (parse_count(argv[++i], &opts.expected_count) != 0) {
                 fprintf(stderr, "ringperf merge: --shard-count: '%s' is not 1..%d\n", argv[i],

@@ -106,10 +106,12 @@ static json_t *timing_provenance(const struct profile_run *run)
     const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
                         : st->kernel_timestamp_reads == 0 ? "user_space"
                                                           : "mixed";
-    json_t *timing = json_pack("{s:s, s:I, s:I, s:I}", "receive_clock", clock,
+    json_t *timing = json_pack("{s:s, s:I, s:I, s:I, s:f, s:i}", "receive_clock", clock,
                                "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
                                "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
-                               "shared_read_events", (json_int_t)run->results.same_read_events);
+                               "shared_read_events", (json_int_t)run->results.same_read_events,
+                               "busiest_shard_cpu_fraction", st->busiest_shard_cpu_fraction,
+                               "busiest_shard", (int)st->busiest_shard);
     if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
         /* A bucket's highest value can exceed the exact maximum: cap at it. */
         int64_t max = metrics_hist_max(run->send_lag);
@@ -350,6 +352,7 @@ struct signal_watch {
     pthread_t thread;
     sigset_t set;
     struct engine_stop *stop;
+    struct cli_cluster *cluster; /* told about the stop (MPI: a rank may have died) */
 };
 
 /* watch_signals turns the first Ctrl-C into a graceful cancel and the second
@@ -363,6 +366,9 @@ static void *watch_signals(void *arg)
         int sig = 0;
         if (sigwait(&watch->set, &sig) != 0 || sig == SIGUSR1) {
             return NULL;
+        }
+        if (interrupts == 0 && watch->cluster != NULL) {
+            cli_cluster_stop_notice(watch->cluster);
         }
         if (++interrupts >= 2) {
             fprintf(stderr, "\nringperf: forced quit\n");
@@ -393,6 +399,23 @@ static void print_send_lag(const struct profile_run *run)
                "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
                p99_us / 1e3);
     }
+}
+
+/* CLIENT_BUSY_WARN is the share of a shard's CPU above which the client, not
+ * the server, may have set the pace. */
+#define CLIENT_BUSY_WARN 0.9
+
+/* print_client_load warns when a shard had no CPU to spare. */
+static void print_client_load(const struct profile_run *run)
+{
+    const struct engine_run_stats *st = &run->engine_stats;
+    if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
+        return;
+    }
+    printf("Warning: shard %u was busy %.0f%% of the run (pacing spins left out): the client may "
+           "have limited the load and its timings. Raise --workers-max, give ringperf more "
+           "cores, or spread the run over machines.\n",
+           st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
 }
 
 /* report_title is AIPerf's console title for the endpoint's metrics. */
@@ -455,7 +478,7 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct signal_watch watch = {.stop = &run->stop};
+    struct signal_watch watch = {.stop = &run->stop, .cluster = &run->cluster};
     sigemptyset(&watch.set);
     sigaddset(&watch.set, SIGINT);
     sigaddset(&watch.set, SIGTERM);
@@ -507,9 +530,13 @@ static int execute(struct profile_run *run)
     int status = cli_export_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
     print_send_lag(run);
-    cli_live_finish(&run->live, &run->results, false, run->exp.paths.json);
-    return cli_cluster_finish(&run->cluster, run->stop.requested,
-                              run->threshold_exceeded ? 1 : status);
+    print_client_load(run);
+    /* MPI: the merge first, so that the live API ends on the whole run's figures. */
+    status = cli_cluster_finish(&run->cluster, run->stop.requested,
+                                run->threshold_exceeded ? 1 : status);
+    cli_live_finish(&run->live, &run->results, false,
+                    cli_cluster_results_path(&run->cluster, run->exp.paths.json));
+    return status;
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -574,6 +601,8 @@ static int prepare(struct profile_run *run)
     }
     if (run->requests.inputs != NULL) {
         cli_load_inputs(&run->cfg, run->requests.schedule_offsets_ns,
+                        run->requests.multi_turn ? run->requests.sessions.conv_count
+                                                 : run->requests.payload_count,
                         run->requests.multi_turn ? run->requests.sessions.turn_count
                                                  : run->requests.payload_count,
                         &run->load, &run->engine);
@@ -619,10 +648,12 @@ static int prepare(struct profile_run *run)
                 run->artifact_dir, strerror(-ret));
         return 1;
     }
-    return cli_live_start(&run->live, &run->cfg, run->artifact_dir, run->engine.request_id_nonce) ==
-                   0
-               ? 0
-               : 1;
+    if (cli_cluster_live_attach(&run->cluster, &run->live, &run->results) != 0) {
+        return 1;
+    }
+    /* MPI rank 0 serves the top directory, where the merged exports go. */
+    const char *served = run->cluster.mpi ? run->cluster.top_dir : run->artifact_dir;
+    return cli_live_start(&run->live, &run->cfg, served, run->engine.request_id_nonce) == 0 ? 0 : 1;
 }
 
 static void release(struct profile_run *run)

@@ -150,6 +150,9 @@ static void fill_snapshot(struct cli_live *live, const struct cli_results *resul
     s->output_token_throughput = elapsed_s > 0 ? s->hist[API_M_OSL].sum / elapsed_s : 0;
     s->shard_count = live->shard_count;
     memcpy(s->shards, live->shards, sizeof(s->shards));
+    if (live->on_snapshot != NULL) {
+        live->on_snapshot(live->on_snapshot_ctx, results, s);
+    }
 }
 
 /* format_eta writes the remaining time as m:ss (h:mm:ss past an hour). */

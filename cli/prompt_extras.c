@@ -214,6 +214,19 @@ static char *insert_before(const char *body, size_t pos, const char *message)
     return out;
 }
 
+size_t cli_prompt_extras_context_text(struct cli_prompt_extras *x,
+                                      struct tokenizer_scratch *scratch, uint64_t session,
+                                      const char **out_text)
+{
+    int64_t tokens = x->cfg->user_context_prompt_length;
+    *out_text = x->buf;
+    if (tokens <= 0) {
+        return 0;
+    }
+    return dataset_user_context(x->tok, x->prompter, scratch, x->seed, session, (size_t)tokens,
+                                x->buf, CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX);
+}
+
 char *cli_prompt_extras_context(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
                                 uint64_t session, char *body, int64_t *isl)
 {
@@ -224,9 +237,9 @@ char *cli_prompt_extras_context(struct cli_prompt_extras *x, struct tokenizer_sc
     /* JSON strings escape '"', so this text only occurs where the prompt's
      * message starts: the first user message of the list. */
     const char *at = strstr(body, "{\"role\":\"user\"");
-    size_t len = dataset_user_context(x->tok, x->prompter, scratch, x->seed, session,
-                                      (size_t)tokens, x->buf, CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX);
-    char *message = at != NULL && len > 0 ? message_json(x->type, x->buf) : NULL;
+    const char *text = NULL;
+    size_t len = cli_prompt_extras_context_text(x, scratch, session, &text);
+    char *message = at != NULL && len > 0 ? message_json(x->type, text) : NULL;
     char *out = message != NULL ? insert_before(body, (size_t)(at - body), message) : NULL;
     if (out == NULL) {
         fprintf(stderr,

@@ -57,6 +57,17 @@ int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct
     return 0;
 }
 
+int cli_sessions_set_context(struct cli_sessions *s, char *context)
+{
+    if (s->conv_count == 0) {
+        free(context);
+        return -EINVAL;
+    }
+    free(s->convs[s->conv_count - 1].context);
+    s->convs[s->conv_count - 1].context = context;
+    return 0;
+}
+
 const struct cli_conversation *cli_sessions_conversation(const struct cli_sessions *s,
                                                          uint64_t session)
 {
@@ -110,24 +121,28 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
         *out = (struct engine_turn_body){.body = t->body, .len = t->body_len, .owned = false};
         return 0;
     }
-    /* The deltas_without_responses context: every earlier user turn, each
-     * followed by the reply it actually got. */
-    struct endpoint_message *history = NULL;
-    if (turn > 0) {
-        history = calloc((size_t)turn * 2, sizeof(*history));
-        if (history == NULL) {
-            snprintf(err, errcap, "out of memory for the history of turn %u", turn);
-            return -1;
-        }
-        const struct cli_turn *first = turn_of(s, session, 0);
-        for (uint32_t k = 0; k < turn; k++) {
-            history[2 * k] = (struct endpoint_message){
-                .role = "user", .text = first[k].prompt, .len = strlen(first[k].prompt)};
-            history[2 * k + 1] = (struct endpoint_message){
-                .role = "assistant", .text = replies[k].text, .len = replies[k].len};
-        }
+    /* The deltas_without_responses context: the conversation's opening
+     * context, then every earlier user turn, each followed by the reply it
+     * actually got. */
+    const char *context = cli_sessions_conversation(s, session)->context;
+    size_t count = (size_t)turn * 2 + (context != NULL);
+    struct endpoint_message *history = count > 0 ? calloc(count, sizeof(*history)) : NULL;
+    if (count > 0 && history == NULL) {
+        snprintf(err, errcap, "out of memory for the history of turn %u", turn);
+        return -1;
     }
-    char *body = build(s, t, history, (size_t)turn * 2, err, errcap);
+    struct endpoint_message *at = history;
+    if (context != NULL) {
+        *at++ = (struct endpoint_message){.role = "user", .text = context, .len = strlen(context)};
+    }
+    const struct cli_turn *first = turn_of(s, session, 0);
+    for (uint32_t k = 0; k < turn; k++) {
+        *at++ = (struct endpoint_message){
+            .role = "user", .text = first[k].prompt, .len = strlen(first[k].prompt)};
+        *at++ = (struct endpoint_message){
+            .role = "assistant", .text = replies[k].text, .len = replies[k].len};
+    }
+    char *body = build(s, t, history, count, err, errcap);
     free(history);
     if (body == NULL) {
         return -1;
@@ -242,13 +257,17 @@ static void write_string(FILE *f, const char *text)
     json_decref(str);
 }
 
-static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_turn *t)
+static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_conversation *conv,
+                      const struct cli_turn *t)
 {
     if (t->body != NULL) {
         return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
     }
     char err[256];
-    char *body = build(s, t, NULL, 0, err, sizeof(err));
+    struct endpoint_message context = {
+        .role = "user", .text = conv->context, .len = conv->context ? strlen(conv->context) : 0};
+    char *body = build(s, t, conv->context != NULL ? &context : NULL, conv->context != NULL, err,
+                       sizeof(err));
     if (body == NULL) {
         return -EIO;
     }
@@ -276,7 +295,7 @@ int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
         fputs(",\n      \"payloads\": [", f);
         for (uint32_t t = 0; ret == 0 && t < conv->turn_count; t++) {
             fputs(t > 0 ? ",\n        " : "\n        ", f);
-            ret = write_turn(f, s, &s->turns[conv->first_turn + t]);
+            ret = write_turn(f, s, conv, &s->turns[conv->first_turn + t]);
         }
         fputs("\n      ]\n    }", f);
     }
@@ -290,6 +309,9 @@ void cli_sessions_free(struct cli_sessions *s)
         free(s->turns[i].prompt);
     }
     free(s->turns);
+    for (size_t i = 0; i < s->conv_count; i++) {
+        free(s->convs[i].context);
+    }
     free(s->convs);
     free(s->first_offset);
     free(s->open);

@@ -7,9 +7,13 @@
  * module is a stub with the same API that always reports rank 0 of 1. A
  * binary built with MPI still runs without a launcher: MPI_Init is called
  * only when the environment shows one (OMPI_COMM_WORLD_SIZE, PMI_SIZE or
- * PMIX_RANK). Every call here may block on the other ranks, so none of them
- * belongs on the request path: call them before and after engine_run only.
- * Nothing here is thread-safe; use one struct cluster from one thread.
+ * PMIX_RANK). Every call here except the cluster_live_* ones may block on
+ * the other ranks, so none of them belongs on the request path: call them
+ * before and after engine_run only. The cluster_live_* calls never wait
+ * during a run: each rank posts a small snapshot of its live figures and
+ * rank 0 polls for them at the progress interval. Nothing here is
+ * thread-safe; use one struct cluster from one thread (the one that called
+ * cluster_init: MPI is initialised MPI_THREAD_FUNNELED).
  */
 #ifndef RINGPERF_CLUSTER_H
 #define RINGPERF_CLUSTER_H
@@ -81,6 +85,11 @@ int cluster_bcast(struct cluster *c, void *buf, size_t len);
  * or -EIO. */
 int cluster_gather_hosts(struct cluster *c, char *out);
 
+/* cluster_gather_i64 gives rank 0 one number from every rank (`mine`):
+ * `out_all` holds cluster_size() entries on rank 0 (rank r's at r) and is
+ * unused elsewhere (may be NULL). Returns 0 or -EIO. */
+int cluster_gather_i64(struct cluster *c, int64_t mine, int64_t *out_all);
+
 /* cluster_clock_sync estimates every rank's clock against rank 0's by
  * `rounds` ping-pongs per rank (the round with the shortest round trip
  * wins). Every rank gets its own estimate in `*out_mine`; rank 0 also gets
@@ -97,6 +106,36 @@ int cluster_send(struct cluster *c, int dest, const void *buf, size_t len);
  * bytes) and stores its length in `*out_len`. Returns 0, -EMSGSIZE when it
  * does not fit, or -EIO. */
 int cluster_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len);
+
+/* cluster_live_post starts a non-blocking send of `len` bytes at `buf` to
+ * rank 0 as a live-figures message (a tag of its own, apart from
+ * cluster_send's). `buf` stays borrowed until the send completed: until
+ * cluster_live_busy returns false or cluster_live_flush returned. At most
+ * one such send is in flight: returns 0, -EBUSY (the previous one has not
+ * completed: nothing is sent), -EINVAL (no MPI, or len > INT_MAX) or -EIO.
+ * Never waits on another rank, so it may be called while requests are in
+ * flight (from the thread that initialised MPI). */
+int cluster_live_post(struct cluster *c, const void *buf, size_t len);
+
+/* cluster_live_busy reports whether the last cluster_live_post is still in
+ * flight (it tests the send without waiting). */
+bool cluster_live_busy(struct cluster *c);
+
+/* cluster_live_flush waits until the last cluster_live_post completed (rank
+ * 0 received it). Returns 0 or -EIO. Blocks: call it after the run. */
+int cluster_live_flush(struct cluster *c);
+
+/* cluster_live_poll, on rank 0, receives one live-figures message that has
+ * already arrived from any rank, without waiting for one: returns 1 with
+ * the sender in *out_src and the message in `buf` (`cap` bytes, length in
+ * *out_len), 0 when none is pending, -EMSGSIZE (the message is dropped)
+ * or -EIO. */
+int cluster_live_poll(struct cluster *c, int *out_src, void *buf, size_t cap, size_t *out_len);
+
+/* cluster_live_recv, on rank 0, waits for the next live-figures message
+ * from rank `src` (messages from one rank arrive in the order posted).
+ * Returns 0, -EMSGSIZE (dropped) or -EIO. Blocks: call it after the run. */
+int cluster_live_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len);
 
 /* cluster_abort ends every rank of the run with exit code `code`, after
  * `message` (may be NULL) is written to stderr. Does not return. */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,14 @@
 #define TAG_CLOCK 7101
 #define TAG_CLOCK_RESULT 7102
 #define TAG_DATA 7103
+#define TAG_LIVE 7104
 
 struct cluster {
     bool mpi; /* MPI_Init was called */
     int rank;
     int size;
     char host[CLUSTER_HOST_BYTES];
+    MPI_Request live; /* the live-figures send in flight, or MPI_REQUEST_NULL */
 };
 
 bool cluster_available(void)
@@ -36,12 +40,24 @@ int cluster_init(struct cluster **out, char *errbuf, size_t errcap)
         return -ENOMEM;
     }
     c->size = 1;
+    c->live = MPI_REQUEST_NULL;
     if (gethostname(c->host, sizeof(c->host) - 1) != 0) {
         snprintf(c->host, sizeof(c->host), "localhost");
     }
     if (cluster_launched(environ)) {
         int provided = 0;
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        /* The threads MPI starts inherit this mask: SIGINT and SIGTERM (which
+         * mpirun sends when a rank dies) then reach the process's own signal
+         * handling rather than killing it from one of them. */
+        sigset_t block;
+        sigset_t old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        int init = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (init != MPI_SUCCESS) {
             snprintf(errbuf, errcap, "MPI_Init failed");
             free(c);
             return -EIO;
@@ -66,6 +82,11 @@ void cluster_free(struct cluster *c)
         return;
     }
     if (c->mpi) {
+        if (c->live != MPI_REQUEST_NULL) {
+            /* A rank that stops early: rank 0 may never take this one. */
+            MPI_Cancel(&c->live);
+            MPI_Request_free(&c->live);
+        }
         MPI_Finalize();
     }
     free(c);
@@ -115,6 +136,18 @@ int cluster_gather_hosts(struct cluster *c, char *out)
     }
     int ret = MPI_Gather(c->host, CLUSTER_HOST_BYTES, MPI_CHAR, out, CLUSTER_HOST_BYTES, MPI_CHAR,
                          0, MPI_COMM_WORLD);
+    return ret == MPI_SUCCESS ? 0 : -EIO;
+}
+
+int cluster_gather_i64(struct cluster *c, int64_t mine, int64_t *out_all)
+{
+    if (!c->mpi) {
+        if (out_all != NULL) {
+            out_all[0] = mine;
+        }
+        return 0;
+    }
+    int ret = MPI_Gather(&mine, 1, MPI_INT64_T, out_all, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
     return ret == MPI_SUCCESS ? 0 : -EIO;
 }
 
@@ -223,6 +256,92 @@ int cluster_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_
     }
     *out_len = (size_t)count;
     return 0;
+}
+
+bool cluster_live_busy(struct cluster *c)
+{
+    if (!c->mpi || c->live == MPI_REQUEST_NULL) {
+        return false;
+    }
+    int done = 0;
+    if (MPI_Test(&c->live, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        return true;
+    }
+    return done == 0;
+}
+
+int cluster_live_post(struct cluster *c, const void *buf, size_t len)
+{
+    if (!c->mpi || len > INT_MAX) {
+        return -EINVAL;
+    }
+    if (cluster_live_busy(c)) {
+        return -EBUSY;
+    }
+    return MPI_Isend(buf, (int)len, MPI_BYTE, 0, TAG_LIVE, MPI_COMM_WORLD, &c->live) == MPI_SUCCESS
+               ? 0
+               : -EIO;
+}
+
+int cluster_live_flush(struct cluster *c)
+{
+    if (!c->mpi || c->live == MPI_REQUEST_NULL) {
+        return 0;
+    }
+    return MPI_Wait(&c->live, MPI_STATUS_IGNORE) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+/* receive_live takes the message `status` announced (probed) into buf. */
+static int receive_live(const MPI_Status *status, void *buf, size_t cap, size_t *out_len)
+{
+    int count = 0;
+    MPI_Get_count(status, MPI_BYTE, &count);
+    if (count < 0 || (size_t)count > cap || cap > INT_MAX) {
+        /* Take it anyway, so that the next one can come. */
+        void *drop = count > 0 ? malloc((size_t)count) : NULL;
+        if (drop != NULL) {
+            MPI_Recv(drop, count, MPI_BYTE, status->MPI_SOURCE, TAG_LIVE, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            free(drop);
+        }
+        return drop != NULL ? -EMSGSIZE : -ENOMEM;
+    }
+    if (MPI_Recv(buf, count, MPI_BYTE, status->MPI_SOURCE, TAG_LIVE, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        return -EIO;
+    }
+    *out_len = (size_t)count;
+    return 0;
+}
+
+int cluster_live_poll(struct cluster *c, int *out_src, void *buf, size_t cap, size_t *out_len)
+{
+    if (!c->mpi) {
+        return 0;
+    }
+    int flag = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_LIVE, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS) {
+        return -EIO;
+    }
+    if (!flag) {
+        return 0;
+    }
+    *out_src = status.MPI_SOURCE;
+    int ret = receive_live(&status, buf, cap, out_len);
+    return ret == 0 ? 1 : ret;
+}
+
+int cluster_live_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len)
+{
+    if (!c->mpi) {
+        return -EINVAL;
+    }
+    MPI_Status status;
+    if (MPI_Probe(src, TAG_LIVE, MPI_COMM_WORLD, &status) != MPI_SUCCESS) {
+        return -EIO;
+    }
+    return receive_live(&status, buf, cap, out_len);
 }
 
 _Noreturn void cluster_abort(struct cluster *c, int code, const char *message)

@@ -98,6 +98,15 @@ int cluster_gather_hosts(struct cluster *c, char *out)
     return 0;
 }
 
+int cluster_gather_i64(struct cluster *c, int64_t mine, int64_t *out_all)
+{
+    (void)c;
+    if (out_all != NULL) {
+        out_all[0] = mine;
+    }
+    return 0;
+}
+
 int cluster_clock_sync(struct cluster *c, int rounds, struct cluster_clock *out_all,
                        struct cluster_clock *out_mine)
 {
@@ -120,6 +129,46 @@ int cluster_send(struct cluster *c, int dest, const void *buf, size_t len)
 }
 
 int cluster_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len)
+{
+    (void)c;
+    (void)src;
+    (void)buf;
+    (void)cap;
+    (void)out_len;
+    return -EINVAL;
+}
+
+int cluster_live_post(struct cluster *c, const void *buf, size_t len)
+{
+    (void)c;
+    (void)buf;
+    (void)len;
+    return -EINVAL;
+}
+
+bool cluster_live_busy(struct cluster *c)
+{
+    (void)c;
+    return false;
+}
+
+int cluster_live_flush(struct cluster *c)
+{
+    (void)c;
+    return 0;
+}
+
+int cluster_live_poll(struct cluster *c, int *out_src, void *buf, size_t cap, size_t *out_len)
+{
+    (void)c;
+    (void)out_src;
+    (void)buf;
+    (void)cap;
+    (void)out_len;
+    return 0;
+}
+
+int cluster_live_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len)
 {
     (void)c;
     (void)src;

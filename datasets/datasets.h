@@ -167,7 +167,17 @@ struct dataset_inputs_options {
     const char *path;             /* a file or (random_pool, raw_payload) a directory */
     enum dataset_input_type type; /* DATASET_INPUT_AUTO: detect */
     size_t entries_max;           /* stop after this many entries; 0 = all */
+    /* JSONL files: keep only these records (0-based among the file's records,
+     * blank lines not counted; ascending, no repeats) and skip the others
+     * without parsing them. NULL = every record. */
+    const uint64_t *records_wanted;
+    size_t records_wanted_count;
 };
+
+/* dataset_inputs_count_records counts the records (non-blank lines) of a
+ * JSONL file without parsing them, into *out_count. Returns 0, or -1 with a
+ * message naming the file. */
+int dataset_inputs_count_records(const char *path, uint64_t *out_count, char *err, size_t err_cap);
 
 /* DATASET_ERR_CAP is a good size for the err buffers of the loaders. */
 #define DATASET_ERR_CAP 1024

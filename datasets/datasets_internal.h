@@ -17,8 +17,15 @@ struct dataset_inputs {
     struct dataset_entry *entries;
     size_t count;
     size_t cap;
-    size_t entries_max; /* 0 = no limit */
+    size_t entries_max;     /* 0 = no limit */
+    const uint64_t *wanted; /* records to keep (dataset_inputs_options.records_wanted) */
+    size_t wanted_count;
+    size_t wanted_next;    /* the next of them to find */
+    uint64_t records_seen; /* records read so far, kept or not */
 };
+
+/* dataset__blank_line reports whether a line holds only blanks: not a record. */
+bool dataset__blank_line(const char *line, size_t len);
 
 /* dataset__take_line handles one line of a JSONL file: blank lines are
  * skipped, the first record settles an auto-detected type, the rest are

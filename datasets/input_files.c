@@ -107,7 +107,7 @@ bool dataset_inputs_timestamped(const struct dataset_inputs *ds)
     return ds->count > 0 && ds->entries[0].has_timestamp;
 }
 
-static bool blank(const char *line, size_t len)
+bool dataset__blank_line(const char *line, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r') {
@@ -120,9 +120,10 @@ static bool blank(const char *line, size_t len)
 int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, const char *file,
                        uint64_t lineno, uint32_t turn, char *err, size_t cap)
 {
-    if (blank(line, len)) {
+    if (dataset__blank_line(line, len)) {
         return 0;
     }
+    uint64_t record = ds->records_seen++;
     if (ds->type == DATASET_INPUT_AUTO) {
         ds->type = dataset__detect_line(line, len, file, lineno, err, cap);
         if (ds->type == DATASET_INPUT_AUTO) {
@@ -131,6 +132,15 @@ int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, 
         if (ds->type == DATASET_INPUT_INPUTS_JSON) {
             return dataset__load_inputs_json(ds, line, len, file, err, cap) == 0 ? 1 : -1;
         }
+    }
+    if (ds->wanted != NULL) {
+        if (ds->wanted_next >= ds->wanted_count) {
+            return 1; /* every wanted record is in */
+        }
+        if (record != ds->wanted[ds->wanted_next]) {
+            return 0;
+        }
+        ds->wanted_next++;
     }
     if (dataset__parse_record(ds, line, len, file, lineno, turn, err, cap) != 0) {
         return -1;
@@ -169,6 +179,8 @@ static struct dataset_inputs *new_dataset(const struct dataset_inputs_options *o
     if (ds != NULL) {
         ds->type = opts->type;
         ds->entries_max = opts->entries_max;
+        ds->wanted = opts->records_wanted;
+        ds->wanted_count = opts->records_wanted_count;
     }
     return ds;
 }

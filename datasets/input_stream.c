@@ -50,6 +50,30 @@ static int read_line(struct line_reader *r, size_t *out_len)
     }
 }
 
+int dataset_inputs_count_records(const char *path, uint64_t *out_count, char *err, size_t err_cap)
+{
+    struct line_reader r = {.f = fopen(path, "rb")};
+    if (r.f == NULL) {
+        snprintf(err, err_cap, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    uint64_t count = 0;
+    size_t len = 0;
+    int ret;
+    while ((ret = read_line(&r, &len)) == 1) {
+        count += !dataset__blank_line(r.buf, len);
+    }
+    fclose(r.f);
+    free(r.buf);
+    if (ret < 0) {
+        snprintf(err, err_cap, "%s: %s", path,
+                 ret == -2 ? "a line is longer than the limit" : "read error or out of memory");
+        return -1;
+    }
+    *out_count = count;
+    return 0;
+}
+
 /* read_whole reads a file of at most DATASET_FILE_BYTES_MAX bytes. */
 static char *read_whole(const char *path, size_t *out_len, char *err, size_t cap)
 {
@@ -235,6 +259,8 @@ int dataset_inputs_load(const struct dataset_inputs_options *opts, struct datase
     }
     ds->type = opts->type;
     ds->entries_max = opts->entries_max;
+    ds->wanted = opts->records_wanted;
+    ds->wanted_count = opts->records_wanted_count;
     struct stat st;
     int ret = -1;
     if (stat(opts->path, &st) != 0) {

@@ -42,12 +42,55 @@ void endpoint__add_string(const struct endpoint__doc *d, int i, struct endpoint_
     endpoint__add_text(out, endpoint__string(d, i), kind, false);
 }
 
+/* The usage members read below, looked up in one walk over the usage object. */
+enum chunk__usage_key {
+    USAGE_PROMPT_TOKENS,
+    USAGE_INPUT_TOKENS,
+    USAGE_COMPLETION_TOKENS,
+    USAGE_OUTPUT_TOKENS,
+    USAGE_TOTAL_TOKENS,
+    USAGE_COMPLETION_DETAILS,
+    USAGE_OUTPUT_DETAILS,
+    USAGE_PROMPT_DETAILS,
+    USAGE_INPUT_DETAILS,
+    USAGE_CACHE_READ_INPUT,
+    USAGE_PROMPT_CACHE_HIT,
+    USAGE_CACHE_READ_CAMEL,
+    USAGE_CACHE_CREATION_INPUT,
+    USAGE_CACHE_WRITE_CAMEL,
+    USAGE_PROMPT_CACHE_MISS,
+    USAGE_TOOL_USE_PROMPT,
+    USAGE_TOOL_USE_CAMEL,
+    USAGE_PROMPT_AUDIO_SECONDS,
+    USAGE_KEY_COUNT,
+};
+
+static const struct endpoint__key chunk__usage_keys[USAGE_KEY_COUNT] = {
+    [USAGE_PROMPT_TOKENS] = ENDPOINT__KEY("prompt_tokens"),
+    [USAGE_INPUT_TOKENS] = ENDPOINT__KEY("input_tokens"),
+    [USAGE_COMPLETION_TOKENS] = ENDPOINT__KEY("completion_tokens"),
+    [USAGE_OUTPUT_TOKENS] = ENDPOINT__KEY("output_tokens"),
+    [USAGE_TOTAL_TOKENS] = ENDPOINT__KEY("total_tokens"),
+    [USAGE_COMPLETION_DETAILS] = ENDPOINT__KEY("completion_tokens_details"),
+    [USAGE_OUTPUT_DETAILS] = ENDPOINT__KEY("output_tokens_details"),
+    [USAGE_PROMPT_DETAILS] = ENDPOINT__KEY("prompt_tokens_details"),
+    [USAGE_INPUT_DETAILS] = ENDPOINT__KEY("input_tokens_details"),
+    [USAGE_CACHE_READ_INPUT] = ENDPOINT__KEY("cache_read_input_tokens"),
+    [USAGE_PROMPT_CACHE_HIT] = ENDPOINT__KEY("prompt_cache_hit_tokens"),
+    [USAGE_CACHE_READ_CAMEL] = ENDPOINT__KEY("cacheReadInputTokens"),
+    [USAGE_CACHE_CREATION_INPUT] = ENDPOINT__KEY("cache_creation_input_tokens"),
+    [USAGE_CACHE_WRITE_CAMEL] = ENDPOINT__KEY("cacheWriteInputTokens"),
+    [USAGE_PROMPT_CACHE_MISS] = ENDPOINT__KEY("prompt_cache_miss_tokens"),
+    [USAGE_TOOL_USE_PROMPT] = ENDPOINT__KEY("tool_use_prompt_tokens"),
+    [USAGE_TOOL_USE_CAMEL] = ENDPOINT__KEY("toolUsePromptTokenCount"),
+    [USAGE_PROMPT_AUDIO_SECONDS] = ENDPOINT__KEY("prompt_audio_seconds"),
+};
+
 /* One usage count under either its OpenAI chat name or its Responses/Anthropic name. */
-static bool chunk__count(const struct endpoint__doc *d, int usage, const char *name,
-                         const char *alias, uint64_t *out)
+static bool chunk__count(const struct endpoint__doc *d, const int *member,
+                         enum chunk__usage_key name, enum chunk__usage_key alias, uint64_t *out)
 {
-    return endpoint__uint(d, endpoint__get(d, usage, name), out) ||
-           endpoint__uint(d, endpoint__get(d, usage, alias), out);
+    return endpoint__uint(d, member[name], out) || endpoint__uint(d, member[alias], out);
 }
 
 /* chunk__seconds reads a non-negative JSON number (integer or not) up to a
@@ -75,27 +118,27 @@ static bool chunk__seconds(const struct endpoint__doc *d, int i, double *out)
 
 /* chunk__details returns the first of two details objects that is an object
  * (vLLM sends null for an absent one). */
-static int chunk__details(const struct endpoint__doc *d, int usage, const char *name,
-                          const char *alias)
+static int chunk__details(const struct endpoint__doc *d, const int *member,
+                          enum chunk__usage_key name, enum chunk__usage_key alias)
 {
-    int details = endpoint__get(d, usage, name);
-    return endpoint__is(d, details, JSMN_OBJECT) ? details : endpoint__get(d, usage, alias);
+    return endpoint__is(d, member[name], JSMN_OBJECT) ? member[name] : member[alias];
 }
 
 /* chunk__usage_details reads the cache, audio, tool and prediction counts. */
-static void chunk__usage_details(const struct endpoint__doc *d, int usage, int prompt_details,
-                                 int completion_details, struct endpoint_chunk *out)
+static void chunk__usage_details(const struct endpoint__doc *d, const int *member,
+                                 int prompt_details, int completion_details,
+                                 struct endpoint_chunk *out)
 {
     out->has_cache_read_tokens =
         endpoint__uint(d, endpoint__get(d, prompt_details, "cached_tokens"),
                        &out->cache_read_tokens) ||
-        chunk__count(d, usage, "cache_read_input_tokens", "prompt_cache_hit_tokens",
+        chunk__count(d, member, USAGE_CACHE_READ_INPUT, USAGE_PROMPT_CACHE_HIT,
                      &out->cache_read_tokens) ||
-        endpoint__uint(d, endpoint__get(d, usage, "cacheReadInputTokens"), &out->cache_read_tokens);
-    out->has_cache_write_tokens = chunk__count(d, usage, "cache_creation_input_tokens",
-                                               "cacheWriteInputTokens", &out->cache_write_tokens);
-    out->has_cache_miss_tokens = endpoint__uint(
-        d, endpoint__get(d, usage, "prompt_cache_miss_tokens"), &out->cache_miss_tokens);
+        endpoint__uint(d, member[USAGE_CACHE_READ_CAMEL], &out->cache_read_tokens);
+    out->has_cache_write_tokens = chunk__count(d, member, USAGE_CACHE_CREATION_INPUT,
+                                               USAGE_CACHE_WRITE_CAMEL, &out->cache_write_tokens);
+    out->has_cache_miss_tokens =
+        endpoint__uint(d, member[USAGE_PROMPT_CACHE_MISS], &out->cache_miss_tokens);
     out->has_prompt_audio_tokens = endpoint__uint(
         d, endpoint__get(d, prompt_details, "audio_tokens"), &out->prompt_audio_tokens);
     out->has_completion_audio_tokens = endpoint__uint(
@@ -106,11 +149,10 @@ static void chunk__usage_details(const struct endpoint__doc *d, int usage, int p
     out->has_rejected_prediction_tokens =
         endpoint__uint(d, endpoint__get(d, completion_details, "rejected_prediction_tokens"),
                        &out->rejected_prediction_tokens);
-    out->has_tool_use_prompt_tokens =
-        chunk__count(d, usage, "tool_use_prompt_tokens", "toolUsePromptTokenCount",
-                     &out->tool_use_prompt_tokens);
-    out->has_prompt_audio_seconds = chunk__seconds(
-        d, endpoint__get(d, usage, "prompt_audio_seconds"), &out->prompt_audio_seconds);
+    out->has_tool_use_prompt_tokens = chunk__count(
+        d, member, USAGE_TOOL_USE_PROMPT, USAGE_TOOL_USE_CAMEL, &out->tool_use_prompt_tokens);
+    out->has_prompt_audio_seconds =
+        chunk__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
 }
 
 void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_chunk *out)
@@ -118,18 +160,19 @@ void endpoint__usage(const struct endpoint__doc *d, int usage, struct endpoint_c
     if (!endpoint__is(d, usage, JSMN_OBJECT) || d->tok[usage].size == 0) {
         return;
     }
+    int member[USAGE_KEY_COUNT];
+    endpoint__members(d, usage, chunk__usage_keys, USAGE_KEY_COUNT, member);
     out->has_usage = true;
     out->has_prompt_tokens =
-        chunk__count(d, usage, "prompt_tokens", "input_tokens", &out->prompt_tokens);
-    out->has_completion_tokens =
-        chunk__count(d, usage, "completion_tokens", "output_tokens", &out->completion_tokens);
-    int details = chunk__details(d, usage, "completion_tokens_details", "output_tokens_details");
+        chunk__count(d, member, USAGE_PROMPT_TOKENS, USAGE_INPUT_TOKENS, &out->prompt_tokens);
+    out->has_completion_tokens = chunk__count(d, member, USAGE_COMPLETION_TOKENS,
+                                              USAGE_OUTPUT_TOKENS, &out->completion_tokens);
+    int details = chunk__details(d, member, USAGE_COMPLETION_DETAILS, USAGE_OUTPUT_DETAILS);
     out->has_reasoning_tokens =
         endpoint__uint(d, endpoint__get(d, details, "reasoning_tokens"), &out->reasoning_tokens);
-    out->has_total_tokens =
-        endpoint__uint(d, endpoint__get(d, usage, "total_tokens"), &out->total_tokens);
-    int prompt_details = chunk__details(d, usage, "prompt_tokens_details", "input_tokens_details");
-    chunk__usage_details(d, usage, prompt_details, details, out);
+    out->has_total_tokens = endpoint__uint(d, member[USAGE_TOTAL_TOKENS], &out->total_tokens);
+    int prompt_details = chunk__details(d, member, USAGE_PROMPT_DETAILS, USAGE_INPUT_DETAILS);
+    chunk__usage_details(d, member, prompt_details, details, out);
 }
 
 void endpoint__error(const struct endpoint__doc *d, int err, struct endpoint_chunk *out)
@@ -170,42 +213,85 @@ static void chunk__tool_calls(const struct endpoint__doc *d, int calls, struct e
     }
 }
 
+/* The members of an OpenAI message (or delta) read below, in one walk. */
+enum chunk__message_key {
+    MESSAGE_CONTENT,
+    MESSAGE_REASONING_CONTENT,
+    MESSAGE_REASONING,
+    MESSAGE_TOOL_CALLS,
+    MESSAGE_KEY_COUNT,
+};
+
+static const struct endpoint__key chunk__message_keys[MESSAGE_KEY_COUNT] = {
+    [MESSAGE_CONTENT] = ENDPOINT__KEY("content"),
+    [MESSAGE_REASONING_CONTENT] = ENDPOINT__KEY("reasoning_content"),
+    [MESSAGE_REASONING] = ENDPOINT__KEY("reasoning"),
+    [MESSAGE_TOOL_CALLS] = ENDPOINT__KEY("tool_calls"),
+};
+
 /* Reads choices[0] of a recognised object; `key` is the member holding the
  * message ("delta"/"message"), or NULL for completions' "text". */
-static void chunk__choice(const struct endpoint__doc *d, const char *key,
+static void chunk__choice(const struct endpoint__doc *d, int choices, const char *key,
                           struct endpoint_chunk *out)
 {
-    int c0 = endpoint__at(d, endpoint__get(d, 0, "choices"), 0);
+    int c0 = endpoint__at(d, choices, 0);
     if (c0 < 0) {
         return;
     }
-    int finish = endpoint__get(d, c0, "finish_reason");
+    enum { CHOICE_FINISH, CHOICE_TEXT, CHOICE_KEY_COUNT };
+    const struct endpoint__key choice_keys[CHOICE_KEY_COUNT] = {
+        [CHOICE_FINISH] = ENDPOINT__KEY("finish_reason"),
+        [CHOICE_TEXT] = key != NULL ? (struct endpoint__key){key, strlen(key)}
+                                    : (struct endpoint__key)ENDPOINT__KEY("text"),
+    };
+    int choice[CHOICE_KEY_COUNT];
+    endpoint__members(d, c0, choice_keys, CHOICE_KEY_COUNT, choice);
+    int finish = choice[CHOICE_FINISH];
     if (finish >= 0 && !endpoint__is_null(d, finish)) {
         endpoint__finish(d, finish, out);
     }
     if (!key) {
-        endpoint__add_string(d, endpoint__get(d, c0, "text"), out, ENDPOINT_TEXT_CONTENT);
+        endpoint__add_string(d, choice[CHOICE_TEXT], out, ENDPOINT_TEXT_CONTENT);
         return;
     }
-    int msg = endpoint__get(d, c0, key);
-    endpoint__add_string(d, endpoint__get(d, msg, "content"), out, ENDPOINT_TEXT_CONTENT);
-    struct endpoint_str reasoning = endpoint__string(d, endpoint__get(d, msg, "reasoning_content"));
+    int msg[MESSAGE_KEY_COUNT];
+    endpoint__members(d, choice[CHOICE_TEXT], chunk__message_keys, MESSAGE_KEY_COUNT, msg);
+    endpoint__add_string(d, msg[MESSAGE_CONTENT], out, ENDPOINT_TEXT_CONTENT);
+    struct endpoint_str reasoning = endpoint__string(d, msg[MESSAGE_REASONING_CONTENT]);
     if (reasoning.len == 0) {
-        reasoning = endpoint__string(d, endpoint__get(d, msg, "reasoning"));
+        reasoning = endpoint__string(d, msg[MESSAGE_REASONING]);
     }
     endpoint__add_text(out, reasoning, ENDPOINT_TEXT_REASONING, false);
     if (reasoning.len == 0) {
-        chunk__tool_calls(d, endpoint__get(d, msg, "tool_calls"), out);
+        chunk__tool_calls(d, msg[MESSAGE_TOOL_CALLS], out);
     }
 }
 
-static enum endpoint_parse_status
-chunk__read_openai(const struct endpoint__doc *d, enum endpoint_type t, struct endpoint_chunk *out)
+/* The top-level members every type looks at, and the OpenAI ones, found in
+ * one walk over the root object. */
+enum chunk__root_key {
+    ROOT_ERROR,
+    ROOT_USAGE,
+    ROOT_OBJECT,
+    ROOT_CHOICES,
+    ROOT_KEY_COUNT,
+};
+
+static const struct endpoint__key chunk__root_keys[ROOT_KEY_COUNT] = {
+    [ROOT_ERROR] = ENDPOINT__KEY("error"),
+    [ROOT_USAGE] = ENDPOINT__KEY("usage"),
+    [ROOT_OBJECT] = ENDPOINT__KEY("object"),
+    [ROOT_CHOICES] = ENDPOINT__KEY("choices"),
+};
+
+static enum endpoint_parse_status chunk__read_openai(const struct endpoint__doc *d,
+                                                     enum endpoint_type t, const int *root,
+                                                     struct endpoint_chunk *out)
 {
     if (!endpoint__is(d, 0, JSMN_OBJECT)) {
         return ENDPOINT_PARSE_ERR_NOT_OBJECT;
     }
-    int object = endpoint__get(d, 0, "object");
+    int object = root[ROOT_OBJECT];
     out->object = endpoint__string(d, object);
     const char *key;
     if (t == ENDPOINT_CHAT && endpoint__str_eq(d, object, "chat.completion.chunk")) {
@@ -218,7 +304,7 @@ chunk__read_openai(const struct endpoint__doc *d, enum endpoint_type t, struct e
     } else {
         return ENDPOINT_PARSE_IGNORED;
     }
-    chunk__choice(d, key, out);
+    chunk__choice(d, root[ROOT_CHOICES], key, out);
     return ENDPOINT_PARSE_OK;
 }
 
@@ -264,7 +350,9 @@ static enum endpoint_parse_status chunk__dispatch(const struct endpoint_reader *
                                                   const struct endpoint__doc *d,
                                                   struct endpoint_chunk *out)
 {
-    int err = endpoint__get(d, 0, "error");
+    int root[ROOT_KEY_COUNT];
+    endpoint__members(d, 0, chunk__root_keys, ROOT_KEY_COUNT, root);
+    int err = root[ROOT_ERROR];
     if (err >= 0 && endpoint__truthy(d, err)) {
         endpoint__error(d, err, out);
         return ENDPOINT_PARSE_ERROR;
@@ -272,11 +360,11 @@ static enum endpoint_parse_status chunk__dispatch(const struct endpoint_reader *
     if (reader->type == ENDPOINT_RESPONSES && chunk__responses_error(d, event_type, out)) {
         return ENDPOINT_PARSE_ERROR;
     }
-    endpoint__usage(d, endpoint__get(d, 0, "usage"), out);
+    endpoint__usage(d, root[ROOT_USAGE], out);
     switch (reader->type) {
     case ENDPOINT_CHAT:
     case ENDPOINT_COMPLETIONS:
-        return chunk__read_openai(d, reader->type, out);
+        return chunk__read_openai(d, reader->type, root, out);
     case ENDPOINT_RESPONSES:
         return endpoint__read_responses(d, state, event_type, out);
     case ENDPOINT_MESSAGES:

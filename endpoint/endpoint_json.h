@@ -46,6 +46,25 @@ int endpoint__skip(const struct endpoint__doc *d, int i);
  * (the last one when repeated), or -1. */
 int endpoint__get(const struct endpoint__doc *d, int obj, const char *key);
 
+/* endpoint__key names one object member for endpoint__members; len is
+ * strlen(name), known at compile time through ENDPOINT__KEY. */
+struct endpoint__key {
+    const char *name;
+    size_t len;
+};
+
+#define ENDPOINT__KEY(literal)                                                                     \
+    {                                                                                              \
+        (literal), sizeof(literal) - 1                                                             \
+    }
+
+/* endpoint__members looks up key_count members of object token obj in one
+ * walk over its members: out[k] becomes the value token of member keys[k]
+ * (the last one when repeated, as endpoint__get), or -1. Every out[k] is -1
+ * when obj is not an object. Key names are not empty. */
+void endpoint__members(const struct endpoint__doc *d, int obj, const struct endpoint__key *keys,
+                       size_t key_count, int *out);
+
 /* endpoint__at returns element k of array token arr (k < 0 counts from the
  * end), or -1. */
 int endpoint__at(const struct endpoint__doc *d, int arr, int64_t k);

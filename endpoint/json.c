@@ -13,6 +13,7 @@
 #define JSMN_PARENT_LINKS
 #include <jsmn.h>
 
+#include <stdint.h>
 #include <string.h>
 
 #include "endpoint/endpoint_json.h"
@@ -37,6 +38,10 @@ static int json__outer_end(const jsmntok_t *t)
  * when sep != 0). */
 static bool json__gap_ok(const char *js, int from, int to, char sep)
 {
+    /* Compact JSON, as servers send it: nothing or just the separator. */
+    if (to - from == (sep ? 1 : 0)) {
+        return !sep || js[from] == sep;
+    }
     int i = from;
     while (i < to && json__is_ws(js[i])) {
         i++;
@@ -98,7 +103,18 @@ static bool json__primitive_ok(const char *s, int len)
 
 static bool json__string_ok(const char *s, int len)
 {
-    for (int i = 0; i < len; i++) {
+    /* Eight bytes at a time: (x - 0x20 in every byte) & ~x has a byte's top
+     * bit set exactly when some byte of x is below 0x20 (bit hacks' hasless). */
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    int i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, sizeof(x));
+        if (((x - ones * 0x20) & ~x & ones * 0x80) != 0) {
+            return false;
+        }
+    }
+    for (; i < len; i++) {
         if ((unsigned char)s[i] < 0x20) {
             return false;
         }
@@ -212,14 +228,17 @@ int endpoint__size(const struct endpoint__doc *d, int i)
     return 0;
 }
 
+/* json__key_is reports whether string token t holds exactly want[0..n). */
+static bool json__key_is(const struct endpoint__doc *d, const jsmntok_t *t, const char *want,
+                         size_t n)
+{
+    return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n &&
+           memcmp(d->js + t->start, want, n) == 0;
+}
+
 bool endpoint__str_eq(const struct endpoint__doc *d, int i, const char *want)
 {
-    if (!endpoint__is(d, i, JSMN_STRING)) {
-        return false;
-    }
-    const jsmntok_t *t = &d->tok[i];
-    size_t n = strlen(want);
-    return (size_t)(t->end - t->start) == n && memcmp(d->js + t->start, want, n) == 0;
+    return i >= 0 && json__key_is(d, &d->tok[i], want, strlen(want));
 }
 
 int endpoint__get(const struct endpoint__doc *d, int obj, const char *key)
@@ -228,14 +247,40 @@ int endpoint__get(const struct endpoint__doc *d, int obj, const char *key)
     if (!endpoint__is(d, obj, JSMN_OBJECT)) {
         return -1;
     }
+    size_t n = strlen(key);
     int j = obj + 1;
     for (int m = 0; m < d->tok[obj].size; m++) {
-        if (endpoint__str_eq(d, j, key)) {
+        if (json__key_is(d, &d->tok[j], key, n)) {
             found = j + 1;
         }
         j = endpoint__skip(d, j + 1);
     }
     return found;
+}
+
+void endpoint__members(const struct endpoint__doc *d, int obj, const struct endpoint__key *keys,
+                       size_t key_count, int *out)
+{
+    for (size_t k = 0; k < key_count; k++) {
+        out[k] = -1;
+    }
+    if (!endpoint__is(d, obj, JSMN_OBJECT)) {
+        return;
+    }
+    int j = obj + 1;
+    for (int m = 0; m < d->tok[obj].size; m++) {
+        const jsmntok_t *t = &d->tok[j];
+        const char *name = d->js + t->start;
+        size_t len = (size_t)(t->end - t->start);
+        for (size_t k = 0; t->type == JSMN_STRING && len > 0 && k < key_count; k++) {
+            /* Length and first byte rule out nearly every key without a call. */
+            if (keys[k].len == len && keys[k].name[0] == name[0] &&
+                memcmp(keys[k].name, name, len) == 0) {
+                out[k] = j + 1;
+            }
+        }
+        j = endpoint__skip(d, j + 1);
+    }
 }
 
 int endpoint__at(const struct endpoint__doc *d, int arr, int64_t k)

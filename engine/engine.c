@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ struct coordinator {
     uint64_t finished;              /* records handed to the sink */
     int64_t start_ns;               /* the run's time zero: open-loop offsets count from here */
     int64_t end_ns;                 /* start + duration, or INT64_MAX */
+    int64_t refill_now_ns;          /* the clock when the current refill began */
     union engine_ring_item pending; /* next work, when has_pending */
     int64_t stop_deadline_ns;       /* after a stop request: when to cancel what runs */
     bool has_pending;
@@ -240,8 +243,9 @@ static bool next_work(struct coordinator *co, struct engine_work *out)
         out->due_ns = co->start_ns + config->schedule->offset_ns(config->schedule->ctx, co->issued);
         return out->due_ns < co->end_ns;
     }
-    /* Closed loop: the shard drops work it pops after the end. */
-    return engine_now_ns() < co->end_ns;
+    /* Closed loop: the shard drops work it pops after the end, so the time
+     * read once per refill is exact enough. */
+    return co->refill_now_ns < co->end_ns;
 }
 
 /* refill tops up the shards' work rings round-robin, so a shard that drains
@@ -249,6 +253,7 @@ static bool next_work(struct coordinator *co, struct engine_work *out)
 static void refill(struct coordinator *co)
 {
     uint32_t full = 0;
+    co->refill_now_ns = engine_now_ns();
     while (!co->closed && full < co->shard_count) {
         /* Work that found every ring full waits here: a schedule is asked for
          * each request exactly once. */
@@ -395,6 +400,38 @@ static bool pin_coordinator(const struct coordinator *co, long cpus, cpu_set_t *
     return CPU_COUNT(&set) > 0 && pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
 }
 
+/* COORDINATOR_NICE_STEP lowers the coordinator's priority under the shards'. */
+#define COORDINATOR_NICE_STEP 5
+
+/* yield_to_shards lowers the calling thread's priority for the run when it
+ * shares a CPU with a shard: a read that completes should wake the shard at
+ * once, not wait out a burst of the coordinator's per-record work, or the
+ * next token joins it in one read and loses its own arrival time. Returns the
+ * old nice value, or INT32_MIN when nothing changed. */
+static int yield_to_shards(bool pinned_apart)
+{
+    if (pinned_apart) {
+        return INT32_MIN;
+    }
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int old = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (errno != 0 || setpriority(PRIO_PROCESS, (id_t)tid, old + COORDINATOR_NICE_STEP) != 0) {
+        return INT32_MIN;
+    }
+    return old;
+}
+
+/* restore_priority undoes yield_to_shards where the process may raise its
+ * priority again (root, or RLIMIT_NICE); else the thread, now only writing
+ * the exports, stays a little nicer. */
+static void restore_priority(int old)
+{
+    if (old != INT32_MIN) {
+        setpriority(PRIO_PROCESS, (id_t)(pid_t)syscall(SYS_gettid), old);
+    }
+}
+
 static int start_shards(struct coordinator *co, char *errbuf, size_t errcap)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -470,6 +507,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     ret = start_shards(&co, errbuf, errcap);
     cpu_set_t saved_affinity;
     bool pinned = ret == 0 && pin_coordinator(&co, sysconf(_SC_NPROCESSORS_ONLN), &saved_affinity);
+    int old_nice = ret == 0 ? yield_to_shards(pinned) : INT32_MIN;
     if (ret == 0) {
         co.start_ns = engine_now_ns();
         if (co.config.schedule != NULL && co.config.schedule_start_ns > co.start_ns) {
@@ -493,12 +531,22 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     if (pinned) {
         pthread_setaffinity_np(pthread_self(), sizeof(saved_affinity), &saved_affinity);
     }
+    restore_priority(old_nice);
     drain(&co);
     if (ret == 0 && sink->on_finish != NULL) {
         struct engine_run_stats stats = {.shard_count = co.shard_count};
         for (uint32_t i = 0; i < co.shard_count; i++) {
-            stats.kernel_timestamp_reads += co.shards[i].kernel_timestamp_reads;
-            stats.user_timestamp_reads += co.shards[i].user_timestamp_reads;
+            const struct engine__shard *shard = &co.shards[i];
+            stats.kernel_timestamp_reads += shard->kernel_timestamp_reads;
+            stats.user_timestamp_reads += shard->user_timestamp_reads;
+            /* Pacing spins are CPU spent by choice, not load: leave them out. */
+            double busy = shard->loop_wall_ns > 0 ? (double)(shard->loop_cpu_ns - shard->spin_ns) /
+                                                        (double)shard->loop_wall_ns
+                                                  : 0.0;
+            if (busy > stats.busiest_shard_cpu_fraction) {
+                stats.busiest_shard_cpu_fraction = busy;
+                stats.busiest_shard = i;
+            }
         }
         sink->on_finish(sink->ctx, &stats);
     }

@@ -194,6 +194,15 @@ struct engine_config {
      * from, when it is later than the moment the shards are ready, so that the
      * processes of one run start their schedules together; 0 = that moment. */
     int64_t schedule_start_ns;
+    /* User-centric pacing (engine_sessions.user_gap_ns) when several
+     * processes share the run: this process's user k (0 .. concurrency - 1)
+     * is user user_offset + user_stride * k of user_total, and the users'
+     * first turns are staggered over the gap by that global index, so the
+     * users of different processes do not fire in phase. user_total 0 =
+     * this process's users are all of them (offset 0, stride 1). */
+    uint64_t user_offset;
+    uint64_t user_stride;
+    uint64_t user_total;
     /* Mixed into every X-Request-ID (see engine_request_id). */
     uint64_t request_id_nonce;
 
@@ -316,6 +325,11 @@ struct engine_run_stats {
     uint64_t kernel_timestamp_reads; /* reads whose arrival time came from the kernel */
     uint64_t user_timestamp_reads;   /* reads stamped by the clock when handled */
     uint32_t shard_count;
+    /* The busiest shard: CPU time its thread used (user and kernel, io_uring
+     * work included, the spins that pace open-loop sends left out) over the
+     * time its loop ran. Near 1, the client, not the server, limited the load. */
+    double busiest_shard_cpu_fraction;
+    uint32_t busiest_shard;
 };
 
 /* engine_record_sink receives each finished record on the coordinator's thread.

@@ -148,8 +148,11 @@ struct engine__shard {
     struct engine_work next_work; /* popped, not yet started (has_next_work) */
     bool has_next_work;
     int64_t next_deadline_check_ns;
-    _Atomic bool exited; /* shard loop has ended; all its records are in done */
-    int wake_fd;         /* coordinator's eventfd, written through io_uring */
+    _Atomic bool exited;  /* shard loop has ended; all its records are in done */
+    int64_t loop_wall_ns; /* how long the loop ran (set before exited) */
+    int64_t loop_cpu_ns;  /* the thread's CPU time meanwhile */
+    int64_t spin_ns;      /* of which spent spinning out the last microseconds before sends */
+    int wake_fd;          /* coordinator's eventfd, written through io_uring */
     uint64_t wake_value;
 
     struct io_uring ring;

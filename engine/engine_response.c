@@ -233,7 +233,8 @@ static bool feed_sse(struct engine__shard *shard, struct engine__conn *c, const 
     return true;
 }
 
-static void finish_error_status(struct engine__shard *shard, struct engine__conn *c)
+static void finish_error_status(struct engine__shard *shard, struct engine__conn *c,
+                                const char *body, size_t body_len)
 {
     struct engine_record *rec = c->record;
     size_t reason_len = 0;
@@ -242,7 +243,7 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
     snprintf(rec->error_type, sizeof(rec->error_type), "%.*s", (int)reason_len, reason);
     struct endpoint_chunk chunk;
     /* Prefer the OpenAI-style error message; fall back to the body text. */
-    if (endpoint_parse_event(shard->config->reader, NULL, NULL, 0, c->body, c->body_len, &chunk) ==
+    if (endpoint_parse_event(shard->config->reader, NULL, NULL, 0, body, body_len, &chunk) ==
             ENDPOINT_PARSE_ERROR &&
         chunk.error_message.len > 0) {
         bool truncated = false;
@@ -251,19 +252,30 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
                                    rec->error_message, sizeof(rec->error_message) - 1, &truncated);
         rec->error_message[n] = '\0';
     } else {
-        snprintf(rec->error_message, sizeof(rec->error_message), "%.*s", (int)c->body_len, c->body);
+        snprintf(rec->error_message, sizeof(rec->error_message), "%.*s", (int)body_len, body);
     }
     engine__finish(shard, c, ENGINE_ERROR, http_response_keep_alive(&c->http));
 }
 
+/* on_message_done ends the response. A body that is not an event stream is
+ * `body` when it came whole in the read being handled (a view into the
+ * receive buffer, not copied), else NULL and in c->body. */
 static void on_message_done(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns,
-                            uint32_t *events_in_read)
+                            uint32_t *events_in_read, const char *body, size_t body_len)
 {
     struct engine_record *rec = c->record;
     bool keep = http_response_keep_alive(&c->http);
     rec->end_ns = arrival_ns;
+    if (body != NULL && body_len > c->body_cap) {
+        append_body(c, body, body_len); /* the same truncation as a body in pieces */
+        body = NULL;
+    }
+    if (body == NULL) {
+        body = c->body;
+        body_len = c->body_len;
+    }
     if (!c->status_ok) {
-        finish_error_status(shard, c);
+        finish_error_status(shard, c, body, body_len);
         return;
     }
     if (c->body_is_sse) {
@@ -287,7 +299,7 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         engine__fail(shard, c, 502, "ResponseTooLarge", message);
         return;
     }
-    if (!apply_chunk(shard, c, NULL, c->body, c->body_len, arrival_ns, false)) {
+    if (!apply_chunk(shard, c, NULL, body, body_len, arrival_ns, false)) {
         return;
     }
     engine__finish(shard, c, ENGINE_SUCCESS, keep);
@@ -313,6 +325,10 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
 {
     uint32_t events_in_read = 0;
     size_t off = 0;
+    /* A body that arrives whole in this read is parsed where it lies; it is
+     * copied to c->body only when it continues in a later read. */
+    const char *body = NULL;
+    size_t body_len = 0;
     c->response_started = true;
     /* Call again after every event, even with nothing left: a response that
      * ends exactly at a body boundary reports its end on that call. */
@@ -324,19 +340,31 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
         off += used;
         switch (st) {
         case HTTP_NEED_MORE:
+            if (body != NULL) {
+                append_body(c, body, body_len);
+            }
             return;
         case HTTP_HEADERS_DONE:
             on_headers(shard, c, arrival_ns);
             break;
         case HTTP_BODY:
-            if (!c->body_is_sse) {
+            if (c->body_is_sse) {
+                if (!feed_sse(shard, c, span.data, span.len, arrival_ns, &events_in_read)) {
+                    return;
+                }
+            } else if (body == NULL && c->body_len == 0) {
+                body = span.data;
+                body_len = span.len;
+            } else {
+                if (body != NULL) {
+                    append_body(c, body, body_len);
+                    body = NULL;
+                }
                 append_body(c, span.data, span.len);
-            } else if (!feed_sse(shard, c, span.data, span.len, arrival_ns, &events_in_read)) {
-                return;
             }
             break;
         case HTTP_MESSAGE_DONE:
-            on_message_done(shard, c, arrival_ns, &events_in_read);
+            on_message_done(shard, c, arrival_ns, &events_in_read, body, body_len);
             if (off < len && c->record == NULL && c->fd >= 0) {
                 /* We never pipeline, so bytes after a response are a broken
                  * server: drop the connection rather than misread them. */
@@ -361,6 +389,6 @@ bool engine__response_eof(struct engine__shard *shard, struct engine__conn *c)
         return false;
     }
     uint32_t events_in_read = 1;
-    on_message_done(shard, c, engine_now_ns(), &events_in_read);
+    on_message_done(shard, c, engine_now_ns(), &events_in_read, NULL, 0);
     return true;
 }

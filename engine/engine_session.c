@@ -96,7 +96,13 @@ static int64_t user_due(const struct engine__shard *shard, const struct engine__
     int64_t gap = config->sessions->user_gap_ns;
     if (c->session.last_due_ns == 0) {
         uint64_t user = (uint64_t)c->id * shard->shard_count + shard->id;
-        return shard->start_ns + (int64_t)((double)gap * (double)user / config->concurrency);
+        double users = config->concurrency;
+        if (config->user_total > 0) {
+            /* One of several processes: stagger by the user's index in the run. */
+            user = config->user_offset + config->user_stride * user;
+            users = (double)config->user_total;
+        }
+        return shard->start_ns + (int64_t)((double)gap * (double)user / users);
     }
     int64_t due = c->session.last_due_ns + gap;
     int64_t now = engine_now_ns();
@@ -261,9 +267,12 @@ void engine__sessions_resume(struct engine__shard *shard)
             blocked = true;
             continue;
         }
-        while (engine_now_ns() < s->next_due_ns) {
-            /* the last few microseconds: spin, as open-loop sends do */
+        int64_t spin_from = engine_now_ns();
+        int64_t spun = spin_from;
+        while (spun < s->next_due_ns) {
+            spun = engine_now_ns(); /* the last few microseconds, as open-loop sends do */
         }
+        shard->spin_ns += spun - spin_from;
         s->thinking = false;
         shard->thinking_count--;
         start_turn(shard, c, s->next_due_ns);

@@ -224,17 +224,31 @@ static bool media_type_is_event_stream(const char *v, size_t len)
 static enum http_parse_status apply_field(struct http_response_parser *p,
                                           const struct http_header *h)
 {
-    if (http__equals_ci(h->name, h->name_len, "content-length")) {
-        return apply_content_length(p, h->value, h->value_len);
-    }
-    if (http__equals_ci(h->name, h->name_len, "transfer-encoding")) {
-        return apply_transfer_encoding(p, h->value, h->value_len);
-    }
-    if (http__equals_ci(h->name, h->name_len, "connection")) {
-        apply_connection(p, h->value, h->value_len);
-    } else if (!p->content_type_seen && http__equals_ci(h->name, h->name_len, "content-type")) {
-        p->content_type_seen = true;
-        p->event_stream = media_type_is_event_stream(h->value, h->value_len);
+    /* The four names that matter differ in length: one comparison each. */
+    switch (h->name_len) {
+    case sizeof("content-length") - 1:
+        if (http__equals_ci(h->name, h->name_len, "content-length")) {
+            return apply_content_length(p, h->value, h->value_len);
+        }
+        break;
+    case sizeof("transfer-encoding") - 1:
+        if (http__equals_ci(h->name, h->name_len, "transfer-encoding")) {
+            return apply_transfer_encoding(p, h->value, h->value_len);
+        }
+        break;
+    case sizeof("connection") - 1:
+        if (http__equals_ci(h->name, h->name_len, "connection")) {
+            apply_connection(p, h->value, h->value_len);
+        }
+        break;
+    case sizeof("content-type") - 1:
+        if (!p->content_type_seen && http__equals_ci(h->name, h->name_len, "content-type")) {
+            p->content_type_seen = true;
+            p->event_stream = media_type_is_event_stream(h->value, h->value_len);
+        }
+        break;
+    default:
+        break;
     }
     return HEAD_OK;
 }

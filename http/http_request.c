@@ -30,10 +30,17 @@ static void put(struct out *o, const char *s, size_t n)
     o->len += n;
 }
 
-static void put_str(struct out *o, const char *s)
-{
-    put(o, s, strlen(s));
-}
+/* The lengths of the head's NUL-terminated strings, measured once while they
+ * are validated and used again when they are written. */
+struct lengths {
+    size_t method;
+    size_t path;
+    size_t host;
+    size_t user_agent;
+    size_t accept;
+    size_t authorization;
+    size_t content_type;
+};
 
 static bool is_token(const char *s, size_t len)
 {
@@ -48,18 +55,34 @@ static bool is_token(const char *s, size_t len)
     return true;
 }
 
-/* Request-target and Host: no SP, no control character, no DEL. */
-static bool is_visible(const char *s)
+/* token_length returns the length of a NUL-terminated token, or 0 when it is
+ * empty or holds a non-token byte. */
+static size_t token_length(const char *s)
 {
-    if (s == NULL || s[0] == '\0') {
-        return false;
+    size_t n = 0;
+    while (s[n] != '\0') {
+        if (!http__is_tchar((unsigned char)s[n])) {
+            return 0;
+        }
+        n++;
     }
-    for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
+    return n;
+}
+
+/* visible_length: request-target and Host, no SP, no control character, no
+ * DEL. Returns the length, or 0 when s is NULL, empty or holds such a byte. */
+static size_t visible_length(const char *s)
+{
+    if (s == NULL) {
+        return 0;
+    }
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++, n++) {
         if (*c <= 0x20 || *c == 0x7f) {
-            return false;
+            return 0;
         }
     }
-    return true;
+    return n;
 }
 
 /* A field value may hold SP, HTAB, visible ASCII and obs-text: never CR, LF or NUL. */
@@ -73,9 +96,23 @@ static bool is_field_value(const char *s, size_t len)
     return true;
 }
 
-static bool optional_value_ok(const char *s)
+/* optional_value_ok accepts NULL (absent, length 0) or a NUL-terminated
+ * field value, whose length it stores in *out_len. */
+static bool optional_value_ok(const char *s, size_t *out_len)
 {
-    return s == NULL || is_field_value(s, strlen(s));
+    *out_len = 0;
+    if (s == NULL) {
+        return true;
+    }
+    size_t n = 0;
+    while (s[n] != '\0') {
+        if (!http__is_field_char((unsigned char)s[n])) {
+            return false;
+        }
+        n++;
+    }
+    *out_len = n;
+    return true;
 }
 
 static bool extra_header_ok(const struct http_header *h)
@@ -89,14 +126,23 @@ static bool extra_header_ok(const struct http_header *h)
            !http__equals_ci(h->name, h->name_len, "transfer-encoding");
 }
 
-static bool head_ok(const struct http_request_head *head)
+/* head_ok validates every field before anything is written, and measures the
+ * strings on the way. */
+static bool head_ok(const struct http_request_head *head, struct lengths *out)
 {
-    if (head == NULL || head->method == NULL || !is_token(head->method, strlen(head->method)) ||
-        !is_visible(head->path) || !is_visible(head->host)) {
+    if (head == NULL || head->method == NULL) {
         return false;
     }
-    if (!optional_value_ok(head->content_type) || !optional_value_ok(head->accept) ||
-        !optional_value_ok(head->user_agent) || !optional_value_ok(head->authorization)) {
+    out->method = token_length(head->method);
+    out->path = visible_length(head->path);
+    out->host = visible_length(head->host);
+    if (out->method == 0 || out->path == 0 || out->host == 0) {
+        return false;
+    }
+    if (!optional_value_ok(head->content_type, &out->content_type) ||
+        !optional_value_ok(head->accept, &out->accept) ||
+        !optional_value_ok(head->user_agent, &out->user_agent) ||
+        !optional_value_ok(head->authorization, &out->authorization)) {
         return false;
     }
     if (head->extra_header_count > 0 && head->extra_headers == NULL) {
@@ -117,20 +163,29 @@ static bool wants_content_length(const struct http_request_head *head)
            strcmp(head->method, "PUT") == 0 || strcmp(head->method, "PATCH") == 0;
 }
 
-static void put_field(struct out *o, const char *name, const char *value, size_t value_len)
+/* put_field writes "name: value\r\n"; name_len counts the ": " that the
+ * caller's literal name ends with. */
+static void put_field(struct out *o, const char *name, size_t name_len, const char *value,
+                      size_t value_len)
 {
-    put_str(o, name);
-    put(o, ": ", 2);
+    put(o, name, name_len);
     put(o, value, value_len);
     put(o, "\r\n", 2);
 }
 
-static void put_optional(struct out *o, const char *name, const char *value)
+#define PUT_FIELD(o, name, value, value_len)                                                       \
+    put_field(o, name ": ", sizeof(name ": ") - 1, value, value_len)
+
+static void put_optional(struct out *o, const char *name, size_t name_len, const char *value,
+                         size_t value_len)
 {
     if (value != NULL) {
-        put_field(o, name, value, strlen(value));
+        put_field(o, name, name_len, value, value_len);
     }
 }
+
+#define PUT_OPTIONAL(o, name, value, value_len)                                                    \
+    put_optional(o, name ": ", sizeof(name ": ") - 1, value, value_len)
 
 static void put_content_length(struct out *o, size_t value)
 {
@@ -140,20 +195,20 @@ static void put_content_length(struct out *o, size_t value)
         digits[--at] = (char)('0' + value % 10);
         value /= 10;
     } while (value > 0);
-    put_field(o, "Content-Length", digits + at, sizeof(digits) - at);
+    PUT_FIELD(o, "Content-Length", digits + at, sizeof(digits) - at);
 }
 
-static void emit(struct out *o, const struct http_request_head *head)
+static void emit(struct out *o, const struct http_request_head *head, const struct lengths *len)
 {
-    put_str(o, head->method);
+    put(o, head->method, len->method);
     put(o, " ", 1);
-    put_str(o, head->path);
+    put(o, head->path, len->path);
     put(o, " HTTP/1.1\r\n", 11);
-    put_optional(o, "Host", head->host);
-    put_optional(o, "User-Agent", head->user_agent);
-    put_optional(o, "Accept", head->accept);
-    put_optional(o, "Authorization", head->authorization);
-    put_optional(o, "Content-Type", head->content_type);
+    PUT_FIELD(o, "Host", head->host, len->host);
+    PUT_OPTIONAL(o, "User-Agent", head->user_agent, len->user_agent);
+    PUT_OPTIONAL(o, "Accept", head->accept, len->accept);
+    PUT_OPTIONAL(o, "Authorization", head->authorization, len->authorization);
+    PUT_OPTIONAL(o, "Content-Type", head->content_type, len->content_type);
     if (wants_content_length(head)) {
         put_content_length(o, head->content_length);
     }
@@ -169,11 +224,12 @@ static void emit(struct out *o, const struct http_request_head *head)
 
 ssize_t http_request_head_write(char *buf, size_t cap, const struct http_request_head *head)
 {
-    if (!head_ok(head)) {
+    struct lengths len;
+    if (!head_ok(head, &len)) {
         return -EINVAL;
     }
     struct out o = {.buf = buf, .cap = buf != NULL ? cap : 0, .len = 0};
-    emit(&o, head);
+    emit(&o, head, &len);
     if (o.len > o.cap) {
         return -ENOSPC;
     }
@@ -182,11 +238,12 @@ ssize_t http_request_head_write(char *buf, size_t cap, const struct http_request
 
 ssize_t http_request_head_size(const struct http_request_head *head)
 {
-    if (!head_ok(head)) {
+    struct lengths len;
+    if (!head_ok(head, &len)) {
         return -EINVAL;
     }
     struct out o = {.buf = NULL, .cap = 0, .len = 0};
-    emit(&o, head);
+    emit(&o, head, &len);
     if (o.len > (size_t)SSIZE_MAX) {
         return -EINVAL;
     }

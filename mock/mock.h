@@ -117,11 +117,15 @@
  * Token log (--token-log FILE): JSON lines, one per emitted output token:
  *   {"request_id":"<id>","token":<index from 0>,"send_ns":<CLOCK_MONOTONIC ns>}
  * `request_id` is the request's X-Request-ID header (JSON-escaped; bytes outside printable
- * ASCII become '?'), or "mock-<thread>-<seq>" when it has none. `send_ns` is the moment the event
- * (or body piece) carrying the token was queued for sending; the send is submitted in the same loop
- * turn unless the socket is backed up. Tokens of one request appear in order; lines of different
- * requests and threads interleave. Lines are buffered per thread (256 KiB) and written at the end
- * of a loop turn once half full or a second old, and at stop, so logging stays off the timing path.
+ * ASCII become '?'), or "mock-<thread>-<seq>" when it has none. `send_ns` is read just before the
+ * send carrying the token's bytes is handed to the kernel: with the log on, a send that carries
+ * logged tokens is submitted at once (not at the end of the loop turn), so neither the batching of
+ * a turn nor a late worker moves the stamp away from when the bytes left (on loopback the peer's
+ * receive timestamp is taken inside that submit). Tokens formatted while an earlier send is in
+ * flight share the stamp of the send that carries them. Tokens of one request appear in order;
+ * lines of different requests and threads interleave. Lines are buffered per thread (256 KiB) and
+ * written at the end of a loop turn once half full or a second old, and at stop, so logging stays
+ * off the timing path.
  *
  * At start the server prints exactly one line to stdout, `mock-server listening on
  * http://HOST:PORT` (the real port when 0 was asked), and flushes it. SIGINT or SIGTERM stop

@@ -31,14 +31,9 @@ void mock__conn_reset(struct mock__conn *c)
     c->token_next = 0;
     c->token_stop = 0;
     c->fault_token = 0;
+    c->log_first = 0;
+    c->log_count = 0;
     c->due_ns = 0;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static struct mock__buf tx_buf(const struct mock__worker *w, struct mock__conn *c)
@@ -74,6 +69,9 @@ static uint64_t gap_ns(struct mock__worker *w, uint64_t base_ns, uint64_t jitter
     return v <= 0 ? 0 : (uint64_t)v;
 }
 
+/* log_tokens counts tokens just put in the send buffer and, with the token log on, notes them
+ * as waiting: their line is written when the send carrying them is submitted
+ * (mock__conn_log_sent), not now, so `send_ns` is when their bytes reached the kernel. */
 static void log_tokens(struct mock__worker *w, struct mock__conn *c, uint32_t first, uint32_t count)
 {
     if (!mock__route_tokens(c->job.route)) {
@@ -83,10 +81,18 @@ static void log_tokens(struct mock__worker *w, struct mock__conn *c, uint32_t fi
     if (w->log.buf == NULL) {
         return;
     }
-    uint64_t now = mono_ns();
-    for (uint32_t i = 0; i < count; i++) {
-        mock__tokenlog_add(&w->log, c->request_id, c->request_id_len, first + i, now);
+    if (c->log_count == 0) {
+        c->log_first = first;
     }
+    c->log_count += count;
+}
+
+void mock__conn_log_sent(struct mock__worker *w, struct mock__conn *c, uint64_t send_ns)
+{
+    for (uint32_t i = 0; i < c->log_count; i++) {
+        mock__tokenlog_add(&w->log, c->request_id, c->request_id_len, c->log_first + i, send_ns);
+    }
+    c->log_count = 0;
 }
 
 static void answer_error(struct mock__worker *w, struct mock__conn *c, int status, const char *type,

@@ -74,6 +74,14 @@ void mock__conn_send(struct mock__worker *w, struct mock__conn *c)
     io_uring_prep_send(sqe, c->fd, c->tx + c->tx_head, c->tx_len - c->tx_head, MSG_NOSIGNAL);
     c->send_armed = true;
     c->ops++;
+    if (c->log_count > 0) {
+        /* Logged tokens go out now, not at the end of the loop turn: the submit issues the
+         * send inline (on loopback the peer's receive timestamp is taken inside it), so the
+         * clock read just before it is when the tokens' bytes were handed to the kernel. */
+        uint64_t send_ns = mono_ns();
+        io_uring_submit(&w->ring);
+        mock__conn_log_sent(w, c, send_ns);
+    }
 }
 
 void mock__conn_recv(struct mock__worker *w, struct mock__conn *c)

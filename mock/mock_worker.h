@@ -74,6 +74,10 @@ struct mock__conn {
     uint32_t token_next; /* next output token to queue */
     uint32_t token_stop; /* tokens to queue before the fault acts (output_tokens otherwise) */
     uint32_t fault_token;
+    /* Token log: tokens [log_first, log_first + log_count) are in tx but not yet handed to the
+     * kernel; they are logged when the send carrying them is submitted. */
+    uint32_t log_first;
+    uint32_t log_count;
     uint64_t due_ns; /* CLOCK_MONOTONIC time the next event (or the body) is due */
     char *rx;
     size_t rx_len;  /* bytes received */
@@ -182,6 +186,11 @@ void mock__conn_input(struct mock__worker *w, struct mock__conn *c);
 /* mock__conn_progress produces whatever the current answer has due, starts the send, and ends
  * the answer when it is fully sent. Called on timer expiry and send completion. */
 void mock__conn_progress(struct mock__worker *w, struct mock__conn *c);
+
+/* mock__conn_log_sent writes the token-log lines of the tokens waiting in the connection's
+ * send buffer (log_first, log_count), stamped `send_ns`, and clears them. Called right after
+ * the send carrying them was submitted. */
+void mock__conn_log_sent(struct mock__worker *w, struct mock__conn *c, uint64_t send_ns);
 
 /* mock__conn_reset clears the per-request state of a connection. */
 void mock__conn_reset(struct mock__conn *c);

@@ -216,3 +216,54 @@ Test(merge, without_shard_index_the_job_completion_index_is_used, .timeout = 120
     cr_assert_eq(access(path, R_OK), 0, "share 1 wrote its records");
     stop_mock(&w.mock);
 }
+
+Test(merge, raw_shares_are_refused_unless_merged_as_records, .timeout = 120)
+{
+    struct e2e w;
+    start(&w);
+    for (int share = 0; share < 2; share++) {
+        char flags[256];
+        snprintf(flags, sizeof(flags),
+                 "--concurrency 2 --request-count 8 --export-level raw --shard-index %d "
+                 "--shard-count 2",
+                 share);
+        run_share(&w, flags);
+    }
+    char *out = NULL;
+    int status = run_ringperf(&w, "merge DIR", true, &out);
+    cr_assert_eq(status, 2, "raw cannot be merged: exit %d\n%s", status, out);
+    cr_assert(strstr(out, "profile_export_raw.jsonl cannot be merged") != NULL, "%s", out);
+    free(out);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    cr_assert_neq(access(path, R_OK), 0, "nothing merged");
+    status = run_ringperf(&w, "merge DIR --export-level records", true, &out);
+    cr_assert_eq(status, 0, "merge as records: exit %d\n%s", status, out);
+    free(out);
+    assert_unique_ordinals(w.dir, 8, 2);
+    stop_mock(&w.mock);
+}
+
+Test(merge, the_export_prefix_carries_into_the_merged_file_names, .timeout = 120)
+{
+    struct e2e w;
+    start(&w);
+    run_share(&w, "--concurrency 2 --request-count 6 --profile-export-prefix my_run --shard-index "
+                  "0 --shard-count 2");
+    run_share(&w, "--concurrency 2 --request-count 6 --profile-export-prefix my_run --shard-index "
+                  "1 --shard-count 2");
+    char *out = NULL;
+    int status = run_ringperf(&w, "merge DIR", true, &out);
+    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
+    free(out);
+    json_t *summary = load_json(w.dir, "my_run.json");
+    json_t *count = json_object_get(json_object_get(summary, "request_count"), "avg");
+    cr_assert_eq(json_number_value(count), 6.0);
+    json_decref(summary);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/my_run.jsonl", w.dir);
+    cr_assert_eq(access(path, R_OK), 0, "the records export has the prefix");
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
+    cr_assert_neq(access(path, R_OK), 0, "no file under the default name");
+    stop_mock(&w.mock);
+}

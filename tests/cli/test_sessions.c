@@ -254,3 +254,110 @@ Test(sessions_e2e, conversation_flags_are_checked_by_name, .timeout = 60)
         free(out);
     }
 }
+
+/* lengths_of reads a record's input_sequence_length and output_sequence_length. */
+static void lengths_of(json_t *root, int64_t *out_isl, int64_t *out_osl)
+{
+    json_t *metrics = json_object_get(root, "metrics");
+    *out_isl = metric(metrics, "input_sequence_length");
+    *out_osl = metric(metrics, "output_sequence_length");
+}
+
+/* check_turn_tokens runs three turns of one conversation with `extra` flags
+ * and requires each turn's input tokens to be the turn before's, its reply and
+ * its own 40-token prompt; the first turn's are `first`. */
+static void check_turn_tokens(const char *extra, int64_t first)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char words[1024];
+    snprintf(words, sizeof(words),
+             PROFILE "--endpoint-type chat --streaming --concurrency 1 --request-count 3 "
+                     "--conversation-turn-mean 3 --isl 40 --osl 6 --random-seed 9 "
+                     "--tokenizer " RINGPERF_TOKENIZER_QWEN3 " %s",
+             extra);
+    run_ok(&w, words);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    int64_t isl[3] = {-1, -1, -1};
+    int64_t osl[3] = {-1, -1, -1};
+    char line[65536];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        json_t *root = json_loads(line, 0, NULL);
+        cr_assert_not_null(root);
+        int64_t turn =
+            json_integer_value(json_object_get(json_object_get(root, "metadata"), "turn_index"));
+        cr_assert(turn >= 0 && turn < 3);
+        lengths_of(root, &isl[turn], &osl[turn]);
+        json_decref(root);
+    }
+    fclose(f);
+    cr_assert_eq(isl[0], first, "the first turn: %lld tokens", (long long)isl[0]);
+    for (int t = 1; t < 3; t++) {
+        cr_assert_gt(osl[t - 1], 0);
+        cr_assert_eq(isl[t], isl[t - 1] + osl[t - 1] + 40,
+                     "turn %d: %lld = %lld + reply %lld + its own 40", t, (long long)isl[t],
+                     (long long)isl[t - 1], (long long)osl[t - 1]);
+    }
+    e2e_finish(&w);
+}
+
+Test(sessions_e2e, input_tokens_of_a_turn_count_the_replies_before_it, .timeout = 120)
+{
+    check_turn_tokens("", 40);
+}
+
+Test(sessions_e2e, a_user_context_opens_each_conversation, .timeout = 120)
+{
+    check_turn_tokens("--user-context-prompt-length 30 --num-dataset-entries 2", 70);
+}
+
+Test(sessions_e2e, trace_sessions_start_on_schedule_and_keep_their_delays, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "trace.jsonl",
+              "{\"session_id\": \"a\", \"timestamp\": 0, \"input_length\": 30, \"hash_ids\": [1], "
+              "\"output_length\": 4}\n"
+              "{\"session_id\": \"b\", \"timestamp\": 50, \"input_length\": 30, \"hash_ids\": [2], "
+              "\"output_length\": 4}\n"
+              "{\"session_id\": \"a\", \"delay\": 30, \"input_length\": 60, \"hash_ids\": [1, 3], "
+              "\"output_length\": 4}\n");
+    char words[512];
+    snprintf(words, sizeof(words),
+             PROFILE "--endpoint-type chat --streaming --isl-block-size 30 --input-file "
+                     "%s/trace.jsonl",
+             w.dir);
+    run_ok(&w, words);
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 3, "every record of the trace once");
+    assert_turns_in_order(rs, 30 * 1000 * 1000, false);
+    /* The sessions start 50 ms apart on the trace's clock: their due times say
+     * so exactly, whenever they actually left. */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    int64_t due_a = 0;
+    int64_t due_b = 0;
+    char line[65536];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        json_t *root = json_loads(line, 0, NULL);
+        json_t *meta = json_object_get(root, "metadata");
+        const char *conv = json_string_value(json_object_get(meta, "conversation_id"));
+        int64_t due = json_integer_value(json_object_get(meta, "request_scheduled_ns"));
+        if (json_integer_value(json_object_get(meta, "turn_index")) == 0) {
+            *(strcmp(conv, "a") == 0 ? &due_a : &due_b) = due;
+        }
+        json_decref(root);
+    }
+    fclose(f);
+    int64_t apart = due_b - due_a;
+    cr_assert(apart > 49 * 1000 * 1000 && apart < 51 * 1000 * 1000,
+              "session b was due %lld ns after a", (long long)apart);
+    free(rs);
+    e2e_finish(&w);
+}

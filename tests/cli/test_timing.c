@@ -70,6 +70,9 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
     run_ok(&w, "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
                "--request-rate 200 --request-count 20 --osl 16");
     int64_t shared = records_shared_reads(&w, 20);
+    /* With no gap between tokens the server writes a whole stream at once:
+     * its events reach the client in one read and must say so. */
+    cr_assert_geq(shared, 20, "every stream had events sharing a read");
     json_t *root = load_json(&w, "profile_export_aiperf.json");
     json_t *timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
     cr_assert_not_null(timing, "run_info.ringperf_timing");
@@ -79,6 +82,8 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
               "%s", clock);
     cr_assert_eq(json_integer_value(json_object_get(timing, "shared_read_events")), shared,
                  "run_info counts what the records flag");
+    double busy = json_number_value(json_object_get(timing, "busiest_shard_cpu_fraction"));
+    cr_assert(busy >= 0.0 && busy <= 1.5, "a share of one CPU: %f", busy);
     json_t *lag = json_object_get(timing, "send_lag_ns");
     cr_assert_leq(json_integer_value(json_object_get(lag, "p50")),
                   json_integer_value(json_object_get(lag, "max")));

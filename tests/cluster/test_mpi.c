@@ -5,7 +5,12 @@
  */
 #include <criterion/criterion.h>
 
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,9 +29,9 @@ static void skip_without_mpi(void)
     }
 }
 
-/* run_mpi runs `mpirun -np 2 [prefix...] ringperf WORDS` (URL and DIR as in
- * run_ringperf) and returns its exit status and output (stderr merged). */
-static int run_mpi(const struct e2e *w, char *const prefix[], const char *words, char **out)
+/* spawn_mpi starts `mpirun -np 2 [prefix...] ringperf WORDS` (URL and DIR
+ * as in run_ringperf) with stderr merged into the child's output. */
+static struct child spawn_mpi(const struct e2e *w, char *const prefix[], const char *words)
 {
     char *copy = strdup(words);
     char *argv[96] = {RINGPERF_MPIRUN, MPIRUN_FLAGS};
@@ -59,10 +64,17 @@ static int run_mpi(const struct e2e *w, char *const prefix[], const char *words,
         unsetenv("ASAN_OPTIONS");
     }
     free(saved);
-    *out = read_all(run.out);
-    int status = wait_child(&run);
     free(copy);
-    return status;
+    return run;
+}
+
+/* run_mpi runs spawn_mpi's command to its end and returns its exit status
+ * and output (stderr merged). */
+static int run_mpi(const struct e2e *w, char *const prefix[], const char *words, char **out)
+{
+    struct child run = spawn_mpi(w, prefix, words);
+    *out = read_all(run.out);
+    return wait_child(&run);
 }
 
 static void start(struct e2e *w)
@@ -343,7 +355,10 @@ Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
     int status =
         run_mpi(&w, killer, PROFILE "--concurrency 2 --request-count 200 --artifact-dir DIR", &out);
     cr_assert_neq(status, 0, "the job fails\n%s", out);
-    cr_assert(strstr(out, "rank 1") != NULL, "the message names the rank:\n%s", out);
+    cr_assert(strstr(out, "ringperf: rank 1 on ") != NULL &&
+                  strstr(out, "stopped before the end of the run") != NULL &&
+                  strstr(out, "/rank_1; run `ringperf merge ") != NULL,
+              "ringperf's own message names the rank, its host and its records:\n%s", out);
     free(out);
     status = run_ringperf(&w, "merge DIR", true, &out);
     cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
@@ -400,5 +415,160 @@ Test(mpi, multi_turn_sessions_stay_whole_on_one_rank, .timeout = 180)
     for_each_record(w.dir, collect_session, &s);
     cr_assert_eq(s.turns, 18, "exactly --request-count turns over both ranks");
     cr_assert_not(s.split, "every turn of a session ran on the rank that started it");
+    stop_mock(&w.mock);
+}
+
+/* http_get fetches http://127.0.0.1:port/target; returns the status (0 when
+ * nothing answers) and the body in *out_body (owned by the caller). */
+static int http_get(int port, const char *target, char **out_body)
+{
+    *out_body = NULL;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return 0;
+    }
+    char req[256];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     target);
+    send(fd, req, (size_t)n, MSG_NOSIGNAL);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    ssize_t got;
+    while ((got = recv(fd, buf + len, cap - len - 1, 0)) > 0) {
+        len += (size_t)got;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[len] = '\0';
+    close(fd);
+    int status = strncmp(buf, "HTTP/1.1 ", 9) == 0 ? (int)strtol(buf + 9, NULL, 10) : 0;
+    char *body = strstr(buf, "\r\n\r\n");
+    *out_body = strdup(body != NULL ? body + 4 : "");
+    free(buf);
+    return status;
+}
+
+/* api_port reads the run's output up to the API's address line. */
+static int api_port(FILE *out)
+{
+    char line[4096];
+    while (fgets(line, sizeof(line), out) != NULL) {
+        const char *at = strstr(line, "API server listening on http://127.0.0.1:");
+        if (at != NULL) {
+            return (int)strtol(strrchr(at, ':') + 1, NULL, 10);
+        }
+    }
+    cr_assert_fail("rank 0 never announced its API");
+    return 0;
+}
+
+/* progress_counts reads /api/progress: completed and total requests of the
+ * profiling phase (-1 when it does not answer). */
+static void progress_counts(int port, json_int_t *completed, json_int_t *total)
+{
+    *completed = -1;
+    *total = -1;
+    char *body = NULL;
+    if (http_get(port, "/api/progress", &body) == 200) {
+        json_t *doc = json_loads(body, 0, NULL);
+        json_t *phase = json_object_get(json_object_get(doc, "phases"), "profiling");
+        if (phase != NULL) {
+            *completed = json_integer_value(json_object_get(phase, "requests_completed"));
+            *total = json_integer_value(json_object_get(phase, "requests_total"));
+        }
+        json_decref(doc);
+    }
+    free(body);
+}
+
+Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
+{
+    skip_without_mpi();
+    struct e2e w;
+    char *const slow[] = {"--ttft-ms", "20", "--itl-ms", "5", NULL};
+    e2e_start(&w, slow);
+    /* The API stays up after the run long enough for the last poll. */
+    setenv("AIPERF_API_SERVER_POST_COMPLETE_GRACE", "8", 1);
+    struct child run = spawn_mpi(&w, NULL,
+                                 PROFILE "--concurrency 2 --request-count 60 --api-port 0 "
+                                         "--artifact-dir DIR");
+    unsetenv("AIPERF_API_SERVER_POST_COMPLETE_GRACE");
+    int port = api_port(run.out);
+    json_int_t completed = -1;
+    json_int_t total = -1;
+    json_int_t most = -1;
+    for (int i = 0; i < 1200 && completed < 60; i++) {
+        progress_counts(port, &completed, &total);
+        most = completed > most ? completed : most;
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_eq(completed, 60, "the merged count reaches the requested total (saw %lld)",
+                 (long long)most);
+    cr_assert_eq(total, 60, "the whole run's total, not rank 0's share");
+    char *metrics = NULL;
+    cr_assert_eq(http_get(port, "/metrics", &metrics), 200);
+    cr_assert_not_null(strstr(metrics, "request_latency_seconds_count 60"),
+                       "the histograms hold both ranks' requests:\n%s", metrics);
+    free(metrics);
+    char *rest = read_all(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, rest);
+    free(rest);
+    stop_mock(&w.mock);
+}
+
+/* first_turns collects when each session's first turn was sent. */
+struct first_turns {
+    int64_t start_ns[16];
+    size_t count;
+};
+
+static void collect_first_turn(json_t *rec, void *ctx)
+{
+    struct first_turns *t = ctx;
+    json_t *meta = json_object_get(rec, "metadata");
+    if (json_integer_value(json_object_get(meta, "turn_index")) == 0 && t->count < 16) {
+        t->start_ns[t->count++] = json_integer_value(json_object_get(meta, "request_start_ns"));
+    }
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a;
+    int64_t y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+Test(mpi, user_centric_users_of_different_ranks_are_staggered, .timeout = 180)
+{
+    skip_without_mpi();
+    struct e2e w;
+    start(&w);
+    /* 4 users, one turn a second each: their first turns 250 ms apart, over both ranks. */
+    char *out = NULL;
+    int status = run_mpi(&w, NULL,
+                         PROFILE "--conversation-turn-mean 2 --user-centric-rate 4 --num-users 4 "
+                                 "--request-count 8 --random-seed 5 --artifact-dir DIR",
+                         &out);
+    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
+    free(out);
+    struct first_turns t = {.count = 0};
+    for_each_record(w.dir, collect_first_turn, &t);
+    cr_assert_geq(t.count, 4, "a first turn per user");
+    qsort(t.start_ns, t.count, sizeof(t.start_ns[0]), compare_i64);
+    for (size_t i = 1; i < 4; i++) { /* the users' first sessions */
+        /* In phase, two users (one per rank) would start together. */
+        cr_assert_gt(t.start_ns[i] - t.start_ns[i - 1], 100LL * 1000 * 1000,
+                     "first turns %zu and %zu are %lld ns apart", i - 1, i,
+                     (long long)(t.start_ns[i] - t.start_ns[i - 1]));
+    }
     stop_mock(&w.mock);
 }

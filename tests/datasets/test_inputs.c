@@ -97,6 +97,36 @@ Test(dataset_inputs, single_turn_media_are_kept_as_written)
     dataset_inputs_free(ds);
 }
 
+Test(dataset_inputs, only_the_wanted_records_are_kept_and_all_are_counted)
+{
+    static const char text[] = "{\"text\": \"a\"}\n\n{\"text\": \"b\"}\n{\"text\": \"c\"}\n"
+                               "  \n{\"text\": \"d\"}\n{\"text\": \"e\"}";
+    static const uint64_t wanted[] = {1, 3};
+    struct dataset_inputs_options opts = {.records_wanted = wanted, .records_wanted_count = 2};
+    struct dataset_inputs *ds = NULL;
+    char err[DATASET_ERR_CAP];
+    cr_assert_eq(
+        dataset_inputs_load_buffer(text, strlen(text), "in.jsonl", &opts, &ds, err, sizeof(err)), 0,
+        "%s", err);
+    cr_assert_eq(dataset_inputs_count(ds), 2);
+    cr_assert_str_eq(dataset_inputs_entry(ds, 0)->texts[0], "b");
+    cr_assert_eq(dataset_inputs_entry(ds, 0)->line, 3, "blank lines are not records");
+    cr_assert_str_eq(dataset_inputs_entry(ds, 1)->texts[0], "d");
+    dataset_inputs_free(ds);
+
+    char path[] = "/tmp/ringperf-records-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    uint64_t records = 0;
+    cr_assert_eq(dataset_inputs_count_records(path, &records, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(records, 5, "the last line counts without its newline");
+    unlink(path);
+    cr_assert_eq(dataset_inputs_count_records(path, &records, err, sizeof(err)), -1);
+    cr_assert_not_null(strstr(err, path), "%s", err);
+}
+
 Test(dataset_inputs, texts_with_names_and_contents_flatten)
 {
     struct dataset_inputs *ds =

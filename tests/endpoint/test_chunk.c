@@ -391,6 +391,46 @@ Test(endpoint_chunk, malformed_json_is_an_error_status)
                  ENDPOINT_PARSE_ERR_MALFORMED);
 }
 
+/* string_in_json writes {"object":"TEXT"} or, as a key, {"TEXT":1,"object":"x"}. */
+static size_t string_in_json(char *json, bool as_key, const char *text, size_t text_len)
+{
+    const char *pre = as_key ? "{\"" : "{\"object\":\"";
+    const char *post = as_key ? "\":1,\"object\":\"x\"}" : "\"}";
+    size_t n = 0;
+    memcpy(json + n, pre, strlen(pre));
+    n += strlen(pre);
+    memcpy(json + n, text, text_len);
+    n += text_len;
+    memcpy(json + n, post, strlen(post));
+    return n + strlen(post);
+}
+
+/* Strings are checked for raw control bytes several bytes at a time: a
+ * control byte at any position of a long value or key is caught, and every
+ * other byte (space, DEL, UTF-8) is accepted. */
+Test(endpoint_chunk, control_bytes_anywhere_in_a_string_are_malformed)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyz0123456789\x7f\xc3\xa9\xff";
+    static const unsigned char bytes[] = {0x00, 0x01, 0x0a, 0x1f, 0x20, 0x7f, 0x80, 0xff};
+    const size_t text_len = sizeof(plain) - 1;
+    char json[128];
+    struct endpoint_chunk c;
+    for (int as_key = 0; as_key < 2; as_key++) {
+        for (size_t at = 0; at < text_len; at++) {
+            for (size_t b = 0; b < sizeof(bytes); b++) {
+                char text[sizeof(plain)];
+                memcpy(text, plain, sizeof(plain));
+                text[at] = (char)bytes[b];
+                size_t len = string_in_json(json, as_key, text, text_len);
+                enum endpoint_parse_status want =
+                    bytes[b] < 0x20 ? ENDPOINT_PARSE_ERR_MALFORMED : ENDPOINT_PARSE_IGNORED;
+                cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, len, &c), want,
+                             "key %d, byte 0x%02x at %zu", as_key, bytes[b], at);
+            }
+        }
+    }
+}
+
 Test(endpoint_chunk, non_objects_are_rejected)
 {
     static const char *bad[] = {"[1,2]", "\"str\"", "[]", "[{\"error\":\"x\"}]"};

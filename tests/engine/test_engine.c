@@ -409,8 +409,8 @@ Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120
                 continue;
             }
             int64_t arrival = cap->records[i].content_ns[token];
-            cr_assert_geq(arrival, send_ns, "token %lld arrived before it was sent",
-                          (long long)token);
+            cr_assert_geq(arrival, send_ns, "token %lld arrived %lld ns before it was sent",
+                          (long long)token, (long long)(send_ns - arrival));
             delays_over_10ms += arrival - send_ns > 10 * 1000 * 1000;
             matched++;
         }

@@ -352,3 +352,44 @@ Test(stats_from_hist, latencies_1us_to_100s_percentiles_within_0_1_percent)
 {
     check_distribution(DIST_LOG_UNIFORM_1US_100S, SAMPLES_PER_DISTRIBUTION);
 }
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Long arrays take the radix sort: it must order exactly as a comparison sort
+ * does, across signs, zeros, subnormals, huge values and runs of duplicates. */
+Test(stats_exact, long_arrays_sort_as_a_comparison_sort)
+{
+    enum { N = 5000 };
+    static const double specials[] = {0.0, -0.0, 1e-310, -1e-310,  1e300,      -1e300,
+                                      1.0, -1.0, 0.5,    4.9e-324, 123456789.0};
+    double *values = malloc(N * sizeof(double));
+    double *expected = malloc(N * sizeof(double));
+    cr_assert(values != NULL && expected != NULL);
+    uint64_t state = 42;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t r = next_random(&state);
+        if (i % 7 == 0) {
+            values[i] = specials[r % (sizeof(specials) / sizeof(specials[0]))];
+        } else if (i % 3 == 0) {
+            values[i] = (double)(r % 50); /* duplicates */
+        } else {
+            values[i] = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 1e6;
+        }
+    }
+    memcpy(expected, values, N * sizeof(double));
+    qsort(expected, N, sizeof(double), compare_doubles);
+    struct metrics_stats s;
+    cr_assert_eq(metrics_stats_exact(values, N, &s), 0);
+    for (size_t i = 0; i < N; i++) {
+        cr_assert(values[i] == expected[i], "value %zu: got %.17g, expected %.17g", i, values[i],
+                  expected[i]);
+    }
+    cr_assert(s.min == expected[0] && s.max == expected[N - 1]);
+    free(values);
+    free(expected);
+}

@@ -1,0 +1,777 @@
+/*
+ * input_requests.c - the requests of an --input-file (or --public-dataset)
+ * run: loading only what the run sends, building each entry's body, the send
+ * order (sampling, or a trace's timestamps), the file's conversations, and
+ * inputs.json.
+ */
+#include "cli/cli_media.h"
+#include "cli/cli_requests_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "datasets/datasets.h"
+#include "metrics/metrics.h"
+
+/* ---- --input-file ---- */
+
+/* Most payload slots an --input-file run prepares; longer runs cycle them. */
+#define INPUT_ORDER_MAX ((size_t)1 << 20)
+
+/* input_source is what building the bodies of a dataset needs. */
+struct input_source {
+    const struct profile_config *cfg;
+    const struct tokenizer *tok;
+    struct prompt_source prompts; /* synthetic text for input_length records */
+    struct dataset_blocks *blocks;
+    const char *extra;
+    char *prompt; /* PROMPT_BYTES_MAX bytes */
+};
+
+/* merged_extra returns --extra-inputs with the record's "extra" merged over
+ * it (malloc'd), or NULL when neither is given or memory runs out. */
+static char *merged_extra(const char *global, const char *entry)
+{
+    if (entry == NULL) {
+        return global != NULL ? strdup(global) : NULL;
+    }
+    json_t *base = global != NULL ? json_loads(global, 0, NULL) : json_object();
+    json_t *add = json_loads(entry, 0, NULL);
+    char *out = NULL;
+    if (json_is_object(base) && json_is_object(add) && json_object_update(base, add) == 0) {
+        out = json_dumps(base, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    }
+    json_decref(base);
+    json_decref(add);
+    return out;
+}
+
+/* entry_prompt writes entry e's prompt into src->prompt and returns its
+ * token count (METRICS_ABSENT without a tokenizer), or -2 on error. */
+static int64_t entry_prompt(struct input_source *src, const struct dataset_entry *e)
+{
+    size_t len = 0;
+    if (e->text_count == 0 && e->hash_id_count == 0 && e->input_length == 0 &&
+        e->image_count + e->audio_count > 0) {
+        src->prompt[0] = '\0'; /* media alone: no text to count */
+        return 0;
+    }
+    if (e->hash_id_count > 0) {
+        len =
+            dataset_blocks_prompt(src->blocks, &src->prompts.scratch, e->hash_ids, e->hash_id_count,
+                                  e->input_length, src->prompt, PROMPT_BYTES_MAX);
+    } else if (e->text_count == 0) {
+        len = src->prompts.prompter != NULL
+                  ? dataset_prompter_generate(src->prompts.prompter, &src->prompts.scratch,
+                                              &src->prompts.rng, e->input_length, src->prompt,
+                                              PROMPT_BYTES_MAX)
+                  : dataset_synthetic_prompt(&src->prompts.rng, e->input_length, src->prompt,
+                                             PROMPT_BYTES_MAX);
+    } else {
+        for (size_t i = 0; i < e->text_count; i++) {
+            size_t n = strlen(e->texts[i]);
+            if (len + n + 2 > PROMPT_BYTES_MAX) {
+                return -2;
+            }
+            if (i > 0) {
+                src->prompt[len++] = ' ';
+            }
+            memcpy(src->prompt + len, e->texts[i], n);
+            len += n;
+        }
+        src->prompt[len] = '\0';
+    }
+    if (len == 0 && (e->hash_id_count > 0 || e->text_count == 0)) {
+        return -2;
+    }
+    size_t tokens = 0;
+    if (src->tok == NULL || tokenizer_count(src->tok, &src->prompts.scratch, src->prompt, len,
+                                            &tokens) != TOKENIZER_OK) {
+        return METRICS_ABSENT;
+    }
+    return (int64_t)tokens;
+}
+
+/* entry_body builds the body of entry i: its payload verbatim, or a body for
+ * the endpoint from its texts. Prints what went wrong. */
+static char *entry_body(struct input_source *src, struct cli_requests *out, size_t i,
+                        int64_t *out_isl)
+{
+    const struct profile_config *cfg = src->cfg;
+    const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
+    *out_isl = METRICS_ABSENT;
+    if (e->payload != NULL) {
+        return strdup(e->payload);
+    }
+    if (out->type == ENDPOINT_RAW) {
+        fprintf(stderr, "ringperf profile: --endpoint-type raw sends request bodies verbatim: "
+                        "give a raw_payload or inputs_json --input-file\n");
+        return NULL;
+    }
+    *out_isl = entry_prompt(src, e);
+    if (*out_isl == -2) {
+        fprintf(stderr,
+                "ringperf profile: %s:%llu: cannot make a prompt of this record: with %zu "
+                "hash_ids, input_length (%llu) must exceed (hash_ids - 1) x --isl-block-size "
+                "(%lld), and the prompt must fit in %u bytes\n",
+                cfg->input_file, (unsigned long long)e->line, e->hash_id_count,
+                (unsigned long long)e->input_length,
+                (long long)(cfg->isl_block_size_set ? cfg->isl_block_size : 512), PROMPT_BYTES_MAX);
+        return NULL;
+    }
+    char where[512];
+    snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
+    struct cli_media_set media;
+    if (cli_media_from_entry(e, where, &media) != 0) {
+        return NULL;
+    }
+    char *extra = merged_extra(src->extra, e->extra_json);
+    struct endpoint_payload_spec spec = {
+        .type = out->type,
+        .model = cli__model_of(cfg, &src->prompts, i),
+        .prompt = src->prompt,
+        .max_tokens = e->output_length > 0 ? e->output_length
+                      : cfg->osl_set
+                          ? dataset_sample_length(&src->prompts.rng, (uint64_t)cfg->osl_tokens_mean,
+                                                  cfg->osl_tokens_stddev)
+                          : 0,
+        .streaming = cfg->streaming,
+        .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
+        .extra_inputs_json = extra,
+        .use_server_token_count = cfg->use_server_token_count,
+        .texts = e->text_count > 0 ? e->texts : NULL,
+        .text_count = e->text_count,
+        .query = e->text_count > 0 ? e->texts[0] : src->prompt,
+        .passages = e->text_count > 1 ? e->texts + 1 : NULL,
+        .passage_count = e->text_count > 1 ? e->text_count - 1 : 0,
+        .media = media.view,
+    };
+    char errbuf[512];
+    char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    if (body == NULL) {
+        fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where, errbuf);
+    }
+    cli_media_set_free(&media);
+    free(extra);
+    return body;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a;
+    uint64_t y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* load_sample loads only the records a count-limited random or shuffled run
+ * draws: the file's records are counted, the run's order drawn over them as
+ * sample_order would, and just those records parsed. out->presampled keeps
+ * that order, as positions in the loaded entries. */
+static int load_sample(uint64_t seed, enum dataset_sampling sampling, size_t needed,
+                       struct dataset_inputs_options *opts, struct cli_requests *out)
+{
+    char err[DATASET_ERR_CAP];
+    uint64_t records = 0;
+    if (dataset_inputs_count_records(opts->path, &records, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ringperf profile: --input-file %s\n", err);
+        return -EINVAL;
+    }
+    size_t *order = calloc(needed, sizeof(*order));
+    uint64_t *wanted = calloc(needed, sizeof(*wanted));
+    if (order == NULL || wanted == NULL) {
+        free(order);
+        free(wanted);
+        return -ENOMEM;
+    }
+    struct dataset_rng rng;
+    dataset_rng_seed(&rng, seed ^ 0x73616d706c65ULL);
+    dataset_sample_order(sampling, (size_t)records, &rng, order, needed);
+    for (size_t k = 0; k < needed; k++) {
+        wanted[k] = order[k];
+    }
+    qsort(wanted, needed, sizeof(*wanted), by_u64);
+    size_t unique = 0;
+    for (size_t k = 0; k < needed; k++) {
+        if (unique == 0 || wanted[unique - 1] != wanted[k]) {
+            wanted[unique++] = wanted[k];
+        }
+    }
+    opts->records_wanted = wanted;
+    opts->records_wanted_count = unique;
+    int ret = dataset_inputs_load(opts, &out->inputs, err, sizeof(err)) == 0 ? 0 : -EINVAL;
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: --input-file %s\n", err);
+    }
+    for (size_t k = 0; ret == 0 && k < needed; k++) {
+        uint64_t key = order[k];
+        const uint64_t *at = bsearch(&key, wanted, unique, sizeof(*wanted), by_u64);
+        order[k] = (size_t)(at - wanted);
+    }
+    free(wanted);
+    opts->records_wanted = NULL;
+    if (ret != 0) {
+        free(order);
+        return ret;
+    }
+    out->presampled = order;
+    out->presampled_count = needed;
+    return 0;
+}
+
+static int load_inputs(const struct profile_config *cfg, uint64_t seed, struct cli_requests *out)
+{
+    struct dataset_inputs_options opts = {.path = cfg->input_file};
+    if (cfg->custom_dataset_type != NULL &&
+        dataset_input_type_parse(cfg->custom_dataset_type, &opts.type) != 0) {
+        fprintf(stderr,
+                "ringperf profile: --custom-dataset-type %s is not supported; supported: "
+                "single_turn, multi_turn, random_pool, mooncake_trace, raw_payload, inputs_json\n",
+                cfg->custom_dataset_type);
+        return -EINVAL;
+    }
+    /* A count-limited run sends `needed` requests. Read that many entries
+     * first: enough for a run that takes the file in order, and enough to
+     * tell its format and whether it is a timestamped trace. */
+    size_t needed =
+        cfg->request_count_set && cfg->benchmark_duration_seconds <= 0 && !cfg->fixed_schedule
+            ? (size_t)cfg->request_count + (size_t)cfg->warmup_request_count
+            : 0;
+    opts.entries_max = needed;
+    char err[DATASET_ERR_CAP];
+    if (dataset_inputs_load(&opts, &out->inputs, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ringperf profile: --input-file %s\n", err);
+        return -EINVAL;
+    }
+    if (needed == 0 || dataset_inputs_count(out->inputs) < needed) {
+        return 0; /* the whole file is in */
+    }
+    enum dataset_input_type type = dataset_inputs_type(out->inputs);
+    enum dataset_sampling sampling = dataset_sampling_default(type);
+    if (cfg->dataset_sampling_strategy != NULL) {
+        dataset_sampling_parse(cfg->dataset_sampling_strategy, &sampling);
+    }
+    bool timed = dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule;
+    bool in_order = sampling == DATASET_SAMPLING_SEQUENTIAL || type == DATASET_INPUT_MULTI_TURN;
+    if (!timed && in_order) {
+        return 0;
+    }
+    /* A trace replays whole; a random draw needs to know every record. */
+    dataset_inputs_free(out->inputs);
+    out->inputs = NULL;
+    opts.entries_max = 0;
+    opts.type = type;
+    struct stat st;
+    if (!timed && type != DATASET_INPUT_INPUTS_JSON && stat(opts.path, &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+        return load_sample(seed, sampling, needed, &opts, out);
+    }
+    if (dataset_inputs_load(&opts, &out->inputs, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ringperf profile: --input-file %s\n", err);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* build_bodies builds the body of every entry, or with used only of the
+ * entries marked there (the others keep a NULL body). */
+static int build_bodies(const struct profile_config *cfg, uint64_t seed,
+                        const struct tokenizer *tok, const char *extra, struct cli_requests *out,
+                        int64_t *isl, const bool *used)
+{
+    struct input_source src = {.cfg = cfg, .tok = tok, .extra = extra};
+    dataset_rng_seed(&src.prompts.rng, seed);
+    src.prompts.model_seed = seed ^ 0x6d6f64656cULL;
+    char errbuf[512];
+    int ret = 0;
+    if (tok != NULL &&
+        dataset_prompter_new(tok, &src.prompts.prompter, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+        return -EINVAL;
+    }
+    size_t count = dataset_inputs_count(out->inputs);
+    uint64_t block = cfg->isl_block_size_set ? (uint64_t)cfg->isl_block_size : 512;
+    src.prompt = malloc(PROMPT_BYTES_MAX);
+    out->bodies = calloc(count, sizeof(*out->bodies));
+    if (src.prompt == NULL || out->bodies == NULL ||
+        dataset_blocks_new(src.prompts.prompter, block, seed ^ 0x626c6f636bULL, &src.blocks) != 0) {
+        ret = -ENOMEM;
+    }
+    for (size_t i = 0; ret == 0 && i < count; i++) {
+        if (used != NULL && !used[i]) {
+            out->body_count++;
+            continue;
+        }
+        out->bodies[i] = entry_body(&src, out, i, &isl[i]);
+        ret = out->bodies[i] != NULL ? 0 : -EINVAL;
+        out->body_count += ret == 0;
+    }
+    free(src.prompt);
+    dataset_blocks_free(src.blocks);
+    dataset_prompter_free(src.prompts.prompter);
+    tokenizer_scratch_free(&src.prompts.scratch);
+    return ret;
+}
+
+struct timed_entry {
+    double timestamp_ms;
+    size_t index;
+};
+
+static int by_timestamp(const void *a, const void *b)
+{
+    const struct timed_entry *x = a;
+    const struct timed_entry *y = b;
+    if (x->timestamp_ms != y->timestamp_ms) {
+        return x->timestamp_ms < y->timestamp_ms ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* in_window reports whether a trace timestamp falls inside the
+ * --fixed-schedule-start/end-offset window (inclusive). */
+static bool in_window(const struct profile_config *cfg, double timestamp_ms)
+{
+    return (!cfg->fixed_schedule_start_offset_set ||
+            timestamp_ms >= (double)cfg->fixed_schedule_start_offset_ms) &&
+           (!cfg->fixed_schedule_end_offset_set ||
+            timestamp_ms <= (double)cfg->fixed_schedule_end_offset_ms);
+}
+
+/* schedule_zero_ms is the trace time that becomes the run's time zero: the
+ * start offset, else (auto offset) the first timestamp, else 0. */
+static double schedule_zero_ms(const struct profile_config *cfg, double first_ms)
+{
+    return cfg->fixed_schedule_start_offset_set ? (double)cfg->fixed_schedule_start_offset_ms
+           : cfg->fixed_schedule_auto_offset    ? first_ms
+                                                : 0.0;
+}
+
+/* offset_ns is a timestamp's due time after time zero (never negative). */
+static int64_t offset_ns(double timestamp_ms, double zero_ms)
+{
+    double ns = (timestamp_ms - zero_ms) * 1e6;
+    return ns > 0 ? (int64_t)ns : 0;
+}
+
+/* schedule_order puts the entries whose timestamps fall in the
+ * --fixed-schedule-start/end-offset window (inclusive) in timestamp order,
+ * with due times relative to the start offset, else (auto offset) the first
+ * timestamp, else 0. Returns the number of entries, or 0 with a message. */
+static size_t schedule_order(const struct profile_config *cfg, struct cli_requests *out,
+                             size_t *order)
+{
+    size_t count = dataset_inputs_count(out->inputs);
+    struct timed_entry *timed = calloc(count, sizeof(*timed));
+    size_t n = 0;
+    for (size_t i = 0; timed != NULL && i < count; i++) {
+        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
+        if (!e->has_timestamp) {
+            fprintf(stderr,
+                    "ringperf profile: %s:%llu: --fixed-schedule needs a \"timestamp\" "
+                    "(ms) in every record\n",
+                    cfg->input_file, (unsigned long long)e->line);
+            free(timed);
+            return 0;
+        }
+        if (in_window(cfg, e->timestamp_ms)) {
+            timed[n++] = (struct timed_entry){e->timestamp_ms, i};
+        }
+    }
+    if (timed != NULL && n > 0) {
+        qsort(timed, n, sizeof(*timed), by_timestamp);
+        double zero_ms = schedule_zero_ms(cfg, timed[0].timestamp_ms);
+        for (size_t k = 0; k < n; k++) {
+            order[k] = timed[k].index;
+            out->schedule_offsets_ns[k] = offset_ns(timed[k].timestamp_ms, zero_ms);
+        }
+    } else if (timed != NULL) {
+        fprintf(stderr,
+                "ringperf profile: --input-file %s: no timestamps inside the "
+                "--fixed-schedule-start/end-offset window\n",
+                cfg->input_file);
+    }
+    free(timed);
+    return n;
+}
+
+/* sample_order orders the entries by --dataset-sampling-strategy; returns
+ * the number of payload slots, or 0 with a message. */
+static size_t sample_order(const struct profile_config *cfg, uint64_t seed,
+                           struct cli_requests *out, size_t *order, size_t slots)
+{
+    if (out->presampled != NULL) {
+        /* load_sample drew the order already, over the whole file. */
+        size_t n = out->presampled_count < slots ? out->presampled_count : slots;
+        memcpy(order, out->presampled, n * sizeof(*order));
+        return n;
+    }
+    enum dataset_sampling sampling = dataset_sampling_default(dataset_inputs_type(out->inputs));
+    if (cfg->dataset_sampling_strategy != NULL &&
+        dataset_sampling_parse(cfg->dataset_sampling_strategy, &sampling) != 0) {
+        fprintf(stderr,
+                "ringperf profile: --dataset-sampling-strategy %s: expected sequential, "
+                "random or shuffle\n",
+                cfg->dataset_sampling_strategy);
+        return 0;
+    }
+    size_t count = dataset_inputs_count(out->inputs);
+    size_t n = sampling == DATASET_SAMPLING_SEQUENTIAL ? count : slots;
+    struct dataset_rng rng;
+    dataset_rng_seed(&rng, seed ^ 0x73616d706c65ULL);
+    dataset_sample_order(sampling, count, &rng, order, n);
+    return n;
+}
+
+/* build_sent builds the bodies of the entries order[0..n) sends, and only
+ * those: a 1,000-request run over a 1,000,000-line file builds 1,000. */
+static int build_sent(const struct profile_config *cfg, uint64_t seed, const struct tokenizer *tok,
+                      const char *extra, struct cli_requests *out, int64_t *isl,
+                      const size_t *order, size_t n)
+{
+    bool *used = calloc(dataset_inputs_count(out->inputs), sizeof(*used));
+    if (used == NULL) {
+        return -ENOMEM;
+    }
+    for (size_t k = 0; k < n; k++) {
+        used[order[k]] = true;
+    }
+    int ret = build_bodies(cfg, seed, tok, extra, out, isl, used);
+    free(used);
+    return ret;
+}
+
+static int order_payloads(const struct profile_config *cfg, uint64_t seed,
+                          const struct tokenizer *tok, const char *extra, struct cli_requests *out,
+                          int64_t *isl)
+{
+    size_t count = dataset_inputs_count(out->inputs);
+    size_t slots = count;
+    if (cfg->request_count_set && (uint64_t)cfg->request_count > count) {
+        slots = (uint64_t)cfg->request_count < INPUT_ORDER_MAX ? (size_t)cfg->request_count
+                                                               : INPUT_ORDER_MAX;
+    }
+    slots = slots > count ? slots : count;
+    out->fixed_schedule =
+        cfg->fixed_schedule || (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule);
+    size_t *order = calloc(slots, sizeof(*order));
+    out->schedule_offsets_ns = out->fixed_schedule ? calloc(count, sizeof(int64_t)) : NULL;
+    if (order == NULL || (out->fixed_schedule && out->schedule_offsets_ns == NULL)) {
+        free(order);
+        return -ENOMEM;
+    }
+    size_t n = out->fixed_schedule ? schedule_order(cfg, out, order)
+                                   : sample_order(cfg, seed, out, order, slots);
+    /* A run of fewer requests sends only the first slots: ordinal % n is the
+     * same for every ordinal it issues. */
+    uint64_t needed = (uint64_t)cfg->request_count + (uint64_t)cfg->warmup_request_count;
+    if (!out->fixed_schedule && cfg->request_count_set && cfg->benchmark_duration_seconds <= 0 &&
+        needed < n) {
+        n = (size_t)needed;
+    }
+    if (n > 0 && build_sent(cfg, seed, tok, extra, out, isl, order, n) != 0) {
+        free(order);
+        return -EINVAL;
+    }
+    out->payloads = n > 0 ? calloc(n, sizeof(*out->payloads)) : NULL;
+    out->payload_isl = n > 0 && tok != NULL ? calloc(n, sizeof(*out->payload_isl)) : NULL;
+    int ret = n == 0                                                               ? -EINVAL
+              : out->payloads == NULL || (tok != NULL && out->payload_isl == NULL) ? -ENOMEM
+                                                                                   : 0;
+    for (size_t k = 0; ret == 0 && k < n; k++) {
+        char *body = out->bodies[order[k]];
+        out->payloads[k] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        if (out->payload_isl != NULL) {
+            out->payload_isl[k] = isl[order[k]];
+        }
+        out->payload_count++;
+    }
+    free(order);
+    return ret;
+}
+
+/* input_sessions reports whether the file holds multi-turn sessions: a
+ * multi_turn file, or raw_payload directories and inputs_json with sessions
+ * of several turns. A timestamped trace replays on its schedule instead. */
+static bool input_sessions(const struct profile_config *cfg, const struct cli_requests *out)
+{
+    if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE) {
+        /* A trace with session ids replays sessions: see add_trace_conversations. */
+        for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
+            if (dataset_inputs_entry(out->inputs, i)->session_id != NULL) {
+                return true;
+            }
+        }
+        return false;
+    }
+    if (cfg->fixed_schedule ||
+        (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule)) {
+        return false;
+    }
+    if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MULTI_TURN) {
+        return true;
+    }
+    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
+        if (dataset_inputs_entry(out->inputs, i)->turn > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* joined_texts returns an entry's texts joined by one space (malloc'd). */
+static char *joined_texts(const struct dataset_entry *e)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < e->text_count; i++) {
+        len += strlen(e->texts[i]) + 1;
+    }
+    char *out = malloc(len + 1);
+    size_t at = 0;
+    for (size_t i = 0; out != NULL && i < e->text_count; i++) {
+        size_t n = strlen(e->texts[i]);
+        if (i > 0) {
+            out[at++] = ' ';
+        }
+        memcpy(out + at, e->texts[i], n);
+        at += n;
+    }
+    if (out != NULL) {
+        out[at] = '\0';
+    }
+    return out;
+}
+
+/* add_input_conversations turns the file's sessions into conversations, in
+ * file order: verbatim bodies as written (the history is in them), and
+ * multi_turn texts as user turns that get the live replies in between. */
+static int add_input_conversations(const struct profile_config *cfg, struct cli_requests *out,
+                                   const int64_t *isl)
+{
+    int64_t static_tokens = 0;
+    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
+        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
+        size_t conv = out->sessions.conv_count - (e->turn > 0 ? 1 : 0);
+        struct cli_turn turn = {
+            .model = cfg->models.items[conv % cfg->models.count],
+            .delay_ns = e->turn > 0 && e->has_delay ? (int64_t)(e->delay_ms * 1e6) : 0,
+            .max_tokens = e->output_length > 0 ? e->output_length
+                          : cfg->osl_set       ? (uint64_t)cfg->osl_tokens_mean
+                                               : 0,
+        };
+        if (e->payload != NULL) {
+            turn.body = out->bodies[i];
+            turn.body_len = strlen(out->bodies[i]);
+            turn.static_tokens = isl[i];
+        } else {
+            turn.prompt = joined_texts(e);
+            if (turn.prompt == NULL) {
+                return -ENOMEM;
+            }
+            static_tokens = e->turn == 0 ? 0 : static_tokens;
+            static_tokens = static_tokens >= 0 && isl[i] >= 0 ? static_tokens + isl[i] : -1;
+            turn.static_tokens = static_tokens;
+        }
+        int ret = cli_sessions_add(&out->sessions, e->turn == 0, &turn, e->session_id);
+        if (ret != 0) {
+            return ret;
+        }
+    }
+    return 0;
+}
+
+/* session_turn is one trace record and the session it belongs to. */
+struct session_turn {
+    const char *session_id; /* NULL: a session of its own */
+    size_t index;
+};
+
+static int by_session(const void *a, const void *b)
+{
+    const struct session_turn *x = a;
+    const struct session_turn *y = b;
+    if (x->session_id != NULL && y->session_id != NULL) {
+        int c = strcmp(x->session_id, y->session_id);
+        if (c != 0) {
+            return c;
+        }
+    } else if (x->session_id != y->session_id) {
+        return x->session_id == NULL ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool same_session(const struct session_turn *a, const struct session_turn *b)
+{
+    return a->session_id != NULL && b->session_id != NULL &&
+           strcmp(a->session_id, b->session_id) == 0;
+}
+
+/* trace_sessions groups the trace's records by session id, turns in file
+ * order, and puts the sessions in the order of their first turn's timestamp
+ * (timed: only those in the --fixed-schedule window) or of the file. Writes
+ * the records into turns (session by session) and each session's first turn
+ * into starts (timestamp_ms, position in turns). Returns the number of
+ * sessions; 0 with a message on error. */
+static size_t trace_sessions(const struct profile_config *cfg, const struct cli_requests *out,
+                             bool timed, struct session_turn *turns, struct timed_entry *starts)
+{
+    size_t count = dataset_inputs_count(out->inputs);
+    for (size_t i = 0; i < count; i++) {
+        turns[i] = (struct session_turn){dataset_inputs_entry(out->inputs, i)->session_id, i};
+    }
+    qsort(turns, count, sizeof(*turns), by_session);
+    size_t sessions = 0;
+    for (size_t k = 0; k < count; k++) {
+        if (k > 0 && same_session(&turns[k - 1], &turns[k])) {
+            continue;
+        }
+        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, turns[k].index);
+        if (timed && !e->has_timestamp) {
+            fprintf(stderr,
+                    "ringperf profile: %s:%llu: a fixed schedule needs a \"timestamp\" (ms) in "
+                    "the first record of every session\n",
+                    cfg->input_file, (unsigned long long)e->line);
+            return 0;
+        }
+        double start_ms = timed ? e->timestamp_ms : (double)turns[k].index;
+        if (!timed || in_window(cfg, start_ms)) {
+            starts[sessions++] = (struct timed_entry){start_ms, k};
+        }
+    }
+    qsort(starts, sessions, sizeof(*starts), by_timestamp);
+    if (sessions == 0) {
+        fprintf(stderr,
+                "ringperf profile: --input-file %s: no session starts inside the "
+                "--fixed-schedule-start/end-offset window\n",
+                cfg->input_file);
+    }
+    return sessions;
+}
+
+/* add_trace_conversations replays a trace whose records carry session ids
+ * (mooncake_trace): each session's records are its turns, sent in order,
+ * each after the previous reply and its "delay"; a timestamped trace starts
+ * each session at its first record's timestamp. Every record's prompt is
+ * its own (hash_id blocks stand for the whole context), so turns are sent as
+ * built, without live history. */
+static int add_trace_conversations(const struct profile_config *cfg, struct cli_requests *out,
+                                   const int64_t *isl)
+{
+    size_t count = dataset_inputs_count(out->inputs);
+    bool timed =
+        cfg->fixed_schedule || (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule);
+    struct session_turn *turns = calloc(count, sizeof(*turns));
+    struct timed_entry *starts = calloc(count, sizeof(*starts));
+    out->schedule_offsets_ns = timed ? calloc(count, sizeof(int64_t)) : NULL;
+    int ret = turns != NULL && starts != NULL && (!timed || out->schedule_offsets_ns != NULL)
+                  ? 0
+                  : -ENOMEM;
+    size_t sessions = ret == 0 ? trace_sessions(cfg, out, timed, turns, starts) : 0;
+    ret = ret != 0 ? ret : sessions == 0 ? -EINVAL : 0;
+    double zero_ms = sessions > 0 ? schedule_zero_ms(cfg, starts[0].timestamp_ms) : 0;
+    for (size_t s = 0; ret == 0 && s < sessions; s++) {
+        if (timed) {
+            out->schedule_offsets_ns[s] = offset_ns(starts[s].timestamp_ms, zero_ms);
+        }
+        size_t k = starts[s].index;
+        for (size_t t = 0;
+             ret == 0 && (t == 0 || (k + t < count && same_session(&turns[k], &turns[k + t])));
+             t++) {
+            size_t i = turns[k + t].index;
+            const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
+            struct cli_turn turn = {
+                .body = out->bodies[i],
+                .body_len = strlen(out->bodies[i]),
+                .model = cfg->models.items[s % cfg->models.count],
+                .delay_ns = t > 0 && e->has_delay ? (int64_t)(e->delay_ms * 1e6) : 0,
+                .static_tokens = isl[i],
+            };
+            ret = cli_sessions_add(&out->sessions, t == 0, &turn, e->session_id);
+        }
+    }
+    out->fixed_schedule = timed && ret == 0;
+    free(turns);
+    free(starts);
+    return ret;
+}
+
+int cli__build_input_payloads(const struct profile_config *cfg, uint64_t seed,
+                              const struct tokenizer *tok, const char *extra,
+                              struct cli_requests *out)
+{
+    int ret = cfg->public_dataset != NULL ? cli_prompt_extras_load_public(cfg, tok, &out->inputs)
+                                          : load_inputs(cfg, seed, out);
+    if (ret != 0) {
+        return ret;
+    }
+    size_t count = dataset_inputs_count(out->inputs);
+    int64_t *isl = calloc(count, sizeof(*isl));
+    out->multi_turn = input_sessions(cfg, out);
+    if (isl == NULL) {
+        ret = -ENOMEM;
+    } else if (out->multi_turn) {
+        ret = build_bodies(cfg, seed, tok, extra, out, isl, NULL);
+        if (ret == 0) {
+            ret = dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE
+                      ? add_trace_conversations(cfg, out, isl)
+                      : add_input_conversations(cfg, out, isl);
+        }
+    } else {
+        ret = order_payloads(cfg, seed, tok, extra, out, isl);
+    }
+    free(isl);
+    return ret;
+}
+
+/* write_session_id writes s as a JSON string. */
+static void write_json_string(FILE *f, const char *s)
+{
+    json_t *str = json_string(s);
+    if (str == NULL || json_dumpf(str, f, JSON_ENCODE_ANY) != 0) {
+        fputs("\"\"", f);
+    }
+    json_decref(str);
+}
+
+int cli_requests_write_inputs(const char *dir, const struct cli_requests *requests)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        return -EIO;
+    }
+    fputs("{\n  \"data\": [", f);
+    size_t written = 0;
+    for (size_t i = 0; i < requests->body_count; i++) {
+        if (requests->bodies[i] == NULL) {
+            continue; /* an entry the run does not send */
+        }
+        const struct dataset_entry *e = dataset_inputs_entry(requests->inputs, i);
+        const struct dataset_entry *prev =
+            i > 0 ? dataset_inputs_entry(requests->inputs, i - 1) : NULL;
+        /* Consecutive entries of one named session are its turns. */
+        bool same = prev != NULL && e->session_id != NULL && prev->session_id != NULL &&
+                    strcmp(e->session_id, prev->session_id) == 0 && e->turn > 0;
+        if (!same) {
+            fputs(written > 0 ? "\n      ]\n    },\n    {\n      \"session_id\": "
+                              : "\n    {\n      \"session_id\": ",
+                  f);
+            char fallback[32];
+            snprintf(fallback, sizeof(fallback), "session_%zu", i);
+            write_json_string(f, e->session_id != NULL ? e->session_id : fallback);
+            fputs(",\n      \"payloads\": [\n        ", f);
+        } else {
+            fputs(",\n        ", f);
+        }
+        fputs(requests->bodies[i], f);
+        written++;
+    }
+    fputs(written > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n}\n", f);
+    return fclose(f) == 0 ? 0 : -EIO;
+}
