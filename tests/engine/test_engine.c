@@ -235,6 +235,31 @@ Test(engine_run, non_streaming_completions_get_one_body_each, .timeout = 60)
     finish(&fx);
 }
 
+/* A body longer than one receive buffer reaches the engine in several reads:
+ * it is gathered whole before it is parsed, as one that fits in one read is
+ * parsed where it lies. */
+Test(engine_run, non_streamed_body_across_several_reads_is_read_whole, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, false, 6000, mock_server_port(fx.server));
+    fx.config.concurrency = 2;
+    fx.config.request_count = 6;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 6);
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS, "%s", cap->records[i].error_message);
+        cr_assert_eq(cap->records[i].content_events, 1);
+        cr_assert_eq(cap->records[i].completion_tokens, 6000);
+        cr_assert_gt(cap->records[i].text_len, ENGINE_DEFAULT_RECV_BUFFER_BYTES);
+    }
+    free(cap);
+    finish(&fx);
+}
+
 Test(engine_run, refused_connections_end_as_errors_without_hanging, .timeout = 60)
 {
     skip_without_io_uring();
