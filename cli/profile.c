@@ -405,10 +405,19 @@ static void print_send_lag(const struct profile_run *run)
  * the server, may have set the pace. */
 #define CLIENT_BUSY_WARN 0.9
 
-/* print_client_load warns when a shard had no CPU to spare. */
+/* print_client_load warns when a shard had no CPU to spare, and says when
+ * receive times did not all come from the kernel. */
 static void print_client_load(const struct profile_run *run)
 {
     const struct engine_run_stats *st = &run->engine_stats;
+    if (st->user_timestamp_reads > 0) {
+        printf("Notice: %llu of %llu reads were timed in user space, not by the kernel "
+               "(SO_TIMESTAMPING was unavailable%s): their arrival times include the client's "
+               "wake-up delay.\n",
+               (unsigned long long)st->user_timestamp_reads,
+               (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
+               run->engine.user_timestamps ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
+    }
     if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
         return;
     }

@@ -135,6 +135,7 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
 {
     char *copy = strdup(words);
     char *argv[64] = {RINGPERF_BINARY};
+    char *expanded[64] = {NULL};
     int argc = 1;
     for (char *save = NULL, *word = strtok_r(copy, " ", &save); word != NULL && argc < 63;
          word = strtok_r(NULL, " ", &save)) {
@@ -142,6 +143,13 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
             argv[argc++] = (char *)w->url;
         } else if (w != NULL && strcmp(word, "DIR") == 0) {
             argv[argc++] = (char *)w->dir;
+        } else if (w != NULL && strncmp(word, "IN/", 3) == 0) {
+            size_t len = strlen(w->dir) + strlen(word);
+            expanded[argc] = malloc(len);
+            cr_assert_not_null(expanded[argc]);
+            snprintf(expanded[argc], len, "%s/%s", w->dir, word + 3);
+            argv[argc] = expanded[argc];
+            argc++;
         } else {
             argv[argc++] = word;
         }
@@ -150,6 +158,9 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
     struct child run = spawn_child(argv, merge_stderr);
     *out = read_all(run.out);
     int status = wait_child(&run);
+    for (int i = 0; i < argc; i++) {
+        free(expanded[i]);
+    }
     free(copy);
     return status;
 }
@@ -177,4 +188,22 @@ void e2e_finish(struct e2e *w)
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+json_t *e2e_load_json(const struct e2e *w, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    json_error_t err;
+    json_t *root = json_load_file(path, 0, &err);
+    cr_assert_not_null(root, "%s: %s", path, err.text);
+    return root;
+}
+
+void e2e_run_ok(const struct e2e *w, const char *words)
+{
+    char *out = NULL;
+    int status = run_ringperf(w, words, true, &out);
+    cr_assert_eq(status, 0, "%s\nexit %d:\n%s", words, status, out);
+    free(out);
 }

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 /* child is a spawned process and its stdout (plus stderr when merged). */
 struct child {
     pid_t pid;
@@ -50,8 +52,9 @@ struct e2e {
 void e2e_start(struct e2e *w, char *const mock_flags[]);
 
 /* run_ringperf runs `ringperf WORDS...` (words separated by single spaces; the
- * tokens URL and DIR are replaced by the world's) and returns its exit status
- * and its output (stdout, plus stderr when merge_stderr). w may be NULL. */
+ * tokens URL and DIR are replaced by the world's, and a word IN/name by the
+ * path of name in the world's directory) and returns its exit status and its
+ * output (stdout, plus stderr when merge_stderr). w may be NULL. */
 int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out);
 
 /* count_export_lines is count_lines for the world's profile_export.jsonl. */
@@ -63,5 +66,13 @@ void e2e_write(const struct e2e *w, const char *name, const char *text);
 /* e2e_finish stops the mock server (requiring a clean exit) and removes the
  * world's directory. */
 void e2e_finish(struct e2e *w);
+
+/* e2e_load_json parses the file `name` of the world's directory (e.g.
+ * "inputs.json"): a new reference the caller frees. */
+json_t *e2e_load_json(const struct e2e *w, const char *name);
+
+/* e2e_run_ok runs `ringperf WORDS` as run_ringperf does and requires exit
+ * status 0 (the output is shown when it is not). */
+void e2e_run_ok(const struct e2e *w, const char *words);
 
 #endif

@@ -18,38 +18,17 @@
 
 #define PROFILE "profile --model m --url URL --artifact-dir DIR --ui-type none "
 
-/* run_words runs ringperf with printf-style words; IN/ becomes the world's
- * dir. Returns the exit status and the merged output in *out. */
+/* run_words runs ringperf with printf-style words (IN/name: a file of the
+ * world's dir). Returns the exit status and the merged output in *out. */
 __attribute__((format(printf, 3, 4))) static int run_words(const struct e2e *w, char **out,
                                                            const char *fmt, ...)
 {
     char words[2048];
-    char expanded[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(words, sizeof(words), fmt, ap);
     va_end(ap);
-    size_t used = 0;
-    for (const char *p = words; *p != '\0' && used + 80 < sizeof(expanded);) {
-        if (strncmp(p, "IN/", 3) == 0) {
-            used += (size_t)snprintf(expanded + used, sizeof(expanded) - used, "%s/", w->dir);
-            p += 3;
-        } else {
-            expanded[used++] = *p++;
-        }
-    }
-    expanded[used] = '\0';
-    return run_ringperf(w, expanded, true, out);
-}
-
-static json_t *load_inputs_json(const struct e2e *w)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    return root;
+    return run_ringperf(w, words, true, out);
 }
 
 /* payload returns payload 0 of session i of inputs.json. */
@@ -59,14 +38,6 @@ static json_t *payload(json_t *root, size_t i)
     json_t *p = json_array_get(json_object_get(session, "payloads"), 0);
     cr_assert_not_null(p, "session %zu", i);
     return p;
-}
-
-static void e2e_stop(struct e2e *w)
-{
-    stop_mock(&w->mock);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
-    cr_assert_eq(system(cmd), 0);
 }
 
 static size_t word_count(const char *text)
@@ -88,7 +59,7 @@ Test(dataset_extras_e2e, prompt_batch_sends_that_many_texts, .timeout = 120)
         run_words(&w, &out, PROFILE "--endpoint-type embeddings -b 3 --isl 5 --request-count 4");
     cr_assert_eq(status, 0, "%s", out);
     free(out);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     for (size_t i = 0; i < 4; i++) {
         json_t *input = json_object_get(payload(root, i), "input");
         cr_assert_eq(json_array_size(input), 3);
@@ -99,7 +70,7 @@ Test(dataset_extras_e2e, prompt_batch_sends_that_many_texts, .timeout = 120)
     json_decref(root);
     cr_assert_eq(count_export_lines(&w, &errors), 4);
     cr_assert_eq(errors, 0);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(dataset_extras_e2e, rankings_passages_and_query_lengths, .timeout = 120)
@@ -114,7 +85,7 @@ Test(dataset_extras_e2e, rankings_passages_and_query_lengths, .timeout = 120)
                                    "--rankings-query-prompt-token-mean 2 --request-count 3");
     cr_assert_eq(status, 0, "%s", out);
     free(out);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     for (size_t i = 0; i < 3; i++) {
         json_t *p = payload(root, i);
         cr_assert_eq(word_count(json_string_value(json_object_get(p, "query"))), 2);
@@ -125,7 +96,7 @@ Test(dataset_extras_e2e, rankings_passages_and_query_lengths, .timeout = 120)
     json_decref(root);
     cr_assert_eq(count_export_lines(&w, &errors), 3);
     cr_assert_eq(errors, 0);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
@@ -146,7 +117,7 @@ Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
                            RINGPERF_TOKENIZER_QWEN3);
     cr_assert_eq(status, 0, "%s", out);
     free(out);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     struct tokenizer_scratch s = {0};
     char first_prefixes[2][64] = {"", ""};
     size_t distinct = 0;
@@ -182,7 +153,7 @@ Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
     cr_assert_eq(errors, 0);
     tokenizer_scratch_free(&s);
     tokenizer_free(tok);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(dataset_extras_e2e, user_context_is_a_message_per_session, .timeout = 120)
@@ -196,7 +167,7 @@ Test(dataset_extras_e2e, user_context_is_a_message_per_session, .timeout = 120)
                                    "--shared-system-prompt-length 4 --isl 5 --request-count 3");
     cr_assert_eq(status, 0, "%s", out);
     free(out);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     const char *contexts[3];
     for (size_t i = 0; i < 3; i++) {
         json_t *messages = json_object_get(payload(root, i), "messages");
@@ -217,7 +188,7 @@ Test(dataset_extras_e2e, user_context_is_a_message_per_session, .timeout = 120)
     json_decref(root);
     cr_assert_eq(count_export_lines(&w, &errors), 3);
     cr_assert_eq(errors, 0);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 static void write_sharegpt(const struct e2e *w)
@@ -252,7 +223,7 @@ Test(dataset_extras_e2e, sharegpt_from_a_local_file, .timeout = 120)
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "word counts"), "%s", out);
     free(out);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *first = payload(root, 0);
     json_t *msg = json_array_get(json_object_get(first, "messages"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(msg, "content")), "tell me a story please");
@@ -284,7 +255,7 @@ Test(dataset_extras_e2e, sharegpt_from_a_local_file, .timeout = 120)
     cr_assert_neq(status, 0);
     cr_assert_not_null(strstr(out, "bad.json:2:"), "%s", out);
     free(out);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(dataset_extras_e2e, a_short_run_over_a_long_file_builds_what_it_sends, .timeout = 120)
@@ -312,7 +283,7 @@ Test(dataset_extras_e2e, a_short_run_over_a_long_file_builds_what_it_sends, .tim
         free(out);
         cr_assert_eq(count_export_lines(&w, &errors), 5);
         cr_assert_eq(errors, 0);
-        json_t *root = load_inputs_json(&w);
+        json_t *root = e2e_load_json(&w, "inputs.json");
         size_t sessions = json_array_size(json_object_get(root, "data"));
         cr_assert(sessions >= 1 && sessions <= 5, "%s: %zu entries written", strategies[s],
                   sessions);
@@ -332,5 +303,5 @@ Test(dataset_extras_e2e, a_short_run_over_a_long_file_builds_what_it_sends, .tim
         }
         json_decref(root);
     }
-    e2e_stop(&w);
+    e2e_finish(&w);
 }

@@ -20,58 +20,16 @@
 
 #include "e2e.h"
 
-static void write_in(const struct e2e *w, const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f, "%s", path);
-    fputs(text, f);
-    fclose(f);
-}
-
-/* run_ok runs ringperf with words (printf-style) where IN is replaced by the world's dir
- * (input files live there) and expects success. */
+/* run_ok runs ringperf with printf-style words (IN/name: a file of the
+ * world's dir, where the input files live) and expects success. */
 __attribute__((format(printf, 2, 3))) static void run_ok(const struct e2e *w, const char *fmt, ...)
 {
     char words[1024];
-    char expanded[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(words, sizeof(words), fmt, ap);
     va_end(ap);
-    size_t used = 0;
-    for (const char *p = words; *p != '\0' && used + 80 < sizeof(expanded);) {
-        if (strncmp(p, "IN/", 3) == 0) {
-            used += (size_t)snprintf(expanded + used, sizeof(expanded) - used, "%s/", w->dir);
-            p += 3;
-        } else {
-            expanded[used++] = *p++;
-        }
-    }
-    expanded[used] = '\0';
-    char *out = NULL;
-    int status = run_ringperf(w, expanded, true, &out);
-    cr_assert_eq(status, 0, "%s\n%s", expanded, out);
-    free(out);
-}
-
-static json_t *load_inputs_json(const struct e2e *w)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    return root;
-}
-
-static void e2e_stop(struct e2e *w)
-{
-    stop_mock(&w->mock);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
-    cr_assert_eq(system(cmd), 0);
+    e2e_run_ok(w, words);
 }
 
 #define PROFILE "profile --model Qwen/Qwen3-0.6B --url URL --artifact-dir DIR "
@@ -80,7 +38,8 @@ Test(inputs_e2e, seed_single_turn_examples_chat_and_completions, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    write_in(&w, "inputs.jsonl", "{\"texts\": [\"Hello!\"]}\n{\"texts\": [\"Tell me a joke.\"]}\n");
+    e2e_write(&w, "inputs.jsonl",
+              "{\"texts\": [\"Hello!\"]}\n{\"texts\": [\"Tell me a joke.\"]}\n");
     run_ok(&w,
            PROFILE "--endpoint-type chat --endpoint /v1/chat/completions --streaming "
                    "--input-file IN/inputs.jsonl --custom-dataset-type single_turn "
@@ -89,7 +48,7 @@ Test(inputs_e2e, seed_single_turn_examples_chat_and_completions, .timeout = 120)
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 10);
     cr_assert_eq(errors, 0);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *data = json_object_get(root, "data");
     cr_assert_eq(json_array_size(data), 2);
     json_t *body = json_array_get(json_object_get(json_array_get(data, 1), "payloads"), 0);
@@ -97,20 +56,20 @@ Test(inputs_e2e, seed_single_turn_examples_chat_and_completions, .timeout = 120)
     cr_assert_str_eq(json_string_value(json_object_get(msg, "content")), "Tell me a joke.");
     cr_assert(json_is_true(json_object_get(body, "stream")));
     json_decref(root);
-    write_in(&w, "inputs.jsonl",
-             "{\"texts\": [\"How are you?\"]}\n{\"texts\": [\"Give me a poem.\"]}\n");
+    e2e_write(&w, "inputs.jsonl",
+              "{\"texts\": [\"How are you?\"]}\n{\"texts\": [\"Give me a poem.\"]}\n");
     run_ok(&w,
            PROFILE "--endpoint-type completions --endpoint /v1/completions --input-file "
                    "IN/inputs.jsonl --custom-dataset-type single_turn --request-count 10%s",
            "");
     cr_assert_eq(count_export_lines(&w, &errors), 10);
     cr_assert_eq(errors, 0);
-    root = load_inputs_json(&w);
+    root = e2e_load_json(&w, "inputs.json");
     body = json_array_get(
         json_object_get(json_array_get(json_object_get(root, "data"), 0), "payloads"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(body, "prompt")), "How are you?");
     json_decref(root);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 static const char RAW_LINES[] =
@@ -125,7 +84,7 @@ Test(inputs_e2e, seed_raw_payload_file_explicit_and_detected, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    write_in(&w, "payloads.jsonl", RAW_LINES);
+    e2e_write(&w, "payloads.jsonl", RAW_LINES);
     const char *variants[] = {"--custom-dataset-type raw_payload ", ""};
     for (size_t v = 0; v < 2; v++) {
         run_ok(&w, PROFILE "--input-file IN/payloads.jsonl %s--streaming --concurrency 2",
@@ -133,14 +92,14 @@ Test(inputs_e2e, seed_raw_payload_file_explicit_and_detected, .timeout = 120)
         size_t errors = 0;
         cr_assert_eq(count_export_lines(&w, &errors), 3, "each line once");
         cr_assert_eq(errors, 0);
-        json_t *root = load_inputs_json(&w);
+        json_t *root = e2e_load_json(&w, "inputs.json");
         json_t *third = json_array_get(
             json_object_get(json_array_get(json_object_get(root, "data"), 2), "payloads"), 0);
         cr_assert_eq(json_real_value(json_object_get(third, "temperature")), 0.7);
         cr_assert_null(json_object_get(third, "stream"), "sent verbatim: no stream added");
         json_decref(root);
     }
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(inputs_e2e, seed_raw_payload_directory_keeps_sessions, .timeout = 120)
@@ -150,15 +109,15 @@ Test(inputs_e2e, seed_raw_payload_directory_keeps_sessions, .timeout = 120)
     char sub[512];
     snprintf(sub, sizeof(sub), "%s/conversations", w.dir);
     cr_assert_eq(mkdir(sub, 0755), 0);
-    write_in(&w, "conversations/session_002.jsonl",
-             "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}], "
-             "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 300}\n"
-             "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}, "
-             "{\"role\": \"assistant\", \"content\": \"REST is...\"}, {\"role\": \"user\", "
-             "\"content\": \"What about GraphQL?\"}], \"model\": \"Qwen/Qwen3-0.6B\"}\n");
-    write_in(&w, "conversations/session_001.jsonl",
-             "{\"messages\": [{\"role\": \"user\", \"content\": \"What is Python?\"}], "
-             "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 200}\n");
+    e2e_write(&w, "conversations/session_002.jsonl",
+              "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}], "
+              "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 300}\n"
+              "{\"messages\": [{\"role\": \"user\", \"content\": \"Explain REST APIs.\"}, "
+              "{\"role\": \"assistant\", \"content\": \"REST is...\"}, {\"role\": \"user\", "
+              "\"content\": \"What about GraphQL?\"}], \"model\": \"Qwen/Qwen3-0.6B\"}\n");
+    e2e_write(&w, "conversations/session_001.jsonl",
+              "{\"messages\": [{\"role\": \"user\", \"content\": \"What is Python?\"}], "
+              "\"model\": \"Qwen/Qwen3-0.6B\", \"max_tokens\": 200}\n");
     run_ok(&w,
            PROFILE "--input-file IN/conversations/ --custom-dataset-type raw_payload "
                    "--streaming --concurrency 2%s",
@@ -166,14 +125,14 @@ Test(inputs_e2e, seed_raw_payload_directory_keeps_sessions, .timeout = 120)
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 3);
     cr_assert_eq(errors, 0);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *data = json_object_get(root, "data");
     cr_assert_eq(json_array_size(data), 2);
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(data, 0), "session_id")),
                      "session_001");
     cr_assert_eq(json_array_size(json_object_get(json_array_get(data, 1), "payloads")), 2);
     json_decref(root);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(inputs_e2e, seed_inputs_json_replay_sends_the_same_payloads, .timeout = 120)
@@ -194,14 +153,14 @@ Test(inputs_e2e, seed_inputs_json_replay_sends_the_same_payloads, .timeout = 120
     cr_assert_eq(count_export_lines(&w, &errors), 4, "every payload once");
     cr_assert_eq(errors, 0);
     json_t *before = json_load_file(dst, 0, NULL);
-    json_t *after = load_inputs_json(&w);
+    json_t *after = e2e_load_json(&w, "inputs.json");
     cr_assert(json_equal(before, after), "replayed verbatim, session ids kept");
     json_decref(before);
     json_decref(after);
     /* Auto-detected too, though pretty-printed. */
     run_ok(&w, PROFILE "--input-file IN/first.json --concurrency 4%s", "");
     cr_assert_eq(count_export_lines(&w, &errors), 4);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 static int64_t start_ns(const char *line)
@@ -215,11 +174,11 @@ Test(inputs_e2e, mooncake_trace_replays_on_its_fixed_schedule, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    write_in(&w, "trace.jsonl",
-             "{\"timestamp\": 1000, \"input_length\": 40, \"hash_ids\": [1, 2], "
-             "\"output_length\": 4}\n"
-             "{\"timestamp\": 1400, \"text_input\": \"hello\", \"output_length\": 4}\n"
-             "{\"timestamp\": 1200, \"input_length\": 10, \"hash_ids\": [1]}\n");
+    e2e_write(&w, "trace.jsonl",
+              "{\"timestamp\": 1000, \"input_length\": 40, \"hash_ids\": [1, 2], "
+              "\"output_length\": 4}\n"
+              "{\"timestamp\": 1400, \"text_input\": \"hello\", \"output_length\": 4}\n"
+              "{\"timestamp\": 1200, \"input_length\": 10, \"hash_ids\": [1]}\n");
     run_ok(&w, PROFILE "--input-file IN/trace.jsonl --isl-block-size 16 %s",
            "--fixed-schedule-auto-offset");
     size_t errors = 0;
@@ -246,14 +205,14 @@ Test(inputs_e2e, mooncake_trace_replays_on_its_fixed_schedule, .timeout = 120)
                    "--fixed-schedule-start-offset 1100 %s",
            "--fixed-schedule-end-offset 1400");
     cr_assert_eq(count_export_lines(&w, &errors), 2, "the window is inclusive");
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(inputs_e2e, raw_endpoint_sends_payloads_to_the_full_url, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    write_in(&w, "payloads.jsonl", RAW_LINES);
+    e2e_write(&w, "payloads.jsonl", RAW_LINES);
     char words[1024];
     snprintf(words, sizeof(words),
              "profile --model m --url http://%s/v1/chat/completions --artifact-dir DIR "
@@ -265,7 +224,7 @@ Test(inputs_e2e, raw_endpoint_sends_payloads_to_the_full_url, .timeout = 120)
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 3);
     cr_assert_eq(errors, 0);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }
 
 Test(inputs_e2e, bad_files_fail_with_file_line_and_expectation, .timeout = 120)
@@ -281,7 +240,7 @@ Test(inputs_e2e, bad_files_fail_with_file_line_and_expectation, .timeout = 120)
         {"{\"input_length\": 10, \"hash_ids\": [1, 2, 3]}\n", "bad.jsonl:1:"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        write_in(&w, "bad.jsonl", cases[i].text);
+        e2e_write(&w, "bad.jsonl", cases[i].text);
         char words[512];
         snprintf(words, sizeof(words), PROFILE "--input-file %s/bad.jsonl", w.dir);
         char *out = NULL;
@@ -293,5 +252,5 @@ Test(inputs_e2e, bad_files_fail_with_file_line_and_expectation, .timeout = 120)
     cr_assert_eq(run_ringperf(&w, PROFILE "--endpoint-type raw", true, &out), 2);
     cr_assert_not_null(strstr(out, "--input-file"), "%s", out);
     free(out);
-    e2e_stop(&w);
+    e2e_finish(&w);
 }

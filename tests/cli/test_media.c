@@ -13,16 +13,6 @@
 
 #include "e2e.h"
 
-static json_t *load_inputs_json(const struct e2e *w)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    return root;
-}
-
 static char *read_file(const struct e2e *w, const char *name)
 {
     char path[256];
@@ -70,7 +60,7 @@ Test(media, chat_streaming_with_two_images_and_audio, .timeout = 120)
                   "--image-height-mean 48 --image-batch-size 2 --audio-length-mean 0.5 "
                   "--audio-format wav --audio-sample-rates 16 --random-seed 7 --url URL "
                   "--request-count 6 --concurrency 2 --artifact-dir DIR --ui none");
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *content = first_content(root, "messages");
     cr_assert_eq(json_array_size(content), 4);
     cr_assert_str_eq(part_type(content, 0), "text");
@@ -106,7 +96,7 @@ Test(media, responses_with_an_image, .timeout = 120)
     run_clean(&w, "profile --model m --endpoint-type responses --streaming --image-width-mean 32 "
                   "--image-height-mean 32 --image-format jpeg --url URL --request-count 4 "
                   "--artifact-dir DIR --ui none");
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *content = first_content(root, "input");
     cr_assert_eq(json_array_size(content), 2);
     cr_assert_str_eq(part_type(content, 0), "input_text");
@@ -160,7 +150,7 @@ Test(media, input_file_media_are_sent_as_written_or_read_from_disk, .timeout = 1
              "--input-file %s/media.jsonl",
              w.dir);
     run_clean(&w, words);
-    json_t *root = load_inputs_json(&w);
+    json_t *root = e2e_load_json(&w, "inputs.json");
     json_t *content = first_content(root, "messages");
     cr_assert_str_eq(part_type(content, 0), "text");
     const char *url = json_string_value(

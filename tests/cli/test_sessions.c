@@ -120,21 +120,13 @@ static void assert_turns_in_order(const struct records *rs, int64_t min_gap_ns, 
     }
 }
 
-static void run_ok(const struct e2e *w, const char *words)
-{
-    char *out = NULL;
-    int status = run_ringperf(w, words, true, &out);
-    cr_assert_eq(status, 0, "%s\n%s", words, out);
-    free(out);
-}
-
 Test(sessions_e2e, synthetic_conversations_think_and_resend_the_live_history, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    run_ok(&w, PROFILE "--endpoint-type chat --streaming --concurrency 2 --request-count 9 "
-                       "--conversation-num 2 --conversation-turn-mean 3 "
-                       "--conversation-turn-delay-mean 30 --isl 20 --osl 8 --random-seed 7");
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --concurrency 2 --request-count 9 "
+                           "--conversation-num 2 --conversation-turn-mean 3 "
+                           "--conversation-turn-delay-mean 30 --isl 20 --osl 8 --random-seed 7");
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 9, "exactly --request-count turns");
@@ -163,7 +155,7 @@ Test(sessions_e2e, multi_turn_file_keeps_ids_delays_and_the_history, .timeout = 
     snprintf(words, sizeof(words),
              PROFILE "--endpoint-type chat --streaming --concurrency 2 --input-file %s/conv.jsonl",
              w.dir);
-    run_ok(&w, words);
+    e2e_run_ok(&w, words);
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 4, "every turn of the file once");
@@ -206,7 +198,7 @@ Test(sessions_e2e, raw_payload_sessions_send_each_turn_after_the_previous, .time
              PROFILE "--input-file %s/conv --custom-dataset-type raw_payload --streaming "
                      "--concurrency 2",
              w.dir);
-    run_ok(&w, words);
+    e2e_run_ok(&w, words);
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 6);
@@ -220,8 +212,8 @@ Test(sessions_e2e, user_centric_users_never_overlap_themselves, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    run_ok(&w, PROFILE "--endpoint-type chat --streaming --request-count 16 "
-                       "--conversation-turn-mean 2 --user-centric-rate 200 --num-users 4");
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --request-count 16 "
+                           "--conversation-turn-mean 2 --user-centric-rate 200 --num-users 4");
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 16);
@@ -276,7 +268,7 @@ static void check_turn_tokens(const char *extra, int64_t first)
                      "--conversation-turn-mean 3 --isl 40 --osl 6 --random-seed 9 "
                      "--tokenizer " RINGPERF_TOKENIZER_QWEN3 " %s",
              extra);
-    run_ok(&w, words);
+    e2e_run_ok(&w, words);
     char path[512];
     snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
     FILE *f = fopen(path, "r");
@@ -330,7 +322,7 @@ Test(sessions_e2e, trace_sessions_start_on_schedule_and_keep_their_delays, .time
              PROFILE "--endpoint-type chat --streaming --isl-block-size 30 --input-file "
                      "%s/trace.jsonl",
              w.dir);
-    run_ok(&w, words);
+    e2e_run_ok(&w, words);
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 3, "every record of the trace once");

@@ -14,24 +14,6 @@
 
 #include "e2e.h"
 
-static json_t *load_json(const struct e2e *w, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    return root;
-}
-
-static void run_ok(const struct e2e *w, const char *words)
-{
-    char *out = NULL;
-    int status = run_ringperf(w, words, true, &out);
-    cr_assert_eq(status, 0, "%s\n%s", words, out);
-    free(out);
-}
-
 /* records_shared_reads checks every record's send times and returns the sum
  * of their shared_read_events. */
 static int64_t records_shared_reads(const struct e2e *w, size_t expect_records)
@@ -67,13 +49,14 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
     char *const mock_flags[] = {"--ttft-ms", "1", "--itl-ms", "0", NULL};
     struct e2e w;
     e2e_start(&w, mock_flags);
-    run_ok(&w, "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
+    e2e_run_ok(&w,
+               "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
                "--request-rate 200 --request-count 20 --osl 16");
     int64_t shared = records_shared_reads(&w, 20);
     /* With no gap between tokens the server writes a whole stream at once:
      * its events reach the client in one read and must say so. */
     cr_assert_geq(shared, 20, "every stream had events sharing a read");
-    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
     cr_assert_not_null(timing, "run_info.ringperf_timing");
     const char *clock = json_string_value(json_object_get(timing, "receive_clock"));
@@ -91,10 +74,16 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
 
     /* Asked for user-space stamps, the run says so. */
     setenv("RINGPERF_USER_TIMESTAMPS", "1", 1);
-    run_ok(&w, "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
-               "--request-count 5");
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile --model m --url URL --artifact-dir DIR --endpoint-type chat "
+                              "--streaming --request-count 5",
+                              true, &out);
     unsetenv("RINGPERF_USER_TIMESTAMPS");
-    root = load_json(&w, "profile_export_aiperf.json");
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "timed in user space"), "the run says so: %s", out);
+    free(out);
+    root = e2e_load_json(&w, "profile_export_aiperf.json");
     timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
     cr_assert_str_eq(json_string_value(json_object_get(timing, "receive_clock")), "user_space");
     cr_assert_eq(json_integer_value(json_object_get(timing, "kernel_timestamp_reads")), 0);
@@ -115,8 +104,8 @@ Test(timing_e2e, fixed_schedule_replay_reports_its_schedule_lag, .timeout = 120)
              "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
              "--input-file %s/trace.jsonl",
              w.dir);
-    run_ok(&w, words);
-    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    e2e_run_ok(&w, words);
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     static const char *const keys[] = {"replay_sched_lag_p50", "replay_sched_lag_p90",
                                        "replay_sched_lag_p99", "replay_sched_degraded"};
     double previous = 0;

@@ -15,16 +15,6 @@
 
 #include "e2e.h"
 
-static json_t *load_json(const struct e2e *w, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    return root;
-}
-
 /* avg returns the "avg" of metric `tag` in the summary JSON; the metric must
  * be there. */
 static double avg(const json_t *root, const char *tag)
@@ -84,7 +74,7 @@ static void check_cache_exports(const struct e2e *w, const char *what, double ra
     double prompt = 0, cached = 0, over = 0;
     cr_assert_eq(jsonl_sums(w, rate, &prompt, &cached, &over), count, "%s", what);
     cr_assert_gt(cached, 0, "%s: the server reported cached tokens", what);
-    json_t *root = load_json(w, "profile_export_aiperf.json");
+    json_t *root = e2e_load_json(w, "profile_export_aiperf.json");
     cr_assert_float_eq(avg(root, "total_usage_prompt_tokens"), prompt, 1e-6, "%s", what);
     cr_assert_float_eq(avg(root, "total_usage_prompt_cache_read_tokens"), cached, 1e-6, "%s", what);
     cr_assert_float_eq(avg(root, "overall_usage_prompt_cache_read_pct"), cached / prompt * 100.0,
@@ -161,7 +151,7 @@ Test(usage_e2e, no_cache_fields_without_a_cache_hit_rate, .timeout = 120)
                               "--concurrency 2 --request-count 10 --osl 4 --artifact-dir DIR",
                               false, &out);
     cr_assert_eq(status, 0, "%s", out);
-    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     cr_assert_not_null(json_object_get(root, "total_usage_prompt_tokens"));
     cr_assert_null(json_object_get(root, "total_usage_prompt_cache_read_tokens"));
     cr_assert_null(json_object_get(root, "overall_usage_prompt_cache_read_pct"));
@@ -189,7 +179,7 @@ Test(usage_e2e, tokenizer_counts_are_compared_with_usage, .timeout = 120)
     cr_assert_eq(status, 0, "%s", out);
     double prompt = 0, cached = 0, over = 0;
     cr_assert_eq(jsonl_sums(&w, 10, &prompt, &cached, &over), 20);
-    json_t *root = load_json(&w, "profile_export_aiperf.json");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     cr_assert_not_null(json_object_get(root, "usage_prompt_tokens_diff_pct"));
     cr_assert_not_null(json_object_get(root, "usage_completion_tokens_diff_pct"));
     cr_assert_float_eq(avg(root, "usage_discrepancy_count"), over, 1e-9);
