@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/cli_media.h"
 #include "endpoint/endpoint.h"
 #include "engine/engine.h"
 
@@ -36,6 +37,9 @@ struct cli_turn {
     /* Input tokens of this turn without the replies: a verbatim body's, or the
      * system prompt and the user turns up to this one. -1 = not counted. */
     int64_t static_tokens;
+    /* The user turn's images and audio (owned; sent with it, and with it in
+     * the history of the turns after it). */
+    struct cli_media_set media;
 };
 
 /* cli_conversation is a run of consecutive turns. */
@@ -70,9 +74,9 @@ struct cli_sessions {
 
 /* cli_sessions_add appends a turn: to a new conversation when
  * `new_conversation` (or when there is none yet), else to the last one.
- * Takes ownership of turn->prompt (also on failure). Returns 0, -EINVAL
+ * Takes ownership of turn->prompt and turn->media (also on failure). Returns 0, -EINVAL
  * (a conversation would exceed CLI_SESSION_TURNS_MAX) or -ENOMEM. */
-int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct cli_turn *turn,
+int cli_sessions_add(struct cli_sessions *s, bool new_conversation, struct cli_turn *turn,
                      const char *session_id);
 
 /* cli_sessions_set_context gives the last conversation its opening user

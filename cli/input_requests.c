@@ -568,8 +568,14 @@ static int add_input_conversations(const struct profile_config *cfg, struct cli_
             turn.body_len = strlen(out->bodies[i]);
             turn.static_tokens = isl[i];
         } else {
+            char where[512];
+            snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
+            if (cli_media_from_entry(e, where, &turn.media) != 0) {
+                return -EINVAL;
+            }
             turn.prompt = joined_texts(e);
             if (turn.prompt == NULL) {
+                cli_media_set_free(&turn.media);
                 return -ENOMEM;
             }
             static_tokens = e->turn == 0 ? 0 : static_tokens;

@@ -140,9 +140,17 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
         turn.delay_ns = t > 0 ? (int64_t)(delay_ms * 1e6) : 0;
         static_tokens = static_tokens >= 0 && isl >= 0 ? static_tokens + isl : -1;
         turn.static_tokens = static_tokens;
+        /* Each turn its own media (--image-*, --audio-*), drawn from its place. */
+        if (cli_media_for_entry(cfg, src->model_seed, i * CLI_SESSION_TURNS_MAX + t, &turn.media) !=
+            0) {
+            return -EINVAL;
+        }
         turn.prompt = strdup(prompt);
-        int ret =
-            turn.prompt != NULL ? cli_sessions_add(&out->sessions, t == 0, &turn, NULL) : -ENOMEM;
+        if (turn.prompt == NULL) {
+            cli_media_set_free(&turn.media);
+            return -ENOMEM;
+        }
+        int ret = cli_sessions_add(&out->sessions, t == 0, &turn, NULL);
         if (ret == 0 && t == 0 && context_len > 0) {
             char *copy = strndup(context, context_len);
             ret = copy != NULL ? cli_sessions_set_context(&out->sessions, copy) : -ENOMEM;

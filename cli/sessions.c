@@ -34,13 +34,20 @@ static bool grow(void **items, size_t *cap, size_t need, size_t size)
     return true;
 }
 
-int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct cli_turn *turn,
+/* drop_turn frees what a turn that was not added owns. */
+static void drop_turn(struct cli_turn *turn)
+{
+    free(turn->prompt);
+    cli_media_set_free(&turn->media);
+}
+
+int cli_sessions_add(struct cli_sessions *s, bool new_conversation, struct cli_turn *turn,
                      const char *session_id)
 {
     bool fresh = new_conversation || s->conv_count == 0;
     if (!grow((void **)&s->turns, &s->turn_cap, s->turn_count + 1, sizeof(*s->turns)) ||
         (fresh && !grow((void **)&s->convs, &s->conv_cap, s->conv_count + 1, sizeof(*s->convs)))) {
-        free(turn->prompt);
+        drop_turn(turn);
         return -ENOMEM;
     }
     if (fresh) {
@@ -49,10 +56,13 @@ int cli_sessions_add(struct cli_sessions *s, bool new_conversation, const struct
     }
     struct cli_conversation *conv = &s->convs[s->conv_count - 1];
     if (conv->turn_count >= CLI_SESSION_TURNS_MAX) {
-        free(turn->prompt);
+        drop_turn(turn);
         return -EINVAL;
     }
-    s->turns[s->turn_count++] = *turn;
+    s->turns[s->turn_count] = *turn;
+    /* The view points into the set: point it at the copy kept here. */
+    cli_media_set_view(&s->turns[s->turn_count].media);
+    s->turn_count++;
     conv->turn_count++;
     return 0;
 }
@@ -105,6 +115,7 @@ static char *build(const struct cli_sessions *s, const struct cli_turn *t,
     spec.model = t->model;
     spec.prompt = t->prompt;
     spec.max_tokens = t->max_tokens;
+    spec.media = t->media.view;
     spec.history = history;
     spec.history_count = history_count;
     return endpoint_payload_build(&spec, err, errcap);
@@ -137,8 +148,10 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     }
     const struct cli_turn *first = turn_of(s, session, 0);
     for (uint32_t k = 0; k < turn; k++) {
-        *at++ = (struct endpoint_message){
-            .role = "user", .text = first[k].prompt, .len = strlen(first[k].prompt)};
+        *at++ = (struct endpoint_message){.role = "user",
+                                          .text = first[k].prompt,
+                                          .len = strlen(first[k].prompt),
+                                          .media = &first[k].media.view};
         *at++ = (struct endpoint_message){
             .role = "assistant", .text = replies[k].text, .len = replies[k].len};
     }
@@ -307,6 +320,7 @@ void cli_sessions_free(struct cli_sessions *s)
 {
     for (size_t i = 0; i < s->turn_count; i++) {
         free(s->turns[i].prompt);
+        cli_media_set_free(&s->turns[i].media);
     }
     free(s->turns);
     for (size_t i = 0; i < s->conv_count; i++) {

@@ -164,13 +164,6 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
     if (!cfg->conversation_turn_delay_ratio_set) {
         cfg->conversation_turn_delay_ratio = 1.0;
     }
-    bool multi_turn = cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0;
-    bool media = cfg->image_width_mean_px > 0 || cfg->audio_length_mean_seconds > 0;
-    if (multi_turn && media) {
-        return config__fail(errbuf, errcap,
-                            "--image-*/--audio-* with multi-turn conversations "
-                            "(--conversation-turn-mean) are not supported yet; drop one of them");
-    }
     if ((cfg->user_centric_rate > 0) != (cfg->num_users > 0)) {
         return config__fail(errbuf, errcap,
                             "--user-centric-rate and --num-users go together (e.g. "

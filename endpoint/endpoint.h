@@ -106,13 +106,18 @@ int endpoint_auth_headers(enum endpoint_type t, const char *api_key, char *buf, 
  * borrowed for the duration of endpoint_payload_build() and must be UTF-8.
  * Fields after extra_inputs_json were added later: zero values keep the
  * earlier behaviour, so old initialisers still build the same bodies. */
+struct endpoint_media;
+
 /* endpoint_message is one earlier message of a multi-turn conversation: role
  * "user" or "assistant", and its text (a view: len bytes, need not be
- * NUL-terminated). */
+ * NUL-terminated). A user message may carry media (NULL: none); its text must
+ * then be NUL-terminated, and it is sent as content parts as the new turn's
+ * would be. */
 struct endpoint_message {
     const char *role;
     const char *text;
     size_t len;
+    const struct endpoint_media *media;
 };
 
 /* endpoint_media is the media of one user turn; everything is borrowed.

@@ -54,9 +54,12 @@ static bool payload__history(json_t *list, const struct endpoint_payload_spec *s
     for (size_t i = 0; i < spec->history_count; i++) {
         const struct endpoint_message *msg = &spec->history[i];
         size_t len = msg->len;
-        json_t *content = json_stringn(msg->text != NULL ? msg->text : "", len);
+        json_t *content =
+            msg->media != NULL
+                ? endpoint__user_content(spec->type, msg->text, msg->media, errbuf, errcap)
+                : json_stringn(msg->text != NULL ? msg->text : "", len);
         /* A reply cut at a byte limit may end inside a character: drop it. */
-        for (int cut = 1; content == NULL && cut <= 3 && len > 0; cut++) {
+        for (int cut = 1; content == NULL && msg->media == NULL && cut <= 3 && len > 0; cut++) {
             len--;
             content = json_stringn(msg->text, len);
         }

@@ -267,3 +267,24 @@ Test(endpoint_payload, responses_history_items_are_typed_messages)
                           "{\"role\":\"user\",\"content\":\"Q2\",\"type\":\"message\"}],"
                           "\"model\":\"m\",\"stream\":false}");
 }
+
+Test(endpoint_payload, history_user_turns_keep_their_media)
+{
+    const char *const images[] = {"https://x/a.png"};
+    const struct endpoint_media media = {.images = images, .image_count = 1};
+    const struct endpoint_message history[] = {
+        {.role = "user", .text = "Q1", .len = 2, .media = &media},
+        {.role = "assistant", .text = "A1", .len = 2},
+    };
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "m",
+                                         .prompt = "Q2",
+                                         .history = history,
+                                         .history_count = 2};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":["
+                          "{\"type\":\"text\",\"text\":\"Q1\"},"
+                          "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/a.png\"}}]},"
+                          "{\"role\":\"assistant\",\"content\":\"A1\"},"
+                          "{\"role\":\"user\",\"content\":\"Q2\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+}
