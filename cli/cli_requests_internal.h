@@ -32,6 +32,12 @@ struct prompt_source {
 const char *cli__model_of(const struct profile_config *cfg, const struct prompt_source *src,
                           size_t i);
 
+/* cli__turn_delay_ns is a delay before a turn, in ns, as the run applies it:
+ * a recorded one (a trace's or a file's "delay") is dropped with
+ * --ignore-trace-delays and divided by --replay-speedup; any is capped at
+ * --inter-turn-delay-cap-seconds. */
+int64_t cli__turn_delay_ns(const struct profile_config *cfg, double delay_ms, bool recorded);
+
 /* cli__build_input_payloads loads --input-file (or --public-dataset) into out:
  * the dataset, the bodies the run sends in their order, or its conversations.
  * Prints what went wrong. Returns 0, -EINVAL or -ENOMEM. */

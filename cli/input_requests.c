@@ -358,6 +358,37 @@ static int64_t offset_ns(double timestamp_ms, double zero_ms)
     return ns > 0 ? (int64_t)ns : 0;
 }
 
+/* shape_schedule applies the replay knobs to n due times in order: every gap
+ * between consecutive ones is cut to --max-idle-gap-cap-seconds, then all of
+ * them are divided by --replay-speedup. */
+static void shape_schedule(const struct profile_config *cfg, int64_t *offsets, size_t n)
+{
+    int64_t cap = (int64_t)(cfg->max_idle_gap_cap_seconds * 1e9);
+    int64_t previous = n > 0 ? offsets[0] : 0;
+    for (size_t k = 1; cap > 0 && k < n; k++) {
+        int64_t gap = offsets[k] - previous;
+        previous = offsets[k];
+        offsets[k] = offsets[k - 1] + (gap < cap ? gap : cap);
+    }
+    double speedup = cfg->replay_speedup > 0 ? cfg->replay_speedup : 1.0;
+    for (size_t k = 0; speedup != 1.0 && k < n; k++) {
+        offsets[k] = (int64_t)((double)offsets[k] / speedup);
+    }
+}
+
+int64_t cli__turn_delay_ns(const struct profile_config *cfg, double delay_ms, bool recorded)
+{
+    if (recorded && cfg->ignore_trace_delays) {
+        return 0;
+    }
+    double ns = delay_ms > 0 ? delay_ms * 1e6 : 0;
+    if (recorded && cfg->replay_speedup > 0) {
+        ns /= cfg->replay_speedup;
+    }
+    double cap = cfg->inter_turn_delay_cap_seconds * 1e9;
+    return (int64_t)(cap > 0 && ns > cap ? cap : ns);
+}
+
 /* schedule_order puts the entries whose timestamps fall in the
  * --fixed-schedule-start/end-offset window (inclusive) in timestamp order,
  * with due times relative to the start offset, else (auto offset) the first
@@ -389,6 +420,7 @@ static size_t schedule_order(const struct profile_config *cfg, struct cli_reques
             order[k] = timed[k].index;
             out->schedule_offsets_ns[k] = offset_ns(timed[k].timestamp_ms, zero_ms);
         }
+        shape_schedule(cfg, out->schedule_offsets_ns, n);
     } else if (timed != NULL) {
         fprintf(stderr,
                 "ringperf profile: --input-file %s: no timestamps inside the "
@@ -558,7 +590,8 @@ static int add_input_conversations(const struct profile_config *cfg, struct cli_
         size_t conv = out->sessions.conv_count - (e->turn > 0 ? 1 : 0);
         struct cli_turn turn = {
             .model = cfg->models.items[conv % cfg->models.count],
-            .delay_ns = e->turn > 0 && e->has_delay ? (int64_t)(e->delay_ms * 1e6) : 0,
+            .delay_ns =
+                e->turn > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
             .max_tokens = e->output_length > 0 ? e->output_length
                           : cfg->osl_set       ? (uint64_t)cfg->osl_tokens_mean
                                                : 0,
@@ -694,11 +727,14 @@ static int add_trace_conversations(const struct profile_config *cfg, struct cli_
                 .body = out->bodies[i],
                 .body_len = strlen(out->bodies[i]),
                 .model = cfg->models.items[s % cfg->models.count],
-                .delay_ns = t > 0 && e->has_delay ? (int64_t)(e->delay_ms * 1e6) : 0,
+                .delay_ns = t > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
                 .static_tokens = isl[i],
             };
             ret = cli_sessions_add(&out->sessions, t == 0, &turn, e->session_id);
         }
+    }
+    if (timed && ret == 0) {
+        shape_schedule(cfg, out->schedule_offsets_ns, sessions);
     }
     out->fixed_schedule = timed && ret == 0;
     free(turns);

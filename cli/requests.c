@@ -137,7 +137,7 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
         double delay_ms = dataset_rng_normal(&src->rng, cfg->conversation_turn_delay_mean_ms,
                                              cfg->conversation_turn_delay_stddev_ms);
         delay_ms = delay_ms > 0 ? delay_ms * cfg->conversation_turn_delay_ratio : 0;
-        turn.delay_ns = t > 0 ? (int64_t)(delay_ms * 1e6) : 0;
+        turn.delay_ns = t > 0 ? cli__turn_delay_ns(cfg, delay_ms, false) : 0;
         static_tokens = static_tokens >= 0 && isl >= 0 ? static_tokens + isl : -1;
         turn.static_tokens = static_tokens;
         /* Each turn its own media (--image-*, --audio-*), drawn from its place. */

@@ -208,6 +208,11 @@ struct profile_config {
     double conversation_turn_delay_stddev_ms; /* --conversation-turn-delay-stddev */
     double conversation_turn_delay_ratio;     /* --conversation-turn-delay-ratio (1.0) */
     bool conversation_turn_delay_ratio_set;
+    /* Trace replay (cli/input_requests.c): 0 = not given */
+    bool ignore_trace_delays;
+    double inter_turn_delay_cap_seconds;
+    double max_idle_gap_cap_seconds;
+    double replay_speedup;    /* 0 = 1 */
     double user_centric_rate; /* --user-centric-rate QPS; 0 = not given */
     int64_t num_users;        /* --num-users; 0 = not given */
     /* Dataset extras (cli/prompt_extras.c, datasets/sharegpt.c) */

@@ -255,7 +255,9 @@ static const struct config__flag flag_table[] = {
      .help = "Format of --input-file: single_turn, random_pool, mooncake_trace, raw_payload "
              "or inputs_json (multi_turn is recognised but not run yet).",
      .default_text = "auto-detected", .example = "single_turn"},
-    NOPE(INPUT, SWITCH, "--ignore-trace-delays", "Drop recorded delays from traces."),
+    {SUP(INPUT, SWITCH, "--ignore-trace-delays", 0, OFF(ignore_trace_delays)),
+     .help = "Send each turn of a replayed session as soon as the previous reply ends, "
+             "ignoring the recorded delays."},
     NOPE(INPUT, SWITCH, "--use-think-time-only", "Replay only recorded think time."),
     NOPE(INPUT, INT, "--max-context-length", "Drop traces whose context exceeds this length."),
     {SUP(INPUT, STRING, "--dataset-sampling-strategy", 0, OFF(dataset_sampling_strategy)),
@@ -319,9 +321,18 @@ static const struct config__flag flag_table[] = {
                OFF(conversation_turn_delay_ratio), OFF(conversation_turn_delay_ratio_set)),
      .help = "Multiplier applied to every think time.", .default_text = "1.0", .example = "0.5",
      .range = &range_stddev},
-    NOPE(CONVERSATION, DOUBLE, "--inter-turn-delay-cap-seconds", "Cap on replayed turn delays."),
-    NOPE(CONVERSATION, DOUBLE, "--max-idle-gap-cap-seconds", "Cap on replayed idle gaps."),
-    NOPE(CONVERSATION, DOUBLE, "--replay-speedup", "Trace replay speed-up factor."),
+    {SUP(CONVERSATION, DOUBLE, "--inter-turn-delay-cap-seconds", 0,
+         OFF(inter_turn_delay_cap_seconds)),
+     .help = "Cap every replayed delay between turns (recorded or think time) at this many "
+             "seconds.",
+     .example = "5", .range = &range_seconds_gt0},
+    {SUP(CONVERSATION, DOUBLE, "--max-idle-gap-cap-seconds", 0, OFF(max_idle_gap_cap_seconds)),
+     .help = "Shorten every gap between consecutive scheduled starts of a trace to at most this "
+             "many seconds.",
+     .example = "10", .range = &range_seconds_gt0},
+    {SUP(CONVERSATION, DOUBLE, "--replay-speedup", 0, OFF(replay_speedup)),
+     .help = "Replay a trace this many times faster (timestamps and delays divided by it).",
+     .default_text = "1", .example = "2", .range = &range_rate},
     NOPE(CONVERSATION, SWITCH, "--open-loop-replay --no-open-loop-replay", "Open-loop replay."),
     NOPE(CONVERSATION, SWITCH, "--omit-kv-hints", "Drop recorded KV-cache hints."),
     NOPE(CONVERSATION, SWITCH, "--force-min-tokens --no-force-min-tokens",

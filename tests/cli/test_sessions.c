@@ -27,6 +27,7 @@ struct turn_record {
     char correlation[64];
     int64_t start_ns;
     int64_t end_ns;
+    int64_t scheduled_ns;  /* when it was due */
     int64_t prompt_tokens; /* the mock's usage: it counts the words of every message */
     bool error;
 };
@@ -71,6 +72,7 @@ static void read_records(const struct e2e *w, struct records *out)
                     json_object_get(meta, "x_correlation_id"));
         r->start_ns = json_integer_value(json_object_get(meta, "request_start_ns"));
         r->end_ns = json_integer_value(json_object_get(meta, "request_end_ns"));
+        r->scheduled_ns = json_integer_value(json_object_get(meta, "request_scheduled_ns"));
         r->prompt_tokens = metric(json_object_get(root, "metrics"), "usage_prompt_tokens");
         r->error = !json_is_null(json_object_get(root, "error"));
         json_decref(root);
@@ -383,6 +385,53 @@ Test(sessions_e2e, every_turn_of_a_conversation_carries_its_own_images, .timeout
         }
     }
     json_decref(root);
+    free(rs);
+    e2e_finish(&w);
+}
+
+/* near_ms reports whether a span in ns is within 1 ms of `ms`. */
+static bool near_ms(int64_t span_ns, int64_t ms)
+{
+    return span_ns > (ms - 1) * 1000 * 1000 && span_ns < (ms + 1) * 1000 * 1000;
+}
+
+Test(sessions_e2e, replay_knobs_reshape_a_trace, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    /* Session b starts 2 s after a; a's second turn waits 400 ms. */
+    e2e_write(&w, "trace.jsonl",
+              "{\"session_id\": \"a\", \"timestamp\": 0, \"input_length\": 30, \"hash_ids\": [1], "
+              "\"output_length\": 4}\n"
+              "{\"session_id\": \"b\", \"timestamp\": 2000, \"input_length\": 30, \"hash_ids\": "
+              "[2], \"output_length\": 4}\n"
+              "{\"session_id\": \"a\", \"delay\": 400, \"input_length\": 60, \"hash_ids\": [1, 3], "
+              "\"output_length\": 4}\n");
+    /* The idle gap is cut to 100 ms and halved; the delay halved to 200 ms and capped at 60. */
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --isl-block-size 30 --input-file "
+                           "IN/trace.jsonl --max-idle-gap-cap-seconds 0.1 --replay-speedup 2 "
+                           "--inter-turn-delay-cap-seconds 0.06");
+    struct records *rs = calloc(1, sizeof(*rs));
+    read_records(&w, rs);
+    cr_assert_eq(rs->count, 3);
+    const struct turn_record *a0 = NULL;
+    const struct turn_record *a1 = NULL;
+    const struct turn_record *b0 = NULL;
+    for (size_t i = 0; i < rs->count; i++) {
+        const struct turn_record *r = &rs->items[i];
+        if (strcmp(r->conversation, "b") == 0) {
+            b0 = r;
+        } else if (r->turn == 0) {
+            a0 = r;
+        } else {
+            a1 = r;
+        }
+    }
+    cr_assert(a0 != NULL && a1 != NULL && b0 != NULL);
+    cr_assert(near_ms(b0->scheduled_ns - a0->scheduled_ns, 50), "b due %lld ns after a",
+              (long long)(b0->scheduled_ns - a0->scheduled_ns));
+    cr_assert(near_ms(a1->scheduled_ns - a0->end_ns, 60), "a's turn 1 due %lld ns after turn 0",
+              (long long)(a1->scheduled_ns - a0->end_ns));
     free(rs);
     e2e_finish(&w);
 }
