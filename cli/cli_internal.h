@@ -76,6 +76,11 @@ void cli_results_free(struct cli_results *results);
 void cli_record_compute(struct cli_results *results, const struct engine_record *record,
                         struct cli_record_metrics *out);
 
+/* cli_record_shared_reads returns how many of a successful streamed record's
+ * content events arrived in the same network read as the content event before
+ * them, and so carry that read's arrival time (0 for other records). */
+uint32_t cli_record_shared_reads(const struct engine_record *record, bool streaming);
+
 /* cli_record_wall_ns converts a record's monotonic timestamp to wall-clock ns
  * (0 when either is unknown). */
 int64_t cli_record_wall_ns(const struct engine_record *record, int64_t monotonic_ns);

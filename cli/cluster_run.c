@@ -448,21 +448,6 @@ static void put_request(struct cli_jsonw *w, bool *first, const struct metrics_r
     cli_jsonw_lit(w, req->client_tokens ? "true" : "false");
 }
 
-static uint64_t same_read_events(const struct cli_cluster *cc, const struct engine_record *rec)
-{
-    uint64_t n = 0;
-    bool seen = false;
-    for (uint32_t i = 0; rec->outcome == ENGINE_SUCCESS && cc->streaming && i < rec->event_count;
-         i++) {
-        const struct engine_event *ev = &rec->events[i];
-        if ((ev->flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) != 0) {
-            n += seen && (ev->flags & ENGINE_EVENT_SAME_READ) != 0;
-            seen = true;
-        }
-    }
-    return n;
-}
-
 static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,
                       const struct engine_record *rec, const struct metrics_request *req)
 {
@@ -496,7 +481,7 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
     put_times(cc, w, &first, rec, &metrics->request);
     put_key_int(w, &first, "http_status", rec->http_status);
     put_request(w, &first, &metrics->request);
-    put_key_int(w, &first, "same_read", (int64_t)same_read_events(cc, rec));
+    put_key_int(w, &first, "same_read", (int64_t)cli_record_shared_reads(rec, cc->streaming));
     cli_jsonw_key(w, &first, "error");
     if (rec->outcome == ENGINE_SUCCESS) {
         cli_jsonw_raw(w, "null", 4);

@@ -194,7 +194,8 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
  * free for it) and how late it left, and how many of its content events
  * arrived in the same network read as the event before them, and so share
  * that read's arrival time (an inter-token gap of 0 that is not one). */
-static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct engine_record *rec)
+static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct cli_export *exp,
+                             const struct engine_record *rec)
 {
     put_int_or_null(w, first, "request_scheduled_ns", cli_record_wall_ns(rec, rec->scheduled_ns));
     cli_jsonw_key(w, first, "send_lag_ns");
@@ -203,13 +204,8 @@ static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct engi
     } else {
         cli_jsonw_raw(w, "null", 4);
     }
-    int64_t shared = 0;
-    for (uint32_t i = 0; i < rec->event_count; i++) {
-        uint32_t flags = rec->events[i].flags;
-        shared += (flags & ENGINE_EVENT_CONTENT) != 0 && (flags & ENGINE_EVENT_SAME_READ) != 0;
-    }
     cli_jsonw_key(w, first, "shared_read_events");
-    cli_jsonw_int(w, shared);
+    cli_jsonw_int(w, cli_record_shared_reads(rec, exp->streaming));
 }
 
 static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
@@ -244,7 +240,7 @@ static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
     cli_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
     put_int_or_null(w, &first, "cancellation_time_ns", cli_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
-    put_timing_truth(w, &first, rec);
+    put_timing_truth(w, &first, exp, rec);
     cli_jsonw_raw(w, "}", 1);
 }
 

@@ -317,78 +317,6 @@ static int build_bodies(const struct profile_config *cfg, uint64_t seed,
     return ret;
 }
 
-struct timed_entry {
-    double timestamp_ms;
-    size_t index;
-};
-
-static int by_timestamp(const void *a, const void *b)
-{
-    const struct timed_entry *x = a;
-    const struct timed_entry *y = b;
-    if (x->timestamp_ms != y->timestamp_ms) {
-        return x->timestamp_ms < y->timestamp_ms ? -1 : 1;
-    }
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* in_window reports whether a trace timestamp falls inside the
- * --fixed-schedule-start/end-offset window (inclusive). */
-static bool in_window(const struct profile_config *cfg, double timestamp_ms)
-{
-    return (!cfg->fixed_schedule_start_offset_set ||
-            timestamp_ms >= (double)cfg->fixed_schedule_start_offset_ms) &&
-           (!cfg->fixed_schedule_end_offset_set ||
-            timestamp_ms <= (double)cfg->fixed_schedule_end_offset_ms);
-}
-
-/* schedule_zero_ms is the trace time that becomes the run's time zero: the
- * start offset, else (auto offset) the first timestamp, else 0. */
-static double schedule_zero_ms(const struct profile_config *cfg, double first_ms)
-{
-    return cfg->fixed_schedule_start_offset_set ? (double)cfg->fixed_schedule_start_offset_ms
-           : cfg->fixed_schedule_auto_offset    ? first_ms
-                                                : 0.0;
-}
-
-/* offset_ns is a timestamp's due time after time zero (never negative). */
-static int64_t offset_ns(double timestamp_ms, double zero_ms)
-{
-    double ns = (timestamp_ms - zero_ms) * 1e6;
-    return ns > 0 ? (int64_t)ns : 0;
-}
-
-/* shape_schedule applies the replay knobs to n due times in order: every gap
- * between consecutive ones is cut to --max-idle-gap-cap-seconds, then all of
- * them are divided by --replay-speedup. */
-static void shape_schedule(const struct profile_config *cfg, int64_t *offsets, size_t n)
-{
-    int64_t cap = (int64_t)(cfg->max_idle_gap_cap_seconds * 1e9);
-    int64_t previous = n > 0 ? offsets[0] : 0;
-    for (size_t k = 1; cap > 0 && k < n; k++) {
-        int64_t gap = offsets[k] - previous;
-        previous = offsets[k];
-        offsets[k] = offsets[k - 1] + (gap < cap ? gap : cap);
-    }
-    double speedup = cfg->replay_speedup > 0 ? cfg->replay_speedup : 1.0;
-    for (size_t k = 0; speedup != 1.0 && k < n; k++) {
-        offsets[k] = (int64_t)((double)offsets[k] / speedup);
-    }
-}
-
-int64_t cli__turn_delay_ns(const struct profile_config *cfg, double delay_ms, bool recorded)
-{
-    if (recorded && cfg->ignore_trace_delays) {
-        return 0;
-    }
-    double ns = delay_ms > 0 ? delay_ms * 1e6 : 0;
-    if (recorded && cfg->replay_speedup > 0) {
-        ns /= cfg->replay_speedup;
-    }
-    double cap = cfg->inter_turn_delay_cap_seconds * 1e9;
-    return (int64_t)(cap > 0 && ns > cap ? cap : ns);
-}
-
 /* schedule_order puts the entries whose timestamps fall in the
  * --fixed-schedule-start/end-offset window (inclusive) in timestamp order,
  * with due times relative to the start offset, else (auto offset) the first
@@ -397,7 +325,7 @@ static size_t schedule_order(const struct profile_config *cfg, struct cli_reques
                              size_t *order)
 {
     size_t count = dataset_inputs_count(out->inputs);
-    struct timed_entry *timed = calloc(count, sizeof(*timed));
+    struct cli__timed_entry *timed = calloc(count, sizeof(*timed));
     size_t n = 0;
     for (size_t i = 0; timed != NULL && i < count; i++) {
         const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
@@ -409,18 +337,18 @@ static size_t schedule_order(const struct profile_config *cfg, struct cli_reques
             free(timed);
             return 0;
         }
-        if (in_window(cfg, e->timestamp_ms)) {
-            timed[n++] = (struct timed_entry){e->timestamp_ms, i};
+        if (cli__in_window(cfg, e->timestamp_ms)) {
+            timed[n++] = (struct cli__timed_entry){e->timestamp_ms, i};
         }
     }
     if (timed != NULL && n > 0) {
-        qsort(timed, n, sizeof(*timed), by_timestamp);
-        double zero_ms = schedule_zero_ms(cfg, timed[0].timestamp_ms);
+        qsort(timed, n, sizeof(*timed), cli__by_timestamp);
+        double zero_ms = cli__schedule_zero_ms(cfg, timed[0].timestamp_ms);
         for (size_t k = 0; k < n; k++) {
             order[k] = timed[k].index;
-            out->schedule_offsets_ns[k] = offset_ns(timed[k].timestamp_ms, zero_ms);
+            out->schedule_offsets_ns[k] = cli__offset_ns(timed[k].timestamp_ms, zero_ms);
         }
-        shape_schedule(cfg, out->schedule_offsets_ns, n);
+        cli__shape_schedule(cfg, out->schedule_offsets_ns, n);
     } else if (timed != NULL) {
         fprintf(stderr,
                 "ringperf profile: --input-file %s: no timestamps inside the "
@@ -526,222 +454,6 @@ static int order_payloads(const struct profile_config *cfg, uint64_t seed,
     return ret;
 }
 
-/* input_sessions reports whether the file holds multi-turn sessions: a
- * multi_turn file, or raw_payload directories and inputs_json with sessions
- * of several turns. A timestamped trace replays on its schedule instead. */
-static bool input_sessions(const struct profile_config *cfg, const struct cli_requests *out)
-{
-    if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE) {
-        /* A trace with session ids replays sessions: see add_trace_conversations. */
-        for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
-            if (dataset_inputs_entry(out->inputs, i)->session_id != NULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-    if (cfg->fixed_schedule ||
-        (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule)) {
-        return false;
-    }
-    if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MULTI_TURN) {
-        return true;
-    }
-    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
-        if (dataset_inputs_entry(out->inputs, i)->turn > 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* joined_texts returns an entry's texts joined by one space (malloc'd). */
-static char *joined_texts(const struct dataset_entry *e)
-{
-    size_t len = 0;
-    for (size_t i = 0; i < e->text_count; i++) {
-        len += strlen(e->texts[i]) + 1;
-    }
-    char *out = malloc(len + 1);
-    size_t at = 0;
-    for (size_t i = 0; out != NULL && i < e->text_count; i++) {
-        size_t n = strlen(e->texts[i]);
-        if (i > 0) {
-            out[at++] = ' ';
-        }
-        memcpy(out + at, e->texts[i], n);
-        at += n;
-    }
-    if (out != NULL) {
-        out[at] = '\0';
-    }
-    return out;
-}
-
-/* add_input_conversations turns the file's sessions into conversations, in
- * file order: verbatim bodies as written (the history is in them), and
- * multi_turn texts as user turns that get the live replies in between. */
-static int add_input_conversations(const struct profile_config *cfg, struct cli_requests *out,
-                                   const int64_t *isl)
-{
-    int64_t static_tokens = 0;
-    for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
-        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
-        size_t conv = out->sessions.conv_count - (e->turn > 0 ? 1 : 0);
-        struct cli_turn turn = {
-            .model = cfg->models.items[conv % cfg->models.count],
-            .delay_ns =
-                e->turn > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
-            .max_tokens = e->output_length > 0 ? e->output_length
-                          : cfg->osl_set       ? (uint64_t)cfg->osl_tokens_mean
-                                               : 0,
-        };
-        if (e->payload != NULL) {
-            turn.body = out->bodies[i];
-            turn.body_len = strlen(out->bodies[i]);
-            turn.static_tokens = isl[i];
-        } else {
-            char where[512];
-            snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
-            if (cli_media_from_entry(e, where, &turn.media) != 0) {
-                return -EINVAL;
-            }
-            turn.prompt = joined_texts(e);
-            if (turn.prompt == NULL) {
-                cli_media_set_free(&turn.media);
-                return -ENOMEM;
-            }
-            static_tokens = e->turn == 0 ? 0 : static_tokens;
-            static_tokens = static_tokens >= 0 && isl[i] >= 0 ? static_tokens + isl[i] : -1;
-            turn.static_tokens = static_tokens;
-        }
-        int ret = cli_sessions_add(&out->sessions, e->turn == 0, &turn, e->session_id);
-        if (ret != 0) {
-            return ret;
-        }
-    }
-    return 0;
-}
-
-/* session_turn is one trace record and the session it belongs to. */
-struct session_turn {
-    const char *session_id; /* NULL: a session of its own */
-    size_t index;
-};
-
-static int by_session(const void *a, const void *b)
-{
-    const struct session_turn *x = a;
-    const struct session_turn *y = b;
-    if (x->session_id != NULL && y->session_id != NULL) {
-        int c = strcmp(x->session_id, y->session_id);
-        if (c != 0) {
-            return c;
-        }
-    } else if (x->session_id != y->session_id) {
-        return x->session_id == NULL ? -1 : 1;
-    }
-    return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static bool same_session(const struct session_turn *a, const struct session_turn *b)
-{
-    return a->session_id != NULL && b->session_id != NULL &&
-           strcmp(a->session_id, b->session_id) == 0;
-}
-
-/* trace_sessions groups the trace's records by session id, turns in file
- * order, and puts the sessions in the order of their first turn's timestamp
- * (timed: only those in the --fixed-schedule window) or of the file. Writes
- * the records into turns (session by session) and each session's first turn
- * into starts (timestamp_ms, position in turns). Returns the number of
- * sessions; 0 with a message on error. */
-static size_t trace_sessions(const struct profile_config *cfg, const struct cli_requests *out,
-                             bool timed, struct session_turn *turns, struct timed_entry *starts)
-{
-    size_t count = dataset_inputs_count(out->inputs);
-    for (size_t i = 0; i < count; i++) {
-        turns[i] = (struct session_turn){dataset_inputs_entry(out->inputs, i)->session_id, i};
-    }
-    qsort(turns, count, sizeof(*turns), by_session);
-    size_t sessions = 0;
-    for (size_t k = 0; k < count; k++) {
-        if (k > 0 && same_session(&turns[k - 1], &turns[k])) {
-            continue;
-        }
-        const struct dataset_entry *e = dataset_inputs_entry(out->inputs, turns[k].index);
-        if (timed && !e->has_timestamp) {
-            fprintf(stderr,
-                    "ringperf profile: %s:%llu: a fixed schedule needs a \"timestamp\" (ms) in "
-                    "the first record of every session\n",
-                    cfg->input_file, (unsigned long long)e->line);
-            return 0;
-        }
-        double start_ms = timed ? e->timestamp_ms : (double)turns[k].index;
-        if (!timed || in_window(cfg, start_ms)) {
-            starts[sessions++] = (struct timed_entry){start_ms, k};
-        }
-    }
-    qsort(starts, sessions, sizeof(*starts), by_timestamp);
-    if (sessions == 0) {
-        fprintf(stderr,
-                "ringperf profile: --input-file %s: no session starts inside the "
-                "--fixed-schedule-start/end-offset window\n",
-                cfg->input_file);
-    }
-    return sessions;
-}
-
-/* add_trace_conversations replays a trace whose records carry session ids
- * (mooncake_trace): each session's records are its turns, sent in order,
- * each after the previous reply and its "delay"; a timestamped trace starts
- * each session at its first record's timestamp. Every record's prompt is
- * its own (hash_id blocks stand for the whole context), so turns are sent as
- * built, without live history. */
-static int add_trace_conversations(const struct profile_config *cfg, struct cli_requests *out,
-                                   const int64_t *isl)
-{
-    size_t count = dataset_inputs_count(out->inputs);
-    bool timed =
-        cfg->fixed_schedule || (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule);
-    struct session_turn *turns = calloc(count, sizeof(*turns));
-    struct timed_entry *starts = calloc(count, sizeof(*starts));
-    out->schedule_offsets_ns = timed ? calloc(count, sizeof(int64_t)) : NULL;
-    int ret = turns != NULL && starts != NULL && (!timed || out->schedule_offsets_ns != NULL)
-                  ? 0
-                  : -ENOMEM;
-    size_t sessions = ret == 0 ? trace_sessions(cfg, out, timed, turns, starts) : 0;
-    ret = ret != 0 ? ret : sessions == 0 ? -EINVAL : 0;
-    double zero_ms = sessions > 0 ? schedule_zero_ms(cfg, starts[0].timestamp_ms) : 0;
-    for (size_t s = 0; ret == 0 && s < sessions; s++) {
-        if (timed) {
-            out->schedule_offsets_ns[s] = offset_ns(starts[s].timestamp_ms, zero_ms);
-        }
-        size_t k = starts[s].index;
-        for (size_t t = 0;
-             ret == 0 && (t == 0 || (k + t < count && same_session(&turns[k], &turns[k + t])));
-             t++) {
-            size_t i = turns[k + t].index;
-            const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
-            struct cli_turn turn = {
-                .body = out->bodies[i],
-                .body_len = strlen(out->bodies[i]),
-                .model = cfg->models.items[s % cfg->models.count],
-                .delay_ns = t > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
-                .static_tokens = isl[i],
-            };
-            ret = cli_sessions_add(&out->sessions, t == 0, &turn, e->session_id);
-        }
-    }
-    if (timed && ret == 0) {
-        shape_schedule(cfg, out->schedule_offsets_ns, sessions);
-    }
-    out->fixed_schedule = timed && ret == 0;
-    free(turns);
-    free(starts);
-    return ret;
-}
-
 int cli__build_input_payloads(const struct profile_config *cfg, uint64_t seed,
                               const struct tokenizer *tok, const char *extra,
                               struct cli_requests *out)
@@ -753,15 +465,13 @@ int cli__build_input_payloads(const struct profile_config *cfg, uint64_t seed,
     }
     size_t count = dataset_inputs_count(out->inputs);
     int64_t *isl = calloc(count, sizeof(*isl));
-    out->multi_turn = input_sessions(cfg, out);
+    out->multi_turn = cli__input_sessions(cfg, out);
     if (isl == NULL) {
         ret = -ENOMEM;
     } else if (out->multi_turn) {
         ret = build_bodies(cfg, seed, tok, extra, out, isl, NULL);
         if (ret == 0) {
-            ret = dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE
-                      ? add_trace_conversations(cfg, out, isl)
-                      : add_input_conversations(cfg, out, isl);
+            ret = cli__add_input_conversations(cfg, out, isl);
         }
     } else {
         ret = order_payloads(cfg, seed, tok, extra, out, isl);

@@ -117,8 +117,8 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
         /* The conversation opens with its own context message. */
         if (context_len == 0) {
             fprintf(stderr,
-                    "ringperf profile: --user-context-prompt-length %lld: cannot make "
-                    "the context\n",
+                    "ringperf profile: --user-context-prompt-length %lld: a context that "
+                    "long does not fit in one prompt; give a smaller length\n",
                     (long long)cfg->user_context_prompt_length);
             return -EINVAL;
         }
@@ -364,7 +364,8 @@ static int seal_sessions(const struct profile_config *cfg, struct cli_requests *
                                           : CLI_OPEN_LOOP_CONNECTIONS;
     int ret = cli_sessions_seal(&out->sessions, users);
     if (ret == -EINVAL) {
-        fprintf(stderr, "ringperf profile: the dataset has no conversations\n");
+        fprintf(stderr, "ringperf profile: the dataset has no conversations; give "
+                        "--conversation-num 1 or more, or an --input-file with records\n");
     }
     return ret;
 }

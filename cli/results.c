@@ -219,15 +219,19 @@ void cli_results_add(struct cli_results *results, const struct engine_record *re
         results->first_wall_ns = rec->wall_start_ns;
     }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
-    if (rec->outcome != ENGINE_SUCCESS || !results->streaming) {
-        return;
-    }
+    results->same_read_events += cli_record_shared_reads(rec, results->streaming);
+}
+
+uint32_t cli_record_shared_reads(const struct engine_record *rec, bool streaming)
+{
+    uint32_t shared = 0;
     bool seen = false;
-    for (uint32_t i = 0; i < rec->event_count; i++) {
+    for (uint32_t i = 0; rec->outcome == ENGINE_SUCCESS && streaming && i < rec->event_count; i++) {
         const struct engine_event *ev = &rec->events[i];
         if (is_content(ev)) {
-            results->same_read_events += seen && (ev->flags & ENGINE_EVENT_SAME_READ) != 0;
+            shared += seen && (ev->flags & ENGINE_EVENT_SAME_READ) != 0;
             seen = true;
         }
     }
+    return shared;
 }

@@ -4,7 +4,8 @@
  * rank 0 after the run. Rank 0 coordinates.
  *
  * The MPI library (Open MPI) is optional at build time: without it this
- * module is a stub with the same API that always reports rank 0 of 1. A
+ * module implements the same API for one process (rank 0 of 1; under a
+ * launcher with more processes it refuses to run, saying so). A
  * binary built with MPI still runs without a launcher: MPI_Init is called
  * only when the environment shows one (OMPI_COMM_WORLD_SIZE, PMI_SIZE or
  * PMIX_RANK). Every call here except the cluster_live_* ones may block on
