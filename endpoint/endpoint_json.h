@@ -1,20 +1,19 @@
 /*
- * endpoint_json.h - the validated jsmn token tree shared by the response
+ * endpoint_json.h - the validated JSON token tree shared by the response
  * parsers in endpoint/ (json.c, chunk.c, chunk_types.c). Private.
  *
- * Every index is a token index into doc->tok; -1 means "absent" and every
- * helper accepts it, so lookups chain without checks in between.
+ * The tree is jsmn's, in jsmn's token type (json.c says why the tokenizer is
+ * not). Every index is a token index into doc->tok; -1 means "absent" and
+ * every helper accepts it, so lookups chain without checks in between.
  */
 #ifndef RINGPERF_ENDPOINT_JSON_H
 #define RINGPERF_ENDPOINT_JSON_H
 
-/* json.c includes jsmn.h itself (with the implementation) before this file;
- * everyone else gets the types only. JSMN_PARENT_LINKS changes the token
- * layout, so both must agree on it. */
+/* The token types only. A file that also runs jsmn_parse (the fuzz target
+ * comparing trees) includes jsmn.h itself first, without JSMN_PARENT_LINKS,
+ * which would change the token layout. */
 #ifndef JSMN_H
 #define JSMN_HEADER
-#define JSMN_STRICT
-#define JSMN_PARENT_LINKS
 #include <jsmn.h>
 #undef JSMN_HEADER
 #endif

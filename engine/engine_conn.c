@@ -21,9 +21,61 @@ static int64_t wall_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* head_prefixes_init writes each target's fixed request-head bytes. */
+static int head_prefixes_init(struct engine__shard *shard)
+{
+    const struct engine_config *config = shard->config;
+    shard->head_prefixes = calloc(config->target_count, sizeof(*shard->head_prefixes));
+    struct http_header *fixed = calloc(config->extra_header_count + 1, sizeof(*fixed));
+    if (shard->head_prefixes == NULL || fixed == NULL) {
+        free(fixed);
+        return -ENOMEM;
+    }
+    for (size_t h = 0; h < config->extra_header_count; h++) {
+        fixed[h] = config->extra_headers[h];
+    }
+    for (size_t t = 0; t < config->target_count; t++) {
+        const struct engine_target *target = &config->targets[t];
+        struct engine__head_prefix *p = &shard->head_prefixes[t];
+        size_t fixed_count = config->extra_header_count;
+        fixed_count += engine__proxy_header(target, &fixed[fixed_count]);
+        struct http_request_head head = {
+            .method = "POST",
+            .path = target->path,
+            .host = target->host_header,
+            .content_type = "application/json",
+            .accept = config->streaming ? "text/event-stream" : "application/json",
+            .user_agent = "ringperf/" RINGPERF_VERSION,
+            .authorization = config->authorization,
+            .extra_headers = fixed,
+            .extra_header_count = fixed_count,
+        };
+        p->buf = malloc(ENGINE__HEAD_BYTES);
+        if (p->buf == NULL) {
+            free(fixed);
+            return -ENOMEM;
+        }
+        p->status = http_request_prefix_write(p->buf, ENGINE__HEAD_BYTES, &head, &p->prefix);
+    }
+    free(fixed);
+    return 0;
+}
+
+static void head_prefixes_destroy(struct engine__shard *shard)
+{
+    for (size_t t = 0; shard->head_prefixes != NULL && t < shard->config->target_count; t++) {
+        free(shard->head_prefixes[t].buf);
+    }
+    free(shard->head_prefixes);
+    shard->head_prefixes = NULL;
+}
+
 int engine__conns_init(struct engine__shard *shard)
 {
     const struct engine_config *config = shard->config;
+    if (head_prefixes_init(shard) != 0) {
+        return -ENOMEM;
+    }
     /* A JSON token takes at least two bytes, so this many always suffice for
      * a body that fits the body buffer. */
     shard->json_scratch = endpoint_scratch_new(ENGINE__BODY_BYTES / 2 + 1);
@@ -44,10 +96,7 @@ int engine__conns_init(struct engine__shard *shard)
         c->head = malloc(ENGINE__HEAD_BYTES);
         c->body = malloc(ENGINE__BODY_BYTES);
         c->header_buf = malloc(ENGINE__HEADER_BYTES);
-        /* + X-Request-ID, + X-Correlation-ID and X-Session-Affinity in a
-         * session, + Proxy-Authorization through a forward proxy */
-        c->headers = calloc(config->extra_header_count + 4, sizeof(*c->headers));
-        if (c->head == NULL || c->body == NULL || c->header_buf == NULL || c->headers == NULL ||
+        if (c->head == NULL || c->body == NULL || c->header_buf == NULL ||
             engine__tls_conn_init(shard, c) != 0) {
             return -ENOMEM;
         }
@@ -55,29 +104,25 @@ int engine__conns_init(struct engine__shard *shard)
             return -ENOMEM;
         }
         c->body_cap = ENGINE__BODY_BYTES;
-        for (size_t h = 0; h < config->extra_header_count; h++) {
-            c->headers[h] = config->extra_headers[h];
-        }
-        c->headers[config->extra_header_count] = (struct http_header){
+        c->headers[ENGINE__HEADER_REQUEST_ID] = (struct http_header){
             .name = "X-Request-ID",
             .name_len = strlen("X-Request-ID"),
             .value = c->request_id,
-            .value_len = 0,
         };
+        c->header_count = 1;
         if (config->sessions != NULL) {
-            /* AIPerf's session headers: routers keep a session on one replica. */
-            c->headers[config->extra_header_count + 1] = (struct http_header){
+            c->headers[ENGINE__HEADER_CORRELATION_ID] = (struct http_header){
                 .name = "X-Correlation-ID",
                 .name_len = strlen("X-Correlation-ID"),
                 .value = c->session.correlation_id,
             };
-            c->headers[config->extra_header_count + 2] = (struct http_header){
+            c->headers[ENGINE__HEADER_SESSION_AFFINITY] = (struct http_header){
                 .name = "X-Session-Affinity",
                 .name_len = strlen("X-Session-Affinity"),
                 .value = c->session.correlation_id,
             };
+            c->header_count = 3;
         }
-        engine__proxy_conn_init(config, c);
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);
         sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
@@ -92,6 +137,7 @@ void engine__conns_destroy(struct engine__shard *shard)
 {
     endpoint_scratch_free(shard->json_scratch);
     shard->json_scratch = NULL;
+    head_prefixes_destroy(shard);
     if (shard->conns == NULL) {
         return;
     }
@@ -100,7 +146,6 @@ void engine__conns_destroy(struct engine__shard *shard)
         free(shard->conns[i].head);
         free(shard->conns[i].body);
         free(shard->conns[i].header_buf);
-        free(shard->conns[i].headers);
         engine__session_destroy(&shard->conns[i]);
     }
     free(shard->conns);
@@ -241,21 +286,14 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
         fail_record(shard, c, ENGINE_ERROR, 0, "PayloadError", "%s", c->session.error);
         return;
     }
-    c->headers[config->extra_header_count].value_len = engine_request_id(
+    c->headers[ENGINE__HEADER_REQUEST_ID].value_len = engine_request_id(
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
-    struct http_request_head head = {
-        .method = "POST",
-        .path = c->target->path,
-        .host = c->target->host_header,
-        .content_type = "application/json",
-        .content_length = payload->body_len,
-        .accept = config->streaming ? "text/event-stream" : "application/json",
-        .user_agent = "ringperf/" RINGPERF_VERSION,
-        .authorization = config->authorization,
-        .extra_headers = c->headers,
-        .extra_header_count = c->header_count,
-    };
-    ssize_t head_len = http_request_head_write(c->head, ENGINE__HEAD_BYTES, &head);
+    const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
+    ssize_t head_len = prefix->status;
+    if (head_len >= 0) {
+        head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, &prefix->prefix,
+                                            payload->body_len, c->headers, c->header_count);
+    }
     if (head_len < 0) {
         fail_record(shard, c, ENGINE_ERROR, 0, "RequestError",
                     "cannot write the request head (%s): check --header values and lengths",

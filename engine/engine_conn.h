@@ -139,10 +139,9 @@ bool engine__tls_eof_failed(struct engine__shard *shard, struct engine__conn *c)
 
 /* Forward proxies (engine_proxy.c). */
 
-/* engine__proxy_conn_init adds Proxy-Authorization to the headers of a connection whose
- * target goes through a FORWARD proxy with credentials (c->headers has room for it) and
- * sets c->header_count. */
-void engine__proxy_conn_init(const struct engine_config *config, struct engine__conn *c);
+/* engine__proxy_header sets *out to the Proxy-Authorization header of a target that goes
+ * through a FORWARD proxy with credentials, and returns whether it has one. */
+bool engine__proxy_header(const struct engine_target *target, struct http_header *out);
 
 /* engine__connect_addr returns where c's socket connects: the proxy, if any, else the
  * target; *out_len is the address length. */

@@ -28,6 +28,16 @@ struct tls_conn;
  * context switches per wake-up. */
 #define ENGINE__WAKE_DELAY_NS (1000 * 1000)
 #define ENGINE__HEAD_BYTES 8192
+
+/* Per-request headers: X-Request-ID, then in a session X-Correlation-ID and
+ * X-Session-Affinity (AIPerf's session headers: routers keep a session on one
+ * replica). */
+enum {
+    ENGINE__HEADER_REQUEST_ID,
+    ENGINE__HEADER_CORRELATION_ID,
+    ENGINE__HEADER_SESSION_AFFINITY,
+    ENGINE__REQUEST_HEADERS_MAX,
+};
 /* Per connection: one buffer serves as the SSE parser's scratch on streamed
  * responses and as the body collector otherwise (never both at once). */
 #define ENGINE__BODY_BYTES (128 * 1024)
@@ -93,9 +103,12 @@ struct engine__conn {
 
     bool retried; /* this request was resent on a fresh socket */
     struct engine__session session;
-    char request_id[40];         /* X-Request-ID of the request in flight */
-    struct http_header *headers; /* the config's extra headers + X-Request-ID */
-    char *header_buf;            /* response head bytes, ENGINE__HEADER_BYTES */
+    char request_id[40]; /* X-Request-ID of the request in flight */
+    /* The headers that change per request (ENGINE__HEADER_*), after the
+     * target's fixed head prefix (engine__shard.head_prefixes). */
+    struct http_header headers[ENGINE__REQUEST_HEADERS_MAX];
+    uint32_t header_count;
+    char *header_buf; /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
     struct endpoint_parse_state parse_state; /* per response; borrows the shard's scratch */
@@ -118,11 +131,18 @@ struct engine__conn {
     bool tls_send_in_flight; /* a send of tls_conn_pending() is outstanding */
 
     /* Through a proxy (engine_proxy.c). */
-    uint32_t header_count;     /* extra headers sent: the config's, X-Request-ID, and
-                                  Proxy-Authorization in FORWARD mode */
     size_t proxy_head_len;     /* bytes of the CONNECT request in head */
     size_t proxy_head_sent;    /* how many of them the kernel took */
     bool proxy_send_in_flight; /* a send of the CONNECT request is outstanding */
+};
+
+/* engine__head_prefix is one target's fixed request-head bytes; status is the
+ * prefix's length or the -errno http_request_prefix_write() returned, which
+ * fails every request to the target with its reason. */
+struct engine__head_prefix {
+    char *buf;
+    struct http_request_prefix prefix;
+    ssize_t status;
 };
 
 /* engine__shard is one io_uring loop on one thread. Everything here is touched
@@ -165,6 +185,9 @@ struct engine__shard {
     uint32_t buffers_to_publish; /* recycled this turn, published once per turn */
 
     struct endpoint_scratch *json_scratch; /* JSON tokens for large bodies, shared by conns */
+    /* Per target, the request head's fixed part, validated and written once:
+     * request line, Host, the config's headers, Proxy-Authorization. */
+    struct engine__head_prefix *head_prefixes;
     struct engine__conn *conns;
     uint32_t conn_count;
     uint32_t active_count;

@@ -13,20 +13,19 @@
 #include <stdio.h>
 #include <string.h>
 
-void engine__proxy_conn_init(const struct engine_config *config, struct engine__conn *c)
+bool engine__proxy_header(const struct engine_target *target, struct http_header *out)
 {
-    /* After the request id: the session headers (engine__conns_init). */
-    c->header_count = (uint32_t)config->extra_header_count + 1 + (config->sessions != NULL ? 2 : 0);
-    const struct engine_proxy *proxy = &c->target->proxy;
+    const struct engine_proxy *proxy = &target->proxy;
     if (proxy->mode != ENGINE_PROXY_FORWARD || proxy->authorization[0] == '\0') {
-        return;
+        return false;
     }
-    c->headers[c->header_count++] = (struct http_header){
+    *out = (struct http_header){
         .name = "Proxy-Authorization",
         .name_len = strlen("Proxy-Authorization"),
         .value = proxy->authorization,
         .value_len = strnlen(proxy->authorization, sizeof(proxy->authorization)),
     };
+    return true;
 }
 
 const struct sockaddr *engine__connect_addr(const struct engine__conn *c, socklen_t *out_len)

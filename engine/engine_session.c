@@ -175,9 +175,8 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
     s->reply_len = 0;
     size_t id_len = engine_correlation_id(shard->config->request_id_nonce, s->session,
                                           s->correlation_id, sizeof(s->correlation_id));
-    uint32_t first_session_header = (uint32_t)shard->config->extra_header_count + 1;
-    c->headers[first_session_header].value_len = id_len;
-    c->headers[first_session_header + 1].value_len = id_len;
+    c->headers[ENGINE__HEADER_CORRELATION_ID].value_len = id_len;
+    c->headers[ENGINE__HEADER_SESSION_AFFINITY].value_len = id_len;
     if (s->turn_count == 0) {
         s->turn_count = 1;
     }

@@ -107,6 +107,31 @@ ssize_t http_request_head_write(char *buf, size_t cap, const struct http_request
  * write for head, or -EINVAL under the same rules. Use it to size send buffers at start-up. */
 ssize_t http_request_head_size(const struct http_request_head *head);
 
+/* http_request_prefix is the part of a request head that stays the same from request to request:
+ * written and validated once by http_request_prefix_write(), completed per request by
+ * http_request_head_finish(). `bytes` is the buffer the prefix was written to. */
+struct http_request_prefix {
+    const char *bytes;
+    size_t len;
+    bool wants_content_length; /* the method anticipates content (POST, PUT, PATCH) */
+};
+
+/* http_request_prefix_write validates head as http_request_head_write() does and writes its
+ * request line and headers, extra headers included, but neither Content-Length
+ * (head->content_length is ignored) nor the empty line. Fills *out; returns the prefix's length,
+ * -EINVAL or -ENOSPC. Does not allocate. */
+ssize_t http_request_prefix_write(char *buf, size_t cap, const struct http_request_head *head,
+                                  struct http_request_prefix *out);
+
+/* http_request_head_finish writes a whole head into buf: the prefix (copied there unless buf is
+ * prefix->bytes), Content-Length when the method anticipates content or content_length is
+ * non-zero, the per-request `headers` in order and the empty line. Returns the head's length;
+ * -EINVAL when a header is invalid or one the writer owns; -ENOSPC when it does not fit in cap.
+ * Only the per-request headers are validated: what the prefix holds was validated once. */
+ssize_t http_request_head_finish(char *buf, size_t cap, const struct http_request_prefix *prefix,
+                                 size_t content_length, const struct http_header *headers,
+                                 size_t header_count);
+
 /* http_parse_status is what http_response_feed() and http_response_feed_eof() report. Every
  * value from HTTP_ERR_FIRST on is an error; errors are sticky until reset or init. */
 enum http_parse_status {

@@ -391,6 +391,20 @@ Test(endpoint_chunk, malformed_json_is_an_error_status)
                  ENDPOINT_PARSE_ERR_MALFORMED);
 }
 
+/* A number or literal may be the whole text, as for orjson: the payload is then
+ * not an object, but it is not malformed either (jsmn's strict mode refused
+ * one that ends the text). */
+Test(chunk, bare_scalars_are_json)
+{
+    const char *scalars[] = {"null", "5", "-0.5e3", "true", " false ", "\"s\""};
+    for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
+        struct endpoint_chunk c;
+        enum endpoint_parse_status st = parse(ENDPOINT_CHAT, scalars[i], &c);
+        cr_assert(st != ENDPOINT_PARSE_ERR_MALFORMED && st != ENDPOINT_PARSE_OK, "%s: %s",
+                  scalars[i], endpoint_parse_status_name(st));
+    }
+}
+
 /* string_in_json writes {"object":"TEXT"} or, as a key, {"TEXT":1,"object":"x"}. */
 static size_t string_in_json(char *json, bool as_key, const char *text, size_t text_len)
 {

@@ -262,3 +262,110 @@ Test(http_request, rejects_null_head_and_null_extra_array)
     head.extra_header_count = 1;
     expect_einval(&head, "null extra name");
 }
+
+/* A prefix written once and finished per request gives the same bytes as a whole head whose
+ * extra headers are the fixed ones followed by the per-request ones, after Content-Length. */
+Test(http_request, prefix_then_finish_writes_each_request)
+{
+    static const struct http_header fixed[] = {HDR("X-Fixed", "f")};
+    struct http_request_head head = chat_head();
+    head.extra_headers = fixed;
+    head.extra_header_count = 1;
+    char prefix_buf[256];
+    struct http_request_prefix prefix;
+    ssize_t prefix_len = http_request_prefix_write(prefix_buf, sizeof(prefix_buf), &head, &prefix);
+    cr_assert_gt(prefix_len, 0);
+    cr_assert_eq(prefix.bytes, prefix_buf);
+    cr_assert_eq(prefix.len, (size_t)prefix_len);
+    static const char expected[] = "POST /v1/chat/completions HTTP/1.1\r\n"
+                                   "Host: localhost:8000\r\n"
+                                   "User-Agent: ringperf/0.1.0\r\n"
+                                   "Accept: text/event-stream\r\n"
+                                   "Authorization: Bearer sk-test\r\n"
+                                   "Content-Type: application/json\r\n"
+                                   "X-Fixed: f\r\n"
+                                   "Content-Length: %zu\r\n"
+                                   "X-Request-ID: %s\r\n"
+                                   "\r\n";
+    const char *ids[] = {"0", "1b", "ffff"};
+    for (size_t i = 0; i < 3; i++) {
+        struct http_header per_request[] = {
+            {.name = "X-Request-ID", .name_len = 12, .value = ids[i], .value_len = strlen(ids[i])},
+        };
+        char want[512];
+        int want_len = snprintf(want, sizeof(want), expected, i * 1000, ids[i]);
+        char buf[512];
+        ssize_t got = http_request_head_finish(buf, sizeof(buf), &prefix, i * 1000, per_request, 1);
+        cr_assert_eq(got, want_len);
+        cr_assert_eq(memcmp(buf, want, (size_t)want_len), 0, "got:\n%.*s", (int)got, buf);
+        /* Finishing in the prefix's own buffer leaves the prefix in place for the next one. */
+        got = http_request_head_finish(prefix_buf, sizeof(prefix_buf), &prefix, i * 1000,
+                                       per_request, 1);
+        cr_assert_eq(got, want_len);
+        cr_assert_eq(memcmp(prefix_buf, want, (size_t)want_len), 0);
+    }
+}
+
+Test(http_request, finish_sends_content_length_as_the_method_wants)
+{
+    struct http_request_head get = {.method = "GET", .path = "/v1/models", .host = "h"};
+    char buf[128];
+    struct http_request_prefix prefix;
+    cr_assert_gt(http_request_prefix_write(buf, sizeof(buf), &get, &prefix), 0);
+    char out[128];
+    ssize_t n = http_request_head_finish(out, sizeof(out), &prefix, 0, NULL, 0);
+    cr_assert_eq(n, (ssize_t)strlen("GET /v1/models HTTP/1.1\r\nHost: h\r\n\r\n"));
+    cr_assert_eq(memcmp(out, "GET /v1/models HTTP/1.1\r\nHost: h\r\n\r\n", (size_t)n), 0);
+    struct http_request_head post = {.method = "POST", .path = "/", .host = "h"};
+    cr_assert_gt(http_request_prefix_write(buf, sizeof(buf), &post, &prefix), 0);
+    n = http_request_head_finish(out, sizeof(out), &prefix, 0, NULL, 0);
+    cr_assert_eq(n, (ssize_t)strlen("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"));
+    cr_assert_eq(memcmp(out, "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n", (size_t)n),
+                 0);
+}
+
+/* The per-request headers are validated on every finish, like any extra header. */
+Test(http_request, finish_rejects_invalid_per_request_headers)
+{
+    struct http_request_head head = chat_head();
+    char buf[512];
+    struct http_request_prefix prefix;
+    cr_assert_gt(http_request_prefix_write(buf, sizeof(buf), &head, &prefix), 0);
+    for (size_t i = 0; i < sizeof(bad_extras) / sizeof(bad_extras[0]); i++) {
+        char out[512];
+        cr_assert_eq(http_request_head_finish(out, sizeof(out), &prefix, 1, &bad_extras[i], 1),
+                     -EINVAL, "bad_extras[%zu]", i);
+    }
+    cr_assert_eq(http_request_head_finish(buf, sizeof(buf), &prefix, 1, NULL, 1), -EINVAL);
+    cr_assert_eq(http_request_head_finish(buf, sizeof(buf), NULL, 1, NULL, 0), -EINVAL);
+}
+
+/* Every cap short of the finished head's size is -ENOSPC without a byte past cap; the prefix
+ * itself is -ENOSPC in a buffer too small for it, and -EINVAL under the whole head's rules. */
+Test(http_request, prefix_and_finish_respect_the_buffer)
+{
+    struct http_request_head head = chat_head();
+    char prefix_buf[512];
+    struct http_request_prefix prefix;
+    ssize_t prefix_len = http_request_prefix_write(prefix_buf, sizeof(prefix_buf), &head, &prefix);
+    cr_assert_gt(prefix_len, 0);
+    char tiny[8];
+    struct http_request_prefix unused;
+    cr_assert_eq(http_request_prefix_write(tiny, sizeof(tiny), &head, &unused), -ENOSPC);
+    struct http_request_head bad = chat_head();
+    bad.host = "a b";
+    cr_assert_eq(http_request_prefix_write(prefix_buf + 300, 200, &bad, &unused), -EINVAL);
+    char full[512];
+    ssize_t need = http_request_head_finish(full, sizeof(full), &prefix, 42, NULL, 0);
+    cr_assert_gt(need, prefix_len);
+    struct guard_region g = {0};
+    guard_init(&g, (size_t)need);
+    for (size_t cap = 0; cap < (size_t)need; cap++) {
+        cr_assert_eq(http_request_head_finish(guard_end(&g, cap), cap, &prefix, 42, NULL, 0),
+                     -ENOSPC, "cap %zu", cap);
+    }
+    char *buf = guard_end(&g, (size_t)need);
+    cr_assert_eq(http_request_head_finish(buf, (size_t)need, &prefix, 42, NULL, 0), need);
+    cr_assert_eq(memcmp(buf, full, (size_t)need), 0);
+    guard_free(&g);
+}
