@@ -3,6 +3,7 @@
  * points, what every type shares (errors, usage, the text list) and the
  * OpenAI chat/completions shapes. The other types live in chunk_types.c.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,7 +415,7 @@ enum endpoint_parse_status endpoint_parse_event(const struct endpoint_reader *re
     jsmntok_t *tok = stack_tok;
     int cap = ENDPOINT_JSON_TOKENS_MAX;
     struct endpoint__doc d;
-    *out = empty;
+    memcpy(out, &empty, offsetof(struct endpoint_chunk, texts));
     if (len > ENDPOINT_JSON_BYTES_MAX) {
         return ENDPOINT_PARSE_ERR_TOO_LARGE;
     }

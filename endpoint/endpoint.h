@@ -306,9 +306,8 @@ struct endpoint_chunk {
     /* The "object" value; for responses and messages events the "type" value,
      * or, without one, the event_type given (then the view points there). */
     struct endpoint_str object;
-    /* texts[] is every piece of generated text in order, for every type; new
-     * code reads only this. Empty pieces are never listed. */
-    struct endpoint_text texts[ENDPOINT_TEXTS_MAX];
+    /* texts[] (at the end) is every piece of generated text in order, for
+     * every type; new code reads only that. Empty pieces are never listed. */
     size_t text_count;
     bool texts_truncated; /* more than ENDPOINT_TEXTS_MAX pieces */
     /* The older per-kind views, kept for the chat/completions callers: the
@@ -319,8 +318,7 @@ struct endpoint_chunk {
      * AIPerf gives reasoning priority). */
     struct endpoint_str content;
     struct endpoint_str reasoning;
-    struct endpoint_str tool_text[ENDPOINT_TOOL_TEXT_MAX];
-    size_t tool_text_count;
+    size_t tool_text_count;   /* pieces in tool_text[] (at the end) */
     bool tool_text_truncated; /* more than ENDPOINT_TOOL_TEXT_MAX pieces */
     /* Non-token endpoints: embedding vectors and ranking results found. */
     size_t embedding_count;
@@ -394,6 +392,11 @@ struct endpoint_chunk {
     struct endpoint_str error_type;
     struct endpoint_str error_message;
     bool error_message_is_json;
+    /* The arrays come last: endpoint_parse_event() clears only what is before
+     * them (they are 1 KiB, cleared per event that showed in profiles), and
+     * only their first text_count and tool_text_count entries are ever set. */
+    struct endpoint_text texts[ENDPOINT_TEXTS_MAX];
+    struct endpoint_str tool_text[ENDPOINT_TOOL_TEXT_MAX];
 };
 
 /* ---- Run-wide reader and per-request state ------------------------------ */

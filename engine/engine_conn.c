@@ -349,7 +349,7 @@ static void reset_request_state(struct engine__conn *c)
     c->response_started = false;
 }
 
-void engine__start_request(struct engine__shard *shard, struct engine__conn *c,
+void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct engine_record *rec)
 {
     const struct engine_config *config = shard->config;
@@ -372,7 +372,6 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c,
     } else {
         rec->payload_index = (size_t)(work->ordinal % config->payload_count);
     }
-    int64_t now = engine_now_ns();
     rec->scheduled_ns = work->due_ns != 0 ? work->due_ns : now;
     c->record = rec;
     c->retried = false;
@@ -481,7 +480,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
         submit_sendmsg(shard, c);
         return;
     }
-    engine__request_sent(shard, c);
+    engine__request_sent(shard, c, shard->reaped_ns);
 }
 
 void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, int err)
@@ -493,9 +492,9 @@ void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, in
                 c->target->host_header, strerror(err));
 }
 
-void engine__request_sent(struct engine__shard *shard, struct engine__conn *c)
+void engine__request_sent(struct engine__shard *shard, struct engine__conn *c, int64_t sent_ns)
 {
-    c->record->send_end_ns = engine_now_ns();
+    c->record->send_end_ns = sent_ns;
     if (c->cancel_planned) {
         /* AIPerf's cancellation clock starts once the request is fully sent. */
         c->cancel_ns = c->record->send_end_ns + shard->config->cancel_delay_ns;
@@ -570,8 +569,11 @@ bool engine__work_pending(struct engine__shard *shard)
 }
 
 /* take_due_work returns the next request if it is due now (spinning out the
- * last few microseconds before its due time), false if there is none yet. */
-static bool take_due_work(struct engine__shard *shard, struct engine_work *out)
+ * last few microseconds before its due time), false if there is none yet.
+ * *now is the time this round of starts began: a request without a due time
+ * (closed loop) starts then, one with a due time reads the clock, and *now
+ * becomes the time it starts. */
+static bool take_due_work(struct engine__shard *shard, struct engine_work *out, int64_t *now)
 {
     for (;;) {
         if (!shard->has_next_work) {
@@ -582,20 +584,22 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out)
             shard->next_work = item.work;
             shard->has_next_work = true;
         }
-        int64_t now = engine_now_ns();
-        if (now >= shard->end_ns) {
+        int64_t due = shard->next_work.due_ns;
+        if (due != 0) {
+            *now = engine_now_ns();
+        }
+        if (*now >= shard->end_ns) {
             shard->has_next_work = false; /* past the run's duration: never started */
             continue;
         }
-        int64_t due = shard->next_work.due_ns;
-        if (due > now + ENGINE__SPIN_NS) {
+        if (due > *now + ENGINE__SPIN_NS) {
             return false;
         }
-        int64_t spin_from = now;
-        while (due > now) {
-            now = engine_now_ns();
+        int64_t spin_from = *now;
+        while (due > *now) {
+            *now = engine_now_ns();
         }
-        shard->spin_ns += now - spin_from;
+        shard->spin_ns += *now - spin_from;
         *out = shard->next_work;
         shard->has_next_work = false;
         return true;
@@ -604,10 +608,10 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out)
 
 /* ramped_limit is how many requests this shard may have in flight now: all
  * its connections, or fewer while --concurrency-ramp-duration runs. */
-static uint32_t ramped_limit(const struct engine__shard *shard)
+static uint32_t ramped_limit(const struct engine__shard *shard, int64_t now)
 {
     int64_t ramp = shard->config->concurrency_ramp_ns;
-    int64_t elapsed = engine_now_ns() - shard->start_ns;
+    int64_t elapsed = now - shard->start_ns;
     if (ramp <= 0 || elapsed >= ramp) {
         return shard->conn_count;
     }
@@ -627,18 +631,19 @@ void engine__start_requests(struct engine__shard *shard)
         atomic_load_explicit(&shard->draining, memory_order_acquire)) {
         return;
     }
-    uint32_t limit = ramped_limit(shard);
+    int64_t now = engine_now_ns();
+    uint32_t limit = ramped_limit(shard, now);
     struct engine_work work;
     while (shard->idle_count > 0 && shard->free_record_count > 0 && shard->active_count < limit &&
            (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit) &&
-           take_due_work(shard, &work)) {
+           take_due_work(shard, &work, &now)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         if (shard->config->sessions != NULL) {
             engine__session_begin(shard, c, &work);
             continue;
         }
         struct engine_record *rec = shard->free_records[--shard->free_record_count];
-        engine__start_request(shard, c, &work, rec);
+        engine__start_request(shard, c, now, &work, rec);
     }
 }
 

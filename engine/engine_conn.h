@@ -101,9 +101,9 @@ void engine__send_request(struct engine__shard *shard, struct engine__conn *c);
  * when a kept-alive one turned out closed, else it fails with err (a positive errno). */
 void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, int err);
 
-/* engine__request_sent records that the kernel took the request's last byte and starts a
- * planned cancellation's clock (which may cancel the request at once). */
-void engine__request_sent(struct engine__shard *shard, struct engine__conn *c);
+/* engine__request_sent records that the kernel took the request's last byte by sent_ns and
+ * starts a planned cancellation's clock (which may cancel the request at once). */
+void engine__request_sent(struct engine__shard *shard, struct engine__conn *c, int64_t sent_ns);
 
 /* HTTPS (engine_tls.c). Every function below needs c->tls set, except
  * engine__tls_conn_init. */
@@ -172,7 +172,7 @@ void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, i
 /* engine__start_request starts `work` on free connection c with record rec
  * (taken from the shard's free records): sends it, connecting first when the
  * connection has no socket. */
-void engine__start_request(struct engine__shard *shard, struct engine__conn *c,
+void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct engine_record *rec);
 
 /* ---- Multi-turn sessions (engine_session.c) ---- */

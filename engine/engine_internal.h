@@ -168,6 +168,9 @@ struct engine__shard {
     struct engine_work next_work; /* popped, not yet started (has_next_work) */
     bool has_next_work;
     int64_t next_deadline_check_ns;
+    /* When the completions being handled were reaped: the time the shard saw
+     * them, read once per batch rather than per completion. */
+    int64_t reaped_ns;
     _Atomic bool exited;  /* shard loop has ended; all its records are in done */
     int64_t loop_wall_ns; /* how long the loop ran (set before exited) */
     int64_t loop_cpu_ns;  /* the thread's CPU time meanwhile */

@@ -130,7 +130,9 @@ static bool on_data(struct engine__shard *shard, struct engine__conn *c, struct 
 {
     uint32_t bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
     char *buf = engine__buffer(shard, bid);
-    int64_t handled_ns = engine_now_ns();
+    /* Every byte of this batch arrived before it was reaped: that is when
+     * the shard saw it, and the latest its arrival can be. */
+    int64_t handled_ns = shard->reaped_ns;
     bool open = true;
     if (!c->kernel_timestamps) {
         shard->user_timestamp_reads++;

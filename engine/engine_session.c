@@ -83,7 +83,7 @@ static void start_turn(struct engine__shard *shard, struct engine__conn *c, int6
     build_body(shard->config->sessions, s);
     struct engine_work work = {.ordinal = s->first_ordinal + s->turn, .due_ns = due_ns};
     struct engine_record *rec = shard->free_records[--shard->free_record_count];
-    engine__start_request(shard, c, &work, rec);
+    engine__start_request(shard, c, engine_now_ns(), &work, rec);
 }
 
 /* user_due returns when a user-centric connection's next turn is due: one gap

@@ -123,7 +123,7 @@ static void check_sent(struct engine__shard *shard, struct engine__conn *c)
         return;
     }
     c->tls_request_len = 0;
-    engine__request_sent(shard, c);
+    engine__request_sent(shard, c, engine_now_ns());
 }
 
 bool engine__tls_send_request(struct engine__shard *shard, struct engine__conn *c)

@@ -544,7 +544,7 @@ Test(endpoint_events, raw_response_field_and_auto_detection)
     cr_assert_eq(parse_t(ENDPOINT_RAW, "{\"error\":{\"message\":\"m\",\"code\":429}}", &c),
                  ENDPOINT_PARSE_ERROR);
     cr_assert_eq(c.error_code, 429);
-    cr_assert(c.texts[0].literal || c.text_count == 0);
+    cr_assert(c.text_count == 0 || c.texts[0].literal);
 }
 
 Test(endpoint_events, chat_chunk_fills_texts_and_older_views_alike)
