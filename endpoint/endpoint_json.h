@@ -2,16 +2,16 @@
  * endpoint_json.h - the validated JSON token tree shared by the response
  * parsers in endpoint/ (json.c, chunk.c, chunk_types.c). Private.
  *
- * The tree is jsmn's, in jsmn's token type (json.c says why the tokenizer is
- * not). Every index is a token index into doc->tok; -1 means "absent" and
- * every helper accepts it, so lookups chain without checks in between.
+ * The tree is jsmn's, with jsmn's token types (json.c says why the tokenizer
+ * is not jsmn). Every index is a token index into doc->tok; -1 means
+ * "absent" and every helper accepts it, so lookups chain without checks in
+ * between.
  */
 #ifndef RINGPERF_ENDPOINT_JSON_H
 #define RINGPERF_ENDPOINT_JSON_H
 
 /* The token types only. A file that also runs jsmn_parse (the fuzz target
- * comparing trees) includes jsmn.h itself first, without JSMN_PARENT_LINKS,
- * which would change the token layout. */
+ * comparing trees) includes jsmn.h itself first. */
 #ifndef JSMN_H
 #define JSMN_HEADER
 #include <jsmn.h>
@@ -24,10 +24,23 @@
 
 #include "endpoint/endpoint.h"
 
+/* endpoint__tok is one token: jsmn's (type; start and end offsets, a
+ * string's without its quotes; size, the members or elements of a container,
+ * 1 for a key), and next, the index after the token's subtree, so that
+ * lookups step over a value without walking it. A key's subtree is the key
+ * alone; its value is the next token. */
+struct endpoint__tok {
+    jsmntype_t type;
+    int start;
+    int end;
+    int size;
+    int next;
+};
+
 /* endpoint__doc is a tokenized, validated JSON text; token 0 is the root. */
 struct endpoint__doc {
     const char *js;
-    const jsmntok_t *tok;
+    const struct endpoint__tok *tok;
     int ntok;
 };
 
@@ -35,8 +48,8 @@ struct endpoint__doc {
  * validates them as one strict JSON value (any type) with surrounding
  * whitespace. Returns ENDPOINT_PARSE_OK (d filled), _ERR_MALFORMED or
  * _ERR_TOO_MANY_TOKENS. */
-enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t *tok, int cap,
-                                              const char *json, size_t len);
+enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct endpoint__tok *tok,
+                                              int cap, const char *json, size_t len);
 
 /* endpoint__skip returns the index after the subtree rooted at token i. */
 int endpoint__skip(const struct endpoint__doc *d, int i);
@@ -105,7 +118,7 @@ bool endpoint__int(const struct endpoint__doc *d, int i, int64_t *out);
 
 /* endpoint__scratch_tokens returns the token array of `s` and sets *out_cap
  * to its size (reader.c). */
-jsmntok_t *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap);
+struct endpoint__tok *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap);
 
 /* ---- Filling endpoint_chunk (chunk.c), used by chunk_types.c ----------- */
 

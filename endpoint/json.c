@@ -2,9 +2,9 @@
  * json.c - the strict JSON tokenizer of the response parsers, and the lookups
  * they make in its token tree.
  *
- * The tree is jsmn's (jsmntok_t: type, start, end, size; a key is a string of
- * size 1 followed by its value), so every reader walks the shape the rest of
- * the project knows from jsmn. The tokenizer itself is ours, and one pass:
+ * The tree is jsmn's (type, start, end, size; a key is a string of size 1
+ * followed by its value) plus each token's subtree end, so every reader walks
+ * the shape the rest of the project knows from jsmn. The tokenizer itself is ours, and one pass:
  * jsmn accepts a lot of non-JSON (missing commas, bare words, keys without
  * values, control bytes in strings), which took a second walk over every
  * token and the bytes between them to reject; the two passes together were
@@ -35,12 +35,12 @@ static size_t json__skip_ws(const char *js, size_t len, size_t i)
 }
 
 /* Bytes of the token including a string's quotes. */
-static int json__outer_start(const jsmntok_t *t)
+static int json__outer_start(const struct endpoint__tok *t)
 {
     return t->type == JSMN_STRING ? t->start - 1 : t->start;
 }
 
-static int json__outer_end(const jsmntok_t *t)
+static int json__outer_end(const struct endpoint__tok *t)
 {
     return t->type == JSMN_STRING ? t->end + 1 : t->end;
 }
@@ -180,20 +180,22 @@ static size_t json__scalar_end(const char *js, size_t len, size_t i)
 struct json__tokens {
     const char *js;
     size_t len;
-    jsmntok_t *tok;
+    struct endpoint__tok *tok;
     int cap;
     int count;
     int open[ENDPOINT_JSON_DEPTH_MAX];
     int depth;
 };
 
-static jsmntok_t *json__add(struct json__tokens *t, jsmntype_t type, size_t start, size_t end)
+static struct endpoint__tok *json__add(struct json__tokens *t, jsmntype_t type, size_t start,
+                                       size_t end)
 {
     if (t->count >= t->cap) {
         return NULL;
     }
-    jsmntok_t *tok = &t->tok[t->count++];
-    *tok = (jsmntok_t){.type = type, .start = (int)start, .end = (int)end, .size = 0};
+    struct endpoint__tok *tok = &t->tok[t->count++];
+    *tok = (struct endpoint__tok){
+        .type = type, .start = (int)start, .end = (int)end, .size = 0, .next = t->count};
     return tok;
 }
 
@@ -252,8 +254,8 @@ static enum endpoint_parse_status json__failed(size_t at, size_t len)
     return at == len + 2 ? ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS : ENDPOINT_PARSE_ERR_MALFORMED;
 }
 
-enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t *tok, int cap,
-                                              const char *json, size_t len)
+enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct endpoint__tok *tok,
+                                              int cap, const char *json, size_t len)
 {
     /* Not zero-initialized: `open` is written before it is read, and
      * clearing it cost more than tokenizing a short event. */
@@ -268,7 +270,7 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t
     for (;;) {
         /* A value is due at i: an array counts it as an element (an object
          * counted its key). */
-        jsmntok_t *in = t.depth > 0 ? &t.tok[t.open[t.depth - 1]] : NULL;
+        struct endpoint__tok *in = t.depth > 0 ? &t.tok[t.open[t.depth - 1]] : NULL;
         if (in != NULL && in->type == JSMN_ARRAY) {
             in->size++;
         }
@@ -279,9 +281,10 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t
         }
         i = json__skip_ws(json, len, i);
         if (first == '{' || first == '[') {
-            jsmntok_t *opened = &t.tok[t.count - 1];
+            struct endpoint__tok *opened = &t.tok[t.count - 1];
             if (i < len && json[i] == (first == '{' ? '}' : ']')) {
                 opened->end = (int)i + 1;
+                opened->next = t.count;
                 t.depth--;
                 i = json__skip_ws(json, len, i + 1);
             } else {
@@ -307,9 +310,10 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t
                 d->ntok = t.count;
                 return ENDPOINT_PARSE_OK;
             }
-            jsmntok_t *c = &t.tok[t.open[t.depth - 1]];
+            struct endpoint__tok *c = &t.tok[t.open[t.depth - 1]];
             if (i < len && json[i] == (c->type == JSMN_OBJECT ? '}' : ']')) {
                 c->end = (int)i + 1;
+                c->next = t.count;
                 t.depth--;
                 i = json__skip_ws(json, len, i + 1);
                 continue;
@@ -332,12 +336,7 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, jsmntok_t
 
 int endpoint__skip(const struct endpoint__doc *d, int i)
 {
-    int end = d->tok[i].end;
-    i++;
-    while (i < d->ntok && d->tok[i].start < end) {
-        i++;
-    }
-    return i;
+    return d->tok[i].next;
 }
 
 bool endpoint__is(const struct endpoint__doc *d, int i, jsmntype_t type)
@@ -354,8 +353,8 @@ int endpoint__size(const struct endpoint__doc *d, int i)
 }
 
 /* json__key_is reports whether string token t holds exactly want[0..n). */
-static bool json__key_is(const struct endpoint__doc *d, const jsmntok_t *t, const char *want,
-                         size_t n)
+static bool json__key_is(const struct endpoint__doc *d, const struct endpoint__tok *t,
+                         const char *want, size_t n)
 {
     return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n &&
            memcmp(d->js + t->start, want, n) == 0;
@@ -394,7 +393,7 @@ void endpoint__members(const struct endpoint__doc *d, int obj, const struct endp
     }
     int j = obj + 1;
     for (int m = 0; m < d->tok[obj].size; m++) {
-        const jsmntok_t *t = &d->tok[j];
+        const struct endpoint__tok *t = &d->tok[j];
         const char *name = d->js + t->start;
         size_t len = (size_t)(t->end - t->start);
         for (size_t k = 0; t->type == JSMN_STRING && len > 0 && k < key_count; k++) {
@@ -476,7 +475,7 @@ bool endpoint__truthy(const struct endpoint__doc *d, int i)
     if (i < 0) {
         return false;
     }
-    const jsmntok_t *t = &d->tok[i];
+    const struct endpoint__tok *t = &d->tok[i];
     const char *s = d->js + t->start;
     if (t->type != JSMN_PRIMITIVE) {
         return t->type == JSMN_STRING ? t->end > t->start : t->size > 0;

@@ -12,7 +12,7 @@
 
 struct endpoint_scratch {
     int cap;
-    jsmntok_t tok[];
+    struct endpoint__tok tok[];
 };
 
 struct endpoint_scratch *endpoint_scratch_new(size_t tokens_max)
@@ -20,7 +20,7 @@ struct endpoint_scratch *endpoint_scratch_new(size_t tokens_max)
     if (tokens_max == 0 || tokens_max > INT32_MAX) {
         return NULL;
     }
-    struct endpoint_scratch *s = malloc(sizeof(*s) + tokens_max * sizeof(jsmntok_t));
+    struct endpoint_scratch *s = malloc(sizeof(*s) + tokens_max * sizeof(struct endpoint__tok));
     if (s) {
         s->cap = (int)tokens_max;
     }
@@ -32,7 +32,7 @@ void endpoint_scratch_free(struct endpoint_scratch *s)
     free(s);
 }
 
-jsmntok_t *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap)
+struct endpoint__tok *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap)
 {
     *out_cap = s->cap;
     return s->tok;

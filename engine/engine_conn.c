@@ -153,8 +153,15 @@ void engine__conns_destroy(struct engine__shard *shard)
     shard->conns = NULL;
 }
 
-static void close_socket(struct engine__conn *c)
+static void close_socket(struct engine__shard *shard, struct engine__conn *c)
 {
+    if (c->fixed_file) {
+        /* The table holds its own reference: without this the socket would
+         * outlive close() until the slot is reused. */
+        int none = -1;
+        io_uring_register_files_update(&shard->ring, c->id, &none, 1);
+        c->fixed_file = false;
+    }
     if (c->fd >= 0) {
         /* shutdown() ends the outstanding multishot recv with an EOF; its
          * completion then carries the old generation and is ignored. */
@@ -193,7 +200,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     if (keep_socket && c->fd >= 0) {
         c->state = ENGINE__CONN_IDLE;
     } else {
-        close_socket(c);
+        close_socket(shard, c);
     }
     engine__session_turn_ended(shard, c, rec);
 }
@@ -244,6 +251,7 @@ static bool submit_sendmsg(struct engine__shard *shard, struct engine__conn *c)
         return false;
     }
     io_uring_prep_sendmsg(sqe, c->fd, &c->msg, MSG_NOSIGNAL);
+    engine__sqe_on_socket(c, sqe);
     return true;
 }
 
@@ -268,6 +276,7 @@ static bool submit_request(struct engine__shard *shard, struct engine__conn *c)
         return false;
     }
     io_uring_prep_send(sqe, c->fd, c->head, head_len + body_len, MSG_NOSIGNAL);
+    engine__sqe_on_socket(c, sqe);
     return true;
 }
 
@@ -328,6 +337,8 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     engine__enable_rx_timestamps(shard, c, fd);
     c->fd = fd;
+    c->fixed_file =
+        shard->fixed_files && io_uring_register_files_update(&shard->ring, c->id, &fd, 1) == 1;
     c->state = ENGINE__CONN_CONNECTING;
     struct io_uring_sqe *sqe = engine__conn_sqe(shard, c, ENGINE__OP_CONNECT);
     if (sqe == NULL) {
@@ -336,6 +347,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     socklen_t addr_len = 0;
     const struct sockaddr *addr = engine__connect_addr(c, &addr_len);
     io_uring_prep_connect(sqe, fd, addr, addr_len);
+    engine__sqe_on_socket(c, sqe);
 }
 
 static void reset_request_state(struct engine__conn *c)
@@ -400,7 +412,7 @@ static bool retry_on_fresh_socket(struct engine__shard *shard, struct engine__co
         return false;
     }
     c->retried = true;
-    close_socket(c);
+    close_socket(shard, c);
     c->record->send_start_ns = 0;
     c->record->send_end_ns = 0;
     reset_request_state(c);
@@ -507,7 +519,7 @@ void engine__request_sent(struct engine__shard *shard, struct engine__conn *c, i
 void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
 {
     if (c->record == NULL) {
-        close_socket(c); /* the server closed an idle kept-alive connection */
+        close_socket(shard, c); /* the server closed an idle kept-alive connection */
         return;
     }
     if (c->state == ENGINE__CONN_TUNNELLING) {
@@ -521,7 +533,7 @@ void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err
         return;
     }
     if (err == 0 && engine__response_eof(shard, c)) {
-        close_socket(c);
+        close_socket(shard, c);
         return;
     }
     fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
@@ -684,7 +696,7 @@ void engine__fail_all(struct engine__shard *shard, enum engine_outcome outcome, 
 void engine__close_all(struct engine__shard *shard)
 {
     for (uint32_t i = 0; i < shard->conn_count; i++) {
-        close_socket(&shard->conns[i]);
+        close_socket(shard, &shard->conns[i]);
     }
 }
 
@@ -700,9 +712,9 @@ void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code,
     fail_record(shard, c, ENGINE_ERROR, code, type, "%s", message);
 }
 
-void engine__close_socket(struct engine__conn *c)
+void engine__close_socket(struct engine__shard *shard, struct engine__conn *c)
 {
-    close_socket(c);
+    close_socket(shard, c);
 }
 
 void engine__send_request(struct engine__shard *shard, struct engine__conn *c)

@@ -82,7 +82,19 @@ void engine__on_recv(struct engine__shard *shard, struct engine__conn *c, struct
 
 /* engine__close_socket closes the connection's socket (a request on it must
  * already be finished). */
-void engine__close_socket(struct engine__conn *c);
+void engine__close_socket(struct engine__shard *shard, struct engine__conn *c);
+
+/* engine__sqe_on_socket points a prepared submission entry for c's socket at
+ * its slot in the ring's file table when it has one: a registered file skips
+ * the kernel's per-operation lookup and reference count of the descriptor,
+ * which showed in profiles once per request. */
+static inline void engine__sqe_on_socket(const struct engine__conn *c, struct io_uring_sqe *sqe)
+{
+    if (c->fixed_file) {
+        sqe->fd = (int)c->id;
+        sqe->flags |= IOSQE_FIXED_FILE;
+    }
+}
 
 /* engine__response_bytes feeds one network read of the response, all of which
  * arrived at arrival_ns. It may finish the request. */

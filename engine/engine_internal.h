@@ -90,6 +90,7 @@ struct engine__conn {
     int fd;
     uint32_t generation;    /* bumped on close: CQEs of an older socket are stale */
     bool recv_armed;        /* a multishot recv is outstanding on fd */
+    bool fixed_file;        /* fd is also in the ring's file table, at index id */
     bool kernel_timestamps; /* receives carry SO_TIMESTAMPING arrival times */
     struct msghdr recv_msg; /* multishot recvmsg layout: control space only */
     bool send_pending;
@@ -210,6 +211,7 @@ struct engine__shard {
     char *tls_plain; /* decrypted bytes of one read; NULL when no target is https */
 
     bool kernel_timestamps;          /* try SO_TIMESTAMPING on new sockets */
+    bool fixed_files;                /* the ring has a file table, one slot per conn */
     int64_t real_to_mono_ns;         /* CLOCK_MONOTONIC minus CLOCK_REALTIME, re-sampled */
     bool clock_synced;               /* real_to_mono_ns has been set once */
     uint64_t kernel_timestamp_reads; /* reads stamped by the kernel */

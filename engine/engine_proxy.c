@@ -79,6 +79,7 @@ static void send_connect(struct engine__shard *shard, struct engine__conn *c)
     }
     io_uring_prep_send(sqe, c->fd, c->head + c->proxy_head_sent,
                        c->proxy_head_len - c->proxy_head_sent, MSG_NOSIGNAL);
+    engine__sqe_on_socket(c, sqe);
     c->proxy_send_in_flight = true;
 }
 
@@ -145,7 +146,7 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
                             size_t len, int64_t arrival_ns)
 {
     if (c->record == NULL) {
-        engine__close_socket(c);
+        engine__close_socket(shard, c);
         return;
     }
     size_t used = 0;

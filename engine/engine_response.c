@@ -368,7 +368,7 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
             if (off < len && c->record == NULL && c->fd >= 0) {
                 /* We never pipeline, so bytes after a response are a broken
                  * server: drop the connection rather than misread them. */
-                engine__close_socket(c);
+                engine__close_socket(shard, c);
             }
             return;
         default: {

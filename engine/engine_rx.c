@@ -79,6 +79,7 @@ void engine__arm_recv(struct engine__shard *shard, struct engine__conn *c)
     } else {
         io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
     }
+    engine__sqe_on_socket(c, sqe);
     sqe->flags |= IOSQE_BUFFER_SELECT;
     sqe->buf_group = 0;
     c->recv_armed = true;
@@ -118,7 +119,7 @@ static void deliver(struct engine__shard *shard, struct engine__conn *c, const c
         return;
     }
     if (c->record == NULL) {
-        engine__close_socket(c); /* unsolicited bytes: the connection is unusable */
+        engine__close_socket(shard, c); /* unsolicited bytes: the connection is unusable */
         return;
     }
     engine__response_bytes(shard, c, data, len, arrival_ns);

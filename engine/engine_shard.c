@@ -139,6 +139,9 @@ static int setup_uring(struct engine__shard *shard)
         return ret;
     }
     shard->ring_ready = true;
+    /* One file-table slot per connection (engine__sqe_on_socket); without
+     * one (an old kernel, a low descriptor limit) sockets go by descriptor. */
+    shard->fixed_files = io_uring_register_files_sparse(&shard->ring, shard->conn_count) == 0;
     return 0;
 }
 

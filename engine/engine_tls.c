@@ -52,7 +52,7 @@ void engine__tls_conns_destroy(struct engine__shard *shard)
 static void fail_tls(struct engine__shard *shard, struct engine__conn *c, enum tls_status st)
 {
     if (c->record == NULL) {
-        engine__close_socket(c);
+        engine__close_socket(shard, c);
         return;
     }
     if (st < TLS_ERR_FIRST) {
@@ -81,6 +81,7 @@ static void flush(struct engine__shard *shard, struct engine__conn *c)
     }
     /* The view stays put until tls_conn_consume(): later writes only append after it. */
     io_uring_prep_send(sqe, c->fd, data, len, MSG_NOSIGNAL);
+    engine__sqe_on_socket(c, sqe);
     c->tls_send_in_flight = true;
 }
 
@@ -159,7 +160,7 @@ void engine__tls_on_send(struct engine__shard *shard, struct engine__conn *c, in
     c->tls_send_in_flight = false;
     if (res < 0) {
         if (c->record == NULL) {
-            engine__close_socket(c);
+            engine__close_socket(shard, c);
         } else {
             engine__send_failed(shard, c, -res);
         }
@@ -179,7 +180,7 @@ static void deliver_plain(struct engine__shard *shard, struct engine__conn *c, c
                           size_t len, int64_t arrival_ns)
 {
     if (c->record == NULL) {
-        engine__close_socket(c);
+        engine__close_socket(shard, c);
         return;
     }
     engine__response_bytes(shard, c, data, len, arrival_ns);
@@ -238,7 +239,7 @@ void engine__tls_on_bytes(struct engine__shard *shard, struct engine__conn *c, c
             return;
         }
         if (c->record == NULL) {
-            engine__close_socket(c);
+            engine__close_socket(shard, c);
             return;
         }
         engine__send_request(shard, c);

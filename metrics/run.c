@@ -91,7 +91,14 @@ int64_t metrics_record_hist_value(enum metrics_id id, double value)
     if (!(scaled >= 0)) {
         return -1;
     }
-    return scaled < 9.2e18 ? (int64_t)llround(scaled) : INT64_MAX;
+    if (!(scaled < 9.2e18)) {
+        return INT64_MAX;
+    }
+    /* llround() for 0 <= scaled < 2^63, without the library call that showed
+     * in per-record profiles: below 2^53 the fraction is exact, above it
+     * every double is whole. */
+    int64_t whole = (int64_t)scaled;
+    return whole + (scaled - (double)whole >= 0.5);
 }
 
 double metrics_record_hist_per_display(enum metrics_id id)

@@ -8,7 +8,8 @@
  * control bytes in strings, numbers outside RFC 8259). Checked on every input:
  *   - the same verdict, valid or malformed;
  *   - for valid JSON, the same tree: token count, and each token's type,
- *     start, end and size;
+ *     start, end and size, and its subtree's end (next) where the tokens'
+ *     offsets put it;
  *   - with a token array one short of what the text needs, "too many tokens"
  *     and no write past the array.
  */
@@ -226,7 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Room for the most tokens any text can hold, plus a guard token. */
     int cap = (int)size + 1;
     jsmntok_t *ref = calloc((size_t)cap, sizeof(*ref));
-    jsmntok_t *ours = calloc((size_t)cap + 1, sizeof(*ours));
+    struct endpoint__tok *ours = calloc((size_t)cap + 1, sizeof(*ours));
     if (json == NULL || ref == NULL || ours == NULL) {
         abort();
     }
@@ -250,14 +251,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         for (int i = 0; i < expected; i++) {
+            int next = i + 1;
+            while (next < expected && ref[next].start < ref[i].end) {
+                next++;
+            }
             if (ours[i].type != ref[i].type || ours[i].start != ref[i].start ||
-                ours[i].end != ref[i].end || ours[i].size != ref[i].size) {
+                ours[i].end != ref[i].end || ours[i].size != ref[i].size || ours[i].next != next) {
                 abort();
             }
         }
         /* One token short: refused as too many, nothing written past it. */
         memset(&ours[expected - 1], 0xa5, sizeof(*ours));
-        jsmntok_t guard = ours[expected - 1];
+        struct endpoint__tok guard = ours[expected - 1];
         st = endpoint__tokenize(&d, ours, expected - 1, json, size);
         if (st != ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS ||
             memcmp(&ours[expected - 1], &guard, sizeof(guard)) != 0) {

@@ -255,6 +255,21 @@ Test(metrics_run, interval_histograms_match_the_run_layout)
     cr_assert_eq(metrics_record_hist_value(METRICS_OTPS_PER_USER, 12.3456), 12346);
     cr_assert_eq(metrics_record_hist_value(METRICS_TTFT, 5e6), 5000000);
     cr_assert_eq(metrics_record_hist_value(METRICS_TTFT, -1.0), -1);
+    /* Rounding is llround()'s: halves away from zero, at every magnitude. */
+    const double values[] = {0.0,
+                             0.49999999999999994,
+                             0.5,
+                             1.5,
+                             2.5,
+                             1e15 + 0.5,
+                             4503599627370495.5,
+                             9007199254740993.0,
+                             9.1e18};
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        cr_assert_eq(metrics_record_hist_value(METRICS_ISL, values[i]), llround(values[i]), "%.17g",
+                     values[i]);
+    }
+    cr_assert_eq(metrics_record_hist_value(METRICS_ISL, 1e19), INT64_MAX);
     cr_assert_float_eq(metrics_record_hist_per_display(METRICS_TTFT), 1e6, 1e-6);
     cr_assert_float_eq(metrics_record_hist_per_display(METRICS_OTPS_PER_USER), 1e3, 1e-9);
     cr_assert_float_eq(metrics_record_hist_per_display(METRICS_ISL), 1.0, 1e-12);
