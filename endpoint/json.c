@@ -53,40 +53,46 @@ static int json__outer_end(const struct endpoint__tok *t)
 #define JSON__ONES UINT64_C(0x0101010101010101)
 #define JSON__HIGHS (JSON__ONES * 0x80)
 
+/* json__special returns the index of the first quote, backslash or byte
+ * below 0x20 at or after i, or len. */
+JSON__INLINE size_t json__special(const char *js, size_t len, size_t i)
+{
+    /* Eight bytes at a time: (v - ones) & ~v & highs has a byte's top bit set
+     * where v has a zero byte (exactly for the lowest such byte, which is all
+     * this needs), and (x - 0x20 per byte) & ~x the same for bytes below 0x20. */
+    while (i + 8 <= len) {
+        uint64_t x;
+        memcpy(&x, js + i, sizeof(x));
+        uint64_t quote = x ^ (JSON__ONES * '"');
+        uint64_t slash = x ^ (JSON__ONES * '\\');
+        uint64_t hit = ((quote - JSON__ONES) & ~quote) | ((slash - JSON__ONES) & ~slash) |
+                       ((x - JSON__ONES * 0x20) & ~x);
+        hit &= JSON__HIGHS;
+        if (hit != 0) {
+            return i + (size_t)__builtin_ctzll(hit) / 8;
+        }
+        i += 8;
+    }
+    while (i < len && js[i] != '"' && js[i] != '\\' && (unsigned char)js[i] >= 0x20) {
+        i++;
+    }
+    return i;
+}
+
 /* json__string_end returns the index of the quote that closes the string
  * whose contents start at i, or len when the string is malformed: a control
  * byte, a bad escape, or no closing quote. */
 JSON__INLINE size_t json__string_end(const char *js, size_t len, size_t i)
 {
     for (;;) {
-        /* Eight bytes at a time to the first quote, backslash or byte below
-         * 0x20: (v - ones) & ~v & highs has a byte's top bit set where v has
-         * a zero byte (exactly for the lowest such byte, which is all this
-         * needs), and (x - 0x20 per byte) & ~x the same for bytes below 0x20. */
-        while (i + 8 <= len) {
-            uint64_t x;
-            memcpy(&x, js + i, sizeof(x));
-            uint64_t quote = x ^ (JSON__ONES * '"');
-            uint64_t slash = x ^ (JSON__ONES * '\\');
-            uint64_t hit = ((quote - JSON__ONES) & ~quote) | ((slash - JSON__ONES) & ~slash) |
-                           ((x - JSON__ONES * 0x20) & ~x);
-            hit &= JSON__HIGHS;
-            if (hit != 0) {
-                i += (size_t)__builtin_ctzll(hit) / 8;
-                break;
-            }
-            i += 8;
+        i = json__special(js, len, i);
+        if (i >= len || js[i] == '"') {
+            return i;
         }
-        while (i < len && js[i] != '"' && js[i] != '\\' && (unsigned char)js[i] >= 0x20) {
-            i++;
+        if (js[i] != '\\' || ++i >= len) {
+            return len; /* a control byte, or a backslash that ends the text */
         }
-        if (i >= len || js[i] == '"' || (unsigned char)js[i] < 0x20) {
-            return i < len && js[i] == '"' ? i : len;
-        }
-        /* A backslash: one of the escapes RFC 8259 allows. */
-        if (++i >= len) {
-            return len;
-        }
+        /* One of the escapes RFC 8259 allows. */
         switch (js[i]) {
         case '"':
         case '\\':
@@ -175,162 +181,116 @@ static size_t json__scalar_end(const char *js, size_t len, size_t i)
     return j;
 }
 
-/* json__tokens is the tokenizer's state: the tree so far and the containers
- * still open (their token indexes, innermost last). */
-struct json__tokens {
-    const char *js;
-    size_t len;
-    struct endpoint__tok *tok;
-    int cap;
-    int count;
-    int open[ENDPOINT_JSON_DEPTH_MAX];
-    int depth;
+/* What the tokenizer expects next. */
+enum json__expect {
+    JSON__VALUE,       /* a value: at the start, after ':', '[' or an array's ',' */
+    JSON__KEY,         /* a key and its ':': after '{' or an object's ',' */
+    JSON__AFTER_VALUE, /* ',', the innermost container's closing bracket, or the end */
 };
-
-static struct endpoint__tok *json__add(struct json__tokens *t, jsmntype_t type, size_t start,
-                                       size_t end)
-{
-    if (t->count >= t->cap) {
-        return NULL;
-    }
-    struct endpoint__tok *tok = &t->tok[t->count++];
-    *tok = (struct endpoint__tok){
-        .type = type, .start = (int)start, .end = (int)end, .size = 0, .next = t->count};
-    return tok;
-}
-
-/* json__value tokenizes the value at i (after whitespace) and returns the
- * index after it; for a container, after its opening bracket. Returns len + 1
- * for malformed JSON and len + 2 when the tokens run out. */
-JSON__INLINE size_t json__value(struct json__tokens *t, size_t i)
-{
-    const char *js = t->js;
-    size_t bad = t->len + 1;
-    size_t full = t->len + 2;
-    if (i >= t->len) {
-        return bad;
-    }
-    char c = js[i];
-    if (c == '{' || c == '[') {
-        if (t->depth >= ENDPOINT_JSON_DEPTH_MAX) {
-            return bad;
-        }
-        t->open[t->depth++] = t->count;
-        return json__add(t, c == '{' ? JSMN_OBJECT : JSMN_ARRAY, i, 0) ? i + 1 : full;
-    }
-    if (c == '"') {
-        size_t end = json__string_end(js, t->len, i + 1);
-        if (end >= t->len) {
-            return bad;
-        }
-        return json__add(t, JSMN_STRING, i + 1, end) ? end + 1 : full;
-    }
-    size_t end = json__scalar_end(js, t->len, i);
-    if (end == i) {
-        return bad;
-    }
-    return json__add(t, JSMN_PRIMITIVE, i, end) ? end : full;
-}
-
-/* json__key reads an object's key at i (after whitespace), and the colon
- * after it; returns the index after the colon, or as json__value. */
-JSON__INLINE size_t json__key(struct json__tokens *t, size_t i)
-{
-    if (i >= t->len || t->js[i] != '"') {
-        return t->len + 1;
-    }
-    size_t after = json__value(t, i);
-    if (after > t->len) {
-        return after;
-    }
-    t->tok[t->count - 1].size = 1;
-    t->tok[t->open[t->depth - 1]].size++;
-    after = json__skip_ws(t->js, t->len, after);
-    return after < t->len && t->js[after] == ':' ? after + 1 : t->len + 1;
-}
-
-static enum endpoint_parse_status json__failed(size_t at, size_t len)
-{
-    return at == len + 2 ? ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS : ENDPOINT_PARSE_ERR_MALFORMED;
-}
 
 enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct endpoint__tok *tok,
                                               int cap, const char *json, size_t len)
 {
-    /* Not zero-initialized: `open` is written before it is read, and
-     * clearing it cost more than tokenizing a short event. */
-    struct json__tokens t;
-    t.js = json;
-    t.len = len;
-    t.tok = tok;
-    t.cap = cap;
-    t.count = 0;
-    t.depth = 0;
+    /* The containers still open, innermost last: their token indexes. Not
+     * zero-initialized: written before read, and clearing it cost more than
+     * tokenizing a short event. */
+    int open[ENDPOINT_JSON_DEPTH_MAX];
+    int depth = 0;
+    struct endpoint__tok *in = NULL; /* the innermost open container */
+    int count = 0;
     size_t i = json__skip_ws(json, len, 0);
+    enum json__expect expect = JSON__VALUE;
     for (;;) {
-        /* A value is due at i: an array counts it as an element (an object
-         * counted its key). */
-        struct endpoint__tok *in = t.depth > 0 ? &t.tok[t.open[t.depth - 1]] : NULL;
-        if (in != NULL && in->type == JSMN_ARRAY) {
-            in->size++;
-        }
-        char first = i < len ? json[i] : '\0';
-        i = json__value(&t, i);
-        if (i > len) {
-            return json__failed(i, len);
-        }
-        i = json__skip_ws(json, len, i);
-        if (first == '{' || first == '[') {
-            struct endpoint__tok *opened = &t.tok[t.count - 1];
-            if (i < len && json[i] == (first == '{' ? '}' : ']')) {
-                opened->end = (int)i + 1;
-                opened->next = t.count;
-                t.depth--;
-                i = json__skip_ws(json, len, i + 1);
-            } else {
-                if (first == '{') {
-                    i = json__key(&t, i);
-                    if (i > len) {
-                        return json__failed(i, len);
-                    }
-                    i = json__skip_ws(json, len, i);
-                }
-                continue;
-            }
-        }
-        /* A value is complete: close what ends here, then a comma and the
-         * next element or key, or the end of the text. */
-        for (;;) {
-            if (t.depth == 0) {
+        if (expect == JSON__AFTER_VALUE) {
+            i = json__skip_ws(json, len, i);
+            if (in == NULL) {
                 if (i != len) {
                     return ENDPOINT_PARSE_ERR_MALFORMED;
                 }
                 d->js = json;
                 d->tok = tok;
-                d->ntok = t.count;
+                d->ntok = count;
                 return ENDPOINT_PARSE_OK;
             }
-            struct endpoint__tok *c = &t.tok[t.open[t.depth - 1]];
-            if (i < len && json[i] == (c->type == JSMN_OBJECT ? '}' : ']')) {
-                c->end = (int)i + 1;
-                c->next = t.count;
-                t.depth--;
+            char c = i < len ? json[i] : '\0';
+            if (c == ',') {
                 i = json__skip_ws(json, len, i + 1);
+                expect = in->type == JSMN_OBJECT ? JSON__KEY : JSON__VALUE;
+            } else if (c == (in->type == JSMN_OBJECT ? '}' : ']')) {
+                in->end = (int)i + 1;
+                in->next = count;
+                i++;
+                depth--;
+                in = depth > 0 ? &tok[open[depth - 1]] : NULL;
                 continue;
+            } else {
+                return ENDPOINT_PARSE_ERR_MALFORMED;
             }
-            if (i >= len || json[i] != ',') {
+        }
+        if (i >= len) {
+            return ENDPOINT_PARSE_ERR_MALFORMED;
+        }
+        if (count >= cap) {
+            return ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS;
+        }
+        struct endpoint__tok *t = &tok[count];
+        t->size = 0;
+        t->next = ++count;
+        if (expect == JSON__KEY) {
+            /* A key: a string of size 1, counted as the object's member. */
+            size_t end = json[i] == '"' ? json__string_end(json, len, i + 1) : len;
+            if (end >= len) {
+                return ENDPOINT_PARSE_ERR_MALFORMED;
+            }
+            *t = (struct endpoint__tok){JSMN_STRING, (int)i + 1, (int)end, 1, count};
+            in->size++;
+            i = json__skip_ws(json, len, end + 1);
+            if (i >= len || json[i] != ':') {
                 return ENDPOINT_PARSE_ERR_MALFORMED;
             }
             i = json__skip_ws(json, len, i + 1);
-            if (c->type == JSMN_OBJECT) {
-                i = json__key(&t, i);
-                if (i > len) {
-                    return json__failed(i, len);
-                }
-                i = json__skip_ws(json, len, i);
-            }
-            break;
+            expect = JSON__VALUE;
+            continue;
         }
+        if (in != NULL && in->type == JSMN_ARRAY) {
+            in->size++;
+        }
+        char c = json[i];
+        if (c == '"') {
+            size_t end = json__string_end(json, len, i + 1);
+            if (end >= len) {
+                return ENDPOINT_PARSE_ERR_MALFORMED;
+            }
+            t->type = JSMN_STRING;
+            t->start = (int)i + 1;
+            t->end = (int)end;
+            i = end + 1;
+        } else if (c == '{' || c == '[') {
+            if (depth >= ENDPOINT_JSON_DEPTH_MAX) {
+                return ENDPOINT_PARSE_ERR_MALFORMED;
+            }
+            t->type = c == '{' ? JSMN_OBJECT : JSMN_ARRAY;
+            t->start = (int)i;
+            open[depth++] = count - 1;
+            in = t;
+            i = json__skip_ws(json, len, i + 1);
+            if (i < len && json[i] == (c == '{' ? '}' : ']')) {
+                expect = JSON__AFTER_VALUE; /* empty: closed at once */
+                continue;
+            }
+            expect = c == '{' ? JSON__KEY : JSON__VALUE;
+            continue;
+        } else {
+            size_t end = json__scalar_end(json, len, i);
+            if (end == i) {
+                return ENDPOINT_PARSE_ERR_MALFORMED;
+            }
+            t->type = JSMN_PRIMITIVE;
+            t->start = (int)i;
+            t->end = (int)end;
+            i = end;
+        }
+        expect = JSON__AFTER_VALUE;
     }
 }
 
