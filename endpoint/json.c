@@ -357,9 +357,10 @@ void endpoint__members(const struct endpoint__doc *d, int obj, const struct endp
         const char *name = d->js + t->start;
         size_t len = (size_t)(t->end - t->start);
         for (size_t k = 0; t->type == JSMN_STRING && len > 0 && k < key_count; k++) {
-            /* Length and first byte rule out nearly every key without a call. */
+            /* Length, first and last byte rule out nearly every other key
+             * without a call ("created" and "choices" share the first two). */
             if (keys[k].len == len && keys[k].name[0] == name[0] &&
-                memcmp(keys[k].name, name, len) == 0) {
+                keys[k].name[len - 1] == name[len - 1] && memcmp(keys[k].name, name, len) == 0) {
                 out[k] = j + 1;
             }
         }
