@@ -31,6 +31,16 @@ int cli_jsonw_flush(struct cli_jsonw *w)
     return w->error;
 }
 
+void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len)
+{
+    cli_jsonw_flush(w);
+    if (len > CLI_JSONW_PIECE_MAX) {
+        len = CLI_JSONW_PIECE_MAX;
+    }
+    memcpy(w->buf, text, len);
+    w->len = len;
+}
+
 /* room makes sure n more bytes fit, flushing first when they would not. */
 static char *room(struct cli_jsonw *w, size_t n)
 {
