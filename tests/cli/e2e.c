@@ -200,6 +200,17 @@ json_t *e2e_load_json(const struct e2e *w, const char *name)
     return root;
 }
 
+char *e2e_read_text(const struct e2e *w, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s exists", path);
+    char *text = read_all(f);
+    fclose(f);
+    return text;
+}
+
 void e2e_run_ok(const struct e2e *w, const char *words)
 {
     char *out = NULL;

@@ -71,6 +71,10 @@ void e2e_finish(struct e2e *w);
  * "inputs.json"): a new reference the caller frees. */
 json_t *e2e_load_json(const struct e2e *w, const char *name);
 
+/* e2e_read_text returns the text of the file `name` of the world's directory
+ * (malloc'd), and fails the test when it cannot be read. */
+char *e2e_read_text(const struct e2e *w, const char *name);
+
 /* e2e_run_ok runs `ringperf WORDS` as run_ringperf does and requires exit
  * status 0 (the output is shown when it is not). */
 void e2e_run_ok(const struct e2e *w, const char *words);

@@ -13,17 +13,6 @@
 
 #include "e2e.h"
 
-static char *read_file(const struct e2e *w, const char *name)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s", path);
-    char *text = read_all(f);
-    fclose(f);
-    return text;
-}
-
 /* Runs words and requires a clean run with records and no errors. */
 static void run_clean(const struct e2e *w, const char *words)
 {
@@ -77,12 +66,12 @@ Test(media, chat_streaming_with_two_images_and_audio, .timeout = 120)
     json_decref(root);
 
     /* The same seed sends the same bodies. */
-    char *first = read_file(&w, "inputs.json");
+    char *first = e2e_read_text(&w, "inputs.json");
     run_clean(&w, "profile --model m --endpoint-type chat --streaming --image-width-mean 64 "
                   "--image-height-mean 48 --image-batch-size 2 --audio-length-mean 0.5 "
                   "--audio-format wav --audio-sample-rates 16 --random-seed 7 --url URL "
                   "--request-count 6 --concurrency 2 --artifact-dir DIR --ui none");
-    char *second = read_file(&w, "inputs.json");
+    char *second = e2e_read_text(&w, "inputs.json");
     cr_assert_str_eq(first, second);
     free(first);
     free(second);

@@ -15,26 +15,52 @@
 #define RUN_FLAGS                                                                                  \
     "profile --model m --url URL --endpoint-type chat --streaming --osl 8 --random-seed 7 "
 
+/* run_share runs one share of a run (FLAGS name it) to exit status 0. */
 static void run_share(const struct e2e *w, const char *flags)
 {
     char words[1024];
     snprintf(words, sizeof(words), RUN_FLAGS "--artifact-dir DIR %s", flags);
-    char *out = NULL;
-    int status = run_ringperf(w, words, true, &out);
-    cr_assert_eq(status, 0, "ringperf %s: exit %d\n%s", flags, status, out);
-    free(out);
+    e2e_run_ok(w, words);
 }
 
-/* merge runs `ringperf merge DIR/a [DIR/b] --artifact-dir DIR/out_sub`. */
-static int merge(const struct e2e *w, const char *a, const char *b, const char *out_sub, char **out)
+/* run_shares runs every share of `--shard-count count` with the same flags. */
+static void run_shares(const struct e2e *w, int count, const char *flags)
 {
-    char words[1024];
-    int n = snprintf(words, sizeof(words), "merge %s/%s", w->dir, a);
-    if (b != NULL) {
-        n += snprintf(words + n, sizeof(words) - (size_t)n, " %s/%s", w->dir, b);
+    for (int share = 0; share < count; share++) {
+        char share_flags[512];
+        snprintf(share_flags, sizeof(share_flags), "%s --shard-index %d --shard-count %d", flags,
+                 share, count);
+        run_share(w, share_flags);
     }
-    snprintf(words + n, sizeof(words) - (size_t)n, " --artifact-dir %s/%s", w->dir, out_sub);
-    return run_ringperf(w, words, true, out);
+}
+
+/* has_file tells whether the world's directory holds the file `name`. */
+static bool has_file(const struct e2e *w, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", w->dir, name);
+    return access(path, R_OK) == 0;
+}
+
+/* request_count is the `request_count` average of the summary `name`. */
+static double request_count(const struct e2e *w, const char *name)
+{
+    json_t *summary = e2e_load_json(w, name);
+    double count =
+        json_number_value(json_object_get(json_object_get(summary, "request_count"), "avg"));
+    json_decref(summary);
+    return count;
+}
+
+/* assert_run runs `ringperf WORDS` and requires exit status `status` and,
+ * when says is not NULL, `says` in its output. */
+static void assert_run(const struct e2e *w, const char *words, int status, const char *says)
+{
+    char *out = NULL;
+    int got = run_ringperf(w, words, true, &out);
+    cr_assert_eq(got, status, "%s\nexit %d:\n%s", words, got, out);
+    cr_assert(says == NULL || strstr(out, says) != NULL, "%s", out);
+    free(out);
 }
 
 static void start(struct e2e *w)
@@ -47,17 +73,11 @@ Test(merge, two_shards_merge_into_the_requested_run, .timeout = 120)
 {
     struct e2e w;
     start(&w);
-    run_share(&w, "--concurrency 4 --request-count 30 --shard-index 0 --shard-count 2");
-    run_share(&w, "--concurrency 4 --request-count 30 --shard-index 1 --shard-count 2");
-    char *out = NULL;
-    int status = run_ringperf(&w, "merge DIR", true, &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    cr_assert(strstr(out, "Request Count (requests)") != NULL, "%s", out);
-    free(out);
+    run_shares(&w, 2, "--concurrency 4 --request-count 30");
+    assert_run(&w, "merge DIR", 0, "Request Count (requests)");
     assert_unique_ordinals(w.dir, 30, 2);
-    json_t *summary = load_json(w.dir, "profile_export_aiperf.json");
-    json_t *count = json_object_get(json_object_get(summary, "request_count"), "avg");
-    cr_assert_eq(json_number_value(count), 30.0);
+    cr_assert_eq(request_count(&w, "profile_export_aiperf.json"), 30.0);
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *info = json_object_get(summary, "run_info");
     cr_assert_eq(json_array_size(json_object_get(info, "ranks")), 2);
     cr_assert(json_is_false(json_object_get(info, "incomplete")));
@@ -65,11 +85,8 @@ Test(merge, two_shards_merge_into_the_requested_run, .timeout = 120)
     json_decref(summary);
     assert_percentiles_from_records(w.dir, "request_latency");
     assert_percentiles_from_records(w.dir, "time_to_first_token");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
-    cr_assert_eq(access(path, R_OK), 0, "shard 0 writes the one inputs.json");
-    snprintf(path, sizeof(path), "%s/rank_1/inputs.json", w.dir);
-    cr_assert_neq(access(path, R_OK), 0, "no other inputs.json");
+    cr_assert(has_file(&w, "inputs.json"), "shard 0 writes the one inputs.json");
+    cr_assert_not(has_file(&w, "rank_1/inputs.json"), "no other inputs.json");
     stop_mock(&w.mock);
 }
 
@@ -78,16 +95,9 @@ Test(merge, merging_one_share_reproduces_its_own_summary_exactly, .timeout = 120
     struct e2e w;
     start(&w);
     run_share(&w, "--concurrency 3 --request-count 25 --shard-count 1 --shard-index 0");
-    char *out = NULL;
-    int status = merge(&w, "rank_0", NULL, "merged", &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    free(out);
-    char rank_dir[128];
-    char merged_dir[128];
-    snprintf(rank_dir, sizeof(rank_dir), "%s/rank_0", w.dir);
-    snprintf(merged_dir, sizeof(merged_dir), "%s/merged", w.dir);
-    json_t *own = load_json(rank_dir, "profile_export_aiperf.json");
-    json_t *merged = load_json(merged_dir, "profile_export_aiperf.json");
+    e2e_run_ok(&w, "merge IN/rank_0 --artifact-dir IN/merged");
+    json_t *own = e2e_load_json(&w, "rank_0/profile_export_aiperf.json");
+    json_t *merged = e2e_load_json(&w, "merged/profile_export_aiperf.json");
     assert_same_metrics(own, merged);
     json_decref(own);
     json_decref(merged);
@@ -99,12 +109,8 @@ Test(merge, a_missing_share_marks_the_result_incomplete, .timeout = 120)
     struct e2e w;
     start(&w);
     run_share(&w, "--concurrency 2 --request-count 10 --shard-index 0 --shard-count 2");
-    char *out = NULL;
-    int status = merge(&w, "rank_0", NULL, ".", &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    cr_assert(strstr(out, "share 1 of 2 is missing") != NULL, "%s", out);
-    free(out);
-    json_t *summary = load_json(w.dir, "profile_export_aiperf.json");
+    assert_run(&w, "merge IN/rank_0 --artifact-dir DIR", 0, "share 1 of 2 is missing");
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *info = json_object_get(summary, "run_info");
     cr_assert(json_is_true(json_object_get(info, "incomplete")));
     json_decref(summary);
@@ -117,7 +123,7 @@ Test(merge, shares_must_be_distinct_shares_of_one_split, .timeout = 120)
     start(&w);
     run_share(&w, "--concurrency 2 --request-count 10 --shard-index 0 --shard-count 2");
     char *out = NULL;
-    int status = merge(&w, "rank_0", "rank_0", ".", &out);
+    int status = run_ringperf(&w, "merge IN/rank_0 IN/rank_0 --artifact-dir DIR", true, &out);
     cr_assert_neq(status, 0, "the same share twice is refused\n%s", out);
     cr_assert(strstr(out, "repeats a share") != NULL, "%s", out);
     free(out);
@@ -129,31 +135,24 @@ Test(merge, shares_must_be_distinct_shares_of_one_split, .timeout = 120)
 
 Test(merge, shard_flags_are_checked_before_the_run, .timeout = 60)
 {
+    static const struct {
+        const char *flags;
+        const char *says; /* NULL: any message */
+    } refused[] = {
+        {"--concurrency 1 --request-count 4 --random-seed 1 --shard-index 0 --shard-count 2",
+         "--concurrency 1 is less than the 2"},
+        {"--concurrency 2 --request-count 4 --shard-index 0 --shard-count 2", "--random-seed"},
+        {"--concurrency 2 --request-count 4 --random-seed 1 --shard-index 2 --shard-count 2", NULL},
+    };
     struct e2e w;
     start(&w);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile --model m --url URL --endpoint-type chat --concurrency 1 "
-                              "--request-count 4 --random-seed 1 --shard-index 0 --shard-count 2 "
-                              "--artifact-dir DIR",
-                              true, &out);
-    cr_assert_eq(status, 2, "%s", out);
-    cr_assert(strstr(out, "--concurrency 1 is less than the 2") != NULL, "%s", out);
-    free(out);
-    status = run_ringperf(&w,
-                          "profile --model m --url URL --endpoint-type chat --concurrency 2 "
-                          "--request-count 4 --shard-index 0 --shard-count 2 --artifact-dir DIR",
-                          true, &out);
-    cr_assert_eq(status, 2, "%s", out);
-    cr_assert(strstr(out, "--random-seed") != NULL, "%s", out);
-    free(out);
-    status = run_ringperf(&w,
-                          "profile --model m --url URL --endpoint-type chat --concurrency 2 "
-                          "--request-count 4 --random-seed 1 --shard-index 2 --shard-count 2 "
-                          "--artifact-dir DIR",
-                          true, &out);
-    cr_assert_eq(status, 2, "%s", out);
-    free(out);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        char words[512];
+        snprintf(words, sizeof(words),
+                 "profile --model m --url URL --endpoint-type chat %s --artifact-dir DIR",
+                 refused[i].flags);
+        assert_run(&w, words, 2, refused[i].says);
+    }
     stop_mock(&w.mock);
 }
 
@@ -161,29 +160,15 @@ Test(merge, a_trace_is_split_by_ordinal, .timeout = 120)
 {
     struct e2e w;
     start(&w);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/trace.jsonl", w.dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
+    char trace[512] = "";
     for (int i = 0; i < 6; i++) {
-        fprintf(f, "{\"timestamp\": %d, \"input_length\": 20, \"output_length\": 4}\n", i * 60);
+        size_t len = strlen(trace);
+        snprintf(trace + len, sizeof(trace) - len,
+                 "{\"timestamp\": %d, \"input_length\": 20, \"output_length\": 4}\n", i * 60);
     }
-    fclose(f);
-    for (int share = 0; share < 2; share++) {
-        char words[1024];
-        snprintf(words, sizeof(words),
-                 RUN_FLAGS "--artifact-dir DIR --input-file %s --concurrency 2 --shard-index %d "
-                           "--shard-count 2",
-                 path, share);
-        char *out = NULL;
-        int status = run_ringperf(&w, words, true, &out);
-        cr_assert_eq(status, 0, "share %d: exit %d\n%s", share, status, out);
-        free(out);
-    }
-    char *out = NULL;
-    int status = run_ringperf(&w, "merge DIR", true, &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    free(out);
+    e2e_write(&w, "trace.jsonl", trace);
+    run_shares(&w, 2, "--input-file IN/trace.jsonl --concurrency 2");
+    e2e_run_ok(&w, "merge DIR");
     assert_unique_ordinals(w.dir, 6, 2);
     stop_mock(&w.mock);
 }
@@ -192,15 +177,10 @@ Test(merge, a_closed_loop_without_concurrency_cannot_be_split, .timeout = 60)
 {
     struct e2e w;
     start(&w);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile --model m --url URL --endpoint-type chat --request-count 4 "
-                              "--random-seed 1 --shard-index 0 --shard-count 2 --artifact-dir DIR",
-                              true, &out);
-    cr_assert_eq(status, 2, "%s", out);
-    cr_assert(strstr(out, "concurrency 1 (the default) is less than the 2 shares") != NULL, "%s",
-              out);
-    free(out);
+    assert_run(&w,
+               "profile --model m --url URL --endpoint-type chat --request-count 4 "
+               "--random-seed 1 --shard-index 0 --shard-count 2 --artifact-dir DIR",
+               2, "concurrency 1 (the default) is less than the 2 shares");
     stop_mock(&w.mock);
 }
 
@@ -211,9 +191,7 @@ Test(merge, without_shard_index_the_job_completion_index_is_used, .timeout = 120
     setenv("JOB_COMPLETION_INDEX", "1", 1);
     run_share(&w, "--concurrency 2 --request-count 10 --shard-count 2");
     unsetenv("JOB_COMPLETION_INDEX");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/rank_1/ringperf_records.jsonl", w.dir);
-    cr_assert_eq(access(path, R_OK), 0, "share 1 wrote its records");
+    cr_assert(has_file(&w, "rank_1/ringperf_records.jsonl"), "share 1 wrote its records");
     stop_mock(&w.mock);
 }
 
@@ -221,25 +199,10 @@ Test(merge, raw_shares_are_refused_unless_merged_as_records, .timeout = 120)
 {
     struct e2e w;
     start(&w);
-    for (int share = 0; share < 2; share++) {
-        char flags[256];
-        snprintf(flags, sizeof(flags),
-                 "--concurrency 2 --request-count 8 --export-level raw --shard-index %d "
-                 "--shard-count 2",
-                 share);
-        run_share(&w, flags);
-    }
-    char *out = NULL;
-    int status = run_ringperf(&w, "merge DIR", true, &out);
-    cr_assert_eq(status, 2, "raw cannot be merged: exit %d\n%s", status, out);
-    cr_assert(strstr(out, "profile_export_raw.jsonl cannot be merged") != NULL, "%s", out);
-    free(out);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    cr_assert_neq(access(path, R_OK), 0, "nothing merged");
-    status = run_ringperf(&w, "merge DIR --export-level records", true, &out);
-    cr_assert_eq(status, 0, "merge as records: exit %d\n%s", status, out);
-    free(out);
+    run_shares(&w, 2, "--concurrency 2 --request-count 8 --export-level raw");
+    assert_run(&w, "merge DIR", 2, "profile_export_raw.jsonl cannot be merged");
+    cr_assert_not(has_file(&w, "profile_export_aiperf.json"), "nothing merged");
+    e2e_run_ok(&w, "merge DIR --export-level records");
     assert_unique_ordinals(w.dir, 8, 2);
     stop_mock(&w.mock);
 }
@@ -248,22 +211,10 @@ Test(merge, the_export_prefix_carries_into_the_merged_file_names, .timeout = 120
 {
     struct e2e w;
     start(&w);
-    run_share(&w, "--concurrency 2 --request-count 6 --profile-export-prefix my_run --shard-index "
-                  "0 --shard-count 2");
-    run_share(&w, "--concurrency 2 --request-count 6 --profile-export-prefix my_run --shard-index "
-                  "1 --shard-count 2");
-    char *out = NULL;
-    int status = run_ringperf(&w, "merge DIR", true, &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    free(out);
-    json_t *summary = load_json(w.dir, "my_run.json");
-    json_t *count = json_object_get(json_object_get(summary, "request_count"), "avg");
-    cr_assert_eq(json_number_value(count), 6.0);
-    json_decref(summary);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/my_run.jsonl", w.dir);
-    cr_assert_eq(access(path, R_OK), 0, "the records export has the prefix");
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    cr_assert_neq(access(path, R_OK), 0, "no file under the default name");
+    run_shares(&w, 2, "--concurrency 2 --request-count 6 --profile-export-prefix my_run");
+    e2e_run_ok(&w, "merge DIR");
+    cr_assert_eq(request_count(&w, "my_run.json"), 6.0);
+    cr_assert(has_file(&w, "my_run.jsonl"), "the records export has the prefix");
+    cr_assert_not(has_file(&w, "profile_export_aiperf.json"), "no file under the default name");
     stop_mock(&w.mock);
 }

@@ -11,135 +11,168 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "e2e.h"
 
-Test(profile_e2e, streaming_chat_run_reports_and_exports_every_request, .timeout = 120)
+/* profile_case is one `ringperf profile` run and what it must show: its exit status, phrases of
+ * its output and, when lines is not 0, the records it exports. */
+struct profile_case {
+    char *mock_flags[5]; /* the mock server's extra flags, NULL-terminated; none: defaults */
+    const char *words;   /* as run_ringperf takes them */
+    bool merge_stderr;
+    int status;
+    const char *says[4]; /* phrases the output contains, NULL-terminated */
+    const char *hides;   /* a phrase the output must not contain, or NULL */
+    size_t lines;        /* records in profile_export.jsonl; 0: the test checks them itself */
+    size_t errors;       /* how many of those records are errors */
+};
+
+/* run_case runs k in the world w (NULL: no server, no exports) and checks what k says; returns
+ * the output, which the caller frees. */
+static char *run_case(const struct e2e *w, const struct profile_case *k)
 {
-    struct e2e w;
-    char *const mock_flags[] = {"--ttft-ms", "2", "--itl-ms", "0.5", NULL};
-    e2e_start(&w, mock_flags);
     char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile --model Qwen/Qwen3-0.6B --url URL --endpoint-type chat "
-                              "--endpoint /v1/chat/completions --streaming --concurrency 8 "
-                              "--request-count 200 --osl 20 --artifact-dir DIR "
-                              "--api-key sk-secret-value",
-                              false, &out);
-    cr_assert_eq(status, 0, "ringperf profile exit %d; output:\n%s", status, out);
-    cr_assert(strstr(out, "Time to First Token (ms)") != NULL, "%s", out);
-    cr_assert(strstr(out, "Inter Token Latency (ms)") != NULL, "%s", out);
-    cr_assert(strstr(out, "Request Count (requests)") != NULL, "%s", out);
-    cr_assert(strstr(out, "sk-secret-value") == NULL, "the API key never reaches the output");
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 200, "one record per request");
-    cr_assert_eq(errors, 0);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
-    struct stat st;
-    cr_assert_eq(stat(path, &st), 0, "inputs.json written");
-    free(out);
-    stop_mock(&w.mock);
+    int status = run_ringperf(w, k->words, k->merge_stderr, &out);
+    cr_assert_eq(status, k->status, "%s\nexit %d, want %d:\n%s", k->words, status, k->status, out);
+    for (size_t i = 0; i < sizeof(k->says) / sizeof(k->says[0]) && k->says[i] != NULL; i++) {
+        cr_assert(strstr(out, k->says[i]) != NULL, "%s\noutput lacks [%s]:\n%s", k->words,
+                  k->says[i], out);
+    }
+    if (k->hides != NULL) {
+        cr_assert(strstr(out, k->hides) == NULL, "%s\noutput shows [%s]", k->words, k->hides);
+    }
+    if (w != NULL && k->lines != 0) {
+        size_t errors = 0;
+        size_t lines = count_export_lines(w, &errors);
+        cr_assert_eq(lines, k->lines, "%s\n%zu records exported, want %zu", k->words, lines,
+                     k->lines);
+        cr_assert_eq(errors, k->errors, "%s\n%zu error records, want %zu", k->words, errors,
+                     k->errors);
+    }
+    return out;
 }
 
-Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
+/* start_case starts a world for k in *w (its mock server with k's flags) and runs k there as
+ * run_case does. The caller frees the output and finishes w. */
+static char *start_case(struct e2e *w, const struct profile_case *k)
+{
+    e2e_start(w, k->mock_flags);
+    return run_case(w, k);
+}
+
+/* check_case runs k in a world of its own, then finishes the world. */
+static void check_case(const struct profile_case *k)
 {
     struct e2e w;
-    char *const mock_flags[] = {"--error-500-rate", "100", NULL};
-    e2e_start(&w, mock_flags);
-    char *out = NULL;
-    int status = run_ringperf(
-        &w, "profile -m m -u URL --streaming --concurrency 2 --request-count 10 --artifact-dir DIR",
-        false, &out);
-    cr_assert_eq(status, 1, "a run where every request failed exits 1; output:\n%s", out);
-    cr_assert(strstr(out, "Error Summary") != NULL, "%s", out);
-    cr_assert(strstr(out, "500") != NULL, "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 10);
-    cr_assert_eq(errors, 10);
-    free(out);
-    stop_mock(&w.mock);
+    free(start_case(&w, k));
+    e2e_finish(&w);
+}
+
+/* check_range checks the min and max of the metric `name` of profile_export_aiperf.json. */
+static void check_range(const json_t *root, const char *name, double min, double max)
+{
+    json_t *metric = json_object_get(root, name);
+    json_t *lo = json_object_get(metric, "min");
+    json_t *hi = json_object_get(metric, "max");
+    cr_assert(json_is_real(lo) && json_is_real(hi), "%s has a min and a max", name);
+    cr_assert_float_eq(json_real_value(lo), min, 1e-9, "%s min", name);
+    cr_assert_float_eq(json_real_value(hi), max, 1e-9, "%s max", name);
+}
+
+Test(profile_e2e, streaming_chat_run_reports_and_exports_every_request, .timeout = 120)
+{
+    static const struct profile_case k = {
+        .mock_flags = {"--ttft-ms", "2", "--itl-ms", "0.5"},
+        .words = "profile --model Qwen/Qwen3-0.6B --url URL --endpoint-type chat "
+                 "--endpoint /v1/chat/completions --streaming --concurrency 8 "
+                 "--request-count 200 --osl 20 --artifact-dir DIR --api-key sk-secret-value",
+        .says = {"Time to First Token (ms)", "Inter Token Latency (ms)",
+                 "Request Count (requests)"},
+        .hides = "sk-secret-value", /* the API key never reaches the output */
+        .lines = 200,
+        .errors = 0,
+    };
+    struct e2e w;
+    free(start_case(&w, &k));
+    json_decref(e2e_load_json(&w, "inputs.json"));
+    e2e_finish(&w);
+}
+
+/* A run where every request failed exits 1. */
+Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
+{
+    static const struct profile_case k = {
+        .mock_flags = {"--error-500-rate", "100"},
+        .words = "profile -m m -u URL --streaming --concurrency 2 --request-count 10 "
+                 "--artifact-dir DIR",
+        .status = 1,
+        .says = {"Error Summary", "500"},
+        .lines = 10,
+        .errors = 10,
+    };
+    check_case(&k);
 }
 
 Test(profile_e2e, request_timeout_ends_stalled_requests_as_errors, .timeout = 120)
 {
-    struct e2e w;
-    char *const mock_flags[] = {"--stall-rate", "100", NULL};
-    e2e_start(&w, mock_flags);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile -m m -u URL --streaming --concurrency 3 --request-count 6 "
-                              "--request-timeout-seconds 0.5 --artifact-dir DIR",
-                              false, &out);
-    cr_assert_eq(status, 1, "%s", out);
-    cr_assert(strstr(out, "TimeoutError") != NULL, "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 6);
-    cr_assert_eq(errors, 6);
-    free(out);
-    stop_mock(&w.mock);
+    static const struct profile_case k = {
+        .mock_flags = {"--stall-rate", "100"},
+        .words = "profile -m m -u URL --streaming --concurrency 3 --request-count 6 "
+                 "--request-timeout-seconds 0.5 --artifact-dir DIR",
+        .status = 1,
+        .says = {"TimeoutError"},
+        .lines = 6,
+        .errors = 6,
+    };
+    check_case(&k);
 }
 
+/* Warmup requests are not exported. */
 Test(profile_e2e, open_loop_rate_with_warmup_exports_only_profiling_requests, .timeout = 120)
 {
-    struct e2e w;
-    e2e_start(&w, NULL);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile -m m -u URL --streaming --request-rate 400 "
-                              "--arrival-pattern constant --request-count 120 "
-                              "--warmup-request-count 15 --osl 4 --artifact-dir DIR",
-                              true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    cr_assert(strstr(out, "Warmup: 15 requests") != NULL, "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 120, "warmup requests are not exported");
-    cr_assert_eq(errors, 0);
-    free(out);
-    stop_mock(&w.mock);
+    static const struct profile_case k = {
+        .words = "profile -m m -u URL --streaming --request-rate 400 --arrival-pattern constant "
+                 "--request-count 120 --warmup-request-count 15 --osl 4 --artifact-dir DIR",
+        .merge_stderr = true,
+        .says = {"Warmup: 15 requests"},
+        .lines = 120,
+        .errors = 0,
+    };
+    check_case(&k);
 }
 
 Test(profile_e2e, duration_run_without_count_runs_for_the_duration, .timeout = 120)
 {
+    static const struct profile_case k = {
+        .mock_flags = {"--ttft-ms", "5"},
+        .words = "profile -m m -u URL --streaming --concurrency 2 --benchmark-duration 0.5 "
+                 "--benchmark-grace-period 5 --osl 2 --artifact-dir DIR",
+    };
     struct e2e w;
-    char *const mock_flags[] = {"--ttft-ms", "5", NULL};
-    e2e_start(&w, mock_flags);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile -m m -u URL --streaming --concurrency 2 "
-                              "--benchmark-duration 0.5 --benchmark-grace-period 5 --osl 2 "
-                              "--artifact-dir DIR",
-                              false, &out);
-    cr_assert_eq(status, 0, "%s", out);
+    free(start_case(&w, &k));
     size_t errors = 0;
     size_t lines = count_export_lines(&w, &errors);
     cr_assert_gt(lines, 10, "more than AIPerf's default count of 10: the duration rules");
     cr_assert_eq(errors, 0);
-    free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
+/* Every request is cancelled, so the run exits 1. */
 Test(profile_e2e, cancelled_requests_are_exported_as_499, .timeout = 120)
 {
-    struct e2e w;
-    char *const mock_flags[] = {"--ttft-ms", "50", NULL};
-    e2e_start(&w, mock_flags);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile -m m -u URL --streaming --concurrency 4 --request-count 40 "
-                              "--request-cancellation-rate 100 --request-cancellation-delay 0.01 "
-                              "--artifact-dir DIR",
-                              false, &out);
-    cr_assert_eq(status, 1, "every request was cancelled: %s", out);
-    cr_assert(strstr(out, "RequestCancellationError") != NULL, "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 40);
-    cr_assert_eq(errors, 40);
-    free(out);
-    stop_mock(&w.mock);
+    static const struct profile_case k = {
+        .mock_flags = {"--ttft-ms", "50"},
+        .words = "profile -m m -u URL --streaming --concurrency 4 --request-count 40 "
+                 "--request-cancellation-rate 100 --request-cancellation-delay 0.01 "
+                 "--artifact-dir DIR",
+        .status = 1,
+        .says = {"RequestCancellationError"},
+        .lines = 40,
+        .errors = 40,
+    };
+    check_case(&k);
 }
 
 Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
@@ -156,36 +189,33 @@ Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
              "profile -m m -u URL -u 127.0.0.1:%d --streaming --concurrency 4 --request-count 40 "
              "--osl 2 --artifact-dir DIR",
              bad_port);
-    char *out = NULL;
-    int status = run_ringperf(&w, words, false, &out);
-    cr_assert_eq(status, 0, "%s", out);
+    const struct profile_case k = {.words = words};
+    free(run_case(&w, &k));
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 40);
     cr_assert_gt(errors, 0, "some requests went to the failing server");
     cr_assert_lt(errors, 40, "some requests went to the healthy server");
-    free(out);
     stop_mock(&bad);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(profile_e2e, failed_request_threshold_stops_the_run_early, .timeout = 120)
 {
+    static const struct profile_case k = {
+        .mock_flags = {"--error-500-rate", "100"},
+        .words = "profile -m m -u URL --concurrency 2 --request-count 100000 "
+                 "--failed-request-threshold 0.5 --artifact-dir DIR",
+        .merge_stderr = true,
+        .status = 1,
+        .says = {"--failed-request-threshold"},
+    };
     struct e2e w;
-    char *const mock_flags[] = {"--error-500-rate", "100", NULL};
-    e2e_start(&w, mock_flags);
-    char *out = NULL;
-    int status = run_ringperf(&w,
-                              "profile -m m -u URL --concurrency 2 --request-count 100000 "
-                              "--failed-request-threshold 0.5 --artifact-dir DIR",
-                              true, &out);
-    cr_assert_eq(status, 1, "%s", out);
-    cr_assert(strstr(out, "--failed-request-threshold") != NULL, "%s", out);
+    free(start_case(&w, &k));
     size_t errors = 0;
     size_t lines = count_export_lines(&w, &errors);
     cr_assert_lt(lines, 100000, "the run stopped early");
     cr_assert_eq(errors, lines, "every exported request is accounted for as an error");
-    free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* Every endpoint type ringperf runs, against the mock server's matching route:
@@ -218,48 +248,40 @@ Test(profile_e2e, every_endpoint_type_runs_end_to_end, .timeout = 300)
                  "profile -m m -u URL --endpoint-type %s %s --concurrency 2 --request-count 12 "
                  "--osl 6 --isl 20 --api-key k --artifact-dir DIR",
                  types[i][0], types[i][1]);
-        char *out = NULL;
-        int status = run_ringperf(&w, words, true, &out);
-        cr_assert_eq(status, 0, "%s %s: exit %d\n%s", types[i][0], types[i][1], status, out);
-        size_t errors = 0;
-        cr_assert_eq(count_export_lines(&w, &errors), 12, "%s %s", types[i][0], types[i][1]);
-        cr_assert_eq(errors, 0, "%s %s: %s", types[i][0], types[i][1], out);
+        /* Streaming metrics only when streaming. */
         bool streamed = types[i][1][0] != '\0';
-        cr_assert_eq(strstr(out, "Time to First Token") != NULL, streamed,
-                     "%s %s: streaming metrics only when streaming", types[i][0], types[i][1]);
-        free(out);
+        const struct profile_case k = {
+            .words = words,
+            .merge_stderr = true,
+            .says = {streamed ? "Time to First Token" : NULL},
+            .hides = streamed ? NULL : "Time to First Token",
+            .lines = 12,
+            .errors = 0,
+        };
+        free(run_case(&w, &k));
     }
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* With a tokenizer, prompts are exactly --isl tokens and token metrics are
  * counted on the client, as AIPerf does by default. */
 Test(profile_e2e, tokenizer_gives_exact_input_lengths_and_client_token_counts, .timeout = 120)
 {
+    static const struct profile_case k = {
+        .words = "profile -m Qwen/Qwen3-0.6B --tokenizer " RINGPERF_TOKENIZER_QWEN3
+                 " -u URL --streaming --concurrency 2 --request-count 20 --isl 37 --isl-stddev 0 "
+                 "--osl 12 --artifact-dir DIR",
+        .merge_stderr = true,
+        .hides = "no tokenizer",
+    };
     struct e2e w;
-    e2e_start(&w, NULL);
-    char words[512];
-    snprintf(words, sizeof(words),
-             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --streaming --concurrency 2 "
-             "--request-count 20 --isl 37 --isl-stddev 0 --osl 12 --artifact-dir DIR",
-             RINGPERF_TOKENIZER_QWEN3);
-    char *out = NULL;
-    int status = run_ringperf(&w, words, true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    cr_assert(strstr(out, "no tokenizer") == NULL, "%s", out);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s: %s", path, err.text);
-    json_t *isl = json_object_get(root, "input_sequence_length");
-    cr_assert_float_eq(json_real_value(json_object_get(isl, "min")), 37.0, 1e-9);
-    cr_assert_float_eq(json_real_value(json_object_get(isl, "max")), 37.0, 1e-9);
+    free(start_case(&w, &k));
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
+    check_range(root, "input_sequence_length", 37.0, 37.0);
     json_t *osl = json_object_get(root, "output_sequence_length");
     cr_assert_gt(json_number_value(json_object_get(osl, "min")), 0.0, "OSL counted on the client");
     json_decref(root);
-    free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* A shared system prompt is one prompt in every request, and AIPerf counts it
@@ -268,27 +290,14 @@ Test(profile_e2e, shared_system_prompt_is_in_every_request_and_the_input_length,
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    char words[512];
-    snprintf(words, sizeof(words),
-             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --endpoint-type responses "
-             "--streaming --concurrency 2 --request-count 10 --isl 40 --osl 4 "
-             "--shared-system-prompt-length 25 --artifact-dir DIR",
-             RINGPERF_TOKENIZER_QWEN3);
-    char *out = NULL;
-    int status = run_ringperf(&w, words, true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s", err.text);
-    json_t *isl = json_object_get(root, "input_sequence_length");
-    cr_assert_float_eq(json_real_value(json_object_get(isl, "min")), 65.0, 1e-9);
-    cr_assert_float_eq(json_real_value(json_object_get(isl, "max")), 65.0, 1e-9);
+    e2e_run_ok(&w, "profile -m Qwen/Qwen3-0.6B --tokenizer " RINGPERF_TOKENIZER_QWEN3
+                   " -u URL --endpoint-type responses --streaming --concurrency 2 "
+                   "--request-count 10 --isl 40 --osl 4 --shared-system-prompt-length 25 "
+                   "--artifact-dir DIR");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
+    check_range(root, "input_sequence_length", 65.0, 65.0);
     json_decref(root);
-    snprintf(path, sizeof(path), "%s/inputs.json", w.dir);
-    root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s", err.text);
+    root = e2e_load_json(&w, "inputs.json");
     json_t *data = json_object_get(root, "data");
     const char *first = NULL;
     for (size_t i = 0; i < json_array_size(data); i++) {
@@ -299,18 +308,13 @@ Test(profile_e2e, shared_system_prompt_is_in_every_request_and_the_input_length,
         cr_assert_str_eq(instructions, first, "one prompt shared by every request");
     }
     json_decref(root);
-    free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* models_in_inputs counts the payloads of inputs.json naming model a and b. */
 static void models_in_inputs(const struct e2e *w, size_t *out_a, size_t *out_b, bool *out_alternate)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/inputs.json", w->dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s", err.text);
+    json_t *root = e2e_load_json(w, "inputs.json");
     json_t *data = json_object_get(root, "data");
     *out_a = *out_b = 0;
     *out_alternate = true;
@@ -329,70 +333,51 @@ Test(profile_e2e, model_selection_round_robin_and_random, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    char *out = NULL;
-    int status =
-        run_ringperf(&w,
-                     "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
-                     "--artifact-dir DIR",
-                     true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    free(out);
+    e2e_run_ok(&w, "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
+                   "--artifact-dir DIR");
     size_t a = 0;
     size_t b = 0;
     bool alternate = false;
     models_in_inputs(&w, &a, &b, &alternate);
     cr_assert(alternate && a == 20 && b == 20, "round robin by default: %zu/%zu", a, b);
-    status = run_ringperf(&w,
-                          "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
-                          "--model-selection-strategy random --random-seed 3 --artifact-dir DIR",
-                          true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    free(out);
+    e2e_run_ok(&w, "profile -m model-a,model-b -u URL --concurrency 2 --request-count 40 "
+                   "--model-selection-strategy random --random-seed 3 --artifact-dir DIR");
     models_in_inputs(&w, &a, &b, &alternate);
     cr_assert(a > 0 && b > 0 && !alternate, "random picks both, not in turn: %zu/%zu", a, b);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(profile_e2e, seq_dist_draws_input_and_output_lengths_in_pairs, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
-    char words[512];
-    snprintf(words, sizeof(words),
-             "profile -m Qwen/Qwen3-0.6B --tokenizer %s -u URL --streaming --concurrency 2 "
-             "--request-count 40 --seq-dist 30,5:50;60,9:50 --random-seed 11 --artifact-dir DIR",
-             RINGPERF_TOKENIZER_QWEN3);
-    char *out = NULL;
-    int status = run_ringperf(&w, words, true, &out);
-    cr_assert_eq(status, 0, "%s", out);
-    free(out);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s", err.text);
-    json_t *isl = json_object_get(root, "input_sequence_length");
-    cr_assert_float_eq(json_number_value(json_object_get(isl, "min")), 30.0, 1e-9);
-    cr_assert_float_eq(json_number_value(json_object_get(isl, "max")), 60.0, 1e-9);
-    json_t *usage = json_object_get(root, "usage_completion_tokens");
-    cr_assert_float_eq(json_number_value(json_object_get(usage, "min")), 5.0, 1e-9);
-    cr_assert_float_eq(json_number_value(json_object_get(usage, "max")), 9.0, 1e-9);
+    e2e_run_ok(&w, "profile -m Qwen/Qwen3-0.6B --tokenizer " RINGPERF_TOKENIZER_QWEN3
+                   " -u URL --streaming --concurrency 2 --request-count 40 "
+                   "--seq-dist 30,5:50;60,9:50 --random-seed 11 --artifact-dir DIR");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
+    check_range(root, "input_sequence_length", 30.0, 60.0);
+    check_range(root, "usage_completion_tokens", 5.0, 9.0);
     json_decref(root);
-    cr_assert_eq(
-        run_ringperf(&w, "profile -m m -u URL --seq-dist 30,5:50 --artifact-dir DIR", true, &out),
-        2);
-    cr_assert(strstr(out, "--seq-dist") != NULL && strstr(out, "100") != NULL, "%s", out);
-    free(out);
-    stop_mock(&w.mock);
+    /* The weights of a distribution must add up to 100. */
+    static const struct profile_case bad_weights = {
+        .words = "profile -m m -u URL --seq-dist 30,5:50 --artifact-dir DIR",
+        .merge_stderr = true,
+        .status = 2,
+        .says = {"--seq-dist", "100"},
+    };
+    free(run_case(&w, &bad_weights));
+    e2e_finish(&w);
 }
 
 Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 60)
 {
-    char *out = NULL;
-    cr_assert_eq(run_ringperf(NULL, "profile -m m --tokenizer /nonexistent/tok.json", true, &out),
-                 2);
-    cr_assert(strstr(out, "--tokenizer") != NULL, "%s", out);
-    free(out);
+    static const struct profile_case k = {
+        .words = "profile -m m --tokenizer /nonexistent/tok.json",
+        .merge_stderr = true,
+        .status = 2,
+        .says = {"--tokenizer"},
+    };
+    free(run_case(NULL, &k));
 }
 
 /* Ctrl-C: the run stops sending, lets requests in flight finish, and still
@@ -431,11 +416,7 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     int status = wait_child(&run);
     cr_assert_eq(status, 0, "a stopped run with successes exits 0:\n%s", rest);
     cr_assert(strstr(rest, "cancelled early") != NULL, "%s", rest);
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", w.dir);
-    json_error_t err;
-    json_t *root = json_load_file(path, 0, &err);
-    cr_assert_not_null(root, "%s", err.text);
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     cr_assert(json_is_true(json_object_get(root, "was_cancelled")));
     json_decref(root);
     size_t errors = 0;
@@ -444,36 +425,39 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     cr_assert_lt(lines, 1000000);
     cr_assert_eq(errors, 0, "requests in flight were allowed to finish");
     free(rest);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
-    char *out = NULL;
-    cr_assert_eq(run_ringperf(NULL, "profile -m m --concurency 4", true, &out), 2);
-    cr_assert(strstr(out, "--concurency") != NULL, "%s", out);
-    cr_assert(strstr(out, "--concurrency") != NULL, "suggests the right flag: %s", out);
-    free(out);
-    cr_assert_eq(run_ringperf(NULL, "profile -m m --concurrency zero", true, &out), 2);
-    cr_assert(strstr(out, "--concurrency") != NULL, "%s", out);
-    free(out);
-    cr_assert_eq(run_ringperf(NULL, "profile -m m --url ftp://127.0.0.1:1", true, &out), 2);
-    cr_assert(strstr(out, "ftp") != NULL, "%s", out);
-    free(out);
-    cr_assert_eq(run_ringperf(NULL, "frobnicate", true, &out), 2);
-    cr_assert(strstr(out, "frobnicate") != NULL, "%s", out);
-    free(out);
+    static const struct {
+        const char *words;
+        const char *says[2];
+    } refused[] = {
+        {"profile -m m --concurency 4", {"--concurency", "--concurrency"}}, /* suggests the fix */
+        {"profile -m m --concurrency zero", {"--concurrency"}},
+        {"profile -m m --url ftp://127.0.0.1:1", {"ftp"}},
+        {"frobnicate", {"frobnicate"}},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        const struct profile_case k = {
+            .words = refused[i].words,
+            .merge_stderr = true,
+            .status = 2,
+            .says = {refused[i].says[0], refused[i].says[1]},
+        };
+        free(run_case(NULL, &k));
+    }
 }
 
 Test(profile_e2e, help_lists_flags_in_groups, .timeout = 60)
 {
-    char *out = NULL;
-    cr_assert_eq(run_ringperf(NULL, "profile --help", false, &out), 0);
-    cr_assert(strstr(out, "--concurrency") != NULL);
-    cr_assert(strstr(out, "--request-timeout-seconds") != NULL);
-    cr_assert(strstr(out, "--workers-max") != NULL);
-    free(out);
-    cr_assert_eq(run_ringperf(NULL, "--help", false, &out), 0);
-    cr_assert(strstr(out, "mock-server") != NULL);
-    free(out);
+    static const struct profile_case help[] = {
+        {.words = "profile --help",
+         .says = {"--concurrency", "--request-timeout-seconds", "--workers-max"}},
+        {.words = "--help", .says = {"mock-server"}},
+    };
+    for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++) {
+        free(run_case(NULL, &help[i]));
+    }
 }

@@ -19,16 +19,6 @@
 
 #define MPIRUN_FLAGS "-np", "2", "--oversubscribe", "--allow-run-as-root"
 
-static void skip_without_mpi(void)
-{
-#ifndef RINGPERF_HAVE_MPI
-    cr_skip_test("built without MPI (RINGPERF_MPI=OFF)");
-#endif
-    if (RINGPERF_MPIRUN[0] == '\0' || access(RINGPERF_MPIRUN, X_OK) != 0) {
-        cr_skip_test("mpirun is not installed");
-    }
-}
-
 /* spawn_mpi starts `mpirun -np 2 [prefix...] ringperf WORDS` (URL and DIR
  * as in run_ringperf) with stderr merged into the child's output. */
 static struct child spawn_mpi(const struct e2e *w, char *const prefix[], const char *words)
@@ -77,23 +67,43 @@ static int run_mpi(const struct e2e *w, char *const prefix[], const char *words,
     return wait_child(&run);
 }
 
-static void start(struct e2e *w)
+/* mpi_start starts the world (mock server with mock_flags, or NULL for a
+ * fast one) once MPI is known to run here, and skips the test otherwise. */
+static void mpi_start(struct e2e *w, char *const mock_flags[])
 {
-    char *const mock_flags[] = {"--ttft-ms", "1", "--itl-ms", "0.2", NULL};
-    e2e_start(w, mock_flags);
+#ifndef RINGPERF_HAVE_MPI
+    cr_skip_test("built without MPI (RINGPERF_MPI=OFF)");
+#endif
+    if (RINGPERF_MPIRUN[0] == '\0' || access(RINGPERF_MPIRUN, X_OK) != 0) {
+        cr_skip_test("mpirun is not installed");
+    }
+    char *const fast[] = {"--ttft-ms", "1", "--itl-ms", "0.2", NULL};
+    e2e_start(w, mock_flags != NULL ? mock_flags : fast);
+}
+
+/* mpi_start_run is mpi_start with the fast mock server, then run_mpi
+ * without a prefix, which must exit 0. The output goes to *out (the caller
+ * frees it) unless out is NULL. */
+static void mpi_start_run(struct e2e *w, const char *words, char **out)
+{
+    mpi_start(w, NULL);
+    char *text = NULL;
+    int status = run_mpi(w, NULL, words, &text);
+    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, text);
+    if (out != NULL) {
+        *out = text;
+    } else {
+        free(text);
+    }
 }
 
 #define PROFILE "profile --model m --url URL --endpoint-type chat --streaming --osl 8 "
 
 Test(mpi, two_ranks_run_the_requested_count_with_unique_ordinals, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
     char *out = NULL;
-    int status =
-        run_mpi(&w, NULL, PROFILE "--concurrency 4 --request-count 40 --artifact-dir DIR", &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
+    mpi_start_run(&w, PROFILE "--concurrency 4 --request-count 40 --artifact-dir DIR", &out);
     const char *report = strstr(out, "Request Count (requests)");
     cr_assert_not_null(report, "%s", out);
     cr_assert_null(strstr(report + 1, "Request Count (requests)"), "one report, not one per rank");
@@ -101,7 +111,7 @@ Test(mpi, two_ranks_run_the_requested_count_with_unique_ordinals, .timeout = 180
     assert_unique_ordinals(w.dir, 40, 2);
     assert_percentiles_from_records(w.dir, "request_latency");
     assert_percentiles_from_records(w.dir, "time_to_first_token");
-    json_t *summary = load_json(w.dir, "profile_export_aiperf.json");
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *info = json_object_get(summary, "run_info");
     json_t *ranks = json_object_get(info, "ranks");
     cr_assert_eq(json_array_size(ranks), 2);
@@ -111,62 +121,28 @@ Test(mpi, two_ranks_run_the_requested_count_with_unique_ordinals, .timeout = 180
                  "a measured clock has an uncertainty");
     cr_assert_eq(
         json_number_value(json_object_get(json_object_get(summary, "request_count"), "avg")), 40.0);
-    json_decref(summary);
 
     /* Merging the rank directories again gives the run's own figures. */
-    char words[512];
-    snprintf(words, sizeof(words), "merge %s/rank_0 %s/rank_1 --artifact-dir %s/again", w.dir,
-             w.dir, w.dir);
-    status = run_ringperf(&w, words, true, &out);
-    cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
-    free(out);
-    char again[128];
-    snprintf(again, sizeof(again), "%s/again", w.dir);
-    json_t *run = load_json(w.dir, "profile_export_aiperf.json");
-    json_t *merged = load_json(again, "profile_export_aiperf.json");
-    assert_same_metrics(run, merged);
-    json_decref(run);
+    e2e_run_ok(&w, "merge IN/rank_0 IN/rank_1 --artifact-dir IN/again");
+    json_t *merged = e2e_load_json(&w, "again/profile_export_aiperf.json");
+    assert_same_metrics(summary, merged);
+    json_decref(summary);
     json_decref(merged);
     stop_mock(&w.mock);
 }
 
-static char *read_file(const char *dir, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s exists", path);
-    char *text = read_all(f);
-    fclose(f);
-    return text;
-}
-
 Test(mpi, inputs_json_is_one_file_identical_to_a_one_machine_run, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
-    char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--concurrency 2 --request-count 6 --random-seed 5 "
-                                 "--artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
-    char *mpi_inputs = read_file(w.dir, "inputs.json");
+    mpi_start_run(
+        &w, PROFILE "--concurrency 2 --request-count 6 --random-seed 5 --artifact-dir DIR", NULL);
+    char *mpi_inputs = e2e_read_text(&w, "inputs.json");
     char path[512];
     snprintf(path, sizeof(path), "%s/rank_1/inputs.json", w.dir);
     cr_assert_neq(access(path, R_OK), 0, "rank 1 writes no inputs.json of its own");
-    char words[512];
-    snprintf(words, sizeof(words),
-             PROFILE "--concurrency 2 --request-count 6 --random-seed 5 --artifact-dir %s/one",
-             w.dir);
-    status = run_ringperf(&w, words, true, &out);
-    cr_assert_eq(status, 0, "one process: exit %d\n%s", status, out);
-    free(out);
-    char one_dir[128];
-    snprintf(one_dir, sizeof(one_dir), "%s/one", w.dir);
-    char *one_inputs = read_file(one_dir, "inputs.json");
+    e2e_run_ok(&w,
+               PROFILE "--concurrency 2 --request-count 6 --random-seed 5 --artifact-dir IN/one");
+    char *one_inputs = e2e_read_text(&w, "one/inputs.json");
     cr_assert_str_eq(mpi_inputs, one_inputs, "the same payloads as one machine sends");
     free(mpi_inputs);
     free(one_inputs);
@@ -206,14 +182,8 @@ static int by_time(const void *a, const void *b)
 
 Test(mpi, concurrency_split_never_exceeds_the_total, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
-    char *out = NULL;
-    int status =
-        run_mpi(&w, NULL, PROFILE "--concurrency 3 --request-count 60 --artifact-dir DIR", &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
+    mpi_start_run(&w, PROFILE "--concurrency 3 --request-count 60 --artifact-dir DIR", NULL);
     struct spans s = {0};
     for_each_record(w.dir, collect_span, &s);
     qsort(s.items, s.n, sizeof(*s.items), by_time);
@@ -230,9 +200,8 @@ Test(mpi, concurrency_split_never_exceeds_the_total, .timeout = 180)
 
 Test(mpi, concurrency_below_the_rank_count_is_an_error, .timeout = 120)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
+    mpi_start(&w, NULL);
     char *out = NULL;
     int status =
         run_mpi(&w, NULL, PROFILE "--concurrency 1 --request-count 4 --artifact-dir DIR", &out);
@@ -244,15 +213,12 @@ Test(mpi, concurrency_below_the_rank_count_is_an_error, .timeout = 120)
 
 Test(mpi, the_warmup_is_split_too, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
     char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--concurrency 4 --request-count 10 --warmup-request-count 7 "
-                                 "--artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
+    mpi_start_run(&w,
+                  PROFILE "--concurrency 4 --request-count 10 --warmup-request-count 7 "
+                          "--artifact-dir DIR",
+                  &out);
     long warmup = 0;
     int lines = 0;
     for (const char *p = strstr(out, "Warmup: "); p != NULL; p = strstr(p + 1, "Warmup: ")) {
@@ -268,18 +234,13 @@ Test(mpi, the_warmup_is_split_too, .timeout = 180)
 
 Test(mpi, a_rate_split_keeps_the_aggregate_rate, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
-    char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--request-rate 50 --request-count 50 --concurrency 8 "
-                                 "--artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
+    mpi_start_run(&w,
+                  PROFILE "--request-rate 50 --request-count 50 --concurrency 8 "
+                          "--artifact-dir DIR",
+                  NULL);
     assert_unique_ordinals(w.dir, 50, 2);
-    json_t *summary = load_json(w.dir, "profile_export_aiperf.json");
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     double rate =
         json_number_value(json_object_get(json_object_get(summary, "request_throughput"), "avg"));
     /* Each rank at the full rate would give about 100/s; a loaded machine only
@@ -290,6 +251,24 @@ Test(mpi, a_rate_split_keeps_the_aggregate_rate, .timeout = 180)
     stop_mock(&w.mock);
 }
 
+/* starts holds when requests were sent (request_start_ns), of every record
+ * or of sessions' first turns only. */
+struct starts {
+    int64_t ns[64];
+    size_t n;
+    bool first_turns_only;
+};
+
+static void collect_start(json_t *rec, void *ctx)
+{
+    struct starts *s = ctx;
+    json_t *meta = json_object_get(rec, "metadata");
+    bool first_turn = json_integer_value(json_object_get(meta, "turn_index")) == 0;
+    if (s->n < 64 && (first_turn || !s->first_turns_only)) {
+        s->ns[s->n++] = json_integer_value(json_object_get(meta, "request_start_ns"));
+    }
+}
+
 static int by_int64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a;
@@ -297,36 +276,25 @@ static int by_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-struct starts {
-    int64_t ns[64];
-    size_t n;
-};
-
-static void collect_start(json_t *rec, void *ctx)
+/* sorted_starts collects when dir's requests were sent (of sessions' first
+ * turns only, when first_turns_only), earliest first. */
+static struct starts sorted_starts(const char *dir, bool first_turns_only)
 {
-    struct starts *s = ctx;
-    json_t *meta = json_object_get(rec, "metadata");
-    if (s->n < 64) {
-        s->ns[s->n++] = json_integer_value(json_object_get(meta, "request_start_ns"));
-    }
+    struct starts s = {.n = 0, .first_turns_only = first_turns_only};
+    for_each_record(dir, collect_start, &s);
+    qsort(s.ns, s.n, sizeof(s.ns[0]), by_int64);
+    return s;
 }
 
 Test(mpi, constant_rate_ranks_interleave_on_one_timeline, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
-    char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--request-rate 20 --arrival-pattern constant --request-count 30 "
-                                 "--concurrency 4 --artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
-    struct starts s = {0};
-    for_each_record(w.dir, collect_start, &s);
+    mpi_start_run(&w,
+                  PROFILE "--request-rate 20 --arrival-pattern constant --request-count 30 "
+                          "--concurrency 4 --artifact-dir DIR",
+                  NULL);
+    struct starts s = sorted_starts(w.dir, false);
     cr_assert_eq(s.n, 30);
-    qsort(s.ns, s.n, sizeof(s.ns[0]), by_int64);
     int64_t gaps[63];
     for (size_t i = 1; i < s.n; i++) {
         gaps[i - 1] = s.ns[i] - s.ns[i - 1];
@@ -342,10 +310,9 @@ Test(mpi, constant_rate_ranks_interleave_on_one_timeline, .timeout = 180)
 
 Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
     char *const slow[] = {"--ttft-ms", "50", "--itl-ms", "20", NULL};
-    e2e_start(&w, slow);
+    mpi_start(&w, slow);
     /* Rank 1 is killed 2 s in: the shell execs ringperf, so $$ is ringperf. */
     char *const killer[] = {"/bin/sh", "-c",
                             "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then (sleep 2; kill -9 $$) & "
@@ -364,7 +331,7 @@ Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
     cr_assert_eq(status, 0, "merge: exit %d\n%s", status, out);
     cr_assert(strstr(out, "did not finish") != NULL, "%s", out);
     free(out);
-    json_t *summary = load_json(w.dir, "profile_export_aiperf.json");
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *info = json_object_get(summary, "run_info");
     cr_assert(json_is_true(json_object_get(info, "incomplete")));
     json_t *rank1 = json_array_get(json_object_get(info, "ranks"), 1);
@@ -398,16 +365,11 @@ static void collect_session(json_t *rec, void *ctx)
 
 Test(mpi, multi_turn_sessions_stay_whole_on_one_rank, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
-    char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--concurrency 4 --request-count 18 --conversation-turn-mean 3 "
-                                 "--random-seed 5 --artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
+    mpi_start_run(&w,
+                  PROFILE "--concurrency 4 --request-count 18 --conversation-turn-mean 3 "
+                          "--random-seed 5 --artifact-dir DIR",
+                  NULL);
     struct session_ranks s;
     memset(s.rank, 0xff, sizeof(s.rank));
     s.split = false;
@@ -436,18 +398,11 @@ static int http_get(int port, const char *target, char **out_body)
     int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
                      target);
     send(fd, req, (size_t)n, MSG_NOSIGNAL);
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    ssize_t got;
-    while ((got = recv(fd, buf + len, cap - len - 1, 0)) > 0) {
-        len += (size_t)got;
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    buf[len] = '\0';
-    close(fd);
+    /* Connection: close, so the response ends where the stream does. */
+    FILE *response = fdopen(fd, "r");
+    cr_assert_not_null(response);
+    char *buf = read_all(response);
+    fclose(response);
     int status = strncmp(buf, "HTTP/1.1 ", 9) == 0 ? (int)strtol(buf + 9, NULL, 10) : 0;
     char *body = strstr(buf, "\r\n\r\n");
     *out_body = strdup(body != NULL ? body + 4 : "");
@@ -490,10 +445,9 @@ static void progress_counts(int port, json_int_t *completed, json_int_t *total)
 
 Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
 {
-    skip_without_mpi();
     struct e2e w;
     char *const slow[] = {"--ttft-ms", "20", "--itl-ms", "5", NULL};
-    e2e_start(&w, slow);
+    mpi_start(&w, slow);
     /* The API stays up after the run long enough for the last poll. */
     setenv("AIPERF_API_SERVER_POST_COMPLETE_GRACE", "8", 1);
     struct child run = spawn_mpi(&w, NULL,
@@ -525,50 +479,21 @@ Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
     stop_mock(&w.mock);
 }
 
-/* first_turns collects when each session's first turn was sent. */
-struct first_turns {
-    int64_t start_ns[16];
-    size_t count;
-};
-
-static void collect_first_turn(json_t *rec, void *ctx)
-{
-    struct first_turns *t = ctx;
-    json_t *meta = json_object_get(rec, "metadata");
-    if (json_integer_value(json_object_get(meta, "turn_index")) == 0 && t->count < 16) {
-        t->start_ns[t->count++] = json_integer_value(json_object_get(meta, "request_start_ns"));
-    }
-}
-
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a;
-    int64_t y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 Test(mpi, user_centric_users_of_different_ranks_are_staggered, .timeout = 180)
 {
-    skip_without_mpi();
     struct e2e w;
-    start(&w);
     /* 4 users, one turn a second each: their first turns 250 ms apart, over both ranks. */
-    char *out = NULL;
-    int status = run_mpi(&w, NULL,
-                         PROFILE "--conversation-turn-mean 2 --user-centric-rate 4 --num-users 4 "
-                                 "--request-count 8 --random-seed 5 --artifact-dir DIR",
-                         &out);
-    cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, out);
-    free(out);
-    struct first_turns t = {.count = 0};
-    for_each_record(w.dir, collect_first_turn, &t);
-    cr_assert_geq(t.count, 4, "a first turn per user");
-    qsort(t.start_ns, t.count, sizeof(t.start_ns[0]), compare_i64);
+    mpi_start_run(&w,
+                  PROFILE "--conversation-turn-mean 2 --user-centric-rate 4 --num-users 4 "
+                          "--request-count 8 --random-seed 5 --artifact-dir DIR",
+                  NULL);
+    struct starts t = sorted_starts(w.dir, true);
+    cr_assert_geq(t.n, 4, "a first turn per user");
     for (size_t i = 1; i < 4; i++) { /* the users' first sessions */
         /* In phase, two users (one per rank) would start together. */
-        cr_assert_gt(t.start_ns[i] - t.start_ns[i - 1], 100LL * 1000 * 1000,
+        cr_assert_gt(t.ns[i] - t.ns[i - 1], 100LL * 1000 * 1000,
                      "first turns %zu and %zu are %lld ns apart", i - 1, i,
-                     (long long)(t.start_ns[i] - t.start_ns[i - 1]));
+                     (long long)(t.ns[i] - t.ns[i - 1]));
     }
     stop_mock(&w.mock);
 }

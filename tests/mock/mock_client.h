@@ -297,4 +297,139 @@ static inline json_t *tc_json(const char *text)
     return j;
 }
 
+/* tc_closed reports whether the peer has closed the connection: nothing more arrives and the
+ * stream has ended (not merely gone quiet until the receive timeout). */
+static inline bool tc_closed(struct tc_conn *c)
+{
+    return !tc_fill(c) && c->eof;
+}
+
+/* tc_get_status sends GET path, reads the answer and frees it; returns its status, or 0 when no
+ * whole answer came. */
+static inline int tc_get_status(struct tc_conn *c, const char *path)
+{
+    struct tc_resp r;
+    tc_get(c, path);
+    tc_read(c, &r);
+    int status = r.complete ? r.status : 0;
+    tc_resp_free(&r);
+    return status;
+}
+
+/* tc_check_error checks that r is an OpenAI error answer: the status, and a body whose error has
+ * a message, a type (equal to `type` unless it is NULL) and code == status. */
+static inline void tc_check_error(const struct tc_resp *r, int status, const char *type)
+{
+    cr_assert_eq(r->status, status, "status %d, want %d: %s", r->status, status, r->body);
+    json_t *j = tc_json(r->body);
+    json_t *e = json_object_get(j, "error");
+    cr_assert(json_is_string(json_object_get(e, "message")), "%d: %s", status, r->body);
+    cr_assert(json_is_string(json_object_get(e, "type")), "%d: %s", status, r->body);
+    if (type != NULL) {
+        cr_assert_str_eq(json_string_value(json_object_get(e, "type")), type);
+    }
+    cr_assert_eq(json_integer_value(json_object_get(e, "code")), status, "%s", r->body);
+    json_decref(j);
+}
+
+/* tc_session is a test's server and one client connection to it, with the last answer read
+ * on that connection (owned; freed by the next tc_ask or tc_next, or by tc_finish). */
+struct tc_session {
+    struct mock_server *server;
+    struct tc_conn conn;
+    struct tc_resp resp;
+};
+
+/* tc_open starts a server with cfg as tc_start does (skipping without io_uring) and connects. */
+static inline void tc_open(struct tc_session *t, struct mock_config *cfg)
+{
+    memset(t, 0, sizeof(*t));
+    t->server = tc_start(cfg);
+    tc_connect(&t->conn, mock_server_port(t->server));
+}
+
+/* tc_next reads the next answer on the session's connection into t->resp and returns it. */
+static inline struct tc_resp *tc_next(struct tc_session *t)
+{
+    tc_resp_free(&t->resp);
+    tc_read(&t->conn, &t->resp);
+    return &t->resp;
+}
+
+/* tc_ask POSTs the JSON body to path (or GETs path when body is NULL) and returns the answer as
+ * tc_next does. */
+static inline struct tc_resp *tc_ask(struct tc_session *t, const char *path, const char *body)
+{
+    if (body != NULL) {
+        tc_post(&t->conn, path, body, NULL);
+    } else {
+        tc_get(&t->conn, path);
+    }
+    return tc_next(t);
+}
+
+/* tc_ask_as is tc_ask for a POST that carries the request ID `id` (X-Request-ID). */
+static inline struct tc_resp *tc_ask_as(struct tc_session *t, const char *path, const char *body,
+                                        const char *id)
+{
+    char header[256];
+    int n = snprintf(header, sizeof(header), "X-Request-ID: %s\r\n", id);
+    cr_assert(n > 0 && (size_t)n < sizeof(header));
+    tc_post(&t->conn, path, body, header);
+    return tc_next(t);
+}
+
+/* tc_finish frees the last answer, closes the connection and frees the server. */
+static inline void tc_finish(struct tc_session *t)
+{
+    tc_resp_free(&t->resp);
+    tc_close(&t->conn);
+    mock_server_free(t->server);
+}
+
+/* tc_stop stops the server, which must succeed, and reads its final counters into *out. */
+static inline void tc_stop(struct mock_server *s, struct mock_stats *out)
+{
+    cr_assert_eq(mock_server_stop(s), 0);
+    mock_server_stats(s, out);
+}
+
+/* tc_open_token_log opens a session whose server, paced by ttft_ms and itl_ms, logs every token
+ * it sends to a new empty file made from the mkstemp template in path (rewritten in place; the
+ * caller unlinks it). */
+static inline void tc_open_token_log(struct tc_session *t, char *path, double ttft_ms,
+                                     double itl_ms)
+{
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0, "mkstemp %s: %s", path, strerror(errno));
+    close(fd);
+    struct mock_config cfg = tc_config();
+    cfg.ttft_ms = ttft_ms;
+    cfg.itl_ms = itl_ms;
+    cfg.token_log_path = path;
+    tc_open(t, &cfg);
+}
+
+/* tc_log_stamps reads the token log at path and stores the send_ns of request id's lines into
+ * out_ns (at most cap of them), checking that their token indexes count up from 0. Returns how
+ * many lines the request has. */
+static inline size_t tc_log_stamps(const char *path, const char *id, uint64_t *out_ns, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    char line[2048];
+    size_t seen = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        json_t *j = tc_json(line);
+        if (strcmp(json_string_value(json_object_get(j, "request_id")), id) == 0) {
+            cr_assert_lt(seen, cap, "request %s: more than %zu log lines", id, cap);
+            cr_assert_eq(json_integer_value(json_object_get(j, "token")), (json_int_t)seen);
+            out_ns[seen++] = (uint64_t)json_integer_value(json_object_get(j, "send_ns"));
+        }
+        json_decref(j);
+    }
+    fclose(f);
+    return seen;
+}
+
 #endif

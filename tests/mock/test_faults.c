@@ -46,102 +46,71 @@ static size_t count_tokens(char *body, size_t *out_invalid, bool *out_done)
     return tokens;
 }
 
-static void stats_after_stop(struct mock_server *s, struct mock_stats *st)
-{
-    cr_assert_eq(mock_server_stop(s), 0);
-    mock_server_stats(s, st);
-}
-
 Test(mock_faults, error_500_answers_every_completion, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.error_500_rate = 100;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
+    struct tc_session t;
+    tc_open(&t, &cfg);
     for (int i = 0; i < 3; i++) {
-        tc_post(&c, CHAT, i == 0 ? STREAM_8 : BODY_8, NULL);
-        tc_read(&c, &r);
-        cr_assert_eq(r.status, 500);
-        json_t *j = tc_json(r.body);
-        json_t *e = json_object_get(j, "error");
-        cr_assert_str_eq(json_string_value(json_object_get(e, "type")), "server_error");
-        cr_assert_eq(json_integer_value(json_object_get(e, "code")), 500);
-        json_decref(j);
-        tc_resp_free(&r);
+        tc_check_error(tc_ask(&t, CHAT, i == 0 ? STREAM_8 : BODY_8), 500, "server_error");
     }
-    tc_get(&c, "/health"); /* faults apply to completions only */
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    tc_resp_free(&r);
-    tc_close(&c);
+    /* Faults apply to completions only. */
+    cr_assert_eq(tc_ask(&t, "/health", NULL)->status, 200);
+    tc_close(&t.conn);
     struct mock_stats st;
-    stats_after_stop(s, &st);
+    tc_stop(t.server, &st);
     cr_assert_eq(st.faults_500, 3);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_faults, error_429_carries_retry_after, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.error_429_rate = 100;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT, STREAM_8, NULL);
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 429);
-    cr_assert(tc_header(&r, "Retry-After: 1"));
-    json_t *j = tc_json(r.body);
-    cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "error"), "code")), 429);
-    json_decref(j);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, CHAT, STREAM_8);
+    tc_check_error(r, 429, NULL);
+    cr_assert(tc_header(r, "Retry-After: 1"));
+    tc_finish(&t);
+}
+
+/* ask_dropped sends body with every request dropped: the answer starts (200) but the server
+ * closes the connection before it ends. */
+static struct tc_resp *ask_dropped(struct tc_session *t, const char *body)
+{
+    struct tc_resp *r = tc_ask(t, CHAT, body);
+    cr_assert_eq(r->status, 200);
+    cr_assert_not(r->complete, "the answer is cut short");
+    cr_assert(t->conn.eof, "connection closed by the server");
+    return r;
 }
 
 Test(mock_faults, drop_closes_stream_after_half_the_tokens, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.drop_rate = 100;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT, STREAM_8, NULL);
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    cr_assert_not(r.complete);
-    cr_assert(c.eof, "connection closed by the server");
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = ask_dropped(&t, STREAM_8);
     size_t invalid = 0;
     bool done = false;
-    cr_assert_eq(count_tokens(r.body, &invalid, &done), 4);
+    cr_assert_eq(count_tokens(r->body, &invalid, &done), 4);
     cr_assert_not(done);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_faults, drop_cuts_non_streaming_body, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.drop_rate = 100;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT, BODY_8, NULL);
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    cr_assert_not(r.complete, "body shorter than Content-Length");
-    cr_assert(c.eof);
-    cr_assert_not_null(strstr(r.body, "\"content\":\" the of and to"));
-    cr_assert_null(strstr(r.body, " in"), "cut after 4 of 8 words");
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = ask_dropped(&t, BODY_8);
+    cr_assert_not_null(strstr(r->body, "\"content\":\" the of and to"));
+    cr_assert_null(strstr(r->body, " in"), "cut after 4 of 8 words");
+    tc_finish(&t);
 }
 
 Test(mock_faults, stall_holds_connection_open_without_data, .timeout = 30)
@@ -170,10 +139,9 @@ Test(mock_faults, stall_holds_connection_open_without_data, .timeout = 30)
     cr_assert_not(c.eof);
     /* Stopping the server while a stalled connection is open must not hang. */
     struct mock_stats st;
-    stats_after_stop(s, &st);
+    tc_stop(s, &st);
     cr_assert_eq(st.faults_stall, 1);
-    cr_assert_not(tc_fill(&c));
-    cr_assert(c.eof, "stop closes the stalled connection");
+    cr_assert(tc_closed(&c), "stop closes the stalled connection");
     tc_close(&c);
     mock_server_free(s);
 }
@@ -185,7 +153,6 @@ Test(mock_faults, stall_connection_is_released_when_client_closes, .timeout = 30
     cfg.max_connections = 1;
     struct mock_server *s = tc_start(&cfg);
     struct tc_conn c;
-    struct tc_resp r;
     tc_connect(&c, mock_server_port(s));
     tc_post(&c, CHAT, BODY_8, NULL);
     cr_assert(tc_fill(&c));
@@ -194,10 +161,7 @@ Test(mock_faults, stall_connection_is_released_when_client_closes, .timeout = 30
     bool served = false;
     for (int attempt = 0; attempt < 1000 && !served; attempt++) {
         tc_connect(&c, mock_server_port(s));
-        tc_get(&c, "/health");
-        tc_read(&c, &r);
-        served = r.complete && r.status == 200;
-        tc_resp_free(&r);
+        served = tc_get_status(&c, "/health") == 200;
         tc_close(&c);
         if (!served) {
             usleep(10000);
@@ -211,28 +175,21 @@ Test(mock_faults, malformed_adds_one_invalid_event_and_keeps_every_token, .timeo
 {
     struct mock_config cfg = tc_config();
     cfg.malformed_rate = 100;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT, STREAM_8, NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, CHAT, STREAM_8);
+    cr_assert(r->complete);
     size_t invalid = 0;
     bool done = false;
-    cr_assert_eq(count_tokens(r.body, &invalid, &done), 8);
+    cr_assert_eq(count_tokens(r->body, &invalid, &done), 8);
     cr_assert_eq(invalid, 1);
     cr_assert(done);
-    tc_resp_free(&r);
 
-    tc_post(&c, CHAT, BODY_8, NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete, "Content-Length matches the cut body");
-    cr_assert_eq(r.status, 200);
-    cr_assert_null(json_loads(r.body, 0, NULL), "non-streaming body is invalid JSON");
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    r = tc_ask(&t, CHAT, BODY_8);
+    cr_assert(r->complete, "Content-Length matches the cut body");
+    cr_assert_eq(r->status, 200);
+    cr_assert_null(json_loads(r->body, 0, NULL), "non-streaming body is invalid JSON");
+    tc_finish(&t);
 }
 
 Test(mock_faults, seed_makes_fault_sequence_repeatable, .timeout = 60)
@@ -243,18 +200,12 @@ Test(mock_faults, seed_makes_fault_sequence_repeatable, .timeout = 60)
         cfg.error_500_rate = 30;
         cfg.error_429_rate = 30;
         cfg.seed = 1234;
-        struct mock_server *s = tc_start(&cfg);
-        struct tc_conn c;
-        struct tc_resp r;
-        tc_connect(&c, mock_server_port(s));
+        struct tc_session t;
+        tc_open(&t, &cfg);
         for (int i = 0; i < 24; i++) {
-            tc_post(&c, CHAT, BODY_8, NULL);
-            tc_read(&c, &r);
-            statuses[run][i] = r.status;
-            tc_resp_free(&r);
+            statuses[run][i] = tc_ask(&t, CHAT, BODY_8)->status;
         }
-        tc_close(&c);
-        mock_server_free(s);
+        tc_finish(&t);
     }
     int distinct = 0;
     for (int i = 0; i < 24; i++) {
@@ -264,63 +215,37 @@ Test(mock_faults, seed_makes_fault_sequence_repeatable, .timeout = 60)
     cr_assert_eq(distinct, 7, "24 draws at 30/30/40 should show all three outcomes");
 }
 
-/* check_log finds the lines of request `id` and checks their count, order and times. */
-static void check_log(const char *path, const char *id, int tokens, uint64_t not_before_ns)
+/* check_log checks the count of request `id`'s log lines, and that their times are in order and
+ * none is before not_before_ns. */
+static void check_log(const char *path, const char *id, size_t tokens, uint64_t not_before_ns)
 {
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
-    char line[2048];
-    int seen = 0;
-    uint64_t last_ns = 0;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        json_t *j = tc_json(line);
-        if (strcmp(json_string_value(json_object_get(j, "request_id")), id) == 0) {
-            cr_assert_eq(json_integer_value(json_object_get(j, "token")), seen);
-            uint64_t ns = (uint64_t)json_integer_value(json_object_get(j, "send_ns"));
-            cr_assert_geq(ns, last_ns);
-            cr_assert_geq(ns, not_before_ns);
-            last_ns = ns;
-            seen++;
-        }
-        json_decref(j);
+    uint64_t stamps[64];
+    size_t seen = tc_log_stamps(path, id, stamps, 64);
+    cr_assert_eq(seen, tokens, "request %s: %zu log lines, want %zu", id, seen, tokens);
+    for (size_t i = 0; i < seen; i++) {
+        cr_assert_geq(stamps[i], i > 0 ? stamps[i - 1] : 0);
+        cr_assert_geq(stamps[i], not_before_ns);
     }
-    fclose(f);
-    cr_assert_eq(seen, tokens, "request %s: %d log lines, want %d", id, seen, tokens);
 }
 
 Test(mock_faults, token_log_records_every_sent_token, .timeout = 30)
 {
     char path[] = "/tmp/ringperf-mock-tokens-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    close(fd);
-    struct mock_config cfg = tc_config();
-    cfg.ttft_ms = 1;
-    cfg.itl_ms = 1;
-    cfg.token_log_path = path;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
+    struct tc_session t;
+    tc_open_token_log(&t, path, 1, 1);
     uint64_t before_ns = tc_now_ns();
-    tc_post(&c, CHAT, "{\"stream\":true,\"max_tokens\":5,\"messages\":[]}",
-            "X-Request-ID: req-a\r\n");
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    tc_resp_free(&r);
-    tc_post(&c, "/v1/completions", "{\"prompt\":\"p\",\"max_tokens\":3}",
-            "X-Request-ID: req\"b\r\n");
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    tc_resp_free(&r);
-    tc_close(&c);
+    cr_assert(tc_ask_as(&t, CHAT, "{\"stream\":true,\"max_tokens\":5,\"messages\":[]}", "req-a")
+                  ->complete);
+    cr_assert(tc_ask_as(&t, "/v1/completions", "{\"prompt\":\"p\",\"max_tokens\":3}", "req\"b")
+                  ->complete);
+    tc_close(&t.conn);
     struct mock_stats st;
-    stats_after_stop(s, &st);
+    tc_stop(t.server, &st);
     cr_assert_eq(st.token_log_lines, 8);
     /* Token i of a paced stream cannot leave before ttft + i * itl after the request. */
     check_log(path, "req-a", 5, before_ns + 1000000);
     check_log(path, "req\"b", 3, before_ns);
-    mock_server_free(s);
+    tc_finish(&t);
     unlink(path);
 }
 
@@ -348,12 +273,8 @@ Test(mock_faults, run_prints_listening_line_and_stops_on_sigterm, .timeout = 30)
     long port = strtol(line + strlen(prefix), NULL, 10);
     cr_assert(port > 0 && port < 65536);
     struct tc_conn c;
-    struct tc_resp r;
     tc_connect(&c, (uint16_t)port);
-    tc_get(&c, "/health");
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    tc_resp_free(&r);
+    cr_assert_eq(tc_get_status(&c, "/health"), 200);
     tc_close(&c);
     cr_assert_eq(kill(pid, SIGTERM), 0);
     int status = 0;

@@ -90,52 +90,38 @@ static void summarize(char *body, bool chat, struct stream_summary *s)
 Test(mock_server, health_returns_200, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_get(&c, "/health");
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    cr_assert_eq(r.status, 200);
-    cr_assert_str_eq(r.body, "{\"status\":\"ok\"}");
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, "/health", NULL);
+    cr_assert(r->complete);
+    cr_assert_eq(r->status, 200);
+    cr_assert_str_eq(r->body, "{\"status\":\"ok\"}");
+    tc_finish(&t);
 }
 
 Test(mock_server, models_lists_default_then_seen_names, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_get(&c, "/v1/models");
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    json_t *j = tc_json(r.body);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, "/v1/models", NULL);
+    cr_assert_eq(r->status, 200);
+    json_t *j = tc_json(r->body);
     cr_assert_str_eq(json_string_value(json_object_get(j, "object")), "list");
     json_t *first = json_array_get(json_object_get(j, "data"), 0);
     cr_assert_str_eq(json_string_value(json_object_get(first, "id")), "mock-model");
     json_decref(j);
-    tc_resp_free(&r);
 
-    tc_post(&c, CHAT, "{\"model\":\"llama \\\"q\\\"\",\"messages\":[]}", NULL);
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    tc_resp_free(&r);
-    tc_get(&c, "/v1/models");
-    tc_read(&c, &r);
-    j = tc_json(r.body);
+    r = tc_ask(&t, CHAT, "{\"model\":\"llama \\\"q\\\"\",\"messages\":[]}");
+    cr_assert_eq(r->status, 200);
+    r = tc_ask(&t, "/v1/models", NULL);
+    j = tc_json(r->body);
     json_t *data = json_object_get(j, "data");
     cr_assert_eq(json_array_size(data), 1);
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(data, 0), "id")),
                      "llama \"q\"");
     json_decref(j);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, streaming_chat_emits_requested_tokens_then_done, .timeout = 30)
@@ -143,21 +129,17 @@ Test(mock_server, streaming_chat_emits_requested_tokens_then_done, .timeout = 30
     struct mock_config cfg = tc_config();
     cfg.ttft_ms = 1;
     cfg.itl_ms = 0.5;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT,
-            "{\"model\":\"m\",\"stream\":true,\"max_tokens\":7,\"messages\":"
-            "[{\"role\":\"user\",\"content\":\"one two  three\"}]}",
-            NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    cr_assert_eq(r.status, 200);
-    cr_assert(r.chunked);
-    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, CHAT,
+                               "{\"model\":\"m\",\"stream\":true,\"max_tokens\":7,\"messages\":"
+                               "[{\"role\":\"user\",\"content\":\"one two  three\"}]}");
+    cr_assert(r->complete);
+    cr_assert_eq(r->status, 200);
+    cr_assert(r->chunked);
+    cr_assert(tc_header(r, "Content-Type: text/event-stream"));
     struct stream_summary sum;
-    summarize(r.body, true, &sum);
+    summarize(r->body, true, &sum);
     char want[256];
     expected_text(7, want, sizeof(want));
     cr_assert_eq(sum.token_events, 7);
@@ -165,65 +147,51 @@ Test(mock_server, streaming_chat_emits_requested_tokens_then_done, .timeout = 30
     cr_assert_str_eq(sum.finish_reason, "length");
     cr_assert_eq(sum.usage_completion, -1, "usage sent without include_usage");
     cr_assert(sum.done);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, streaming_usage_event_only_when_requested, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
+    struct tc_session t;
+    tc_open(&t, &cfg);
     struct stream_summary sum;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT,
-            "{\"stream\":true,\"max_completion_tokens\":3,\"stream_options\":"
-            "{\"include_usage\":true},\"messages\":[{\"role\":\"system\",\"content\":\"a b\"},"
-            "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"c d e\"}]}]}",
-            NULL);
-    tc_read(&c, &r);
-    summarize(r.body, true, &sum);
+    struct tc_resp *r =
+        tc_ask(&t, CHAT,
+               "{\"stream\":true,\"max_completion_tokens\":3,\"stream_options\":"
+               "{\"include_usage\":true},\"messages\":[{\"role\":\"system\",\"content\":\"a b\"},"
+               "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"c d e\"}]}]}");
+    summarize(r->body, true, &sum);
     cr_assert_eq(sum.token_events, 3);
     cr_assert_eq(sum.usage_completion, 3);
     cr_assert_eq(sum.usage_prompt, 5);
     cr_assert(sum.done);
-    tc_resp_free(&r);
-    tc_post(&c, CHAT,
-            "{\"stream\":true,\"max_tokens\":2,\"stream_options\":{\"include_usage\":false},"
-            "\"messages\":[]}",
-            NULL);
-    tc_read(&c, &r);
-    summarize(r.body, true, &sum);
+    r = tc_ask(&t, CHAT,
+               "{\"stream\":true,\"max_tokens\":2,\"stream_options\":{\"include_usage\":false},"
+               "\"messages\":[]}");
+    summarize(r->body, true, &sum);
     cr_assert_eq(sum.token_events, 2);
     cr_assert_eq(sum.usage_completion, -1);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, streaming_completions_groups_tokens_per_chunk, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.tokens_per_chunk = 3;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r =
+        tc_ask(&t, COMPLETIONS, "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":7}");
+    cr_assert(r->complete);
     struct stream_summary sum;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, COMPLETIONS, "{\"prompt\":\"x\",\"stream\":true,\"max_tokens\":7}", NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    summarize(r.body, false, &sum);
+    summarize(r->body, false, &sum);
     char want[256];
     expected_text(7, want, sizeof(want));
     cr_assert_eq(sum.token_events, 3, "7 tokens in chunks of 3 -> 3 events");
     cr_assert_str_eq(sum.text, want);
     cr_assert(sum.done);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, non_streaming_chat_body_has_text_and_usage, .timeout = 30)
@@ -231,17 +199,14 @@ Test(mock_server, non_streaming_chat_body_has_text_and_usage, .timeout = 30)
     struct mock_config cfg = tc_config();
     cfg.ttft_ms = 1;
     cfg.itl_ms = 1;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, CHAT, "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"content\":\"hi you\"}]}",
-            NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    cr_assert_eq(r.status, 200);
-    cr_assert(tc_header(&r, "Content-Type: application/json"));
-    json_t *j = tc_json(r.body);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(
+        &t, CHAT, "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"content\":\"hi you\"}]}");
+    cr_assert(r->complete);
+    cr_assert_eq(r->status, 200);
+    cr_assert(tc_header(r, "Content-Type: application/json"));
+    json_t *j = tc_json(r->body);
     cr_assert_str_eq(json_string_value(json_object_get(j, "object")), "chat.completion");
     json_t *c0 = json_array_get(json_object_get(j, "choices"), 0);
     char want[256];
@@ -254,22 +219,16 @@ Test(mock_server, non_streaming_chat_body_has_text_and_usage, .timeout = 30)
     cr_assert_eq(json_integer_value(json_object_get(usage, "completion_tokens")), 5);
     cr_assert_eq(json_integer_value(json_object_get(usage, "total_tokens")), 7);
     json_decref(j);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, non_streaming_completions_uses_default_length, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
     cfg.output_tokens = 4;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, COMPLETIONS, "{\"prompt\":[\"a b\",\"c\"]}", NULL);
-    tc_read(&c, &r);
-    json_t *j = tc_json(r.body);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    json_t *j = tc_json(tc_ask(&t, COMPLETIONS, "{\"prompt\":[\"a b\",\"c\"]}")->body);
     cr_assert_str_eq(json_string_value(json_object_get(j, "object")), "text_completion");
     json_t *c0 = json_array_get(json_object_get(j, "choices"), 0);
     char want[256];
@@ -279,154 +238,110 @@ Test(mock_server, non_streaming_completions_uses_default_length, .timeout = 30)
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(j, "usage"), "prompt_tokens")),
                  3);
     json_decref(j);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, large_non_streaming_body_is_sent_in_pieces, .timeout = 60)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_post(&c, COMPLETIONS, "{\"prompt\":\"x\",\"max_tokens\":100000}", NULL);
-    tc_read(&c, &r);
-    cr_assert(r.complete);
-    json_t *j = tc_json(r.body);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    struct tc_resp *r = tc_ask(&t, COMPLETIONS, "{\"prompt\":\"x\",\"max_tokens\":100000}");
+    cr_assert(r->complete);
+    json_t *j = tc_json(r->body);
     json_t *usage = json_object_get(j, "usage");
     cr_assert_eq(json_integer_value(json_object_get(usage, "completion_tokens")), 100000);
     json_decref(j);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
 Test(mock_server, keep_alive_serves_sequential_and_pipelined_requests, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
+    struct tc_session t;
+    tc_open(&t, &cfg);
     for (int i = 0; i < 2; i++) {
-        tc_post(&c, CHAT, "{\"stream\":true,\"max_tokens\":2,\"messages\":[]}", NULL);
-        tc_read(&c, &r);
-        cr_assert(r.complete);
-        cr_assert_eq(r.status, 200);
-        tc_resp_free(&r);
+        struct tc_resp *r = tc_ask(&t, CHAT, "{\"stream\":true,\"max_tokens\":2,\"messages\":[]}");
+        cr_assert(r->complete);
+        cr_assert_eq(r->status, 200);
     }
     const char *two = "GET /health HTTP/1.1\r\n\r\nGET /v1/models?x=1 HTTP/1.1\r\n\r\n";
-    tc_send(&c, two, strlen(two));
-    tc_read(&c, &r);
-    cr_assert_str_eq(r.body, "{\"status\":\"ok\"}");
-    tc_resp_free(&r);
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    cr_assert_not_null(strstr(r.body, "\"list\""));
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_send(&t.conn, two, strlen(two));
+    cr_assert_str_eq(tc_next(&t)->body, "{\"status\":\"ok\"}");
+    struct tc_resp *r = tc_next(&t);
+    cr_assert_eq(r->status, 200);
+    cr_assert_not_null(strstr(r->body, "\"list\""));
+    tc_finish(&t);
 }
 
 Test(mock_server, connection_close_request_closes_after_answer, .timeout = 30)
 {
     struct mock_config cfg = tc_config();
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
+    struct tc_session t;
+    tc_open(&t, &cfg);
     const char *req = "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n";
-    tc_send(&c, req, strlen(req));
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    cr_assert(tc_header(&r, "Connection: close"));
-    cr_assert_not(tc_fill(&c));
-    cr_assert(c.eof);
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_send(&t.conn, req, strlen(req));
+    struct tc_resp *r = tc_next(&t);
+    cr_assert_eq(r->status, 200);
+    cr_assert(tc_header(r, "Connection: close"));
+    cr_assert(tc_closed(&t.conn));
+    tc_finish(&t);
 }
 
-/* error_case sends raw bytes and expects `status` with an OpenAI error body. */
-static void error_case(const char *raw, int status, bool closes)
+/* A request the server refuses: the raw bytes, the status of the OpenAI error answer, and
+ * whether the server then closes the connection or keeps serving it. */
+struct error_case {
+    const char *what;
+    const char *raw;
+    int status;
+    bool closes;
+};
+
+static void check_error_case(const struct error_case *k)
 {
     struct mock_config cfg = tc_config();
     cfg.max_body_bytes = 1024;
-    struct mock_server *s = tc_start(&cfg);
-    struct tc_conn c;
-    struct tc_resp r;
-    tc_connect(&c, mock_server_port(s));
-    tc_send(&c, raw, strlen(raw));
-    tc_read(&c, &r);
-    cr_assert(r.complete, "no response to: %s", raw);
-    cr_assert_eq(r.status, status, "status %d for: %s", r.status, raw);
-    json_t *j = tc_json(r.body);
-    json_t *e = json_object_get(j, "error");
-    cr_assert(json_is_string(json_object_get(e, "message")));
-    cr_assert(json_is_string(json_object_get(e, "type")));
-    cr_assert_eq(json_integer_value(json_object_get(e, "code")), status);
-    json_decref(j);
-    if (closes) {
-        cr_assert_not(tc_fill(&c));
-        cr_assert(c.eof, "connection should close after %d", status);
+    struct tc_session t;
+    tc_open(&t, &cfg);
+    tc_send(&t.conn, k->raw, strlen(k->raw));
+    struct tc_resp *r = tc_next(&t);
+    cr_assert(r->complete, "%s: no response to: %s", k->what, k->raw);
+    cr_assert_eq(r->status, k->status, "%s: status %d for: %s", k->what, r->status, k->raw);
+    tc_check_error(r, k->status, NULL);
+    if (k->closes) {
+        cr_assert(tc_closed(&t.conn), "%s: connection should close after %d", k->what, k->status);
     } else {
-        tc_get(&c, "/health");
-        tc_resp_free(&r);
-        tc_read(&c, &r);
-        cr_assert_eq(r.status, 200, "connection should stay usable after %d", status);
+        cr_assert_eq(tc_get_status(&t.conn, "/health"), 200,
+                     "%s: connection should stay usable after %d", k->what, k->status);
     }
-    tc_resp_free(&r);
-    tc_close(&c);
-    mock_server_free(s);
+    tc_finish(&t);
 }
 
-Test(mock_server, bad_json_is_400_and_keeps_connection, .timeout = 30)
-{
-    error_case("POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5\r\n\r\n{bad}", 400, false);
-}
+static const struct error_case ERRORS[] = {
+    {"bad JSON", "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 5\r\n\r\n{bad}", 400,
+     false},
+    {"missing messages", "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 400,
+     false},
+    {"bad max_tokens",
+     "POST /v1/completions HTTP/1.1\r\nContent-Length: 30\r\n\r\n"
+     "{\"prompt\":\"x\",\"max_tokens\":-1}",
+     400, false},
+    {"unknown path", "GET /v2/nothing HTTP/1.1\r\n\r\n", 404, false},
+    {"wrong method", "GET /v1/chat/completions HTTP/1.1\r\n\r\n", 405, false},
+    {"malformed request line", "GARBAGE\r\n\r\n", 400, true},
+    {"POST without length", "POST /v1/completions HTTP/1.1\r\n\r\n", 411, true},
+    {"chunked request body", "POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+     411, true},
+    {"body over the limit", "POST /v1/completions HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", 413,
+     true},
+    {"HTTP/2.0", "GET /health HTTP/2.0\r\n\r\n", 505, true},
+};
 
-Test(mock_server, missing_messages_is_400, .timeout = 30)
+Test(mock_server, refused_requests_get_their_error_status, .timeout = 120)
 {
-    error_case("POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 400, false);
-}
-
-Test(mock_server, bad_max_tokens_is_400, .timeout = 30)
-{
-    error_case("POST /v1/completions HTTP/1.1\r\nContent-Length: 30\r\n\r\n"
-               "{\"prompt\":\"x\",\"max_tokens\":-1}",
-               400, false);
-}
-
-Test(mock_server, unknown_path_is_404, .timeout = 30)
-{
-    error_case("GET /v2/nothing HTTP/1.1\r\n\r\n", 404, false);
-}
-
-Test(mock_server, wrong_method_is_405, .timeout = 30)
-{
-    error_case("GET /v1/chat/completions HTTP/1.1\r\n\r\n", 405, false);
-}
-
-Test(mock_server, malformed_request_line_is_400_and_closes, .timeout = 30)
-{
-    error_case("GARBAGE\r\n\r\n", 400, true);
-}
-
-Test(mock_server, post_without_length_is_411, .timeout = 30)
-{
-    error_case("POST /v1/completions HTTP/1.1\r\n\r\n", 411, true);
-}
-
-Test(mock_server, chunked_request_body_is_411, .timeout = 30)
-{
-    error_case("POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 411, true);
-}
-
-Test(mock_server, body_over_limit_is_413, .timeout = 30)
-{
-    error_case("POST /v1/completions HTTP/1.1\r\nContent-Length: 5000\r\n\r\n", 413, true);
+    for (size_t i = 0; i < sizeof(ERRORS) / sizeof(ERRORS[0]); i++) {
+        check_error_case(&ERRORS[i]);
+    }
 }
 
 Test(mock_server, oversized_header_block_is_431, .timeout = 30)
@@ -437,12 +352,7 @@ Test(mock_server, oversized_header_block_is_431, .timeout = 30)
     memcpy(raw, start, n);
     memset(raw + n, 'a', 17000);
     memcpy(raw + n + 17000, "\r\n\r\n", 5);
-    error_case(raw, 431, true);
-}
-
-Test(mock_server, http_2_version_is_505, .timeout = 30)
-{
-    error_case("GET /health HTTP/2.0\r\n\r\n", 505, true);
+    check_error_case(&(const struct error_case){"oversized header block", raw, 431, true});
 }
 
 Test(mock_server, threads_share_the_port, .timeout = 60)
@@ -466,9 +376,8 @@ Test(mock_server, threads_share_the_port, .timeout = 60)
         tc_resp_free(&r);
         tc_close(&c[i]);
     }
-    cr_assert_eq(mock_server_stop(s), 0);
     struct mock_stats st;
-    mock_server_stats(s, &st);
+    tc_stop(s, &st);
     cr_assert_eq(st.connections_accepted, CONNS);
     cr_assert_eq(st.completions, CONNS);
     cr_assert_eq(st.tokens, 4 * CONNS);
@@ -482,20 +391,14 @@ Test(mock_server, connection_limit_refuses_extra_connections, .timeout = 30)
     struct mock_server *s = tc_start(&cfg);
     struct tc_conn a;
     struct tc_conn b;
-    struct tc_resp r;
     tc_connect(&a, mock_server_port(s));
-    tc_get(&a, "/health");
-    tc_read(&a, &r);
-    cr_assert_eq(r.status, 200);
-    tc_resp_free(&r);
+    cr_assert_eq(tc_get_status(&a, "/health"), 200);
     tc_connect(&b, mock_server_port(s));
-    cr_assert_not(tc_fill(&b));
-    cr_assert(b.eof, "the extra connection is closed, not left hanging");
+    cr_assert(tc_closed(&b), "the extra connection is closed, not left hanging");
     tc_close(&b);
     tc_close(&a);
-    cr_assert_eq(mock_server_stop(s), 0);
     struct mock_stats st;
-    mock_server_stats(s, &st);
+    tc_stop(s, &st);
     cr_assert_eq(st.connections_rejected, 1);
     mock_server_free(s);
 }
@@ -553,12 +456,8 @@ Test(mock_server, garbage_requests_never_take_the_server_down, .timeout = 120)
         tc_close(&c);
     }
     struct tc_conn c;
-    struct tc_resp r;
     tc_connect(&c, mock_server_port(s));
-    tc_get(&c, "/health");
-    tc_read(&c, &r);
-    cr_assert_eq(r.status, 200);
-    tc_resp_free(&r);
+    cr_assert_eq(tc_get_status(&c, "/health"), 200, "the server survived the garbage");
     tc_close(&c);
     cr_assert_eq(mock_server_stop(s), 0);
     mock_server_free(s);

@@ -3,20 +3,15 @@
  * upstream plain-HTTP server (the mock server), one loopback port per certificate that
  * tests/tls/gen_certs.sh makes. Responses stream through (proxy_buffering off), upstream
  * connections are kept alive, and the client side keeps connections for keepalive_s seconds.
+ * np_spawn runs nginx on any configuration a test writes itself (test_nginx.c).
  */
 #ifndef RINGPERF_TESTS_TLS_NGINX_PROXY_H
 #define RINGPERF_TESTS_TLS_NGINX_PROXY_H
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "loopback.h"
 #include "tls_pair.h"
-
-#define NP_START_ATTEMPTS 3
 
 /* np_port names nginx's TLS ports: the certificate each serves, or client certificates. */
 enum np_port {
@@ -40,48 +35,22 @@ static inline const char *np_find(void)
 {
     static const char *const places[] = {"/usr/sbin/nginx", "/usr/local/sbin/nginx",
                                          "/usr/bin/nginx", "/usr/local/nginx/sbin/nginx"};
-    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-        if (access(places[i], X_OK) == 0) {
-            return places[i];
-        }
-    }
-    return NULL;
+    return lb_find(places, sizeof(places) / sizeof(places[0]));
 }
 
-static inline uint16_t np_free_port(void)
+/* np_spawn runs nginx on dir/nginx.conf (with dir as its prefix and dir/error.log as its log)
+ * until the count ports accept connections. Returns its pid, or -1 when it exited at once. */
+static inline pid_t np_spawn(const char *nginx, const char *dir, const uint16_t *ports,
+                             size_t count)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(addr);
-    cr_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
-    cr_assert_eq(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
-    close(fd);
-    return ntohs(addr.sin_port);
-}
-
-static inline bool np_port_open(uint16_t port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = {
-        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bool ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-    close(fd);
-    return ok;
-}
-
-/* np_append appends one formatted piece of the configuration. */
-static inline void np_append(char *buf, size_t cap, size_t *len, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static inline void np_append(char *buf, size_t cap, size_t *len, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(buf + *len, cap - *len, format, args);
-    va_end(args);
-    cr_assert(n > 0 && (size_t)n < cap - *len, "nginx.conf too long");
-    *len += (size_t)n;
+    char conf[TP_PATH_BYTES];
+    char prefix[TP_PATH_BYTES];
+    char errlog[TP_PATH_BYTES];
+    tp_path(conf, dir, "nginx.conf");
+    tp_path(prefix, dir, "");
+    tp_path(errlog, dir, "error.log");
+    char *argv[] = {(char *)nginx, "-p", prefix, "-c", conf, "-e", errlog, NULL};
+    return lb_spawn_listening(argv, ports, count, errlog);
 }
 
 static inline void np_write_config(struct np_nginx *n, uint16_t upstream_port, int keepalive_s)
@@ -91,7 +60,7 @@ static inline void np_write_config(struct np_nginx *n, uint16_t upstream_port, i
     char conf[8192];
     size_t len = 0;
     const char *d = n->dir;
-    np_append(conf, sizeof(conf), &len,
+    lb_append(conf, sizeof(conf), &len,
               "daemon off;\nmaster_process off;\nworker_processes 1;\npid %s/nginx.pid;\n"
               "error_log %s/error.log warn;\nevents { worker_connections 512; }\nhttp {\n"
               " access_log off;\n client_body_temp_path %s/tmp;\n proxy_temp_path %s/tmp;\n"
@@ -105,18 +74,15 @@ static inline void np_write_config(struct np_nginx *n, uint16_t upstream_port, i
     snprintf(mtls, sizeof(mtls), "  ssl_client_certificate %s/ca.crt;\n  ssl_verify_client on;\n",
              d);
     for (int i = 0; i < NP_PORT_COUNT; i++) {
-        np_append(conf, sizeof(conf), &len,
+        lb_append(conf, sizeof(conf), &len,
                   " server {\n  listen 127.0.0.1:%u ssl;\n  ssl_certificate %s/%s;\n%s"
                   "  location / { proxy_pass http://mock; proxy_http_version 1.1;\n"
                   "   proxy_set_header Connection \"\"; proxy_buffering off; }\n }\n",
                   (unsigned)n->ports[i], d, certs[i], i == NP_MTLS ? mtls : "");
     }
-    np_append(conf, sizeof(conf), &len, "}\n");
+    lb_append(conf, sizeof(conf), &len, "}\n");
     char path[TP_PATH_BYTES];
-    FILE *f = fopen(tp_path(path, d, "nginx.conf"), "w");
-    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-    cr_assert_eq(fwrite(conf, 1, len, f), len);
-    cr_assert_eq(fclose(f), 0);
+    lb_write_file(tp_path(path, d, "nginx.conf"), conf, len);
 }
 
 /* np_try_start starts nginx; false when it exited at once (a port was taken meanwhile). */
@@ -124,38 +90,11 @@ static inline bool np_try_start(struct np_nginx *n, const char *nginx, uint16_t 
                                 int keepalive_s)
 {
     for (int i = 0; i < NP_PORT_COUNT; i++) {
-        n->ports[i] = np_free_port();
+        n->ports[i] = lb_free_port();
     }
     np_write_config(n, upstream_port, keepalive_s);
-    char conf[TP_PATH_BYTES];
-    char prefix[TP_PATH_BYTES];
-    char errlog[TP_PATH_BYTES];
-    tp_path(conf, n->dir, "nginx.conf");
-    tp_path(prefix, n->dir, "");
-    tp_path(errlog, n->dir, "error.log");
-    n->pid = fork();
-    cr_assert_geq(n->pid, 0);
-    if (n->pid == 0) {
-        execl(nginx, nginx, "-p", prefix, "-c", conf, "-e", errlog, (char *)NULL);
-        _exit(127);
-    }
-    for (int tries = 0; tries < 200; tries++) {
-        int status = 0;
-        if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
-            n->pid = -1;
-            return false;
-        }
-        bool all = true;
-        for (int i = 0; i < NP_PORT_COUNT && all; i++) {
-            all = np_port_open(n->ports[i]);
-        }
-        if (all) {
-            return true;
-        }
-        usleep(50 * 1000);
-    }
-    cr_assert_fail("nginx did not open its ports within 10 s (see %s)", errlog);
-    return false;
+    n->pid = np_spawn(nginx, n->dir, n->ports, NP_PORT_COUNT);
+    return n->pid > 0;
 }
 
 /* np_start starts nginx in front of 127.0.0.1:upstream_port with dir's certificates. */
@@ -166,22 +105,18 @@ static inline void np_start(struct np_nginx *n, const char *nginx, const char *d
     n->pid = -1;
     char path[TP_PATH_BYTES];
     mkdir(tp_path(path, dir, "tmp"), 0755);
-    for (int attempt = 0; attempt < NP_START_ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < LB_START_ATTEMPTS; attempt++) {
         if (np_try_start(n, nginx, upstream_port, keepalive_s)) {
             return;
         }
     }
-    cr_assert_fail("nginx exited at start %d times (see %s/error.log)", NP_START_ATTEMPTS, dir);
+    cr_assert_fail("nginx exited at start %d times (see %s/error.log)", LB_START_ATTEMPTS, dir);
 }
 
 /* np_stop stops nginx (if running). */
 static inline void np_stop(struct np_nginx *n)
 {
-    if (n->pid > 0) {
-        kill(n->pid, SIGTERM);
-        waitpid(n->pid, NULL, 0);
-        n->pid = -1;
-    }
+    lb_stop(&n->pid);
 }
 
 #endif

@@ -4,56 +4,30 @@
  * generated at test time, driven over a plain blocking socket. Skips when nginx is not
  * installed.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 
-#include "tls_pair.h"
+#include "nginx_proxy.h"
 
 #define BIG_BYTES (1u << 20)
-#define START_ATTEMPTS 3
 
 static char dir[TP_PATH_BYTES];
 static const char *nginx_path;
 static pid_t nginx_pid = -1;
-static uint16_t port_tls;   /* server.crt, no client certificates */
-static uint16_t port_mtls;  /* requires a client certificate issued by ca.crt */
-static uint16_t port_plain; /* plain HTTP */
 
-static const char *find_nginx(void)
-{
-    static const char *const places[] = {"/usr/sbin/nginx", "/usr/local/sbin/nginx",
-                                         "/usr/bin/nginx", "/usr/local/nginx/sbin/nginx"};
-    for (size_t i = 0; i < sizeof(places) / sizeof(places[0]); i++) {
-        if (access(places[i], X_OK) == 0) {
-            return places[i];
-        }
-    }
-    return NULL;
-}
+/* port names nginx's ports in this test's configuration. */
+enum port {
+    PORT_TLS,   /* server.crt, no client certificates */
+    PORT_MTLS,  /* requires a client certificate issued by ca.crt */
+    PORT_PLAIN, /* plain HTTP */
+    PORT_COUNT
+};
 
-static uint16_t free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    cr_assert_geq(fd, 0);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(addr);
-    cr_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
-    cr_assert_eq(getsockname(fd, (struct sockaddr *)&addr, &len), 0);
-    close(fd);
-    return ntohs(addr.sin_port);
-}
+static uint16_t ports[PORT_COUNT];
 
 static void write_file(const char *name, const char *data, size_t len)
 {
     char path[TP_PATH_BYTES];
-    FILE *f = fopen(tp_path(path, dir, name), "wb");
-    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-    cr_assert_eq(fwrite(data, 1, len, f), len);
-    cr_assert_eq(fclose(f), 0);
+    lb_write_file(tp_path(path, dir, name), data, len);
 }
 
 static void write_config(void)
@@ -74,58 +48,26 @@ static void write_config(void)
         " server {\n  listen 127.0.0.1:%4$u;\n  location / { return 200 \"plain\\n\"; }\n }\n"
         "}\n";
     char config[4096];
-    int n = snprintf(config, sizeof(config), format, dir, port_tls, port_mtls, port_plain);
+    int n = snprintf(config, sizeof(config), format, dir, ports[PORT_TLS], ports[PORT_MTLS],
+                     ports[PORT_PLAIN]);
     cr_assert(n > 0 && (size_t)n < sizeof(config));
     write_file("nginx.conf", config, (size_t)n);
-}
-
-static bool port_open(uint16_t port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = {
-        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    bool ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-    close(fd);
-    return ok;
 }
 
 /* start_nginx starts nginx and waits for its ports; false when it exited (a port taken). */
 static bool start_nginx(void)
 {
-    port_tls = free_port();
-    port_mtls = free_port();
-    port_plain = free_port();
+    for (int i = 0; i < PORT_COUNT; i++) {
+        ports[i] = lb_free_port();
+    }
     write_config();
-    char conf[TP_PATH_BYTES];
-    char prefix[TP_PATH_BYTES];
-    char errlog[TP_PATH_BYTES];
-    tp_path(conf, dir, "nginx.conf");
-    tp_path(prefix, dir, "");
-    tp_path(errlog, dir, "error.log");
-    nginx_pid = fork();
-    cr_assert_geq(nginx_pid, 0);
-    if (nginx_pid == 0) {
-        execl(nginx_path, nginx_path, "-p", prefix, "-c", conf, "-e", errlog, (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 200; i++) {
-        int status = 0;
-        if (waitpid(nginx_pid, &status, WNOHANG) == nginx_pid) {
-            nginx_pid = -1;
-            return false;
-        }
-        if (port_open(port_tls) && port_open(port_mtls) && port_open(port_plain)) {
-            return true;
-        }
-        usleep(50 * 1000);
-    }
-    cr_assert_fail("nginx did not open its ports within 10 s (see %s)", errlog);
-    return false;
+    nginx_pid = np_spawn(nginx_path, dir, ports, PORT_COUNT);
+    return nginx_pid > 0;
 }
 
 static void setup(void)
 {
-    nginx_path = find_nginx();
+    nginx_path = np_find();
     if (nginx_path == NULL) {
         return;
     }
@@ -138,21 +80,17 @@ static void setup(void)
     tp_pattern(big, BIG_BYTES, 3);
     write_file("www/big.bin", big, BIG_BYTES);
     free(big);
-    for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < LB_START_ATTEMPTS; attempt++) {
         if (start_nginx()) {
             return;
         }
     }
-    cr_assert_fail("nginx exited at start %d times (see %s/error.log)", START_ATTEMPTS, dir);
+    cr_assert_fail("nginx exited at start %d times (see %s/error.log)", LB_START_ATTEMPTS, dir);
 }
 
 static void teardown(void)
 {
-    if (nginx_pid > 0) {
-        kill(nginx_pid, SIGTERM);
-        waitpid(nginx_pid, NULL, 0);
-        nginx_pid = -1;
-    }
+    lb_stop(&nginx_pid);
     tp_remove_dir(dir);
 }
 
@@ -308,32 +246,54 @@ static struct tls_context *client_ctx(enum tls_version max_version, bool with_cl
     return tp_client_ctx(dir, &opts);
 }
 
+/* get_once makes one GET of path from nginx's port, with host as the server name, on a client
+ * context of its own (up to max_version, with or without the client certificate). */
+static void get_once(enum tls_version max_version, bool with_client_cert, enum port port,
+                     const char *host, const char *path, struct https_result *r)
+{
+    struct tls_context *ctx = client_ctx(max_version, with_client_cert);
+    https_get(ctx, ports[port], host, path, r);
+    tls_context_free(ctx);
+}
+
+/* assert_status checks how the GET ended, showing the client's message when not as wanted. */
+static void assert_status(const struct https_result *r, enum tls_status want)
+{
+    cr_assert_eq(r->status, want, "%s: %s", tls_status_name(r->status), r->message);
+}
+
+/* assert_page checks that a whole response arrived, with http_status and a body that contains
+ * body_part. */
+static void assert_page(const struct https_result *r, int http_status, const char *body_part)
+{
+    assert_status(r, TLS_OK);
+    cr_assert_eq(r->http_status, http_status);
+    cr_assert(strstr(r->body, body_part) != NULL, "%s", r->body);
+}
+
 Test(tls_nginx, page_arrives_over_tls13_and_tls12)
 {
     require_nginx();
     static const enum tls_version versions[] = {TLS_VERSION_1_3, TLS_VERSION_1_2};
     static const char *const names[] = {"TLSv1.3", "TLSv1.2"};
     for (size_t i = 0; i < 2; i++) {
-        struct tls_context *ctx = client_ctx(versions[i], false);
         struct https_result r;
-        https_get(ctx, port_tls, "localhost", "/hello", &r);
-        cr_assert_eq(r.status, TLS_OK, "%s: %s", tls_status_name(r.status), r.message);
+        get_once(versions[i], false, PORT_TLS, "localhost", "/hello", &r);
+        assert_status(&r, TLS_OK);
         cr_assert_eq(r.http_status, 200);
         cr_assert_eq(r.body_len, strlen("hello over tls\n"));
         cr_assert_eq(memcmp(r.body, "hello over tls\n", r.body_len), 0);
         cr_assert_str_eq(r.version, names[i]);
         free(r.response);
-        tls_context_free(ctx);
     }
 }
 
 Test(tls_nginx, large_file_arrives_intact)
 {
     require_nginx();
-    struct tls_context *ctx = client_ctx(TLS_VERSION_DEFAULT, false);
     struct https_result r;
-    https_get(ctx, port_tls, "localhost", "/big.bin", &r);
-    cr_assert_eq(r.status, TLS_OK, "%s: %s", tls_status_name(r.status), r.message);
+    get_once(TLS_VERSION_DEFAULT, false, PORT_TLS, "localhost", "/big.bin", &r);
+    assert_status(&r, TLS_OK);
     cr_assert_eq(r.http_status, 200);
     cr_assert_eq(r.body_len, BIG_BYTES);
     char *want = malloc(BIG_BYTES);
@@ -342,7 +302,6 @@ Test(tls_nginx, large_file_arrives_intact)
     cr_assert_eq(memcmp(r.body, want, BIG_BYTES), 0);
     free(want);
     free(r.response);
-    tls_context_free(ctx);
 }
 
 Test(tls_nginx, next_connection_resumes_the_session)
@@ -352,12 +311,12 @@ Test(tls_nginx, next_connection_resumes_the_session)
     for (size_t i = 0; i < 2; i++) {
         struct tls_context *ctx = client_ctx(versions[i], false);
         struct https_result r;
-        https_get(ctx, port_tls, "localhost", "/hello", &r);
-        cr_assert_eq(r.status, TLS_OK, "%s", r.message);
+        https_get(ctx, ports[PORT_TLS], "localhost", "/hello", &r);
+        assert_status(&r, TLS_OK);
         cr_assert_not(r.resumed);
         free(r.response);
-        https_get(ctx, port_tls, "localhost", "/hello", &r);
-        cr_assert_eq(r.status, TLS_OK, "%s", r.message);
+        https_get(ctx, ports[PORT_TLS], "localhost", "/hello", &r);
+        assert_status(&r, TLS_OK);
         cr_assert(r.resumed, "second connection over %s did not resume", r.version);
         free(r.response);
         tls_context_free(ctx);
@@ -367,29 +326,19 @@ Test(tls_nginx, next_connection_resumes_the_session)
 Test(tls_nginx, wrong_host_is_refused)
 {
     require_nginx();
-    struct tls_context *ctx = client_ctx(TLS_VERSION_DEFAULT, false);
     struct https_result r;
-    https_get(ctx, port_tls, "other.example", "/hello", &r);
-    cr_assert_eq(r.status, TLS_ERR_CERT_WRONG_HOST, "%s: %s", tls_status_name(r.status), r.message);
+    get_once(TLS_VERSION_DEFAULT, false, PORT_TLS, "other.example", "/hello", &r);
+    assert_status(&r, TLS_ERR_CERT_WRONG_HOST);
     free(r.response);
-    tls_context_free(ctx);
 }
 
 Test(tls_nginx, system_bundle_refuses_the_test_ca)
 {
     require_nginx();
-    struct tls_options opts = {0};
-    struct tls_context *ctx = NULL;
-    char err[512] = "";
-    int rc = tls_context_new(&opts, &ctx, err, sizeof(err));
-    if (rc == -ENOENT) {
-        cr_skip_test("no system CA bundle: %s", err);
-    }
-    cr_assert_eq(rc, 0, "%s", err);
+    struct tls_context *ctx = tp_system_ctx();
     struct https_result r;
-    https_get(ctx, port_tls, "localhost", "/hello", &r);
-    cr_assert_eq(r.status, TLS_ERR_CERT_UNKNOWN_ISSUER, "%s: %s", tls_status_name(r.status),
-                 r.message);
+    https_get(ctx, ports[PORT_TLS], "localhost", "/hello", &r);
+    assert_status(&r, TLS_ERR_CERT_UNKNOWN_ISSUER);
     cr_assert(strstr(r.message, "ringperf test CA") != NULL, "%s", r.message);
     free(r.response);
     tls_context_free(ctx);
@@ -398,38 +347,28 @@ Test(tls_nginx, system_bundle_refuses_the_test_ca)
 Test(tls_nginx, client_certificate_reaches_the_server)
 {
     require_nginx();
-    struct tls_context *ctx = client_ctx(TLS_VERSION_DEFAULT, true);
     struct https_result r;
-    https_get(ctx, port_mtls, "localhost", "/", &r);
-    cr_assert_eq(r.status, TLS_OK, "%s: %s", tls_status_name(r.status), r.message);
-    cr_assert_eq(r.http_status, 200);
-    cr_assert(strstr(r.body, "ringperf test client") != NULL, "%s", r.body);
+    get_once(TLS_VERSION_DEFAULT, true, PORT_MTLS, "localhost", "/", &r);
+    assert_page(&r, 200, "ringperf test client");
     free(r.response);
-    tls_context_free(ctx);
 }
 
 Test(tls_nginx, missing_client_certificate_gets_nginx_400)
 {
     require_nginx();
     /* nginx completes the handshake and refuses at the HTTP level. */
-    struct tls_context *ctx = client_ctx(TLS_VERSION_DEFAULT, false);
     struct https_result r;
-    https_get(ctx, port_mtls, "localhost", "/", &r);
-    cr_assert_eq(r.status, TLS_OK, "%s: %s", tls_status_name(r.status), r.message);
-    cr_assert_eq(r.http_status, 400);
-    cr_assert(strstr(r.body, "No required SSL certificate") != NULL, "%s", r.body);
+    get_once(TLS_VERSION_DEFAULT, false, PORT_MTLS, "localhost", "/", &r);
+    assert_page(&r, 400, "No required SSL certificate");
     free(r.response);
-    tls_context_free(ctx);
 }
 
 Test(tls_nginx, plain_http_port_is_a_handshake_error)
 {
     require_nginx();
-    struct tls_context *ctx = client_ctx(TLS_VERSION_DEFAULT, false);
     struct https_result r;
-    https_get(ctx, port_plain, "localhost", "/", &r);
-    cr_assert_eq(r.status, TLS_ERR_HANDSHAKE, "%s: %s", tls_status_name(r.status), r.message);
+    get_once(TLS_VERSION_DEFAULT, false, PORT_PLAIN, "localhost", "/", &r);
+    assert_status(&r, TLS_ERR_HANDSHAKE);
     cr_assert(strstr(r.message, "http://") != NULL, "%s", r.message);
     free(r.response);
-    tls_context_free(ctx);
 }

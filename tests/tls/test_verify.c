@@ -20,21 +20,27 @@ static void remove_certs(void)
 
 TestSuite(tls_verify, .init = make_certs, .fini = remove_certs, .timeout = 60);
 
-/* connect_to runs a handshake of a client on opts against a server presenting cert_name and
- * returns the client's status; the message is copied to message. */
-static enum tls_status connect_to(struct tls_options *opts, const char *cert_name, const char *host,
-                                  uint16_t max_version, char *message, size_t cap)
+/* handshake_on runs a handshake of a client on ctx (taking ownership of it) with host, against
+ * a server presenting cert_name, and returns the client's status; the message is copied to
+ * message. */
+static enum tls_status handshake_on(struct tls_context *ctx, const char *cert_name,
+                                    const char *host, uint16_t max_version, char *message,
+                                    size_t cap)
 {
-    struct tls_context *ctx = tp_client_ctx(certs, opts);
-    SSL_CTX *sctx = tp_server_ctx(certs, cert_name, max_version, TP_NO_CLIENT_CERT);
     struct tp_pair p;
-    tp_pair_init(&p, ctx, sctx, 4096);
+    tp_pair_open(&p, ctx, tp_server_ctx(certs, cert_name, max_version, TP_NO_CLIENT_CERT), 4096);
     enum tls_status st = tp_handshake(&p, host);
     snprintf(message, cap, "%s", tls_conn_error_message(p.client));
     tp_pair_free(&p);
-    SSL_CTX_free(sctx);
-    tls_context_free(ctx);
     return st;
+}
+
+/* connect_to is handshake_on with a client on opts, trusting the test CA unless opts says
+ * otherwise. */
+static enum tls_status connect_to(struct tls_options *opts, const char *cert_name, const char *host,
+                                  uint16_t max_version, char *message, size_t cap)
+{
+    return handshake_on(tp_client_ctx(certs, opts), cert_name, host, max_version, message, cap);
 }
 
 struct verify_case {
@@ -131,13 +137,10 @@ Test(tls_verify, ssl_cert_file_is_used_when_no_ca_is_given)
     struct tls_context *ctx = NULL;
     char err[512] = "";
     cr_assert_eq(tls_context_new(&opts, &ctx, err, sizeof(err)), 0, "%s", err);
-    SSL_CTX *sctx = tp_server_ctx(certs, "server.crt", TLS1_3_VERSION, TP_NO_CLIENT_CERT);
-    struct tp_pair p;
-    tp_pair_init(&p, ctx, sctx, 4096);
-    cr_assert_eq(tp_handshake(&p, "localhost"), TLS_OK, "%s", tls_conn_error_message(p.client));
-    tp_pair_free(&p);
-    SSL_CTX_free(sctx);
-    tls_context_free(ctx);
+    char message[TLS_ERROR_MESSAGE_BYTES];
+    cr_assert_eq(
+        handshake_on(ctx, "server.crt", "localhost", TLS1_3_VERSION, message, sizeof(message)),
+        TLS_OK, "%s", message);
 }
 
 Test(tls_verify, tls_ca_wins_over_ssl_cert_file)
@@ -160,21 +163,10 @@ Test(tls_verify, tls_ca_wins_over_ssl_cert_file)
 
 Test(tls_verify, system_bundle_does_not_trust_the_test_ca)
 {
-    struct tls_options opts = {0};
-    struct tls_context *ctx = NULL;
-    char err[512] = "";
-    int rc = tls_context_new(&opts, &ctx, err, sizeof(err));
-    if (rc == -ENOENT) {
-        cr_skip_test("no system CA bundle here: %s", err);
-    }
-    cr_assert_eq(rc, 0, "%s", err);
-    SSL_CTX *sctx = tp_server_ctx(certs, "server.crt", TLS1_3_VERSION, TP_NO_CLIENT_CERT);
-    struct tp_pair p;
-    tp_pair_init(&p, ctx, sctx, 4096);
-    cr_assert_eq(tp_handshake(&p, "localhost"), TLS_ERR_CERT_UNKNOWN_ISSUER);
-    tp_pair_free(&p);
-    SSL_CTX_free(sctx);
-    tls_context_free(ctx);
+    char message[TLS_ERROR_MESSAGE_BYTES];
+    cr_assert_eq(handshake_on(tp_system_ctx(), "server.crt", "localhost", TLS1_3_VERSION, message,
+                              sizeof(message)),
+                 TLS_ERR_CERT_UNKNOWN_ISSUER, "%s", message);
 }
 
 Test(tls_verify, environment_sets_verification_and_ca_file)

@@ -92,6 +92,21 @@ static inline struct tls_context *tp_client_ctx(const char *dir, struct tls_opti
     return ctx;
 }
 
+/* tp_system_ctx makes a client context with no options: it trusts the system CA bundle. Skips
+ * the test when the system has none. */
+static inline struct tls_context *tp_system_ctx(void)
+{
+    struct tls_options opts = {0};
+    struct tls_context *ctx = NULL;
+    char err[512] = "";
+    int rc = tls_context_new(&opts, &ctx, err, sizeof(err));
+    if (rc == -ENOENT) {
+        cr_skip_test("no system CA bundle here: %s", err);
+    }
+    cr_assert_eq(rc, 0, "%s", err);
+    return ctx;
+}
+
 static int tp_select_alpn(SSL *ssl, const uint8_t **out, uint8_t *out_len, const uint8_t *in,
                           unsigned in_len, void *arg)
 {
@@ -138,6 +153,9 @@ static inline SSL_CTX *tp_server_ctx(const char *dir, const char *cert_name, uin
 
 /* tp_pair is our client and a BoringSSL server connected through memory. */
 struct tp_pair {
+    struct tls_context *ctx; /* the client's context */
+    SSL_CTX *server_ctx;     /* the server's context */
+    bool owns_contexts;      /* tp_pair_free frees ctx and server_ctx (tp_pair_open) */
     struct tls_conn *client;
     SSL *server;
     BIO *server_in;  /* the client's ciphertext, which the server reads */
@@ -149,10 +167,12 @@ struct tp_pair {
     size_t read_cap; /* out_cap passed to tls_conn_read */
 };
 
-static inline void tp_pair_server(struct tp_pair *p, SSL_CTX *server_ctx)
+/* tp_pair_server gives the pair a fresh server SSL on server_ctx, as if the client had
+ * connected again on a new socket. */
+static inline void tp_pair_server(struct tp_pair *p)
 {
     SSL_free(p->server);
-    p->server = SSL_new(server_ctx);
+    p->server = SSL_new(p->server_ctx);
     p->server_in = BIO_new(BIO_s_mem());
     p->server_out = BIO_new(BIO_s_mem());
     cr_assert(p->server != NULL && p->server_in != NULL && p->server_out != NULL);
@@ -163,20 +183,34 @@ static inline void tp_pair_server(struct tp_pair *p, SSL_CTX *server_ctx)
     p->plain_len = 0;
 }
 
-/* tp_pair_init creates the client conn on ctx and a fresh server SSL on server_ctx. */
+/* tp_pair_init creates the client conn on ctx and a fresh server SSL on server_ctx; both
+ * contexts are borrowed and must outlive the pair. */
 static inline void tp_pair_init(struct tp_pair *p, struct tls_context *ctx, SSL_CTX *server_ctx,
                                 size_t step)
 {
-    *p = (struct tp_pair){.step = step, .read_cap = 16384};
+    *p = (struct tp_pair){.ctx = ctx, .server_ctx = server_ctx, .step = step, .read_cap = 16384};
     cr_assert_eq(tls_conn_new(ctx, &p->client), 0);
-    tp_pair_server(p, server_ctx);
+    tp_pair_server(p);
 }
 
+/* tp_pair_open is tp_pair_init, but the pair takes ownership of both contexts. */
+static inline void tp_pair_open(struct tp_pair *p, struct tls_context *ctx, SSL_CTX *server_ctx,
+                                size_t step)
+{
+    tp_pair_init(p, ctx, server_ctx, step);
+    p->owns_contexts = true;
+}
+
+/* tp_pair_free frees the pair, and its contexts when it owns them. */
 static inline void tp_pair_free(struct tp_pair *p)
 {
     tls_conn_free(p->client);
     SSL_free(p->server);
     free(p->plain);
+    if (p->owns_contexts) {
+        SSL_CTX_free(p->server_ctx);
+        tls_context_free(p->ctx);
+    }
     *p = (struct tp_pair){0};
 }
 
