@@ -33,6 +33,10 @@ struct cli_error_kind {
 struct cli_record_metrics {
     struct metrics_request request;
     struct metrics_values values;
+    /* cli_record_shared_reads() of the record, counted once: the run total,
+     * the record's export line and a share's rank file all take it from here
+     * (a merge, whose records carry no events, from the rank file). */
+    uint32_t shared_reads;
 };
 
 /* cli_results accumulates a run's records: the metric run, the error summary

@@ -481,7 +481,7 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
     put_times(cc, w, &first, rec, &metrics->request);
     put_key_int(w, &first, "http_status", rec->http_status);
     put_request(w, &first, &metrics->request);
-    put_key_int(w, &first, "same_read", (int64_t)cli_record_shared_reads(rec, cc->streaming));
+    put_key_int(w, &first, "same_read", metrics->shared_reads);
     cli_jsonw_key(w, &first, "error");
     if (rec->outcome == ENGINE_SUCCESS) {
         cli_jsonw_raw(w, "null", 4);

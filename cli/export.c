@@ -194,8 +194,8 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
  * free for it) and how late it left, and how many of its content events
  * arrived in the same network read as the event before them, and so share
  * that read's arrival time (an inter-token gap of 0 that is not one). */
-static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct cli_export *exp,
-                             const struct engine_record *rec)
+static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct engine_record *rec,
+                             const struct cli_record_metrics *metrics)
 {
     put_int_or_null(w, first, "request_scheduled_ns", cli_record_wall_ns(rec, rec->scheduled_ns));
     cli_jsonw_key(w, first, "send_lag_ns");
@@ -205,11 +205,11 @@ static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct cli_
         cli_jsonw_raw(w, "null", 4);
     }
     cli_jsonw_key(w, first, "shared_read_events");
-    cli_jsonw_int(w, cli_record_shared_reads(rec, exp->streaming));
+    cli_jsonw_int(w, metrics->shared_reads);
 }
 
 static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
-                         const struct engine_record *rec)
+                         const struct engine_record *rec, const struct cli_record_metrics *metrics)
 {
     char request_id[40];
     size_t id_len =
@@ -240,7 +240,7 @@ static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
     cli_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
     put_int_or_null(w, &first, "cancellation_time_ns", cli_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
-    put_timing_truth(w, &first, exp, rec);
+    put_timing_truth(w, &first, rec, metrics);
     cli_jsonw_raw(w, "}", 1);
 }
 
@@ -284,12 +284,13 @@ static void put_responses(struct cli_jsonw *w, const struct engine_record *rec)
 
 /* put_raw writes one profile_export_raw.jsonl line: the metadata, every
  * response event with its arrival time, the texts and the usage. */
-static void put_raw(struct cli_export *exp, const struct engine_record *rec)
+static void put_raw(struct cli_export *exp, const struct engine_record *rec,
+                    const struct cli_record_metrics *metrics)
 {
     struct cli_jsonw *w = &exp->raw_writer;
     bool first = true;
     cli_jsonw_lit(w, "{\"metadata\":");
-    put_metadata(w, exp, rec);
+    put_metadata(w, exp, rec, metrics);
     first = false;
     put_int_or_null(w, &first, "request_send_end_ns", cli_record_wall_ns(rec, rec->send_end_ns));
     cli_jsonw_lit(w, ",\"responses\":");
@@ -356,7 +357,7 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     }
     struct cli_jsonw *w = &exp->writer;
     cli_jsonw_lit(w, "{\"metadata\":");
-    put_metadata(w, exp, rec);
+    put_metadata(w, exp, rec, metrics);
     cli_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
     cli_jsonw_lit(w, ",\"error\":");
@@ -364,7 +365,7 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     cli_jsonw_raw(w, "}\n", 2);
     exp->lines++;
     if (exp->raw != NULL) {
-        put_raw(exp, rec);
+        put_raw(exp, rec, metrics);
         if (exp->raw_writer.error != 0) {
             return exp->raw_writer.error;
         }

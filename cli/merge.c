@@ -14,6 +14,7 @@
 #include <glob.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -319,8 +320,10 @@ static int replay(struct merge_state *m, const struct merge_source *s, const jso
         return ret;
     }
     metrics_request_compute(&metrics.request, &metrics.values);
+    int64_t shared_reads = get_int(rec, "same_read");
+    metrics.shared_reads =
+        shared_reads > 0 && shared_reads <= UINT32_MAX ? (uint32_t)shared_reads : 0;
     cli_results_add(&m->results, &r, &metrics);
-    m->results.same_read_events += (uint64_t)get_int(rec, "same_read");
     m->exp.request_id_nonce = s->request_id_nonce;
     m->exp.record_rank = (int)get_int(s->header, "shard_index");
     m->exp.record_host = json_string_value(json_object_get(s->header, "host"));

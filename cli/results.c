@@ -173,6 +173,7 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         req->first_output_index = 0;
     }
     metrics_request_compute(req, &out->values);
+    out->shared_reads = cli_record_shared_reads(rec, results->streaming);
 }
 
 int64_t cli_record_wall_ns(const struct engine_record *rec, int64_t monotonic_ns)
@@ -219,7 +220,7 @@ void cli_results_add(struct cli_results *results, const struct engine_record *re
         results->first_wall_ns = rec->wall_start_ns;
     }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
-    results->same_read_events += cli_record_shared_reads(rec, results->streaming);
+    results->same_read_events += metrics->shared_reads;
 }
 
 uint32_t cli_record_shared_reads(const struct engine_record *rec, bool streaming)

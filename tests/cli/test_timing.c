@@ -91,6 +91,40 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
     e2e_finish(&w);
 }
 
+/* A merge of shares (the same path an MPI run's rank 0 takes) keeps each
+ * record's shared_read_events: the merged records carry no events to count
+ * again, so the count travels in the shares' rank files. */
+Test(timing_e2e, a_merge_keeps_every_records_shared_reads, .timeout = 120)
+{
+    char *const mock_flags[] = {"--ttft-ms", "1", "--itl-ms", "0", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    for (int share = 0; share < 2; share++) {
+        char words[512];
+        snprintf(words, sizeof(words),
+                 "profile --model m --url URL --artifact-dir DIR --endpoint-type chat --streaming "
+                 "--request-rate 200 --request-count 20 --osl 16 --random-seed 3 --shard-count 2 "
+                 "--shard-index %d",
+                 share);
+        e2e_run_ok(&w, words);
+    }
+    /* What each share counted in its own run_info. */
+    int64_t counted = 0;
+    for (int share = 0; share < 2; share++) {
+        char name[64];
+        snprintf(name, sizeof(name), "rank_%d/profile_export_aiperf.json", share);
+        json_t *root = e2e_load_json(&w, name);
+        json_t *timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
+        counted += json_integer_value(json_object_get(timing, "shared_read_events"));
+        json_decref(root);
+    }
+    e2e_run_ok(&w, "merge DIR");
+    int64_t shared = records_shared_reads(&w, 20);
+    cr_assert_geq(shared, 20, "every merged stream had events sharing a read");
+    cr_assert_eq(shared, counted, "the merged records flag what the shares counted");
+    e2e_finish(&w);
+}
+
 Test(timing_e2e, fixed_schedule_replay_reports_its_schedule_lag, .timeout = 120)
 {
     struct e2e w;
