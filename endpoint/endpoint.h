@@ -5,8 +5,9 @@
  *   - Building request payloads and parsing --extra-inputs happen before the
  *     run, allocate freely (jansson) and return malloc'd strings.
  *   - Parsing responses is on the hot path: endpoint_parse_event() allocates
- *     nothing (jsmn with a fixed token array on the stack, or a scratch
- *     allocated before the run) and returns views into the caller's buffer.
+ *     nothing (a strict one-pass tokenizer building jsmn's token tree in a
+ *     fixed array on the stack, or in a scratch allocated before the run) and
+ *     returns views into the caller's buffer.
  *
  * Behaviour follows AIPerf's the src/aiperf/endpoints/ modules and sse_utils.py (see
  * /work/shared/spec/aiperf-reference.md §1.1, §1.2 and §2.1).
@@ -251,7 +252,7 @@ int endpoint_extra_inputs_parse(const char *const *items, size_t n, char **out_j
 #define ENDPOINT_JSON_TOKENS_MAX 1024
 /* ENDPOINT_JSON_DEPTH_MAX bounds object/array nesting. */
 #define ENDPOINT_JSON_DEPTH_MAX 64
-/* ENDPOINT_JSON_BYTES_MAX bounds one payload (jsmn keeps int offsets). */
+/* ENDPOINT_JSON_BYTES_MAX bounds one payload (tokens keep int offsets). */
 #define ENDPOINT_JSON_BYTES_MAX ((size_t)1 << 30)
 /* ENDPOINT_TOOL_TEXT_MAX bounds the tool-call text pieces reported per chunk. */
 #define ENDPOINT_TOOL_TEXT_MAX 8
