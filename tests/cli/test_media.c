@@ -75,7 +75,7 @@ Test(media, chat_streaming_with_two_images_and_audio, .timeout = 120)
     cr_assert_str_eq(first, second);
     free(first);
     free(second);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(media, responses_with_an_image, .timeout = 120)
@@ -93,7 +93,7 @@ Test(media, responses_with_an_image, .timeout = 120)
     const char *url = json_string_value(json_object_get(json_array_get(content, 1), "image_url"));
     cr_assert(url != NULL && strncmp(url, "data:image/jpeg;base64,/9j/", 27) == 0, "%s", url);
     json_decref(root);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(media, bad_media_flags_fail_naming_the_flag, .timeout = 60)

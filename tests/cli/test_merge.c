@@ -87,7 +87,7 @@ Test(merge, two_shards_merge_into_the_requested_run, .timeout = 120)
     assert_percentiles_from_records(w.dir, "time_to_first_token");
     cr_assert(has_file(&w, "inputs.json"), "shard 0 writes the one inputs.json");
     cr_assert_not(has_file(&w, "rank_1/inputs.json"), "no other inputs.json");
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, merging_one_share_reproduces_its_own_summary_exactly, .timeout = 120)
@@ -101,7 +101,7 @@ Test(merge, merging_one_share_reproduces_its_own_summary_exactly, .timeout = 120
     assert_same_metrics(own, merged);
     json_decref(own);
     json_decref(merged);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, a_missing_share_marks_the_result_incomplete, .timeout = 120)
@@ -114,7 +114,7 @@ Test(merge, a_missing_share_marks_the_result_incomplete, .timeout = 120)
     json_t *info = json_object_get(summary, "run_info");
     cr_assert(json_is_true(json_object_get(info, "incomplete")));
     json_decref(summary);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, shares_must_be_distinct_shares_of_one_split, .timeout = 120)
@@ -130,7 +130,7 @@ Test(merge, shares_must_be_distinct_shares_of_one_split, .timeout = 120)
     status = run_ringperf(&w, "merge DIR --shard-count 3", true, &out);
     cr_assert_neq(status, 0, "a different share count is refused\n%s", out);
     free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, shard_flags_are_checked_before_the_run, .timeout = 60)
@@ -153,7 +153,7 @@ Test(merge, shard_flags_are_checked_before_the_run, .timeout = 60)
                  refused[i].flags);
         assert_run(&w, words, 2, refused[i].says);
     }
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, a_trace_is_split_by_ordinal, .timeout = 120)
@@ -170,7 +170,7 @@ Test(merge, a_trace_is_split_by_ordinal, .timeout = 120)
     run_shares(&w, 2, "--input-file IN/trace.jsonl --concurrency 2");
     e2e_run_ok(&w, "merge DIR");
     assert_unique_ordinals(w.dir, 6, 2);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, a_closed_loop_without_concurrency_cannot_be_split, .timeout = 60)
@@ -181,7 +181,7 @@ Test(merge, a_closed_loop_without_concurrency_cannot_be_split, .timeout = 60)
                "profile --model m --url URL --endpoint-type chat --request-count 4 "
                "--random-seed 1 --shard-index 0 --shard-count 2 --artifact-dir DIR",
                2, "concurrency 1 (the default) is less than the 2 shares");
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, without_shard_index_the_job_completion_index_is_used, .timeout = 120)
@@ -192,7 +192,7 @@ Test(merge, without_shard_index_the_job_completion_index_is_used, .timeout = 120
     run_share(&w, "--concurrency 2 --request-count 10 --shard-count 2");
     unsetenv("JOB_COMPLETION_INDEX");
     cr_assert(has_file(&w, "rank_1/ringperf_records.jsonl"), "share 1 wrote its records");
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, raw_shares_are_refused_unless_merged_as_records, .timeout = 120)
@@ -204,7 +204,7 @@ Test(merge, raw_shares_are_refused_unless_merged_as_records, .timeout = 120)
     cr_assert_not(has_file(&w, "profile_export_aiperf.json"), "nothing merged");
     e2e_run_ok(&w, "merge DIR --export-level records");
     assert_unique_ordinals(w.dir, 8, 2);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(merge, the_export_prefix_carries_into_the_merged_file_names, .timeout = 120)
@@ -216,5 +216,5 @@ Test(merge, the_export_prefix_carries_into_the_merged_file_names, .timeout = 120
     cr_assert_eq(request_count(&w, "my_run.json"), 6.0);
     cr_assert(has_file(&w, "my_run.jsonl"), "the records export has the prefix");
     cr_assert_not(has_file(&w, "profile_export_aiperf.json"), "no file under the default name");
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }

@@ -101,5 +101,5 @@ Test(seeds, every_seed_command_runs_or_names_what_is_missing, .timeout = 600)
         }
         free(out);
     }
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }

@@ -112,7 +112,7 @@ Test(usage_e2e, cache_hit_rate_reaches_every_export_and_the_console, .timeout = 
     cr_assert(strstr(csv, "\nOverall Usage Prompt Cache Read % (%),") != NULL, "%s", csv);
     free(csv);
     free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(usage_e2e, every_vendor_shape_of_cached_tokens_is_read, .timeout = 240)
@@ -138,7 +138,7 @@ Test(usage_e2e, every_vendor_shape_of_cached_tokens_is_read, .timeout = 240)
         check_cache_exports(&w, what, 25, 10);
         free(out);
     }
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(usage_e2e, no_cache_fields_without_a_cache_hit_rate, .timeout = 120)
@@ -159,7 +159,7 @@ Test(usage_e2e, no_cache_fields_without_a_cache_hit_rate, .timeout = 120)
                    "no client counts without a tokenizer: no diffs");
     json_decref(root);
     free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* The mock counts prompt words, the tokenizer BPE tokens: the diffs are real,
@@ -185,5 +185,5 @@ Test(usage_e2e, tokenizer_counts_are_compared_with_usage, .timeout = 120)
     cr_assert_float_eq(avg(root, "usage_discrepancy_count"), over, 1e-9);
     json_decref(root);
     free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }

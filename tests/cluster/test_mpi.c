@@ -128,7 +128,7 @@ Test(mpi, two_ranks_run_the_requested_count_with_unique_ordinals, .timeout = 180
     assert_same_metrics(summary, merged);
     json_decref(summary);
     json_decref(merged);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, inputs_json_is_one_file_identical_to_a_one_machine_run, .timeout = 180)
@@ -146,7 +146,7 @@ Test(mpi, inputs_json_is_one_file_identical_to_a_one_machine_run, .timeout = 180
     cr_assert_str_eq(mpi_inputs, one_inputs, "the same payloads as one machine sends");
     free(mpi_inputs);
     free(one_inputs);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 struct span {
@@ -195,7 +195,7 @@ Test(mpi, concurrency_split_never_exceeds_the_total, .timeout = 180)
     }
     free(s.items);
     cr_assert_leq(most, 3, "%d requests in flight at once; --concurrency 3", most);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, concurrency_below_the_rank_count_is_an_error, .timeout = 120)
@@ -208,7 +208,7 @@ Test(mpi, concurrency_below_the_rank_count_is_an_error, .timeout = 120)
     cr_assert_neq(status, 0, "%s", out);
     cr_assert(strstr(out, "--concurrency 1 is less than the 2 MPI ranks") != NULL, "%s", out);
     free(out);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, the_warmup_is_split_too, .timeout = 180)
@@ -229,7 +229,7 @@ Test(mpi, the_warmup_is_split_too, .timeout = 180)
     cr_assert_eq(warmup, 7, "the ranks' warmups add up to --warmup-request-count:\n%s", out);
     free(out);
     assert_unique_ordinals(w.dir, 10, 2);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, a_rate_split_keeps_the_aggregate_rate, .timeout = 180)
@@ -248,7 +248,7 @@ Test(mpi, a_rate_split_keeps_the_aggregate_rate, .timeout = 180)
     cr_assert_lt(rate, 75.0, "aggregate %.1f requests/s for --request-rate 50", rate);
     cr_assert_gt(rate, 0.0);
     json_decref(summary);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* starts holds when requests were sent (request_start_ns), of every record
@@ -305,7 +305,7 @@ Test(mpi, constant_rate_ranks_interleave_on_one_timeline, .timeout = 180)
     int64_t median_ms = gaps[(s.n - 1) / 2] / 1000000;
     cr_assert(median_ms >= 25 && median_ms <= 75, "median gap %lld ms, 50 expected",
               (long long)median_ms);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
@@ -339,7 +339,7 @@ Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
     cr_assert_gt(json_integer_value(json_object_get(rank1, "records")), 0,
                  "rank 1's records up to its death survive");
     json_decref(summary);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* session_ranks records which rank ran each session, and whether a session
@@ -377,7 +377,7 @@ Test(mpi, multi_turn_sessions_stay_whole_on_one_rank, .timeout = 180)
     for_each_record(w.dir, collect_session, &s);
     cr_assert_eq(s.turns, 18, "exactly --request-count turns over both ranks");
     cr_assert_not(s.split, "every turn of a session ran on the rank that started it");
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 /* http_get fetches http://127.0.0.1:port/target; returns the status (0 when
@@ -476,7 +476,7 @@ Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
     int status = wait_child(&run);
     cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, rest);
     free(rest);
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
 
 Test(mpi, user_centric_users_of_different_ranks_are_staggered, .timeout = 180)
@@ -495,5 +495,5 @@ Test(mpi, user_centric_users_of_different_ranks_are_staggered, .timeout = 180)
                      "first turns %zu and %zu are %lld ns apart", i - 1, i,
                      (long long)(t.ns[i] - t.ns[i - 1]));
     }
-    stop_mock(&w.mock);
+    e2e_finish(&w);
 }
