@@ -1,17 +1,25 @@
 /*
- * http_head.c - parsing a complete response head held in the parser's header buffer, and the
- * header accessors that rescan it.
+ * http_head.c - parsing a response head line by line as it is collected into the parser's
+ * header buffer, and the header accessors that rescan it.
  *
- * The head is collected first (http_response.c) and parsed only once its empty line has
- * arrived, so this code works on one contiguous, complete buffer. Headers are not indexed:
- * the few lookups a benchmark makes per response rescan the head instead of needing a
- * caller-sized array of views.
+ * http_response.c copies each complete line into the header buffer and hands it here at
+ * once, so the head is read in one pass and every line is contiguous. Headers are not
+ * indexed: the few lookups a benchmark makes per response rescan the head instead of
+ * needing a caller-sized array of views.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "http/http.h"
 #include "http/http_internal.h"
+
+/* Rows of 32 bytes, 0x00 to 0x7f; every byte from 0x80 on is 0. */
+const unsigned char http__tchar_table[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0,
+};
 
 /* Internal success value of the field helpers below. */
 #define HEAD_OK HTTP_HEADERS_DONE
@@ -70,10 +78,8 @@ static enum http_parse_status parse_status_line(struct http_response_parser *p, 
         !is_digit(line[11]) || (n > 12 && line[12] != ' ')) {
         return HTTP_ERR_BAD_STATUS_LINE;
     }
-    for (size_t i = 13; i < n; i++) {
-        if (!http__is_field_char((unsigned char)line[i])) {
-            return HTTP_ERR_BAD_STATUS_LINE;
-        }
+    if (n > 13 && !http__field_value_ok(line + 13, n - 13)) {
+        return HTTP_ERR_BAD_STATUS_LINE;
     }
     p->version_minor = (uint8_t)(line[7] - '0');
     p->status_code = (uint16_t)((line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0'));
@@ -103,10 +109,8 @@ static enum http_parse_status parse_field(const char *line, size_t n, struct htt
     while (end > start && is_ows(line[end - 1])) {
         end--;
     }
-    for (size_t i = start; i < end; i++) {
-        if (!http__is_field_char((unsigned char)line[i])) {
-            return HTTP_ERR_BAD_HEADER;
-        }
+    if (!http__field_value_ok(line + start, end - start)) {
+        return HTTP_ERR_BAD_HEADER;
     }
     out->name = line;
     out->name_len = colon;
@@ -221,28 +225,49 @@ static bool media_type_is_event_stream(const char *v, size_t len)
     return len == n || v[n] == ';' || is_ows(v[n]);
 }
 
+/* name_is compares a field name with a lower-case literal of the same length, at least eight
+ * bytes, made of letters and '-': two eight-byte words (the first and the last, overlapping)
+ * with every byte's 0x20 bit set. That folds an upper-case letter onto its lower case, and
+ * nothing else onto a letter or '-' except CR onto '-', which a name never holds (parse_field
+ * accepted only token characters). */
+#define NAME_IS(h, lit) name_is((h)->name, lit, sizeof(lit) - 1)
+static bool name_is(const char *name, const char *lit, size_t len)
+{
+    _Static_assert(sizeof(uint64_t) == 8, "eight-byte words");
+    const uint64_t fold = UINT64_C(0x2020202020202020);
+    uint64_t head;
+    uint64_t tail;
+    uint64_t want_head;
+    uint64_t want_tail;
+    memcpy(&head, name, 8);
+    memcpy(&tail, name + len - 8, 8);
+    memcpy(&want_head, lit, 8);
+    memcpy(&want_tail, lit + len - 8, 8);
+    return (head | fold) == want_head && (tail | fold) == want_tail;
+}
+
 static enum http_parse_status apply_field(struct http_response_parser *p,
                                           const struct http_header *h)
 {
     /* The four names that matter differ in length: one comparison each. */
     switch (h->name_len) {
     case sizeof("content-length") - 1:
-        if (http__equals_ci(h->name, h->name_len, "content-length")) {
+        if (NAME_IS(h, "content-length")) {
             return apply_content_length(p, h->value, h->value_len);
         }
         break;
     case sizeof("transfer-encoding") - 1:
-        if (http__equals_ci(h->name, h->name_len, "transfer-encoding")) {
+        if (NAME_IS(h, "transfer-encoding")) {
             return apply_transfer_encoding(p, h->value, h->value_len);
         }
         break;
     case sizeof("connection") - 1:
-        if (http__equals_ci(h->name, h->name_len, "connection")) {
+        if (NAME_IS(h, "connection")) {
             apply_connection(p, h->value, h->value_len);
         }
         break;
     case sizeof("content-type") - 1:
-        if (!p->content_type_seen && http__equals_ci(h->name, h->name_len, "content-type")) {
+        if (!p->content_type_seen && NAME_IS(h, "content-type")) {
             p->content_type_seen = true;
             p->event_stream = media_type_is_event_stream(h->value, h->value_len);
         }
@@ -294,37 +319,32 @@ static void clear_head_fields(struct http_response_parser *p)
     p->framing = HTTP_FRAMING_NONE;
 }
 
-enum http_parse_status http__head_parse(struct http_response_parser *p)
+enum http_parse_status http__head_line(struct http_response_parser *p, size_t start, size_t end)
 {
-    clear_head_fields(p);
-    size_t pos = 0;
-    const char *line = NULL;
-    size_t n = 0;
-    next_line(p->header_buf, p->head_len, &pos, &line, &n);
-    enum http_parse_status st = parse_status_line(p, line, n);
-    if (st != HEAD_OK) {
-        return st;
+    const char *line = p->header_buf + start;
+    size_t n = end - start;
+    if (n > 0 && line[n - 1] == '\r') {
+        n--;
     }
-    for (;;) {
-        next_line(p->header_buf, p->head_len, &pos, &line, &n);
-        if (n == 0) {
-            break;
-        }
-        if (p->header_count >= p->max_headers) {
-            return HTTP_ERR_TOO_MANY_HEADERS;
-        }
-        p->header_count++;
-        struct http_header h;
-        st = parse_field(line, n, &h);
-        if (st == HEAD_OK) {
-            st = apply_field(p, &h);
-        }
-        if (st != HEAD_OK) {
-            return st;
-        }
+    if (start == 0) {
+        clear_head_fields(p);
+        enum http_parse_status st = parse_status_line(p, line, n);
+        return st == HEAD_OK ? HTTP_NEED_MORE : st;
     }
-    decide_framing(p);
-    return HTTP_HEADERS_DONE;
+    if (n == 0) {
+        decide_framing(p);
+        return HTTP_HEADERS_DONE;
+    }
+    if (p->header_count >= p->max_headers) {
+        return HTTP_ERR_TOO_MANY_HEADERS;
+    }
+    p->header_count++;
+    struct http_header h;
+    enum http_parse_status st = parse_field(line, n, &h);
+    if (st == HEAD_OK) {
+        st = apply_field(p, &h);
+    }
+    return st == HEAD_OK ? HTTP_NEED_MORE : st;
 }
 
 bool http_response_header_next(const struct http_response_parser *p, size_t *cursor,

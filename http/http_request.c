@@ -90,17 +90,6 @@ static size_t visible_length(const char *s)
     return n;
 }
 
-/* A field value may hold SP, HTAB, visible ASCII and obs-text: never CR, LF or NUL. */
-static bool is_field_value(const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        if (!http__is_field_char((unsigned char)s[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* optional_value_ok accepts NULL (absent, length 0) or a NUL-terminated
  * field value, whose length it stores in *out_len. */
 static bool optional_value_ok(const char *s, size_t *out_len)
@@ -120,15 +109,29 @@ static bool optional_value_ok(const char *s, size_t *out_len)
     return true;
 }
 
+/* is_framing_name: the fields the writer owns (Host, Content-Length, Transfer-Encoding),
+ * which a caller's header may not repeat. Their lengths differ: one comparison at most. */
+static bool is_framing_name(const char *name, size_t len)
+{
+    switch (len) {
+    case sizeof("host") - 1:
+        return http__equals_ci(name, len, "host");
+    case sizeof("content-length") - 1:
+        return http__equals_ci(name, len, "content-length");
+    case sizeof("transfer-encoding") - 1:
+        return http__equals_ci(name, len, "transfer-encoding");
+    default:
+        return false;
+    }
+}
+
 static bool extra_header_ok(const struct http_header *h)
 {
     if (h->name == NULL || h->value == NULL || !is_token(h->name, h->name_len) ||
-        !is_field_value(h->value, h->value_len)) {
+        !http__field_value_ok(h->value, h->value_len)) {
         return false;
     }
-    return !http__equals_ci(h->name, h->name_len, "host") &&
-           !http__equals_ci(h->name, h->name_len, "content-length") &&
-           !http__equals_ci(h->name, h->name_len, "transfer-encoding");
+    return !is_framing_name(h->name, h->name_len);
 }
 
 static bool headers_ok(const struct http_header *headers, size_t count)

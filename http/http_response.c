@@ -79,14 +79,10 @@ static bool head_prefix_ok(const struct http_response_parser *p, const char *seg
     return memcmp(seg, prefix + p->head_len, len < want ? len : want) == 0;
 }
 
-/* Called with a complete head in header_buf. Returns HTTP_NEED_MORE after skipping a 1xx
- * interim response, HTTP_HEADERS_DONE after a final one, or an error. */
+/* Called once the empty line that ends a head has been parsed. Returns HTTP_NEED_MORE after
+ * skipping a 1xx interim response, HTTP_HEADERS_DONE after a final one, or an error. */
 static enum http_parse_status finish_head(struct http_response_parser *p)
 {
-    enum http_parse_status st = http__head_parse(p);
-    if (st != HTTP_HEADERS_DONE) {
-        return st;
-    }
     if (p->status_code == 101) {
         return HTTP_ERR_UPGRADE;
     }
@@ -120,7 +116,8 @@ static enum http_parse_status finish_head(struct http_response_parser *p)
 }
 
 /* Copies head bytes line by line (memchr for LF) so nothing past the empty line that ends the
- * head is consumed: those bytes are body and stay in the caller's buffer. */
+ * head is consumed: those bytes are body and stay in the caller's buffer. Each line is parsed
+ * as soon as its LF arrives, so a head is read in one pass. */
 static enum http_parse_status feed_head(struct http_response_parser *p, const char *buf, size_t len,
                                         size_t *out_consumed)
 {
@@ -144,8 +141,8 @@ static enum http_parse_status feed_head(struct http_response_parser *p, const ch
         if (nl == NULL) {
             break;
         }
-        size_t line_len = p->head_len - 1 - p->line_start;
-        if (line_len == 0 || (line_len == 1 && p->header_buf[p->line_start] == '\r')) {
+        st = http__head_line(p, p->line_start, p->head_len - 1);
+        if (st == HTTP_HEADERS_DONE) {
             st = finish_head(p);
         } else {
             p->line_start = p->head_len;

@@ -369,3 +369,49 @@ Test(http_request, prefix_and_finish_respect_the_buffer)
     cr_assert_eq(memcmp(buf, full, (size_t)need), 0);
     guard_free(&g);
 }
+
+/* RFC 9110's token characters, spelled out apart from the writer's own table. */
+static bool rfc_tchar(int c)
+{
+    return c > 0 && c < 128 &&
+           ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+/* rfc_field_char: SP, HTAB, visible ASCII and obs-text. */
+static bool rfc_field_char(int c)
+{
+    return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+static bool extra_header_accepted(const char *name, size_t name_len, const char *value,
+                                  size_t value_len)
+{
+    struct http_header extra = {
+        .name = name, .name_len = name_len, .value = value, .value_len = value_len};
+    struct http_request_head head = chat_head();
+    head.extra_headers = &extra;
+    head.extra_header_count = 1;
+    return http_request_head_size(&head) > 0;
+}
+
+/* Every byte value, as part of a header name and at each position of values of 1 to 19
+ * bytes: a value is checked eight bytes at a time, and the byte must be seen in the first
+ * word, a later word and the tail alike. */
+Test(http_request, every_byte_is_classified_in_names_and_values)
+{
+    for (int c = 0; c < 256; c++) {
+        char name[] = "X-a?";
+        name[3] = (char)c;
+        cr_assert_eq(extra_header_accepted(name, 4, "v", 1), rfc_tchar(c), "name byte %d", c);
+        for (size_t len = 1; len < 20; len++) {
+            for (size_t at = 0; at < len; at++) {
+                char value[20];
+                memset(value, 'v', sizeof(value));
+                value[at] = (char)c;
+                cr_assert_eq(extra_header_accepted("X-A", 3, value, len), rfc_field_char(c),
+                             "value byte %d at %zu of %zu", c, at, len);
+            }
+        }
+    }
+}

@@ -456,3 +456,63 @@ Test(http_response, status_names_are_distinct_and_total)
     cr_assert_str_eq(http_parse_status_name((enum http_parse_status) - 1),
                      "unknown HTTP parse status");
 }
+
+/* parse_whole feeds a complete head in one piece and returns the status it ends in. */
+static enum http_parse_status parse_whole(const char *head, size_t len)
+{
+    char hb[256];
+    struct http_response_parser p;
+    http_response_parser_init(&p, hb, sizeof(hb), 8);
+    size_t consumed = 0;
+    struct http_body_span body;
+    return http_response_feed(&p, head, len, &consumed, &body);
+}
+
+static bool rfc_tchar(int c)
+{
+    return c > 0 && c < 128 &&
+           ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+            strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+static bool rfc_field_char(int c)
+{
+    return c == '\t' || (c >= 0x20 && c != 0x7f);
+}
+
+/* Every byte value in a field name, and at each position of field values and reason phrases
+ * of 1 to 19 bytes (values are checked eight bytes at a time, then byte by byte). */
+Test(http_response, every_byte_is_classified_in_names_values_and_reasons)
+{
+    for (int c = 0; c < 256; c++) {
+        char head[128];
+        int n =
+            snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nX%ca: v\r\n\r\n", c == 0 ? '?' : c);
+        head[18] = (char)c;
+        /* "X:a: v" is the field "X" with the value "a: v". */
+        bool name_ok = rfc_tchar(c) || c == ':';
+        cr_assert_eq(parse_whole(head, (size_t)n),
+                     name_ok ? HTTP_HEADERS_DONE : HTTP_ERR_BAD_HEADER, "name byte %d", c);
+        if (c == '\n') {
+            continue; /* in a value it ends the line: the line-ending tests cover it */
+        }
+        for (int len = 1; len < 20; len++) {
+            for (int at = 0; at < len; at++) {
+                char value[20];
+                memset(value, 'v', sizeof(value));
+                n = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nX-A: %.*s\r\n\r\n", len,
+                             value);
+                head[22 + at] = (char)c;
+                enum http_parse_status want =
+                    rfc_field_char(c) ? HTTP_HEADERS_DONE : HTTP_ERR_BAD_HEADER;
+                cr_assert_eq(parse_whole(head, (size_t)n), want, "value byte %d at %d of %d", c, at,
+                             len);
+                n = snprintf(head, sizeof(head), "HTTP/1.1 200 %.*s\r\n\r\n", len, value);
+                head[13 + at] = (char)c;
+                want = rfc_field_char(c) ? HTTP_HEADERS_DONE : HTTP_ERR_BAD_STATUS_LINE;
+                cr_assert_eq(parse_whole(head, (size_t)n), want, "reason byte %d at %d of %d", c,
+                             at, len);
+            }
+        }
+    }
+}
