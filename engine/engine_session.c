@@ -219,9 +219,13 @@ void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn
         end_session(shard, c, false);
         return;
     }
+    /* The think time counts from when the response ended (its arrival time),
+     * not from when this shard got round to it: on a busy machine the two
+     * differ, and the next turn's schedule should not drift with the load. */
+    int64_t ended = rec->end_ns > 0 ? rec->end_ns : engine_now_ns();
     int64_t due = sessions->user_gap_ns > 0
                       ? user_due(shard, c)
-                      : engine_now_ns() + sessions->think_ns(sessions->ctx, s->session, s->turn);
+                      : ended + sessions->think_ns(sessions->ctx, s->session, s->turn);
     think(shard, c, due);
 }
 
