@@ -770,3 +770,71 @@ Test(engine_run, a_stop_with_grace_lets_requests_in_flight_finish, .timeout = 60
     free(cap);
     finish(&fx);
 }
+
+/* A long response's whole text and its events' bookkeeping, checked while the
+ * record is still the engine's. */
+struct long_capture {
+    size_t count;
+    bool ok[2];
+    uint32_t content_events[2];
+    size_t text_len[2];
+    char text[2][8192];
+    bool events_add_up[2];
+    bool times_ordered[2];
+};
+
+static void capture_long(void *ctx, const struct engine_record *rec)
+{
+    struct long_capture *cap = ctx;
+    size_t i = rec->ordinal < 2 ? (size_t)rec->ordinal : 1;
+    cap->count++;
+    cap->ok[i] = rec->outcome == ENGINE_SUCCESS;
+    cap->text_len[i] = rec->text_len;
+    memcpy(cap->text[i], rec->text, rec->text_len < sizeof(cap->text[i]) ? rec->text_len : 0);
+    size_t sum = 0;
+    cap->times_ordered[i] = true;
+    for (uint32_t e = 0; e < rec->event_count; e++) {
+        sum += rec->events[e].text_len;
+        cap->content_events[i] += (rec->events[e].flags & ENGINE_EVENT_CONTENT) != 0;
+        cap->times_ordered[i] &=
+            e == 0 || rec->events[e].arrival_ns >= rec->events[e - 1].arrival_ns;
+    }
+    cap->events_add_up[i] = sum == rec->text_len;
+}
+
+/* A 600-token stream keeps every event and every byte of its text (more
+ * than 2 KiB): the same text a non-streamed response of 600 tokens carries. */
+Test(engine_run, long_responses_keep_every_event_and_byte, .timeout = 60)
+{
+    skip_without_io_uring();
+    enum { TOKENS = 600 };
+    struct long_capture *cap[2] = {calloc(1, sizeof(struct long_capture)),
+                                   calloc(1, sizeof(struct long_capture))};
+    cr_assert(cap[0] != NULL && cap[1] != NULL);
+    for (int streaming = 0; streaming < 2; streaming++) {
+        struct fixture fx = {0};
+        struct mock_config mc = loopback_mock();
+        start_mock(&fx, &mc);
+        prepare(&fx, ENDPOINT_CHAT, streaming, TOKENS, mock_server_port(fx.server));
+        fx.config.concurrency = 2;
+        fx.config.request_count = 2;
+        struct engine_record_sink sink = {.on_record = capture_long, .ctx = cap[streaming]};
+        char errbuf[256];
+        cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+        cr_assert_eq(cap[streaming]->count, 2);
+        finish(&fx);
+    }
+    for (int i = 0; i < 2; i++) {
+        cr_assert(cap[0]->ok[i] && cap[1]->ok[i]);
+        cr_assert_gt(cap[1]->text_len[i], 2048);
+        cr_assert_lt(cap[1]->text_len[i], sizeof(cap[1]->text[i]));
+        cr_assert_eq(cap[1]->content_events[i], TOKENS, "every token's event is kept");
+        cr_assert(cap[1]->events_add_up[i], "the events' text lengths add up to the text");
+        cr_assert(cap[1]->times_ordered[i]);
+        cr_assert_eq(cap[1]->text_len[i], cap[0]->text_len[i]);
+        cr_assert_eq(memcmp(cap[1]->text[i], cap[0]->text[i], cap[0]->text_len[i]), 0,
+                     "streamed and whole texts are the same");
+    }
+    free(cap[0]);
+    free(cap[1]);
+}
