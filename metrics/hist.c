@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 /*
  * Bucket layout. With d significant digits we need every bucket to be at most
@@ -40,8 +42,18 @@ struct metrics_hist {
     int64_t min_value; /* INT64_MAX while empty */
     int64_t max_value; /* 0 while empty */
     unsigned __int128 sum;
+    size_t mapped_bytes; /* the histogram is a mapping of this size; 0: from calloc */
+    /* Counts were added from outside (a merge, raw counts), so nonzero counts
+     * may lie outside the buckets of [min_value, max_value]. */
+    bool counts_from_outside;
     uint64_t counts[];
 };
+
+/* Histograms of at least this many bytes are mapped rather than calloc'ed: a
+ * mapping's pages are zero until written, and a run's few dozen histograms
+ * (hundreds of KiB each, mostly empty buckets) were otherwise cleared and
+ * faulted in whole at start-up, several milliseconds of a short run. */
+#define HIST_MAPPED_MIN_BYTES ((size_t)64 << 10)
 
 static size_t counts_index(const struct metrics_hist *h, uint64_t value)
 {
@@ -111,7 +123,18 @@ int metrics_hist_new(int64_t lowest_trackable, int64_t highest_trackable, int si
     size_t buckets = bucket_count_for(sub_count, unit_mag, highest_trackable);
     size_t counts_len = (buckets + 1) * (sub_count / 2);
 
-    struct metrics_hist *h = calloc(1, sizeof(*h) + counts_len * sizeof(h->counts[0]));
+    size_t bytes = sizeof(struct metrics_hist) + counts_len * sizeof(uint64_t);
+    struct metrics_hist *h = NULL;
+    if (bytes >= HIST_MAPPED_MIN_BYTES) {
+        void *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map != MAP_FAILED) {
+            h = map;
+            h->mapped_bytes = bytes;
+        }
+    }
+    if (h == NULL) {
+        h = calloc(1, bytes);
+    }
     if (h == NULL) {
         return -ENOMEM;
     }
@@ -131,7 +154,11 @@ int metrics_hist_new(int64_t lowest_trackable, int64_t highest_trackable, int si
 
 void metrics_hist_free(struct metrics_hist *h)
 {
-    free(h);
+    if (h != NULL && h->mapped_bytes > 0) {
+        munmap(h, h->mapped_bytes);
+    } else {
+        free(h);
+    }
 }
 
 void metrics_hist_record_n(struct metrics_hist *h, int64_t value, uint64_t count)
@@ -166,9 +193,16 @@ void metrics_hist_record(struct metrics_hist *h, int64_t value)
 
 void metrics_hist_reset(struct metrics_hist *h)
 {
-    for (size_t i = 0; i < h->counts_len; i++) {
-        h->counts[i] = 0;
+    /* Recorded values lie between the exact extremes: clear only their
+     * buckets (an interval's few KiB, not the whole array every interval). */
+    if (h->counts_from_outside) {
+        memset(h->counts, 0, h->counts_len * sizeof(h->counts[0]));
+    } else if (h->total_count > 0) {
+        size_t lo = counts_index(h, (uint64_t)h->min_value);
+        size_t hi = counts_index(h, (uint64_t)h->max_value);
+        memset(h->counts + lo, 0, (hi - lo + 1) * sizeof(h->counts[0]));
     }
+    h->counts_from_outside = false;
     h->total_count = 0;
     h->overflow_count = 0;
     h->underflow_count = 0;
@@ -260,6 +294,7 @@ int metrics_hist_merge(struct metrics_hist *dst, const struct metrics_hist *src)
     for (size_t i = 0; i < dst->counts_len; i++) {
         dst->counts[i] += src->counts[i];
     }
+    dst->counts_from_outside = true;
     apply_summary(dst, &s);
     return 0;
 }
@@ -299,6 +334,7 @@ int metrics_hist_add_raw(struct metrics_hist *h, const struct metrics_hist_layou
     for (size_t i = 0; i < counts_len; i++) {
         h->counts[i] += counts[i];
     }
+    h->counts_from_outside = true;
     apply_summary(h, summary);
     return 0;
 }

@@ -331,9 +331,30 @@ Test(hist, reset_empties_and_keeps_layout)
     for (int64_t v = -3; v < 100000; v += 7) {
         metrics_hist_record(h, v * 1000);
     }
+    metrics_hist_record(h, HOUR_NS * 3); /* over the top: kept in the last bucket */
     metrics_hist_reset(h);
     assert_same_contents(h, fresh);
     cr_assert(metrics_hist_same_layout(h, fresh));
+    /* Counts merged in from elsewhere are cleared too, wherever they lie. */
+    struct metrics_hist *other = new_hist(1, HOUR_NS, 3);
+    metrics_hist_record(other, 5);
+    metrics_hist_record(other, HOUR_NS / 2);
+    cr_assert_eq(metrics_hist_merge(h, other), 0);
+    metrics_hist_reset(h);
+    assert_same_contents(h, fresh);
+    /* Raw counts need not lie where their summary's extremes say. */
+    struct metrics_hist_layout layout;
+    metrics_hist_layout(h, &layout);
+    uint64_t *raw = calloc(layout.counts_len, sizeof(*raw));
+    cr_assert_not_null(raw);
+    raw[layout.counts_len - 1] = 1;
+    struct metrics_hist_summary one = {
+        .total_count = 1, .min_value = 5, .max_value = 5, .sum_lo = 5};
+    cr_assert_eq(metrics_hist_add_raw(h, &layout, raw, layout.counts_len, &one), 0);
+    metrics_hist_reset(h);
+    assert_same_contents(h, fresh);
+    free(raw);
+    metrics_hist_free(other);
     metrics_hist_free(fresh);
     metrics_hist_free(h);
 }
