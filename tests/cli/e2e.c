@@ -76,28 +76,11 @@ void stop_mock(struct child *mock)
     cr_assert_eq(wait_child(mock), 0, "mock-server exits cleanly on SIGTERM");
 }
 
-char *read_all(FILE *f)
-{
-    size_t cap = 1 << 16;
-    size_t len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
 size_t count_lines(const char *path, size_t *out_errors)
 {
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s exists", path);
-    char *text = read_all(f);
+    char *text = test_read_stream(f);
     fclose(f);
     size_t lines = 0;
     *out_errors = 0;
@@ -156,7 +139,7 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
     }
     argv[argc] = NULL;
     struct child run = spawn_child(argv, merge_stderr);
-    *out = read_all(run.out);
+    *out = test_read_stream(run.out);
     int status = wait_child(&run);
     for (int i = 0; i < argc; i++) {
         free(expanded[i]);
@@ -206,7 +189,7 @@ char *e2e_read_text(const struct e2e *w, const char *name)
     snprintf(path, sizeof(path), "%s/%s", w->dir, name);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s exists", path);
-    char *text = read_all(f);
+    char *text = test_read_stream(f);
     fclose(f);
     return text;
 }

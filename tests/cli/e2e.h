@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "tests/read_text.h"
+
 /* child is a spawned process and its stdout (plus stderr when merged). */
 struct child {
     pid_t pid;
@@ -32,9 +34,6 @@ struct child start_mock(int *out_port, char *const extra[]);
 
 /* stop_mock sends SIGTERM and requires a clean exit. */
 void stop_mock(struct child *mock);
-
-/* read_all returns everything f still yields (malloc'd, NUL-terminated). */
-char *read_all(FILE *f);
 
 /* count_lines checks that every line of a JSONL export is a record and
  * returns how many there are, with the number of error records. */

@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "export/export.h"
 #include "metrics/metrics.h"
+#include "tests/read_text.h"
 
 extern char **environ;
 
@@ -52,24 +53,9 @@ static struct child spawn_child(char *const argv[])
     return c;
 }
 
-static char *read_stream(FILE *f)
-{
-    size_t cap = 1 << 16, len = 0, n;
-    char *buf = malloc(cap);
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
 static int finish_child(struct child *c, char **out_text)
 {
-    char *text = read_stream(c->out);
+    char *text = test_read_stream(c->out);
     int status = 0;
     cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
     fclose(c->out);
@@ -164,13 +150,7 @@ static char *slurp(const char *dir, const char *name)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return NULL;
-    }
-    char *text = read_stream(f);
-    fclose(f);
-    return text;
+    return test_read_path(path);
 }
 
 static bool exists(const char *dir, const char *name)
@@ -324,7 +304,7 @@ static void assert_no_secret_in_tree(const char *path)
     if (d == NULL) {
         FILE *f = fopen(path, "r");
         cr_assert_not_null(f, "%s", path);
-        char *text = read_stream(f);
+        char *text = test_read_stream(f);
         fclose(f);
         cr_assert_null(strstr(text, "SECRET"), "a secret leaked into %s", path);
         free(text);

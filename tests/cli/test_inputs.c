@@ -187,7 +187,7 @@ Test(inputs_e2e, mooncake_trace_replays_on_its_fixed_schedule, .timeout = 120)
     char path[512];
     snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
     FILE *f = fopen(path, "r");
-    char *text = read_all(f);
+    char *text = test_read_stream(f);
     fclose(f);
     int64_t first = INT64_MAX;
     int64_t last = 0;

@@ -412,7 +412,7 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     }
     cr_assert(running, "the run reported progress");
     kill(run.pid, SIGINT);
-    char *rest = read_all(run.out);
+    char *rest = test_read_stream(run.out);
     int status = wait_child(&run);
     cr_assert_eq(status, 0, "a stopped run with successes exits 0:\n%s", rest);
     cr_assert(strstr(rest, "cancelled early") != NULL, "%s", rest);

@@ -105,7 +105,7 @@ Test(usage_e2e, cache_hit_rate_reaches_every_export_and_the_console, .timeout = 
     snprintf(path, sizeof(path), "%s/profile_export_aiperf.csv", w.dir);
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f);
-    char *csv = read_all(f);
+    char *csv = test_read_stream(f);
     fclose(f);
     cr_assert(strstr(csv, "\nUsage Prompt Cache Read Tokens (tokens),") != NULL, "%s", csv);
     cr_assert(strstr(csv, "\nTotal Usage Prompt Cache Read Tokens (tokens),") != NULL, "%s", csv);

@@ -63,7 +63,7 @@ static struct child spawn_mpi(const struct e2e *w, char *const prefix[], const c
 static int run_mpi(const struct e2e *w, char *const prefix[], const char *words, char **out)
 {
     struct child run = spawn_mpi(w, prefix, words);
-    *out = read_all(run.out);
+    *out = test_read_stream(run.out);
     return wait_child(&run);
 }
 
@@ -401,7 +401,7 @@ static int http_get(int port, const char *target, char **out_body)
     /* Connection: close, so the response ends where the stream does. */
     FILE *response = fdopen(fd, "r");
     cr_assert_not_null(response);
-    char *buf = read_all(response);
+    char *buf = test_read_stream(response);
     fclose(response);
     int status = strncmp(buf, "HTTP/1.1 ", 9) == 0 ? (int)strtol(buf + 9, NULL, 10) : 0;
     char *body = strstr(buf, "\r\n\r\n");
@@ -472,7 +472,7 @@ Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
     cr_assert_not_null(strstr(metrics, "request_latency_seconds_count 60"),
                        "the histograms hold both ranks' requests:\n%s", metrics);
     free(metrics);
-    char *rest = read_all(run.out);
+    char *rest = test_read_stream(run.out);
     int status = wait_child(&run);
     cr_assert_eq(status, 0, "mpirun: exit %d\n%s", status, rest);
     free(rest);

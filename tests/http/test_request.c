@@ -7,6 +7,7 @@
 
 #include "http/http.h"
 #include "tests/http/guard.h"
+#include "tests/http/rfc_bytes.h"
 
 #define HDR(n, v)                                                                                  \
     {                                                                                              \
@@ -368,20 +369,6 @@ Test(http_request, prefix_and_finish_respect_the_buffer)
     cr_assert_eq(http_request_head_finish(buf, (size_t)need, &prefix, 42, NULL, 0), need);
     cr_assert_eq(memcmp(buf, full, (size_t)need), 0);
     guard_free(&g);
-}
-
-/* RFC 9110's token characters, spelled out apart from the writer's own table. */
-static bool rfc_tchar(int c)
-{
-    return c > 0 && c < 128 &&
-           ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-            strchr("!#$%&'*+-.^_`|~", c) != NULL);
-}
-
-/* rfc_field_char: SP, HTAB, visible ASCII and obs-text. */
-static bool rfc_field_char(int c)
-{
-    return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
 static bool extra_header_accepted(const char *name, size_t name_len, const char *value,

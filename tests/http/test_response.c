@@ -5,6 +5,7 @@
 
 #include "http/http.h"
 #include "tests/http/response_harness.h"
+#include "tests/http/rfc_bytes.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -466,18 +467,6 @@ static enum http_parse_status parse_whole(const char *head, size_t len)
     size_t consumed = 0;
     struct http_body_span body;
     return http_response_feed(&p, head, len, &consumed, &body);
-}
-
-static bool rfc_tchar(int c)
-{
-    return c > 0 && c < 128 &&
-           ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-            strchr("!#$%&'*+-.^_`|~", c) != NULL);
-}
-
-static bool rfc_field_char(int c)
-{
-    return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
 /* Every byte value in a field name, and at each position of field values and reason phrases

@@ -12,6 +12,7 @@
 #include <spawn.h>
 
 #include "nginx_proxy.h"
+#include "tests/read_text.h"
 
 extern char **environ;
 
@@ -100,36 +101,10 @@ struct pr_run {
     char art[TP_PATH_BYTES]; /* the artifact directory */
 };
 
-/* pr_read_file returns the contents of path (malloc'd, NUL-terminated), or NULL when it cannot
- * be opened. */
-static inline char *pr_read_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return NULL;
-    }
-    size_t cap = 1 << 16;
-    size_t len = 0;
-    char *buf = malloc(cap);
-    cr_assert_not_null(buf);
-    size_t n;
-    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-        len += n;
-        if (len + 1 == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-            cr_assert_not_null(buf);
-        }
-    }
-    buf[len] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* pr_load_records parses the JSONL export at path into r; nothing when it was not written. */
 static inline void pr_load_records(struct pr_run *r, const char *path)
 {
-    char *text = pr_read_file(path);
+    char *text = test_read_path(path);
     if (text == NULL) {
         return;
     }
@@ -219,7 +194,7 @@ static inline void pr_run_profile(struct pr_run *r, const char *dir, const char 
     int status = 0;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r->output = pr_read_file(log);
+    r->output = test_read_path(log);
     cr_assert_not_null(r->output);
     pr_load_records(r, records);
 }

@@ -69,7 +69,7 @@ Test(tls_e2e, streaming_run_succeeds_with_sane_token_timing)
             200);
     }
     char summary[TP_PATH_BYTES];
-    char *json = pr_read_file(tp_path(summary, front.dir, "ok/profile_export_aiperf.json"));
+    char *json = test_read_path(tp_path(summary, front.dir, "ok/profile_export_aiperf.json"));
     cr_assert_not_null(json, "the summary export was written");
     free(json);
     pr_run_free(&r);

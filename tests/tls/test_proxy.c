@@ -81,7 +81,7 @@ static void require_tools(void)
 static bool proxy_log_has(const char *needle)
 {
     char path[TP_PATH_BYTES];
-    char *log = pr_read_file(tp_path(path, front.dir, "tinyproxy.log"));
+    char *log = test_read_path(tp_path(path, front.dir, "tinyproxy.log"));
     bool found = log != NULL && strstr(log, needle) != NULL;
     free(log);
     return found;
@@ -96,7 +96,7 @@ static void assert_no_secret(const struct pr_run *r)
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         char path[TP_PATH_BYTES + 64];
         snprintf(path, sizeof(path), "%s/%s", r->art, files[i]);
-        char *text = pr_read_file(path);
+        char *text = test_read_path(path);
         cr_assert(text == NULL || strstr(text, SECRET) == NULL, "%s shows the password", path);
         free(text);
     }

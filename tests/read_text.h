@@ -1,0 +1,45 @@
+/*
+ * read_text.h - test helper for every module's tests: read a stream or a file whole.
+ */
+#ifndef RINGPERF_TESTS_READ_TEXT_H
+#define RINGPERF_TESTS_READ_TEXT_H
+
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* test_read_stream returns everything f still yields (malloc'd, NUL-terminated). */
+static inline char *test_read_stream(FILE *f)
+{
+    size_t cap = 1 << 16;
+    size_t len = 0;
+    char *buf = malloc(cap);
+    cr_assert_not_null(buf);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert_not_null(buf);
+        }
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* test_read_path returns the contents of path (malloc'd, NUL-terminated), or NULL when it
+ * cannot be opened. */
+static inline char *test_read_path(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return NULL;
+    }
+    char *text = test_read_stream(f);
+    fclose(f);
+    return text;
+}
+
+#endif
