@@ -34,8 +34,10 @@ int cli_jsonw_flush(struct cli_jsonw *w)
 void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len)
 {
     cli_jsonw_flush(w);
-    if (len > CLI_JSONW_PIECE_MAX) {
-        len = CLI_JSONW_PIECE_MAX;
+    /* Cut only what cannot fit even in an empty buffer: a piece that fits is
+     * written whole whether or not a flush came first. */
+    if (len > w->cap) {
+        len = w->cap;
     }
     memcpy(w->buf, text, len);
     w->len = len;

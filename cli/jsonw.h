@@ -41,12 +41,13 @@ void cli_jsonw_free(struct cli_jsonw *w);
 int cli_jsonw_flush(struct cli_jsonw *w);
 
 /* cli_jsonw_raw_after_flush is cli_jsonw_raw's path for a piece that does not
- * fit in what is left of the buffer: flush, then append (at most
- * CLI_JSONW_PIECE_MAX bytes of it). */
+ * fit in what is left of the buffer: flush, then append it (cut to the
+ * buffer's size, which is at least 2 * CLI_JSONW_PIECE_MAX). */
 void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len);
 
 /* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals);
- * at most CLI_JSONW_PIECE_MAX of them. Inline: export lines are built from
+ * pieces are meant to be short (at most CLI_JSONW_PIECE_MAX), and one longer
+ * than the whole buffer is cut. Inline: export lines are built from
  * many pieces of a few bytes each, and a call per piece showed in profiles. */
 static inline void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len)
 {

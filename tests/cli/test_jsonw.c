@@ -97,6 +97,36 @@ Test(cli_jsonw, long_strings_are_written_whole_across_pieces_and_flushes)
     free(expected);
 }
 
+/* A raw piece is written whole whether it fits after what is buffered or
+ * needs a flush first; only one longer than the whole buffer is cut. */
+Test(cli_jsonw, raw_pieces_are_whole_with_or_without_a_flush)
+{
+    enum { PIECE = CLI_JSONW_PIECE_MAX + 100, PIECES = 7 };
+    char *piece = malloc(PIECE);
+    cr_assert_not_null(piece);
+    struct sink s;
+    sink_open(&s, 0); /* the smallest buffer: some pieces fit, some follow a flush */
+    for (int i = 0; i < PIECES; i++) {
+        memset(piece, 'a' + i, PIECE);
+        cli_jsonw_raw(&s.w, piece, PIECE);
+    }
+    size_t cap = s.w.cap;
+    char *huge = malloc(cap + 10);
+    cr_assert_not_null(huge);
+    memset(huge, 'z', cap + 10);
+    cli_jsonw_raw(&s.w, huge, cap + 10);
+    char *got = sink_close(&s);
+    cr_assert_eq(s.len, (size_t)PIECE * PIECES + cap);
+    for (int i = 0; i < PIECES; i++) {
+        memset(piece, 'a' + i, PIECE);
+        cr_assert_eq(memcmp(got + (size_t)i * PIECE, piece, PIECE), 0, "piece %d", i);
+    }
+    cr_assert_eq(memcmp(got + (size_t)PIECE * PIECES, huge, cap), 0, "the cut piece");
+    free(got);
+    free(huge);
+    free(piece);
+}
+
 Test(cli_jsonw, integers_keys_and_literals)
 {
     static const int64_t values[] = {
