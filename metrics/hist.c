@@ -364,6 +364,16 @@ int64_t metrics_hist_max(const struct metrics_hist *h)
     return h->total_count == 0 ? 0 : h->max_value;
 }
 
+int64_t metrics_hist_exact_limit(const struct metrics_hist *h)
+{
+    if (h->unit_mag != 0) {
+        return 0;
+    }
+    /* Bucket 0 is [0, 2 * half_count) in steps of one; bucket 1 steps by two. */
+    int64_t limit = (int64_t)(2 * h->half_count);
+    return limit <= h->highest_trackable ? limit : h->highest_trackable + 1;
+}
+
 double metrics_hist_sum(const struct metrics_hist *h)
 {
     return (double)(long double)h->sum;

@@ -163,6 +163,11 @@ int64_t metrics_hist_min(const struct metrics_hist *h);
  * bound), or 0 when the histogram is empty. */
 int64_t metrics_hist_max(const struct metrics_hist *h);
 
+/* metrics_hist_exact_limit returns the bound below which every value has a
+ * bucket of its own: recording a whole value in [0, limit) loses nothing.
+ * 0 when lowest_trackable > 1 (every bucket is wider than one). */
+int64_t metrics_hist_exact_limit(const struct metrics_hist *h);
+
 /* metrics_hist_sum returns the exact sum of the recorded values, rounded to
  * the nearest double. 0 when empty. */
 double metrics_hist_sum(const struct metrics_hist *h);
@@ -222,6 +227,14 @@ int metrics_stats_exact(double *values, size_t n, struct metrics_stats *out);
  * or the unit below lowest_trackable). std is metrics_hist_stddev.
  * Returns 0, or -ENODATA (leaving `*out` untouched) when `h` is empty. */
 int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *out);
+
+/* metrics_stats_exact_hist computes `*out` from a histogram whose values all
+ * lie below metrics_hist_exact_limit (none clamped), and is then to the last
+ * bit what metrics_stats_exact gives for the same values in any order: such a
+ * histogram is the sorted values, run-length encoded. Returns 0; -ENODATA
+ * when `h` is empty; -EINVAL when a value is not held exactly. `*out` is only
+ * written on success. */
+int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats *out);
 
 /* metrics_stats_scale multiplies every value field of `s` (avg, min, max,
  * percentiles, std, sum; not count) by `factor`, e.g. 1e-6 for ns -> ms. */

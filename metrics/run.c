@@ -13,6 +13,14 @@
  * array that outgrows SAMPLES_MAPPED_BYTES moves, once, into a mapping
  * reserved for its whole cap and backed by huge pages where the kernel
  * offers them; small arrays (a timeslice's, a short run's) stay in malloc.
+ *
+ * Most series need no array at all: token counts are whole numbers below the
+ * histogram's exact limit (2048 at three digits), where every value has a
+ * bucket of its own, so the histogram is their sorted samples run-length
+ * encoded. A series keeps its values in the histogram alone until one does
+ * not fit (a latency's first, usually), and only then unpacks them into the
+ * array. Six of a non-streamed request's seven series stay that way, which
+ * spares faulting in 14 MB at 300,000 requests.
  */
 #include "metrics/metrics.h"
 
@@ -38,8 +46,12 @@ struct metrics_series {
     size_t cap;
     size_t mapped_bytes; /* samples is a mapping of this size; 0: from malloc */
     bool lost;           /* some values are only in the histogram */
-    int64_t total;       /* exact sum, for integer (token) metrics */
-    double total_f;      /* sum, for the other metrics that have a total */
+    /* Every value so far is a whole number below hist_exact_limit, which the
+     * histogram holds exactly: `samples` stays empty. */
+    bool in_hist;
+    int64_t hist_exact_limit;
+    int64_t total;  /* exact sum, for integer (token) metrics */
+    double total_f; /* sum, for the other metrics that have a total */
 };
 
 struct metrics_run {
@@ -137,10 +149,15 @@ int metrics_run_new(const struct metrics_run_config *config, struct metrics_run 
         run->goodput = *config->goodput;
     }
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
-        int ret = metrics_record_hist_new(id, sigfigs, &run->series[id].hist);
+        struct metrics_series *s = &run->series[id];
+        int ret = metrics_record_hist_new(id, sigfigs, &s->hist);
         if (ret != 0) {
             metrics_run_free(run);
             return ret;
+        }
+        if (hist_scale(id) == 1.0) {
+            s->hist_exact_limit = metrics_hist_exact_limit(s->hist);
+            s->in_hist = s->hist_exact_limit > 0;
         }
     }
     *out = run;
@@ -218,8 +235,41 @@ void metrics_run_free(struct metrics_run *run)
     free(run);
 }
 
+/* unpack_hist turns a series kept in its histogram alone into samples.
+ * False when they do not fit under the cap or in memory. */
+static bool unpack_hist(struct metrics_run *run, struct metrics_series *s)
+{
+    s->in_hist = false;
+    uint64_t count = metrics_hist_count(s->hist);
+    while (s->cap < count) {
+        if (!grow_samples(run, s)) {
+            return false;
+        }
+    }
+    struct metrics_hist_iter it;
+    metrics_hist_iter_init(&it, s->hist);
+    while (metrics_hist_iter_next(&it)) {
+        for (uint64_t i = 0; i < it.count; i++) {
+            s->samples[s->len++] = (double)it.lowest_value;
+        }
+    }
+    return true;
+}
+
+/* keep_sample keeps v for the exact statistics; called before v goes into
+ * the histogram, which unpack_hist reads. */
 static void keep_sample(struct metrics_run *run, struct metrics_series *s, double v)
 {
+    if (s->in_hist) {
+        if (!signbit(v) && v < (double)s->hist_exact_limit && v == (double)(int64_t)v) {
+            return;
+        }
+        if (!unpack_hist(run, s)) {
+            s->lost = true;
+            free_samples(s);
+            return;
+        }
+    }
     if (s->lost) {
         return;
     }
@@ -235,8 +285,8 @@ static void keep_sample(struct metrics_run *run, struct metrics_series *s, doubl
 static void add_value(struct metrics_run *run, enum metrics_id id, double v)
 {
     struct metrics_series *s = &run->series[id];
-    metrics_hist_record(s->hist, metrics_record_hist_value(id, v));
     keep_sample(run, s, v);
+    metrics_hist_record(s->hist, metrics_record_hist_value(id, v));
     if ((metrics_info_of(id)->flags & METRICS_F_INTEGER) != 0) {
         s->total += (int64_t)v;
     }
@@ -318,7 +368,8 @@ static bool series_stats(struct metrics_series *s, enum metrics_id id, struct me
         return false;
     }
     double display = metrics_info_of(id)->display_per_base;
-    if (!s->lost && metrics_stats_exact(s->samples, s->len, out) == 0) {
+    if (s->in_hist ? metrics_stats_exact_hist(s->hist, out) == 0
+                   : !s->lost && metrics_stats_exact(s->samples, s->len, out) == 0) {
         metrics_stats_scale(out, display);
         return true;
     }

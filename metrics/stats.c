@@ -229,6 +229,43 @@ int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *
     return 0;
 }
 
+int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats *out)
+{
+    struct metrics_hist_summary s;
+    metrics_hist_summary(h, &s);
+    if (s.total_count == 0) {
+        return -ENODATA;
+    }
+    if (s.overflow_count > 0 || s.underflow_count > 0 ||
+        s.max_value >= metrics_hist_exact_limit(h)) {
+        return -EINVAL;
+    }
+    /* Percentiles, mean, extremes and sum: metrics_stats_from_hist's ranks
+     * are exact in buckets one value wide. */
+    struct metrics_stats st;
+    int ret = metrics_stats_from_hist(h, &st);
+    if (ret != 0) {
+        return ret;
+    }
+    /* std as metrics_stats_exact accumulates it over the sorted values, one
+     * addition per value, so that the rounding is the same too. */
+    long double sum = (long double)s.sum_hi * 18446744073709551616.0L + (long double)s.sum_lo;
+    long double mean = sum / (long double)s.total_count;
+    long double squares = 0.0L;
+    struct metrics_hist_iter it;
+    metrics_hist_iter_init(&it, h);
+    while (metrics_hist_iter_next(&it)) {
+        long double dev = (long double)it.lowest_value - mean;
+        long double square = dev * dev;
+        for (uint64_t i = 0; i < it.count; i++) {
+            squares += square;
+        }
+    }
+    st.std = (double)sqrtl(squares / (long double)s.total_count);
+    *out = st;
+    return 0;
+}
+
 void metrics_stats_scale(struct metrics_stats *s, double factor)
 {
     s->avg *= factor;

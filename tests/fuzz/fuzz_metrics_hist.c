@@ -95,6 +95,20 @@ static void check_against(const struct metrics_hist *h, struct reference *r)
                          exact.p75, exact.p90, exact.p95, exact.p99};
     const double a[9] = {approx.p1,  approx.p5,  approx.p10, approx.p25, approx.p50,
                          approx.p75, approx.p90, approx.p95, approx.p99};
+    /* Values all in one-value buckets: the histogram is the sorted values,
+     * and metrics_stats_exact_hist must give metrics_stats_exact's bits. */
+    struct metrics_stats held;
+    bool all_held =
+        r->overflow == 0 && r->underflow == 0 && exact.max < (double)metrics_hist_exact_limit(h);
+    check((metrics_stats_exact_hist(h, &held) == 0) == all_held);
+    const double hp[9] = {held.p1,  held.p5,  held.p10, held.p25, held.p50,
+                          held.p75, held.p90, held.p95, held.p99};
+    for (int i = 0; all_held && i < 9; i++) {
+        check(hp[i] == e[i]);
+    }
+    check(!all_held ||
+          (held.avg == exact.avg && held.std == exact.std && held.min == exact.min &&
+           held.max == exact.max && held.sum == exact.sum && held.count == exact.count));
     for (int i = 0; i < 9; i++) {
         check(a[i] >= exact.min && a[i] <= exact.max);
         check(i == 0 || a[i] >= a[i - 1]);

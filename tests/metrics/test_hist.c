@@ -221,6 +221,26 @@ Test(hist, unit_resolution_up_to_the_first_doubling)
     }
 }
 
+Test(hist, exact_limit_is_the_first_doubling_or_the_range)
+{
+    static const int64_t sub_count[] = {32, 256, 2048, 32768, 262144};
+    for (int digits = 1; digits <= 5; digits++) {
+        struct metrics_hist *h = NULL;
+        cr_assert_eq(metrics_hist_new(1, HOUR_NS, digits, &h), 0);
+        cr_assert_eq(metrics_hist_exact_limit(h), sub_count[digits - 1], "digits %d", digits);
+        metrics_hist_free(h);
+    }
+    struct metrics_hist *h = NULL;
+    /* A range that ends first bounds it: values above highest are clamped. */
+    cr_assert_eq(metrics_hist_new(1, 1000, 3, &h), 0);
+    cr_assert_eq(metrics_hist_exact_limit(h), 1001);
+    metrics_hist_free(h);
+    /* A unit above one: no bucket is one value wide. */
+    cr_assert_eq(metrics_hist_new(2, HOUR_NS, 3, &h), 0);
+    cr_assert_eq(metrics_hist_exact_limit(h), 0);
+    metrics_hist_free(h);
+}
+
 Test(hist, bucket_width_bounded_by_significant_digits)
 {
     static const int64_t pow10[] = {1, 10, 100, 1000, 10000, 100000};

@@ -181,6 +181,68 @@ Test(metrics_run, past_the_exact_cap_histograms_stay_within_a_tenth_of_a_percent
     metrics_run_free(run);
 }
 
+/* add_token_requests adds n requests whose output lengths are `osl(i)`, and
+ * fills `out` with them as doubles. */
+static void add_token_requests(struct metrics_run *run, int n, int64_t (*osl)(int), double *out)
+{
+    const int64_t offsets[] = {10, 20};
+    for (int i = 0; i < n; i++) {
+        add_request(run, i * 100, offsets, 2, osl(i), 6, false);
+        out[i] = (double)osl(i);
+    }
+}
+
+static int64_t osl_small(int i)
+{
+    return (int64_t)((i * 7919) % 1500) + 1;
+}
+
+static int64_t osl_one_large(int i)
+{
+    return i == 400 ? 100000 : osl_small(i);
+}
+
+static void assert_osl_is_exact(struct metrics_run *run, double *values, size_t n)
+{
+    struct metrics_summary s;
+    metrics_run_summarize(run, &s);
+    struct metrics_stats want;
+    cr_assert_eq(metrics_stats_exact(values, n, &want), 0);
+    const struct metrics_stats *got = &s.record[METRICS_OSL];
+    cr_assert(s.record_present[METRICS_OSL]);
+    cr_assert(got->p1 == want.p1 && got->p25 == want.p25 && got->p50 == want.p50 &&
+                  got->p90 == want.p90 && got->p99 == want.p99,
+              "p50 %.17g vs %.17g", got->p50, want.p50);
+    cr_assert(got->avg == want.avg && got->std == want.std, "std %.17g vs %.17g", got->std,
+              want.std);
+    cr_assert(got->min == want.min && got->max == want.max && got->sum == want.sum);
+    cr_assert_eq(got->count, n);
+}
+
+Test(metrics_run, token_counts_stay_exact_past_the_sample_cap)
+{
+    /* Whole numbers below 2048 have buckets of their own, so the histogram
+     * alone keeps them exactly, however many there are. */
+    enum { N = 1000 };
+    static double values[N];
+    struct metrics_run *run = new_run(true, NULL, 100);
+    add_token_requests(run, N, osl_small, values);
+    assert_osl_is_exact(run, values, N);
+    metrics_run_free(run);
+}
+
+Test(metrics_run, a_value_past_the_histograms_exact_limit_keeps_every_value)
+{
+    /* Value 400 does not fit a one-value bucket: the 400 before it are
+     * unpacked from the histogram and the statistics stay exact. */
+    enum { N = 1000 };
+    static double values[N];
+    struct metrics_run *run = new_run(true, NULL, 0);
+    add_token_requests(run, N, osl_one_large, values);
+    assert_osl_is_exact(run, values, N);
+    metrics_run_free(run);
+}
+
 Test(metrics_run, rejects_bad_config)
 {
     struct metrics_run *run = NULL;

@@ -362,6 +362,69 @@ static int compare_doubles(const void *a, const void *b)
 
 /* Long arrays take the radix sort: it must order exactly as a comparison sort
  * does, across signs, zeros, subnormals, huge values and runs of duplicates. */
+/* assert_same_bits fails unless every field of a and b is the same double. */
+static void assert_same_bits(const struct metrics_stats *a, const struct metrics_stats *b)
+{
+    double fa[9];
+    double fb[9];
+    percentile_fields(a, fa);
+    percentile_fields(b, fb);
+    for (size_t i = 0; i < 9; i++) {
+        cr_assert(fa[i] == fb[i], "p[%zu]: %.17g vs %.17g", i, fa[i], fb[i]);
+    }
+    cr_assert(a->avg == b->avg, "avg %.17g vs %.17g", a->avg, b->avg);
+    cr_assert(a->std == b->std, "std %.17g vs %.17g", a->std, b->std);
+    cr_assert(a->min == b->min && a->max == b->max && a->sum == b->sum);
+    cr_assert_eq(a->count, b->count);
+}
+
+Test(stats_exact_hist, equals_the_exact_statistics_to_the_bit)
+{
+    /* Skewed, repeated and single values, as token counts come. */
+    enum { N = 5003 };
+    double *values = malloc(N * sizeof(double));
+    cr_assert_not_null(values);
+    struct metrics_hist *h = NULL;
+    cr_assert_eq(metrics_hist_new(1, 1000000000, 3, &h), 0);
+    uint64_t state = 7;
+    for (size_t i = 0; i < N; i++) {
+        int64_t v = (int64_t)(next_unit(&state) * next_unit(&state) * 2047.0);
+        values[i] = (double)v;
+        metrics_hist_record(h, v);
+    }
+    struct metrics_stats exact;
+    struct metrics_stats from_hist;
+    cr_assert_eq(metrics_stats_exact(values, N, &exact), 0);
+    cr_assert_eq(metrics_stats_exact_hist(h, &from_hist), 0);
+    assert_same_bits(&from_hist, &exact);
+
+    /* One value: no spread. */
+    metrics_hist_reset(h);
+    metrics_hist_record(h, 16);
+    values[0] = 16;
+    cr_assert_eq(metrics_stats_exact(values, 1, &exact), 0);
+    cr_assert_eq(metrics_stats_exact_hist(h, &from_hist), 0);
+    assert_same_bits(&from_hist, &exact);
+    free(values);
+    metrics_hist_free(h);
+}
+
+Test(stats_exact_hist, refuses_values_it_does_not_hold_exactly)
+{
+    struct metrics_hist *h = NULL;
+    cr_assert_eq(metrics_hist_new(1, 1000000000, 3, &h), 0);
+    struct metrics_stats out = {.count = 99};
+    cr_assert_eq(metrics_stats_exact_hist(h, &out), -ENODATA);
+    metrics_hist_record(h, 5);
+    metrics_hist_record(h, 2048); /* the first two-value bucket */
+    cr_assert_eq(metrics_stats_exact_hist(h, &out), -EINVAL);
+    metrics_hist_reset(h);
+    metrics_hist_record(h, -1); /* clamped to 0 */
+    cr_assert_eq(metrics_stats_exact_hist(h, &out), -EINVAL);
+    cr_assert_eq(out.count, 99);
+    metrics_hist_free(h);
+}
+
 Test(stats_exact, long_arrays_sort_as_a_comparison_sort)
 {
     enum { N = 5000 };
