@@ -161,6 +161,28 @@ Test(cli_jsonw, milliseconds_from_nanoseconds_are_exact)
     free(got);
 }
 
+Test(cli_jsonw, random_integers_of_every_length_match_printf)
+{
+    /* xorshift64, shifted right by a varying amount so that every length
+     * from one digit to nineteen comes up often. */
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t v = (int64_t)(x >> (i % 64));
+        v = (i & 64) != 0 ? -v : v;
+        struct sink s;
+        sink_open(&s, 0);
+        cli_jsonw_int(&s.w, v);
+        char *got = sink_close(&s);
+        char want[32];
+        snprintf(want, sizeof(want), "%lld", (long long)v);
+        cr_assert_str_eq(got, want);
+        free(got);
+    }
+}
+
 Test(cli_jsonw, integers_match_printf_at_every_digit_count)
 {
     int64_t values[64 * 3 + 2];
