@@ -466,6 +466,9 @@ machine >"$out/machine.txt"
 scenarios="${RINGPERF_BENCH_SCENARIOS:-1 2 3 4 5 6 7 8}"
 for s in $scenarios; do
     "scenario$s"
+    # Scenario 1's records alone leave hundreds of MB of dirty page cache; written back later by
+    # kernel threads on both CPUs, they would land in the timing scenarios' measurements.
+    sync
 done
 {
     echo "bench/suite.sh $seconds $conns"
