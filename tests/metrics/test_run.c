@@ -202,12 +202,18 @@ static int64_t osl_one_large(int i)
     return i == 400 ? 100000 : osl_small(i);
 }
 
-static void assert_osl_is_exact(struct metrics_run *run, double *values, size_t n)
+/* assert_osl_is_exact adds 1000 requests with output lengths osl(i) to a run
+ * with the given sample cap and checks that their statistics are exact. */
+static void assert_osl_is_exact(size_t exact_max, int64_t (*osl)(int))
 {
+    enum { N = 1000 };
+    static double values[N];
+    struct metrics_run *run = new_run(true, NULL, exact_max);
+    add_token_requests(run, N, osl, values);
     struct metrics_summary s;
     metrics_run_summarize(run, &s);
     struct metrics_stats want;
-    cr_assert_eq(metrics_stats_exact(values, n, &want), 0);
+    cr_assert_eq(metrics_stats_exact(values, N, &want), 0);
     const struct metrics_stats *got = &s.record[METRICS_OSL];
     cr_assert(s.record_present[METRICS_OSL]);
     cr_assert(got->p1 == want.p1 && got->p25 == want.p25 && got->p50 == want.p50 &&
@@ -216,31 +222,22 @@ static void assert_osl_is_exact(struct metrics_run *run, double *values, size_t 
     cr_assert(got->avg == want.avg && got->std == want.std, "std %.17g vs %.17g", got->std,
               want.std);
     cr_assert(got->min == want.min && got->max == want.max && got->sum == want.sum);
-    cr_assert_eq(got->count, n);
+    cr_assert_eq(got->count, N);
+    metrics_run_free(run);
 }
 
 Test(metrics_run, token_counts_stay_exact_past_the_sample_cap)
 {
     /* Whole numbers below 2048 have buckets of their own, so the histogram
      * alone keeps them exactly, however many there are. */
-    enum { N = 1000 };
-    static double values[N];
-    struct metrics_run *run = new_run(true, NULL, 100);
-    add_token_requests(run, N, osl_small, values);
-    assert_osl_is_exact(run, values, N);
-    metrics_run_free(run);
+    assert_osl_is_exact(100, osl_small);
 }
 
 Test(metrics_run, a_value_past_the_histograms_exact_limit_keeps_every_value)
 {
     /* Value 400 does not fit a one-value bucket: the 400 before it are
      * unpacked from the histogram and the statistics stay exact. */
-    enum { N = 1000 };
-    static double values[N];
-    struct metrics_run *run = new_run(true, NULL, 0);
-    add_token_requests(run, N, osl_one_large, values);
-    assert_osl_is_exact(run, values, N);
-    metrics_run_free(run);
+    assert_osl_is_exact(0, osl_one_large);
 }
 
 Test(metrics_run, rejects_bad_config)
