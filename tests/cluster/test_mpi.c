@@ -313,11 +313,19 @@ Test(mpi, a_killed_rank_ends_the_job_and_its_records_survive, .timeout = 180)
     struct e2e w;
     char *const slow[] = {"--ttft-ms", "50", "--itl-ms", "20", NULL};
     mpi_start(&w, slow);
-    /* Rank 1 is killed 2 s in: the shell execs ringperf, so $$ is ringperf. */
-    char *const killer[] = {"/bin/sh", "-c",
-                            "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then (sleep 2; kill -9 $$) & "
-                            "fi; exec \"$0\" \"$@\"",
-                            NULL};
+    /* Rank 1 is killed once its records file holds a record (header line
+     * plus one), polled for at most two minutes: a fixed delay left it no
+     * records when start-up was slow (an ASan build on a slow machine). The
+     * shell execs ringperf, so $$ is ringperf. */
+    char *const killer[] = {
+        "/bin/sh", "-c",
+        "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then"
+        "  prev=; for a in \"$@\"; do [ \"$prev\" = --artifact-dir ] && dir=$a; prev=$a; done;"
+        "  f=\"$dir/rank_1/ringperf_records.jsonl\";"
+        "  (i=0; while [ $i -lt 2400 ] && [ \"$(cat \"$f\" 2>/dev/null | wc -l)\" -lt 2 ]; do"
+        "     sleep 0.05; i=$((i + 1)); done; kill -9 $$) & "
+        "fi; exec \"$0\" \"$@\"",
+        NULL};
     char *out = NULL;
     int status =
         run_mpi(&w, killer, PROFILE "--concurrency 2 --request-count 200 --artifact-dir DIR", &out);
