@@ -240,18 +240,24 @@ int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats 
         s.max_value >= metrics_hist_exact_limit(h)) {
         return -EINVAL;
     }
-    /* Percentiles, mean, extremes and sum: metrics_stats_from_hist's ranks
-     * are exact in buckets one value wide. */
-    struct metrics_stats st;
-    int ret = metrics_stats_from_hist(h, &st);
-    if (ret != 0) {
-        return ret;
+    /* The two ranks each percentile interpolates between: each of the two
+     * sequences ascends with the percentiles (one may not ascend across
+     * the other), so each has its own cursor in the walk below. */
+    uint64_t rank[2][STATS_PERCENTILE_COUNT];
+    double value[2][STATS_PERCENTILE_COUNT];
+    double gamma[STATS_PERCENTILE_COUNT];
+    for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
+        numpy_rank(s.total_count, stats_percentiles[i], &rank[0][i], &rank[1][i], &gamma[i]);
     }
-    /* std as metrics_stats_exact accumulates it over the sorted values, one
-     * addition per value, so that the rounding is the same too. */
     long double sum = (long double)s.sum_hi * 18446744073709551616.0L + (long double)s.sum_lo;
     long double mean = sum / (long double)s.total_count;
+    /* One walk over the buckets up to the largest value (the rest of the
+     * counts array is empty and long): the sorted values, run-length encoded.
+     * std as metrics_stats_exact accumulates it, one addition per value, so
+     * that the rounding is the same too. */
     long double squares = 0.0L;
+    uint64_t before = 0;
+    size_t next[2] = {0, 0};
     struct metrics_hist_iter it;
     metrics_hist_iter_init(&it, h);
     while (metrics_hist_iter_next(&it)) {
@@ -260,9 +266,25 @@ int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats 
         for (uint64_t i = 0; i < it.count; i++) {
             squares += square;
         }
+        before += it.count;
+        for (int k = 0; k < 2; k++) {
+            while (next[k] < STATS_PERCENTILE_COUNT && rank[k][next[k]] < before) {
+                value[k][next[k]++] = (double)it.lowest_value;
+            }
+        }
+        if (it.lowest_value >= s.max_value) {
+            break;
+        }
     }
-    st.std = (double)sqrtl(squares / (long double)s.total_count);
-    *out = st;
+    for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
+        *stats_percentile_slot(out, i) = numpy_lerp(value[0][i], value[1][i], gamma[i]);
+    }
+    out->avg = (double)mean;
+    out->min = (double)s.min_value;
+    out->max = (double)s.max_value;
+    out->std = (double)sqrtl(squares / (long double)s.total_count);
+    out->sum = (double)sum;
+    out->count = s.total_count;
     return 0;
 }
 
