@@ -447,6 +447,7 @@ void metrics_hist_iter_init(struct metrics_hist_iter *it, const struct metrics_h
 {
     it->hist = h;
     it->next_index = 0;
+    it->seen = 0;
     it->lowest_value = 0;
     it->highest_value = 0;
     it->count = 0;
@@ -455,6 +456,11 @@ void metrics_hist_iter_init(struct metrics_hist_iter *it, const struct metrics_h
 bool metrics_hist_iter_next(struct metrics_hist_iter *it)
 {
     const struct metrics_hist *h = it->hist;
+    /* Past the last value the counts array runs on empty, for tens of
+     * thousands of buckets in a latency's histogram: stop there. */
+    if (it->seen >= h->total_count) {
+        return false;
+    }
     while (it->next_index < h->counts_len && h->counts[it->next_index] == 0) {
         it->next_index++;
     }
@@ -466,6 +472,7 @@ bool metrics_hist_iter_next(struct metrics_hist_iter *it)
     it->lowest_value = (int64_t)lowest;
     it->highest_value = (int64_t)(lowest + (width - 1));
     it->count = h->counts[it->next_index];
+    it->seen += it->count;
     it->next_index++;
     return true;
 }

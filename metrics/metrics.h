@@ -68,6 +68,7 @@ struct metrics_hist_summary {
 struct metrics_hist_iter {
     const struct metrics_hist *hist;
     size_t next_index;
+    uint64_t seen; /* values in the buckets walked so far */
     int64_t lowest_value;
     int64_t highest_value;
     uint64_t count;

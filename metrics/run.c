@@ -246,20 +246,11 @@ static bool unpack_hist(struct metrics_run *run, struct metrics_series *s)
             return false;
         }
     }
-    if (count == 0) {
-        return true; /* a latency's first value: nothing to walk */
-    }
-    /* Stop at the largest value: the counts array runs on, empty, for tens
-     * of thousands of buckets. */
-    int64_t max = metrics_hist_max(s->hist);
     struct metrics_hist_iter it;
     metrics_hist_iter_init(&it, s->hist);
     while (metrics_hist_iter_next(&it)) {
         for (uint64_t i = 0; i < it.count; i++) {
             s->samples[s->len++] = (double)it.lowest_value;
-        }
-        if (it.lowest_value >= max) {
-            break;
         }
     }
     return true;

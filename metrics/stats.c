@@ -251,9 +251,8 @@ int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats 
     }
     long double sum = (long double)s.sum_hi * 18446744073709551616.0L + (long double)s.sum_lo;
     long double mean = sum / (long double)s.total_count;
-    /* One walk over the buckets up to the largest value (the rest of the
-     * counts array is empty and long): the sorted values, run-length encoded.
-     * std as metrics_stats_exact accumulates it, one addition per value, so
+    /* One walk over the buckets: the sorted values, run-length encoded. std
+     * as metrics_stats_exact accumulates it, one addition per value, so
      * that the rounding is the same too. */
     long double squares = 0.0L;
     uint64_t before = 0;
@@ -271,9 +270,6 @@ int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats 
             while (next[k] < STATS_PERCENTILE_COUNT && rank[k][next[k]] < before) {
                 value[k][next[k]++] = (double)it.lowest_value;
             }
-        }
-        if (it.lowest_value >= s.max_value) {
-            break;
         }
     }
     for (size_t i = 0; i < STATS_PERCENTILE_COUNT; i++) {
