@@ -5,7 +5,9 @@
 #
 # Usage: bench/ab.sh ROUNDS RINGPERF_BINARY...
 #   environment: AB_REQUESTS (default 300000), AB_EXPORT_LEVEL (summary), AB_CONNECTIONS (64)
-# Prints, per client, the median and every round's task-clock microseconds per request.
+# Prints, per client, the median and every round's task-clock microseconds per request, and for
+# each ringperf build the median of its per-round ratios to wrk (each round's ringperf run against
+# the wrk run just before it: the pairs share the machine's state of that minute).
 set -euo pipefail
 rounds="${1:?usage: bench/ab.sh ROUNDS RINGPERF_BINARY...}"
 shift
@@ -26,23 +28,35 @@ body='{"messages":[{"role":"user","content":"tell me about rivers and mountains"
 printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' \
     "'$body'" >"$out/post.lua"
 
-# per_request LABEL STATFILE COUNT: appends "LABEL microseconds" from perf's task-clock (ms).
-per_request() { awk -F, -v l="$1" -v n="$3" '$3 == "task-clock" {printf "%s %.3f\n", l, $1 * 1000 / n}' "$2"; }
+# per_request ROUND LABEL STATFILE COUNT: appends "LABEL microseconds ROUND" from perf's
+# task-clock (ms).
+per_request() {
+    awk -F, -v r="$1" -v l="$2" -v n="$4" \
+        '$3 == "task-clock" {printf "%s %.3f %d\n", l, $1 * 1000 / n, r}' "$3"
+}
 
-for _ in $(seq "$rounds"); do
+for round in $(seq "$rounds"); do
     perf stat -x, -e task-clock -o "$out/wrk.stat" -- taskset -c 0 \
         wrk -t1 -c"$conns" -d2s -s "$out/post.lua" "http://$url/v1/chat/completions" >"$out/wrk.txt"
-    per_request wrk "$out/wrk.stat" "$(awk '/requests in/ {print $1}' "$out/wrk.txt")" >>"$out/results"
+    per_request "$round" wrk "$out/wrk.stat" "$(awk '/requests in/ {print $1}' "$out/wrk.txt")" \
+        >>"$out/results"
     for build in "$@"; do
         perf stat -x, -e task-clock -o "$out/rp.stat" -- taskset -c 0 "$build" profile -m bench \
             --url "$url" --endpoint-type chat --concurrency "$conns" --request-count "$requests" \
             --osl 16 --workers-max 1 --isl 6 --random-seed 1 --export-level "$level" \
             --artifact-dir "$out/artifacts" >/dev/null 2>&1
-        per_request "$build" "$out/rp.stat" "$requests" >>"$out/results"
+        per_request "$round" "$build" "$out/rp.stat" "$requests" >>"$out/results"
     done
 done
 sort -k1,1 -k2,2n "$out/results" | awk '{
     n[$1]++; v[$1, n[$1]] = $2; all[$1] = all[$1] " " $2
 } END {
     for (k in n) printf "%-40s median %.2f us/request  rounds:%s\n", k, v[k, int((n[k] + 1) / 2)], all[k]
+}'
+# Paired ratios: each ringperf round over the wrk round it followed.
+awk '$1 == "wrk" { w[$3] = $2 } $1 != "wrk" { print $1, $2 / w[$3] }' "$out/results" |
+    sort -k1,1 -k2,2n | awk '{
+    n[$1]++; v[$1, n[$1]] = $2; all[$1] = all[$1] sprintf(" %.3f", $2)
+} END {
+    for (k in n) printf "%-40s median ratio to wrk %.3f  rounds:%s\n", k, v[k, int((n[k] + 1) / 2)], all[k]
 }'

@@ -58,8 +58,7 @@ struct cli_cluster {
     bool streaming;
     bool open_loop;
     uint64_t request_id_nonce;
-    FILE *file;
-    struct cli_jsonw writer;
+    struct cli_jsonw writer; /* the records file */
     uint64_t records;
     int error;            /* first -errno writing the file */
     bool silenced;        /* MPI: stdout goes to /dev/null until the merged report */

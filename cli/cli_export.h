@@ -74,10 +74,8 @@ struct cli_intervals {
 struct cli_export {
     struct cli_export_paths paths;
     enum config_export_level level;
-    FILE *records; /* NULL at --export-level summary */
-    struct cli_jsonw writer;
-    FILE *raw; /* only at --export-level raw */
-    struct cli_jsonw raw_writer;
+    struct cli_jsonw writer;     /* open unless --export-level summary */
+    struct cli_jsonw raw_writer; /* open only at --export-level raw */
     bool streaming;
     uint64_t request_id_nonce;
     uint64_t lines;

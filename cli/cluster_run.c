@@ -308,17 +308,21 @@ static json_t *header_json(const struct cli_cluster *cc, const struct profile_co
 
 static int open_file(struct cli_cluster *cc, const struct profile_config *cfg)
 {
-    cc->file = fopen(cc->file_path, "w");
-    if (cc->file == NULL) {
-        return -errno;
-    }
     json_t *h = header_json(cc, cfg);
-    int ret = h != NULL ? json_dumpf(h, cc->file, JSON_COMPACT | JSON_PRESERVE_ORDER) : -1;
+    char *header = h != NULL ? json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(h);
-    if (ret != 0 || fputc('\n', cc->file) == EOF || fflush(cc->file) != 0) {
-        return -EIO;
+    if (header == NULL) {
+        return -ENOMEM;
     }
-    return cli_jsonw_init(&cc->writer, cc->file, WRITER_BYTES);
+    int ret = cli_jsonw_open(&cc->writer, cc->file_path, WRITER_BYTES, CLI_OUTFILE_DIRECT);
+    if (ret == 0) {
+        /* The header is read as soon as the file exists (merge, the live view). */
+        cli_jsonw_raw(&cc->writer, header, strlen(header));
+        cli_jsonw_raw(&cc->writer, "\n", 1);
+        ret = cli_jsonw_flush(&cc->writer);
+    }
+    free(header);
+    return ret;
 }
 
 /* meet_ranks waits for every rank, estimates the clocks, and sleeps until
@@ -464,7 +468,7 @@ static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,
 void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
                         const struct cli_record_metrics *metrics)
 {
-    if (cc->file == NULL || cc->error != 0) {
+    if (!cli_jsonw_is_open(&cc->writer) || cc->error != 0) {
         return;
     }
     struct cli_jsonw *w = &cc->writer;
@@ -502,17 +506,14 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
 
 void cli_cluster_flush(struct cli_cluster *cc)
 {
-    if (cc->file != NULL && cc->error == 0) {
+    if (cli_jsonw_is_open(&cc->writer) && cc->error == 0) {
         cc->error = cli_jsonw_flush(&cc->writer);
-        if (cc->error == 0 && fflush(cc->file) != 0) {
-            cc->error = -errno;
-        }
     }
 }
 
 static int close_file(struct cli_cluster *cc, bool cancelled, int status)
 {
-    if (cc->file == NULL) {
+    if (!cli_jsonw_is_open(&cc->writer)) {
         return cc->error;
     }
     char nonce[20];
@@ -523,12 +524,7 @@ static int close_file(struct cli_cluster *cc, bool cancelled, int status)
                      "\"status\":%d}\n",
                      nonce, (unsigned long long)cc->records, cancelled ? "true" : "false", status);
     cli_jsonw_raw(&cc->writer, line, (size_t)n);
-    int ret = cli_jsonw_flush(&cc->writer);
-    cli_jsonw_free(&cc->writer);
-    if (fclose(cc->file) != 0 && ret == 0) {
-        ret = -errno;
-    }
-    cc->file = NULL;
+    int ret = cli_jsonw_close(&cc->writer);
     return cc->error != 0 ? cc->error : ret;
 }
 
@@ -764,11 +760,7 @@ const char *cli_cluster_results_path(struct cli_cluster *cc, const char *own)
 
 void cli_cluster_free(struct cli_cluster *cc)
 {
-    if (cc->file != NULL) {
-        cli_jsonw_free(&cc->writer);
-        fclose(cc->file);
-        cc->file = NULL;
-    }
+    cli_jsonw_close(&cc->writer);
     restore_stdout(cc);
     cli_cluster_live_free(cc);
     free(cc->pids);

@@ -4,8 +4,9 @@
  * `profile_export_raw.jsonl` with every response chunk at --export-level
  * raw), the exact payloads sent (`inputs.json`), and at the end the summary
  * files, the log and the report. Records are written on the coordinator's
- * thread after the shard has finished with them, with the buffered writer of
- * jsonw.h rather than a DOM: one line per request adds up.
+ * thread after the shard has finished with them, with the writer of jsonw.h
+ * rather than a DOM (one line per request adds up), into files written in
+ * whole blocks around the page cache (outfile.h).
  */
 #include "cli/cli_export.h"
 
@@ -58,15 +59,6 @@ int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const c
     return ret != 0 ? -ENAMETOOLONG : 0;
 }
 
-static int open_writer(const char *path, FILE **out_file, struct cli_jsonw *w)
-{
-    *out_file = fopen(path, "w");
-    if (*out_file == NULL) {
-        return -errno;
-    }
-    return cli_jsonw_init(w, *out_file, WRITER_BYTES);
-}
-
 int cli_export_open(struct cli_export *exp, const char *dir, const struct profile_config *cfg)
 {
     exp->level = cfg->export_level;
@@ -78,10 +70,10 @@ int cli_export_open(struct cli_export *exp, const char *dir, const struct profil
     }
     int ret = cli_export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
     if (ret == 0 && exp->level != CONFIG_EXPORT_SUMMARY) {
-        ret = open_writer(exp->paths.records, &exp->records, &exp->writer);
+        ret = cli_jsonw_open(&exp->writer, exp->paths.records, WRITER_BYTES, CLI_OUTFILE_DIRECT);
     }
     if (ret == 0 && exp->level == CONFIG_EXPORT_RAW) {
-        ret = open_writer(exp->paths.raw, &exp->raw, &exp->raw_writer);
+        ret = cli_jsonw_open(&exp->raw_writer, exp->paths.raw, WRITER_BYTES, CLI_OUTFILE_DIRECT);
     }
     return ret;
 }
@@ -352,7 +344,7 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     if (ret != 0) {
         return ret;
     }
-    if (exp->records == NULL) {
+    if (!cli_jsonw_is_open(&exp->writer)) {
         return 0;
     }
     struct cli_jsonw *w = &exp->writer;
@@ -364,7 +356,7 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     put_error(w, rec);
     cli_jsonw_raw(w, "}\n", 2);
     exp->lines++;
-    if (exp->raw != NULL) {
+    if (cli_jsonw_is_open(&exp->raw_writer)) {
         put_raw(exp, rec, metrics);
         if (exp->raw_writer.error != 0) {
             return exp->raw_writer.error;
@@ -373,24 +365,10 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     return w->error;
 }
 
-static int close_writer(FILE **file, struct cli_jsonw *w)
-{
-    if (*file == NULL) {
-        return 0;
-    }
-    int ret = cli_jsonw_flush(w);
-    cli_jsonw_free(w);
-    if (fclose(*file) != 0 && ret == 0) {
-        ret = -errno;
-    }
-    *file = NULL;
-    return ret;
-}
-
 int cli_export_close(struct cli_export *exp)
 {
-    int ret = close_writer(&exp->records, &exp->writer);
-    int raw_ret = close_writer(&exp->raw, &exp->raw_writer);
+    int ret = cli_jsonw_close(&exp->writer);
+    int raw_ret = cli_jsonw_close(&exp->raw_writer);
     int hlog_ret = cli_intervals_close(&exp->intervals, exp->paths.hlog_base);
     ret = ret != 0 ? ret : raw_ret;
     return ret != 0 ? ret : hlog_ret;

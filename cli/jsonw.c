@@ -3,51 +3,70 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cli_jsonw_init(struct cli_jsonw *w, FILE *out, size_t cap)
+int cli_jsonw_open(struct cli_jsonw *w, const char *path, size_t cap, enum cli_outfile_mode mode)
 {
+    *w = (struct cli_jsonw){0};
     if (cap < 2 * CLI_JSONW_PIECE_MAX) {
         cap = 2 * CLI_JSONW_PIECE_MAX;
     }
-    *w = (struct cli_jsonw){.out = out, .cap = cap};
-    w->buf = malloc(cap);
-    return w->buf != NULL ? 0 : -ENOMEM;
-}
-
-void cli_jsonw_free(struct cli_jsonw *w)
-{
-    free(w->buf);
-    w->buf = NULL;
+    int ret = cli_outfile_open(&w->file, path, cap, mode);
+    if (ret != 0) {
+        return ret;
+    }
+    w->buf = cli_outfile_buffer(&w->file);
+    w->cap = w->file.cap;
+    return 0;
 }
 
 int cli_jsonw_flush(struct cli_jsonw *w)
 {
-    if (w->error == 0 && w->len > 0 && fwrite(w->buf, 1, w->len, w->out) != w->len) {
-        w->error = -EIO;
+    if (w->buf != NULL) {
+        w->error = cli_outfile_sync(&w->file, w->buf, &w->len);
     }
+    return w->error;
+}
+
+int cli_jsonw_close(struct cli_jsonw *w)
+{
+    if (w->buf == NULL) {
+        return w->error;
+    }
+    int ret = cli_outfile_close(&w->file, w->buf, w->len);
+    w->error = w->error != 0 ? w->error : ret;
+    w->buf = NULL;
     w->len = 0;
     return w->error;
 }
 
+/* hand_off gives the full buffer to the file and takes the next one, which
+ * may start with a carried-over part of the last block. */
+static void hand_off(struct cli_jsonw *w)
+{
+    w->buf = cli_outfile_put(&w->file, w->buf, &w->len);
+    w->error = w->file.error;
+}
+
 void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len)
 {
-    cli_jsonw_flush(w);
-    /* Cut only what cannot fit even in an empty buffer: a piece that fits is
-     * written whole whether or not a flush came first. */
-    if (len > w->cap) {
-        len = w->cap;
+    hand_off(w);
+    /* Cut only what cannot fit even in a fresh buffer: a piece that fits is
+     * written whole whether or not a hand-off came first. */
+    if (len > w->cap - w->len) {
+        len = w->cap - w->len;
     }
-    memcpy(w->buf, text, len);
-    w->len = len;
+    memcpy(w->buf + w->len, text, len);
+    w->len += len;
 }
 
 /* room makes sure n more bytes fit, flushing first when they would not. */
 static char *room(struct cli_jsonw *w, size_t n)
 {
     if (w->len + n > w->cap) {
-        cli_jsonw_flush(w);
+        hand_off(w);
     }
     return w->buf + w->len;
 }

@@ -4,9 +4,10 @@
  *
  * Per-request export runs once per request on the coordinator's thread, so at
  * tens of thousands of requests per second a DOM library's allocations and
- * per-token writes dominate the client's CPU time. This writer appends to one
- * caller-owned buffer and flushes it to a FILE in large writes. Commas between
- * members and elements are the caller's job, through the *_first flags below.
+ * per-token writes dominate the client's CPU time. This writer appends to a
+ * buffer of its file's (outfile.h), which writes it in large blocks. Commas
+ * between members and elements are the caller's job, through the *_first
+ * flags below.
  */
 #ifndef RINGPERF_CLI_JSONW_H
 #define RINGPERF_CLI_JSONW_H
@@ -14,35 +15,48 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "cli/outfile.h"
+
 /* Largest single piece appended at once (an escaped string is at most six
- * times its input); the buffer is flushed ahead of any piece that would not fit. */
+ * times its input); the buffer is handed to the file ahead of any piece that
+ * would not fit. */
 #define CLI_JSONW_PIECE_MAX 8192
 
-/* cli_jsonw is a buffer in front of a FILE. Sticky error: once a write fails,
- * everything after is dropped and cli_jsonw_flush reports it. */
+/* cli_jsonw writes one file. Sticky error: once a write fails, everything
+ * after is dropped, and error (and cli_jsonw_flush, _close) report it. */
 struct cli_jsonw {
-    FILE *out;
-    char *buf;
-    size_t len;
+    struct cli_outfile file;
+    char *buf;  /* the file's buffer being filled */
+    size_t len; /* bytes in buf */
     size_t cap; /* at least 2 * CLI_JSONW_PIECE_MAX */
     int error;  /* 0 or -errno */
 };
 
-/* cli_jsonw_init borrows out and allocates a cap-byte buffer. Returns 0 or -ENOMEM. */
-int cli_jsonw_init(struct cli_jsonw *w, FILE *out, size_t cap);
+/* cli_jsonw_open creates (or truncates) path with cap-byte buffers (at least
+ * 2 * CLI_JSONW_PIECE_MAX), written as `mode` says. Returns 0 or -errno;
+ * after a failure cli_jsonw_close does nothing. */
+int cli_jsonw_open(struct cli_jsonw *w, const char *path, size_t cap, enum cli_outfile_mode mode);
 
-/* cli_jsonw_free releases the buffer (without flushing). Safe on a zeroed writer. */
-void cli_jsonw_free(struct cli_jsonw *w);
-
-/* cli_jsonw_flush writes what is buffered. Returns 0 or the first error. */
+/* cli_jsonw_flush puts everything appended so far in the file, readable by
+ * other processes. Returns 0 or the first error. */
 int cli_jsonw_flush(struct cli_jsonw *w);
 
+/* cli_jsonw_close flushes, closes the file and frees its buffers. Returns 0
+ * or the first error. Does nothing on a zeroed writer or after a failed open. */
+int cli_jsonw_close(struct cli_jsonw *w);
+
+/* cli_jsonw_is_open reports whether w has a file open. */
+static inline bool cli_jsonw_is_open(const struct cli_jsonw *w)
+{
+    return w->buf != NULL;
+}
+
 /* cli_jsonw_raw_after_flush is cli_jsonw_raw's path for a piece that does not
- * fit in what is left of the buffer: flush, then append it (cut to the
- * buffer's size, which is at least 2 * CLI_JSONW_PIECE_MAX). */
+ * fit in what is left of the buffer: hand the buffer to the file, then
+ * append the piece to the next one (cut to the room there, which is at least
+ * 2 * CLI_JSONW_PIECE_MAX - CLI_OUTFILE_BLOCK). */
 void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len);
 
 /* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals);
