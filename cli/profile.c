@@ -337,6 +337,9 @@ static void configure_engine(struct profile_run *run)
     e->endpoint_type = run->requests.type;
     e->reader = &run->requests.reader;
     e->streaming = cfg->streaming;
+    e->conn_reuse = cfg->connection_reuse == CONFIG_REUSE_NEVER    ? ENGINE_REUSE_NEVER
+                    : cfg->connection_reuse == CONFIG_REUSE_STICKY ? ENGINE_REUSE_STICKY
+                                                                   : ENGINE_REUSE_POOLED;
     cli_load_configure(cfg, run->seed, &run->load, e);
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
     e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;

@@ -89,6 +89,11 @@ enum config_arrival_pattern {
  * profile_export_raw.jsonl. */
 enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_EXPORT_RAW };
 
+/* config_conn_reuse is --connection-reuse-strategy: pooled keep-alive
+ * connections (the default), a new connection for every request, or one for
+ * each conversation, closed after its last turn. */
+enum config_conn_reuse { CONFIG_REUSE_POOLED, CONFIG_REUSE_NEVER, CONFIG_REUSE_STICKY };
+
 /* config_model_selection is --model-selection-strategy. AIPerf's weighted
  * strategy is not supported yet. */
 enum config_model_selection { CONFIG_MODEL_SELECTION_ROUND_ROBIN, CONFIG_MODEL_SELECTION_RANDOM };
@@ -144,6 +149,7 @@ struct profile_config {
     char *api_key;                           /* NULL = none; a secret, never log it */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
+    enum config_conn_reuse connection_reuse; /* --connection-reuse-strategy */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */

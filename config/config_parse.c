@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config/config_internal.h"
 
@@ -96,6 +97,27 @@ static int check_urls(const struct profile_config *cfg, char *errbuf, size_t err
         int rc = config_resolve_url(cfg, i, &target, errbuf, errcap);
         if (rc != 0) {
             return rc;
+        }
+    }
+    return 0;
+}
+
+/* check_connection_header refuses a -H Connection header beside a reuse
+ * strategy that closes connections: the requests would carry two Connection
+ * headers that disagree. */
+static int check_connection_header(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->connection_reuse == CONFIG_REUSE_POOLED) {
+        return 0;
+    }
+    for (size_t i = 0; i < cfg->header_count; i++) {
+        if (strcasecmp(cfg->headers[i].name, "Connection") == 0) {
+            return config__fail(
+                errbuf, errcap,
+                "-H/--header: a Connection header cannot be combined with "
+                "--connection-reuse-strategy %s, which sends `Connection: close` "
+                "itself; drop the header",
+                cfg->connection_reuse == CONFIG_REUSE_NEVER ? "never" : "sticky-user-sessions");
         }
     }
     return 0;
@@ -251,6 +273,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                             "--fixed-schedule, which replays the file in timestamp order");
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : config__check_media(cfg, errbuf, errcap);
     if (rc == 0) {
         rc = check_conversations(cfg, errbuf, errcap);

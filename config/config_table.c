@@ -116,6 +116,13 @@ static const struct config__choice export_level_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice conn_reuse_choices[] = {
+    {"pooled", CONFIG_REUSE_POOLED, false},
+    {"never", CONFIG_REUSE_NEVER, false},
+    {"sticky-user-sessions", CONFIG_REUSE_STICKY, false},
+    {NULL, 0, false},
+};
+
 /* Single-choice flags: accepted and validated, nothing to store. */
 static const struct config__choice url_strategy_choices[] = {{"round_robin", 0, false},
                                                              {NULL, 0, false}};
@@ -213,8 +220,11 @@ static const struct config__flag flag_table[] = {
      .help = "Take token counts from the server's `usage` fields instead of tokenizing "
              "locally."},
     NOPE(ENDPOINT, SWITCH, "--per-chunk-usage", "Ask for usage statistics on every chunk."),
-    NOPE(ENDPOINT, STRING, "--connection-reuse-strategy",
-         "Connection reuse: pooled, never or sticky-user-sessions."),
+    {SUP(ENDPOINT, CHOICE, "--connection-reuse-strategy", 0, OFF(connection_reuse)),
+     .help = "pooled: keep-alive connections any request may reuse; never: a new connection "
+             "for every request (sent with `Connection: close`); sticky-user-sessions: one "
+             "connection for each conversation, closed after its last turn.",
+     .default_text = "pooled", .example = "never", .choices = conn_reuse_choices},
     NOPE(ENDPOINT, SWITCH, "--download-video-content", "Download generated videos."),
     NOPE(ENDPOINT, STRING, "--request-content-type",
          "Request body encoding: application/json or multipart/form-data."),

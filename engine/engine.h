@@ -139,6 +139,18 @@ struct engine_sessions {
     int64_t user_gap_ns;
 };
 
+/* engine_conn_reuse says when a connection is closed (AIPerf's
+ * --connection-reuse-strategy). The request a connection carries last says
+ * `Connection: close`, so that the server closes its side too rather than
+ * keep an idle connection; the client closes its own as soon as the
+ * response is complete. */
+enum engine_conn_reuse {
+    ENGINE_REUSE_POOLED, /* kept alive for any later request (the default) */
+    ENGINE_REUSE_NEVER,  /* one request per connection */
+    ENGINE_REUSE_STICKY, /* one conversation per connection, closed after its last turn (a
+                            request outside a session is a conversation of one turn) */
+};
+
 /* engine_config describes a run. Without a schedule it is a closed loop:
  * `concurrency` requests in flight, the next one sent as soon as one ends.
  * With a schedule, requests leave at their due times on up to `concurrency`
@@ -166,6 +178,7 @@ struct engine_config {
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
     uint32_t concurrency; /* connections, and so requests in flight, across all shards */
+    enum engine_conn_reuse conn_reuse;
     const struct engine_schedule *schedule; /* NULL = closed loop */
     /* At most this many requests may be waiting for their first content event
      * (AIPerf's --prefill-concurrency); 0 = no limit. */

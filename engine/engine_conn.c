@@ -197,7 +197,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     c->record = NULL;
     c->deadline_ns = 0;
     shard->active_count--;
-    if (keep_socket && c->fd >= 0) {
+    if (keep_socket && c->fd >= 0 && !c->closes_after) {
         c->state = ENGINE__CONN_IDLE;
     } else {
         close_socket(shard, c);
@@ -280,6 +280,21 @@ static bool submit_request(struct engine__shard *shard, struct engine__conn *c)
     return true;
 }
 
+/* closes_after reports whether the request about to be sent is the last its
+ * connection carries (engine_conn_reuse). */
+static bool closes_after(const struct engine__shard *shard, const struct engine__conn *c)
+{
+    switch (shard->config->conn_reuse) {
+    case ENGINE_REUSE_NEVER:
+        return true;
+    case ENGINE_REUSE_STICKY:
+        return !c->record->in_session || engine__session_last_turn(shard, c);
+    case ENGINE_REUSE_POOLED:
+    default:
+        return false;
+    }
+}
+
 static void send_request(struct engine__shard *shard, struct engine__conn *c)
 {
     const struct engine_config *config = shard->config;
@@ -297,11 +312,19 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     }
     c->headers[ENGINE__HEADER_REQUEST_ID].value_len = engine_request_id(
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
+    uint32_t header_count = c->header_count;
+    c->closes_after = closes_after(shard, c);
+    if (c->closes_after) {
+        c->headers[header_count++] = (struct http_header){.name = "Connection",
+                                                          .name_len = strlen("Connection"),
+                                                          .value = "close",
+                                                          .value_len = 5};
+    }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
     ssize_t head_len = prefix->status;
     if (head_len >= 0) {
         head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, &prefix->prefix,
-                                            payload->body_len, c->headers, c->header_count);
+                                            payload->body_len, c->headers, header_count);
     }
     if (head_len < 0) {
         fail_record(shard, c, ENGINE_ERROR, 0, "RequestError",

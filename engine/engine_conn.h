@@ -208,6 +208,11 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
 void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn *c,
                                 const struct engine_record *rec);
 
+/* engine__session_last_turn reports whether the turn connection c's session
+ * is on is its last: the session has no more turns, or the ordinal limit
+ * stops it there. */
+bool engine__session_last_turn(const struct engine__shard *shard, const struct engine__conn *c);
+
 /* engine__sessions_resume sends the turns whose think time is over. */
 void engine__sessions_resume(struct engine__shard *shard);
 

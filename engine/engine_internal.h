@@ -107,9 +107,10 @@ struct engine__conn {
     char request_id[40]; /* X-Request-ID of the request in flight */
     /* The headers that change per request (ENGINE__HEADER_*), after the
      * target's fixed head prefix (engine__shard.head_prefixes). */
-    struct http_header headers[ENGINE__REQUEST_HEADERS_MAX];
+    struct http_header headers[ENGINE__REQUEST_HEADERS_MAX + 1]; /* + Connection: close */
     uint32_t header_count;
-    char *header_buf; /* response head bytes, ENGINE__HEADER_BYTES */
+    bool closes_after; /* the request in flight is the last on its socket (conn_reuse) */
+    char *header_buf;  /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
     struct endpoint_parse_state parse_state; /* per response; borrows the shard's scratch */

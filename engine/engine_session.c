@@ -121,6 +121,10 @@ static void end_session(struct engine__shard *shard, struct engine__conn *c, boo
         shard->thinking_count--;
     }
     s->active = false;
+    if (shard->config->conn_reuse == ENGINE_REUSE_STICKY && c->fd >= 0) {
+        /* A connection serves one conversation, however it ended. */
+        engine__close_socket(shard, c);
+    }
     if (!retire) {
         shard->idle_conns[shard->idle_count++] = c->id;
     }
@@ -196,6 +200,15 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
     start_turn(shard, c, work->due_ns);
 }
 
+bool engine__session_last_turn(const struct engine__shard *shard, const struct engine__conn *c)
+{
+    const struct engine_sessions *sessions = shard->config->sessions;
+    const struct engine__session *s = &c->session;
+    uint32_t next = s->turn + 1;
+    return next >= s->turn_count ||
+           (sessions->ordinal_limit != 0 && s->first_ordinal + next >= sessions->ordinal_limit);
+}
+
 void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn *c,
                                 const struct engine_record *rec)
 {
@@ -210,11 +223,10 @@ void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn
         append_reply(s, rec);
     }
     s->last_due_ns = rec->scheduled_ns;
+    bool more = !engine__session_last_turn(shard, c);
     s->turn++;
     bool stopping = atomic_load_explicit(&shard->cancel, memory_order_acquire) ||
                     atomic_load_explicit(&shard->draining, memory_order_acquire);
-    bool more = s->turn < s->turn_count && (sessions->ordinal_limit == 0 ||
-                                            s->first_ordinal + s->turn < sessions->ordinal_limit);
     if (stopping || !more) {
         end_session(shard, c, false);
         return;

@@ -200,6 +200,7 @@ struct mock_stats {
     uint64_t connections_accepted;
     uint64_t connections_rejected; /* closed at once because max_connections was reached */
     uint64_t requests;             /* requests parsed, every route and status */
+    uint64_t requests_closing;     /* ... of which asked to close the connection after */
     uint64_t completions;          /* completion requests answered 200 (faults included) */
     uint64_t tokens;               /* output tokens queued for sending */
     uint64_t client_errors;        /* 4xx/5xx answers that were not injected faults */

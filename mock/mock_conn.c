@@ -301,6 +301,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
                            const struct mock__request *req)
 {
     c->keep_alive = req->keep_alive && !c->peer_eof;
+    w->stats.requests_closing += req->keep_alive ? 0 : 1;
     w->seq++;
     set_request_id(w, c, req);
     bool method_ok = false;

@@ -267,6 +267,7 @@ void mock_server_stats(const struct mock_server *server, struct mock_stats *out)
         out->connections_accepted += w->connections_accepted;
         out->connections_rejected += w->connections_rejected;
         out->requests += w->requests;
+        out->requests_closing += w->requests_closing;
         out->completions += w->completions;
         out->tokens += w->tokens;
         out->client_errors += w->client_errors;

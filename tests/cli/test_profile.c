@@ -100,6 +100,20 @@ Test(profile_e2e, streaming_chat_run_reports_and_exports_every_request, .timeout
     e2e_finish(&w);
 }
 
+/* One connection per request: every request still ends as exactly one record. */
+Test(profile_e2e, connection_reuse_never_runs_every_request_on_its_own_connection, .timeout = 120)
+{
+    static const struct profile_case k = {
+        .mock_flags = {"--ttft-ms", "1", "--itl-ms", "0.2"},
+        .words = "profile -m m -u URL --streaming --concurrency 4 --request-count 60 --osl 5 "
+                 "--connection-reuse-strategy never --artifact-dir DIR",
+        .says = {"Request Count (requests)"},
+        .lines = 60,
+        .errors = 0,
+    };
+    check_case(&k);
+}
+
 /* A run where every request failed exits 1. */
 Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
 {

@@ -227,6 +227,22 @@ static void check_hf_generate(const struct profile_config *c)
     cr_assert(c->streaming);
 }
 
+static void check_reuse_never(const struct profile_config *c)
+{
+    cr_assert_eq(c->connection_reuse, CONFIG_REUSE_NEVER);
+}
+
+static void check_reuse_sticky(const struct profile_config *c)
+{
+    cr_assert_eq(c->connection_reuse, CONFIG_REUSE_STICKY);
+    cr_assert_eq(c->header_count, 1, "a header other than Connection is fine");
+}
+
+static void check_reuse_default(const struct profile_config *c)
+{
+    cr_assert_eq(c->connection_reuse, CONFIG_REUSE_POOLED);
+}
+
 static const struct valid_case valid_cases[] = {
     /* seed 000 (Responses API) examples that use only supported flags */
     {"seed000 synthetic",
@@ -318,6 +334,13 @@ static const struct valid_case valid_cases[] = {
     {"hyphenated choice", W("-m", "x", "--endpoint-type", "huggingface-generate", "--streaming"),
      check_hf_generate},
     {"negative-looking value", W("-m", "-", "--custom-endpoint", "-"), NULL},
+    {"connection reuse never", W("-m", "x", "--connection-reuse-strategy", "never"),
+     check_reuse_never},
+    {"connection reuse sticky, either spelling",
+     W("-m", "x", "--connection-reuse-strategy", "STICKY_USER_SESSIONS", "-H", "X-A:1"),
+     check_reuse_sticky},
+    {"connection reuse pooled by default, Connection header allowed",
+     W("-m", "x", "-H", "Connection: keep-alive"), check_reuse_default},
 };
 
 Test(config_parse, accepts_valid_command_lines)
@@ -444,6 +467,12 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--connection-reuse-strategy", "nevr"),
+     "--connection-reuse-strategy: unknown value 'nevr' (did you mean never?); valid values: "
+     "pooled, never, sticky-user-sessions"},
+    {W("-m", "x", "--connection-reuse-strategy", "never", "-H", "connection: keep-alive"),
+     "-H/--header: a Connection header cannot be combined with --connection-reuse-strategy "
+     "never"},
 };
 
 Test(config_parse, rejects_invalid_command_lines_with_a_clear_message)

@@ -98,6 +98,7 @@ struct world {
     struct engine_sessions sessions;
     struct engine_config config;
     struct script script;
+    struct mock_stats mock_stats; /* the server's counters after the run */
 };
 
 static void setup_world(struct world *w, int64_t think)
@@ -147,6 +148,8 @@ static void run(struct world *w, struct seen *seen)
     struct engine_record_sink sink = {.on_record = on_record, .ctx = seen};
     char errbuf[256];
     cr_assert_eq(engine_run(&w->config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    cr_assert_eq(mock_server_stop(w->server), 0);
+    mock_server_stats(w->server, &w->mock_stats);
     mock_server_free(w->server);
 }
 
@@ -217,5 +220,48 @@ Test(engine_sessions, turns_due_after_the_duration_are_never_sent, .timeout = 60
         cr_assert_eq(seen->turn[i], 0);
         cr_assert_eq(seen->outcome[i], ENGINE_SUCCESS);
     }
+    free(seen);
+}
+
+/* --connection-reuse-strategy sticky-user-sessions: each conversation has a
+ * connection of its own for all its turns, and its last turn asks the server
+ * to close it; pooled, conversations take turns on the same connections. */
+Test(engine_sessions, sticky_sessions_get_a_connection_each, .timeout = 60)
+{
+    for (int sticky = 0; sticky <= 1; sticky++) {
+        struct world w = {0};
+        setup_world(&w, 0);
+        w.sessions.session_limit = 6;
+        w.config.conn_reuse = sticky ? ENGINE_REUSE_STICKY : ENGINE_REUSE_POOLED;
+        struct seen *seen = calloc(1, sizeof(*seen));
+        run(&w, seen);
+        cr_assert_eq(seen->count, 6 * TURNS);
+        for (size_t i = 0; i < seen->count; i++) {
+            cr_assert_eq(seen->outcome[i], ENGINE_SUCCESS);
+        }
+        if (sticky) {
+            cr_assert_eq(w.mock_stats.connections_accepted, 6);
+            cr_assert_eq(w.mock_stats.requests_closing, 6, "the last turn of each");
+        } else {
+            cr_assert_leq(w.mock_stats.connections_accepted, 2, "the two pooled connections");
+            cr_assert_eq(w.mock_stats.requests_closing, 0);
+        }
+        free(seen);
+    }
+}
+
+/* A conversation cut short by the ordinal limit still gives its connection
+ * up: its last turn sent is the last the limit allows. */
+Test(engine_sessions, sticky_sessions_cut_by_the_ordinal_limit_close_too, .timeout = 60)
+{
+    struct world w = {0};
+    setup_world(&w, 0);
+    w.sessions.ordinal_limit = 7; /* sessions 0 and 1 whole, session 2 one turn */
+    w.config.conn_reuse = ENGINE_REUSE_STICKY;
+    struct seen *seen = calloc(1, sizeof(*seen));
+    run(&w, seen);
+    cr_assert_eq(seen->count, 7);
+    cr_assert_eq(w.mock_stats.connections_accepted, 3);
+    cr_assert_eq(w.mock_stats.requests_closing, 3);
     free(seen);
 }

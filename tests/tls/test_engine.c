@@ -364,6 +364,25 @@ Test(engine_tls, handshake_that_never_completes_ends_at_the_request_timeout)
     finish_world(&w);
 }
 
+/* --connection-reuse-strategy never over TLS: a connection, and so a
+ * handshake, for every request, and none on a kept-alive connection. */
+Test(engine_tls, a_connection_per_request_handshakes_each_time)
+{
+    require_world();
+    struct world w;
+    prepare(&w, proxy.ports[NP_VALID], "localhost", "ca.crt", 3);
+    w.config.request_count = 12;
+    w.config.concurrency = 2;
+    w.config.conn_reuse = ENGINE_REUSE_NEVER;
+    struct capture *cap = run(&w);
+    assert_all_succeeded(cap, 3);
+    for (size_t i = 0; i < cap->count; i++) {
+        cr_assert_not(cap->records[i].reused, "request %zu reused a connection", i);
+    }
+    free(cap);
+    finish_world(&w);
+}
+
 Test(engine_tls, cancelled_requests_end_as_cancelled)
 {
     require_world();
