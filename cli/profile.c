@@ -8,6 +8,7 @@
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_readiness.h"
 #include "cli/cli_requests.h"
 
 #include <errno.h>
@@ -51,6 +52,9 @@ struct profile_run {
     int export_error;
     struct cli_cluster cluster;           /* MPI ranks or --shard-count shares of one run */
     struct engine_run_stats engine_stats; /* of the profiling phase */
+    /* --wait-for-model-timeout: what the readiness probes send */
+    struct engine_target *models_targets; /* run->targets with the path /v1/models */
+    char *probe_body;                     /* the inference probe's one-token request */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -162,6 +166,18 @@ static int lookup_host(const char *what, const char *host, uint16_t port,
 
 /* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
  * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
+/* set_request_target writes the request target of *out: the URL's path, in
+ * absolute form through a forward proxy, which learns the server from the
+ * request line. */
+static void set_request_target(const struct config_target *target, struct engine_target *out)
+{
+    if (out->proxy.mode == ENGINE_PROXY_FORWARD) {
+        snprintf(out->path, sizeof(out->path), "http://%s%s", target->authority, target->path);
+    } else {
+        snprintf(out->path, sizeof(out->path), "%s", target->path);
+    }
+}
+
 static int resolve_proxy(const struct config_target *target, struct engine_target *out)
 {
     char errbuf[512];
@@ -185,10 +201,7 @@ static int resolve_proxy(const struct config_target *target, struct engine_targe
     memcpy(p->authorization, proxy.authorization, sizeof(p->authorization));
     explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
     p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
-    if (p->mode == ENGINE_PROXY_FORWARD) {
-        /* Absolute form: the proxy learns the server from the request line. */
-        snprintf(out->path, sizeof(out->path), "http://%s%s", target->authority, target->path);
-    }
+    set_request_target(target, out);
     fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
             p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
     return 0;
@@ -207,7 +220,7 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         return -EINVAL;
     }
     snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
-    snprintf(out->path, sizeof(out->path), "%s", target.path);
+    set_request_target(&target, out);
     if (target.scheme == CONFIG_SCHEME_HTTPS) {
         /* prepare_tls gives the target the run's context. */
         snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
@@ -280,6 +293,56 @@ static int resolve_targets(struct profile_run *run)
     }
     run->engine.targets = run->targets;
     run->engine.target_count = run->cfg.urls.count;
+    return 0;
+}
+
+/* prepare_readiness builds what --wait-for-model-timeout's probes send: the
+ * run's targets asking GET /v1/models under each --url, and a request for
+ * one token (the first input payload verbatim for the raw endpoint). */
+static int prepare_readiness(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    if (cfg->wait_for_model_seconds <= 0) {
+        return 0;
+    }
+    run->models_targets = calloc(cfg->urls.count, sizeof(*run->models_targets));
+    if (run->models_targets == NULL) {
+        return -ENOMEM;
+    }
+    /* A shallow copy, only read: the endpoint path is the one thing that differs. */
+    struct profile_config models_cfg = *cfg;
+    char models_path[] = "/v1/models";
+    models_cfg.custom_endpoint = models_path;
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        char errbuf[512];
+        struct config_target target;
+        if (config_resolve_url(&models_cfg, i, &target, errbuf, sizeof(errbuf)) != 0) {
+            fprintf(stderr, "ringperf profile: --wait-for-model-mode: %s\n", errbuf);
+            return -EINVAL;
+        }
+        run->models_targets[i] = run->targets[i];
+        set_request_target(&target, &run->models_targets[i]);
+    }
+    struct endpoint_payload_spec spec = {
+        .type = run->requests.type,
+        .model = cfg->models.items[0],
+        .prompt = "Hi",
+        .query = "Hi",
+        .max_tokens = 1,
+        .streaming = cfg->streaming,
+        .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
+        .use_server_token_count = cfg->use_server_token_count,
+        .raw_payload = run->requests.type == ENDPOINT_RAW && run->requests.payload_count > 0
+                           ? run->requests.payloads[0].body
+                           : NULL,
+    };
+    char errbuf[512];
+    run->probe_body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    if (run->probe_body == NULL) {
+        fprintf(stderr, "ringperf profile: --wait-for-model-timeout: cannot build the probe: %s\n",
+                errbuf);
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -505,9 +568,19 @@ static int execute(struct profile_run *run)
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
     };
-    cli_live_phase(&run->live, "warmup");
-    int ret = run_warmup(run, errbuf, sizeof(errbuf));
-    cli_live_phase(&run->live, "profiling");
+    struct cli_readiness_probes probes = {
+        .run = &run->engine,
+        .models_targets = run->models_targets,
+        .inference_body = run->probe_body,
+    };
+    int ret = cli_wait_for_model(&run->cfg, &probes, &run->stop, errbuf, sizeof(errbuf));
+    /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
+    bool not_ready = ret == -ETIMEDOUT || ret == -ECANCELED;
+    if (ret == 0) {
+        cli_live_phase(&run->live, "warmup");
+        ret = run_warmup(run, errbuf, sizeof(errbuf));
+        cli_live_phase(&run->live, "profiling");
+    }
     if (ret == 0) {
         ret = cli_cluster_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
@@ -521,6 +594,10 @@ static int execute(struct profile_run *run)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     cli_live_end_display(&run->live);
+    if (not_ready) {
+        cli_live_finish(&run->live, &run->results, true, NULL);
+        return 1;
+    }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         cli_live_finish(&run->live, &run->results, true, NULL);
@@ -626,6 +703,9 @@ static int prepare(struct profile_run *run)
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
+    if (prepare_readiness(run) != 0) {
+        return 2;
+    }
     if (prepare_artifact_dir(run) != 0) {
         return 1;
     }
@@ -678,6 +758,8 @@ static void release(struct profile_run *run)
     cli_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     free(run->targets);
+    free(run->models_targets);
+    free(run->probe_body);
     tls_context_free(run->tls);      /* after the engine freed every connection made from it */
     cli_cluster_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);

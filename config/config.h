@@ -94,6 +94,9 @@ enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_
  * each conversation, closed after its last turn. */
 enum config_conn_reuse { CONFIG_REUSE_POOLED, CONFIG_REUSE_NEVER, CONFIG_REUSE_STICKY };
 
+/* config_wait_mode is --wait-for-model-mode: what a readiness probe asks. */
+enum config_wait_mode { CONFIG_WAIT_INFERENCE, CONFIG_WAIT_MODELS, CONFIG_WAIT_BOTH };
+
 /* config_model_selection is --model-selection-strategy. AIPerf's weighted
  * strategy is not supported yet. */
 enum config_model_selection { CONFIG_MODEL_SELECTION_ROUND_ROBIN, CONFIG_MODEL_SELECTION_RANDOM };
@@ -150,6 +153,9 @@ struct profile_config {
     bool use_legacy_max_tokens;
     bool use_server_token_count;
     enum config_conn_reuse connection_reuse; /* --connection-reuse-strategy */
+    double wait_for_model_seconds;           /* --wait-for-model-timeout; 0 = do not wait */
+    enum config_wait_mode wait_for_model_mode;
+    double wait_for_model_interval_seconds; /* > 0, default 5 */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */

@@ -19,6 +19,7 @@ static void init_defaults(struct profile_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->endpoint_type = CONFIG_ENDPOINT_CHAT;
     cfg->request_timeout_seconds = 600.0;
+    cfg->wait_for_model_interval_seconds = 5.0;
     cfg->isl_tokens_mean = 550;
     cfg->request_count = 10;
     cfg->benchmark_grace_period_seconds = 30.0;

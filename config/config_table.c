@@ -116,6 +116,13 @@ static const struct config__choice export_level_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice wait_mode_choices[] = {
+    {"inference", CONFIG_WAIT_INFERENCE, false},
+    {"models", CONFIG_WAIT_MODELS, false},
+    {"both", CONFIG_WAIT_BOTH, false},
+    {NULL, 0, false},
+};
+
 static const struct config__choice conn_reuse_choices[] = {
     {"pooled", CONFIG_REUSE_POOLED, false},
     {"never", CONFIG_REUSE_NEVER, false},
@@ -183,10 +190,17 @@ static const struct config__flag flag_table[] = {
      .help = "Time limit for one whole request (connect, send, receive); a request over it "
              "fails.",
      .default_text = "600", .example = "600", .range = &range_seconds_gt0},
-    NOPE(ENDPOINT, DOUBLE, "--wait-for-model-timeout",
-         "Seconds to wait for the endpoint to be ready before benchmarking."),
-    NOPE(ENDPOINT, STRING, "--wait-for-model-mode", "Readiness probe: models, inference or both."),
-    NOPE(ENDPOINT, DOUBLE, "--wait-for-model-interval", "Seconds between readiness probes."),
+    {SUP(ENDPOINT, DOUBLE, "--wait-for-model-timeout", 0, OFF(wait_for_model_seconds)),
+     .help = "Before benchmarking, probe the server until it is ready, for at most this many "
+             "seconds, and stop with an error if it never is; 0 does not wait.",
+     .default_text = "0", .example = "300", .range = &range_seconds_ge0},
+    {SUP(ENDPOINT, CHOICE, "--wait-for-model-mode", 0, OFF(wait_for_model_mode)),
+     .help = "What the readiness probe asks: inference sends a one-token request to the "
+             "endpoint; models asks GET /v1/models under the --url; both asks both.",
+     .default_text = "inference", .example = "models", .choices = wait_mode_choices},
+    {SUP(ENDPOINT, DOUBLE, "--wait-for-model-interval", 0, OFF(wait_for_model_interval_seconds)),
+     .help = "Seconds between readiness probes.", .default_text = "5", .example = "1",
+     .range = &range_seconds_gt0},
     NOPE(ENDPOINT, SWITCH, "--reset-kv-cache", "Reset the server's KV cache before the run."),
     NOPE(ENDPOINT, DOUBLE, "--reset-kv-cache-timeout-seconds", "Timeout of the KV-cache reset."),
     NOPE(ENDPOINT, STRING, "--reset-kv-cache-path", "Path of the KV-cache reset request."),

@@ -165,8 +165,10 @@ struct engine_config {
     /* The run's response reader (endpoint_reader_init); NULL = a plain reader
      * for endpoint_type. */
     const struct endpoint_reader *reader;
-    bool streaming; /* ask for text/event-stream (Accept header) */
-    /* Request ordinal i sends payloads[i % payload_count]. */
+    bool streaming;     /* ask for text/event-stream (Accept header) */
+    const char *method; /* request method; NULL = POST */
+    /* Request ordinal i sends payloads[i % payload_count] (an empty body:
+     * none, e.g. for GET). */
     const struct engine_payload *payloads;
     size_t payload_count;
     /* Multi-turn sessions (payloads then unused), or NULL. */

@@ -40,10 +40,13 @@ static int head_prefixes_init(struct engine__shard *shard)
         size_t fixed_count = config->extra_header_count;
         fixed_count += engine__proxy_header(target, &fixed[fixed_count]);
         struct http_request_head head = {
-            .method = "POST",
+            .method = config->method != NULL ? config->method : "POST",
             .path = target->path,
             .host = target->host_header,
-            .content_type = "application/json",
+            /* A GET (a readiness probe) sends no body to describe. */
+            .content_type = config->method == NULL || strcmp(config->method, "POST") == 0
+                                ? "application/json"
+                                : NULL,
             .accept = config->streaming ? "text/event-stream" : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
             .authorization = config->authorization,

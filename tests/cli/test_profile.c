@@ -4,13 +4,16 @@
  */
 #include <criterion/criterion.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,6 +115,92 @@ Test(profile_e2e, connection_reuse_never_runs_every_request_on_its_own_connectio
         .errors = 0,
     };
     check_case(&k);
+}
+
+/* --wait-for-model-timeout: the models probe asks GET /v1/models, which the
+ * mock serves, while a one-token request to an endpoint it does not have
+ * fails; so models is ready at once and both never is. */
+Test(profile_e2e, wait_for_model_modes_ask_what_they_say, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-count 3 --wait-for-model-timeout 10 "
+                   "--wait-for-model-mode models --artifact-dir DIR");
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --endpoint /nope --request-count 3 "
+                              "--wait-for-model-timeout 0.6 --wait-for-model-interval 0.2 "
+                              "--wait-for-model-mode both --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "--wait-for-model-timeout: the server was not ready within "
+                                   "0.6 s (3 probes, every 0.2 s); the last, a one-token "
+                                   "request, ended with"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "HTTP 404 Not Found"), "the probe's error is named: %s", out);
+    free(out);
+    e2e_finish(&w);
+}
+
+/* A server that comes up after ringperf started: the run waits for it, then
+ * runs every request. */
+Test(profile_e2e, wait_for_model_waits_for_a_server_that_starts_later, .timeout = 120)
+{
+    int probe = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(bind(probe, (struct sockaddr *)&sin, sizeof(sin)), 0);
+    socklen_t len = sizeof(sin);
+    cr_assert_eq(getsockname(probe, (struct sockaddr *)&sin, &len), 0);
+    close(probe); /* the port is free again, for the server to take later */
+    char port[16];
+    char url[64];
+    snprintf(port, sizeof(port), "%u", ntohs(sin.sin_port));
+    snprintf(url, sizeof(url), "127.0.0.1:%s", port);
+    char dir[] = "/tmp/ringperf-wait-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "-u",
+                    url,
+                    "--streaming",
+                    "--request-count",
+                    "20",
+                    "--concurrency",
+                    "4",
+                    "--wait-for-model-timeout",
+                    "60",
+                    "--wait-for-model-interval",
+                    "0.1",
+                    "--artifact-dir",
+                    dir,
+                    NULL};
+    struct child run = spawn_child(argv, true);
+    char line[1024];
+    bool waiting = false;
+    while (!waiting && fgets(line, sizeof(line), run.out) != NULL) {
+        waiting = strstr(line, "Waiting up to 60 s for the server") != NULL;
+    }
+    cr_assert(waiting, "ringperf says it waits");
+    /* Only now does the server start, on the port ringperf is probing. */
+    char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", port, NULL};
+    struct child mock = spawn_child(mock_argv, false);
+    bool ready = false;
+    while (fgets(line, sizeof(line), run.out) != NULL) {
+        ready |= strstr(line, "Server ready after") != NULL;
+    }
+    cr_assert_eq(wait_child(&run), 0);
+    cr_assert(ready, "ringperf says when the server was ready");
+    char records[128];
+    snprintf(records, sizeof(records), "%s/profile_export.jsonl", dir);
+    size_t errors = 0;
+    cr_assert_eq(count_lines(records, &errors), 20);
+    cr_assert_eq(errors, 0, "no request ran before the server was up");
+    stop_mock(&mock);
+    char rm[160];
+    snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+    cr_assert_eq(system(rm), 0);
 }
 
 /* A run where every request failed exits 1. */

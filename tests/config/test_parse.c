@@ -241,6 +241,16 @@ static void check_reuse_sticky(const struct profile_config *c)
 static void check_reuse_default(const struct profile_config *c)
 {
     cr_assert_eq(c->connection_reuse, CONFIG_REUSE_POOLED);
+    cr_assert_eq(c->wait_for_model_seconds, 0, "no readiness wait unless asked");
+    cr_assert_eq(c->wait_for_model_mode, CONFIG_WAIT_INFERENCE);
+    cr_assert_eq(c->wait_for_model_interval_seconds, 5);
+}
+
+static void check_wait_for_model(const struct profile_config *c)
+{
+    cr_assert_eq(c->wait_for_model_seconds, 300);
+    cr_assert_eq(c->wait_for_model_mode, CONFIG_WAIT_BOTH);
+    cr_assert_eq(c->wait_for_model_interval_seconds, 0.5);
 }
 
 static const struct valid_case valid_cases[] = {
@@ -341,6 +351,10 @@ static const struct valid_case valid_cases[] = {
      check_reuse_sticky},
     {"connection reuse pooled by default, Connection header allowed",
      W("-m", "x", "-H", "Connection: keep-alive"), check_reuse_default},
+    {"wait for model",
+     W("-m", "x", "--wait-for-model-timeout", "300", "--wait-for-model-mode", "both",
+       "--wait-for-model-interval", "0.5"),
+     check_wait_for_model},
 };
 
 Test(config_parse, accepts_valid_command_lines)
@@ -467,6 +481,12 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--wait-for-model-timeout", "-1"),
+     "--wait-for-model-timeout: '-1' must be a number of at least 0"},
+    {W("-m", "x", "--wait-for-model-interval", "0"),
+     "--wait-for-model-interval: '0' must be a number greater than 0"},
+    {W("-m", "x", "--wait-for-model-mode", "health"),
+     "--wait-for-model-mode: unknown value 'health'; valid values: inference, models, both"},
     {W("-m", "x", "--connection-reuse-strategy", "nevr"),
      "--connection-reuse-strategy: unknown value 'nevr' (did you mean never?); valid values: "
      "pooled, never, sticky-user-sessions"},
