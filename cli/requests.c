@@ -208,13 +208,51 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     return body;
 }
 
+/* read_system_prompt returns --system-prompt-file's text (malloc'd),
+ * verbatim: at most PROMPT_BYTES_MAX, with no NUL byte (the text goes on as
+ * a C string, and would be cut there unnoticed). Invalid UTF-8 is refused
+ * where the request bodies are built. NULL after saying what is wrong. */
+static char *read_system_prompt(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "ringperf profile: --system-prompt-file: cannot open '%s': %s\n", path,
+                strerror(errno));
+        return NULL;
+    }
+    char *text = malloc(PROMPT_BYTES_MAX + 1);
+    size_t len = text != NULL ? fread(text, 1, PROMPT_BYTES_MAX + 1, f) : 0;
+    const char *problem = text == NULL              ? "out of memory"
+                          : ferror(f)               ? "cannot be read"
+                          : len > PROMPT_BYTES_MAX  ? "is larger than a prompt may be"
+                          : len == 0                ? "is empty"
+                          : memchr(text, '\0', len) ? "holds a NUL byte; give a text file"
+                                                    : NULL;
+    fclose(f);
+    if (problem != NULL) {
+        fprintf(stderr, "ringperf profile: --system-prompt-file: '%s' %s (at most %u MiB)\n", path,
+                problem, PROMPT_BYTES_MAX >> 20);
+        free(text);
+        return NULL;
+    }
+    text[len] = '\0';
+    return text;
+}
+
 /* system_prompt sets up the prompt every request carries: --system-prompt
- * verbatim, or one synthetic --shared-system-prompt-length prompt. */
+ * or --system-prompt-file verbatim, or one synthetic
+ * --shared-system-prompt-length prompt. */
 static int system_prompt(const struct profile_config *cfg, struct prompt_source *src)
 {
     src->system_tokens = -1;
     if (cfg->system_prompt != NULL) {
         src->system_prompt = cfg->system_prompt;
+    } else if (cfg->system_prompt_file != NULL) {
+        src->system_owned = read_system_prompt(cfg->system_prompt_file);
+        if (src->system_owned == NULL) {
+            return -EINVAL;
+        }
+        src->system_prompt = src->system_owned;
     } else if (cfg->shared_system_prompt_length > 0) {
         uint64_t length = (uint64_t)cfg->shared_system_prompt_length;
         src->system_owned = malloc(PROMPT_BYTES_MAX);

@@ -211,6 +211,7 @@ struct profile_config {
     enum config_model_selection model_selection; /* default round_robin */
     char *seq_dist;                              /* --seq-dist text; NULL = not given */
     char *system_prompt;                         /* --system-prompt; NULL = none */
+    char *system_prompt_file;                    /* --system-prompt-file; NULL = none */
     int64_t shared_system_prompt_length;         /* --shared-system-prompt-length; 0 = none */
     /* Multi-turn conversations (cli/sessions.c) */
     int64_t conversation_num;                 /* --conversation-num; 0 = not given */

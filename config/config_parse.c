@@ -69,6 +69,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->profile_export_prefix);
     free(cfg->goodput);
     free(cfg->system_prompt);
+    free(cfg->system_prompt_file);
     free(cfg->seq_dist);
     free(cfg->public_dataset);
     free(cfg->image_source);
@@ -236,10 +237,18 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
     }
-    if (cfg->system_prompt != NULL && cfg->shared_system_prompt_length > 0) {
+    if (cfg->system_prompt != NULL && cfg->system_prompt_file != NULL) {
         return config__fail(errbuf, errcap,
-                            "--system-prompt and --shared-system-prompt-length both set the "
-                            "system prompt; give one of them");
+                            "--system-prompt and --system-prompt-file both set the system "
+                            "prompt; give one of them");
+    }
+    if ((cfg->system_prompt != NULL || cfg->system_prompt_file != NULL) &&
+        cfg->shared_system_prompt_length > 0) {
+        return config__fail(errbuf, errcap,
+                            "%s and --shared-system-prompt-length both set the system prompt; "
+                            "give one of them",
+                            cfg->system_prompt != NULL ? "--system-prompt"
+                                                       : "--system-prompt-file");
     }
     if (cfg->prefill_concurrency > 0 && !cfg->streaming) {
         return config__fail(errbuf, errcap,

@@ -369,7 +369,10 @@ static const struct config__flag flag_table[] = {
     NOPE(PROMPT, STRING, "--prompt-corpus", "Synthetic text corpus: sonnet or coding."),
     {SUP(PROMPT, STRING, "--system-prompt", 0, OFF(system_prompt)),
      .help = "A system prompt sent verbatim with every request.", .example = "'You are terse.'"},
-    NOPE(PROMPT, STRING, "--system-prompt-file", "File holding the system prompt."),
+    {SUP(PROMPT, STRING, "--system-prompt-file", 0, OFF(system_prompt_file)),
+     .help = "A file whose text, exactly as it is, is the system prompt of every request "
+             "(instead of --system-prompt).",
+     .example = "system.txt"},
     /* Cache bust */
     NOPE(CACHE_BUST, STRING, "--cache-bust", "Where to add a per-conversation cache-bust marker."),
     /* Prefix prompt */

@@ -414,6 +414,45 @@ Test(profile_e2e, shared_system_prompt_is_in_every_request_and_the_input_length,
     e2e_finish(&w);
 }
 
+/* --system-prompt-file: the file's text, line ends and quotes as they are,
+ * leads every chat request as its system message. */
+Test(profile_e2e, system_prompt_file_is_sent_verbatim, .timeout = 120)
+{
+    static const char prompt[] = "You are \"terse\".\n\tAnswer in one line.\n";
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "system.txt", prompt);
+    e2e_run_ok(&w, "profile -m m -u URL --concurrency 2 --request-count 6 "
+                   "--system-prompt-file IN/system.txt --artifact-dir DIR");
+    json_t *root = e2e_load_json(&w, "inputs.json");
+    json_t *data = json_object_get(root, "data");
+    cr_assert_gt(json_array_size(data), 0);
+    for (size_t i = 0; i < json_array_size(data); i++) {
+        json_t *payload = json_array_get(json_object_get(json_array_get(data, i), "payloads"), 0);
+        json_t *first = json_array_get(json_object_get(payload, "messages"), 0);
+        cr_assert_str_eq(json_string_value(json_object_get(first, "role")), "system");
+        cr_assert_str_eq(json_string_value(json_object_get(first, "content")), prompt);
+    }
+    json_decref(root);
+    char *out = NULL;
+    e2e_write(&w, "empty.txt", "");
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --request-count 2 --system-prompt-file "
+                              "IN/missing.txt --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "--system-prompt-file: cannot open"), "%s", out);
+    free(out);
+    status = run_ringperf(&w,
+                          "profile -m m -u URL --request-count 2 --system-prompt-file IN/empty.txt "
+                          "--artifact-dir DIR",
+                          true, &out);
+    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "empty.txt' is empty"), "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
+
 /* models_in_inputs counts the payloads of inputs.json naming model a and b. */
 static void models_in_inputs(const struct e2e *w, size_t *out_a, size_t *out_b, bool *out_alternate)
 {

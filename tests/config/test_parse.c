@@ -691,3 +691,23 @@ Test(config_parse, no_spelling_appears_twice_in_the_table)
         }
     }
 }
+
+/* --system-prompt-file is read when the run is prepared; here it only
+ * conflicts with the other ways to set the system prompt. */
+Test(config_parse, system_prompt_file_conflicts_are_named)
+{
+    struct profile_config cfg;
+    char err[512];
+    cr_assert_lt(parse(W("-m", "x", "--system-prompt-file", "s.txt", "--system-prompt", "y"), &cfg,
+                       err, sizeof(err)),
+                 0);
+    cr_assert_not_null(strstr(err, "--system-prompt and --system-prompt-file both set"), "%s", err);
+    config_free(&cfg);
+    cr_assert_lt(
+        parse(W("-m", "x", "--system-prompt-file", "s.txt", "--shared-system-prompt-length", "9"),
+              &cfg, err, sizeof(err)),
+        0);
+    cr_assert_not_null(
+        strstr(err, "--system-prompt-file and --shared-system-prompt-length both set"), "%s", err);
+    config_free(&cfg);
+}
