@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cli/cli_cluster.h"
+#include "cli/cli_control_hooks.h"
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
 #include "cli/cli_load.h"
@@ -166,18 +167,6 @@ static int lookup_host(const char *what, const char *host, uint16_t port,
 
 /* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
  * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
-/* set_request_target writes the request target of *out: the URL's path, in
- * absolute form through a forward proxy, which learns the server from the
- * request line. */
-static void set_request_target(const struct config_target *target, struct engine_target *out)
-{
-    if (out->proxy.mode == ENGINE_PROXY_FORWARD) {
-        snprintf(out->path, sizeof(out->path), "http://%s%s", target->authority, target->path);
-    } else {
-        snprintf(out->path, sizeof(out->path), "%s", target->path);
-    }
-}
-
 static int resolve_proxy(const struct config_target *target, struct engine_target *out)
 {
     char errbuf[512];
@@ -201,7 +190,7 @@ static int resolve_proxy(const struct config_target *target, struct engine_targe
     memcpy(p->authorization, proxy.authorization, sizeof(p->authorization));
     explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
     p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
-    set_request_target(target, out);
+    engine_target_set_path(out, target->path);
     fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
             p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
     return 0;
@@ -220,7 +209,7 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         return -EINVAL;
     }
     snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
-    set_request_target(&target, out);
+    engine_target_set_path(out, target.path);
     if (target.scheme == CONFIG_SCHEME_HTTPS) {
         /* prepare_tls gives the target the run's context. */
         snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
@@ -321,7 +310,7 @@ static int prepare_readiness(struct profile_run *run)
             return -EINVAL;
         }
         run->models_targets[i] = run->targets[i];
-        set_request_target(&target, &run->models_targets[i]);
+        engine_target_set_path(&run->models_targets[i], target.path);
     }
     struct endpoint_payload_spec spec = {
         .type = run->requests.type,
@@ -550,6 +539,18 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     return ret;
 }
 
+/* stop_profiler stops the server profiler --server-profiler started, even
+ * after Ctrl-C; a failure is a warning, as the run's results stand. */
+static void stop_profiler(struct profile_run *run)
+{
+    char errbuf[512];
+    struct engine_stop own = {0};
+    if (cli_control_hook(&run->cfg, &run->engine, CLI_HOOK_PROFILER_STOP, &own, errbuf,
+                         sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: warning: %s\n", errbuf);
+    }
+}
+
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
@@ -581,12 +582,27 @@ static int execute(struct profile_run *run)
         ret = run_warmup(run, errbuf, sizeof(errbuf));
         cli_live_phase(&run->live, "profiling");
     }
+    /* The control hooks are the run's, not each share's: the first share makes them. */
+    bool hooks = run->cluster.index == 0;
+    if (ret == 0 && hooks) {
+        ret = cli_control_hook(&run->cfg, &run->engine, CLI_HOOK_RESET_KV_CACHE, &run->stop, errbuf,
+                               sizeof(errbuf));
+    }
+    if (ret == 0 && hooks) {
+        ret = cli_control_hook(&run->cfg, &run->engine, CLI_HOOK_PROFILER_START, &run->stop, errbuf,
+                               sizeof(errbuf));
+    }
+    bool profiler_started =
+        ret == 0 && hooks && cli_control_hook_wanted(&run->cfg, CLI_HOOK_PROFILER_START);
     if (ret == 0) {
         ret = cli_cluster_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = cli_wall_now_ns();
     if (ret == 0 && !run->stop.requested) {
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+    }
+    if (profiler_started) {
+        stop_profiler(run);
     }
     if (watching) {
         pthread_kill(watch.thread, SIGUSR1);

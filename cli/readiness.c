@@ -3,111 +3,53 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "cli/cli_oneshot.h"
 #include "endpoint/endpoint.h"
 
-/* A Ctrl-C during the wait between probes is seen within this long. */
-#define STOP_CHECK_NS (50LL * 1000 * 1000)
-
-/* probe_result is what the one request of a probe came back with. */
-struct probe_result {
-    bool seen;
-    bool ok;
-    int http_status;
-    char error[ENGINE_ERROR_TYPE_BYTES + ENGINE_ERROR_MESSAGE_BYTES + 32];
-};
-
-static void on_probe_record(void *ctx, const struct engine_record *rec)
-{
-    struct probe_result *r = ctx;
-    r->seen = true;
-    r->http_status = rec->http_status;
-    r->ok = rec->outcome == ENGINE_SUCCESS && rec->http_status >= 200 && rec->http_status < 300;
-    if (!r->ok && rec->http_status > 0) {
-        snprintf(r->error, sizeof(r->error), "HTTP %d %s%s%s", rec->http_status, rec->error_type,
-                 rec->error_message[0] != '\0' ? ": " : "", rec->error_message);
-    } else if (!r->ok) {
-        snprintf(r->error, sizeof(r->error), "%s%s%s", rec->error_type,
-                 rec->error_message[0] != '\0' ? ": " : "", rec->error_message);
-    }
-}
-
-/* probe sends one request as `base` describes (its targets, endpoint and
- * headers), with method, targets, body and reader of the probe's own. */
-static int probe(const struct engine_config *base, const char *method,
-                 const struct engine_target *targets, const char *body,
-                 const struct endpoint_reader *reader, int64_t timeout_ns, struct engine_stop *stop,
-                 struct probe_result *out, char *errbuf, size_t errcap)
-{
-    struct engine_payload payload = {.body = body, .body_len = strlen(body)};
-    struct engine_config c = {
-        .targets = targets,
-        .target_count = base->target_count,
-        .endpoint_type = reader->type,
-        .reader = reader,
-        .streaming = method == NULL && base->streaming,
-        .method = method,
-        .payloads = &payload,
-        .payload_count = 1,
-        .authorization = base->authorization,
-        .extra_headers = base->extra_headers,
-        .extra_header_count = base->extra_header_count,
-        .shard_count = 1,
-        .concurrency = 1,
-        .request_count = 1,
-        .request_timeout_ns = (uint64_t)timeout_ns,
-        /* Distinct X-Request-IDs, so server logs tell probes from the run. */
-        .request_id_nonce = base->request_id_nonce ^ 0x52454459ULL,
-    };
-    *out = (struct probe_result){0};
-    struct engine_record_sink sink = {.on_record = on_probe_record, .ctx = out};
-    int ret = engine_run(&c, &sink, stop, errbuf, errcap);
-    if (ret == 0 && !out->seen) {
-        snprintf(out->error, sizeof(out->error), "no answer");
-    }
-    return ret;
-}
-
-/* sleep_until waits until deadline_ns (CLOCK_MONOTONIC) or a stop request. */
-static void sleep_until(int64_t deadline_ns, const struct engine_stop *stop)
-{
-    for (;;) {
-        int64_t now = engine_now_ns();
-        if (now >= deadline_ns || __atomic_load_n(&stop->requested, __ATOMIC_ACQUIRE)) {
-            return;
-        }
-        int64_t step = deadline_ns - now < STOP_CHECK_NS ? deadline_ns - now : STOP_CHECK_NS;
-        struct timespec ts = {.tv_sec = step / 1000000000, .tv_nsec = step % 1000000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-/* attempt runs the mode's probes once; *out holds the first that failed. */
+/* attempt runs the mode's probes once, on every --url in turn; *out holds
+ * the first that failed, and *out_what names it. */
 static int attempt(const struct profile_config *cfg, const struct cli_readiness_probes *p,
-                   int64_t timeout_ns, struct engine_stop *stop, struct probe_result *out,
+                   int64_t timeout_ns, struct engine_stop *stop, struct cli_oneshot_result *out,
                    const char **out_what, char *errbuf, size_t errcap)
 {
-    if (cfg->wait_for_model_mode != CONFIG_WAIT_INFERENCE) {
-        /* The list's shape is not checked: a 2xx answer read whole is enough. */
-        struct endpoint_reader models;
-        endpoint_reader_init(&models, ENDPOINT_RAW, NULL, NULL, 0);
-        *out_what = "GET /v1/models";
-        int ret = probe(p->run, "GET", p->models_targets, "", &models, timeout_ns, stop, out,
-                        errbuf, errcap);
-        if (ret != 0 || !out->ok || cfg->wait_for_model_mode == CONFIG_WAIT_MODELS) {
-            return ret;
-        }
-    }
+    const struct engine_config *run = p->run;
     struct endpoint_reader plain;
-    const struct endpoint_reader *reader = p->run->reader;
+    const struct endpoint_reader *reader = run->reader;
     if (reader == NULL) {
-        endpoint_reader_init(&plain, p->run->endpoint_type, NULL, NULL, 0);
+        endpoint_reader_init(&plain, run->endpoint_type, NULL, NULL, 0);
         reader = &plain;
     }
-    *out_what = "a one-token request";
-    return probe(p->run, NULL, p->run->targets, p->inference_body, reader, timeout_ns, stop, out,
-                 errbuf, errcap);
+    for (size_t t = 0; t < run->target_count; t++) {
+        if (cfg->wait_for_model_mode != CONFIG_WAIT_INFERENCE) {
+            /* The list is not looked at: a 2xx answer read whole is enough. */
+            struct cli_oneshot_request models = {.base = run,
+                                                 .target = &p->models_targets[t],
+                                                 .method = "GET",
+                                                 .body = "",
+                                                 .discard_body = true,
+                                                 .timeout_ns = timeout_ns};
+            *out_what = "GET /v1/models";
+            int ret = cli_oneshot(&models, stop, out, errbuf, errcap);
+            if (ret != 0 || !out->ok) {
+                return ret;
+            }
+        }
+        if (cfg->wait_for_model_mode != CONFIG_WAIT_MODELS) {
+            struct cli_oneshot_request inference = {.base = run,
+                                                    .target = &run->targets[t],
+                                                    .body = p->inference_body,
+                                                    .streaming = run->streaming,
+                                                    .reader = reader,
+                                                    .timeout_ns = timeout_ns};
+            *out_what = "a one-token request";
+            int ret = cli_oneshot(&inference, stop, out, errbuf, errcap);
+            if (ret != 0 || !out->ok) {
+                return ret;
+            }
+        }
+    }
+    return 0;
 }
 
 int cli_wait_for_model(const struct profile_config *cfg, const struct cli_readiness_probes *probes,
@@ -128,7 +70,7 @@ int cli_wait_for_model(const struct profile_config *cfg, const struct cli_readin
         int64_t left = deadline - engine_now_ns();
         uint64_t run_timeout = (uint64_t)(cfg->request_timeout_seconds * 1e9);
         int64_t timeout = left > 0 && (uint64_t)left < run_timeout ? left : (int64_t)run_timeout;
-        struct probe_result result;
+        struct cli_oneshot_result result;
         const char *what = "";
         int ret =
             attempt(cfg, probes, timeout > 0 ? timeout : 1, stop, &result, &what, errbuf, errcap);
@@ -154,6 +96,6 @@ int cli_wait_for_model(const struct profile_config *cfg, const struct cli_readin
                     cfg->wait_for_model_interval_seconds, what, result.error);
             return -ETIMEDOUT;
         }
-        sleep_until(next, stop);
+        cli_sleep_until(next, stop);
     }
 }

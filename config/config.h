@@ -156,6 +156,14 @@ struct profile_config {
     double wait_for_model_seconds;           /* --wait-for-model-timeout; 0 = do not wait */
     enum config_wait_mode wait_for_model_mode;
     double wait_for_model_interval_seconds; /* > 0, default 5 */
+    /* Control hooks: each is on when its switch or any of its other flags is given. */
+    bool reset_kv_cache;                    /* --reset-kv-cache */
+    double reset_kv_cache_timeout_seconds;  /* > 0, default 30 */
+    char *reset_kv_cache_path;              /* NULL = /reset_prefix_cache */
+    bool server_profiler;                   /* --server-profiler */
+    double server_profiler_timeout_seconds; /* > 0, default 30 */
+    char *server_profiler_start_path;       /* NULL = /start_profile */
+    char *server_profiler_stop_path;        /* NULL = /stop_profile */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */

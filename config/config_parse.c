@@ -20,6 +20,8 @@ static void init_defaults(struct profile_config *cfg)
     cfg->endpoint_type = CONFIG_ENDPOINT_CHAT;
     cfg->request_timeout_seconds = 600.0;
     cfg->wait_for_model_interval_seconds = 5.0;
+    cfg->reset_kv_cache_timeout_seconds = 30.0;
+    cfg->server_profiler_timeout_seconds = 30.0;
     cfg->isl_tokens_mean = 550;
     cfg->request_count = 10;
     cfg->benchmark_grace_period_seconds = 30.0;
@@ -70,6 +72,9 @@ void config_free(struct profile_config *cfg)
     free(cfg->goodput);
     free(cfg->system_prompt);
     free(cfg->system_prompt_file);
+    free(cfg->reset_kv_cache_path);
+    free(cfg->server_profiler_start_path);
+    free(cfg->server_profiler_stop_path);
     free(cfg->seq_dist);
     free(cfg->public_dataset);
     free(cfg->image_source);
@@ -99,6 +104,30 @@ static int check_urls(const struct profile_config *cfg, char *errbuf, size_t err
         int rc = config_resolve_url(cfg, i, &target, errbuf, errcap);
         if (rc != 0) {
             return rc;
+        }
+    }
+    return 0;
+}
+
+/* check_hook_path checks a control hook's path: a path under the server's
+ * host ("/..."), not a URL, with nothing that would break the request line. */
+static int check_hook_path(const char *flag, const char *path, char *errbuf, size_t errcap)
+{
+    if (path == NULL) {
+        return 0;
+    }
+    if (path[0] != '/') {
+        return config__fail(errbuf, errcap,
+                            "%s: '%s' must be a path on the server, starting with / "
+                            "(e.g. %s /reset_prefix_cache); the host comes from --url",
+                            flag, path, flag);
+    }
+    for (const char *p = path; *p != '\0'; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+            return config__fail(errbuf, errcap,
+                                "%s: the path may not contain spaces or control "
+                                "characters",
+                                flag);
         }
     }
     return 0;
@@ -284,6 +313,15 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
+    rc = rc != 0
+             ? rc
+             : check_hook_path("--reset-kv-cache-path", cfg->reset_kv_cache_path, errbuf, errcap);
+    rc = rc != 0 ? rc
+                 : check_hook_path("--server-profiler-start-path", cfg->server_profiler_start_path,
+                                   errbuf, errcap);
+    rc = rc != 0 ? rc
+                 : check_hook_path("--server-profiler-stop-path", cfg->server_profiler_stop_path,
+                                   errbuf, errcap);
     rc = rc != 0 ? rc : config__check_media(cfg, errbuf, errcap);
     if (rc == 0) {
         rc = check_conversations(cfg, errbuf, errcap);

@@ -72,6 +72,12 @@ struct engine_target {
     struct engine_proxy proxy; /* zero: no proxy */
 };
 
+/* engine_target_set_path sets t's request target to `path` ("/...", with any
+ * query): as it is, or in absolute form through a forward proxy, which learns
+ * the server from the request line (t's proxy must be set first). A path
+ * too long for t->path is cut. */
+void engine_target_set_path(struct engine_target *t, const char *path);
+
 /* engine_payload is one request body, prepared before the run. */
 struct engine_payload {
     const char *body;
@@ -167,6 +173,10 @@ struct engine_config {
     const struct endpoint_reader *reader;
     bool streaming;     /* ask for text/event-stream (Accept header) */
     const char *method; /* request method; NULL = POST */
+    /* Read each response to its end without parsing its body: for control
+     * requests and probes, whose answers are not benchmark data (a 2xx
+     * status is a success whatever the body holds). */
+    bool discard_body;
     /* Request ordinal i sends payloads[i % payload_count] (an empty body:
      * none, e.g. for GET). */
     const struct engine_payload *payloads;

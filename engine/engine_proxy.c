@@ -55,6 +55,15 @@ void engine__connect_failed(struct engine__shard *shard, struct engine__conn *c,
     engine__fail(shard, c, 0, "ConnectionError", message);
 }
 
+void engine_target_set_path(struct engine_target *t, const char *path)
+{
+    if (t->proxy.mode == ENGINE_PROXY_FORWARD) {
+        snprintf(t->path, sizeof(t->path), "http://%s%s", t->host_header, path);
+    } else {
+        snprintf(t->path, sizeof(t->path), "%s", path);
+    }
+}
+
 /* write_connect writes the CONNECT request into c->head; returns its length, or 0 when it
  * does not fit (it always does: the pieces are bounded far below ENGINE__HEAD_BYTES). */
 static size_t write_connect(struct engine__conn *c)

@@ -278,6 +278,10 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         finish_error_status(shard, c, body, body_len);
         return;
     }
+    if (shard->config->discard_body) {
+        engine__finish(shard, c, ENGINE_SUCCESS, keep);
+        return;
+    }
     if (c->body_is_sse) {
         struct sse_event ev;
         if (sse_parser_finish(&c->sse, &ev) == SSE_EVENT &&
@@ -311,13 +315,13 @@ static void on_headers(struct engine__shard *shard, struct engine__conn *c, int6
     rec->headers_ns = arrival_ns;
     rec->http_status = http_response_status_code(&c->http);
     c->status_ok = rec->http_status >= 200 && rec->http_status < 300;
-    c->body_is_sse = c->status_ok && http_response_is_event_stream(&c->http);
+    c->body_is_sse =
+        c->status_ok && !shard->config->discard_body && http_response_is_event_stream(&c->http);
     if (c->body_is_sse) {
         /* Reset here rather than per request: most non-streamed requests never
          * touch the SSE parser. */
         sse_parser_reset(&c->sse);
     }
-    (void)shard;
 }
 
 void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,

@@ -174,6 +174,10 @@ struct mock_config {
      * .cached_tokens, responses usage.input_tokens_details.cached_tokens,
      * messages usage.cache_read_input_tokens. */
     double cache_hit_rate;
+    /* The first this many control requests (cache reset, profiler start and
+     * stop) each worker thread gets are answered 503 with Retry-After: 1, as
+     * a server busy with a previous reset would; default 0. */
+    uint32_t control_busy;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */
@@ -210,6 +214,10 @@ struct mock_stats {
     uint64_t faults_stall;
     uint64_t faults_malformed;
     uint64_t token_log_lines;
+    uint64_t cache_resets;    /* POST /reset_prefix_cache answered 200 */
+    uint64_t profiler_starts; /* POST /start_profile answered 200 */
+    uint64_t profiler_stops;  /* POST /stop_profile answered 200 */
+    uint64_t control_busy;    /* control requests answered 503 (--control-busy) */
 };
 
 /* mock_server is a running server: its listeners, worker threads and their rings. Opaque. */

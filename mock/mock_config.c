@@ -78,6 +78,8 @@ static const struct flag FLAGS[] = {
      "percent of prompt tokens reported as cached"},
     {"--max-body-kb", FLAG_KB, FIELD(max_body_bytes), 1, MOCK_BODY_KB_MAX, "4096",
      "largest request body accepted, KiB"},
+    {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
+     "answer the first N control requests (cache reset, profiler) of each thread 503"},
 };
 #define FLAG_COUNT_ALL (sizeof(FLAGS) / sizeof(FLAGS[0]))
 

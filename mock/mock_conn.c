@@ -134,6 +134,23 @@ static void answer_models(struct mock__worker *w, struct mock__conn *c, bool hea
     answer_json(w, c, b.len);
 }
 
+/* answer_control answers vLLM's control endpoints as vLLM does: 200 and an
+ * empty body, once --control-busy has run out. */
+static void answer_control(struct mock__worker *w, struct mock__conn *c, enum mock__route route)
+{
+    if (w->control_busy_left > 0) {
+        w->control_busy_left--;
+        w->stats.control_busy++;
+        answer_error(w, c, 503, "server_error", "busy with a previous control request; retry", 1,
+                     NULL);
+        return;
+    }
+    w->stats.cache_resets += route == MOCK__ROUTE_RESET_CACHE;
+    w->stats.profiler_starts += route == MOCK__ROUTE_START_PROFILE;
+    w->stats.profiler_stops += route == MOCK__ROUTE_STOP_PROFILE;
+    answer_json(w, c, 0);
+}
+
 static void set_request_id(struct mock__worker *w, struct mock__conn *c,
                            const struct mock__request *req)
 {
@@ -312,8 +329,9 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         answer_error(w, c, 404, "not_found_error",
                      "unknown path; this server has POST /v1/chat/completions, "
                      "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
-                     "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, and GET "
-                     "/v1/models and /health",
+                     "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, "
+                     "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models "
+                     "and /health",
                      0, NULL);
         return;
     }
@@ -326,6 +344,11 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     }
     if (route == MOCK__ROUTE_HEALTH || route == MOCK__ROUTE_MODELS) {
         answer_models(w, c, route == MOCK__ROUTE_HEALTH);
+        return;
+    }
+    if (route == MOCK__ROUTE_RESET_CACHE || route == MOCK__ROUTE_START_PROFILE ||
+        route == MOCK__ROUTE_STOP_PROFILE) {
+        answer_control(w, c, route);
         return;
     }
     start_completion(w, c, req, route);

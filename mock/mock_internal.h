@@ -123,6 +123,9 @@ enum mock__route {
     MOCK__ROUTE_NIM_RANKING,     /* POST /v1/ranking (NVIDIA NIM) */
     MOCK__ROUTE_COHERE_RERANK,   /* POST /v2/rerank (Cohere) */
     MOCK__ROUTE_TEI_RERANK,      /* POST /rerank (Hugging Face TEI) */
+    MOCK__ROUTE_RESET_CACHE,     /* POST /reset_prefix_cache (vLLM's control endpoints) */
+    MOCK__ROUTE_START_PROFILE,   /* POST /start_profile */
+    MOCK__ROUTE_STOP_PROFILE,    /* POST /stop_profile */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);

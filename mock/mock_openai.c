@@ -34,6 +34,9 @@ static const struct route_entry ROUTES[] = {
     {"/v1/ranking", "POST", MOCK__ROUTE_NIM_RANKING},
     {"/v2/rerank", "POST", MOCK__ROUTE_COHERE_RERANK},
     {"/rerank", "POST", MOCK__ROUTE_TEI_RERANK},
+    {"/reset_prefix_cache", "POST", MOCK__ROUTE_RESET_CACHE},
+    {"/start_profile", "POST", MOCK__ROUTE_START_PROFILE},
+    {"/stop_profile", "POST", MOCK__ROUTE_STOP_PROFILE},
 };
 
 bool mock__route_tokens(enum mock__route route)

@@ -277,6 +277,10 @@ void mock_server_stats(const struct mock_server *server, struct mock_stats *out)
         out->faults_stall += w->faults_stall;
         out->faults_malformed += w->faults_malformed;
         out->token_log_lines += w->token_log_lines;
+        out->cache_resets += w->cache_resets;
+        out->profiler_starts += w->profiler_starts;
+        out->profiler_stops += w->profiler_stops;
+        out->control_busy += w->control_busy;
     }
 }
 
@@ -344,6 +348,15 @@ static int run_started(const struct mock_config *cfg, int sig_fd, FILE *out)
     fflush(out);
     rc = wait_stop(sig_fd, s->stop_fd);
     int stop_rc = mock_server_stop(s);
+    struct mock_stats st;
+    mock_server_stats(s, &st);
+    fprintf(out,
+            "mock-server stopped: %llu requests, %llu connections, %llu cache resets, %llu "
+            "profiler starts, %llu profiler stops, %llu control requests answered busy\n",
+            (unsigned long long)st.requests, (unsigned long long)st.connections_accepted,
+            (unsigned long long)st.cache_resets, (unsigned long long)st.profiler_starts,
+            (unsigned long long)st.profiler_stops, (unsigned long long)st.control_busy);
+    fflush(out);
     mock_server_free(s);
     return rc != 0 ? rc : stop_rc;
 }

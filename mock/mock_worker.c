@@ -499,6 +499,7 @@ void *mock__worker_main(void *arg)
     struct mock__worker *w = arg;
     const struct mock_config *cfg = w->cfg;
     w->fault_rng = cfg->seed ^ (0x6a09e667f3bcc908ull * (w->index + 1));
+    w->control_busy_left = cfg->control_busy;
     w->jitter_rng = cfg->seed ^ (0xbb67ae8584caa73bull * (w->index + 1));
     w->ttft_ns = (uint64_t)(cfg->ttft_ms * 1e6);
     w->itl_ns = (uint64_t)(cfg->itl_ms * 1e6);

@@ -118,8 +118,9 @@ struct mock__worker {
     struct mock__tokenlog log;
     uint64_t fault_rng;
     uint64_t jitter_rng;
-    uint64_t seq;    /* requests seen, for ids */
-    uint64_t now_ns; /* CLOCK_MONOTONIC, refreshed once per loop turn */
+    uint64_t seq;               /* requests seen, for ids */
+    uint32_t control_busy_left; /* control requests still to answer 503 (--control-busy) */
+    uint64_t now_ns;            /* CLOCK_MONOTONIC, refreshed once per loop turn */
     uint64_t ttft_ns, itl_ns, ttft_jitter_ns, itl_jitter_ns;
     uint32_t inflight; /* every operation whose final completion is still to come */
     bool stopping;

@@ -70,10 +70,17 @@ struct child start_mock(int *out_port, char *const extra[])
     return mock;
 }
 
-void stop_mock(struct child *mock)
+char *stop_mock_report(struct child *mock)
 {
     kill(mock->pid, SIGTERM);
+    char *report = test_read_stream(mock->out);
     cr_assert_eq(wait_child(mock), 0, "mock-server exits cleanly on SIGTERM");
+    return report;
+}
+
+void stop_mock(struct child *mock)
+{
+    free(stop_mock_report(mock));
 }
 
 size_t count_lines(const char *path, size_t *out_errors)
@@ -165,12 +172,18 @@ void e2e_write(const struct e2e *w, const char *name, const char *text)
     cr_assert_eq(fclose(f), 0, "%s", path);
 }
 
-void e2e_finish(struct e2e *w)
+char *e2e_finish_report(struct e2e *w)
 {
-    stop_mock(&w->mock);
+    char *report = stop_mock_report(&w->mock);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
     cr_assert_eq(system(cmd), 0);
+    return report;
+}
+
+void e2e_finish(struct e2e *w)
+{
+    free(e2e_finish_report(w));
 }
 
 json_t *e2e_load_json(const struct e2e *w, const char *name)

@@ -35,6 +35,10 @@ struct child start_mock(int *out_port, char *const extra[]);
 /* stop_mock sends SIGTERM and requires a clean exit. */
 void stop_mock(struct child *mock);
 
+/* stop_mock_report is stop_mock, and returns what the mock printed after its
+ * first line: its "mock-server stopped: ..." counts (malloc'd). */
+char *stop_mock_report(struct child *mock);
+
 /* count_lines checks that every line of a JSONL export is a record and
  * returns how many there are, with the number of error records. */
 size_t count_lines(const char *path, size_t *out_errors);
@@ -65,6 +69,9 @@ void e2e_write(const struct e2e *w, const char *name, const char *text);
 /* e2e_finish stops the mock server (requiring a clean exit) and removes the
  * world's directory. */
 void e2e_finish(struct e2e *w);
+
+/* e2e_finish_report is e2e_finish, and returns stop_mock_report's text. */
+char *e2e_finish_report(struct e2e *w);
 
 /* e2e_load_json parses the file `name` of the world's directory (e.g.
  * "inputs.json"): a new reference the caller frees. */

@@ -203,6 +203,55 @@ Test(profile_e2e, wait_for_model_waits_for_a_server_that_starts_later, .timeout 
     cr_assert_eq(system(rm), 0);
 }
 
+/* --reset-kv-cache and --server-profiler: one POST of each to the server
+ * behind two --url spellings, the reset tried again while the server says
+ * it is busy (503, twice), the profiler stopped after the run. */
+Test(profile_e2e, control_hooks_reach_each_server_once_and_retry_a_busy_reset, .timeout = 120)
+{
+    char *const mock_flags[] = {"--control-busy", "2", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m m -u URL -u http://%s --request-count 4 --reset-kv-cache "
+             "--server-profiler --artifact-dir DIR",
+             w.url);
+    int status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /reset_prefix_cache to 1 server: done"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "--server-profiler: POST /stop_profile to 1 server: done"), "%s",
+                       out);
+    free(out);
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "1 cache resets, 1 profiler starts, 1 profiler stops, 2 "
+                                      "control requests answered busy"),
+                       "%s", report);
+    free(report);
+}
+
+/* A server without the reset endpoint stops the run before it measures
+ * anything, naming the flag and the server's answer. */
+Test(profile_e2e, a_refused_cache_reset_stops_the_run, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --request-count 4 --reset-kv-cache-path "
+                              "/flush_cache --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /flush_cache to "), "%s", out);
+    cr_assert_not_null(strstr(out, "HTTP 404"), "%s", out);
+    free(out);
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "mock-server stopped: 1 requests"),
+                       "nothing but the reset reached the server: %s", report);
+    free(report);
+}
+
 /* A run where every request failed exits 1. */
 Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
 {

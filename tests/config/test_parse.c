@@ -246,6 +246,16 @@ static void check_reuse_default(const struct profile_config *c)
     cr_assert_eq(c->wait_for_model_interval_seconds, 5);
 }
 
+static void check_hooks(const struct profile_config *c)
+{
+    cr_assert(c->reset_kv_cache, "a --reset-kv-cache-* flag turns the reset on");
+    cr_assert_str_eq(c->reset_kv_cache_path, "/flush_cache");
+    cr_assert_eq(c->reset_kv_cache_timeout_seconds, 30);
+    cr_assert(c->server_profiler, "a --server-profiler-* flag turns the profiler hooks on");
+    cr_assert_eq(c->server_profiler_timeout_seconds, 5);
+    cr_assert_null(c->server_profiler_start_path);
+}
+
 static void check_wait_for_model(const struct profile_config *c)
 {
     cr_assert_eq(c->wait_for_model_seconds, 300);
@@ -351,6 +361,10 @@ static const struct valid_case valid_cases[] = {
      check_reuse_sticky},
     {"connection reuse pooled by default, Connection header allowed",
      W("-m", "x", "-H", "Connection: keep-alive"), check_reuse_default},
+    {"control hooks",
+     W("-m", "x", "--reset-kv-cache-path", "/flush_cache", "--server-profiler-timeout-seconds",
+       "5"),
+     check_hooks},
     {"wait for model",
      W("-m", "x", "--wait-for-model-timeout", "300", "--wait-for-model-mode", "both",
        "--wait-for-model-interval", "0.5"),
@@ -481,6 +495,11 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--reset-kv-cache-path", "http://h/reset"),
+     "--reset-kv-cache-path: 'http://h/reset' must be a path on the server, starting with /"},
+    {W("-m", "x", "--server-profiler-stop-path", "/a b"),
+     "--server-profiler-stop-path: the path may not contain spaces"},
+    {W("-m", "x", "--reset-kv-cache-timeout-seconds", "0"), "must be a number greater than 0"},
     {W("-m", "x", "--wait-for-model-timeout", "-1"),
      "--wait-for-model-timeout: '-1' must be a number of at least 0"},
     {W("-m", "x", "--wait-for-model-interval", "0"),
