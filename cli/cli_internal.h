@@ -44,7 +44,8 @@ struct cli_record_metrics {
 struct cli_results {
     bool streaming;
     bool use_server_token_count;
-    bool open_loop; /* requests follow a schedule: add the *_from_schedule metrics */
+    bool per_chunk_usage; /* ITL leaves out the first chunk's tokens (--per-chunk-usage) */
+    bool open_loop;       /* requests follow a schedule: add the *_from_schedule metrics */
     /* Client-side token counts (AIPerf's default): the run's tokenizer, or
      * NULL to take them from the server's usage. Borrowed. */
     const struct tokenizer *tokenizer;
@@ -63,6 +64,9 @@ struct cli_results {
     size_t error_kind_count;
     uint64_t errors_unlisted;  /* errors past CLI_ERROR_KINDS_MAX distinct kinds */
     uint64_t same_read_events; /* content events that shared a read with the previous one */
+    /* --per-chunk-usage: streamed successes whose first chunk reported no
+     * usable completion_tokens, so their ITL divides by OSL - 1. */
+    uint64_t itl_first_chunk_fallbacks;
 };
 
 /* cli_results_init prepares `results` for a run of `cfg` (streaming, goodput

@@ -450,6 +450,9 @@ static void put_request(struct cli_jsonw *w, bool *first, const struct metrics_r
     cli_jsonw_string(w, audio, (size_t)n);
     cli_jsonw_key(w, first, "client_tokens");
     cli_jsonw_lit(w, req->client_tokens ? "true" : "false");
+    if (req->first_chunk_tokens != 0) {
+        put_key_int(w, first, "first_chunk_tokens", req->first_chunk_tokens);
+    }
 }
 
 static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,

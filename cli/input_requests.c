@@ -144,6 +144,7 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
         .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
         .extra_inputs_json = extra,
         .use_server_token_count = cfg->use_server_token_count,
+        .per_chunk_usage = cfg->per_chunk_usage,
         .texts = e->text_count > 0 ? e->texts : NULL,
         .text_count = e->text_count,
         .query = e->text_count > 0 ? e->texts[0] : src->prompt,

@@ -456,6 +456,19 @@ static void print_send_lag(const struct profile_run *run)
     }
 }
 
+/* print_itl_fallbacks says, once, how many requests --per-chunk-usage could
+ * not apply to. */
+static void print_itl_fallbacks(const struct profile_run *run)
+{
+    uint64_t n = run->results.itl_first_chunk_fallbacks;
+    if (n > 0) {
+        printf("Warning: --per-chunk-usage: %llu streamed request%s reported no usage with the "
+               "first content chunk (or as many tokens as the whole output); their ITL divides "
+               "by OSL - 1. Check that the server honours stream_options.continuous_usage_stats.\n",
+               (unsigned long long)n, n == 1 ? "" : "s");
+    }
+}
+
 /* CLIENT_BUSY_WARN is the share of a shard's CPU above which the client, not
  * the server, may have set the pace. */
 #define CLIENT_BUSY_WARN 0.9
@@ -635,6 +648,7 @@ static int execute(struct profile_run *run)
     int status = cli_export_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
     print_send_lag(run);
+    print_itl_fallbacks(run);
     print_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cli_cluster_finish(&run->cluster, run->stop.requested,

@@ -185,6 +185,7 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
         .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
         .extra_inputs_json = extra,
         .use_server_token_count = cfg->use_server_token_count,
+        .per_chunk_usage = cfg->per_chunk_usage,
     };
     if (cli_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
                                 PROMPT_BYTES_MAX, &isl) != 0) {
@@ -396,6 +397,7 @@ static int seal_sessions(const struct profile_config *cfg, struct cli_requests *
         .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
         .extra_inputs_json = out->sessions_extra,
         .use_server_token_count = cfg->use_server_token_count,
+        .per_chunk_usage = cfg->per_chunk_usage,
     };
     uint32_t users = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency
                      : cfg->num_users > 0 ? (uint32_t)cfg->num_users

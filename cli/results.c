@@ -17,6 +17,7 @@ int cli_results_init(struct cli_results *results, const struct profile_config *c
     *results = (struct cli_results){
         .streaming = streaming,
         .use_server_token_count = cfg->use_server_token_count,
+        .per_chunk_usage = cfg->per_chunk_usage,
     };
     if (cfg->goodput != NULL) {
         char errbuf[512];
@@ -172,7 +173,15 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         req->content_count = 0;
         req->first_output_index = 0;
     }
+    if (results->per_chunk_usage) {
+        req->first_chunk_tokens = rec->first_content_completion_tokens;
+    }
     metrics_request_compute(req, &out->values);
+    if (results->per_chunk_usage && out->values.has[METRICS_ITL] &&
+        !(req->first_chunk_tokens > 0 &&
+          (double)req->first_chunk_tokens < out->values.value[METRICS_OSL])) {
+        results->itl_first_chunk_fallbacks++;
+    }
     out->shared_reads = cli_record_shared_reads(rec, results->streaming);
 }
 

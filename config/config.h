@@ -152,6 +152,7 @@ struct profile_config {
     char *api_key;                           /* NULL = none; a secret, never log it */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
+    bool per_chunk_usage;                    /* --per-chunk-usage */
     enum config_conn_reuse connection_reuse; /* --connection-reuse-strategy */
     double wait_for_model_seconds;           /* --wait-for-model-timeout; 0 = do not wait */
     enum config_wait_mode wait_for_model_mode;

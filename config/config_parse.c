@@ -266,6 +266,13 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
     }
+    if (cfg->per_chunk_usage && (cfg->endpoint_type != CONFIG_ENDPOINT_CHAT ||
+                                 !cfg->streaming_requested || !cfg->use_server_token_count)) {
+        return config__fail(errbuf, errcap,
+                            "--per-chunk-usage reads the usage a chat stream reports on every "
+                            "chunk: it needs --endpoint-type chat, --streaming and "
+                            "--use-server-token-count");
+    }
     if (cfg->system_prompt != NULL && cfg->system_prompt_file != NULL) {
         return config__fail(errbuf, errcap,
                             "--system-prompt and --system-prompt-file both set the system "

@@ -255,7 +255,10 @@ static const struct config__flag flag_table[] = {
     {SUP(ENDPOINT, SWITCH, "--use-server-token-count", 0, OFF(use_server_token_count)),
      .help = "Take token counts from the server's `usage` fields instead of tokenizing "
              "locally."},
-    NOPE(ENDPOINT, SWITCH, "--per-chunk-usage", "Ask for usage statistics on every chunk."),
+    {SUP(ENDPOINT, SWITCH, "--per-chunk-usage", 0, OFF(per_chunk_usage)),
+     .help = "Ask for usage on every streamed chunk (stream_options.continuous_usage_stats), "
+             "and divide ITL by the output tokens after the first chunk's, as the server counts "
+             "them (needs --endpoint-type chat, --streaming and --use-server-token-count)."},
     {SUP(ENDPOINT, CHOICE, "--connection-reuse-strategy", 0, OFF(connection_reuse)),
      .help = "pooled: keep-alive connections any request may reuse; never: a new connection "
              "for every request (sent with `Connection: close`); sticky-user-sessions: one "

@@ -134,11 +134,14 @@ struct endpoint_media {
 
 struct endpoint_payload_spec {
     enum endpoint_type type;
-    const char *model;             /* required except hf_tei_rankings, huggingface_generate, raw */
-    const char *prompt;            /* the user message / prompt text (see texts) */
-    uint64_t max_tokens;           /* 0: omit the field (messages: send the default) */
-    bool streaming;                /* the "stream" value */
-    bool use_legacy_max_tokens;    /* chat: send "max_tokens", not "max_completion_tokens" */
+    const char *model;          /* required except hf_tei_rankings, huggingface_generate, raw */
+    const char *prompt;         /* the user message / prompt text (see texts) */
+    uint64_t max_tokens;        /* 0: omit the field (messages: send the default) */
+    bool streaming;             /* the "stream" value */
+    bool use_legacy_max_tokens; /* chat: send "max_tokens", not "max_completion_tokens" */
+    /* chat, streaming: ask for usage on every chunk (vLLM's
+     * stream_options.continuous_usage_stats; AIPerf's --per-chunk-usage). */
+    bool per_chunk_usage;
     const char *extra_inputs_json; /* NULL, or a JSON object merged after the base fields */
     /* The shared system prompt: chat and chat_embeddings put it in a leading
      * {"role":"system"} message, responses in "instructions", messages in

@@ -70,6 +70,18 @@ static int payload__include_usage(json_t *root, bool replace_other)
     return 0;
 }
 
+/* payload__continuous_usage sets stream_options.continuous_usage_stats
+ * unless the extra inputs already did (after payload__include_usage, so
+ * stream_options is an object or something the user chose to send). */
+static int payload__continuous_usage(json_t *root)
+{
+    json_t *opts = json_object_get(root, "stream_options");
+    if (!json_is_object(opts) || json_object_get(opts, "continuous_usage_stats") != NULL) {
+        return 0;
+    }
+    return json_object_set_new(opts, "continuous_usage_stats", json_true()) < 0 ? -ENOMEM : 0;
+}
+
 /* stream_options per type, after the extra inputs are merged. */
 static int payload__stream_options(json_t *root, const struct endpoint_payload_spec *spec)
 {
@@ -78,7 +90,13 @@ static int payload__stream_options(json_t *root, const struct endpoint_payload_s
     case ENDPOINT_CHAT_EMBEDDINGS:
     case ENDPOINT_COMPLETIONS: {
         json_t *stream = json_object_get(root, "stream");
-        return stream && payload__truthy(stream) ? payload__include_usage(root, false) : 0;
+        if (!stream || !payload__truthy(stream)) {
+            return 0;
+        }
+        int ret = payload__include_usage(root, false);
+        return ret == 0 && spec->per_chunk_usage && spec->type == ENDPOINT_CHAT
+                   ? payload__continuous_usage(root)
+                   : ret;
     }
     case ENDPOINT_RESPONSES:
         return spec->streaming && spec->use_server_token_count ? payload__include_usage(root, true)

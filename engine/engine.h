@@ -326,6 +326,10 @@ struct engine_record {
     bool reused_connection; /* sent on a kept-alive connection */
     bool saw_done;          /* stream ended with [DONE] */
     bool saw_finish_reason; /* a finish_reason arrived */
+    bool saw_content;       /* a content event arrived */
+    /* The usage completion_tokens that came with the first content event
+     * (servers that report usage on every chunk); 0 when it carried none. */
+    int64_t first_content_completion_tokens;
 
     /* Filled when outcome != ENGINE_SUCCESS. */
     int error_code; /* HTTP status, 499 for cancelled, 0 for transport errors */

@@ -168,6 +168,12 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
         flags |= ENGINE_EVENT_USAGE;
     }
     rec->saw_finish_reason |= chunk.has_finish_reason;
+    if ((flags & ENGINE_EVENT_CONTENT) != 0 && !rec->saw_content) {
+        rec->saw_content = true;
+        if (chunk.has_usage && chunk.has_completion_tokens) {
+            rec->first_content_completion_tokens = (int64_t)chunk.completion_tokens;
+        }
+    }
     if ((flags & ~(uint32_t)ENGINE_EVENT_SAME_READ) != 0) {
         add_event(config, rec, arrival_ns, flags, text_len);
     }

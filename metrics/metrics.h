@@ -451,6 +451,10 @@ struct metrics_request {
     struct metrics_tokens tokens;
     struct metrics_usage usage;
     bool client_tokens;
+    /* With --per-chunk-usage: the completion_tokens the server reported with
+     * the first content chunk, which ITL's divisor leaves out instead of 1
+     * (when 0 < it < OSL); 0 = not in use. */
+    int64_t first_chunk_tokens;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -466,14 +470,13 @@ struct metrics_values {
  * following AIPerf's formulas (spec §2.2): TTFT/TTST/TTFO/ICL, decode
  * duration and the per-user throughputs only when streaming; request latency
  * ends at the last content response; ITL = (latency - TTFT) / (OSL - 1), only
- * when OSL >= 2; with a scheduled_ns, request latency and TTFT measured from
- * it as well (clamped at the plain value when the request left early); a
- * failed request gets error_isl only. Every usage field reported becomes
- * its usage_* metric. With client_tokens, the usage diff metrics compare
- * usage.prompt_tokens with tokens.input, usage.completion_tokens with the
- * OSL and usage.reasoning_tokens with tokens.reasoning, each only when both
- * sides are present and the client's count is positive. Metrics that cannot
- * be computed are absent. */
+ * when OSL >= 2 (OSL - first_chunk_tokens instead when 0 < that < OSL); with a scheduled_ns,
+ * request latency and TTFT measured from it as well (clamped at the plain value when the request
+ * left early); a failed request gets error_isl only. Every usage field reported becomes its usage_*
+ * metric. With client_tokens, the usage diff metrics compare usage.prompt_tokens with tokens.input,
+ * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
+ * when both sides are present and the client's count is positive. Metrics that cannot be computed
+ * are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has

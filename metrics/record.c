@@ -296,7 +296,11 @@ static void compute_streaming(const struct metrics_request *req, struct metrics_
         set(out, METRICS_DECODE_DURATION, latency - ttft);
     }
     if (osl >= 2) {
-        double itl = (out->value[METRICS_REQUEST_LATENCY] - ttft) / (osl - 1);
+        /* The tokens of the first chunk arrived with the TTFT: with per-chunk
+         * usage the server says how many there were. */
+        double first = (double)req->first_chunk_tokens;
+        double divisor = first > 0 && first < osl ? osl - first : osl - 1;
+        double itl = (out->value[METRICS_REQUEST_LATENCY] - ttft) / divisor;
         set(out, METRICS_ITL, itl);
         if (itl > 0) {
             set(out, METRICS_OTPS_PER_USER, NS_PER_S / itl);

@@ -259,6 +259,8 @@ void mock__fmt_chunk_close(struct mock__buf *b, size_t mark)
     mock__buf_put(b, "\r\n", 2);
 }
 
+static void put_usage_counts(struct mock__buf *b, const struct mock__job *job, uint64_t completion);
+
 static void put_chunk_json_head(struct mock__buf *b, const struct mock__job *job)
 {
     bool chat = job->route == MOCK__ROUTE_CHAT;
@@ -286,7 +288,13 @@ void mock__fmt_token_event(struct mock__buf *b, struct mock__job *job, uint32_t 
                              ? "{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\""
                              : "{\"index\":0,\"delta\":{\"content\":\"");
         mock__fmt_words(b, first, count);
-        mock__buf_str(b, "\"},\"finish_reason\":null}]}");
+        mock__buf_str(b, "\"},\"finish_reason\":null}]");
+        if (job->continuous_usage) {
+            /* vLLM's continuous_usage_stats: the counts so far on every chunk. */
+            mock__buf_put(b, ",", 1);
+            put_usage_counts(b, job, first + count);
+        }
+        mock__buf_put(b, "}", 1);
     } else {
         mock__buf_str(b, "{\"index\":0,\"text\":\"");
         mock__fmt_words(b, first, count);
@@ -314,14 +322,28 @@ static const char *finish_reason(const struct mock__job *job)
     return job->limit_given ? "length" : "stop";
 }
 
-static void put_usage(struct mock__buf *b, const struct mock__job *job)
+/* put_usage_open writes a usage object's token counts, `completion` of them
+ * output so far, and leaves the object open. */
+static void put_usage_open(struct mock__buf *b, const struct mock__job *job, uint64_t completion)
 {
     mock__buf_str(b, "\"usage\":{\"prompt_tokens\":");
     mock__buf_u64(b, job->prompt_tokens);
     mock__buf_str(b, ",\"completion_tokens\":");
-    mock__buf_u64(b, job->output_tokens);
+    mock__buf_u64(b, completion);
     mock__buf_str(b, ",\"total_tokens\":");
-    mock__buf_u64(b, job->prompt_tokens + job->output_tokens);
+    mock__buf_u64(b, job->prompt_tokens + completion);
+}
+
+/* put_usage_counts writes the usage of a chunk mid-stream. */
+static void put_usage_counts(struct mock__buf *b, const struct mock__job *job, uint64_t completion)
+{
+    put_usage_open(b, job, completion);
+    mock__buf_put(b, "}", 1);
+}
+
+static void put_usage(struct mock__buf *b, const struct mock__job *job)
+{
+    put_usage_open(b, job, job->output_tokens);
     if (job->report_cache) {
         mock__buf_str(b, ",\"prompt_tokens_details\":{\"cached_tokens\":");
         mock__buf_u64(b, job->cached_tokens);

@@ -151,6 +151,7 @@ struct mock__job {
     enum mock__route route;
     bool stream;
     bool include_usage;
+    bool continuous_usage;  /* stream_options.continuous_usage_stats: usage on every chunk */
     bool limit_given;       /* max tokens came from the request: finish_reason "length" */
     uint32_t output_tokens; /* units: words, or embeddings/ranking items for those routes */
     uint32_t seq;           /* next event sequence number (responses streams) */

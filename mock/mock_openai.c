@@ -330,7 +330,8 @@ static bool read_fields(const json_t *root, struct mock__job *out, char *msg, si
             snprintf(msg, msgcap, "'stream_options' must be an object");
             return false;
         }
-        if (!read_bool(opts, "include_usage", &out->include_usage, msg, msgcap)) {
+        if (!read_bool(opts, "include_usage", &out->include_usage, msg, msgcap) ||
+            !read_bool(opts, "continuous_usage_stats", &out->continuous_usage, msg, msgcap)) {
             return false;
         }
     }
@@ -365,6 +366,7 @@ enum mock__api_status mock__api_parse(enum mock__route route, const char *body, 
     out->route = route;
     out->stream = false;
     out->include_usage = false;
+    out->continuous_usage = false;
     out->limit_given = false;
     out->output_tokens = default_tokens;
     out->prompt_tokens = 0;

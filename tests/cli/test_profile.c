@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -250,6 +251,51 @@ Test(profile_e2e, a_refused_cache_reset_stops_the_run, .timeout = 120)
     cr_assert_not_null(strstr(report, "mock-server stopped: 1 requests"),
                        "nothing but the reset reached the server: %s", report);
     free(report);
+}
+
+/* check_itl_divisor requires every record's ITL to be (latency - TTFT) /
+ * (OSL - first), as the export's own values give them. */
+static void check_itl_divisor(const struct e2e *w, double first)
+{
+    char *text = e2e_read_text(w, "profile_export.jsonl");
+    size_t checked = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        cr_assert_not_null(rec);
+        json_t *m = json_object_get(rec, "metrics");
+        double value[4];
+        const char *tags[] = {"request_latency", "time_to_first_token", "output_sequence_length",
+                              "inter_token_latency"};
+        for (int k = 0; k < 4; k++) {
+            json_t *v = json_object_get(json_object_get(m, tags[k]), "value");
+            cr_assert(json_is_number(v), "%s in %s", tags[k], line);
+            value[k] = json_number_value(v);
+        }
+        double want = (value[0] - value[1]) / (value[2] - first);
+        cr_assert(fabs(value[3] - want) <= 1e-6 * want + 1e-6, "ITL %.9g, want %.9g: %s", value[3],
+                  want, line);
+        checked++;
+        json_decref(rec);
+    }
+    cr_assert_eq(checked, 12);
+    free(text);
+}
+
+/* --per-chunk-usage against a server that sends 4 tokens a chunk and usage
+ * with every chunk: ITL divides by the 12 tokens after the first chunk, not
+ * by 15; without the flag, by 15. */
+Test(profile_e2e, per_chunk_usage_takes_the_first_chunk_tokens_from_the_server, .timeout = 120)
+{
+    char *const mock_flags[] = {"--tokens-per-chunk", "4", "--ttft-ms", "2", "--itl-ms", "1", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    e2e_run_ok(&w, "profile -m m -u URL --streaming --use-server-token-count --per-chunk-usage "
+                   "--concurrency 3 --request-count 12 --osl 16 --artifact-dir DIR");
+    check_itl_divisor(&w, 4);
+    e2e_run_ok(&w, "profile -m m -u URL --streaming --use-server-token-count --concurrency 3 "
+                   "--request-count 12 --osl 16 --artifact-dir DIR");
+    check_itl_divisor(&w, 1);
+    e2e_finish(&w);
 }
 
 /* A run where every request failed exits 1. */

@@ -495,6 +495,9 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--per-chunk-usage", "--streaming"),
+     "--per-chunk-usage reads the usage a chat stream reports on every chunk: it needs "
+     "--endpoint-type chat, --streaming and --use-server-token-count"},
     {W("-m", "x", "--reset-kv-cache-path", "http://h/reset"),
      "--reset-kv-cache-path: 'http://h/reset' must be a path on the server, starting with /"},
     {W("-m", "x", "--server-profiler-stop-path", "/a b"),
@@ -668,6 +671,9 @@ Test(config_parse, every_table_spelling_is_recognised)
                 words[5] = "5";
             } else if (strcmp(name, "--prefill-concurrency") == 0) {
                 words[4] = "--streaming"; /* a first token only exists in a stream */
+            } else if (strcmp(name, "--per-chunk-usage") == 0) {
+                words[3] = "--streaming"; /* a switch: its partners take the value's place */
+                words[4] = "--use-server-token-count";
             } else {
                 partner_flag(name, &words[4]);
             }

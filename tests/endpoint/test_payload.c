@@ -37,6 +37,28 @@ Test(endpoint_payload, chat_streaming_gets_usage_stream_options)
                    "\"max_completion_tokens\":100,\"stream_options\":{\"include_usage\":true}}");
 }
 
+/* --per-chunk-usage asks a chat stream for usage on every chunk; it leaves
+ * what the extra inputs set alone, and non-streamed or other requests too. */
+Test(endpoint_payload, per_chunk_usage_asks_for_continuous_usage_stats)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "m",
+                                         .prompt = "Hi",
+                                         .streaming = true,
+                                         .per_chunk_usage = true};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
+                          "\"stream\":true,\"stream_options\":{\"include_usage\":true,"
+                          "\"continuous_usage_stats\":true}}");
+    spec.extra_inputs_json = "{\"stream_options\":{\"continuous_usage_stats\":false}}";
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
+                          "\"stream\":true,\"stream_options\":{\"continuous_usage_stats\":false,"
+                          "\"include_usage\":true}}");
+    spec.extra_inputs_json = NULL;
+    spec.streaming = false;
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+}
+
 Test(endpoint_payload, chat_non_streaming_without_max_tokens)
 {
     struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "Hi"};

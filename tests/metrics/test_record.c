@@ -348,3 +348,24 @@ Test(metrics_record, from_schedule_adds_the_wait_past_the_due_time)
     metrics_request_compute(&req, &v);
     assert_absent(&v, METRICS_REQUEST_LATENCY_FROM_SCHEDULE);
 }
+
+/* --per-chunk-usage: the tokens the server says came with the first chunk
+ * arrived with the TTFT, so ITL divides the rest of the time by the tokens
+ * after them; a count of 0 or of the whole output falls back to OSL - 1. */
+Test(metrics_record, per_chunk_usage_leaves_the_first_chunk_tokens_out_of_itl)
+{
+    /* Chunks at +50, +60, +80 ms carrying 10 tokens, 4 of them in the first. */
+    const int64_t t[] = {1050 * MS, 1060 * MS, 1080 * MS};
+    struct metrics_request req = request(t, 3, 0, 10, METRICS_ABSENT, 100);
+    req.first_chunk_tokens = 4;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_ITL, 30.0 * MS / 6);
+    assert_value(&v, METRICS_OTPS_PER_USER, 1e9 / (30.0 * MS / 6));
+    static const int64_t unusable[] = {0, 10, 12};
+    for (size_t i = 0; i < sizeof(unusable) / sizeof(unusable[0]); i++) {
+        req.first_chunk_tokens = unusable[i];
+        metrics_request_compute(&req, &v);
+        assert_value(&v, METRICS_ITL, 30.0 * MS / 9);
+    }
+}
