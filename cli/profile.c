@@ -666,12 +666,17 @@ static int load_tokenizer(struct profile_run *run)
 {
     char path[4096];
     char err[1024];
-    if (tokenizer_resolve(run->cfg.tokenizer, run->cfg.models.items[0], path, sizeof(path), err,
-                          sizeof(err)) == 0 &&
+    if (tokenizer_resolve(run->cfg.tokenizer, run->cfg.models.items[0], run->cfg.tokenizer_revision,
+                          path, sizeof(path), err, sizeof(err)) == 0 &&
         tokenizer_load(path, &run->tokenizer, err, sizeof(err)) == 0) {
         return 0;
     }
     run->tokenizer = NULL;
+    if (run->cfg.tokenizer_revision != NULL) {
+        /* A revision asked for by name is not silently replaced by server counts. */
+        fprintf(stderr, "ringperf profile: %s\n", err);
+        return -EINVAL;
+    }
     if (run->cfg.tokenizer != NULL) {
         fprintf(stderr, "ringperf profile: --tokenizer: %s\n", err);
         return -EINVAL;

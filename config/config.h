@@ -171,7 +171,8 @@ struct profile_config {
     char *tls_key_file;  /* --tls-key: its private key; NULL = the key is in tls_cert_file */
     bool tls_insecure;   /* --tls-insecure: certificates are not verified */
     /* Tokenizer */
-    char *tokenizer; /* NULL = not given (AIPerf: the first model) */
+    char *tokenizer;          /* NULL = not given (AIPerf: the first model) */
+    char *tokenizer_revision; /* --tokenizer-revision; NULL = refs/main, else any snapshot */
     /* Input */
     struct config_header *headers; /* -H/--header, in command-line order */
     size_t header_count;

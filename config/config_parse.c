@@ -72,6 +72,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->goodput);
     free(cfg->system_prompt);
     free(cfg->system_prompt_file);
+    free(cfg->tokenizer_revision);
     free(cfg->reset_kv_cache_path);
     free(cfg->server_profiler_start_path);
     free(cfg->server_profiler_stop_path);

@@ -277,7 +277,10 @@ static const struct config__flag flag_table[] = {
     {SUP(TOKENIZER, STRING, "--tokenizer", 0, OFF(tokenizer)),
      .help = "Tokenizer name or path used for token counts; defaults to the first model.",
      .example = "Qwen/Qwen3-0.6B"},
-    NOPE(TOKENIZER, STRING, "--tokenizer-revision", "Tokenizer revision on the Hub."),
+    {SUP(TOKENIZER, STRING, "--tokenizer-revision", 0, OFF(tokenizer_revision)),
+     .help = "Which revision of the model's tokenizer in the Hugging Face cache: a branch or "
+             "tag under refs/, or a commit hash (nothing is downloaded). Default: refs/main.",
+     .example = "main"},
     NOPE(TOKENIZER, SWITCH, "--tokenizer-trust-remote-code", "Allow custom tokenizer code."),
     NOPE(TOKENIZER, SWITCH, "--apply-chat-template", "Count input tokens with the chat template."),
     /* Input */

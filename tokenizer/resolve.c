@@ -52,11 +52,11 @@ static int hub_dir(char *out, size_t cap)
     return put_path(out, cap, v != NULL ? v : "", "/.cache/huggingface/hub", "");
 }
 
-/* read_ref reads refs/main (a commit hash) into out. */
-static bool read_ref(const char *repo, char *out, size_t cap)
+/* read_ref reads refs/<name> (a commit hash) into out. */
+static bool read_ref(const char *repo, const char *name, char *out, size_t cap)
 {
     char path[4096];
-    if (put_path(path, sizeof(path), repo, "/refs/main", "") != 0) {
+    if (put_path(path, sizeof(path), repo, "/refs/", name) != 0) {
         return false;
     }
     FILE *f = fopen(path, "r");
@@ -72,6 +72,24 @@ static bool read_ref(const char *repo, char *out, size_t cap)
     return n > 0 && strchr(out, '/') == NULL;
 }
 
+/* revision_path finds the snapshot of one revision: a branch or tag that
+ * refs/ names, or a commit hash; no other snapshot stands in for it. */
+static int revision_path(const char *repo, const char *revision, char *out, size_t cap)
+{
+    if (revision[0] == '\0' || revision[0] == '/' || strstr(revision, "..") != NULL) {
+        return -EINVAL;
+    }
+    char hash[128];
+    const char *commit = read_ref(repo, revision, hash, sizeof(hash)) ? hash : revision;
+    char candidate[4096];
+    if (put_path(candidate, sizeof(candidate), repo, "/snapshots/", commit) != 0 ||
+        put_path(candidate + strlen(candidate), sizeof(candidate) - strlen(candidate),
+                 "/tokenizer.json", "", "") != 0) {
+        return -ENAMETOOLONG;
+    }
+    return is_file(candidate) ? put_path(out, cap, candidate, "", "") : -ENOENT;
+}
+
 static int snapshot_path(const char *repo, char *out, size_t cap)
 {
     char snapshots[4096];
@@ -80,7 +98,7 @@ static int snapshot_path(const char *repo, char *out, size_t cap)
     if (put_path(snapshots, sizeof(snapshots), repo, "/snapshots/", "") != 0) {
         return -ENAMETOOLONG;
     }
-    if (read_ref(repo, ref, sizeof(ref)) &&
+    if (read_ref(repo, "main", ref, sizeof(ref)) &&
         put_path(candidate, sizeof(candidate), snapshots, ref, "/tokenizer.json") == 0 &&
         is_file(candidate)) {
         return put_path(out, cap, candidate, "", "");
@@ -101,7 +119,8 @@ static int snapshot_path(const char *repo, char *out, size_t cap)
     return rc;
 }
 
-static int from_hub(const char *model, char *out, size_t cap, char *err, size_t err_cap)
+static int from_hub(const char *model, const char *revision, char *out, size_t cap, char *err,
+                    size_t err_cap)
 {
     char hub[4096];
     char repo[4096];
@@ -123,6 +142,18 @@ static int from_hub(const char *model, char *out, size_t cap, char *err, size_t 
     if (rc == 0) {
         rc = put_path(repo, sizeof(repo), hub, "/", folder);
     }
+    if (rc == 0 && revision != NULL) {
+        rc = revision_path(repo, revision, out, cap);
+        if (rc == -ENOENT || rc == -EINVAL) {
+            snprintf(err, err_cap,
+                     "--tokenizer-revision %s: no tokenizer.json for that revision of \"%s\" in "
+                     "%s (neither refs/%s nor snapshots/%s/tokenizer.json; nothing is "
+                     "downloaded); give a revision the cache holds, or --tokenizer with a file",
+                     revision, model, repo, revision, revision);
+            return -ENOENT;
+        }
+        return rc;
+    }
     if (rc == 0) {
         rc = snapshot_path(repo, out, cap);
     }
@@ -136,8 +167,8 @@ static int from_hub(const char *model, char *out, size_t cap, char *err, size_t 
     return rc;
 }
 
-int tokenizer_resolve(const char *tokenizer_arg, const char *model, char *path_out, size_t path_cap,
-                      char *err, size_t err_cap)
+int tokenizer_resolve(const char *tokenizer_arg, const char *model, const char *revision,
+                      char *path_out, size_t path_cap, char *err, size_t err_cap)
 {
     if (path_cap > 0) {
         path_out[0] = '\0';
@@ -155,10 +186,10 @@ int tokenizer_resolve(const char *tokenizer_arg, const char *model, char *path_o
             }
             return rc;
         }
-        return from_hub(tokenizer_arg, path_out, path_cap, err, err_cap);
+        return from_hub(tokenizer_arg, revision, path_out, path_cap, err, err_cap);
     }
     if (model != NULL && model[0] != '\0') {
-        return from_hub(model, path_out, path_cap, err, err_cap);
+        return from_hub(model, revision, path_out, path_cap, err, err_cap);
     }
     snprintf(err, err_cap,
              "no tokenizer: pass --tokenizer with a tokenizer.json file or its "

@@ -85,12 +85,13 @@ void tokenizer_free(struct tokenizer *tok);
  *   - else model (ORG/NAME): $HF_HUB_CACHE, else $HF_HOME/hub, else
  *     ~/.cache/huggingface/hub, at models--ORG--NAME/snapshots/<rev>/tokenizer.json
  *     (the revision named by refs/main first, else the first snapshot in name
- *     order that has one).
+ *     order that has one); with a revision (a branch or tag under refs/, or a
+ *     commit hash), that revision's snapshot and no other.
  * Returns 0 with the path in path_out (NUL-terminated), or -ENOENT with a
  * message in err saying where it looked and suggesting --tokenizer, or
  * -ENAMETOOLONG when the path does not fit in path_cap. */
-int tokenizer_resolve(const char *tokenizer_arg, const char *model, char *path_out, size_t path_cap,
-                      char *err, size_t err_cap);
+int tokenizer_resolve(const char *tokenizer_arg, const char *model, const char *revision,
+                      char *path_out, size_t path_cap, char *err, size_t err_cap);
 
 /* tokenizer_encode encodes len bytes of text (add_special_tokens=False). On
  * TOKENIZER_OK, *ids_out is a view of *count_out token ids owned by scratch and

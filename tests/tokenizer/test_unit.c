@@ -255,9 +255,10 @@ Test(tokenizer_unit, load_reports_missing_files_and_free_null_is_a_no_op)
     tokenizer_scratch_free(&s);
     char path[64];
     cr_assert_eq(
-        tokenizer_resolve("/nonexistent-dir/x", NULL, path, sizeof(path), err, sizeof(err)),
+        tokenizer_resolve("/nonexistent-dir/x", NULL, NULL, path, sizeof(path), err, sizeof(err)),
         -ENOENT);
-    cr_assert_eq(tokenizer_resolve(NULL, NULL, path, sizeof(path), err, sizeof(err)), -ENOENT);
+    cr_assert_eq(tokenizer_resolve(NULL, NULL, NULL, path, sizeof(path), err, sizeof(err)),
+                 -ENOENT);
     cr_assert(strstr(err, "--tokenizer") != NULL, "%s", err);
 }
 
