@@ -389,6 +389,7 @@ static void configure_engine(struct profile_run *run)
     e->endpoint_type = run->requests.type;
     e->reader = &run->requests.reader;
     e->streaming = cfg->streaming;
+    e->session_header = cfg->session_header;
     e->conn_reuse = cfg->connection_reuse == CONFIG_REUSE_NEVER    ? ENGINE_REUSE_NEVER
                     : cfg->connection_reuse == CONFIG_REUSE_STICKY ? ENGINE_REUSE_STICKY
                                                                    : ENGINE_REUSE_POOLED;

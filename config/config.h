@@ -154,6 +154,7 @@ struct profile_config {
     bool use_server_token_count;
     bool per_chunk_usage;                    /* --per-chunk-usage */
     enum config_conn_reuse connection_reuse; /* --connection-reuse-strategy */
+    char *session_header;                    /* --session-header; NULL = X-Correlation-ID */
     double wait_for_model_seconds;           /* --wait-for-model-timeout; 0 = do not wait */
     enum config_wait_mode wait_for_model_mode;
     double wait_for_model_interval_seconds; /* > 0, default 5 */

@@ -42,6 +42,16 @@ static const char *trim_blanks_end(const char *start, const char *end)
     return end;
 }
 
+bool config__is_header_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (!is_tchar((unsigned char)name[i])) {
+            return false;
+        }
+    }
+    return len > 0;
+}
+
 bool config__header_is_sensitive(const char *name, size_t len)
 {
     static const char *const exact[] = {
@@ -103,13 +113,11 @@ static int push_header(struct profile_config *cfg, const struct config__occurren
         return config__fail(errbuf, errcap, "%.*s: the header name is empty (e.g. %.*s %s)", sl,
                             occ->spelled, sl, occ->spelled, occ->flag->example);
     }
-    for (size_t i = 0; i < name_len; i++) {
-        if (!is_tchar((unsigned char)name[i])) {
-            return config__fail(errbuf, errcap,
-                                "%.*s: header name '%s' may only contain letters, digits and "
-                                "!#$%%&'*+-.^_`|~",
-                                sl, occ->spelled, config__show(name_z, shown, sizeof(shown)));
-        }
+    if (!config__is_header_name(name, name_len)) {
+        return config__fail(errbuf, errcap,
+                            "%.*s: header name '%s' may only contain letters, digits and "
+                            "!#$%%&'*+-.^_`|~",
+                            sl, occ->spelled, config__show(name_z, shown, sizeof(shown)));
     }
     for (size_t i = 0; i < value_len; i++) {
         unsigned char c = (unsigned char)value[i];

@@ -73,6 +73,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->system_prompt);
     free(cfg->system_prompt_file);
     free(cfg->tokenizer_revision);
+    free(cfg->session_header);
     free(cfg->reset_kv_cache_path);
     free(cfg->server_profiler_start_path);
     free(cfg->server_profiler_stop_path);
@@ -129,6 +130,34 @@ static int check_hook_path(const char *flag, const char *path, char *errbuf, siz
                                 "%s: the path may not contain spaces or control "
                                 "characters",
                                 flag);
+        }
+    }
+    return 0;
+}
+
+/* check_session_header checks --session-header: a field name of the
+ * session's own, not one the request writer or the engine already sends. */
+static int check_session_header(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    static const char *const taken[] = {
+        "Host",         "Content-Length", "Transfer-Encoding", "Connection",
+        "Content-Type", "X-Request-ID",   "X-Session-Affinity"};
+    const char *name = cfg->session_header;
+    if (name == NULL) {
+        return 0;
+    }
+    if (!config__is_header_name(name, strlen(name))) {
+        return config__fail(errbuf, errcap,
+                            "--session-header: '%s' is not a header name; use letters, digits "
+                            "and !#$%%&'*+-.^_`|~ (e.g. --session-header X-Session-ID)",
+                            name);
+    }
+    for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+        if (strcasecmp(name, taken[i]) == 0) {
+            return config__fail(errbuf, errcap,
+                                "--session-header: %s is a header ringperf sends for another "
+                                "purpose; choose another name (e.g. X-Session-ID)",
+                                taken[i]);
         }
     }
     return 0;
@@ -321,6 +350,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0
              ? rc
              : check_hook_path("--reset-kv-cache-path", cfg->reset_kv_cache_path, errbuf, errcap);

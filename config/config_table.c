@@ -267,7 +267,10 @@ static const struct config__flag flag_table[] = {
     NOPE(ENDPOINT, SWITCH, "--download-video-content", "Download generated videos."),
     NOPE(ENDPOINT, STRING, "--request-content-type",
          "Request body encoding: application/json or multipart/form-data."),
-    NOPE(ENDPOINT, STRING, "--session-header", "Header name that carries the session id."),
+    {SUP(ENDPOINT, STRING, "--session-header", 0, OFF(session_header)),
+     .help = "The header that carries a conversation's id on each of its turns, instead of "
+             "X-Correlation-ID (X-Session-Affinity carries it too).",
+     .default_text = "X-Correlation-ID", .example = "X-Session-ID"},
     NOPE(ENDPOINT, STRING, "--auth-type", "Request signing, e.g. sigv4."),
     NOPE(ENDPOINT, STRING, "--aws-region", "AWS region for SigV4 signing."),
     NOPE(ENDPOINT, STRING, "--aws-service", "AWS service name for SigV4 signing."),

@@ -184,6 +184,9 @@ struct engine_config {
     /* Multi-turn sessions (payloads then unused), or NULL. */
     const struct engine_sessions *sessions;
     const char *authorization; /* full Authorization header value, or NULL */
+    /* The header carrying a session's correlation id (AIPerf's
+     * --session-header); NULL = X-Correlation-ID. */
+    const char *session_header;
     const struct http_header *extra_headers;
     size_t extra_header_count;
 

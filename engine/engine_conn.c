@@ -114,9 +114,11 @@ int engine__conns_init(struct engine__shard *shard)
         };
         c->header_count = 1;
         if (config->sessions != NULL) {
+            const char *name =
+                config->session_header != NULL ? config->session_header : "X-Correlation-ID";
             c->headers[ENGINE__HEADER_CORRELATION_ID] = (struct http_header){
-                .name = "X-Correlation-ID",
-                .name_len = strlen("X-Correlation-ID"),
+                .name = name,
+                .name_len = strlen(name),
                 .value = c->session.correlation_id,
             };
             c->headers[ENGINE__HEADER_SESSION_AFFINITY] = (struct http_header){

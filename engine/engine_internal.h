@@ -29,9 +29,9 @@ struct tls_conn;
 #define ENGINE__WAKE_DELAY_NS (1000 * 1000)
 #define ENGINE__HEAD_BYTES 8192
 
-/* Per-request headers: X-Request-ID, then in a session X-Correlation-ID and
- * X-Session-Affinity (AIPerf's session headers: routers keep a session on one
- * replica). */
+/* Per-request headers: X-Request-ID, then in a session X-Correlation-ID (or
+ * engine_config.session_header) and X-Session-Affinity (AIPerf's session
+ * headers: routers keep a session on one replica). */
 enum {
     ENGINE__HEADER_REQUEST_ID,
     ENGINE__HEADER_CORRELATION_ID,

@@ -178,6 +178,9 @@ struct mock_config {
      * stop) each worker thread gets are answered 503 with Retry-After: 1, as
      * a server busy with a previous reset would; default 0. */
     uint32_t control_busy;
+    /* The header that marks a conversation's turns, counted in
+     * mock_stats.session_requests; default "X-Correlation-ID". */
+    const char *session_header;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */
@@ -205,6 +208,7 @@ struct mock_stats {
     uint64_t connections_rejected; /* closed at once because max_connections was reached */
     uint64_t requests;             /* requests parsed, every route and status */
     uint64_t requests_closing;     /* ... of which asked to close the connection after */
+    uint64_t session_requests;     /* ... of which carried the session header */
     uint64_t completions;          /* completion requests answered 200 (faults included) */
     uint64_t tokens;               /* output tokens queued for sending */
     uint64_t client_errors;        /* 4xx/5xx answers that were not injected faults */

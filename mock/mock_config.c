@@ -93,6 +93,7 @@ void mock_config_init(struct mock_config *out)
         .output_tokens = DEFAULT_OUTPUT_TOKENS,
         .max_connections = DEFAULT_MAX_CONNECTIONS,
         .max_body_bytes = DEFAULT_BODY_KB * 1024u,
+        .session_header = "X-Correlation-ID",
     };
 }
 

@@ -319,6 +319,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
 {
     c->keep_alive = req->keep_alive && !c->peer_eof;
     w->stats.requests_closing += req->keep_alive ? 0 : 1;
+    w->stats.session_requests += req->has_session_header ? 1 : 0;
     w->seq++;
     set_request_id(w, c, req);
     bool method_ok = false;
@@ -359,8 +360,9 @@ void mock__conn_input(struct mock__worker *w, struct mock__conn *c)
     while (c->state == MOCK__CONN_OPEN && c->phase == MOCK__PHASE_IDLE) {
         struct mock__request req;
         size_t consumed = 0;
-        enum mock__req_status st = mock__request_parse(c->rx + c->rx_used, c->rx_len - c->rx_used,
-                                                       w->cfg->max_body_bytes, &req, &consumed);
+        enum mock__req_status st =
+            mock__request_parse(c->rx + c->rx_used, c->rx_len - c->rx_used, w->cfg->max_body_bytes,
+                                w->cfg->session_header, &req, &consumed);
         if (st == MOCK__REQ_NEED_MORE) {
             break;
         }

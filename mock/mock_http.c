@@ -46,7 +46,7 @@ static bool equals_nocase(const char *a, size_t a_len, const char *b)
         return false;
     }
     for (size_t i = 0; i < a_len; i++) {
-        if (lower((unsigned char)a[i]) != (unsigned char)b[i]) {
+        if (lower((unsigned char)a[i]) != lower((unsigned char)b[i])) {
             return false;
         }
     }
@@ -155,6 +155,7 @@ static bool parse_content_length(const char *v, size_t len, uint64_t *out)
 }
 
 struct headers {
+    const char *session_header; /* the name to look for, or NULL */
     bool has_length;
     bool has_transfer_encoding;
     bool saw_close;
@@ -204,6 +205,9 @@ static enum mock__req_status parse_header(struct line l, struct headers *h,
         }
         out->request_id = v;
         out->request_id_len = v_len;
+    }
+    if (h->session_header != NULL && equals_nocase(l.p, name_len, h->session_header)) {
+        out->has_session_header = true;
     }
     return MOCK__REQ_OK;
 }
@@ -261,11 +265,12 @@ static enum mock__req_status parse_head(const char *buf, size_t len, size_t *pos
 }
 
 enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
-                                          struct mock__request *out, size_t *out_consumed)
+                                          const char *session_header, struct mock__request *out,
+                                          size_t *out_consumed)
 {
     memset(out, 0, sizeof(*out));
     *out_consumed = 0;
-    struct headers h = {0};
+    struct headers h = {.session_header = session_header};
     size_t pos = 0;
     enum mock__req_status st = parse_head(buf, len, &pos, &h, out);
     if (st != MOCK__REQ_OK) {

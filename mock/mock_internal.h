@@ -91,6 +91,7 @@ struct mock__request {
     bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with keep-alive */
     const char *request_id; /* X-Request-ID value, or NULL */
     size_t request_id_len;
+    bool has_session_header; /* carries the header named session_header (a conversation's turn) */
     const char *body;
     size_t body_len;
     const char *error; /* static reason for an error status, or NULL */
@@ -99,10 +100,12 @@ struct mock__request {
 /* mock__request_parse parses one request from `buf[0..len)`. It keeps no state between calls:
  * call again from the same start with more bytes after MOCK__REQ_NEED_MORE. Bodies must carry
  * Content-Length <= body_max_bytes. On MOCK__REQ_OK, `*out_consumed` is the request's total
- * size (header block plus body) and `*out` holds views into `buf`. On an error status
- * out->error is a static message; the connection cannot be reused. */
+ * size (header block plus body) and `*out` holds views into `buf`; has_session_header says
+ * whether a field named session_header (case-insensitive; NULL = none) came with it. On an
+ * error status out->error is a static message; the connection cannot be reused. */
 enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
-                                          struct mock__request *out, size_t *out_consumed);
+                                          const char *session_header, struct mock__request *out,
+                                          size_t *out_consumed);
 
 /* mock__req_status_code maps an error status to its HTTP status code (0 for OK/NEED_MORE). */
 int mock__req_status_code(enum mock__req_status status);

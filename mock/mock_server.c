@@ -268,6 +268,7 @@ void mock_server_stats(const struct mock_server *server, struct mock_stats *out)
         out->connections_rejected += w->connections_rejected;
         out->requests += w->requests;
         out->requests_closing += w->requests_closing;
+        out->session_requests += w->session_requests;
         out->completions += w->completions;
         out->tokens += w->tokens;
         out->client_errors += w->client_errors;

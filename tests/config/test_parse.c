@@ -495,6 +495,10 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--session-header", "X Session"),
+     "--session-header: 'X Session' is not a header name"},
+    {W("-m", "x", "--session-header", "x-request-id"),
+     "--session-header: X-Request-ID is a header ringperf sends for another purpose"},
     {W("-m", "x", "--per-chunk-usage", "--streaming"),
      "--per-chunk-usage reads the usage a chat stream reports on every chunk: it needs "
      "--endpoint-type chat, --streaming and --use-server-token-count"},

@@ -101,7 +101,16 @@ struct world {
     struct mock_stats mock_stats; /* the server's counters after the run */
 };
 
+static void setup_world_seeing(struct world *w, int64_t think, const char *session_header);
+
 static void setup_world(struct world *w, int64_t think)
+{
+    setup_world_seeing(w, think, "X-Correlation-ID");
+}
+
+/* setup_world_seeing is setup_world with a mock that counts the turns
+ * carrying session_header. */
+static void setup_world_seeing(struct world *w, int64_t think, const char *session_header)
 {
     char errbuf[256];
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
@@ -110,6 +119,7 @@ static void setup_world(struct world *w, int64_t think)
     struct mock_config mc;
     mock_config_init(&mc);
     mc.port = 0;
+    mc.session_header = session_header;
     cr_assert_eq(mock_server_start(&mc, &w->server, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
     uint16_t port = mock_server_port(w->server);
     struct sockaddr_in *sin = (struct sockaddr_in *)&w->target.addr;
@@ -263,5 +273,31 @@ Test(engine_sessions, sticky_sessions_cut_by_the_ordinal_limit_close_too, .timeo
     cr_assert_eq(seen->count, 7);
     cr_assert_eq(w.mock_stats.connections_accepted, 3);
     cr_assert_eq(w.mock_stats.requests_closing, 3);
+    free(seen);
+}
+
+/* --session-header: every turn carries the conversation's id under the
+ * name given, and no longer under X-Correlation-ID. */
+Test(engine_sessions, the_session_header_can_be_renamed, .timeout = 60)
+{
+    static const char *const seen_as[] = {"X-Session-ID", "X-Correlation-ID"};
+    for (size_t i = 0; i < 2; i++) {
+        struct world w = {0};
+        setup_world_seeing(&w, 0, seen_as[i]);
+        w.sessions.session_limit = 3;
+        w.config.session_header = "X-Session-ID";
+        struct seen *seen = calloc(1, sizeof(*seen));
+        run(&w, seen);
+        cr_assert_eq(seen->count, 3 * TURNS);
+        cr_assert_eq(w.mock_stats.session_requests, i == 0 ? 3 * TURNS : 0, "seen as %s",
+                     seen_as[i]);
+        free(seen);
+    }
+    struct world w = {0};
+    setup_world(&w, 0);
+    w.sessions.session_limit = 2;
+    struct seen *seen = calloc(1, sizeof(*seen));
+    run(&w, seen);
+    cr_assert_eq(w.mock_stats.session_requests, 2 * TURNS, "X-Correlation-ID by default");
     free(seen);
 }

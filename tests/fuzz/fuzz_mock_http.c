@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(buf, data + 2, len);
     struct mock__request req;
     size_t consumed = 0;
-    enum mock__req_status st = mock__request_parse(buf, len, body_max, &req, &consumed);
+    enum mock__req_status st =
+        mock__request_parse(buf, len, body_max, "X-Correlation-ID", &req, &consumed);
     if (st == MOCK__REQ_OK) {
         if (consumed > len || req.body_len > body_max || req.method_len == 0 || req.path_len == 0 ||
             req.path[0] != '/') {
@@ -45,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_view(buf, len, req.request_id, req.request_id_len);
         struct mock__request again;
         size_t consumed_again = 0;
-        if (mock__request_parse(buf, consumed, body_max, &again, &consumed_again) != MOCK__REQ_OK ||
+        if (mock__request_parse(buf, consumed, body_max, "X-Correlation-ID", &again,
+                                &consumed_again) != MOCK__REQ_OK ||
             consumed_again != consumed) {
             abort();
         }

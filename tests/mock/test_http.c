@@ -96,8 +96,8 @@ Test(mock_http, valid_requests_parse_whole)
         struct mock__request r;
         size_t consumed = 0;
         const char *raw = VALID[i].raw;
-        cr_assert_eq(mock__request_parse(raw, strlen(raw), BODY_MAX, &r, &consumed), MOCK__REQ_OK,
-                     "%s", raw);
+        cr_assert_eq(mock__request_parse(raw, strlen(raw), BODY_MAX, NULL, &r, &consumed),
+                     MOCK__REQ_OK, "%s", raw);
         check_valid(&VALID[i], &r, consumed);
     }
 }
@@ -109,7 +109,7 @@ Test(mock_http, every_prefix_needs_more)
         for (size_t cut = 0; cut < strlen(raw); cut++) {
             struct mock__request r;
             size_t consumed = 99;
-            cr_assert_eq(mock__request_parse(raw, cut, BODY_MAX, &r, &consumed),
+            cr_assert_eq(mock__request_parse(raw, cut, BODY_MAX, NULL, &r, &consumed),
                          MOCK__REQ_NEED_MORE, "%s cut at %zu", raw, cut);
             cr_assert_eq(consumed, 0);
         }
@@ -122,14 +122,15 @@ Test(mock_http, pipelined_requests_parse_one_at_a_time)
     struct mock__request r;
     size_t consumed = 0;
     size_t len = strlen(two);
-    cr_assert_eq(mock__request_parse(two, len, BODY_MAX, &r, &consumed), MOCK__REQ_OK);
+    cr_assert_eq(mock__request_parse(two, len, BODY_MAX, NULL, &r, &consumed), MOCK__REQ_OK);
     cr_assert_eq(r.path_len, 2);
     size_t off = consumed;
-    cr_assert_eq(mock__request_parse(two + off, len - off, BODY_MAX, &r, &consumed), MOCK__REQ_OK);
+    cr_assert_eq(mock__request_parse(two + off, len - off, BODY_MAX, NULL, &r, &consumed),
+                 MOCK__REQ_OK);
     cr_assert_eq(memcmp(r.path, "/b", 2), 0);
     cr_assert_eq(r.body_len, 1);
     off += consumed;
-    cr_assert_eq(mock__request_parse(two + off, len - off, BODY_MAX, &r, &consumed),
+    cr_assert_eq(mock__request_parse(two + off, len - off, BODY_MAX, NULL, &r, &consumed),
                  MOCK__REQ_NEED_MORE);
 }
 
@@ -139,7 +140,8 @@ Test(mock_http, invalid_requests_report_their_status)
         struct mock__request r;
         size_t consumed = 0;
         const char *raw = INVALID[i].raw;
-        enum mock__req_status st = mock__request_parse(raw, strlen(raw), BODY_MAX, &r, &consumed);
+        enum mock__req_status st =
+            mock__request_parse(raw, strlen(raw), BODY_MAX, NULL, &r, &consumed);
         cr_assert_eq(st, INVALID[i].status, "%s: got %d", raw, st);
         cr_assert_not_null(r.error);
         cr_assert_neq(mock__req_status_code(st), 0);
@@ -155,9 +157,9 @@ Test(mock_http, header_block_limits)
     memset(raw + n, 'a', sizeof(raw) - n);
     struct mock__request r;
     size_t consumed = 0;
-    cr_assert_eq(mock__request_parse(raw, sizeof(raw), BODY_MAX, &r, &consumed),
+    cr_assert_eq(mock__request_parse(raw, sizeof(raw), BODY_MAX, NULL, &r, &consumed),
                  MOCK__REQ_HEADERS_TOO_LARGE);
-    cr_assert_eq(mock__request_parse(raw, 100, BODY_MAX, &r, &consumed), MOCK__REQ_NEED_MORE);
+    cr_assert_eq(mock__request_parse(raw, 100, BODY_MAX, NULL, &r, &consumed), MOCK__REQ_NEED_MORE);
 
     char many[4096];
     size_t len = 0;
@@ -166,13 +168,33 @@ Test(mock_http, header_block_limits)
         len += (size_t)snprintf(many + len, sizeof(many) - len, "H%d: v\r\n", i);
     }
     len += (size_t)snprintf(many + len, sizeof(many) - len, "\r\n");
-    cr_assert_eq(mock__request_parse(many, len, BODY_MAX, &r, &consumed),
+    cr_assert_eq(mock__request_parse(many, len, BODY_MAX, NULL, &r, &consumed),
                  MOCK__REQ_HEADERS_TOO_LARGE);
 
     char id[512];
     int idn = snprintf(id, sizeof(id), "GET / HTTP/1.1\r\nX-Request-ID: %0300d\r\n\r\n", 1);
-    cr_assert_eq(mock__request_parse(id, (size_t)idn, BODY_MAX, &r, &consumed),
+    cr_assert_eq(mock__request_parse(id, (size_t)idn, BODY_MAX, NULL, &r, &consumed),
                  MOCK__REQ_HEADERS_TOO_LARGE);
+}
+
+/* The session header is found by name whatever its case, and only when asked for. */
+Test(mock_http, the_session_header_is_seen_by_name)
+{
+    static const char with[] = "GET /health HTTP/1.1\r\nx-CORRELATION-id: s-1\r\n\r\n";
+    static const char without[] = "GET /health HTTP/1.1\r\nX-Correlation: s-1\r\n\r\n";
+    struct mock__request r;
+    size_t consumed = 0;
+    cr_assert_eq(
+        mock__request_parse(with, strlen(with), BODY_MAX, "X-Correlation-ID", &r, &consumed),
+        MOCK__REQ_OK);
+    cr_assert(r.has_session_header);
+    cr_assert_eq(
+        mock__request_parse(without, strlen(without), BODY_MAX, "X-Correlation-ID", &r, &consumed),
+        MOCK__REQ_OK);
+    cr_assert_not(r.has_session_header, "a longer name is another header");
+    cr_assert_eq(mock__request_parse(with, strlen(with), BODY_MAX, NULL, &r, &consumed),
+                 MOCK__REQ_OK);
+    cr_assert_not(r.has_session_header);
 }
 
 /* Every input is placed right before a PROT_NONE page: reading one byte too far crashes. */
@@ -191,7 +213,7 @@ Test(mock_http, never_reads_past_the_input)
             memcpy(at, raw, cut);
             struct mock__request r;
             size_t consumed = 0;
-            mock__request_parse(at, cut, BODY_MAX, &r, &consumed);
+            mock__request_parse(at, cut, BODY_MAX, NULL, &r, &consumed);
         }
     }
     for (size_t i = 0; i < sizeof(INVALID) / sizeof(INVALID[0]); i++) {
@@ -200,7 +222,7 @@ Test(mock_http, never_reads_past_the_input)
         memcpy(at, INVALID[i].raw, len);
         struct mock__request r;
         size_t consumed = 0;
-        mock__request_parse(at, len, BODY_MAX, &r, &consumed);
+        mock__request_parse(at, len, BODY_MAX, NULL, &r, &consumed);
     }
     munmap(map, (size_t)page * 2);
 }
