@@ -41,9 +41,9 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
                         struct engine_config *engine);
 
 /* cli_load_warmup derives the warmup run from the profiling run, as AIPerf
- * does (same load settings, its own count or duration, no cancellation); its
- * schedule lives in *load. Returns false when the command line asks for no
- * warmup. */
+ * does: the --warmup-* load settings where given, else the profiling ones;
+ * its own count or duration and grace period; no cancellation. Its schedule
+ * lives in *load. Returns false when the command line asks for no warmup. */
 bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
                      const struct engine_config *profiling, struct cli_load *load,
                      struct engine_config *out);

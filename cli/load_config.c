@@ -3,11 +3,52 @@
 #include <math.h>
 #include <stdio.h>
 
-static bool open_loop(const struct profile_config *cfg)
+/* load_shape is what shapes one phase's load: the profiling phase's flags,
+ * or the warmup's, each of which falls back to the profiling one. */
+struct load_shape {
+    int64_t concurrency; /* 0 = not given */
+    int64_t prefill_concurrency;
+    double rate; /* requests/s; 0 = closed loop */
+    enum config_arrival_pattern pattern;
+    double smoothness;
+    double concurrency_ramp_seconds;
+    double rate_ramp_seconds;
+};
+
+static struct load_shape profiling_shape(const struct profile_config *cfg)
+{
+    return (struct load_shape){
+        .concurrency = cfg->concurrency,
+        .prefill_concurrency = cfg->prefill_concurrency,
+        .rate = cfg->request_rate_per_second,
+        .pattern = cfg->arrival_pattern,
+        .smoothness = cfg->arrival_smoothness,
+        .concurrency_ramp_seconds = cfg->concurrency_ramp_seconds,
+        .rate_ramp_seconds = cfg->request_rate_ramp_seconds,
+    };
+}
+
+static struct load_shape warmup_shape(const struct profile_config *cfg)
+{
+    struct load_shape s = profiling_shape(cfg);
+    s.concurrency = cfg->warmup_concurrency > 0 ? cfg->warmup_concurrency : s.concurrency;
+    s.prefill_concurrency = cfg->warmup_prefill_concurrency > 0 ? cfg->warmup_prefill_concurrency
+                                                                : s.prefill_concurrency;
+    s.rate = cfg->warmup_request_rate > 0 ? cfg->warmup_request_rate : s.rate;
+    s.pattern = cfg->warmup_arrival_pattern_set ? cfg->warmup_arrival_pattern : s.pattern;
+    s.concurrency_ramp_seconds = cfg->warmup_concurrency_ramp_seconds > 0
+                                     ? cfg->warmup_concurrency_ramp_seconds
+                                     : s.concurrency_ramp_seconds;
+    s.rate_ramp_seconds = cfg->warmup_request_rate_ramp_seconds > 0
+                              ? cfg->warmup_request_rate_ramp_seconds
+                              : s.rate_ramp_seconds;
+    return s;
+}
+
+static bool open_loop(const struct load_shape *s)
 {
     /* concurrency_burst is AIPerf's name for "as fast as the concurrency allows". */
-    return cfg->request_rate_per_second > 0 &&
-           cfg->arrival_pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
+    return s->rate > 0 && s->pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
 }
 
 static enum load_pattern load_pattern_of(enum config_arrival_pattern pattern)
@@ -22,26 +63,35 @@ static enum load_pattern load_pattern_of(enum config_arrival_pattern pattern)
     }
 }
 
-void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct cli_load *load,
-                        struct engine_config *engine)
+/* configure_shape fills the fields of *engine that shape s's load:
+ * connections, the open-loop schedule (in *load), prefill limit, ramp. */
+static void configure_shape(const struct load_shape *s, uint64_t seed, struct cli_load *load,
+                            struct engine_config *engine)
 {
-    engine->concurrency = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : 1;
+    engine->concurrency = s->concurrency > 0 ? (uint32_t)s->concurrency : 1;
     engine->schedule = NULL;
-    engine->prefill_limit = (uint32_t)cfg->prefill_concurrency;
-    engine->concurrency_ramp_ns = (int64_t)(cfg->concurrency_ramp_seconds * 1e9);
-    if (open_loop(cfg)) {
-        load_arrivals_init(&load->arrivals, load_pattern_of(cfg->arrival_pattern),
-                           cfg->request_rate_per_second, cfg->arrival_smoothness, seed);
+    engine->prefill_limit = (uint32_t)s->prefill_concurrency;
+    engine->concurrency_ramp_ns = (int64_t)(s->concurrency_ramp_seconds * 1e9);
+    if (open_loop(s)) {
+        load_arrivals_init(&load->arrivals, load_pattern_of(s->pattern), s->rate, s->smoothness,
+                           seed);
         load->schedule = (struct engine_schedule){
             .offset_ns = load_arrivals_offset_ns,
             .ctx = &load->arrivals,
         };
-        load_arrivals_set_ramp(&load->arrivals, cfg->request_rate_ramp_seconds);
+        load_arrivals_set_ramp(&load->arrivals, s->rate_ramp_seconds);
         engine->schedule = &load->schedule;
-        if (cfg->concurrency == 0) {
+        if (s->concurrency == 0) {
             engine->concurrency = CLI_OPEN_LOOP_CONNECTIONS;
         }
     }
+}
+
+void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct cli_load *load,
+                        struct engine_config *engine)
+{
+    struct load_shape shape = profiling_shape(cfg);
+    configure_shape(&shape, seed, load, engine);
     /* With a duration and no explicit count, the duration alone ends the run. */
     bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
     engine->request_count = count_limited ? (uint64_t)cfg->request_count : 0;
@@ -62,11 +112,14 @@ bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
         return false;
     }
     *out = *profiling;
-    cli_load_configure(cfg, seed + 1, load, out);
+    struct load_shape shape = warmup_shape(cfg);
+    configure_shape(&shape, seed + 1, load, out);
     out->request_count = (uint64_t)(cfg->warmup_request_count > 0 ? cfg->warmup_request_count : 0);
     out->duration_ns = (int64_t)(cfg->warmup_duration_seconds * 1e9);
-    /* AIPerf's warmup grace period is infinite: warmup requests always finish. */
-    out->grace_ns = -1;
+    /* AIPerf's warmup grace period is infinite unless given: warmup requests finish. */
+    out->grace_ns = !cfg->warmup_grace_period_set || isinf(cfg->warmup_grace_period_seconds)
+                        ? -1
+                        : (int64_t)(cfg->warmup_grace_period_seconds * 1e9);
     out->cancel_fraction = 0;
     return true;
 }

@@ -211,8 +211,19 @@ struct profile_config {
     bool arrival_pattern_set;
     double arrival_smoothness; /* gamma shape k; valid when arrival_smoothness_set */
     bool arrival_smoothness_set;
-    int64_t warmup_request_count;                /* 0 = no count-triggered warmup */
-    double warmup_duration_seconds;              /* 0 = no duration-triggered warmup */
+    int64_t warmup_request_count;   /* 0 = no count-triggered warmup */
+    double warmup_duration_seconds; /* 0 = no duration-triggered warmup */
+    /* The warmup phase's load; each falls back to the profiling phase's when
+     * not given (0, or the *_set flag false). */
+    int64_t warmup_concurrency;
+    int64_t warmup_prefill_concurrency;
+    double warmup_request_rate;
+    enum config_arrival_pattern warmup_arrival_pattern;
+    bool warmup_arrival_pattern_set;
+    double warmup_concurrency_ramp_seconds;
+    double warmup_request_rate_ramp_seconds;
+    double warmup_grace_period_seconds;          /* after --warmup-duration; may be INFINITY */
+    bool warmup_grace_period_set;                /* not given: warmup requests always finish */
     double cancellation_rate_percent;            /* --request-cancellation-rate, 0..100 */
     double cancellation_delay_seconds;           /* --request-cancellation-delay, >= 0 */
     int64_t prefill_concurrency;                 /* --prefill-concurrency; 0 = no limit */

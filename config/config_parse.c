@@ -296,6 +296,25 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     } else if (cfg->verbose) {
         cfg->log_level = CONFIG_LOG_DEBUG;
     }
+    bool warmup_shaped = cfg->warmup_concurrency > 0 || cfg->warmup_prefill_concurrency > 0 ||
+                         cfg->warmup_request_rate > 0 || cfg->warmup_arrival_pattern_set ||
+                         cfg->warmup_concurrency_ramp_seconds > 0 ||
+                         cfg->warmup_request_rate_ramp_seconds > 0 || cfg->warmup_grace_period_set;
+    if (warmup_shaped && cfg->warmup_request_count <= 0 && cfg->warmup_duration_seconds <= 0) {
+        return config__fail(errbuf, errcap,
+                            "the --warmup-* load flags shape a warmup, and there is none: add "
+                            "--warmup-request-count N or --warmup-duration SECONDS");
+    }
+    if (cfg->warmup_grace_period_set && cfg->warmup_duration_seconds <= 0) {
+        return config__fail(errbuf, errcap,
+                            "--warmup-grace-period only applies together with --warmup-duration "
+                            "(e.g. --warmup-duration 30 --warmup-grace-period 10)");
+    }
+    if (cfg->warmup_prefill_concurrency > 0 && !cfg->streaming) {
+        return config__fail(errbuf, errcap,
+                            "--warmup-prefill-concurrency limits requests waiting for their "
+                            "first token, which only a stream has: add --streaming");
+    }
     if (cfg->per_chunk_usage && (cfg->endpoint_type != CONFIG_ENDPOINT_CHAT ||
                                  !cfg->streaming_requested || !cfg->use_server_token_count)) {
         return config__fail(errbuf, errcap,

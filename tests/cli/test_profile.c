@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -295,6 +296,38 @@ Test(profile_e2e, per_chunk_usage_takes_the_first_chunk_tokens_from_the_server, 
     e2e_run_ok(&w, "profile -m m -u URL --streaming --use-server-token-count --concurrency 3 "
                    "--request-count 12 --osl 16 --artifact-dir DIR");
     check_itl_divisor(&w, 1);
+    e2e_finish(&w);
+}
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The --warmup-* load flags shape the warmup alone: one connection for the
+ * warmup beside the profiling phase's three (the mock counts them), and a
+ * warmup paced at 4 requests/s whatever the profiling phase does. */
+Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --concurrency 3 --request-count 6 --workers-max 1 "
+                   "--warmup-request-count 12 --warmup-concurrency 1 --artifact-dir DIR");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 6, "warmup requests are not exported");
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "18 requests, 4 connections"), "%s", report);
+    free(report);
+
+    e2e_start(&w, NULL);
+    int64_t start = monotonic_ns();
+    e2e_run_ok(&w,
+               "profile -m m -u URL --concurrency 3 --request-count 6 --warmup-request-count "
+               "3 --warmup-request-rate 4 --warmup-arrival-pattern constant --artifact-dir DIR");
+    /* Due at 0, 0.25 and 0.5 s: a closed-loop warmup would take milliseconds. */
+    cr_assert_geq(monotonic_ns() - start, 500LL * 1000 * 1000);
     e2e_finish(&w);
 }
 

@@ -495,6 +495,12 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--url", "http://user:secret@:80"), "--url 'http://<redacted>@:80'"},
     {W("-m", "x", "--url", "localhost/a b"), "may not contain spaces"},
     {W("-m", "x", "--endpoint", "/a b"), "--endpoint: the path may not contain spaces"},
+    {W("-m", "x", "--warmup-concurrency", "4"),
+     "the --warmup-* load flags shape a warmup, and there is none: add --warmup-request-count"},
+    {W("-m", "x", "--warmup-request-count", "5", "--warmup-grace-period", "3"),
+     "--warmup-grace-period only applies together with --warmup-duration"},
+    {W("-m", "x", "--warmup-duration", "5", "--warmup-prefill-concurrency", "3"),
+     "--warmup-prefill-concurrency limits requests waiting for their first token"},
     {W("-m", "x", "--session-header", "X Session"),
      "--session-header: 'X Session' is not a header name"},
     {W("-m", "x", "--session-header", "x-request-id"),
@@ -643,6 +649,13 @@ static void partner_flag(const char *name, const char **out)
         {"--image-height-mean", "--image-width-mean", "512"},
         {"--user-centric-rate", "--num-users", "4", "--conversation-turn-mean", "2"},
         {"--num-users", "--user-centric-rate", "10", "--conversation-turn-mean", "2"},
+        {"--warmup-concurrency", "--warmup-request-count", "5"},
+        {"--warmup-request-rate", "--warmup-request-count", "5"},
+        {"--warmup-arrival-pattern", "--warmup-request-count", "5"},
+        {"--warmup-concurrency-ramp-duration", "--warmup-request-count", "5"},
+        {"--warmup-request-rate-ramp-duration", "--warmup-request-count", "5"},
+        {"--warmup-grace-period", "--warmup-duration", "5"},
+        {"--warmup-prefill-concurrency", "--warmup-duration", "5", "--streaming"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (strcmp(name, pairs[i][0]) == 0) {
