@@ -21,6 +21,7 @@
 struct cli_export_paths {
     char records[CLI_PATH_BYTES];         /* profile_export.jsonl */
     char raw[CLI_PATH_BYTES];             /* profile_export_raw.jsonl */
+    char outputs[CLI_PATH_BYTES];         /* outputs.json */
     char json[CLI_PATH_BYTES];            /* profile_export_aiperf.json */
     char csv[CLI_PATH_BYTES];             /* profile_export_aiperf.csv */
     char console[CLI_PATH_BYTES];         /* profile_export_console.txt */
@@ -76,6 +77,11 @@ struct cli_export {
     enum config_export_level level;
     struct cli_jsonw writer;     /* open unless --export-level summary */
     struct cli_jsonw raw_writer; /* open only at --export-level raw */
+    /* outputs.json, with --export-outputs-json or at --export-level raw: its
+     * "warmup" array is written first, then "data". */
+    struct cli_jsonw outputs_writer;
+    bool outputs_in_data; /* the "data" array is open */
+    bool outputs_first;   /* no entry yet in the open array */
     bool streaming;
     uint64_t request_id_nonce;
     uint64_t lines;
@@ -108,6 +114,12 @@ int cli_export_open(struct cli_export *exp, const char *dir, const struct profil
  * or the first -errno of a writer. */
 int cli_export_record(struct cli_export *exp, const struct engine_record *record,
                       const struct cli_record_metrics *metrics);
+
+/* cli_export_warmup_record appends a warmup request to outputs.json, when it
+ * is written (its X-Request-ID made with request_id_nonce, the warmup's).
+ * Warmup requests go nowhere else. Returns 0 or the writer's first error. */
+int cli_export_warmup_record(struct cli_export *exp, const struct engine_record *record,
+                             const struct cli_record_metrics *metrics, uint64_t request_id_nonce);
 
 /* cli_export_close writes the last interval of the interval logs, flushes
  * and closes the files. Returns 0 or -errno. The timeslices stay in memory

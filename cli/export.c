@@ -46,6 +46,7 @@ int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const c
     bool custom = base[0] != '\0';
     int ret = join(out->records, dir, custom ? base : "profile_export", ".jsonl");
     ret |= join(out->raw, dir, custom ? base : "profile_export", "_raw.jsonl");
+    ret |= join(out->outputs, dir, "outputs", ".json");
     ret |= join(out->json, dir, custom ? base : "profile_export_aiperf", ".json");
     ret |= join(out->csv, dir, custom ? base : "profile_export_aiperf", ".csv");
     ret |= join(out->console, dir, custom ? base : "profile_export", "_console.txt");
@@ -74,6 +75,14 @@ int cli_export_open(struct cli_export *exp, const char *dir, const struct profil
     }
     if (ret == 0 && exp->level == CONFIG_EXPORT_RAW) {
         ret = cli_jsonw_open(&exp->raw_writer, exp->paths.raw, WRITER_BYTES, CLI_OUTFILE_DIRECT);
+    }
+    if (ret == 0 && (exp->level == CONFIG_EXPORT_RAW || cfg->export_outputs_json)) {
+        ret = cli_jsonw_open(&exp->outputs_writer, exp->paths.outputs, WRITER_BYTES,
+                             CLI_OUTFILE_DIRECT);
+        /* AIPerf's schema 1.1, with the warmup array first: warmup requests
+         * come first, and this file is written as they come. */
+        cli_jsonw_lit(&exp->outputs_writer, "{\"schema_version\":\"1.1\",\"warmup\":[");
+        exp->outputs_first = true;
     }
     return ret;
 }
@@ -337,12 +346,68 @@ static int record_intervals(struct cli_export *exp, const struct engine_record *
                              &exp->goodput);
 }
 
+/* put_output writes one outputs.json entry: the request's identity and
+ * times, its metrics as in profile_export.jsonl, and the text it got. */
+static void put_output(struct cli_export *exp, const struct engine_record *rec,
+                       const struct cli_record_metrics *metrics, uint64_t request_id_nonce,
+                       const char *phase)
+{
+    struct cli_jsonw *w = &exp->outputs_writer;
+    char request_id[40];
+    size_t id_len =
+        engine_request_id(request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
+    bool first = true;
+    cli_jsonw_raw(w, exp->outputs_first ? "{" : ",{", exp->outputs_first ? 1 : 2);
+    exp->outputs_first = false;
+    cli_jsonw_key(w, &first, "session_num");
+    cli_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
+    put_conversation(w, &first, exp, rec, request_id, id_len);
+    cli_jsonw_key(w, &first, "x_request_id");
+    cli_jsonw_string(w, request_id, id_len);
+    cli_jsonw_key(w, &first, "benchmark_phase");
+    cli_jsonw_string(w, phase, strlen(phase));
+    put_int_or_null(w, &first, "request_start_ns", rec->wall_start_ns);
+    put_int_or_null(w, &first, "request_end_ns", cli_record_wall_ns(rec, rec->end_ns));
+    cli_jsonw_lit(w, ",\"metrics\":");
+    put_metrics(w, metrics);
+    cli_jsonw_lit(w, ",\"response_text\":");
+    cli_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
+    cli_jsonw_raw(w, "}", 1);
+}
+
+int cli_export_warmup_record(struct cli_export *exp, const struct engine_record *rec,
+                             const struct cli_record_metrics *metrics, uint64_t request_id_nonce)
+{
+    if (!cli_jsonw_is_open(&exp->outputs_writer) || exp->outputs_in_data) {
+        return 0;
+    }
+    put_output(exp, rec, metrics, request_id_nonce, "warmup");
+    return exp->outputs_writer.error;
+}
+
+/* outputs_to_data closes outputs.json's warmup array and opens "data". */
+static void outputs_to_data(struct cli_export *exp)
+{
+    if (cli_jsonw_is_open(&exp->outputs_writer) && !exp->outputs_in_data) {
+        cli_jsonw_lit(&exp->outputs_writer, "],\"data\":[");
+        exp->outputs_in_data = true;
+        exp->outputs_first = true;
+    }
+}
+
 int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
                       const struct cli_record_metrics *metrics)
 {
     int ret = record_intervals(exp, rec, metrics);
     if (ret != 0) {
         return ret;
+    }
+    if (cli_jsonw_is_open(&exp->outputs_writer)) {
+        outputs_to_data(exp);
+        put_output(exp, rec, metrics, exp->request_id_nonce, "profiling");
+        if (exp->outputs_writer.error != 0) {
+            return exp->outputs_writer.error;
+        }
     }
     if (!cli_jsonw_is_open(&exp->writer)) {
         return 0;
@@ -369,6 +434,12 @@ int cli_export_close(struct cli_export *exp)
 {
     int ret = cli_jsonw_close(&exp->writer);
     int raw_ret = cli_jsonw_close(&exp->raw_writer);
+    if (cli_jsonw_is_open(&exp->outputs_writer)) {
+        outputs_to_data(exp);
+        cli_jsonw_lit(&exp->outputs_writer, "]}\n");
+    }
+    int outputs_ret = cli_jsonw_close(&exp->outputs_writer);
+    raw_ret = raw_ret != 0 ? raw_ret : outputs_ret;
     int hlog_ret = cli_intervals_close(&exp->intervals, exp->paths.hlog_base);
     ret = ret != 0 ? ret : raw_ret;
     return ret != 0 ? ret : hlog_ret;

@@ -514,15 +514,26 @@ static const char *report_title(const struct profile_run *run)
 }
 
 struct warmup_tally {
+    struct profile_run *run;
+    uint64_t request_id_nonce; /* the warmup's */
     uint64_t records;
     uint64_t errors;
 };
 
+/* on_warmup_record counts a warmup request; its only other trace is its
+ * entry in outputs.json, when that is written. */
 static void on_warmup_record(void *ctx, const struct engine_record *rec)
 {
     struct warmup_tally *tally = ctx;
+    struct profile_run *run = tally->run;
     tally->records++;
     tally->errors += rec->outcome != ENGINE_SUCCESS;
+    if (cli_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
+        struct cli_record_metrics metrics;
+        cli_record_compute(&run->results, rec, &metrics);
+        run->export_error =
+            cli_export_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
+    }
 }
 
 /* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
@@ -543,7 +554,7 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
-    struct warmup_tally tally = {0};
+    struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
     struct engine_record_sink sink = {.on_record = on_warmup_record, .ctx = &tally};
     int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
     if (ret == 0) {

@@ -177,11 +177,6 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         req->first_chunk_tokens = rec->first_content_completion_tokens;
     }
     metrics_request_compute(req, &out->values);
-    if (results->per_chunk_usage && out->values.has[METRICS_ITL] &&
-        !(req->first_chunk_tokens > 0 &&
-          (double)req->first_chunk_tokens < out->values.value[METRICS_OSL])) {
-        results->itl_first_chunk_fallbacks++;
-    }
     out->shared_reads = cli_record_shared_reads(rec, results->streaming);
 }
 
@@ -217,6 +212,12 @@ static void add_error(struct cli_results *results, const struct engine_record *r
 void cli_results_add(struct cli_results *results, const struct engine_record *rec,
                      const struct cli_record_metrics *metrics)
 {
+    const struct metrics_values *v = &metrics->values;
+    int64_t first = metrics->request.first_chunk_tokens;
+    if (results->per_chunk_usage && v->has[METRICS_ITL] &&
+        !(first > 0 && (double)first < v->value[METRICS_OSL])) {
+        results->itl_first_chunk_fallbacks++;
+    }
     if (rec->outcome == ENGINE_SUCCESS) {
         results->success_count++;
     } else {

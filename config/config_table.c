@@ -675,7 +675,9 @@ static const struct config__flag flag_table[] = {
      .example = "10", .range = &range_seconds_gt0},
     NOPE(OUTPUT, SWITCH, "--auto-plot --no-auto-plot", "Run `aiperf plot` afterwards."),
     NOPE(OUTPUT, SWITCH, "--plot-required", "Fail when auto-plot fails."),
-    NOPE(OUTPUT, SWITCH, "--export-outputs-json", "Write generated text to outputs.json."),
+    {SUP(OUTPUT, SWITCH, "--export-outputs-json", 0, OFF(export_outputs_json)),
+     .help = "Also write outputs.json: every request's identity, times, metrics and response "
+             "text, warmup requests included (always written at --export-level raw)."},
     NOPE(OUTPUT, STRING, "--otel-url", "OTLP/HTTP metrics endpoint."),
     NOPE(OUTPUT, LIST, "--stream", "Telemetry streamed over OTel."),
     NOPE(OUTPUT, LIST, "--otel-resource-attributes", "OTel resource attributes."),

@@ -408,7 +408,87 @@ Test(cli_exports, summary_level_and_prefix, .timeout = 60)
     cr_assert(!exists(w.dir, "my_run.jsonl"), "summary level writes no records");
     cr_assert(!exists(w.dir, "profile_export.jsonl"));
     cr_assert(!exists(w.dir, "profile_export_aiperf.json"));
+    cr_assert(!exists(w.dir, "outputs.json"), "only with --export-outputs-json or raw");
     world_stop(&w);
+}
+
+/* id_of returns the X-Request-ID of an outputs.json entry or of a record's
+ * metadata (malloc'd). */
+static char *id_of(json_t *entry)
+{
+    json_t *meta = json_object_get(entry, "metadata");
+    json_t *id = json_object_get(meta != NULL ? meta : entry, "x_request_id");
+    cr_assert(json_is_string(id));
+    return strdup(json_string_value(id));
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* outputs.json (--export-outputs-json, and always at --export-level raw):
+ * AIPerf's schema 1.1, its warmup requests apart, and one entry per request
+ * of profile_export.jsonl, with the same ids and metrics and the text. */
+Test(cli_exports, outputs_json_holds_every_request_and_its_text, .timeout = 120)
+{
+    static const char *const runs[] = {
+        "--model m --streaming --request-count 7 --osl 5 --warmup-request-count 3 "
+        "--export-outputs-json",
+        "--model m --request-count 4 --osl 3 --export-level raw"};
+    static const size_t data_count[] = {7, 4};
+    static const size_t warmup_count[] = {3, 0};
+    for (size_t r = 0; r < 2; r++) {
+        struct world w;
+        world_start(&w, "0");
+        cr_assert_eq(run_profile(&w, runs[r], NULL), 0);
+        char *text = slurp(w.dir, "outputs.json");
+        json_error_t err;
+        json_t *root = json_loads(text, 0, &err);
+        cr_assert_not_null(root, "outputs.json: %s", err.text);
+        cr_assert_str_eq(json_string_value(json_object_get(root, "schema_version")), "1.1");
+        json_t *data = json_object_get(root, "data");
+        json_t *warmup = json_object_get(root, "warmup");
+        cr_assert_eq(json_array_size(data), data_count[r]);
+        cr_assert_eq(json_array_size(warmup), warmup_count[r]);
+        char *records = slurp(w.dir, "profile_export.jsonl");
+        char *ids[2][8];
+        size_t n = 0;
+        for (char *line = strtok(records, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+            json_t *rec = json_loads(line, 0, NULL);
+            cr_assert_lt(n, 8);
+            ids[0][n] = id_of(rec);
+            ids[1][n] = id_of(json_array_get(data, n));
+            n++;
+            json_decref(rec);
+        }
+        cr_assert_eq(n, data_count[r]);
+        qsort(ids[0], n, sizeof(char *), compare_strings);
+        qsort(ids[1], n, sizeof(char *), compare_strings);
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_str_eq(ids[0][i], ids[1][i], "the same requests in both files");
+            free(ids[0][i]);
+            free(ids[1][i]);
+        }
+        for (size_t i = 0; i < json_array_size(data); i++) {
+            json_t *e = json_array_get(data, i);
+            cr_assert_str_eq(json_string_value(json_object_get(e, "benchmark_phase")), "profiling");
+            cr_assert_gt(strlen(json_string_value(json_object_get(e, "response_text"))), 0);
+            cr_assert(
+                json_is_object(json_object_get(json_object_get(e, "metrics"), "request_latency")));
+            cr_assert(json_integer_value(json_object_get(e, "request_end_ns")) >
+                      json_integer_value(json_object_get(e, "request_start_ns")));
+        }
+        for (size_t i = 0; i < json_array_size(warmup); i++) {
+            json_t *e = json_array_get(warmup, i);
+            cr_assert_str_eq(json_string_value(json_object_get(e, "benchmark_phase")), "warmup");
+            cr_assert_gt(strlen(json_string_value(json_object_get(e, "response_text"))), 0);
+        }
+        json_decref(root);
+        free(records);
+        free(text);
+        world_stop(&w);
+    }
 }
 
 Test(cli_exports, non_streaming_has_no_streaming_metrics, .timeout = 60)
