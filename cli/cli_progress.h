@@ -31,6 +31,8 @@ struct cli_live {
     double duration_target_s;  /* --benchmark-duration, 0 when count-limited */
     struct api_server *api;    /* NULL without --api-port */
     int64_t grace_ms;          /* how long the API stays up after the run */
+    int64_t line_interval_ns;  /* CLI_LIVE_LINES: at least this long between lines */
+    int64_t last_line_ns;      /* when the last line was printed; 0 = none yet */
     struct api_snapshot *snap; /* scratch for cli_live_progress (large) */
     uint32_t shard_count;      /* highest shard id seen + 1 */
     struct api_shard_view shards[API_SHARDS_MAX];

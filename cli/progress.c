@@ -82,6 +82,7 @@ int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
     bool bar = tty && (cfg->ui_type == CONFIG_UI_DASHBOARD ||
                        (cfg->ui_type == CONFIG_UI_AUTO && !cfg->verbose && !cfg->extra_verbose));
     live->display = bar ? CLI_LIVE_BAR : CLI_LIVE_LINES;
+    live->line_interval_ns = (int64_t)(cfg->stats_interval_seconds * 1e9);
     live->phase = "profiling";
     live->duration_target_s = cfg->benchmark_duration_seconds;
     live->snap = calloc(1, sizeof(*live->snap));
@@ -231,8 +232,14 @@ static void draw_bar(const struct progress_view *v, uint64_t errors)
     fprintf(stderr, "\r%.*s\033[K", (int)(len < width ? len : width), line);
 }
 
-static void draw(const struct cli_live *live, const struct api_snapshot *s)
+static void draw(struct cli_live *live, const struct api_snapshot *s)
 {
+    int64_t now = engine_now_ns();
+    if (live->display == CLI_LIVE_LINES && live->last_line_ns != 0 &&
+        now - live->last_line_ns < live->line_interval_ns) {
+        return; /* --stats-interval: a log line every so often, not every update */
+    }
+    live->last_line_ns = now;
     struct progress_view v;
     make_view(live, s, &v);
     if (live->display == CLI_LIVE_BAR) {

@@ -270,6 +270,7 @@ struct profile_config {
     bool artifact_dir_set;                 /* AIPerf adds a per-run subdirectory only if unset */
     char *profile_export_prefix;           /* NULL = AIPerf's default file names */
     enum config_export_level export_level; /* --export-level; default records */
+    double stats_interval_seconds;         /* --stats-interval; default 1 */
     bool export_outputs_json;              /* --export-outputs-json (implied by raw) */
     char *goodput;                         /* --goodput SLO text; NULL = not given */
     double slice_duration_seconds;         /* --slice-duration; 0 = not given */

@@ -20,6 +20,7 @@ static void init_defaults(struct profile_config *cfg)
     cfg->endpoint_type = CONFIG_ENDPOINT_CHAT;
     cfg->request_timeout_seconds = 600.0;
     cfg->wait_for_model_interval_seconds = 5.0;
+    cfg->stats_interval_seconds = 1.0;
     cfg->reset_kv_cache_timeout_seconds = 30.0;
     cfg->server_profiler_timeout_seconds = 30.0;
     cfg->isl_tokens_mean = 550;

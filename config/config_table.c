@@ -711,7 +711,10 @@ static const struct config__flag flag_table[] = {
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "
              "with -v/-vv.",
      .example = "simple", .choices = ui_choices},
-    NOPE(UI, DOUBLE, "--stats-interval", "Seconds between live statistics."),
+    {SUP(UI, DOUBLE, "--stats-interval", 0, OFF(stats_interval_seconds)),
+     .help = "Seconds between the progress log lines printed when there is no progress bar "
+             "(--ui-type simple or none, or no terminal); the bar and the API stay live.",
+     .default_text = "1", .example = "30", .range = &range_seconds_gt0},
     /* Multi-run */
     NOPE(MULTI_RUN, INT, "--num-profile-runs", "Repeated runs for confidence intervals."),
     NOPE(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", "Pause between runs."),

@@ -331,6 +331,37 @@ Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
     e2e_finish(&w);
 }
 
+/* count_lines_with counts the lines of text that contain needle. */
+static size_t count_lines_with(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, needle);
+        n += hit != NULL && (size_t)(hit - line) < len;
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* --stats-interval spaces the progress log lines: a 2 s run with a 30 s
+ * interval logs its first update and no other. */
+Test(profile_e2e, stats_interval_spaces_the_progress_lines, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --ui-type simple --benchmark-duration 2 "
+                              "--concurrency 2 --stats-interval 30 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_eq(count_lines_with(out, "% done,"), 1, "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
+
 /* A run where every request failed exits 1. */
 Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
 {
