@@ -12,6 +12,7 @@ struct load_shape {
     enum config_arrival_pattern pattern;
     double smoothness;
     double concurrency_ramp_seconds;
+    double prefill_ramp_seconds;
     double rate_ramp_seconds;
 };
 
@@ -24,6 +25,7 @@ static struct load_shape profiling_shape(const struct profile_config *cfg)
         .pattern = cfg->arrival_pattern,
         .smoothness = cfg->arrival_smoothness,
         .concurrency_ramp_seconds = cfg->concurrency_ramp_seconds,
+        .prefill_ramp_seconds = cfg->prefill_concurrency_ramp_seconds,
         .rate_ramp_seconds = cfg->request_rate_ramp_seconds,
     };
 }
@@ -39,6 +41,9 @@ static struct load_shape warmup_shape(const struct profile_config *cfg)
     s.concurrency_ramp_seconds = cfg->warmup_concurrency_ramp_seconds > 0
                                      ? cfg->warmup_concurrency_ramp_seconds
                                      : s.concurrency_ramp_seconds;
+    s.prefill_ramp_seconds = cfg->warmup_prefill_concurrency_ramp_seconds > 0
+                                 ? cfg->warmup_prefill_concurrency_ramp_seconds
+                                 : s.prefill_ramp_seconds;
     s.rate_ramp_seconds = cfg->warmup_request_rate_ramp_seconds > 0
                               ? cfg->warmup_request_rate_ramp_seconds
                               : s.rate_ramp_seconds;
@@ -72,6 +77,7 @@ static void configure_shape(const struct load_shape *s, uint64_t seed, struct cl
     engine->schedule = NULL;
     engine->prefill_limit = (uint32_t)s->prefill_concurrency;
     engine->concurrency_ramp_ns = (int64_t)(s->concurrency_ramp_seconds * 1e9);
+    engine->prefill_ramp_ns = (int64_t)(s->prefill_ramp_seconds * 1e9);
     if (open_loop(s)) {
         load_arrivals_init(&load->arrivals, load_pattern_of(s->pattern), s->rate, s->smoothness,
                            seed);

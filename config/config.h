@@ -221,6 +221,7 @@ struct profile_config {
     enum config_arrival_pattern warmup_arrival_pattern;
     bool warmup_arrival_pattern_set;
     double warmup_concurrency_ramp_seconds;
+    double warmup_prefill_concurrency_ramp_seconds;
     double warmup_request_rate_ramp_seconds;
     double warmup_grace_period_seconds;          /* after --warmup-duration; may be INFINITY */
     bool warmup_grace_period_set;                /* not given: warmup requests always finish */
@@ -229,6 +230,7 @@ struct profile_config {
     int64_t prefill_concurrency;                 /* --prefill-concurrency; 0 = no limit */
     double failed_request_threshold;             /* 0 = not given; stop above this failure ratio */
     double concurrency_ramp_seconds;             /* --concurrency-ramp-duration; 0 = none */
+    double prefill_concurrency_ramp_seconds;     /* --prefill-concurrency-ramp-duration */
     int64_t num_dataset_entries;                 /* --num-dataset-entries; 0 = AIPerf's 100 */
     enum config_model_selection model_selection; /* default round_robin */
     char *seq_dist;                              /* --seq-dist text; NULL = not given */

@@ -300,6 +300,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     bool warmup_shaped = cfg->warmup_concurrency > 0 || cfg->warmup_prefill_concurrency > 0 ||
                          cfg->warmup_request_rate > 0 || cfg->warmup_arrival_pattern_set ||
                          cfg->warmup_concurrency_ramp_seconds > 0 ||
+                         cfg->warmup_prefill_concurrency_ramp_seconds > 0 ||
                          cfg->warmup_request_rate_ramp_seconds > 0 || cfg->warmup_grace_period_set;
     if (warmup_shaped && cfg->warmup_request_count <= 0 && cfg->warmup_duration_seconds <= 0) {
         return config__fail(errbuf, errcap,
@@ -310,6 +311,18 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
         return config__fail(errbuf, errcap,
                             "--warmup-grace-period only applies together with --warmup-duration "
                             "(e.g. --warmup-duration 30 --warmup-grace-period 10)");
+    }
+    if (cfg->prefill_concurrency_ramp_seconds > 0 && cfg->prefill_concurrency <= 0) {
+        return config__fail(errbuf, errcap,
+                            "--prefill-concurrency-ramp-duration ramps --prefill-concurrency up: "
+                            "give --prefill-concurrency N too");
+    }
+    if (cfg->warmup_prefill_concurrency_ramp_seconds > 0 && cfg->prefill_concurrency <= 0 &&
+        cfg->warmup_prefill_concurrency <= 0) {
+        return config__fail(errbuf, errcap,
+                            "--warmup-prefill-concurrency-ramp-duration ramps the warmup's prefill "
+                            "limit up: give --warmup-prefill-concurrency N (or "
+                            "--prefill-concurrency N)");
     }
     if (cfg->warmup_prefill_concurrency > 0 && !cfg->streaming) {
         return config__fail(errbuf, errcap,

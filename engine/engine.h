@@ -201,6 +201,9 @@ struct engine_config {
     /* Closed loop: requests in flight grow linearly from one per shard to
      * `concurrency` over this long (AIPerf's --concurrency-ramp-duration). */
     int64_t concurrency_ramp_ns;
+    /* The prefill limit grows the same way, from one per shard to
+     * prefill_limit, over this long (--prefill-concurrency-ramp-duration). */
+    int64_t prefill_ramp_ns;
     /* After engine_stop is requested, nothing new starts and requests in
      * flight may finish for this long before they are cancelled (0 = cancel
      * them at once). */

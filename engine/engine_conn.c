@@ -650,13 +650,8 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out, 
  * its connections, or fewer while --concurrency-ramp-duration runs. */
 static uint32_t ramped_limit(const struct engine__shard *shard, int64_t now)
 {
-    int64_t ramp = shard->config->concurrency_ramp_ns;
-    int64_t elapsed = now - shard->start_ns;
-    if (ramp <= 0 || elapsed >= ramp) {
-        return shard->conn_count;
-    }
-    uint32_t limit = (uint32_t)((double)shard->conn_count * (double)elapsed / (double)ramp + 1.0);
-    return limit < shard->conn_count ? limit : shard->conn_count;
+    return engine__ramped(shard->conn_count, shard->config->concurrency_ramp_ns,
+                          now - shard->start_ns);
 }
 
 void engine__start_requests(struct engine__shard *shard)
@@ -675,8 +670,7 @@ void engine__start_requests(struct engine__shard *shard)
     uint32_t limit = ramped_limit(shard, now);
     struct engine_work work;
     while (shard->idle_count > 0 && shard->free_record_count > 0 && shard->active_count < limit &&
-           (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit) &&
-           take_due_work(shard, &work, &now)) {
+           engine__prefill_room(shard, now) && take_due_work(shard, &work, &now)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         if (shard->config->sessions != NULL) {
             engine__session_begin(shard, c, &work);

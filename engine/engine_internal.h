@@ -238,6 +238,28 @@ void engine__shard_destroy(struct engine__shard *shard);
 /* engine__shard_main is the shard thread's body. */
 void *engine__shard_main(void *arg);
 
+/* engine__ramped is `full` while no ramp runs, else the share of it that
+ * `elapsed` of `ramp_ns` has reached, at least 1: the ramps of
+ * --concurrency-ramp-duration and --prefill-concurrency-ramp-duration. */
+static inline uint32_t engine__ramped(uint32_t full, int64_t ramp_ns, int64_t elapsed)
+{
+    if (ramp_ns <= 0 || elapsed >= ramp_ns) {
+        return full;
+    }
+    uint32_t limit = (uint32_t)((double)full * (double)elapsed / (double)ramp_ns + 1.0);
+    return limit < full ? limit : full;
+}
+
+/* engine__prefill_room reports whether one more request may wait for its
+ * first token now: under the shard's prefill limit, as ramped. */
+static inline bool engine__prefill_room(const struct engine__shard *shard, int64_t now)
+{
+    return shard->prefill_limit == 0 ||
+           shard->prefill_active < engine__ramped(shard->prefill_limit,
+                                                  shard->config->prefill_ramp_ns,
+                                                  now - shard->start_ns);
+}
+
 /* engine__prefill_done takes a request out of the shard's prefill count once
  * its first content arrives (or it ends). */
 static inline void engine__prefill_done(struct engine__shard *shard, struct engine__conn *c)

@@ -242,10 +242,9 @@ void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn
 }
 
 /* may_start reports whether the shard can start one more request now. */
-static bool may_start(const struct engine__shard *shard)
+static bool may_start(const struct engine__shard *shard, int64_t now)
 {
-    return shard->free_record_count > 0 &&
-           (shard->prefill_limit == 0 || shard->prefill_active < shard->prefill_limit);
+    return shard->free_record_count > 0 && engine__prefill_room(shard, now);
 }
 
 void engine__sessions_resume(struct engine__shard *shard)
@@ -275,7 +274,7 @@ void engine__sessions_resume(struct engine__shard *shard)
             next = s->next_due_ns < next ? s->next_due_ns : next;
             continue;
         }
-        if (!may_start(shard)) {
+        if (!may_start(shard, now)) {
             /* Due but blocked: a completion frees what it waits for, and the
              * loop is woken by that completion, so do not spin on it. */
             next = s->next_due_ns < next ? s->next_due_ns : next;

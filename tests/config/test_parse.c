@@ -399,8 +399,8 @@ static const struct invalid_case invalid_cases[] = {
      "--concurrency: '0' must be a whole number of at least 1 (e.g. --concurrency 64)"},
     {W("--model", "m", "--concurency", "3"),
      "unknown flag --concurency; did you mean --concurrency?"},
-    {W("--model", "m", "--prefill-concurrency-ramp-duration", "5"),
-     "--prefill-concurrency-ramp-duration: this AIPerf flag is recognised but not supported by "
+    {W("--model", "m", "--request-rate-series", "rates.csv"),
+     "--request-rate-series: this AIPerf flag is recognised but not supported by "
      "ringperf yet"},
     {W("--model", "m", "--concurrency-ramp-duration", "0"), "--concurrency-ramp-duration"},
     {W("--model", "m", "--prefill-concurrency", "5"), "--prefill-concurrency needs --streaming"},
@@ -499,6 +499,9 @@ static const struct invalid_case invalid_cases[] = {
      "the --warmup-* load flags shape a warmup, and there is none: add --warmup-request-count"},
     {W("-m", "x", "--warmup-request-count", "5", "--warmup-grace-period", "3"),
      "--warmup-grace-period only applies together with --warmup-duration"},
+    {W("-m", "x", "--streaming", "--prefill-concurrency-ramp-duration", "5"),
+     "--prefill-concurrency-ramp-duration ramps --prefill-concurrency up: give "
+     "--prefill-concurrency N too"},
     {W("-m", "x", "--warmup-duration", "5", "--warmup-prefill-concurrency", "3"),
      "--warmup-prefill-concurrency limits requests waiting for their first token"},
     {W("-m", "x", "--session-header", "X Session"),
@@ -629,12 +632,12 @@ Test(config_parse, enforces_list_and_argument_limits)
 
 /* Every spelling in the table is recognised: supported ones parse (given a
  * plausible value), unsupported ones fail with the "recognised" message. */
-/* partner_flag writes into out[0..3] the flags (and values) that must come
+/* partner_flag writes into out[0..4] the flags (and values) that must come
  * with name, if any. */
 static void partner_flag(const char *name, const char **out)
 {
-    /* The flag, then up to two flags (with values) it needs to be valid. */
-    static const char *const pairs[][5] = {
+    /* The flag, then up to five words (flags and values) it needs to be valid. */
+    static const char *const pairs[][6] = {
         {"--prefix-prompt-length", "--num-prefix-prompts", "2"},
         {"--prompt-prefix-length", "--num-prefix-prompts", "2"},
         {"--num-prefix-prompts", "--prefix-prompt-length", "9"},
@@ -656,10 +659,13 @@ static void partner_flag(const char *name, const char **out)
         {"--warmup-request-rate-ramp-duration", "--warmup-request-count", "5"},
         {"--warmup-grace-period", "--warmup-duration", "5"},
         {"--warmup-prefill-concurrency", "--warmup-duration", "5", "--streaming"},
+        {"--prefill-concurrency-ramp-duration", "--prefill-concurrency", "2", "--streaming"},
+        {"--warmup-prefill-concurrency-ramp-duration", "--warmup-request-count", "5",
+         "--prefill-concurrency", "2", "--streaming"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (strcmp(name, pairs[i][0]) == 0) {
-            for (size_t k = 0; k < 4; k++) {
+            for (size_t k = 0; k < 5; k++) {
                 out[k] = pairs[i][k + 1];
             }
         }
@@ -681,7 +687,7 @@ Test(config_parse, every_table_spelling_is_recognised)
                 cr_assert_not_null(flags[i].example, "%s has an example", name);
             }
             const char *value = flags[i].kind == CONFIG__K_SWITCH ? NULL : flags[i].example;
-            const char *words[] = {"-m", "x", name, value, NULL, NULL, NULL, NULL, NULL};
+            const char *words[] = {"-m", "x", name, value, NULL, NULL, NULL, NULL, NULL, NULL};
             if (strcmp(name, "--benchmark-grace-period") == 0) {
                 words[3] = "inf";
                 words[4] = "--benchmark-duration";

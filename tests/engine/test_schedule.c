@@ -297,3 +297,41 @@ Test(engine_run, a_stop_with_grace_lets_requests_in_flight_finish, .timeout = 60
 
 /* A long response's whole text and its events' bookkeeping, checked while the
  * record is still the engine's. */
+
+static void capture_prefill_interval(void *ctx, const struct engine_record *rec)
+{
+    struct interval_capture *cap = ctx;
+    cap->start[cap->base.count] = rec->send_start_ns;
+    cap->end[cap->base.count] = rec->event_count > 0 ? rec->events[0].arrival_ns : rec->end_ns;
+    capture_record(&cap->base, rec);
+}
+
+/* --prefill-concurrency-ramp-duration: the number of requests waiting for
+ * their first token at once climbs from one to the prefill limit. */
+Test(engine_ramp, prefill_limit_climbs_from_one_to_the_target, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.ttft_ms = 20;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
+    fx.config.shard_count = 1;
+    fx.config.concurrency = 8;
+    fx.config.prefill_limit = 4;
+    fx.config.prefill_ramp_ns = 400 * 1000 * 1000;
+    fx.config.request_count = 200;
+    struct interval_capture *cap = calloc(1, sizeof(*cap));
+    struct engine_record_sink sink = {.on_record = capture_prefill_interval, .ctx = cap};
+    char errbuf[256];
+    int64_t t0 = engine_now_ns();
+    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    assert_every_ordinal_once(&cap->base, 200);
+    /* In the first 100 ms at most 1 + 4 * 100 / 400 = 2 wait for a first token... */
+    size_t early = max_in_flight(cap, t0 + 100 * 1000 * 1000);
+    cr_assert_leq(early, 2, "%zu requests in prefill at once in the first 100 ms", early);
+    /* ...and 4 once the ramp is over, never more. */
+    cr_assert_eq(max_in_flight(cap, INT64_MAX), 4);
+    free(cap);
+    finish(&fx);
+}
