@@ -241,24 +241,40 @@ static size_t max_in_flight(const struct interval_capture *cap, int64_t until)
     return best;
 }
 
-Test(engine_ramp, concurrency_climbs_from_one_to_the_target, .timeout = 60)
+/* run_ramped runs 200 streamed requests (20 ms to the first token) on 8
+ * connections of one shard, with the ramps given, capturing each request's
+ * interval with `capture`; *t0 is when the run started. */
+static struct interval_capture *run_ramped(struct fixture *fx, int64_t concurrency_ramp_ns,
+                                           uint32_t prefill_limit, int64_t prefill_ramp_ns,
+                                           void (*capture)(void *, const struct engine_record *),
+                                           int64_t *t0)
 {
     skip_without_io_uring();
-    struct fixture fx = {0};
     struct mock_config mc = loopback_mock();
     mc.ttft_ms = 20;
-    start_mock(&fx, &mc);
-    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
-    fx.config.shard_count = 1;
-    fx.config.concurrency = 8;
-    fx.config.concurrency_ramp_ns = 400 * 1000 * 1000;
-    fx.config.request_count = 200;
+    start_mock(fx, &mc);
+    prepare(fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx->server));
+    fx->config.shard_count = 1;
+    fx->config.concurrency = 8;
+    fx->config.concurrency_ramp_ns = concurrency_ramp_ns;
+    fx->config.prefill_limit = prefill_limit;
+    fx->config.prefill_ramp_ns = prefill_ramp_ns;
+    fx->config.request_count = 200;
     struct interval_capture *cap = calloc(1, sizeof(*cap));
-    struct engine_record_sink sink = {.on_record = capture_interval, .ctx = cap};
+    cr_assert_not_null(cap);
+    struct engine_record_sink sink = {.on_record = capture, .ctx = cap};
     char errbuf[256];
-    int64_t t0 = engine_now_ns();
-    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
+    *t0 = engine_now_ns();
+    cr_assert_eq(engine_run(&fx->config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
     assert_every_ordinal_once(&cap->base, 200);
+    return cap;
+}
+
+Test(engine_ramp, concurrency_climbs_from_one_to_the_target, .timeout = 60)
+{
+    struct fixture fx = {0};
+    int64_t t0 = 0;
+    struct interval_capture *cap = run_ramped(&fx, 400 * 1000 * 1000, 0, 0, capture_interval, &t0);
     /* In the first 100 ms at most 1 + 8 * 100 / 400 = 3 requests run at once... */
     size_t early = max_in_flight(cap, t0 + 100 * 1000 * 1000);
     cr_assert_leq(early, 3, "%zu requests in flight in the first 100 ms", early);
@@ -310,23 +326,10 @@ static void capture_prefill_interval(void *ctx, const struct engine_record *rec)
  * their first token at once climbs from one to the prefill limit. */
 Test(engine_ramp, prefill_limit_climbs_from_one_to_the_target, .timeout = 60)
 {
-    skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc = loopback_mock();
-    mc.ttft_ms = 20;
-    start_mock(&fx, &mc);
-    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
-    fx.config.shard_count = 1;
-    fx.config.concurrency = 8;
-    fx.config.prefill_limit = 4;
-    fx.config.prefill_ramp_ns = 400 * 1000 * 1000;
-    fx.config.request_count = 200;
-    struct interval_capture *cap = calloc(1, sizeof(*cap));
-    struct engine_record_sink sink = {.on_record = capture_prefill_interval, .ctx = cap};
-    char errbuf[256];
-    int64_t t0 = engine_now_ns();
-    cr_assert_eq(engine_run(&fx.config, &sink, NULL, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
-    assert_every_ordinal_once(&cap->base, 200);
+    int64_t t0 = 0;
+    struct interval_capture *cap =
+        run_ramped(&fx, 0, 4, 400 * 1000 * 1000, capture_prefill_interval, &t0);
     /* In the first 100 ms at most 1 + 4 * 100 / 400 = 2 wait for a first token... */
     size_t early = max_in_flight(cap, t0 + 100 * 1000 * 1000);
     cr_assert_leq(early, 2, "%zu requests in prefill at once in the first 100 ms", early);
