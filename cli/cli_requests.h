@@ -43,7 +43,8 @@ struct cli_requests {
     bool multi_turn;
     struct cli_sessions sessions;
     char *sessions_extra;
-    char *sessions_system; /* the system prompt of every conversation, or NULL */
+    char *sessions_system;     /* the system prompt of every conversation, or NULL */
+    uint64_t cache_bust_nonce; /* --cache-bust markers differ from run to run */
 };
 
 /* cli_requests_write_inputs writes dir/inputs.json for an --input-file run:

@@ -27,6 +27,14 @@ struct prompt_source {
     struct cli_prompt_extras extras;  /* prefixes, user context, batches, rankings */
 };
 
+/* cli__cache_bust_key returns the --cache-bust key of conversation `conv` of
+ * a run whose nonce is `nonce`: a different marker for every conversation
+ * and every run. */
+uint64_t cli__cache_bust_key(uint64_t nonce, uint64_t conv);
+
+/* cli__cache_bust returns cfg's --cache-bust as the payload builder's. */
+enum endpoint_cache_bust cli__cache_bust(const struct profile_config *cfg);
+
 /* cli__model_of returns the model of payload i: --model values in turn
  * (round_robin), or a draw that depends only on the seed and i (random). */
 const char *cli__model_of(const struct profile_config *cfg, const struct prompt_source *src,

@@ -66,6 +66,7 @@ struct cli_sessions {
     uint64_t *first_offset;        /* ordinal of each conversation's first turn within a cycle */
     uint64_t cycle_turns;          /* turns of all the conversations */
     struct engine_sessions engine; /* valid after cli_sessions_seal */
+    uint64_t cache_bust_nonce;     /* --cache-bust: the run's (cli__cache_bust_key) */
     /* Coordinator-side: output tokens of the replies so far, per open session
      * (open addressing on the session number + 1; 0 = empty). */
     struct cli_session_tokens *open;

@@ -106,6 +106,11 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
     const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
     *out_isl = METRICS_ABSENT;
     if (e->payload != NULL) {
+        if (cfg->cache_bust != CONFIG_CACHE_BUST_NONE) {
+            fprintf(stderr, "ringperf profile: --cache-bust cannot mark request bodies sent "
+                            "verbatim (raw_payload, inputs_json): drop it, or give texts\n");
+            return NULL;
+        }
         return strdup(e->payload);
     }
     if (out->type == ENDPOINT_RAW) {
@@ -151,6 +156,8 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
         .passages = e->text_count > 1 ? e->texts + 1 : NULL,
         .passage_count = e->text_count > 1 ? e->text_count - 1 : 0,
         .media = media.view,
+        .cache_bust = cli__cache_bust(cfg),
+        .cache_bust_key = cli__cache_bust_key(out->cache_bust_nonce, i),
     };
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));

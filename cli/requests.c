@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "datasets/datasets.h"
 
@@ -162,6 +164,32 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
     return 0;
 }
 
+uint64_t cli__cache_bust_key(uint64_t nonce, uint64_t conv)
+{
+    /* splitmix64 of the pair: any change to either changes every digit. */
+    uint64_t z = nonce + (conv + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+enum endpoint_cache_bust cli__cache_bust(const struct profile_config *cfg)
+{
+    switch (cfg->cache_bust) {
+    case CONFIG_CACHE_BUST_SYSTEM_PREFIX:
+        return ENDPOINT_CACHE_BUST_SYSTEM_PREFIX;
+    case CONFIG_CACHE_BUST_SYSTEM_SUFFIX:
+        return ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
+    case CONFIG_CACHE_BUST_FIRST_TURN_PREFIX:
+        return ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX;
+    case CONFIG_CACHE_BUST_FIRST_TURN_SUFFIX:
+        return ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+    case CONFIG_CACHE_BUST_NONE:
+    default:
+        return ENDPOINT_CACHE_BUST_NONE;
+    }
+}
+
 static char *build_one(const struct profile_config *cfg, struct cli_requests *out,
                        struct prompt_source *src, size_t i, const char *extra, char *prompt)
 {
@@ -186,6 +214,8 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
         .extra_inputs_json = extra,
         .use_server_token_count = cfg->use_server_token_count,
         .per_chunk_usage = cfg->per_chunk_usage,
+        .cache_bust = cli__cache_bust(cfg),
+        .cache_bust_key = cli__cache_bust_key(out->cache_bust_nonce, i),
     };
     if (cli_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
                                 PROMPT_BYTES_MAX, &isl) != 0) {
@@ -398,7 +428,9 @@ static int seal_sessions(const struct profile_config *cfg, struct cli_requests *
         .extra_inputs_json = out->sessions_extra,
         .use_server_token_count = cfg->use_server_token_count,
         .per_chunk_usage = cfg->per_chunk_usage,
+        .cache_bust = cli__cache_bust(cfg),
     };
+    out->sessions.cache_bust_nonce = out->cache_bust_nonce;
     uint32_t users = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency
                      : cfg->num_users > 0 ? (uint32_t)cfg->num_users
                                           : CLI_OPEN_LOOP_CONNECTIONS;
@@ -419,6 +451,10 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
         return ret;
     }
     endpoint_reader_init(&out->reader, out->type, NULL, NULL, 0);
+    /* Per run, not per seed: a rerun with the same --random-seed must not
+     * find the last run's markers in the server's cache. */
+    out->cache_bust_nonce =
+        cli__cache_bust_key(((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid(), seed);
     char *extra = NULL;
     if (cfg->extra_inputs.count > 0 &&
         endpoint_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,

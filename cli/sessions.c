@@ -3,6 +3,7 @@
  * play them (see cli_sessions.h).
  */
 #include "cli/cli_sessions.h"
+#include "cli/cli_requests_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -108,10 +109,16 @@ static int64_t think_ns(void *ctx, uint64_t session, uint32_t turn)
 /* build writes the body of turn `turn` of a conversation with the given
  * history (history_count messages; NULL for none). */
 static char *build(const struct cli_sessions *s, const struct cli_turn *t,
-                   const struct endpoint_message *history, size_t history_count, char *err,
-                   size_t errcap)
+                   const struct endpoint_message *history, size_t history_count, uint64_t session,
+                   uint32_t turn, char *err, size_t errcap)
 {
     struct endpoint_payload_spec spec = s->base;
+    spec.cache_bust_key = cli__cache_bust_key(s->cache_bust_nonce, session);
+    bool first_turn_target = spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
+                             spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+    if (first_turn_target && turn > 0) {
+        spec.cache_bust = ENDPOINT_CACHE_BUST_NONE; /* its history carries the first turn's */
+    }
     spec.model = t->model;
     spec.prompt = t->prompt;
     spec.max_tokens = t->max_tokens;
@@ -147,16 +154,29 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
         *at++ = (struct endpoint_message){.role = "user", .text = context, .len = strlen(context)};
     }
     const struct cli_turn *first = turn_of(s, session, 0);
+    /* The first turn went out with its cache-bust marker: so it reads in the
+     * history, or the server would not find it cached. */
+    char *first_sent = NULL;
+    if (turn > 0 && (s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
+                     s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX)) {
+        first_sent = endpoint_cache_bust_text(
+            s->base.cache_bust, cli__cache_bust_key(s->cache_bust_nonce, session), first->prompt);
+        if (first_sent == NULL) {
+            free(history);
+            snprintf(err, errcap, "out of memory for the history of turn %u", turn);
+            return -1;
+        }
+    }
     for (uint32_t k = 0; k < turn; k++) {
-        *at++ = (struct endpoint_message){.role = "user",
-                                          .text = first[k].prompt,
-                                          .len = strlen(first[k].prompt),
-                                          .media = &first[k].media.view};
+        const char *text = k == 0 && first_sent != NULL ? first_sent : first[k].prompt;
+        *at++ = (struct endpoint_message){
+            .role = "user", .text = text, .len = strlen(text), .media = &first[k].media.view};
         *at++ = (struct endpoint_message){
             .role = "assistant", .text = replies[k].text, .len = replies[k].len};
     }
-    char *body = build(s, t, history, count, err, errcap);
+    char *body = build(s, t, history, count, session, turn, err, errcap);
     free(history);
+    free(first_sent);
     if (body == NULL) {
         return -1;
     }
@@ -271,7 +291,7 @@ static void write_string(FILE *f, const char *text)
 }
 
 static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_conversation *conv,
-                      const struct cli_turn *t)
+                      const struct cli_turn *t, uint32_t turn)
 {
     if (t->body != NULL) {
         return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
@@ -279,8 +299,8 @@ static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_co
     char err[256];
     struct endpoint_message context = {
         .role = "user", .text = conv->context, .len = conv->context ? strlen(conv->context) : 0};
-    char *body = build(s, t, conv->context != NULL ? &context : NULL, conv->context != NULL, err,
-                       sizeof(err));
+    char *body = build(s, t, conv->context != NULL ? &context : NULL, conv->context != NULL,
+                       (uint64_t)(conv - s->convs), turn, err, sizeof(err));
     if (body == NULL) {
         return -EIO;
     }
@@ -308,7 +328,7 @@ int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
         fputs(",\n      \"payloads\": [", f);
         for (uint32_t t = 0; ret == 0 && t < conv->turn_count; t++) {
             fputs(t > 0 ? ",\n        " : "\n        ", f);
-            ret = write_turn(f, s, conv, &s->turns[conv->first_turn + t]);
+            ret = write_turn(f, s, conv, &s->turns[conv->first_turn + t], (uint32_t)t);
         }
         fputs("\n      ]\n    }", f);
     }

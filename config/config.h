@@ -94,6 +94,15 @@ enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_
  * each conversation, closed after its last turn. */
 enum config_conn_reuse { CONFIG_REUSE_POOLED, CONFIG_REUSE_NEVER, CONFIG_REUSE_STICKY };
 
+/* config_cache_bust is --cache-bust: where a per-conversation marker goes. */
+enum config_cache_bust {
+    CONFIG_CACHE_BUST_NONE,
+    CONFIG_CACHE_BUST_SYSTEM_PREFIX,
+    CONFIG_CACHE_BUST_SYSTEM_SUFFIX,
+    CONFIG_CACHE_BUST_FIRST_TURN_PREFIX,
+    CONFIG_CACHE_BUST_FIRST_TURN_SUFFIX,
+};
+
 /* config_wait_mode is --wait-for-model-mode: what a readiness probe asks. */
 enum config_wait_mode { CONFIG_WAIT_INFERENCE, CONFIG_WAIT_MODELS, CONFIG_WAIT_BOTH };
 
@@ -236,6 +245,7 @@ struct profile_config {
     char *seq_dist;                              /* --seq-dist text; NULL = not given */
     char *system_prompt;                         /* --system-prompt; NULL = none */
     char *system_prompt_file;                    /* --system-prompt-file; NULL = none */
+    enum config_cache_bust cache_bust;           /* --cache-bust; default none */
     int64_t shared_system_prompt_length;         /* --shared-system-prompt-length; 0 = none */
     /* Multi-turn conversations (cli/sessions.c) */
     int64_t conversation_num;                 /* --conversation-num; 0 = not given */

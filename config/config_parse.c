@@ -329,6 +329,20 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                             "--warmup-prefill-concurrency limits requests waiting for their "
                             "first token, which only a stream has: add --streaming");
     }
+    if (cfg->cache_bust != CONFIG_CACHE_BUST_NONE) {
+        bool system = cfg->cache_bust == CONFIG_CACHE_BUST_SYSTEM_PREFIX ||
+                      cfg->cache_bust == CONFIG_CACHE_BUST_SYSTEM_SUFFIX;
+        enum config_endpoint_type t = cfg->endpoint_type;
+        bool chatty = t == CONFIG_ENDPOINT_CHAT || t == CONFIG_ENDPOINT_RESPONSES ||
+                      t == CONFIG_ENDPOINT_MESSAGES;
+        if (!chatty && !(t == CONFIG_ENDPOINT_COMPLETIONS && !system)) {
+            return config__fail(errbuf, errcap,
+                                "--cache-bust: the %s endpoint has no %s to mark; use chat, "
+                                "responses or messages%s",
+                                config_endpoint_type_name(t), system ? "system prompt" : "prompt",
+                                system ? "" : " (or completions)");
+        }
+    }
     if (cfg->per_chunk_usage && (cfg->endpoint_type != CONFIG_ENDPOINT_CHAT ||
                                  !cfg->streaming_requested || !cfg->use_server_token_count)) {
         return config__fail(errbuf, errcap,

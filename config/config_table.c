@@ -116,6 +116,15 @@ static const struct config__choice export_level_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice cache_bust_choices[] = {
+    {"none", CONFIG_CACHE_BUST_NONE, false},
+    {"system_prefix", CONFIG_CACHE_BUST_SYSTEM_PREFIX, false},
+    {"system_suffix", CONFIG_CACHE_BUST_SYSTEM_SUFFIX, false},
+    {"first_turn_prefix", CONFIG_CACHE_BUST_FIRST_TURN_PREFIX, false},
+    {"first_turn_suffix", CONFIG_CACHE_BUST_FIRST_TURN_SUFFIX, false},
+    {NULL, 0, false},
+};
+
 static const struct config__choice wait_mode_choices[] = {
     {"inference", CONFIG_WAIT_INFERENCE, false},
     {"models", CONFIG_WAIT_MODELS, false},
@@ -405,7 +414,12 @@ static const struct config__flag flag_table[] = {
              "(instead of --system-prompt).",
      .example = "system.txt"},
     /* Cache bust */
-    NOPE(CACHE_BUST, STRING, "--cache-bust", "Where to add a per-conversation cache-bust marker."),
+    {SUP(CACHE_BUST, CHOICE, "--cache-bust", 0, OFF(cache_bust)),
+     .help = "Put a marker unique to each conversation and run, [rid:<12 hex digits>], at the "
+             "start or end of the system prompt or of the conversation's first user turn, so "
+             "that no two share a prefix the server has cached (chat, responses, messages; "
+             "first-turn targets also completions). The marker's tokens are not in the ISL.",
+     .default_text = "none", .example = "first_turn_prefix", .choices = cache_bust_choices},
     /* Prefix prompt */
     {SUP(PREFIX_PROMPT, INT,
          "--prompt-prefix-pool-size --prefix-prompt-pool-size --num-prefix-prompts", 0,

@@ -139,6 +139,19 @@ struct endpoint_payload_spec {
     uint64_t max_tokens;        /* 0: omit the field (messages: send the default) */
     bool streaming;             /* the "stream" value */
     bool use_legacy_max_tokens; /* chat: send "max_tokens", not "max_completion_tokens" */
+    /* AIPerf's --cache-bust: a marker "[rid:<12 hex digits of
+     * cache_bust_key>]" set apart by a blank line at the start or end of the
+     * system prompt (an absent one becomes the marker alone), or of the
+     * prompt (the caller sets a FIRST_TURN target on a conversation's first
+     * turn only), so that no two conversations share a cached prefix there. */
+    enum endpoint_cache_bust {
+        ENDPOINT_CACHE_BUST_NONE,
+        ENDPOINT_CACHE_BUST_SYSTEM_PREFIX,
+        ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX,
+        ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX,
+        ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX,
+    } cache_bust;
+    uint64_t cache_bust_key;
     /* chat, streaming: ask for usage on every chunk (vLLM's
      * stream_options.continuous_usage_stats; AIPerf's --per-chunk-usage). */
     bool per_chunk_usage;
@@ -173,6 +186,12 @@ struct endpoint_payload_spec {
      * endpoint_payload_build). Other types reject media. */
     struct endpoint_media media;
 };
+
+/* endpoint_cache_bust_text returns `text` (NULL counts as empty) with the
+ * marker of `key` where `where` puts it, as endpoint_payload_build does
+ * (malloc'd; NULL when out of memory): for a conversation's history, whose
+ * first user turn must read as it was sent. */
+char *endpoint_cache_bust_text(enum endpoint_cache_bust where, uint64_t key, const char *text);
 
 /* endpoint_payload_build returns the request body for `spec` as compact JSON
  * (malloc'd, NUL-terminated; the caller frees it with free()).

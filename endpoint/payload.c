@@ -148,6 +148,46 @@ static char *payload__raw(const struct endpoint_payload_spec *spec, char *errbuf
     return out;
 }
 
+char *endpoint_cache_bust_text(enum endpoint_cache_bust where, uint64_t key, const char *text)
+{
+    char marker[32];
+    snprintf(marker, sizeof(marker), "[rid:%012llx]",
+             (unsigned long long)(key & 0xffffffffffffULL));
+    bool prefix = where == ENDPOINT_CACHE_BUST_SYSTEM_PREFIX ||
+                  where == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX;
+    const char *t = text != NULL ? text : "";
+    size_t n = strlen(t) + strlen(marker) + 3;
+    char *out = malloc(n);
+    if (out != NULL) {
+        snprintf(out, n, "%s\n\n%s", prefix ? marker : t, prefix ? t : marker);
+    }
+    return out;
+}
+
+/* payload__build_busted builds spec with its cache-bust marker in place. */
+static char *payload__build_busted(const struct endpoint_payload_spec *spec, char *errbuf,
+                                   size_t errcap)
+{
+    struct endpoint_payload_spec busted = *spec;
+    busted.cache_bust = ENDPOINT_CACHE_BUST_NONE;
+    bool system = spec->cache_bust == ENDPOINT_CACHE_BUST_SYSTEM_PREFIX ||
+                  spec->cache_bust == ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
+    char *text = endpoint_cache_bust_text(spec->cache_bust, spec->cache_bust_key,
+                                          system ? spec->system_prompt : spec->prompt);
+    if (system) {
+        busted.system_prompt = text;
+    } else {
+        busted.prompt = text;
+    }
+    if (text == NULL) {
+        endpoint__err(errbuf, errcap, "out of memory adding the cache-bust marker");
+        return NULL;
+    }
+    char *out = endpoint_payload_build(&busted, errbuf, errcap);
+    free(text);
+    return out;
+}
+
 char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
 {
     char *out = NULL;
@@ -157,6 +197,9 @@ char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *err
     }
     if (spec->raw_payload) {
         return payload__raw(spec, errbuf, errcap);
+    }
+    if (spec->cache_bust != ENDPOINT_CACHE_BUST_NONE) {
+        return payload__build_busted(spec, errbuf, errcap);
     }
     if (!endpoint__media_allowed(spec, errbuf, errcap)) {
         return NULL;

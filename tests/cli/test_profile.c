@@ -362,6 +362,52 @@ Test(profile_e2e, stats_interval_spaces_the_progress_lines, .timeout = 120)
     e2e_finish(&w);
 }
 
+/* user_text returns the content of the last user message of a chat body. */
+static const char *user_text(json_t *body)
+{
+    json_t *messages = json_object_get(body, "messages");
+    return json_string_value(
+        json_object_get(json_array_get(messages, json_array_size(messages) - 1), "content"));
+}
+
+/* --cache-bust first_turn_prefix: every conversation's first turn starts
+ * with its own marker; a conversation's later turns add none of their own. */
+Test(profile_e2e, cache_bust_marks_each_conversation_first_turn, .timeout = 120)
+{
+    static const char *const runs[] = {
+        "profile -m m -u URL --request-count 5 --num-dataset-entries 5 --cache-bust "
+        "first_turn_prefix --artifact-dir DIR",
+        "profile -m m -u URL --request-count 6 --conversation-num 3 --conversation-turn-mean 2 "
+        "--cache-bust first_turn_prefix --artifact-dir DIR"};
+    for (size_t r = 0; r < 2; r++) {
+        struct e2e w;
+        e2e_start(&w, NULL);
+        e2e_run_ok(&w, runs[r]);
+        json_t *root = e2e_load_json(&w, "inputs.json");
+        json_t *data = json_object_get(root, "data");
+        cr_assert_geq(json_array_size(data), 3);
+        char seen[8][20] = {{0}};
+        for (size_t i = 0; i < json_array_size(data) && i < 8; i++) {
+            json_t *payloads = json_object_get(json_array_get(data, i), "payloads");
+            const char *first = user_text(json_array_get(payloads, 0));
+            cr_assert(first != NULL && strncmp(first, "[rid:", 5) == 0 && strlen(first) > 20 &&
+                          first[17] == ']' && first[18] == '\n' && first[19] == '\n',
+                      "%s", first);
+            memcpy(seen[i], first, 18);
+            for (size_t j = 0; j < i; j++) {
+                cr_assert_str_neq(seen[j], seen[i], "conversations %zu and %zu share a marker", j,
+                                  i);
+            }
+            for (size_t t = 1; t < json_array_size(payloads); t++) {
+                const char *later = user_text(json_array_get(payloads, t));
+                cr_assert(strstr(later, "[rid:") == NULL, "turn %zu: %s", t, later);
+            }
+        }
+        json_decref(root);
+        e2e_finish(&w);
+    }
+}
+
 /* A run where every request failed exits 1. */
 Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
 {

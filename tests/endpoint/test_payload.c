@@ -59,6 +59,37 @@ Test(endpoint_payload, per_chunk_usage_asks_for_continuous_usage_stats)
                           "\"stream\":false}");
 }
 
+/* --cache-bust: the marker, set apart by a blank line, at each of its four
+ * places; an absent system prompt becomes the marker alone. */
+Test(endpoint_payload, cache_bust_marks_the_system_prompt_or_the_first_turn)
+{
+    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
+                                         .model = "m",
+                                         .prompt = "P",
+                                         .system_prompt = "S",
+                                         .cache_bust = ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX,
+                                         .cache_bust_key = 0x123456789abcdefULL};
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},{\"role\":"
+                          "\"user\",\"content\":\"[rid:456789abcdef]\\n\\nP\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+    spec.cache_bust = ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},{\"role\":"
+                          "\"user\",\"content\":\"P\\n\\n[rid:456789abcdef]\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+    spec.cache_bust = ENDPOINT_CACHE_BUST_SYSTEM_PREFIX;
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"[rid:456789abcdef]"
+                          "\\n\\nS\"},{\"role\":\"user\",\"content\":\"P\"}],\"model\":\"m\","
+                          "\"stream\":false}");
+    spec.cache_bust = ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
+    spec.system_prompt = NULL;
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"\\n\\n"
+                          "[rid:456789abcdef]\"},{\"role\":\"user\",\"content\":\"P\"}],"
+                          "\"model\":\"m\",\"stream\":false}");
+    char *text = endpoint_cache_bust_text(ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX, 7, "hi");
+    cr_assert_str_eq(text, "[rid:000000000007]\n\nhi");
+    free(text);
+}
+
 Test(endpoint_payload, chat_non_streaming_without_max_tokens)
 {
     struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "Hi"};
