@@ -113,4 +113,10 @@ void cli_report_print(FILE *out, const struct metrics_summary *summary,
  * out (cap bytes, always NUL-terminated when cap > 0). */
 void cli_format_number(char *out, size_t cap, double v);
 
+/* cli__read_file returns the contents of path (malloc'd, NUL-terminated
+ * after *out_len bytes), which may hold at most cap bytes. NULL with *out_err
+ * -errno when it cannot be opened, -EIO when reading failed, -EFBIG when it
+ * is larger than cap, -ENOMEM; *out_err is 0 on success. */
+char *cli__read_file(const char *path, size_t cap, size_t *out_len, int *out_err);
+
 #endif

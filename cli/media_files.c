@@ -3,6 +3,7 @@
  * ready for a request body (see cli_media.h).
  */
 #include "cli/cli_media.h"
+#include "cli/cli_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,24 +22,16 @@ static bool ends_with(const char *name, const char *suffix)
 /* read_file reads a whole file of at most CLI_MEDIA_FILE_BYTES_MAX bytes. */
 static uint8_t *read_file(const char *path, size_t *out_len, const char *where)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    int err = 0;
+    char *data = cli__read_file(path, CLI_MEDIA_FILE_BYTES_MAX, out_len, &err);
+    if (data == NULL && err != -EIO && err != -EFBIG && err != -ENOMEM) {
         fprintf(stderr, "ringperf profile: %s: cannot open media file %s: %s\n", where, path,
-                strerror(errno));
-        return NULL;
-    }
-    uint8_t *data = malloc(CLI_MEDIA_FILE_BYTES_MAX + 1);
-    size_t len = data != NULL ? fread(data, 1, CLI_MEDIA_FILE_BYTES_MAX + 1, f) : 0;
-    bool failed = data == NULL || ferror(f) || len > CLI_MEDIA_FILE_BYTES_MAX;
-    fclose(f);
-    if (failed) {
+                strerror(-err));
+    } else if (data == NULL) {
         fprintf(stderr, "ringperf profile: %s: cannot read media file %s (at most %zu MiB)\n",
                 where, path, CLI_MEDIA_FILE_BYTES_MAX >> 20);
-        free(data);
-        return NULL;
     }
-    *out_len = len;
-    return data;
+    return (uint8_t *)data;
 }
 
 /* encoded_file returns prefix followed by the file's bytes in base64. */

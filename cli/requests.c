@@ -6,6 +6,7 @@
 #include "cli/cli_requests.h"
 #include "cli/cli_load.h"
 #include "cli/cli_media.h"
+#include "cli/cli_internal.h"
 #include "cli/cli_requests_internal.h"
 
 #include <errno.h>
@@ -245,28 +246,25 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
  * where the request bodies are built. NULL after saying what is wrong. */
 static char *read_system_prompt(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
+    size_t len = 0;
+    int err = 0;
+    char *text = cli__read_file(path, PROMPT_BYTES_MAX, &len, &err);
+    if (text == NULL && err != -EIO && err != -EFBIG && err != -ENOMEM) {
         fprintf(stderr, "ringperf profile: --system-prompt-file: cannot open '%s': %s\n", path,
-                strerror(errno));
+                strerror(-err));
         return NULL;
     }
-    char *text = malloc(PROMPT_BYTES_MAX + 1);
-    size_t len = text != NULL ? fread(text, 1, PROMPT_BYTES_MAX + 1, f) : 0;
-    const char *problem = text == NULL              ? "out of memory"
-                          : ferror(f)               ? "cannot be read"
-                          : len > PROMPT_BYTES_MAX  ? "is larger than a prompt may be"
+    const char *problem = err == -EFBIG             ? "is larger than a prompt may be"
+                          : err != 0                ? "cannot be read"
                           : len == 0                ? "is empty"
                           : memchr(text, '\0', len) ? "holds a NUL byte; give a text file"
                                                     : NULL;
-    fclose(f);
     if (problem != NULL) {
         fprintf(stderr, "ringperf profile: --system-prompt-file: '%s' %s (at most %u MiB)\n", path,
                 problem, PROMPT_BYTES_MAX >> 20);
         free(text);
         return NULL;
     }
-    text[len] = '\0';
     return text;
 }
 

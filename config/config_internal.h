@@ -154,6 +154,10 @@ size_t config__edit_distance(const char *a, size_t alen, const char *b, size_t b
 int config__store_value(struct profile_config *cfg, const struct config__occurrence *occ,
                         const char *value, char *errbuf, size_t errcap);
 
+/* config__visible_ascii reports whether s[0..len) is printable ASCII
+ * without spaces, as a request target's bytes must be. */
+bool config__visible_ascii(const char *s, size_t len);
+
 /* config__is_header_name reports whether name[0..len) is an HTTP field name
  * (RFC 9110 token characters, at least one). */
 bool config__is_header_name(const char *name, size_t len);

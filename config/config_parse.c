@@ -125,13 +125,11 @@ static int check_hook_path(const char *flag, const char *path, char *errbuf, siz
                             "(e.g. %s /reset_prefix_cache); the host comes from --url",
                             flag, path, flag);
     }
-    for (const char *p = path; *p != '\0'; p++) {
-        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
-            return config__fail(errbuf, errcap,
-                                "%s: the path may not contain spaces or control "
-                                "characters",
-                                flag);
-        }
+    if (!config__visible_ascii(path, strlen(path))) {
+        return config__fail(errbuf, errcap,
+                            "%s: the path may not contain spaces or control characters; "
+                            "percent-encode them (e.g. %%20)",
+                            flag);
     }
     return 0;
 }

@@ -170,8 +170,7 @@ static bool parse_port(const struct url_parts *u, uint16_t *out)
     return true;
 }
 
-/* visible_ascii: request-target bytes must be printable ASCII without spaces. */
-static bool visible_ascii(const char *s, size_t len)
+bool config__visible_ascii(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -223,7 +222,7 @@ static int fill_authority(const char *shown, const struct url_parts *u, struct c
                             shown);
     }
     if (u->userinfo_len > CONFIG_USERINFO_BYTES_MAX ||
-        !visible_ascii(u->userinfo, u->userinfo_len)) {
+        !config__visible_ascii(u->userinfo, u->userinfo_len)) {
         return config__fail(errbuf, errcap, "--url '%s': invalid user:password part", shown);
     }
     memcpy(out->userinfo, u->userinfo != NULL ? u->userinfo : "", u->userinfo_len);
@@ -290,12 +289,12 @@ static int fill_path(const char *shown, const struct url_parts *u, enum config_e
         return config__fail(errbuf, errcap, "--url '%s': the request path is longer than %d bytes",
                             shown, CONFIG_PATH_BYTES_MAX);
     }
-    if (!visible_ascii(ep, strlen(ep))) {
+    if (!config__visible_ascii(ep, strlen(ep))) {
         return config__fail(errbuf, errcap,
                             "--endpoint: the path may not contain spaces or control characters; "
                             "percent-encode them (e.g. %%20)");
     }
-    if (!visible_ascii(out->path, used)) {
+    if (!config__visible_ascii(out->path, used)) {
         return config__fail(errbuf, errcap,
                             "--url '%s': the path may not contain spaces or control characters; "
                             "percent-encode them (e.g. %%20)",
@@ -378,7 +377,8 @@ int config__proxy_url(const char *variable, const char *url, struct config_proxy
         return config__fail(errbuf, errcap, "%s '%s': a proxy URL has no path or query", variable,
                             shown);
     }
-    if (u.userinfo_len > CONFIG_USERINFO_BYTES_MAX || !visible_ascii(u.userinfo, u.userinfo_len)) {
+    if (u.userinfo_len > CONFIG_USERINFO_BYTES_MAX ||
+        !config__visible_ascii(u.userinfo, u.userinfo_len)) {
         return config__fail(errbuf, errcap, "%s '%s': invalid user:password part", variable, shown);
     }
     memcpy(out_userinfo, u.userinfo != NULL ? u.userinfo : "", u.userinfo_len);

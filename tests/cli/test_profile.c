@@ -655,6 +655,21 @@ Test(profile_e2e, system_prompt_file_is_sent_verbatim, .timeout = 120)
     cr_assert_eq(status, 2, "%s", out);
     cr_assert_not_null(strstr(out, "empty.txt' is empty"), "%s", out);
     free(out);
+    /* One byte past the 4 MiB a prompt may have. */
+    char *large = malloc((4u << 20) + 2);
+    cr_assert_not_null(large);
+    memset(large, 'a', (4u << 20) + 1);
+    large[(4u << 20) + 1] = '\0';
+    e2e_write(&w, "large.txt", large);
+    free(large);
+    status = run_ringperf(&w,
+                          "profile -m m -u URL --request-count 2 --system-prompt-file IN/large.txt "
+                          "--artifact-dir DIR",
+                          true, &out);
+    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "large.txt' is larger than a prompt may be (at most 4 MiB)"),
+                       "%s", out);
+    free(out);
     e2e_finish(&w);
 }
 
