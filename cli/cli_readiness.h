@@ -14,15 +14,25 @@
 #include "config/config.h"
 #include "engine/engine.h"
 
-/* cli_readiness_probes describes what to ask: the run's engine configuration
- * (targets, endpoint, headers; borrowed), the targets with their path set to
- * `/v1/models` under each --url (borrowed; used by the models mode), and the
- * one-token request body of the inference mode. */
+/* cli_readiness_probes is what the probes ask: the run's engine
+ * configuration (targets, endpoint, headers; borrowed), and, owned, the
+ * targets with their path set to `/v1/models` under each --url (the models
+ * mode) and the one-token request body of the inference mode. */
 struct cli_readiness_probes {
     const struct engine_config *run;
-    const struct engine_target *models_targets;
-    const char *inference_body;
+    struct engine_target *models_targets;
+    char *inference_body;
 };
+
+/* cli_readiness_prepare builds *p for a run of `run` (borrowed until
+ * cli_readiness_free; its targets and payloads set) whose requests are of
+ * `type`: the raw endpoint's probe is the first payload, verbatim. Nothing is
+ * built when cfg asks for no wait. Returns 0, or -errno after printing why. */
+int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_config *cfg,
+                          const struct engine_config *run, enum endpoint_type type);
+
+/* cli_readiness_free releases what *p owns; safe on a zeroed one. */
+void cli_readiness_free(struct cli_readiness_probes *p);
 
 /* cli_wait_for_model probes as cfg's --wait-for-model-* flags say, every
  * interval, until every probe of the mode succeeds (a 2xx answer read whole)

@@ -50,7 +50,7 @@ static void hand_off(struct cli_jsonw *w)
     w->error = w->file.error;
 }
 
-void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len)
+void cli_jsonw_raw_after_hand_off(struct cli_jsonw *w, const char *text, size_t len)
 {
     hand_off(w);
     /* Cut only what cannot fit even in a fresh buffer: a piece that fits is

@@ -53,11 +53,11 @@ static inline bool cli_jsonw_is_open(const struct cli_jsonw *w)
     return w->buf != NULL;
 }
 
-/* cli_jsonw_raw_after_flush is cli_jsonw_raw's path for a piece that does not
+/* cli_jsonw_raw_after_hand_off is cli_jsonw_raw's path for a piece that does not
  * fit in what is left of the buffer: hand the buffer to the file, then
  * append the piece to the next one (cut to the room there, which is at least
  * 2 * CLI_JSONW_PIECE_MAX - CLI_OUTFILE_BLOCK). */
-void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len);
+void cli_jsonw_raw_after_hand_off(struct cli_jsonw *w, const char *text, size_t len);
 
 /* cli_jsonw_raw appends len bytes of ready JSON text (punctuation, literals);
  * pieces are meant to be short (at most CLI_JSONW_PIECE_MAX), and one longer
@@ -66,7 +66,7 @@ void cli_jsonw_raw_after_flush(struct cli_jsonw *w, const char *text, size_t len
 static inline void cli_jsonw_raw(struct cli_jsonw *w, const char *text, size_t len)
 {
     if (len > w->cap - w->len) {
-        cli_jsonw_raw_after_flush(w, text, len);
+        cli_jsonw_raw_after_hand_off(w, text, len);
         return;
     }
     /* No fixed bound on len here on purpose: with one (the piece limit) the

@@ -19,11 +19,12 @@ static void on_record(void *ctx, const struct engine_record *rec)
     sink->seen = true;
     r->http_status = rec->http_status;
     r->ok = rec->outcome == ENGINE_SUCCESS && rec->http_status >= 200 && rec->http_status < 300;
-    if (!r->ok && rec->http_status > 0) {
-        snprintf(r->error, sizeof(r->error), "HTTP %d %s%s%s", rec->http_status, rec->error_type,
-                 rec->error_message[0] != '\0' ? ": " : "", rec->error_message);
-    } else if (!r->ok) {
-        snprintf(r->error, sizeof(r->error), "%s%s%s", rec->error_type,
+    if (!r->ok) {
+        char status[16] = "";
+        if (rec->http_status > 0) {
+            snprintf(status, sizeof(status), "HTTP %d ", rec->http_status);
+        }
+        snprintf(r->error, sizeof(r->error), "%s%s%s%s", status, rec->error_type,
                  rec->error_message[0] != '\0' ? ": " : "", rec->error_message);
     }
 }

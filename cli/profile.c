@@ -54,8 +54,7 @@ struct profile_run {
     struct cli_cluster cluster;           /* MPI ranks or --shard-count shares of one run */
     struct engine_run_stats engine_stats; /* of the profiling phase */
     /* --wait-for-model-timeout: what the readiness probes send */
-    struct engine_target *models_targets; /* run->targets with the path /v1/models */
-    char *probe_body;                     /* the inference probe's one-token request */
+    struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -282,56 +281,6 @@ static int resolve_targets(struct profile_run *run)
     }
     run->engine.targets = run->targets;
     run->engine.target_count = run->cfg.urls.count;
-    return 0;
-}
-
-/* prepare_readiness builds what --wait-for-model-timeout's probes send: the
- * run's targets asking GET /v1/models under each --url, and a request for
- * one token (the first input payload verbatim for the raw endpoint). */
-static int prepare_readiness(struct profile_run *run)
-{
-    const struct profile_config *cfg = &run->cfg;
-    if (cfg->wait_for_model_seconds <= 0) {
-        return 0;
-    }
-    run->models_targets = calloc(cfg->urls.count, sizeof(*run->models_targets));
-    if (run->models_targets == NULL) {
-        return -ENOMEM;
-    }
-    /* A shallow copy, only read: the endpoint path is the one thing that differs. */
-    struct profile_config models_cfg = *cfg;
-    char models_path[] = "/v1/models";
-    models_cfg.custom_endpoint = models_path;
-    for (size_t i = 0; i < cfg->urls.count; i++) {
-        char errbuf[512];
-        struct config_target target;
-        if (config_resolve_url(&models_cfg, i, &target, errbuf, sizeof(errbuf)) != 0) {
-            fprintf(stderr, "ringperf profile: --wait-for-model-mode: %s\n", errbuf);
-            return -EINVAL;
-        }
-        run->models_targets[i] = run->targets[i];
-        engine_target_set_path(&run->models_targets[i], target.path);
-    }
-    struct endpoint_payload_spec spec = {
-        .type = run->requests.type,
-        .model = cfg->models.items[0],
-        .prompt = "Hi",
-        .query = "Hi",
-        .max_tokens = 1,
-        .streaming = cfg->streaming,
-        .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
-        .use_server_token_count = cfg->use_server_token_count,
-        .raw_payload = run->requests.type == ENDPOINT_RAW && run->requests.payload_count > 0
-                           ? run->requests.payloads[0].body
-                           : NULL,
-    };
-    char errbuf[512];
-    run->probe_body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
-    if (run->probe_body == NULL) {
-        fprintf(stderr, "ringperf profile: --wait-for-model-timeout: cannot build the probe: %s\n",
-                errbuf);
-        return -EINVAL;
-    }
     return 0;
 }
 
@@ -594,12 +543,7 @@ static int execute(struct profile_run *run)
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
     };
-    struct cli_readiness_probes probes = {
-        .run = &run->engine,
-        .models_targets = run->models_targets,
-        .inference_body = run->probe_body,
-    };
-    int ret = cli_wait_for_model(&run->cfg, &probes, &run->stop, errbuf, sizeof(errbuf));
+    int ret = cli_wait_for_model(&run->cfg, &run->probes, &run->stop, errbuf, sizeof(errbuf));
     /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
     bool not_ready = ret == -ETIMEDOUT || ret == -ECANCELED;
     if (ret == 0) {
@@ -750,7 +694,7 @@ static int prepare(struct profile_run *run)
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
-    if (prepare_readiness(run) != 0) {
+    if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return 2;
     }
     if (prepare_artifact_dir(run) != 0) {
@@ -805,8 +749,7 @@ static void release(struct profile_run *run)
     cli_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     free(run->targets);
-    free(run->models_targets);
-    free(run->probe_body);
+    cli_readiness_free(&run->probes);
     tls_context_free(run->tls);      /* after the engine freed every connection made from it */
     cli_cluster_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);

@@ -2,10 +2,64 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_oneshot.h"
 #include "endpoint/endpoint.h"
+
+int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_config *cfg,
+                          const struct engine_config *run, enum endpoint_type type)
+{
+    *p = (struct cli_readiness_probes){.run = run};
+    if (cfg->wait_for_model_seconds <= 0) {
+        return 0;
+    }
+    p->models_targets = calloc(run->target_count, sizeof(*p->models_targets));
+    if (p->models_targets == NULL) {
+        return -ENOMEM;
+    }
+    /* A shallow copy, only read: the endpoint path is the one thing that differs. */
+    struct profile_config models_cfg = *cfg;
+    char models_path[] = "/v1/models";
+    models_cfg.custom_endpoint = models_path;
+    char errbuf[512];
+    for (size_t i = 0; i < run->target_count; i++) {
+        struct config_target target;
+        if (config_resolve_url(&models_cfg, i, &target, errbuf, sizeof(errbuf)) != 0) {
+            fprintf(stderr, "ringperf profile: --wait-for-model-mode: %s\n", errbuf);
+            return -EINVAL;
+        }
+        p->models_targets[i] = run->targets[i];
+        engine_target_set_path(&p->models_targets[i], target.path);
+    }
+    struct endpoint_payload_spec spec = {
+        .type = type,
+        .model = cfg->models.items[0],
+        .prompt = "Hi",
+        .query = "Hi",
+        .max_tokens = 1,
+        .streaming = cfg->streaming,
+        .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
+        .use_server_token_count = cfg->use_server_token_count,
+        .raw_payload =
+            type == ENDPOINT_RAW && run->payload_count > 0 ? run->payloads[0].body : NULL,
+    };
+    p->inference_body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    if (p->inference_body == NULL) {
+        fprintf(stderr, "ringperf profile: --wait-for-model-timeout: cannot build the probe: %s\n",
+                errbuf);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void cli_readiness_free(struct cli_readiness_probes *p)
+{
+    free(p->models_targets);
+    free(p->inference_body);
+    *p = (struct cli_readiness_probes){0};
+}
 
 /* attempt runs the mode's probes once, on every --url in turn; *out holds
  * the first that failed, and *out_what names it. */
