@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* test_read_stream returns everything f still yields (malloc'd, NUL-terminated). */
 static inline char *test_read_stream(FILE *f)
@@ -40,6 +41,25 @@ static inline char *test_read_path(const char *path)
     char *text = test_read_stream(f);
     fclose(f);
     return text;
+}
+
+/* test_next_line returns the line at *cursor in a text being walked (its
+ * end NUL-terminated in place, without the '\n') and moves *cursor past it;
+ * NULL once the text is used up. A last line without '\n' is a line too. */
+static inline char *test_next_line(char **cursor)
+{
+    char *line = *cursor;
+    if (line == NULL || *line == '\0') {
+        return NULL;
+    }
+    char *end = strchr(line, '\n');
+    if (end != NULL) {
+        *end = '\0';
+        *cursor = end + 1;
+    } else {
+        *cursor = line + strlen(line);
+    }
+    return line;
 }
 
 #endif

@@ -454,7 +454,8 @@ Test(cli_exports, outputs_json_holds_every_request_and_its_text, .timeout = 120)
         char *records = slurp(w.dir, "profile_export.jsonl");
         char *ids[2][8];
         size_t n = 0;
-        for (char *line = strtok(records, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *cursor = records;
+        for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
             json_t *rec = json_loads(line, 0, NULL);
             cr_assert_lt(n, 8);
             ids[0][n] = id_of(rec);

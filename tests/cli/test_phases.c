@@ -1,0 +1,208 @@
+/*
+ * `ringperf profile` around its measured phase, as a user runs it (real
+ * processes on loopback): waiting for the server, the control hooks before
+ * and after the phase, the warmup's own load, and the progress lines.
+ */
+#include <criterion/criterion.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "e2e.h"
+#include "engine/engine.h"
+
+/* --wait-for-model-timeout: the models probe asks GET /v1/models, which the
+ * mock serves, while a one-token request to an endpoint it does not have
+ * fails; so models is ready at once and both never is. */
+Test(profile_e2e, wait_for_model_modes_ask_what_they_say, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-count 3 --wait-for-model-timeout 10 "
+                   "--wait-for-model-mode models --artifact-dir DIR");
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --endpoint /nope --request-count 3 "
+                              "--wait-for-model-timeout 0.6 --wait-for-model-interval 0.2 "
+                              "--wait-for-model-mode both --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "--wait-for-model-timeout: the server was not ready within "
+                                   "0.6 s (3 probes, every 0.2 s); the last, a one-token "
+                                   "request, ended with"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "HTTP 404 Not Found"), "the probe's error is named: %s", out);
+    free(out);
+    e2e_finish(&w);
+}
+
+/* A server that comes up after ringperf started: the run waits for it, then
+ * runs every request. */
+Test(profile_e2e, wait_for_model_waits_for_a_server_that_starts_later, .timeout = 120)
+{
+    int probe = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert_eq(bind(probe, (struct sockaddr *)&sin, sizeof(sin)), 0);
+    socklen_t len = sizeof(sin);
+    cr_assert_eq(getsockname(probe, (struct sockaddr *)&sin, &len), 0);
+    close(probe); /* the port is free again, for the server to take later */
+    char port[16];
+    char url[64];
+    snprintf(port, sizeof(port), "%u", ntohs(sin.sin_port));
+    snprintf(url, sizeof(url), "127.0.0.1:%s", port);
+    char dir[] = "/tmp/ringperf-wait-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char *argv[] = {RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "-u",
+                    url,
+                    "--streaming",
+                    "--request-count",
+                    "20",
+                    "--concurrency",
+                    "4",
+                    "--wait-for-model-timeout",
+                    "60",
+                    "--wait-for-model-interval",
+                    "0.1",
+                    "--artifact-dir",
+                    dir,
+                    NULL};
+    struct child run = spawn_child(argv, true);
+    char line[1024];
+    bool waiting = false;
+    while (!waiting && fgets(line, sizeof(line), run.out) != NULL) {
+        waiting = strstr(line, "Waiting up to 60 s for the server") != NULL;
+    }
+    cr_assert(waiting, "ringperf says it waits");
+    /* Only now does the server start, on the port ringperf is probing. */
+    char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", port, NULL};
+    struct child mock = spawn_child(mock_argv, false);
+    bool ready = false;
+    while (fgets(line, sizeof(line), run.out) != NULL) {
+        ready |= strstr(line, "Server ready after") != NULL;
+    }
+    cr_assert_eq(wait_child(&run), 0);
+    cr_assert(ready, "ringperf says when the server was ready");
+    char records[128];
+    snprintf(records, sizeof(records), "%s/profile_export.jsonl", dir);
+    size_t errors = 0;
+    cr_assert_eq(count_lines(records, &errors), 20);
+    cr_assert_eq(errors, 0, "no request ran before the server was up");
+    stop_mock(&mock);
+    char rm[160];
+    snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+    cr_assert_eq(system(rm), 0);
+}
+
+/* --reset-kv-cache and --server-profiler: one POST of each to the server
+ * behind two --url spellings, the reset tried again while the server says
+ * it is busy (503, twice), the profiler stopped after the run. */
+Test(profile_e2e, control_hooks_reach_each_server_once_and_retry_a_busy_reset, .timeout = 120)
+{
+    char *const mock_flags[] = {"--control-busy", "2", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m m -u URL -u http://%s --request-count 4 --reset-kv-cache "
+             "--server-profiler --artifact-dir DIR",
+             w.url);
+    int status = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /reset_prefix_cache to 1 server: done"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "--server-profiler: POST /stop_profile to 1 server: done"), "%s",
+                       out);
+    free(out);
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "1 cache resets, 1 profiler starts, 1 profiler stops, 2 "
+                                      "control requests answered busy"),
+                       "%s", report);
+    free(report);
+}
+
+/* A server without the reset endpoint stops the run before it measures
+ * anything, naming the flag and the server's answer. */
+Test(profile_e2e, a_refused_cache_reset_stops_the_run, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --request-count 4 --reset-kv-cache-path "
+                              "/flush_cache --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /flush_cache to "), "%s", out);
+    cr_assert_not_null(strstr(out, "HTTP 404"), "%s", out);
+    free(out);
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "mock-server stopped: 1 requests"),
+                       "nothing but the reset reached the server: %s", report);
+    free(report);
+}
+
+/* The --warmup-* load flags shape the warmup alone: one connection for the
+ * warmup beside the profiling phase's three (the mock counts them), and a
+ * warmup paced at 4 requests/s whatever the profiling phase does. */
+Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --concurrency 3 --request-count 6 --workers-max 1 "
+                   "--warmup-request-count 12 --warmup-concurrency 1 --artifact-dir DIR");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 6, "warmup requests are not exported");
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "18 requests, 4 connections"), "%s", report);
+    free(report);
+
+    e2e_start(&w, NULL);
+    int64_t start = engine_now_ns();
+    e2e_run_ok(&w,
+               "profile -m m -u URL --concurrency 3 --request-count 6 --warmup-request-count "
+               "3 --warmup-request-rate 4 --warmup-arrival-pattern constant --artifact-dir DIR");
+    /* Due at 0, 0.25 and 0.5 s: a closed-loop warmup would take milliseconds. */
+    cr_assert_geq(engine_now_ns() - start, 500LL * 1000 * 1000);
+    e2e_finish(&w);
+}
+
+/* count_lines_with counts the lines of text that contain needle. */
+static size_t count_lines_with(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        const char *end = strchr(line, '\n');
+        size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+        const char *hit = strstr(line, needle);
+        n += hit != NULL && (size_t)(hit - line) < len;
+        line = end != NULL ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* --stats-interval spaces the progress log lines: a 2 s run with a 30 s
+ * interval logs its first update and no other. */
+Test(profile_e2e, stats_interval_spaces_the_progress_lines, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --ui-type simple --benchmark-duration 2 "
+                              "--concurrency 2 --stats-interval 30 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_eq(count_lines_with(out, "% done,"), 1, "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
