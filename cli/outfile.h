@@ -54,8 +54,8 @@ struct cli_outfile {
 };
 
 /* cli_outfile_open creates (or truncates) path and allocates two cap-byte
- * buffers (cap rounded up to CLI_OUTFILE_BLOCK). Returns 0 or -errno; on
- * failure nothing is left to free. */
+ * buffers (cap rounded up to CLI_OUTFILE_BLOCK; 1 to 1 GiB, else -EINVAL).
+ * Returns 0 or -errno; on failure nothing is left to free. */
 int cli_outfile_open(struct cli_outfile *f, const char *path, size_t cap,
                      enum cli_outfile_mode mode);
 

@@ -146,6 +146,8 @@ Test(cli_outfile, failures_are_reported_and_nothing_leaks)
                  -ENOENT);
     cr_assert_eq(cli_outfile_close(&f, NULL, 0), 0, "a failed open leaves nothing to close");
     cr_assert_eq(cli_outfile_open(&f, "/tmp/x", 0, CLI_OUTFILE_DIRECT), -EINVAL);
+    cr_assert_eq(cli_outfile_open(&f, "/tmp/x", (1u << 30) + 1, CLI_OUTFILE_DIRECT), -EINVAL,
+                 "buffers past 1 GiB are refused (an io_uring write takes an unsigned length)");
 
     /* /dev/full refuses every write with ENOSPC, direct or not. */
     for (int mode = CLI_OUTFILE_DIRECT; mode <= CLI_OUTFILE_BUFFERED; mode++) {
