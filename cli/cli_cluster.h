@@ -19,7 +19,7 @@
 
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
-#include "cli/cli_load.h"
+#include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/jsonw.h"
 #include "cluster/cluster.h"
@@ -53,7 +53,7 @@ struct cli_cluster {
     /* The schedule this share follows, wrapping the run's. */
     const struct engine_schedule *inner;
     struct engine_schedule schedule;
-    const struct cli_load *load;
+    const struct workload_phase *load;
     int64_t phase_ns; /* constant rate: this share's shift */
     bool streaming;
     bool open_loop;
@@ -90,14 +90,15 @@ int cli_cluster_share_seed(struct cli_cluster *cc, uint64_t *seed);
  * moves `artifact_dir` (cap bytes) to its rank_<i> subdirectory and creates
  * it. Returns 0, or the exit code after printing why. */
 int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
-                        struct cli_load *load, struct engine_config *engine, char *artifact_dir,
-                        size_t cap);
+                        struct workload_phase *load, struct engine_config *engine,
+                        char *artifact_dir, size_t cap);
 
 /* cli_cluster_split_warmup splits the warmup run `warm` (its schedule in
  * `load`) for this share as cli_cluster_prepare splits the profiling run.
  * Returns false when this share has no warmup requests of its own. */
 bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_config *cfg,
-                              uint64_t seed, struct cli_load *load, struct engine_config *warm);
+                              uint64_t seed, struct workload_phase *load,
+                              struct engine_config *warm);
 
 /* cli_cluster_inputs_dir returns where inputs.json goes: `artifact_dir` in
  * a plain run, the top directory for share 0, NULL (none) for the others. */

@@ -98,7 +98,7 @@ struct cli_export {
     const char *record_host;
     /* Multi-turn runs: the conversations, for each record's conversation id
      * (borrowed; NULL otherwise). */
-    const struct cli_sessions *sessions;
+    const struct workload_sessions *sessions;
 };
 
 /* cli_wall_now_ns returns CLOCK_REALTIME in ns. */

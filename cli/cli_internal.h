@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/cli_sessions.h"
+#include "workload/workload.h"
 #include "config/config.h"
 #include "engine/engine.h"
 #include "metrics/metrics.h"
@@ -50,8 +50,8 @@ struct cli_results {
      * NULL to take them from the server's usage. Borrowed. */
     const struct tokenizer *tokenizer;
     struct tokenizer_scratch token_scratch;
-    const int64_t *payload_isl;    /* input tokens of each payload, by payload index */
-    struct cli_sessions *sessions; /* multi-turn runs: input tokens with the history */
+    const int64_t *payload_isl;         /* input tokens of each payload, by payload index */
+    struct workload_sessions *sessions; /* multi-turn runs: input tokens with the history */
     struct metrics_goodput goodput;
     struct metrics_run *run;
     int64_t *content_ns; /* scratch for cli_record_compute, grown to the longest record */
@@ -112,11 +112,5 @@ void cli_report_print(FILE *out, const struct metrics_summary *summary,
 /* cli_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
  * out (cap bytes, always NUL-terminated when cap > 0). */
 void cli_format_number(char *out, size_t cap, double v);
-
-/* cli__read_file returns the contents of path (malloc'd, NUL-terminated
- * after *out_len bytes), which may hold at most cap bytes. NULL with *out_err
- * -errno when it cannot be opened, -EIO when reading failed, -EFBIG when it
- * is larger than cap, -ENOMEM; *out_err is 0 on success. */
-char *cli__read_file(const char *path, size_t cap, size_t *out_len, int *out_err);
 
 #endif

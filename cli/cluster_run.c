@@ -137,13 +137,13 @@ static uint32_t split_evenly(uint64_t total, int index, int count)
  * else in *engine stays as it was (counts are split by the caller, and which
  * ordinals are cancelled must not depend on the share). */
 static void split_rate(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
-                       struct cli_load *load, struct engine_config *engine)
+                       struct workload_phase *load, struct engine_config *engine)
 {
     struct engine_config whole = *engine;
     struct profile_config share_cfg = *cfg;
     share_cfg.request_rate_per_second = cfg->request_rate_per_second / cc->count;
     uint64_t share_seed = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(cc->index + 1));
-    cli_load_configure(&share_cfg, share_seed, load, engine);
+    workload_phase_configure(&share_cfg, share_seed, load, engine);
     const struct engine_schedule *schedule = engine->schedule;
     *engine = whole;
     engine->schedule = schedule;
@@ -176,7 +176,8 @@ static void split_counts(const struct cli_cluster *cc, struct engine_config *eng
 }
 
 bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_config *cfg,
-                              uint64_t seed, struct cli_load *load, struct engine_config *warm)
+                              uint64_t seed, struct workload_phase *load,
+                              struct engine_config *warm)
 {
     if (cc->count <= 1) {
         return true;
@@ -193,7 +194,7 @@ bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_confi
 }
 
 static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
-                        struct cli_load *load, struct engine_config *engine)
+                        struct workload_phase *load, struct engine_config *engine)
 {
     if (engine->concurrency < (uint32_t)cc->count) {
         fprintf(stderr,
@@ -224,8 +225,8 @@ static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg
 }
 
 int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
-                        struct cli_load *load, struct engine_config *engine, char *artifact_dir,
-                        size_t cap)
+                        struct workload_phase *load, struct engine_config *engine,
+                        char *artifact_dir, size_t cap)
 {
     if (cc->mpi && cluster_bcast(cc->cluster, &engine->request_id_nonce,
                                  sizeof(engine->request_id_nonce)) != 0) {

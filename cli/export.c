@@ -172,8 +172,8 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
     cli_jsonw_string(w, correlation, correlation_len);
     /* The dataset's name for the conversation; `ringperf merge` has no
      * dataset, and names it by the session's correlation id. */
-    const struct cli_conversation *conv =
-        exp->sessions != NULL ? cli_sessions_conversation(exp->sessions, rec->session) : NULL;
+    const struct workload_conversation *conv =
+        exp->sessions != NULL ? workload_sessions_conversation(exp->sessions, rec->session) : NULL;
     char fallback[sizeof(correlation)];
     int fallback_len = conv != NULL ? snprintf(fallback, sizeof(fallback), "session_%zu",
                                                (size_t)(conv - exp->sessions->convs))

@@ -7,10 +7,9 @@
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_export.h"
 #include "cli/cli_internal.h"
-#include "cli/cli_load.h"
+#include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
-#include "cli/cli_requests.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -39,9 +38,9 @@ struct profile_run {
     struct engine_target *targets; /* one per --url */
     struct tls_context *tls;       /* when a --url is https://; outlives every engine_run */
     struct engine_config engine;
-    struct cli_load load;
+    struct workload_phase load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
-    struct cli_requests requests;
+    struct workload_requests requests;
     struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
     struct cli_results results;
@@ -319,7 +318,7 @@ static int prepare_artifact_dir(struct profile_run *run)
             }
         }
         char stimulus[96];
-        cli_load_stimulus(cfg, &run->engine, stimulus, sizeof(stimulus));
+        workload_stimulus(cfg, &run->engine, stimulus, sizeof(stimulus));
         snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
                  cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }
@@ -342,7 +341,7 @@ static void configure_engine(struct profile_run *run)
     e->conn_reuse = cfg->connection_reuse == CONFIG_REUSE_NEVER    ? ENGINE_REUSE_NEVER
                     : cfg->connection_reuse == CONFIG_REUSE_STICKY ? ENGINE_REUSE_STICKY
                                                                    : ENGINE_REUSE_POOLED;
-    cli_load_configure(cfg, run->seed, &run->load, e);
+    workload_phase_configure(cfg, run->seed, &run->load, e);
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
     e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;
     e->pin_shards = true;
@@ -489,14 +488,14 @@ static void on_warmup_record(void *ctx, const struct engine_record *rec)
  * records only count towards a one-line summary. */
 static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
 {
-    struct cli_load warm_load;
+    struct workload_phase warm_load;
     struct engine_config warm;
-    if (!cli_load_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
+    if (!workload_phase_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
         return 0;
     }
     if (run->requests.multi_turn) {
         /* Before the split: the turn limit is the whole run's, as ordinals are. */
-        cli_load_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
+        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
     }
     if (!cli_cluster_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
@@ -650,10 +649,10 @@ static int load_tokenizer(struct profile_run *run)
 static int write_inputs(const struct profile_run *run, const char *dir)
 {
     if (run->requests.multi_turn) {
-        return cli_sessions_write_inputs(&run->requests.sessions, dir);
+        return workload_sessions_write_inputs(&run->requests.sessions, dir);
     }
     if (run->requests.inputs != NULL) {
-        return cli_requests_write_inputs(dir, &run->requests);
+        return workload_requests_write_inputs(dir, &run->requests);
     }
     return cli_export_inputs(dir, run->requests.payloads, run->requests.payload_count);
 }
@@ -661,7 +660,7 @@ static int write_inputs(const struct profile_run *run, const char *dir)
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
-    if (cli_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0 ||
+    if (workload_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0 ||
         prepare_tls(run) != 0) {
         return 2;
     }
@@ -676,21 +675,22 @@ static int prepare(struct profile_run *run)
         return 1;
     }
     if (load_tokenizer(run) != 0 ||
-        cli_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
+        workload_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
         return 2;
     }
     if (run->requests.inputs != NULL) {
-        cli_load_inputs(&run->cfg, run->requests.schedule_offsets_ns,
-                        run->requests.multi_turn ? run->requests.sessions.conv_count
-                                                 : run->requests.payload_count,
-                        run->requests.multi_turn ? run->requests.sessions.turn_count
-                                                 : run->requests.payload_count,
-                        &run->load, &run->engine);
+        workload_phase_inputs(&run->cfg, run->requests.schedule_offsets_ns,
+                              run->requests.multi_turn ? run->requests.sessions.conv_count
+                                                       : run->requests.payload_count,
+                              run->requests.multi_turn ? run->requests.sessions.turn_count
+                                                       : run->requests.payload_count,
+                              &run->load, &run->engine);
     }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
     if (run->requests.multi_turn) {
-        cli_load_sessions(&run->cfg, &run->requests.sessions.engine, &run->load, &run->engine);
+        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, &run->load,
+                                &run->engine);
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
@@ -746,7 +746,7 @@ static void release(struct profile_run *run)
     cli_results_free(&run->results);
     cli_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
-    cli_requests_free(&run->requests);
+    workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     free(run->targets);
     cli_readiness_free(&run->probes);

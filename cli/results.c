@@ -145,7 +145,7 @@ static void client_tokens(struct cli_results *results, const struct engine_recor
     req->tokens.output = count_text(results, rec->text, rec->text_len);
     req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
     if (rec->in_session && results->sessions != NULL) {
-        int64_t isl = cli_sessions_input_tokens(results->sessions, rec, req->tokens.output);
+        int64_t isl = workload_sessions_input_tokens(results->sessions, rec, req->tokens.output);
         req->tokens.input = isl >= 0 ? isl : METRICS_ABSENT;
     } else {
         req->tokens.input = results->payload_isl != NULL ? results->payload_isl[rec->payload_index]

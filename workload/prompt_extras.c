@@ -1,10 +1,10 @@
 /*
  * prompt_extras.c - what synthetic requests carry beyond one --isl prompt
- * (cli_prompt_extras.h): prefix prompts, per-session user context messages,
+ * (workload_prompt_extras.h): prefix prompts, per-session user context messages,
  * embeddings prompt batches, rankings queries and passages, and loading
  * --public-dataset sharegpt.
  */
-#include "cli/cli_prompt_extras.h"
+#include "workload/workload_prompt_extras.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,14 +13,14 @@
 
 #include <jansson.h>
 
-int cli_prompt_extras_init(struct cli_prompt_extras *x, const struct profile_config *cfg,
-                           enum endpoint_type type, const struct tokenizer *tok,
-                           const struct dataset_prompter *prompter,
-                           struct tokenizer_scratch *scratch, uint64_t seed)
+int workload_prompt_extras_init(struct workload_prompt_extras *x, const struct profile_config *cfg,
+                                enum endpoint_type type, const struct tokenizer *tok,
+                                const struct dataset_prompter *prompter,
+                                struct tokenizer_scratch *scratch, uint64_t seed)
 {
-    *x = (struct cli_prompt_extras){
+    *x = (struct workload_prompt_extras){
         .cfg = cfg, .tok = tok, .prompter = prompter, .type = type, .seed = seed};
-    x->buf = malloc(CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX);
+    x->buf = malloc(WORKLOAD_PROMPT_EXTRAS_TEXT_BYTES_MAX);
     if (x->buf == NULL) {
         return -ENOMEM;
     }
@@ -37,7 +37,7 @@ int cli_prompt_extras_init(struct cli_prompt_extras *x, const struct profile_con
     return 0;
 }
 
-static void clear_texts(struct cli_prompt_extras *x)
+static void clear_texts(struct workload_prompt_extras *x)
 {
     for (size_t i = 0; i < x->text_count; i++) {
         free(x->texts[i]);
@@ -45,13 +45,13 @@ static void clear_texts(struct cli_prompt_extras *x)
     x->text_count = 0;
 }
 
-void cli_prompt_extras_free(struct cli_prompt_extras *x)
+void workload_prompt_extras_free(struct workload_prompt_extras *x)
 {
     clear_texts(x);
     free(x->texts);
     free(x->buf);
     dataset_prefix_pool_free(x->prefixes);
-    *x = (struct cli_prompt_extras){0};
+    *x = (struct workload_prompt_extras){0};
 }
 
 /* word_count counts the single-space-separated words of a synthetic prompt. */
@@ -64,8 +64,9 @@ static size_t word_count(const char *text)
     return words;
 }
 
-int cli_prompt_extras_prefix(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
-                             struct dataset_rng *rng, char *prompt, size_t cap, int64_t *isl)
+int workload_prompt_extras_prefix(struct workload_prompt_extras *x,
+                                  struct tokenizer_scratch *scratch, struct dataset_rng *rng,
+                                  char *prompt, size_t cap, int64_t *isl)
 {
     if (x->prefixes == NULL) {
         return 0;
@@ -88,7 +89,7 @@ int cli_prompt_extras_prefix(struct cli_prompt_extras *x, struct tokenizer_scrat
 }
 
 /* push_text appends text (owned; NULL: out of memory) to x->texts. */
-static int push_text(struct cli_prompt_extras *x, char *text)
+static int push_text(struct workload_prompt_extras *x, char *text)
 {
     if (text != NULL && x->text_count == x->text_cap) {
         size_t cap = x->text_cap == 0 ? 8 : x->text_cap * 2;
@@ -108,15 +109,15 @@ static int push_text(struct cli_prompt_extras *x, char *text)
 }
 
 /* add_text draws a text of N(mean, stddev) tokens into x->texts. */
-static int add_text(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
+static int add_text(struct workload_prompt_extras *x, struct tokenizer_scratch *scratch,
                     struct dataset_rng *rng, int64_t mean, double stddev, int64_t *isl)
 {
     uint64_t length = dataset_sample_length(rng, (uint64_t)mean, stddev);
     size_t len =
         x->prompter != NULL
             ? dataset_prompter_generate(x->prompter, scratch, rng, length, x->buf,
-                                        CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX)
-            : dataset_synthetic_prompt(rng, length, x->buf, CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX);
+                                        WORKLOAD_PROMPT_EXTRAS_TEXT_BYTES_MAX)
+            : dataset_synthetic_prompt(rng, length, x->buf, WORKLOAD_PROMPT_EXTRAS_TEXT_BYTES_MAX);
     if (len == 0) {
         fprintf(stderr, "ringperf profile: a text of %llu tokens is too long\n",
                 (unsigned long long)length);
@@ -132,7 +133,7 @@ static int add_text(struct cli_prompt_extras *x, struct tokenizer_scratch *scrat
 }
 
 /* rankings draws the query (when its length is given) and the passages. */
-static int rankings(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
+static int rankings(struct workload_prompt_extras *x, struct tokenizer_scratch *scratch,
                     struct dataset_rng *rng, struct endpoint_payload_spec *spec, char *prompt,
                     size_t cap, int64_t *isl)
 {
@@ -164,9 +165,10 @@ static int rankings(struct cli_prompt_extras *x, struct tokenizer_scratch *scrat
     return ret;
 }
 
-int cli_prompt_extras_texts(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
-                            struct dataset_rng *rng, struct endpoint_payload_spec *spec,
-                            char *prompt, size_t cap, int64_t *isl)
+int workload_prompt_extras_texts(struct workload_prompt_extras *x,
+                                 struct tokenizer_scratch *scratch, struct dataset_rng *rng,
+                                 struct endpoint_payload_spec *spec, char *prompt, size_t cap,
+                                 int64_t *isl)
 {
     clear_texts(x);
     if (x->type == ENDPOINT_NIM_RANKINGS || x->type == ENDPOINT_COHERE_RANKINGS ||
@@ -214,9 +216,9 @@ static char *insert_before(const char *body, size_t pos, const char *message)
     return out;
 }
 
-size_t cli_prompt_extras_context_text(struct cli_prompt_extras *x,
-                                      struct tokenizer_scratch *scratch, uint64_t session,
-                                      const char **out_text)
+size_t workload_prompt_extras_context_text(struct workload_prompt_extras *x,
+                                           struct tokenizer_scratch *scratch, uint64_t session,
+                                           const char **out_text)
 {
     int64_t tokens = x->cfg->user_context_prompt_length;
     *out_text = x->buf;
@@ -224,11 +226,12 @@ size_t cli_prompt_extras_context_text(struct cli_prompt_extras *x,
         return 0;
     }
     return dataset_user_context(x->tok, x->prompter, scratch, x->seed, session, (size_t)tokens,
-                                x->buf, CLI_PROMPT_EXTRAS_TEXT_BYTES_MAX);
+                                x->buf, WORKLOAD_PROMPT_EXTRAS_TEXT_BYTES_MAX);
 }
 
-char *cli_prompt_extras_context(struct cli_prompt_extras *x, struct tokenizer_scratch *scratch,
-                                uint64_t session, char *body, int64_t *isl)
+char *workload_prompt_extras_context(struct workload_prompt_extras *x,
+                                     struct tokenizer_scratch *scratch, uint64_t session,
+                                     char *body, int64_t *isl)
 {
     int64_t tokens = x->cfg->user_context_prompt_length;
     if (tokens <= 0 || body == NULL) {
@@ -238,7 +241,7 @@ char *cli_prompt_extras_context(struct cli_prompt_extras *x, struct tokenizer_sc
      * message starts: the first user message of the list. */
     const char *at = strstr(body, "{\"role\":\"user\"");
     const char *text = NULL;
-    size_t len = cli_prompt_extras_context_text(x, scratch, session, &text);
+    size_t len = workload_prompt_extras_context_text(x, scratch, session, &text);
     char *message = at != NULL && len > 0 ? message_json(x->type, text) : NULL;
     char *out = message != NULL ? insert_before(body, (size_t)(at - body), message) : NULL;
     if (out == NULL) {
@@ -254,8 +257,8 @@ char *cli_prompt_extras_context(struct cli_prompt_extras *x, struct tokenizer_sc
     return out;
 }
 
-int cli_prompt_extras_load_public(const struct profile_config *cfg, const struct tokenizer *tok,
-                                  struct dataset_inputs **out)
+int workload_prompt_extras_load_public(const struct profile_config *cfg,
+                                       const struct tokenizer *tok, struct dataset_inputs **out)
 {
     char path[4096];
     char err[DATASET_ERR_CAP];

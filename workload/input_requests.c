@@ -4,8 +4,8 @@
  * order (sampling, or a trace's timestamps), the file's conversations, and
  * inputs.json.
  */
-#include "cli/cli_media.h"
-#include "cli/cli_requests_internal.h"
+#include "workload/workload_media.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,7 +99,7 @@ static int64_t entry_prompt(struct input_source *src, const struct dataset_entry
 
 /* entry_body builds the body of entry i: its payload verbatim, or a body for
  * the endpoint from its texts. Prints what went wrong. */
-static char *entry_body(struct input_source *src, struct cli_requests *out, size_t i,
+static char *entry_body(struct input_source *src, struct workload_requests *out, size_t i,
                         int64_t *out_isl)
 {
     const struct profile_config *cfg = src->cfg;
@@ -131,14 +131,14 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
     }
     char where[512];
     snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
-    struct cli_media_set media;
-    if (cli_media_from_entry(e, where, &media) != 0) {
+    struct workload_media_set media;
+    if (workload_media_from_entry(e, where, &media) != 0) {
         return NULL;
     }
     char *extra = merged_extra(src->extra, e->extra_json);
     struct endpoint_payload_spec spec = {
         .type = out->type,
-        .model = cli__model_of(cfg, &src->prompts, i),
+        .model = workload__model_of(cfg, &src->prompts, i),
         .prompt = src->prompt,
         .max_tokens = e->output_length > 0 ? e->output_length
                       : cfg->osl_set
@@ -156,15 +156,15 @@ static char *entry_body(struct input_source *src, struct cli_requests *out, size
         .passages = e->text_count > 1 ? e->texts + 1 : NULL,
         .passage_count = e->text_count > 1 ? e->text_count - 1 : 0,
         .media = media.view,
-        .cache_bust = cli__cache_bust(cfg),
-        .cache_bust_key = cli__cache_bust_key(out->cache_bust_nonce, i),
+        .cache_bust = workload__cache_bust(cfg),
+        .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
     };
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
     if (body == NULL) {
         fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where, errbuf);
     }
-    cli_media_set_free(&media);
+    workload_media_set_free(&media);
     free(extra);
     return body;
 }
@@ -181,7 +181,7 @@ static int by_u64(const void *a, const void *b)
  * sample_order would, and just those records parsed. out->presampled keeps
  * that order, as positions in the loaded entries. */
 static int load_sample(uint64_t seed, enum dataset_sampling sampling, size_t needed,
-                       struct dataset_inputs_options *opts, struct cli_requests *out)
+                       struct dataset_inputs_options *opts, struct workload_requests *out)
 {
     char err[DATASET_ERR_CAP];
     uint64_t records = 0;
@@ -231,7 +231,8 @@ static int load_sample(uint64_t seed, enum dataset_sampling sampling, size_t nee
     return 0;
 }
 
-static int load_inputs(const struct profile_config *cfg, uint64_t seed, struct cli_requests *out)
+static int load_inputs(const struct profile_config *cfg, uint64_t seed,
+                       struct workload_requests *out)
 {
     struct dataset_inputs_options opts = {.path = cfg->input_file};
     if (cfg->custom_dataset_type != NULL &&
@@ -288,8 +289,8 @@ static int load_inputs(const struct profile_config *cfg, uint64_t seed, struct c
 /* build_bodies builds the body of every entry, or with used only of the
  * entries marked there (the others keep a NULL body). */
 static int build_bodies(const struct profile_config *cfg, uint64_t seed,
-                        const struct tokenizer *tok, const char *extra, struct cli_requests *out,
-                        int64_t *isl, const bool *used)
+                        const struct tokenizer *tok, const char *extra,
+                        struct workload_requests *out, int64_t *isl, const bool *used)
 {
     struct input_source src = {.cfg = cfg, .tok = tok, .extra = extra};
     dataset_rng_seed(&src.prompts.rng, seed);
@@ -329,11 +330,11 @@ static int build_bodies(const struct profile_config *cfg, uint64_t seed,
  * --fixed-schedule-start/end-offset window (inclusive) in timestamp order,
  * with due times relative to the start offset, else (auto offset) the first
  * timestamp, else 0. Returns the number of entries, or 0 with a message. */
-static size_t schedule_order(const struct profile_config *cfg, struct cli_requests *out,
+static size_t schedule_order(const struct profile_config *cfg, struct workload_requests *out,
                              size_t *order)
 {
     size_t count = dataset_inputs_count(out->inputs);
-    struct cli__timed_entry *timed = calloc(count, sizeof(*timed));
+    struct workload__timed_entry *timed = calloc(count, sizeof(*timed));
     size_t n = 0;
     for (size_t i = 0; timed != NULL && i < count; i++) {
         const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
@@ -345,18 +346,18 @@ static size_t schedule_order(const struct profile_config *cfg, struct cli_reques
             free(timed);
             return 0;
         }
-        if (cli__in_window(cfg, e->timestamp_ms)) {
-            timed[n++] = (struct cli__timed_entry){e->timestamp_ms, i};
+        if (workload__in_window(cfg, e->timestamp_ms)) {
+            timed[n++] = (struct workload__timed_entry){e->timestamp_ms, i};
         }
     }
     if (timed != NULL && n > 0) {
-        qsort(timed, n, sizeof(*timed), cli__by_timestamp);
-        double zero_ms = cli__schedule_zero_ms(cfg, timed[0].timestamp_ms);
+        qsort(timed, n, sizeof(*timed), workload__by_timestamp);
+        double zero_ms = workload__schedule_zero_ms(cfg, timed[0].timestamp_ms);
         for (size_t k = 0; k < n; k++) {
             order[k] = timed[k].index;
-            out->schedule_offsets_ns[k] = cli__offset_ns(timed[k].timestamp_ms, zero_ms);
+            out->schedule_offsets_ns[k] = workload__offset_ns(timed[k].timestamp_ms, zero_ms);
         }
-        cli__shape_schedule(cfg, out->schedule_offsets_ns, n);
+        workload__shape_schedule(cfg, out->schedule_offsets_ns, n);
     } else if (timed != NULL) {
         fprintf(stderr,
                 "ringperf profile: --input-file %s: no timestamps inside the "
@@ -370,7 +371,7 @@ static size_t schedule_order(const struct profile_config *cfg, struct cli_reques
 /* sample_order orders the entries by --dataset-sampling-strategy; returns
  * the number of payload slots, or 0 with a message. */
 static size_t sample_order(const struct profile_config *cfg, uint64_t seed,
-                           struct cli_requests *out, size_t *order, size_t slots)
+                           struct workload_requests *out, size_t *order, size_t slots)
 {
     if (out->presampled != NULL) {
         /* load_sample drew the order already, over the whole file. */
@@ -398,7 +399,7 @@ static size_t sample_order(const struct profile_config *cfg, uint64_t seed,
 /* build_sent builds the bodies of the entries order[0..n) sends, and only
  * those: a 1,000-request run over a 1,000,000-line file builds 1,000. */
 static int build_sent(const struct profile_config *cfg, uint64_t seed, const struct tokenizer *tok,
-                      const char *extra, struct cli_requests *out, int64_t *isl,
+                      const char *extra, struct workload_requests *out, int64_t *isl,
                       const size_t *order, size_t n)
 {
     bool *used = calloc(dataset_inputs_count(out->inputs), sizeof(*used));
@@ -414,8 +415,8 @@ static int build_sent(const struct profile_config *cfg, uint64_t seed, const str
 }
 
 static int order_payloads(const struct profile_config *cfg, uint64_t seed,
-                          const struct tokenizer *tok, const char *extra, struct cli_requests *out,
-                          int64_t *isl)
+                          const struct tokenizer *tok, const char *extra,
+                          struct workload_requests *out, int64_t *isl)
 {
     size_t count = dataset_inputs_count(out->inputs);
     size_t slots = count;
@@ -462,24 +463,25 @@ static int order_payloads(const struct profile_config *cfg, uint64_t seed,
     return ret;
 }
 
-int cli__build_input_payloads(const struct profile_config *cfg, uint64_t seed,
-                              const struct tokenizer *tok, const char *extra,
-                              struct cli_requests *out)
+int workload__build_input_payloads(const struct profile_config *cfg, uint64_t seed,
+                                   const struct tokenizer *tok, const char *extra,
+                                   struct workload_requests *out)
 {
-    int ret = cfg->public_dataset != NULL ? cli_prompt_extras_load_public(cfg, tok, &out->inputs)
-                                          : load_inputs(cfg, seed, out);
+    int ret = cfg->public_dataset != NULL
+                  ? workload_prompt_extras_load_public(cfg, tok, &out->inputs)
+                  : load_inputs(cfg, seed, out);
     if (ret != 0) {
         return ret;
     }
     size_t count = dataset_inputs_count(out->inputs);
     int64_t *isl = calloc(count, sizeof(*isl));
-    out->multi_turn = cli__input_sessions(cfg, out);
+    out->multi_turn = workload__input_sessions(cfg, out);
     if (isl == NULL) {
         ret = -ENOMEM;
     } else if (out->multi_turn) {
         ret = build_bodies(cfg, seed, tok, extra, out, isl, NULL);
         if (ret == 0) {
-            ret = cli__add_input_conversations(cfg, out, isl);
+            ret = workload__add_input_conversations(cfg, out, isl);
         }
     } else {
         ret = order_payloads(cfg, seed, tok, extra, out, isl);
@@ -498,7 +500,7 @@ static void write_json_string(FILE *f, const char *s)
     json_decref(str);
 }
 
-int cli_requests_write_inputs(const char *dir, const struct cli_requests *requests)
+int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/inputs.json", dir);

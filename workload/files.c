@@ -2,12 +2,12 @@
  * files.c - reading a whole input file the command line names (media files,
  * --system-prompt-file), bounded, with one place that says how it failed.
  */
-#include "cli/cli_internal.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-char *cli__read_file(const char *path, size_t cap, size_t *out_len, int *out_err)
+char *workload__read_file(const char *path, size_t cap, size_t *out_len, int *out_err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {

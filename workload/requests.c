@@ -3,11 +3,10 @@
  * conversations, the endpoint's headers, and the bodies built from them
  * (input files: input_requests.c).
  */
-#include "cli/cli_requests.h"
-#include "cli/cli_load.h"
-#include "cli/cli_media.h"
-#include "cli/cli_internal.h"
-#include "cli/cli_requests_internal.h"
+#include "workload/workload.h"
+#include "workload/workload_phase.h"
+#include "workload/workload_media.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +21,7 @@
 /* AIPerf's default number of distinct dataset entries (--num-dataset-entries). */
 #define DEFAULT_DATASET_ENTRIES 100
 
-int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out)
+int workload_requests_type(const struct profile_config *cfg, enum endpoint_type *out)
 {
     const char *name = config_endpoint_type_name(cfg->endpoint_type);
     if (endpoint_type_parse(name, out) != 0) {
@@ -42,10 +41,10 @@ int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out)
     return 0;
 }
 
-/* cli__model_of returns the model of payload i: --model values in turn
+/* workload__model_of returns the model of payload i: --model values in turn
  * (round_robin), or a draw that depends only on the seed and i (random). */
-const char *cli__model_of(const struct profile_config *cfg, const struct prompt_source *src,
-                          size_t i)
+const char *workload__model_of(const struct profile_config *cfg, const struct prompt_source *src,
+                               size_t i)
 {
     size_t n = cfg->models.count;
     if (cfg->model_selection != CONFIG_MODEL_SELECTION_RANDOM || n == 1) {
@@ -84,7 +83,7 @@ static int one_prompt(const struct profile_config *cfg, struct prompt_source *sr
 }
 
 /* build_one builds entry i's body and counts its input tokens. Rankings get
- * the prompt as the query plus synthetic passages (cli/prompt_extras.c). */
+ * the prompt as the query plus synthetic passages (prompt_extras.c). */
 /* draw_prompt draws one synthetic turn: a prompt into `prompt` with its
  * tokens, and the max_tokens to ask for (0: leave it out). */
 static int draw_prompt(const struct profile_config *cfg, struct prompt_source *src, char *prompt,
@@ -107,15 +106,16 @@ static int draw_prompt(const struct profile_config *cfg, struct prompt_source *s
  * turns (normal, at least 1), each with its own prompt and output length,
  * and think times of --conversation-turn-delay-mean ms (normal, not below 0)
  * times --conversation-turn-delay-ratio before the turns after the first. */
-static int add_conversation(const struct profile_config *cfg, struct cli_requests *out,
+static int add_conversation(const struct profile_config *cfg, struct workload_requests *out,
                             struct prompt_source *src, size_t i, char *prompt)
 {
     uint64_t mean = cfg->conversation_turn_mean > 0 ? (uint64_t)cfg->conversation_turn_mean : 1;
     uint64_t turns = dataset_sample_length(&src->rng, mean, (double)cfg->conversation_turn_stddev);
-    turns = turns < CLI_SESSION_TURNS_MAX ? turns : CLI_SESSION_TURNS_MAX;
+    turns = turns < WORKLOAD_SESSION_TURNS_MAX ? turns : WORKLOAD_SESSION_TURNS_MAX;
     int64_t static_tokens = src->system_prompt == NULL ? 0 : src->system_tokens;
     const char *context = NULL;
-    size_t context_len = cli_prompt_extras_context_text(&src->extras, &src->scratch, i, &context);
+    size_t context_len =
+        workload_prompt_extras_context_text(&src->extras, &src->scratch, i, &context);
     if (cfg->user_context_prompt_length > 0) {
         /* The conversation opens with its own context message. */
         if (context_len == 0) {
@@ -130,33 +130,33 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
                             : -1;
     }
     for (uint64_t t = 0; t < turns; t++) {
-        struct cli_turn turn = {.model = cli__model_of(cfg, src, i)};
+        struct workload_turn turn = {.model = workload__model_of(cfg, src, i)};
         int64_t isl = 0;
         if (draw_prompt(cfg, src, prompt, &isl, &turn.max_tokens) != 0 ||
-            (t == 0 && cli_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
-                                                PROMPT_BYTES_MAX, &isl) != 0)) {
+            (t == 0 && workload_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
+                                                     PROMPT_BYTES_MAX, &isl) != 0)) {
             return -EINVAL;
         }
         double delay_ms = dataset_rng_normal(&src->rng, cfg->conversation_turn_delay_mean_ms,
                                              cfg->conversation_turn_delay_stddev_ms);
         delay_ms = delay_ms > 0 ? delay_ms * cfg->conversation_turn_delay_ratio : 0;
-        turn.delay_ns = t > 0 ? cli__turn_delay_ns(cfg, delay_ms, false) : 0;
+        turn.delay_ns = t > 0 ? workload__turn_delay_ns(cfg, delay_ms, false) : 0;
         static_tokens = static_tokens >= 0 && isl >= 0 ? static_tokens + isl : -1;
         turn.static_tokens = static_tokens;
         /* Each turn its own media (--image-*, --audio-*), drawn from its place. */
-        if (cli_media_for_entry(cfg, src->model_seed, i * CLI_SESSION_TURNS_MAX + t, &turn.media) !=
-            0) {
+        if (workload_media_for_entry(cfg, src->model_seed, i * WORKLOAD_SESSION_TURNS_MAX + t,
+                                     &turn.media) != 0) {
             return -EINVAL;
         }
         turn.prompt = strdup(prompt);
         if (turn.prompt == NULL) {
-            cli_media_set_free(&turn.media);
+            workload_media_set_free(&turn.media);
             return -ENOMEM;
         }
-        int ret = cli_sessions_add(&out->sessions, t == 0, &turn, NULL);
+        int ret = workload_sessions_add(&out->sessions, t == 0, &turn, NULL);
         if (ret == 0 && t == 0 && context_len > 0) {
             char *copy = strndup(context, context_len);
-            ret = copy != NULL ? cli_sessions_set_context(&out->sessions, copy) : -ENOMEM;
+            ret = copy != NULL ? workload_sessions_set_context(&out->sessions, copy) : -ENOMEM;
         }
         if (ret != 0) {
             return ret;
@@ -165,7 +165,7 @@ static int add_conversation(const struct profile_config *cfg, struct cli_request
     return 0;
 }
 
-uint64_t cli__cache_bust_key(uint64_t nonce, uint64_t conv)
+uint64_t workload__cache_bust_key(uint64_t nonce, uint64_t conv)
 {
     /* splitmix64 of the pair: any change to either changes every digit. */
     uint64_t z = nonce + (conv + 1) * 0x9e3779b97f4a7c15ULL;
@@ -174,7 +174,7 @@ uint64_t cli__cache_bust_key(uint64_t nonce, uint64_t conv)
     return z ^ (z >> 31);
 }
 
-enum endpoint_cache_bust cli__cache_bust(const struct profile_config *cfg)
+enum endpoint_cache_bust workload__cache_bust(const struct profile_config *cfg)
 {
     switch (cfg->cache_bust) {
     case CONFIG_CACHE_BUST_SYSTEM_PREFIX:
@@ -191,14 +191,14 @@ enum endpoint_cache_bust cli__cache_bust(const struct profile_config *cfg)
     }
 }
 
-static char *build_one(const struct profile_config *cfg, struct cli_requests *out,
+static char *build_one(const struct profile_config *cfg, struct workload_requests *out,
                        struct prompt_source *src, size_t i, const char *extra, char *prompt)
 {
     uint64_t max_tokens = 0;
     int64_t isl = 0;
     int ret = draw_prompt(cfg, src, prompt, &isl, &max_tokens);
-    if (ret != 0 || cli_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
-                                             PROMPT_BYTES_MAX, &isl) != 0) {
+    if (ret != 0 || workload_prompt_extras_prefix(&src->extras, &src->scratch, &src->rng, prompt,
+                                                  PROMPT_BYTES_MAX, &isl) != 0) {
         return NULL;
     }
     if (isl >= 0 && src->system_prompt != NULL) {
@@ -207,7 +207,7 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
     struct endpoint_payload_spec spec = {
         .system_prompt = src->system_prompt,
         .type = out->type,
-        .model = cli__model_of(cfg, src, i),
+        .model = workload__model_of(cfg, src, i),
         .prompt = prompt,
         .max_tokens = max_tokens,
         .streaming = cfg->streaming,
@@ -215,25 +215,25 @@ static char *build_one(const struct profile_config *cfg, struct cli_requests *ou
         .extra_inputs_json = extra,
         .use_server_token_count = cfg->use_server_token_count,
         .per_chunk_usage = cfg->per_chunk_usage,
-        .cache_bust = cli__cache_bust(cfg),
-        .cache_bust_key = cli__cache_bust_key(out->cache_bust_nonce, i),
+        .cache_bust = workload__cache_bust(cfg),
+        .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
     };
-    if (cli_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
-                                PROMPT_BYTES_MAX, &isl) != 0) {
+    if (workload_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
+                                     PROMPT_BYTES_MAX, &isl) != 0) {
         return NULL;
     }
-    struct cli_media_set media; /* --image-*, --audio-* (cli/media_inputs.c) */
-    if (cli_media_for_entry(cfg, src->model_seed, i, &media) != 0) {
+    struct workload_media_set media; /* --image-*, --audio-* (media_inputs.c) */
+    if (workload_media_for_entry(cfg, src->model_seed, i, &media) != 0) {
         return NULL;
     }
     spec.media = media.view;
     char errbuf[512];
     char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
-    cli_media_set_free(&media);
+    workload_media_set_free(&media);
     if (body == NULL) {
         fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
     }
-    body = cli_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    body = workload_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
     if (out->payload_isl != NULL) {
         out->payload_isl[i] = isl;
     }
@@ -248,7 +248,7 @@ static char *read_system_prompt(const char *path)
 {
     size_t len = 0;
     int err = 0;
-    char *text = cli__read_file(path, PROMPT_BYTES_MAX, &len, &err);
+    char *text = workload__read_file(path, PROMPT_BYTES_MAX, &len, &err);
     if (text == NULL && err != -EIO && err != -EFBIG && err != -ENOMEM) {
         fprintf(stderr, "ringperf profile: --system-prompt-file: cannot open '%s': %s\n", path,
                 strerror(-err));
@@ -310,7 +310,8 @@ static int system_prompt(const struct profile_config *cfg, struct prompt_source 
 }
 
 static int build_payloads(const struct profile_config *cfg, uint64_t seed,
-                          const struct tokenizer *tok, const char *extra, struct cli_requests *out)
+                          const struct tokenizer *tok, const char *extra,
+                          struct workload_requests *out)
 {
     /* AIPerf's --num-dataset-entries (100 by default) distinct prompts; a run
      * limited to fewer requests needs only that many. */
@@ -336,9 +337,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
         return -EINVAL;
     }
     if (system_prompt(cfg, &src) != 0 ||
-        cli_prompt_extras_init(&src.extras, cfg, out->type, tok, src.prompter, &src.scratch,
-                               seed) != 0) {
-        cli_prompt_extras_free(&src.extras);
+        workload_prompt_extras_init(&src.extras, cfg, out->type, tok, src.prompter, &src.scratch,
+                                    seed) != 0) {
+        workload_prompt_extras_free(&src.extras);
         free(src.system_owned);
         dataset_prompter_free(src.prompter);
         tokenizer_scratch_free(&src.scratch);
@@ -368,7 +369,7 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
         out->payload_count++;
     }
     free(prompt);
-    cli_prompt_extras_free(&src.extras);
+    workload_prompt_extras_free(&src.extras);
     free(src.system_owned);
     dataset_prompter_free(src.prompter);
     tokenizer_scratch_free(&src.scratch);
@@ -386,7 +387,7 @@ static bool user_sets(const struct profile_config *cfg, const char *name)
     return false;
 }
 
-static int build_headers(const struct profile_config *cfg, struct cli_requests *out)
+static int build_headers(const struct profile_config *cfg, struct workload_requests *out)
 {
     struct endpoint_header auth[ENDPOINT_AUTH_HEADERS_MAX];
     size_t auth_count = 0;
@@ -416,7 +417,7 @@ static int build_headers(const struct profile_config *cfg, struct cli_requests *
 
 /* seal_sessions sets how every turn's body is built and readies the sessions
  * for the engine. */
-static int seal_sessions(const struct profile_config *cfg, struct cli_requests *out)
+static int seal_sessions(const struct profile_config *cfg, struct workload_requests *out)
 {
     out->sessions.base = (struct endpoint_payload_spec){
         .type = out->type,
@@ -426,13 +427,13 @@ static int seal_sessions(const struct profile_config *cfg, struct cli_requests *
         .extra_inputs_json = out->sessions_extra,
         .use_server_token_count = cfg->use_server_token_count,
         .per_chunk_usage = cfg->per_chunk_usage,
-        .cache_bust = cli__cache_bust(cfg),
+        .cache_bust = workload__cache_bust(cfg),
     };
     out->sessions.cache_bust_nonce = out->cache_bust_nonce;
     uint32_t users = cfg->concurrency > 0 ? (uint32_t)cfg->concurrency
                      : cfg->num_users > 0 ? (uint32_t)cfg->num_users
-                                          : CLI_OPEN_LOOP_CONNECTIONS;
-    int ret = cli_sessions_seal(&out->sessions, users);
+                                          : WORKLOAD_OPEN_LOOP_CONNECTIONS;
+    int ret = workload_sessions_seal(&out->sessions, users);
     if (ret == -EINVAL) {
         fprintf(stderr, "ringperf profile: the dataset has no conversations; give "
                         "--conversation-num 1 or more, or an --input-file with records\n");
@@ -440,11 +441,11 @@ static int seal_sessions(const struct profile_config *cfg, struct cli_requests *
     return ret;
 }
 
-int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
-                         const struct tokenizer *tok, struct cli_requests *out)
+int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
+                              const struct tokenizer *tok, struct workload_requests *out)
 {
     char errbuf[512];
-    int ret = cli_requests_type(cfg, &out->type);
+    int ret = workload_requests_type(cfg, &out->type);
     if (ret != 0) {
         return ret;
     }
@@ -452,7 +453,7 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     /* Per run, not per seed: a rerun with the same --random-seed must not
      * find the last run's markers in the server's cache. */
     out->cache_bust_nonce =
-        cli__cache_bust_key(((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid(), seed);
+        workload__cache_bust_key(((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid(), seed);
     char *extra = NULL;
     if (cfg->extra_inputs.count > 0 &&
         endpoint_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,
@@ -461,12 +462,12 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
         return -EINVAL;
     }
     ret = build_headers(cfg, out);
-    /* Input files decide for themselves (cli__build_input_payloads). */
+    /* Input files decide for themselves (workload__build_input_payloads). */
     out->multi_turn = cfg->input_file == NULL &&
                       (cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0);
     if (ret == 0) {
         ret = cfg->input_file != NULL || cfg->public_dataset != NULL
-                  ? cli__build_input_payloads(cfg, seed, tok, extra, out)
+                  ? workload__build_input_payloads(cfg, seed, tok, extra, out)
                   : build_payloads(cfg, seed, tok, extra, out);
     }
     if (ret == 0 && out->multi_turn) {
@@ -478,9 +479,9 @@ int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     return ret;
 }
 
-void cli_requests_free(struct cli_requests *requests)
+void workload_requests_free(struct workload_requests *requests)
 {
-    cli_sessions_free(&requests->sessions);
+    workload_sessions_free(&requests->sessions);
     free(requests->sessions_extra);
     free(requests->sessions_system);
     requests->sessions_extra = NULL;

@@ -1,23 +1,27 @@
 /*
- * cli_requests.h - what every request of a run carries, prepared before the
- * run (internal to cli/): the bodies for the endpoint type, the headers (the
- * endpoint's authentication, then -H headers), and the response reader.
+ * workload.h - the public header of workload/: config and datasets turned
+ * into what a run sends, all prepared before it starts. Here: what every
+ * request carries (the bodies for the endpoint type, the headers: the
+ * endpoint's authentication, then -H headers; and the response reader). The
+ * load phases and their schedules are in workload_phase.h, the multi-turn
+ * conversations in workload_sessions.h; this header includes both.
  */
-#ifndef RINGPERF_CLI_REQUESTS_H
-#define RINGPERF_CLI_REQUESTS_H
+#ifndef RINGPERF_WORKLOAD_H
+#define RINGPERF_WORKLOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/cli_sessions.h"
 #include "config/config.h"
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
 #include "engine/engine.h"
 #include "tokenizer/tokenizer.h"
+#include "workload/workload_phase.h"
+#include "workload/workload_sessions.h"
 
-/* cli_requests owns everything an engine_config borrows about requests. */
-struct cli_requests {
+/* workload_requests owns everything an engine_config borrows about requests. */
+struct workload_requests {
     enum endpoint_type type;
     struct endpoint_reader reader;
     struct engine_payload *payloads;
@@ -41,33 +45,33 @@ struct cli_requests {
     /* Multi-turn runs: the conversations (payloads then unused), and the
      * --extra-inputs object their bodies are built with while the run goes. */
     bool multi_turn;
-    struct cli_sessions sessions;
+    struct workload_sessions sessions;
     char *sessions_extra;
     char *sessions_system;     /* the system prompt of every conversation, or NULL */
     uint64_t cache_bust_nonce; /* --cache-bust markers differ from run to run */
 };
 
-/* cli_requests_write_inputs writes dir/inputs.json for an --input-file run:
+/* workload_requests_write_inputs writes dir/inputs.json for an --input-file run:
  * every entry's body once, grouped by session in file order, with the file's
  * session ids (inputs_json, raw_payload directories) or session_<n>. Returns 0
  * or -EIO. */
-int cli_requests_write_inputs(const char *dir, const struct cli_requests *requests);
+int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests);
 
-/* cli_requests_type maps --endpoint-type to the endpoint module's type.
+/* workload_requests_type maps --endpoint-type to the endpoint module's type.
  * Returns 0, or -ENOTSUP with a message on stderr for a type ringperf cannot
  * run yet. */
-int cli_requests_type(const struct profile_config *cfg, enum endpoint_type *out);
+int workload_requests_type(const struct profile_config *cfg, enum endpoint_type *out);
 
-/* cli_requests_prepare builds the payloads (AIPerf's default of up to 100
+/* workload_requests_prepare builds the payloads (AIPerf's default of up to 100
  * dataset entries, synthetic prompts from seed: exactly --isl tokens long with
  * a tokenizer, else --isl words; or the --input-file entries in the order of
  * --dataset-sampling-strategy, or of their timestamps on a fixed schedule),
  * the headers and the reader.
  * Prints what went wrong to stderr. Returns 0, -EINVAL or -ENOMEM. */
-int cli_requests_prepare(const struct profile_config *cfg, uint64_t seed,
-                         const struct tokenizer *tok, struct cli_requests *out);
+int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
+                              const struct tokenizer *tok, struct workload_requests *out);
 
-/* cli_requests_free releases what cli_requests_prepare made. */
-void cli_requests_free(struct cli_requests *requests);
+/* workload_requests_free releases what workload_requests_prepare made. */
+void workload_requests_free(struct workload_requests *requests);
 
 #endif

@@ -3,7 +3,7 @@
  * AIPerf's synthetic composer attaches them: --image-batch-size images and
  * --audio-batch-size clips per entry, from generators seeded by the run.
  */
-#include "cli/cli_media.h"
+#include "workload/workload_media.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -89,7 +89,7 @@ static int audio_options(const struct profile_config *cfg, struct media_audio_op
 }
 
 static int make_images(const struct profile_config *cfg, uint64_t seed, size_t entry,
-                       struct cli_media_set *out)
+                       struct workload_media_set *out)
 {
     struct media_image_options o = image_options(cfg);
     size_t n = (size_t)cfg->image_batch_size;
@@ -108,7 +108,7 @@ static int make_images(const struct profile_config *cfg, uint64_t seed, size_t e
 }
 
 static int make_audio(const struct profile_config *cfg, uint64_t seed, size_t entry,
-                      struct cli_media_set *out)
+                      struct workload_media_set *out)
 {
     struct media_audio_options o;
     int ret = audio_options(cfg, &o);
@@ -127,8 +127,8 @@ static int make_audio(const struct profile_config *cfg, uint64_t seed, size_t en
     return ret;
 }
 
-int cli_media_for_entry(const struct profile_config *cfg, uint64_t seed, size_t entry,
-                        struct cli_media_set *out)
+int workload_media_for_entry(const struct profile_config *cfg, uint64_t seed, size_t entry,
+                             struct workload_media_set *out)
 {
     memset(out, 0, sizeof(*out));
     int ret = images_on(cfg) ? make_images(cfg, seed, entry, out) : 0;
@@ -136,14 +136,14 @@ int cli_media_for_entry(const struct profile_config *cfg, uint64_t seed, size_t 
         ret = make_audio(cfg, seed, entry, out);
     }
     if (ret != 0) {
-        cli_media_set_free(out);
+        workload_media_set_free(out);
         return ret;
     }
-    cli_media_set_view(out);
+    workload_media_set_view(out);
     return 0;
 }
 
-void cli_media_set_view(struct cli_media_set *set)
+void workload_media_set_view(struct workload_media_set *set)
 {
     set->view = (struct endpoint_media){
         .images = (const char *const *)set->images,
@@ -153,7 +153,7 @@ void cli_media_set_view(struct cli_media_set *set)
     };
 }
 
-void cli_media_set_free(struct cli_media_set *set)
+void workload_media_set_free(struct workload_media_set *set)
 {
     for (size_t i = 0; i < set->image_count; i++) {
         free(set->images[i]);

@@ -1,9 +1,9 @@
 /*
  * media_files.c - the images and audio that input-file records name, made
- * ready for a request body (see cli_media.h).
+ * ready for a request body (see workload_media.h).
  */
-#include "cli/cli_media.h"
-#include "cli/cli_internal.h"
+#include "workload/workload_media.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,17 +19,17 @@ static bool ends_with(const char *name, const char *suffix)
     return n >= s && strcasecmp(name + n - s, suffix) == 0;
 }
 
-/* read_file reads a whole file of at most CLI_MEDIA_FILE_BYTES_MAX bytes. */
+/* read_file reads a whole file of at most WORKLOAD_MEDIA_FILE_BYTES_MAX bytes. */
 static uint8_t *read_file(const char *path, size_t *out_len, const char *where)
 {
     int err = 0;
-    char *data = cli__read_file(path, CLI_MEDIA_FILE_BYTES_MAX, out_len, &err);
+    char *data = workload__read_file(path, WORKLOAD_MEDIA_FILE_BYTES_MAX, out_len, &err);
     if (data == NULL && err != -EIO && err != -EFBIG && err != -ENOMEM) {
         fprintf(stderr, "ringperf profile: %s: cannot open media file %s: %s\n", where, path,
                 strerror(-err));
     } else if (data == NULL) {
         fprintf(stderr, "ringperf profile: %s: cannot read media file %s (at most %zu MiB)\n",
-                where, path, CLI_MEDIA_FILE_BYTES_MAX >> 20);
+                where, path, WORKLOAD_MEDIA_FILE_BYTES_MAX >> 20);
     }
     return (uint8_t *)data;
 }
@@ -94,8 +94,8 @@ static char *audio_item(const char *item, const char *where)
     return encoded_file(item, format, where);
 }
 
-int cli_media_from_entry(const struct dataset_entry *e, const char *where,
-                         struct cli_media_set *out)
+int workload_media_from_entry(const struct dataset_entry *e, const char *where,
+                              struct workload_media_set *out)
 {
     memset(out, 0, sizeof(*out));
     if (e->image_count > CONFIG_MEDIA_BATCH_MAX || e->audio_count > CONFIG_MEDIA_BATCH_MAX) {
@@ -115,9 +115,9 @@ int cli_media_from_entry(const struct dataset_entry *e, const char *where,
         out->audio_count += ret == 0;
     }
     if (ret != 0) {
-        cli_media_set_free(out);
+        workload_media_set_free(out);
         return ret;
     }
-    cli_media_set_view(out);
+    workload_media_set_view(out);
     return 0;
 }

@@ -3,18 +3,18 @@
  * multi_turn records, raw_payload directories and inputs_json sessions in
  * file order, and session replays of mooncake traces on their schedule.
  */
-#include "cli/cli_media.h"
-#include "cli/cli_requests_internal.h"
+#include "workload/workload_media.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* cli__input_sessions reports whether the file holds multi-turn sessions: a
+/* workload__input_sessions reports whether the file holds multi-turn sessions: a
  * multi_turn file, or raw_payload directories and inputs_json with sessions
  * of several turns. A timestamped trace replays on its schedule instead. */
-bool cli__input_sessions(const struct profile_config *cfg, const struct cli_requests *out)
+bool workload__input_sessions(const struct profile_config *cfg, const struct workload_requests *out)
 {
     if (dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE) {
         /* A trace with session ids replays sessions: see add_trace_conversations. */
@@ -66,17 +66,17 @@ static char *joined_texts(const struct dataset_entry *e)
 /* add_input_conversations turns the file's sessions into conversations, in
  * file order: verbatim bodies as written (the history is in them), and
  * multi_turn texts as user turns that get the live replies in between. */
-static int add_input_conversations(const struct profile_config *cfg, struct cli_requests *out,
+static int add_input_conversations(const struct profile_config *cfg, struct workload_requests *out,
                                    const int64_t *isl)
 {
     int64_t static_tokens = 0;
     for (size_t i = 0; i < dataset_inputs_count(out->inputs); i++) {
         const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
         size_t conv = out->sessions.conv_count - (e->turn > 0 ? 1 : 0);
-        struct cli_turn turn = {
+        struct workload_turn turn = {
             .model = cfg->models.items[conv % cfg->models.count],
             .delay_ns =
-                e->turn > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
+                e->turn > 0 && e->has_delay ? workload__turn_delay_ns(cfg, e->delay_ms, true) : 0,
             .max_tokens = e->output_length > 0 ? e->output_length
                           : cfg->osl_set       ? (uint64_t)cfg->osl_tokens_mean
                                                : 0,
@@ -88,19 +88,19 @@ static int add_input_conversations(const struct profile_config *cfg, struct cli_
         } else {
             char where[512];
             snprintf(where, sizeof(where), "%s:%llu", cfg->input_file, (unsigned long long)e->line);
-            if (cli_media_from_entry(e, where, &turn.media) != 0) {
+            if (workload_media_from_entry(e, where, &turn.media) != 0) {
                 return -EINVAL;
             }
             turn.prompt = joined_texts(e);
             if (turn.prompt == NULL) {
-                cli_media_set_free(&turn.media);
+                workload_media_set_free(&turn.media);
                 return -ENOMEM;
             }
             static_tokens = e->turn == 0 ? 0 : static_tokens;
             static_tokens = static_tokens >= 0 && isl[i] >= 0 ? static_tokens + isl[i] : -1;
             turn.static_tokens = static_tokens;
         }
-        int ret = cli_sessions_add(&out->sessions, e->turn == 0, &turn, e->session_id);
+        int ret = workload_sessions_add(&out->sessions, e->turn == 0, &turn, e->session_id);
         if (ret != 0) {
             return ret;
         }
@@ -141,9 +141,9 @@ static bool same_session(const struct session_turn *a, const struct session_turn
  * the records into turns (session by session) and each session's first turn
  * into starts (timestamp_ms, position in turns). Returns the number of
  * sessions; 0 with a message on error. */
-static size_t trace_sessions(const struct profile_config *cfg, const struct cli_requests *out,
+static size_t trace_sessions(const struct profile_config *cfg, const struct workload_requests *out,
                              bool timed, struct session_turn *turns,
-                             struct cli__timed_entry *starts)
+                             struct workload__timed_entry *starts)
 {
     size_t count = dataset_inputs_count(out->inputs);
     for (size_t i = 0; i < count; i++) {
@@ -164,11 +164,11 @@ static size_t trace_sessions(const struct profile_config *cfg, const struct cli_
             return 0;
         }
         double start_ms = timed ? e->timestamp_ms : (double)turns[k].index;
-        if (!timed || cli__in_window(cfg, start_ms)) {
-            starts[sessions++] = (struct cli__timed_entry){start_ms, k};
+        if (!timed || workload__in_window(cfg, start_ms)) {
+            starts[sessions++] = (struct workload__timed_entry){start_ms, k};
         }
     }
-    qsort(starts, sessions, sizeof(*starts), cli__by_timestamp);
+    qsort(starts, sessions, sizeof(*starts), workload__by_timestamp);
     if (sessions == 0) {
         fprintf(stderr,
                 "ringperf profile: --input-file %s: no session starts inside the "
@@ -184,24 +184,24 @@ static size_t trace_sessions(const struct profile_config *cfg, const struct cli_
  * each session at its first record's timestamp. Every record's prompt is
  * its own (hash_id blocks stand for the whole context), so turns are sent as
  * built, without live history. */
-static int add_trace_conversations(const struct profile_config *cfg, struct cli_requests *out,
+static int add_trace_conversations(const struct profile_config *cfg, struct workload_requests *out,
                                    const int64_t *isl)
 {
     size_t count = dataset_inputs_count(out->inputs);
     bool timed =
         cfg->fixed_schedule || (dataset_inputs_timestamped(out->inputs) && !cfg->no_fixed_schedule);
     struct session_turn *turns = calloc(count, sizeof(*turns));
-    struct cli__timed_entry *starts = calloc(count, sizeof(*starts));
+    struct workload__timed_entry *starts = calloc(count, sizeof(*starts));
     out->schedule_offsets_ns = timed ? calloc(count, sizeof(int64_t)) : NULL;
     int ret = turns != NULL && starts != NULL && (!timed || out->schedule_offsets_ns != NULL)
                   ? 0
                   : -ENOMEM;
     size_t sessions = ret == 0 ? trace_sessions(cfg, out, timed, turns, starts) : 0;
     ret = ret != 0 ? ret : sessions == 0 ? -EINVAL : 0;
-    double zero_ms = sessions > 0 ? cli__schedule_zero_ms(cfg, starts[0].timestamp_ms) : 0;
+    double zero_ms = sessions > 0 ? workload__schedule_zero_ms(cfg, starts[0].timestamp_ms) : 0;
     for (size_t s = 0; ret == 0 && s < sessions; s++) {
         if (timed) {
-            out->schedule_offsets_ns[s] = cli__offset_ns(starts[s].timestamp_ms, zero_ms);
+            out->schedule_offsets_ns[s] = workload__offset_ns(starts[s].timestamp_ms, zero_ms);
         }
         size_t k = starts[s].index;
         for (size_t t = 0;
@@ -209,18 +209,19 @@ static int add_trace_conversations(const struct profile_config *cfg, struct cli_
              t++) {
             size_t i = turns[k + t].index;
             const struct dataset_entry *e = dataset_inputs_entry(out->inputs, i);
-            struct cli_turn turn = {
+            struct workload_turn turn = {
                 .body = out->bodies[i],
                 .body_len = strlen(out->bodies[i]),
                 .model = cfg->models.items[s % cfg->models.count],
-                .delay_ns = t > 0 && e->has_delay ? cli__turn_delay_ns(cfg, e->delay_ms, true) : 0,
+                .delay_ns =
+                    t > 0 && e->has_delay ? workload__turn_delay_ns(cfg, e->delay_ms, true) : 0,
                 .static_tokens = isl[i],
             };
-            ret = cli_sessions_add(&out->sessions, t == 0, &turn, e->session_id);
+            ret = workload_sessions_add(&out->sessions, t == 0, &turn, e->session_id);
         }
     }
     if (timed && ret == 0) {
-        cli__shape_schedule(cfg, out->schedule_offsets_ns, sessions);
+        workload__shape_schedule(cfg, out->schedule_offsets_ns, sessions);
     }
     out->fixed_schedule = timed && ret == 0;
     free(turns);
@@ -228,8 +229,8 @@ static int add_trace_conversations(const struct profile_config *cfg, struct cli_
     return ret;
 }
 
-int cli__add_input_conversations(const struct profile_config *cfg, struct cli_requests *out,
-                                 const int64_t *isl)
+int workload__add_input_conversations(const struct profile_config *cfg,
+                                      struct workload_requests *out, const int64_t *isl)
 {
     return dataset_inputs_type(out->inputs) == DATASET_INPUT_MOONCAKE_TRACE
                ? add_trace_conversations(cfg, out, isl)

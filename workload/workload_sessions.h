@@ -1,5 +1,5 @@
 /*
- * cli_sessions.h - the multi-turn conversations of a run (internal to cli/):
+ * workload_sessions.h - the multi-turn conversations of a run:
  * their turns, the engine_sessions callbacks that send them, the input-token
  * count of each turn including the live history, and inputs.json.
  *
@@ -9,22 +9,22 @@
  * the turns of all C conversations, which keeps ordinals dense and unique
  * whichever process runs the session.
  */
-#ifndef RINGPERF_CLI_SESSIONS_H
-#define RINGPERF_CLI_SESSIONS_H
+#ifndef RINGPERF_WORKLOAD_SESSIONS_H
+#define RINGPERF_WORKLOAD_SESSIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/cli_media.h"
+#include "workload/workload_media.h"
 #include "endpoint/endpoint.h"
 #include "engine/engine.h"
 
-/* CLI_SESSION_TURNS_MAX bounds the turns of one conversation. */
-#define CLI_SESSION_TURNS_MAX 10000
+/* WORKLOAD_SESSION_TURNS_MAX bounds the turns of one conversation. */
+#define WORKLOAD_SESSION_TURNS_MAX 10000
 
-/* cli_turn is one turn of a conversation. */
-struct cli_turn {
+/* workload_turn is one turn of a conversation. */
+struct workload_turn {
     /* The body sent verbatim (raw_payload, inputs_json: the history is already
      * in it), borrowed; or NULL: the body is built when the turn is due from
      * `prompt` and the conversation so far. */
@@ -39,11 +39,11 @@ struct cli_turn {
     int64_t static_tokens;
     /* The user turn's images and audio (owned; sent with it, and with it in
      * the history of the turns after it). */
-    struct cli_media_set media;
+    struct workload_media_set media;
 };
 
-/* cli_conversation is a run of consecutive turns. */
-struct cli_conversation {
+/* workload_conversation is a run of consecutive turns. */
+struct workload_conversation {
     size_t first_turn;
     uint32_t turn_count;
     const char *session_id; /* borrowed, or NULL: "session_<index>" */
@@ -52,63 +52,63 @@ struct cli_conversation {
     char *context;
 };
 
-/* cli_sessions owns a run's conversations. Zero-initialise, set `base` (every
+/* workload_sessions owns a run's conversations. Zero-initialise, set `base` (every
  * payload field except model, prompt, max_tokens and history), add turns,
  * then seal. */
-struct cli_sessions {
+struct workload_sessions {
     struct endpoint_payload_spec base;
-    struct cli_turn *turns;
+    struct workload_turn *turns;
     size_t turn_count;
     size_t turn_cap;
-    struct cli_conversation *convs;
+    struct workload_conversation *convs;
     size_t conv_count;
     size_t conv_cap;
     uint64_t *first_offset;        /* ordinal of each conversation's first turn within a cycle */
     uint64_t cycle_turns;          /* turns of all the conversations */
-    struct engine_sessions engine; /* valid after cli_sessions_seal */
-    uint64_t cache_bust_nonce;     /* --cache-bust: the run's (cli__cache_bust_key) */
+    struct engine_sessions engine; /* valid after workload_sessions_seal */
+    uint64_t cache_bust_nonce;     /* --cache-bust: the run's (workload__cache_bust_key) */
     /* Coordinator-side: output tokens of the replies so far, per open session
      * (open addressing on the session number + 1; 0 = empty). */
-    struct cli_session_tokens *open;
+    struct workload_session_tokens *open;
     size_t open_cap;
 };
 
-/* cli_sessions_add appends a turn: to a new conversation when
+/* workload_sessions_add appends a turn: to a new conversation when
  * `new_conversation` (or when there is none yet), else to the last one.
  * Takes ownership of turn->prompt and turn->media (also on failure). Returns 0, -EINVAL
- * (a conversation would exceed CLI_SESSION_TURNS_MAX) or -ENOMEM. */
-int cli_sessions_add(struct cli_sessions *s, bool new_conversation, struct cli_turn *turn,
-                     const char *session_id);
+ * (a conversation would exceed WORKLOAD_SESSION_TURNS_MAX) or -ENOMEM. */
+int workload_sessions_add(struct workload_sessions *s, bool new_conversation,
+                          struct workload_turn *turn, const char *session_id);
 
-/* cli_sessions_set_context gives the last conversation its opening user
+/* workload_sessions_set_context gives the last conversation its opening user
  * message; takes ownership of context (also on failure). Returns 0, or
  * -EINVAL when there is no conversation yet. */
-int cli_sessions_set_context(struct cli_sessions *s, char *context);
+int workload_sessions_set_context(struct workload_sessions *s, char *context);
 
-/* cli_sessions_seal prepares s->engine for a run of up to `concurrency`
+/* workload_sessions_seal prepares s->engine for a run of up to `concurrency`
  * sessions at once (sizes the token bookkeeping). Returns 0, -EINVAL (no
  * conversations) or -ENOMEM. */
-int cli_sessions_seal(struct cli_sessions *s, uint32_t concurrency);
+int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency);
 
-/* cli_sessions_input_tokens returns the input tokens of a session's record:
+/* workload_sessions_input_tokens returns the input tokens of a session's record:
  * its turn's static tokens plus the output tokens of the replies before it
  * (live history), and remembers this record's output_tokens (< 0: none) for
  * the session's next turn. Records of one session must come in turn order,
  * as the engine delivers them. Returns -1 when the turn was not counted. */
-int64_t cli_sessions_input_tokens(struct cli_sessions *s, const struct engine_record *rec,
-                                  int64_t output_tokens);
+int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct engine_record *rec,
+                                       int64_t output_tokens);
 
-/* cli_sessions_conversation returns the conversation session k plays. */
-const struct cli_conversation *cli_sessions_conversation(const struct cli_sessions *s,
-                                                         uint64_t session);
+/* workload_sessions_conversation returns the conversation session k plays. */
+const struct workload_conversation *
+workload_sessions_conversation(const struct workload_sessions *s, uint64_t session);
 
-/* cli_sessions_write_inputs writes dir/inputs.json: per conversation its
+/* workload_sessions_write_inputs writes dir/inputs.json: per conversation its
  * session id and its turns' bodies as the dataset holds them (built turns
  * without the history, which only exists once the replies arrive). Returns
  * 0 or -EIO. */
-int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir);
+int workload_sessions_write_inputs(const struct workload_sessions *s, const char *dir);
 
-/* cli_sessions_free releases what s owns; safe on a zeroed struct. */
-void cli_sessions_free(struct cli_sessions *s);
+/* workload_sessions_free releases what s owns; safe on a zeroed struct. */
+void workload_sessions_free(struct workload_sessions *s);
 
 #endif

@@ -1,4 +1,4 @@
-#include "cli/cli_load.h"
+#include "workload/workload_phase.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,21 +56,21 @@ static bool open_loop(const struct load_shape *s)
     return s->rate > 0 && s->pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
 }
 
-static enum load_pattern load_pattern_of(enum config_arrival_pattern pattern)
+static enum workload_arrival_pattern load_pattern_of(enum config_arrival_pattern pattern)
 {
     switch (pattern) {
     case CONFIG_ARRIVAL_CONSTANT:
-        return LOAD_CONSTANT;
+        return WORKLOAD_CONSTANT;
     case CONFIG_ARRIVAL_GAMMA:
-        return LOAD_GAMMA;
+        return WORKLOAD_GAMMA;
     default:
-        return LOAD_POISSON;
+        return WORKLOAD_POISSON;
     }
 }
 
 /* configure_shape fills the fields of *engine that shape s's load:
  * connections, the open-loop schedule (in *load), prefill limit, ramp. */
-static void configure_shape(const struct load_shape *s, uint64_t seed, struct cli_load *load,
+static void configure_shape(const struct load_shape *s, uint64_t seed, struct workload_phase *load,
                             struct engine_config *engine)
 {
     engine->concurrency = s->concurrency > 0 ? (uint32_t)s->concurrency : 1;
@@ -79,22 +79,22 @@ static void configure_shape(const struct load_shape *s, uint64_t seed, struct cl
     engine->concurrency_ramp_ns = (int64_t)(s->concurrency_ramp_seconds * 1e9);
     engine->prefill_ramp_ns = (int64_t)(s->prefill_ramp_seconds * 1e9);
     if (open_loop(s)) {
-        load_arrivals_init(&load->arrivals, load_pattern_of(s->pattern), s->rate, s->smoothness,
-                           seed);
+        workload_arrivals_init(&load->arrivals, load_pattern_of(s->pattern), s->rate, s->smoothness,
+                               seed);
         load->schedule = (struct engine_schedule){
-            .offset_ns = load_arrivals_offset_ns,
+            .offset_ns = workload_arrivals_offset_ns,
             .ctx = &load->arrivals,
         };
-        load_arrivals_set_ramp(&load->arrivals, s->rate_ramp_seconds);
+        workload_arrivals_set_ramp(&load->arrivals, s->rate_ramp_seconds);
         engine->schedule = &load->schedule;
         if (s->concurrency == 0) {
-            engine->concurrency = CLI_OPEN_LOOP_CONNECTIONS;
+            engine->concurrency = WORKLOAD_OPEN_LOOP_CONNECTIONS;
         }
     }
 }
 
-void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct cli_load *load,
-                        struct engine_config *engine)
+void workload_phase_configure(const struct profile_config *cfg, uint64_t seed,
+                              struct workload_phase *load, struct engine_config *engine)
 {
     struct load_shape shape = profiling_shape(cfg);
     configure_shape(&shape, seed, load, engine);
@@ -110,9 +110,9 @@ void cli_load_configure(const struct profile_config *cfg, uint64_t seed, struct 
     engine->cancel_seed = seed ^ 0x63616e63656cULL;
 }
 
-bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
-                     const struct engine_config *profiling, struct cli_load *load,
-                     struct engine_config *out)
+bool workload_phase_warmup(const struct profile_config *cfg, uint64_t seed,
+                           const struct engine_config *profiling, struct workload_phase *load,
+                           struct engine_config *out)
 {
     if (cfg->warmup_request_count <= 0 && cfg->warmup_duration_seconds <= 0) {
         return false;
@@ -130,8 +130,9 @@ bool cli_load_warmup(const struct profile_config *cfg, uint64_t seed,
     return true;
 }
 
-void cli_load_sessions(const struct profile_config *cfg, const struct engine_sessions *sessions,
-                       struct cli_load *load, struct engine_config *engine)
+void workload_phase_sessions(const struct profile_config *cfg,
+                             const struct engine_sessions *sessions, struct workload_phase *load,
+                             struct engine_config *engine)
 {
     load->sessions = *sessions;
     load->sessions.ordinal_limit = engine->request_count;
@@ -148,13 +149,13 @@ void cli_load_sessions(const struct profile_config *cfg, const struct engine_ses
 
 static int64_t trace_offset_ns(void *ctx, uint64_t k)
 {
-    const struct cli_load *load = ctx;
+    const struct workload_phase *load = ctx;
     return load->trace_offsets_ns[k < load->trace_count ? k : load->trace_count - 1];
 }
 
-void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
-                     size_t offset_count, size_t request_total, struct cli_load *load,
-                     struct engine_config *engine)
+void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offsets_ns,
+                           size_t offset_count, size_t request_total, struct workload_phase *load,
+                           struct engine_config *engine)
 {
     if (offsets_ns == NULL) {
         if (!cfg->request_count_set && cfg->benchmark_duration_seconds <= 0) {
@@ -167,12 +168,12 @@ void cli_load_inputs(const struct profile_config *cfg, const int64_t *offsets_ns
     load->schedule = (struct engine_schedule){.offset_ns = trace_offset_ns, .ctx = load};
     engine->schedule = &load->schedule;
     engine->concurrency =
-        cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : CLI_OPEN_LOOP_CONNECTIONS;
+        cfg->concurrency > 0 ? (uint32_t)cfg->concurrency : WORKLOAD_OPEN_LOOP_CONNECTIONS;
     bool fewer = cfg->request_count_set && (uint64_t)cfg->request_count < request_total;
     engine->request_count = fewer ? (uint64_t)cfg->request_count : request_total;
 }
 
-void cli_load_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
+void workload_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
                        char *out, size_t cap)
 {
     if (engine->schedule == NULL) {

@@ -1,9 +1,9 @@
 /*
  * sessions.c - a run's multi-turn conversations and the engine callbacks that
- * play them (see cli_sessions.h).
+ * play them (see workload_sessions.h).
  */
-#include "cli/cli_sessions.h"
-#include "cli/cli_requests_internal.h"
+#include "workload/workload_sessions.h"
+#include "workload/workload_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cli_session_tokens is one open session's reply tokens so far. */
-struct cli_session_tokens {
+/* workload_session_tokens is one open session's reply tokens so far. */
+struct workload_session_tokens {
     uint64_t key; /* session + 1; 0 = empty slot */
     int64_t tokens;
 };
@@ -36,14 +36,14 @@ static bool grow(void **items, size_t *cap, size_t need, size_t size)
 }
 
 /* drop_turn frees what a turn that was not added owns. */
-static void drop_turn(struct cli_turn *turn)
+static void drop_turn(struct workload_turn *turn)
 {
     free(turn->prompt);
-    cli_media_set_free(&turn->media);
+    workload_media_set_free(&turn->media);
 }
 
-int cli_sessions_add(struct cli_sessions *s, bool new_conversation, struct cli_turn *turn,
-                     const char *session_id)
+int workload_sessions_add(struct workload_sessions *s, bool new_conversation,
+                          struct workload_turn *turn, const char *session_id)
 {
     bool fresh = new_conversation || s->conv_count == 0;
     if (!grow((void **)&s->turns, &s->turn_cap, s->turn_count + 1, sizeof(*s->turns)) ||
@@ -52,23 +52,23 @@ int cli_sessions_add(struct cli_sessions *s, bool new_conversation, struct cli_t
         return -ENOMEM;
     }
     if (fresh) {
-        s->convs[s->conv_count++] = (struct cli_conversation){
+        s->convs[s->conv_count++] = (struct workload_conversation){
             .first_turn = s->turn_count, .turn_count = 0, .session_id = session_id};
     }
-    struct cli_conversation *conv = &s->convs[s->conv_count - 1];
-    if (conv->turn_count >= CLI_SESSION_TURNS_MAX) {
+    struct workload_conversation *conv = &s->convs[s->conv_count - 1];
+    if (conv->turn_count >= WORKLOAD_SESSION_TURNS_MAX) {
         drop_turn(turn);
         return -EINVAL;
     }
     s->turns[s->turn_count] = *turn;
     /* The view points into the set: point it at the copy kept here. */
-    cli_media_set_view(&s->turns[s->turn_count].media);
+    workload_media_set_view(&s->turns[s->turn_count].media);
     s->turn_count++;
     conv->turn_count++;
     return 0;
 }
 
-int cli_sessions_set_context(struct cli_sessions *s, char *context)
+int workload_sessions_set_context(struct workload_sessions *s, char *context)
 {
     if (s->conv_count == 0) {
         free(context);
@@ -79,25 +79,26 @@ int cli_sessions_set_context(struct cli_sessions *s, char *context)
     return 0;
 }
 
-const struct cli_conversation *cli_sessions_conversation(const struct cli_sessions *s,
-                                                         uint64_t session)
+const struct workload_conversation *
+workload_sessions_conversation(const struct workload_sessions *s, uint64_t session)
 {
     return &s->convs[session % s->conv_count];
 }
 
-static const struct cli_turn *turn_of(const struct cli_sessions *s, uint64_t session, uint32_t turn)
+static const struct workload_turn *turn_of(const struct workload_sessions *s, uint64_t session,
+                                           uint32_t turn)
 {
-    return &s->turns[cli_sessions_conversation(s, session)->first_turn + turn];
+    return &s->turns[workload_sessions_conversation(s, session)->first_turn + turn];
 }
 
 static uint32_t turn_count(void *ctx, uint64_t session)
 {
-    return cli_sessions_conversation(ctx, session)->turn_count;
+    return workload_sessions_conversation(ctx, session)->turn_count;
 }
 
 static uint64_t first_ordinal(void *ctx, uint64_t session)
 {
-    const struct cli_sessions *s = ctx;
+    const struct workload_sessions *s = ctx;
     return session / s->conv_count * s->cycle_turns + s->first_offset[session % s->conv_count];
 }
 
@@ -108,12 +109,12 @@ static int64_t think_ns(void *ctx, uint64_t session, uint32_t turn)
 
 /* build writes the body of turn `turn` of a conversation with the given
  * history (history_count messages; NULL for none). */
-static char *build(const struct cli_sessions *s, const struct cli_turn *t,
+static char *build(const struct workload_sessions *s, const struct workload_turn *t,
                    const struct endpoint_message *history, size_t history_count, uint64_t session,
                    uint32_t turn, char *err, size_t errcap)
 {
     struct endpoint_payload_spec spec = s->base;
-    spec.cache_bust_key = cli__cache_bust_key(s->cache_bust_nonce, session);
+    spec.cache_bust_key = workload__cache_bust_key(s->cache_bust_nonce, session);
     bool first_turn_target = spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
                              spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
     if (first_turn_target && turn > 0) {
@@ -133,8 +134,8 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
                      const struct engine_turn_reply *replies, struct engine_turn_body *out,
                      char *err, size_t errcap)
 {
-    const struct cli_sessions *s = ctx;
-    const struct cli_turn *t = turn_of(s, session, turn);
+    const struct workload_sessions *s = ctx;
+    const struct workload_turn *t = turn_of(s, session, turn);
     if (t->body != NULL) {
         *out = (struct engine_turn_body){.body = t->body, .len = t->body_len, .owned = false};
         return 0;
@@ -142,7 +143,7 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     /* The deltas_without_responses context: the conversation's opening
      * context, then every earlier user turn, each followed by the reply it
      * actually got. */
-    const char *context = cli_sessions_conversation(s, session)->context;
+    const char *context = workload_sessions_conversation(s, session)->context;
     size_t count = (size_t)turn * 2 + (context != NULL);
     struct endpoint_message *history = count > 0 ? calloc(count, sizeof(*history)) : NULL;
     if (count > 0 && history == NULL) {
@@ -153,14 +154,15 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     if (context != NULL) {
         *at++ = (struct endpoint_message){.role = "user", .text = context, .len = strlen(context)};
     }
-    const struct cli_turn *first = turn_of(s, session, 0);
+    const struct workload_turn *first = turn_of(s, session, 0);
     /* The first turn went out with its cache-bust marker: so it reads in the
      * history, or the server would not find it cached. */
     char *first_sent = NULL;
     if (turn > 0 && (s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
                      s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX)) {
         first_sent = endpoint_cache_bust_text(
-            s->base.cache_bust, cli__cache_bust_key(s->cache_bust_nonce, session), first->prompt);
+            s->base.cache_bust, workload__cache_bust_key(s->cache_bust_nonce, session),
+            first->prompt);
         if (first_sent == NULL) {
             free(history);
             snprintf(err, errcap, "out of memory for the history of turn %u", turn);
@@ -184,7 +186,7 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     return 0;
 }
 
-int cli_sessions_seal(struct cli_sessions *s, uint32_t concurrency)
+int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency)
 {
     if (s->conv_count == 0) {
         return -EINVAL;
@@ -219,12 +221,12 @@ int cli_sessions_seal(struct cli_sessions *s, uint32_t concurrency)
     return 0;
 }
 
-static size_t slot_home(const struct cli_sessions *s, uint64_t key)
+static size_t slot_home(const struct workload_sessions *s, uint64_t key)
 {
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (s->open_cap - 1);
 }
 
-static size_t slot_find(const struct cli_sessions *s, uint64_t key)
+static size_t slot_find(const struct workload_sessions *s, uint64_t key)
 {
     size_t i = slot_home(s, key);
     while (s->open[i].key != 0 && s->open[i].key != key) {
@@ -235,7 +237,7 @@ static size_t slot_find(const struct cli_sessions *s, uint64_t key)
 
 /* slot_remove empties slot i and shifts back the entries that probed past
  * it, so lookups never need tombstones. */
-static void slot_remove(struct cli_sessions *s, size_t i)
+static void slot_remove(struct workload_sessions *s, size_t i)
 {
     size_t mask = s->open_cap - 1;
     size_t j = i;
@@ -255,17 +257,17 @@ static void slot_remove(struct cli_sessions *s, size_t i)
     s->open[i].key = 0;
 }
 
-int64_t cli_sessions_input_tokens(struct cli_sessions *s, const struct engine_record *rec,
-                                  int64_t output_tokens)
+int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct engine_record *rec,
+                                       int64_t output_tokens)
 {
-    const struct cli_turn *t = turn_of(s, rec->session, rec->turn);
+    const struct workload_turn *t = turn_of(s, rec->session, rec->turn);
     if (t->body != NULL || !s->engine.keep_replies) {
         return t->static_tokens;
     }
     uint64_t key = rec->session + 1;
     size_t i = slot_find(s, key);
     int64_t replies = s->open[i].key == key ? s->open[i].tokens : 0;
-    bool last = rec->turn + 1 >= cli_sessions_conversation(s, rec->session)->turn_count;
+    bool last = rec->turn + 1 >= workload_sessions_conversation(s, rec->session)->turn_count;
     if (last) {
         if (s->open[i].key == key) {
             slot_remove(s, i);
@@ -274,7 +276,7 @@ int64_t cli_sessions_input_tokens(struct cli_sessions *s, const struct engine_re
         /* The table is sized never to fill; were it to, the history of this
          * session would go uncounted rather than the loop never ending. */
         if (s->open[i].key != key) {
-            s->open[i] = (struct cli_session_tokens){.key = key, .tokens = 0};
+            s->open[i] = (struct workload_session_tokens){.key = key, .tokens = 0};
         }
         s->open[i].tokens += output_tokens > 0 ? output_tokens : 0;
     }
@@ -290,8 +292,9 @@ static void write_string(FILE *f, const char *text)
     json_decref(str);
 }
 
-static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_conversation *conv,
-                      const struct cli_turn *t, uint32_t turn)
+static int write_turn(FILE *f, const struct workload_sessions *s,
+                      const struct workload_conversation *conv, const struct workload_turn *t,
+                      uint32_t turn)
 {
     if (t->body != NULL) {
         return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
@@ -309,7 +312,7 @@ static int write_turn(FILE *f, const struct cli_sessions *s, const struct cli_co
     return 0;
 }
 
-int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
+int workload_sessions_write_inputs(const struct workload_sessions *s, const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/inputs.json", dir);
@@ -320,7 +323,7 @@ int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
     int ret = 0;
     fputs("{\n  \"data\": [", f);
     for (size_t c = 0; ret == 0 && c < s->conv_count; c++) {
-        const struct cli_conversation *conv = &s->convs[c];
+        const struct workload_conversation *conv = &s->convs[c];
         fputs(c > 0 ? ",\n    {\n      \"session_id\": " : "\n    {\n      \"session_id\": ", f);
         char fallback[32];
         snprintf(fallback, sizeof(fallback), "session_%zu", c);
@@ -336,11 +339,11 @@ int cli_sessions_write_inputs(const struct cli_sessions *s, const char *dir)
     return fclose(f) == 0 && ret == 0 ? 0 : -EIO;
 }
 
-void cli_sessions_free(struct cli_sessions *s)
+void workload_sessions_free(struct workload_sessions *s)
 {
     for (size_t i = 0; i < s->turn_count; i++) {
         free(s->turns[i].prompt);
-        cli_media_set_free(&s->turns[i].media);
+        workload_media_set_free(&s->turns[i].media);
     }
     free(s->turns);
     for (size_t i = 0; i < s->conv_count; i++) {
@@ -349,5 +352,5 @@ void cli_sessions_free(struct cli_sessions *s)
     free(s->convs);
     free(s->first_offset);
     free(s->open);
-    *s = (struct cli_sessions){0};
+    *s = (struct workload_sessions){0};
 }
