@@ -17,11 +17,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/cli_export.h"
-#include "cli/cli_internal.h"
+#include "export/export.h"
+#include "metrics/metrics_record.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
-#include "cli/jsonw.h"
+#include "export/export_jsonw.h"
 #include "cluster/cluster.h"
 #include "config/config.h"
 #include "engine/engine.h"
@@ -45,11 +45,11 @@ struct cli_cluster {
     bool sharded;            /* MPI or --shard-count: rank_<i>/ and a records file */
     uint64_t run_nonce;      /* the same in every share of an MPI run */
     struct cluster_clock clock;
-    struct cluster_clock *clocks; /* MPI rank 0: every rank's, by rank */
-    char *hosts;                  /* MPI rank 0: count * CLUSTER_HOST_BYTES */
-    int64_t start_wall_ns;        /* the common start instant, on rank 0's clock */
-    char top_dir[CLI_PATH_BYTES]; /* --artifact-dir as resolved; shares write rank_<i>/ */
-    char file_path[CLI_PATH_BYTES];
+    struct cluster_clock *clocks;    /* MPI rank 0: every rank's, by rank */
+    char *hosts;                     /* MPI rank 0: count * CLUSTER_HOST_BYTES */
+    int64_t start_wall_ns;           /* the common start instant, on rank 0's clock */
+    char top_dir[EXPORT_PATH_BYTES]; /* --artifact-dir as resolved; shares write rank_<i>/ */
+    char file_path[EXPORT_PATH_BYTES];
     /* The schedule this share follows, wrapping the run's. */
     const struct engine_schedule *inner;
     struct engine_schedule schedule;
@@ -58,18 +58,18 @@ struct cli_cluster {
     bool streaming;
     bool open_loop;
     uint64_t request_id_nonce;
-    struct cli_jsonw writer; /* the records file */
+    struct export_jsonw writer; /* the records file */
     uint64_t records;
     int error;            /* first -errno writing the file */
     bool silenced;        /* MPI: stdout goes to /dev/null until the merged report */
     int saved_stdout;     /* the real stdout while silenced */
     bool write_failed;    /* reported once */
     uint64_t whole_total; /* records the whole run ends with (all shares); 0 = unknown */
-    char results_json[CLI_PATH_BYTES]; /* MPI rank 0: the merged results document */
-    bool export_raw;                   /* --export-level raw: merged as records */
-    struct cli_cluster_live *live;     /* MPI: the live figures exchanged at each tick (owned) */
-    int64_t *pids;                     /* MPI rank 0: every rank's process id, by rank */
-    int pids_ready;                    /* pids and hosts are set (atomic: read by another thread) */
+    char results_json[EXPORT_PATH_BYTES]; /* MPI rank 0: the merged results document */
+    bool export_raw;                      /* --export-level raw: merged as records */
+    struct cli_cluster_live *live;        /* MPI: the live figures exchanged at each tick (owned) */
+    int64_t *pids;                        /* MPI rank 0: every rank's process id, by rank */
+    int pids_ready; /* pids and hosts are set (atomic: read by another thread) */
 };
 
 /* cli_cluster_init joins the run (MPI under a launcher) and checks the
@@ -115,7 +115,7 @@ int cli_cluster_start(struct cli_cluster *cc, const struct profile_config *cfg,
 /* cli_cluster_record appends one record (borrowed) with its metrics to the
  * records file. */
 void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
-                        const struct cli_record_metrics *metrics);
+                        const struct metrics_record *metrics);
 
 /* cli_cluster_flush writes what is buffered, so that a share that dies
  * keeps its records up to then. Called about once a second. */
@@ -135,7 +135,7 @@ int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status);
  * histograms add bucket by bucket). No-op without MPI. Returns 0 or
  * -ENOMEM after printing why. */
 int cli_cluster_live_attach(struct cli_cluster *cc, struct cli_live *live,
-                            const struct cli_results *results);
+                            const struct metrics_results *results);
 
 /* cli_cluster_live_end, after the run (it blocks): every rank other than 0
  * posts its final figures, and rank 0 waits for them, so that its live view

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "api/api.h"
-#include "cli/cli_internal.h"
+#include "metrics/metrics_record.h"
 #include "config/config.h"
 #include "engine/engine.h"
 
@@ -40,7 +40,8 @@ struct cli_live {
      * it is filled from this process's results and before it is shown and
      * published; it may change its figures (an MPI rank 0 merges the other
      * ranks' in). NULL = none. `on_snapshot_ctx` is borrowed. */
-    void (*on_snapshot)(void *ctx, const struct cli_results *results, struct api_snapshot *snap);
+    void (*on_snapshot)(void *ctx, const struct metrics_results *results,
+                        struct api_snapshot *snap);
     void *on_snapshot_ctx;
 };
 
@@ -61,8 +62,8 @@ void cli_live_record(struct cli_live *live, const struct engine_record *rec);
 /* cli_live_progress draws the progress display and publishes a snapshot to
  * the API from results, finished of total records (total 0 when the run is
  * limited by duration). */
-void cli_live_progress(struct cli_live *live, const struct cli_results *results, uint64_t finished,
-                       uint64_t total);
+void cli_live_progress(struct cli_live *live, const struct metrics_results *results,
+                       uint64_t finished, uint64_t total);
 
 /* cli_live_end_display ends the bar's line, if one is on screen. */
 void cli_live_end_display(struct cli_live *live);
@@ -71,7 +72,7 @@ void cli_live_end_display(struct cli_live *live);
  * the run ended (failed or not) with the results document at results_path
  * (NULL: none), then keeps it up for the grace period or until SIGINT or
  * SIGTERM, and stops it. No-op without the API. */
-void cli_live_finish(struct cli_live *live, const struct cli_results *results, bool failed,
+void cli_live_finish(struct cli_live *live, const struct metrics_results *results, bool failed,
                      const char *results_path);
 
 /* cli_live_free releases the live view; safe on a zeroed one. */

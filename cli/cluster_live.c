@@ -44,12 +44,12 @@ struct live_bucket {
 };
 
 struct cli_cluster_live {
-    const struct cli_results *results; /* borrowed: this rank's */
-    const struct cli_live *view;       /* borrowed: this rank's per-shard counts */
-    size_t cap;                        /* bytes of the largest snapshot */
-    uint8_t *out;                      /* other ranks: the snapshot in flight */
-    uint8_t *in;                       /* rank 0: receive buffer */
-    uint8_t **latest;                  /* rank 0: each rank's latest snapshot */
+    const struct metrics_results *results; /* borrowed: this rank's */
+    const struct cli_live *view;           /* borrowed: this rank's per-shard counts */
+    size_t cap;                            /* bytes of the largest snapshot */
+    uint8_t *out;                          /* other ranks: the snapshot in flight */
+    uint8_t *in;                           /* rank 0: receive buffer */
+    uint8_t **latest;                      /* rank 0: each rank's latest snapshot */
     size_t *latest_len;
     bool *final_seen;
     struct metrics_hist *merged[API_METRIC_COUNT]; /* rank 0: scratch */
@@ -57,7 +57,7 @@ struct cli_cluster_live {
     size_t dense_len;
 };
 
-static const struct metrics_hist *own_hist(const struct cli_results *results, int m)
+static const struct metrics_hist *own_hist(const struct metrics_results *results, int m)
 {
     if (results == NULL || results->run == NULL) {
         return NULL;
@@ -66,7 +66,7 @@ static const struct metrics_hist *own_hist(const struct cli_results *results, in
 }
 
 /* live_alloc sizes the buffers from this rank's histograms. */
-static int live_alloc(struct cli_cluster *cc, const struct cli_results *results)
+static int live_alloc(struct cli_cluster *cc, const struct metrics_results *results)
 {
     struct cli_cluster_live *l = calloc(1, sizeof(*l));
     if (l == NULL) {
@@ -116,7 +116,7 @@ static int live_alloc(struct cli_cluster *cc, const struct cli_results *results)
 /* encode writes this rank's snapshot into l->out; returns its length. */
 static size_t encode(const struct cli_cluster_live *l, const struct cli_live *live, bool final)
 {
-    const struct cli_results *r = l->results;
+    const struct metrics_results *r = l->results;
     struct live_head head = {
         .magic = LIVE_MAGIC,
         .final = final,
@@ -244,7 +244,7 @@ static void add_rank(struct cli_cluster_live *l, const uint8_t *msg, size_t len,
 
 /* merge_into replaces snap's figures with this rank's plus every other
  * rank's latest. */
-static void merge_into(struct cli_cluster *cc, const struct cli_results *results,
+static void merge_into(struct cli_cluster *cc, const struct metrics_results *results,
                        struct api_snapshot *snap)
 {
     struct cli_cluster_live *l = cc->live;
@@ -277,7 +277,7 @@ static void merge_into(struct cli_cluster *cc, const struct cli_results *results
 
 /* on_snapshot is cli_live.on_snapshot: post this rank's figures, or on
  * rank 0 take what has arrived and merge it in. */
-static void on_snapshot(void *ctx, const struct cli_results *results, struct api_snapshot *snap)
+static void on_snapshot(void *ctx, const struct metrics_results *results, struct api_snapshot *snap)
 {
     struct cli_cluster *cc = ctx;
     struct cli_cluster_live *l = cc->live;
@@ -302,7 +302,7 @@ static void on_snapshot(void *ctx, const struct cli_results *results, struct api
 }
 
 int cli_cluster_live_attach(struct cli_cluster *cc, struct cli_live *live,
-                            const struct cli_results *results)
+                            const struct metrics_results *results)
 {
     if (!cc->mpi) {
         return 0;

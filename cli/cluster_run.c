@@ -250,9 +250,8 @@ int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg
             return ret;
         }
     }
-    struct cli_export_paths *merged = cc->mpi && cc->index == 0 ? malloc(sizeof(*merged)) : NULL;
-    if (merged != NULL &&
-        cli_export_paths_init(merged, cc->top_dir, cfg->profile_export_prefix) == 0) {
+    struct export_paths *merged = cc->mpi && cc->index == 0 ? malloc(sizeof(*merged)) : NULL;
+    if (merged != NULL && export_paths_init(merged, cc->top_dir, cfg->profile_export_prefix) == 0) {
         snprintf(cc->results_json, sizeof(cc->results_json), "%s", merged->json);
     }
     free(merged);
@@ -303,7 +302,7 @@ static json_t *header_json(const struct cli_cluster *cc, const struct profile_co
         "export_level", level_name(cfg->export_level), "slice_duration_seconds",
         cfg->slice_duration_seconds, "random_seed",
         cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "input_config",
-        cli_input_config(cfg));
+        export_input_config(cfg));
     return h;
 }
 
@@ -315,12 +314,12 @@ static int open_file(struct cli_cluster *cc, const struct profile_config *cfg)
     if (header == NULL) {
         return -ENOMEM;
     }
-    int ret = cli_jsonw_open(&cc->writer, cc->file_path, WRITER_BYTES, CLI_OUTFILE_DIRECT);
+    int ret = export_jsonw_open(&cc->writer, cc->file_path, WRITER_BYTES, EXPORT_OUTFILE_DIRECT);
     if (ret == 0) {
         /* The header is read as soon as the file exists (merge, the live view). */
-        cli_jsonw_raw(&cc->writer, header, strlen(header));
-        cli_jsonw_raw(&cc->writer, "\n", 1);
-        ret = cli_jsonw_flush(&cc->writer);
+        export_jsonw_raw(&cc->writer, header, strlen(header));
+        export_jsonw_raw(&cc->writer, "\n", 1);
+        ret = export_jsonw_flush(&cc->writer);
     }
     free(header);
     return ret;
@@ -404,23 +403,23 @@ int cli_cluster_start(struct cli_cluster *cc, const struct profile_config *cfg,
     return ret;
 }
 
-static void put_key_int(struct cli_jsonw *w, bool *first, const char *key, int64_t v)
+static void put_key_int(struct export_jsonw *w, bool *first, const char *key, int64_t v)
 {
-    cli_jsonw_key(w, first, key);
-    cli_jsonw_int(w, v);
+    export_jsonw_key(w, first, key);
+    export_jsonw_int(w, v);
 }
 
-static void put_request(struct cli_jsonw *w, bool *first, const struct metrics_request *req)
+static void put_request(struct export_jsonw *w, bool *first, const struct metrics_request *req)
 {
-    cli_jsonw_key(w, first, "content_ns");
-    cli_jsonw_raw(w, "[", 1);
+    export_jsonw_key(w, first, "content_ns");
+    export_jsonw_raw(w, "[", 1);
     for (uint32_t i = 0; i < req->content_count; i++) {
         if (i > 0) {
-            cli_jsonw_raw(w, ",", 1);
+            export_jsonw_raw(w, ",", 1);
         }
-        cli_jsonw_int(w, req->content_ns[i] - req->start_ns);
+        export_jsonw_int(w, req->content_ns[i] - req->start_ns);
     }
-    cli_jsonw_raw(w, "]", 1);
+    export_jsonw_raw(w, "]", 1);
     put_key_int(w, first, "first_output_index", req->first_output_index);
     const struct metrics_tokens *t = &req->tokens;
     const struct metrics_usage *u = &req->usage;
@@ -439,24 +438,24 @@ static void put_request(struct cli_jsonw *w, bool *first, const struct metrics_r
                    u->tool_use_prompt_tokens,
                    u->accepted_prediction_tokens,
                    u->rejected_prediction_tokens};
-    cli_jsonw_key(w, first, "tokens_usage");
+    export_jsonw_key(w, first, "tokens_usage");
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        cli_jsonw_raw(w, i == 0 ? "[" : ",", 1);
-        cli_jsonw_int(w, v[i]);
+        export_jsonw_raw(w, i == 0 ? "[" : ",", 1);
+        export_jsonw_int(w, v[i]);
     }
-    cli_jsonw_raw(w, "]", 1);
+    export_jsonw_raw(w, "]", 1);
     char audio[40];
     int n = snprintf(audio, sizeof(audio), "%.17g", u->prompt_audio_seconds);
-    cli_jsonw_key(w, first, "audio_seconds");
-    cli_jsonw_string(w, audio, (size_t)n);
-    cli_jsonw_key(w, first, "client_tokens");
-    cli_jsonw_lit(w, req->client_tokens ? "true" : "false");
+    export_jsonw_key(w, first, "audio_seconds");
+    export_jsonw_string(w, audio, (size_t)n);
+    export_jsonw_key(w, first, "client_tokens");
+    export_jsonw_lit(w, req->client_tokens ? "true" : "false");
     if (req->first_chunk_tokens != 0) {
         put_key_int(w, first, "first_chunk_tokens", req->first_chunk_tokens);
     }
 }
 
-static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,
+static void put_times(struct cli_cluster *cc, struct export_jsonw *w, bool *first,
                       const struct engine_record *rec, const struct metrics_request *req)
 {
     int64_t wall = rec->wall_start_ns != 0 ? rec->wall_start_ns - cc->clock.offset_ns : 0;
@@ -470,14 +469,14 @@ static void put_times(struct cli_cluster *cc, struct cli_jsonw *w, bool *first,
 }
 
 void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
-                        const struct cli_record_metrics *metrics)
+                        const struct metrics_record *metrics)
 {
-    if (!cli_jsonw_is_open(&cc->writer) || cc->error != 0) {
+    if (!export_jsonw_is_open(&cc->writer) || cc->error != 0) {
         return;
     }
-    struct cli_jsonw *w = &cc->writer;
+    struct export_jsonw *w = &cc->writer;
     bool first = true;
-    cli_jsonw_raw(w, "{", 1);
+    export_jsonw_raw(w, "{", 1);
     put_key_int(w, &first, "ordinal", (int64_t)rec->ordinal);
     put_key_int(w, &first, "shard", rec->shard_id);
     put_key_int(w, &first, "payload", (int64_t)rec->payload_index);
@@ -490,34 +489,34 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
     put_key_int(w, &first, "http_status", rec->http_status);
     put_request(w, &first, &metrics->request);
     put_key_int(w, &first, "same_read", metrics->shared_reads);
-    cli_jsonw_key(w, &first, "error");
+    export_jsonw_key(w, &first, "error");
     if (rec->outcome == ENGINE_SUCCESS) {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
     } else {
         bool efirst = true;
-        cli_jsonw_raw(w, "{", 1);
+        export_jsonw_raw(w, "{", 1);
         put_key_int(w, &efirst, "code", rec->error_code);
-        cli_jsonw_key(w, &efirst, "type");
-        cli_jsonw_string(w, rec->error_type, strlen(rec->error_type));
-        cli_jsonw_key(w, &efirst, "message");
-        cli_jsonw_string(w, rec->error_message, strlen(rec->error_message));
-        cli_jsonw_raw(w, "}", 1);
+        export_jsonw_key(w, &efirst, "type");
+        export_jsonw_string(w, rec->error_type, strlen(rec->error_type));
+        export_jsonw_key(w, &efirst, "message");
+        export_jsonw_string(w, rec->error_message, strlen(rec->error_message));
+        export_jsonw_raw(w, "}", 1);
     }
-    cli_jsonw_raw(w, "}\n", 2);
+    export_jsonw_raw(w, "}\n", 2);
     cc->records++;
     cc->error = w->error;
 }
 
 void cli_cluster_flush(struct cli_cluster *cc)
 {
-    if (cli_jsonw_is_open(&cc->writer) && cc->error == 0) {
-        cc->error = cli_jsonw_flush(&cc->writer);
+    if (export_jsonw_is_open(&cc->writer) && cc->error == 0) {
+        cc->error = export_jsonw_flush(&cc->writer);
     }
 }
 
 static int close_file(struct cli_cluster *cc, bool cancelled, int status)
 {
-    if (!cli_jsonw_is_open(&cc->writer)) {
+    if (!export_jsonw_is_open(&cc->writer)) {
         return cc->error;
     }
     char nonce[20];
@@ -527,8 +526,8 @@ static int close_file(struct cli_cluster *cc, bool cancelled, int status)
                      "{\"end\":true,\"run_nonce\":\"%s\",\"records\":%llu,\"cancelled\":%s,"
                      "\"status\":%d}\n",
                      nonce, (unsigned long long)cc->records, cancelled ? "true" : "false", status);
-    cli_jsonw_raw(&cc->writer, line, (size_t)n);
-    int ret = cli_jsonw_close(&cc->writer);
+    export_jsonw_raw(&cc->writer, line, (size_t)n);
+    int ret = export_jsonw_close(&cc->writer);
     return cc->error != 0 ? cc->error : ret;
 }
 
@@ -617,7 +616,7 @@ static int receive_file(struct cli_cluster *cc, int peer, const char *path, uint
     if (ret != 0 || same) {
         return ret;
     }
-    char dir[CLI_PATH_BYTES];
+    char dir[EXPORT_PATH_BYTES];
     if (rank_path(dir, sizeof(dir), cc->top_dir, peer, "") != 0) {
         return -ENAMETOOLONG;
     }
@@ -648,12 +647,12 @@ static int gather_and_merge(struct cli_cluster *cc, int status)
         goto out_free;
     }
     for (int r = 0; r < cc->count && ret == 0; r++) {
-        paths[r] = malloc(CLI_PATH_BYTES);
+        paths[r] = malloc(EXPORT_PATH_BYTES);
         if (paths[r] == NULL) {
             ret = -ENOMEM;
             break;
         }
-        ret = rank_path(paths[r], CLI_PATH_BYTES, cc->top_dir, r, "/" CLI_CLUSTER_RECORDS_FILE);
+        ret = rank_path(paths[r], EXPORT_PATH_BYTES, cc->top_dir, r, "/" CLI_CLUSTER_RECORDS_FILE);
         if (ret == 0 && r > 0) {
             ret = receive_file(cc, r, paths[r], chunk);
         }
@@ -764,7 +763,7 @@ const char *cli_cluster_results_path(struct cli_cluster *cc, const char *own)
 
 void cli_cluster_free(struct cli_cluster *cc)
 {
-    cli_jsonw_close(&cc->writer);
+    export_jsonw_close(&cc->writer);
     restore_stdout(cc);
     cli_cluster_live_free(cc);
     free(cc->pids);

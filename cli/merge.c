@@ -43,8 +43,8 @@ struct merge_state {
     struct merge_source *src;
     size_t count;
     struct profile_config cfg; /* only what the exports read */
-    struct cli_results results;
-    struct cli_export exp;
+    struct metrics_results results;
+    struct export_run exp;
     int64_t *content_ns;
     bool incomplete;
     bool cancelled;
@@ -315,7 +315,7 @@ static int replay(struct merge_state *m, const struct merge_source *s, const jso
 {
     struct engine_record r = {0};
     replay_times(rec, &r);
-    struct cli_record_metrics metrics;
+    struct metrics_record metrics;
     int ret = replay_request(m, rec, &r, &metrics.request);
     if (ret != 0) {
         return ret;
@@ -324,11 +324,11 @@ static int replay(struct merge_state *m, const struct merge_source *s, const jso
     int64_t shared_reads = get_int(rec, "same_read");
     metrics.shared_reads =
         shared_reads > 0 && shared_reads <= UINT32_MAX ? (uint32_t)shared_reads : 0;
-    cli_results_add(&m->results, &r, &metrics);
+    metrics_results_add(&m->results, &r, &metrics);
     m->exp.request_id_nonce = s->request_id_nonce;
     m->exp.record_rank = (int)get_int(s->header, "shard_index");
     m->exp.record_host = json_string_value(json_object_get(s->header, "host"));
-    return cli_export_record(&m->exp, &r, &metrics);
+    return export_run_record(&m->exp, &r, &metrics);
 }
 
 /* replay_all merges the shares' records in order of completion. */
@@ -436,8 +436,17 @@ static int merge_open(struct merge_state *m, char *const *paths, size_t count,
         return ret;
     }
     bool streaming = json_is_true(json_object_get(lead, "streaming"));
-    if (cli_results_init(&m->results, &m->cfg, streaming) != 0) {
-        return -EINVAL;
+    struct metrics_results_options results_opts = {
+        .streaming = streaming,
+        .use_server_token_count = m->cfg.use_server_token_count,
+        .per_chunk_usage = m->cfg.per_chunk_usage,
+        .goodput = m->cfg.goodput,
+    };
+    char errbuf[512];
+    ret = metrics_results_init(&m->results, &results_opts, errbuf, sizeof(errbuf));
+    if (ret != 0) {
+        fprintf(stderr, "ringperf merge: %s\n", ret == -EINVAL ? errbuf : strerror(-ret));
+        return ret;
     }
     if (mkdir(opts->out_dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "ringperf merge: cannot create %s: %s\n", opts->out_dir, strerror(errno));
@@ -445,7 +454,7 @@ static int merge_open(struct merge_state *m, char *const *paths, size_t count,
     }
     m->exp.streaming = streaming;
     m->exp.start_wall_ns = get_int(lead, "start_wall_ns");
-    ret = cli_export_open(&m->exp, opts->out_dir, &m->cfg);
+    ret = export_run_open(&m->exp, opts->out_dir, &m->cfg);
     if (ret != 0) {
         fprintf(stderr, "ringperf merge: cannot create the exports in %s: %s\n", opts->out_dir,
                 strerror(-ret));
@@ -455,9 +464,9 @@ static int merge_open(struct merge_state *m, char *const *paths, size_t count,
 
 static void merge_close(struct merge_state *m)
 {
-    cli_export_close(&m->exp);
-    cli_intervals_free(&m->exp.intervals);
-    cli_results_free(&m->results);
+    export_run_close(&m->exp);
+    export_intervals_free(&m->exp.intervals);
+    metrics_results_free(&m->results);
     for (size_t i = 0; m->src != NULL && i < m->count; i++) {
         close_source(&m->src[i]);
     }
@@ -477,14 +486,14 @@ static int merge_finish(struct merge_state *m, const struct cli_merge_options *o
                     m->src[i].path, (unsigned long long)m->src[i].records);
         }
     }
-    int ret = cli_export_close(&m->exp);
+    int ret = export_run_close(&m->exp);
     if (ret != 0) {
         fprintf(stderr, "ringperf merge: writing %s failed: %s\n", m->exp.paths.records,
                 strerror(-ret));
         return 1;
     }
     m->exp.request_id_nonce = m->src[0].request_id_nonce;
-    struct cli_finish_info finish = {
+    struct export_finish_info finish = {
         .cfg = &m->cfg,
         .was_cancelled = m->cancelled || m->incomplete,
         .title = opts->title != NULL ? opts->title : "ringperf | LLM Metrics",
@@ -501,7 +510,7 @@ static int merge_finish(struct merge_state *m, const struct cli_merge_options *o
             close(null_fd);
         }
     }
-    int status = cli_export_finish(&m->exp, &m->results, &finish);
+    int status = export_run_finish(&m->exp, &m->results, &finish);
     if (saved >= 0) {
         fflush(stdout);
         dup2(saved, STDOUT_FILENO);
@@ -557,7 +566,7 @@ static void merge_usage(FILE *out)
 /* add_dir appends DIR's records file, or those of its rank_* directories. */
 static int add_dir(const char *dir, char ***paths, size_t *count, bool *out_parent)
 {
-    char pattern[CLI_PATH_BYTES];
+    char pattern[EXPORT_PATH_BYTES];
     struct stat st;
     snprintf(pattern, sizeof(pattern), "%s/%s", dir, CLI_CLUSTER_RECORDS_FILE);
     bool direct = stat(pattern, &st) == 0;
@@ -604,7 +613,7 @@ static int parse_count(const char *text, int *out)
 int cli_merge_main(int argc, char **argv)
 {
     const char *out_dir = NULL;
-    char default_out[CLI_PATH_BYTES] = "";
+    char default_out[EXPORT_PATH_BYTES] = "";
     struct cli_merge_options opts = {0};
     char **paths = NULL;
     size_t count = 0;
@@ -648,7 +657,7 @@ int cli_merge_main(int argc, char **argv)
                 goto out_free;
             }
             if (default_out[0] == '\0') {
-                char copy[CLI_PATH_BYTES];
+                char copy[EXPORT_PATH_BYTES];
                 snprintf(copy, sizeof(copy), "%s", a);
                 snprintf(default_out, sizeof(default_out), "%s", parent ? a : dirname(copy));
             }

@@ -5,8 +5,7 @@
 #include "cli/cli.h"
 #include "cli/cli_cluster.h"
 #include "cli/cli_control_hooks.h"
-#include "cli/cli_export.h"
-#include "cli/cli_internal.h"
+#include "export/export.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
@@ -43,8 +42,8 @@ struct profile_run {
     struct workload_requests requests;
     struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
-    struct cli_results results;
-    struct cli_export exp;
+    struct metrics_results results;
+    struct export_run exp;
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
@@ -83,11 +82,11 @@ static void on_record(void *ctx, const struct engine_record *rec)
     if (run->engine.schedule != NULL && rec->send_start_ns != 0) {
         metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
     }
-    struct cli_record_metrics metrics;
-    cli_record_compute(&run->results, rec, &metrics);
-    cli_results_add(&run->results, rec, &metrics);
+    struct metrics_record metrics;
+    metrics_record_compute(&run->results, rec, &metrics);
+    metrics_results_add(&run->results, rec, &metrics);
     if (run->export_error == 0) {
-        run->export_error = cli_export_record(&run->exp, rec, &metrics);
+        run->export_error = export_run_record(&run->exp, rec, &metrics);
     }
     cli_cluster_record(&run->cluster, rec, &metrics);
     cli_live_record(&run->live, rec);
@@ -476,11 +475,11 @@ static void on_warmup_record(void *ctx, const struct engine_record *rec)
     struct profile_run *run = tally->run;
     tally->records++;
     tally->errors += rec->outcome != ENGINE_SUCCESS;
-    if (cli_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
-        struct cli_record_metrics metrics;
-        cli_record_compute(&run->results, rec, &metrics);
+    if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
+        struct metrics_record metrics;
+        metrics_record_compute(&run->results, rec, &metrics);
         run->export_error =
-            cli_export_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
+            export_run_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
     }
 }
 
@@ -565,7 +564,7 @@ static int execute(struct profile_run *run)
     if (ret == 0) {
         ret = cli_cluster_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
-    run->exp.start_wall_ns = cli_wall_now_ns();
+    run->exp.start_wall_ns = export_wall_now_ns();
     if (ret == 0 && !run->stop.requested) {
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
     }
@@ -587,20 +586,20 @@ static int execute(struct profile_run *run)
         cli_live_finish(&run->live, &run->results, true, NULL);
         return 1;
     }
-    int close_ret = cli_export_close(&run->exp);
+    int close_ret = export_run_close(&run->exp);
     if (run->export_error != 0 || close_ret != 0) {
         fprintf(stderr, "ringperf profile: writing %s failed: %s\n", run->exp.paths.records,
                 strerror(-(run->export_error != 0 ? run->export_error : close_ret)));
         return 1;
     }
-    struct cli_finish_info finish = {
+    struct export_finish_info finish = {
         .cfg = &run->cfg,
         .was_cancelled = run->stop.requested,
         .title = report_title(run),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
         .run_info_extra = timing_provenance(run),
     };
-    int status = cli_export_finish(&run->exp, &run->results, &finish);
+    int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
     print_send_lag(run);
     print_itl_fallbacks(run);
@@ -654,7 +653,49 @@ static int write_inputs(const struct profile_run *run, const char *dir)
     if (run->requests.inputs != NULL) {
         return workload_requests_write_inputs(dir, &run->requests);
     }
-    return cli_export_inputs(dir, run->requests.payloads, run->requests.payload_count);
+    return export_inputs(dir, run->requests.payloads, run->requests.payload_count);
+}
+
+/* session_input_tokens gives metrics/ a multi-turn turn's input tokens, its
+ * history included, from the run's conversations. */
+static int64_t session_input_tokens(void *ctx, const struct engine_record *record,
+                                    int64_t output_tokens)
+{
+    return workload_sessions_input_tokens(ctx, record, output_tokens);
+}
+
+/* prepare_results sets up the run's results: how each record becomes metrics
+ * (its tokenizer, its payloads' input tokens, its conversations) and the send
+ * lag histogram. Returns 0, or the exit status after printing why. */
+static int prepare_results(struct profile_run *run)
+{
+    struct metrics_results_options results_opts = {
+        .streaming = run->engine.streaming,
+        .use_server_token_count = run->cfg.use_server_token_count,
+        .per_chunk_usage = run->cfg.per_chunk_usage,
+        .goodput = run->cfg.goodput,
+    };
+    char errbuf[512];
+    int ret = metrics_results_init(&run->results, &results_opts, errbuf, sizeof(errbuf));
+    if (ret == -EINVAL) {
+        fprintf(stderr, "ringperf profile: %s\n", errbuf);
+    }
+    run->results.tokenizer = run->tokenizer;
+    run->results.payload_isl = run->requests.payload_isl;
+    if (run->requests.multi_turn) {
+        run->results.session_input_tokens = session_input_tokens;
+        run->results.session_ctx = &run->requests.sessions;
+        run->exp.sessions = &run->requests.sessions;
+    }
+    run->results.open_loop = run->engine.schedule != NULL;
+    if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
+        ret = -ENOMEM;
+    }
+    if (ret != 0) {
+        fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
+        return ret == -EINVAL ? 2 : 1;
+    }
+    return 0;
 }
 
 static int prepare(struct profile_run *run)
@@ -712,20 +753,11 @@ static int prepare(struct profile_run *run)
     }
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
-    int ret = cli_results_init(&run->results, &run->cfg, run->engine.streaming);
-    run->results.tokenizer = run->tokenizer;
-    run->results.payload_isl = run->requests.payload_isl;
-    run->results.sessions = run->requests.multi_turn ? &run->requests.sessions : NULL;
-    run->exp.sessions = run->results.sessions;
-    run->results.open_loop = run->engine.schedule != NULL;
-    if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
-        ret = -ENOMEM;
-    }
+    int ret = prepare_results(run);
     if (ret != 0) {
-        fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
-        return ret == -EINVAL ? 2 : 1;
+        return ret;
     }
-    ret = cli_export_open(&run->exp, run->artifact_dir, &run->cfg);
+    ret = export_run_open(&run->exp, run->artifact_dir, &run->cfg);
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: cannot create the exports in %s: %s\n",
                 run->artifact_dir, strerror(-ret));
@@ -742,9 +774,9 @@ static int prepare(struct profile_run *run)
 static void release(struct profile_run *run)
 {
     cli_live_free(&run->live);
-    cli_export_close(&run->exp);
-    cli_results_free(&run->results);
-    cli_intervals_free(&run->exp.intervals);
+    export_run_close(&run->exp);
+    metrics_results_free(&run->results);
+    export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli_export.h"
+#include "export/export.h"
 
 extern char **environ;
 
@@ -38,7 +38,7 @@ static char *run_json(const struct profile_config *cfg, uint64_t nonce)
 
 static char *config_json(const struct profile_config *cfg)
 {
-    json_t *doc = cli_input_config(cfg); /* no API key; header values redacted */
+    json_t *doc = export_input_config(cfg); /* no API key; header values redacted */
     char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
     return text;
@@ -127,7 +127,7 @@ void cli_live_record(struct cli_live *live, const struct engine_record *rec)
     }
 }
 
-static void fill_snapshot(struct cli_live *live, const struct cli_results *results,
+static void fill_snapshot(struct cli_live *live, const struct metrics_results *results,
                           uint64_t finished, uint64_t total)
 {
     struct api_snapshot *s = live->snap;
@@ -254,8 +254,8 @@ static void draw(struct cli_live *live, const struct api_snapshot *s)
     fflush(stderr);
 }
 
-void cli_live_progress(struct cli_live *live, const struct cli_results *results, uint64_t finished,
-                       uint64_t total)
+void cli_live_progress(struct cli_live *live, const struct metrics_results *results,
+                       uint64_t finished, uint64_t total)
 {
     if (live->snap == NULL) {
         return;
@@ -279,7 +279,7 @@ void cli_live_end_display(struct cli_live *live)
 /* cli_live_finish blocks SIGINT and SIGTERM before it publishes the end of
  * the run, so that one sent after a client saw the results is taken by the
  * wait below rather than killing the process mid-exit. */
-void cli_live_finish(struct cli_live *live, const struct cli_results *results, bool failed,
+void cli_live_finish(struct cli_live *live, const struct metrics_results *results, bool failed,
                      const char *results_path)
 {
     if (live->api == NULL) {

@@ -1,11 +1,13 @@
 /*
- * export.h - the summary artifacts of a run in AIPerf's schemas (spec §1.9,
- * §3.2): profile_export_aiperf.json and profile_export_aiperf.csv.
+ * export.h - every artifact of a run, in AIPerf's schemas (spec §1.9, §3.2).
  *
- * Both are written once at the end of a run from a struct metrics_summary
- * (display units), so they use jansson and stdio rather than the hot-path
- * writer of the per-request records. Nothing here keeps a pointer to its
- * arguments after returning, and nothing is thread-safe beyond that.
+ * The summary files (profile_export_aiperf.json and .csv), the interval logs
+ * and the timeslices are written once at the end of a run from a struct
+ * metrics_summary (display units), so they use jansson and stdio. The
+ * per-request files are written as the run goes, by the records writer of
+ * export_jsonw.h; the second half of this header opens, feeds and finishes
+ * them. Nothing here keeps a pointer to its arguments after returning unless
+ * it says so, and nothing is thread-safe beyond that.
  */
 #ifndef RINGPERF_EXPORT_H
 #define RINGPERF_EXPORT_H
@@ -16,7 +18,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/config.h"
+#include "export/export_jsonw.h"
 #include "metrics/metrics.h"
+#include "metrics/metrics_record.h"
+
+struct workload_sessions;
 
 /* EXPORT_SCHEMA_VERSION is the AIPerf JSON export schema these files follow. */
 #define EXPORT_SCHEMA_VERSION "1.5"
@@ -188,5 +195,195 @@ int export_timeslices_csv(FILE *out, const struct export_timeslice *slices, size
  * Returns 0 or -errno. */
 int export_timeslices_csv_write(const char *path, const struct export_timeslice *slices,
                                 size_t count);
+
+/* ---- A run's artifacts: the per-request files written as the run goes
+ * (profile_export.jsonl, with --export-level raw profile_export_raw.jsonl,
+ * outputs.json), the payloads sent (inputs.json), the interval logs and
+ * timeslices, and at the end the summary files, the log and the console
+ * report with its footer. ---- */
+
+#define EXPORT_PATH_BYTES 4096
+
+/* export_paths are the artifact file paths of a run. */
+struct export_paths {
+    char records[EXPORT_PATH_BYTES];         /* profile_export.jsonl */
+    char raw[EXPORT_PATH_BYTES];             /* profile_export_raw.jsonl */
+    char outputs[EXPORT_PATH_BYTES];         /* outputs.json */
+    char json[EXPORT_PATH_BYTES];            /* profile_export_aiperf.json */
+    char csv[EXPORT_PATH_BYTES];             /* profile_export_aiperf.csv */
+    char console[EXPORT_PATH_BYTES];         /* profile_export_console.txt */
+    char log_dir[EXPORT_PATH_BYTES];         /* logs */
+    char log[EXPORT_PATH_BYTES];             /* logs/aiperf.log */
+    char timeslices_json[EXPORT_PATH_BYTES]; /* profile_export_aiperf_timeslices.json */
+    char timeslices_csv[EXPORT_PATH_BYTES];  /* profile_export_aiperf_timeslices.csv */
+    char hlog_base[EXPORT_PATH_BYTES];       /* <dir>/profile_export: + "_<tag>.hlog" */
+};
+
+/* export_paths_init fills `*out` for artifact directory `dir`. With a
+ * `prefix` (--profile-export-prefix, NULL for AIPerf's names) the files are
+ * <prefix>.jsonl, <prefix>_raw.jsonl, <prefix>.json, <prefix>.csv,
+ * <prefix>_console.txt, <prefix>_timeslices.{json,csv} and
+ * <prefix>_<tag>.hlog, after
+ * a trailing .json, .jsonl or .csv is stripped from the prefix. Returns 0,
+ * or -ENAMETOOLONG when a path does not fit. */
+int export_paths_init(struct export_paths *out, const char *dir, const char *prefix);
+
+/* EXPORT_SLICES_MAX bounds the number of --slice-duration windows kept; records
+ * that start in later windows are left out of the timeslice exports (and
+ * counted), not of the run. */
+#define EXPORT_SLICES_MAX 4096
+
+/* EXPORT_HLOG_INTERVAL_NS is the interval of the .hlog files without
+ * --slice-duration. */
+#define EXPORT_HLOG_INTERVAL_NS (1000LL * 1000 * 1000)
+
+/* export_intervals groups a run's records by time on the coordinator's thread:
+ * by completion time into the intervals of one HdrHistogram interval log
+ * per record metric (written as each interval closes), and, with
+ * --slice-duration, by start time into AIPerf's timeslices (summarised at
+ * the end). Part of struct export_run; zero-initialised with it. */
+struct export_intervals {
+    bool enabled;
+    int64_t base_wall_ns;       /* the profiling phase's start: interval and slice 0 begin here */
+    int64_t interval_ns;        /* .hlog interval */
+    int64_t open_start_wall_ns; /* start of the interval being filled */
+    bool open_has_values;
+    struct metrics_hist *hist[METRICS_ID_COUNT]; /* the open interval's values */
+    struct export_hlog *log[METRICS_ID_COUNT];   /* opened on a metric's first value */
+    int64_t slice_ns;                            /* 0 = no timeslices */
+    struct metrics_run **slices;                 /* by index; NULL for an empty window */
+    size_t slice_count;                          /* highest used index + 1 */
+    uint64_t slice_records_dropped;
+    int error; /* first -errno writing the logs */
+};
+
+/* export_run is the open per-record export of a run. Zero-initialise, then
+ * export_run_open; export_run_close is safe on a zeroed or closed one. */
+struct export_run {
+    struct export_paths paths;
+    enum config_export_level level;
+    struct export_jsonw writer;     /* open unless --export-level summary */
+    struct export_jsonw raw_writer; /* open only at --export-level raw */
+    /* outputs.json, with --export-outputs-json or at --export-level raw: its
+     * "warmup" array is written first, then "data". */
+    struct export_jsonw outputs_writer;
+    bool outputs_in_data; /* the "data" array is open */
+    bool outputs_first;   /* no entry yet in the open array */
+    bool streaming;
+    uint64_t request_id_nonce;
+    uint64_t lines;
+    /* CLOCK_REALTIME when the profiling phase started (after warmup); set by
+     * the caller before the first export_run_record. */
+    int64_t start_wall_ns;
+    int64_t slice_ns; /* --slice-duration; 0 = none */
+    struct export_intervals intervals;
+    struct metrics_goodput goodput; /* parsed --goodput, for the timeslices */
+    /* `ringperf merge` (cli_cluster.h): the share the next record came from,
+     * written as metadata "rank" and "host" when record_host is not NULL
+     * (borrowed until the next export_run_record). */
+    int record_rank;
+    const char *record_host;
+    /* Multi-turn runs: the conversations, for each record's conversation id
+     * (borrowed; NULL otherwise). */
+    const struct workload_sessions *sessions;
+};
+
+/* export_wall_now_ns returns CLOCK_REALTIME in ns. */
+int64_t export_wall_now_ns(void);
+
+/* export_run_open computes the paths for `dir` and cfg's prefix and creates
+ * the per-request files cfg's export level asks for. Returns 0 or -errno
+ * (after which export_run_close releases what was opened). */
+int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg);
+
+/* export_run_record appends one record to the per-request files (nothing at
+ * export level summary) and to the interval logs and timeslices. Returns 0
+ * or the first -errno of a writer. */
+int export_run_record(struct export_run *exp, const struct engine_record *record,
+                      const struct metrics_record *metrics);
+
+/* export_run_warmup_record appends a warmup request to outputs.json, when it
+ * is written (its X-Request-ID made with request_id_nonce, the warmup's).
+ * Warmup requests go nowhere else. Returns 0 or the writer's first error. */
+int export_run_warmup_record(struct export_run *exp, const struct engine_record *record,
+                             const struct metrics_record *metrics, uint64_t request_id_nonce);
+
+/* export_run_close writes the last interval of the interval logs, flushes
+ * and closes the files. Returns 0 or -errno. The timeslices stay in memory
+ * for export_run_finish; export_intervals_free(&exp->intervals) releases them. */
+int export_run_close(struct export_run *exp);
+
+/* export_inputs writes dir/inputs.json: every payload, as sent. */
+int export_inputs(const char *dir, const struct engine_payload *payloads, size_t count);
+
+/* export_intervals_open prepares `iv` for a run whose profiling phase starts
+ * at `start_wall_ns`: .hlog intervals of `slice_ns` (EXPORT_HLOG_INTERVAL_NS when
+ * 0), timeslices only when slice_ns > 0. Returns 0 or -ENOMEM. */
+int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns);
+
+/* export_intervals_add folds one record into the open interval (writing the
+ * intervals it closes to the logs named from `hlog_base`) and into its
+ * timeslice. `m` is the record's metrics; `streaming` and `goodput` (borrowed
+ * for the call) configure a new timeslice. Returns 0 or the first -errno. */
+int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
+                         const struct engine_record *rec, const struct metrics_record *m,
+                         bool streaming, const struct metrics_goodput *goodput);
+
+/* export_intervals_close writes the open interval and closes the logs. Returns
+ * 0 or the first -errno. Safe to call twice. */
+int export_intervals_close(struct export_intervals *iv, const char *hlog_base);
+
+/* export_intervals_write_timeslices writes the timeslice JSON and CSV of `iv`
+ * to `paths` (the last window ends at `end_wall_ns` when earlier). Borrows
+ * `input_config`. Returns 0 or -errno; 0 without timeslices. */
+int export_intervals_write_timeslices(const struct export_intervals *iv,
+                                      const struct export_paths *paths, json_t *input_config,
+                                      int64_t end_wall_ns);
+
+/* export_intervals_free releases everything `iv` holds; safe on a zeroed one. */
+void export_intervals_free(struct export_intervals *iv);
+
+/* export_finish_info is what the end of a run reports besides the results. */
+struct export_finish_info {
+    const struct profile_config *cfg;
+    bool was_cancelled;
+    const char *title; /* console title, e.g. "ringperf | LLM Metrics" */
+    /* Fixed-schedule replays: each request's send lag (send start minus its
+     * trace time), for AIPerf's replay_sched_lag_* metrics; else NULL. */
+    const struct metrics_hist *schedule_lag;
+    json_t *run_info_extra; /* members added to run_info (borrowed), or NULL */
+};
+
+/* export_run_finish ends a run: summarises `results`, prints the console
+ * report and its footer to stdout (in colour only on a terminal without
+ * NO_COLOR), and writes the JSON and CSV summaries, a plain copy of the
+ * report and logs/aiperf.log. Call after export_run_close. Returns the process exit
+ * code: 0 when some request succeeded, 1 when none did or a file could not
+ * be written (with a message on stderr). */
+int export_run_finish(const struct export_run *exp, struct metrics_results *results,
+                      const struct export_finish_info *info);
+
+/* export_input_config builds the input_config object of the JSON summary from
+ * the parsed command line: no API key, header values redacted, the URLs
+ * without user info or query. Returns a new reference or NULL. */
+struct json_t;
+struct json_t *export_input_config(const struct profile_config *cfg);
+
+/* export_console_options say how the console report looks. */
+struct export_console_options {
+    const char *title; /* e.g. "ringperf | LLM Metrics" */
+    bool color;        /* ANSI colours: only on a terminal without NO_COLOR */
+};
+
+/* export_console_print writes the console report to `out`: the metrics table in
+ * AIPerf's row order, the usage table when the server reported usage, and the
+ * error summary table when there were errors. */
+void export_console_print(FILE *out, const struct metrics_summary *summary,
+                          const struct metrics_results *results,
+                          const struct export_console_options *opts);
+
+/* export_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
+ * out (cap bytes, always NUL-terminated when cap > 0). */
+void export_format_number(char *out, size_t cap, double v);
 
 #endif

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/outfile.h"
+#include "export/export_outfile.h"
 
-enum { CAP = 5 * CLI_OUTFILE_BLOCK + 123 };
+enum { CAP = 5 * EXPORT_OUTFILE_BLOCK + 123 };
 
 static void temp_path(char *path, size_t cap)
 {
@@ -55,19 +55,19 @@ static char next_byte(uint64_t *state)
  * syncing every `sync_every` fills (0: never), checking after each sync
  * that the file holds exactly what was handed over, and returns whether the
  * file was still direct at the end. */
-static bool write_stream(enum cli_outfile_mode mode, size_t total, unsigned sync_every,
+static bool write_stream(enum export_outfile_mode mode, size_t total, unsigned sync_every,
                          uint64_t seed)
 {
     char path[64];
     temp_path(path, sizeof(path));
-    struct cli_outfile f;
-    cr_assert_eq(cli_outfile_open(&f, path, CAP, mode), 0);
-    cr_assert_eq(f.cap % CLI_OUTFILE_BLOCK, 0);
+    struct export_outfile f;
+    cr_assert_eq(export_outfile_open(&f, path, CAP, mode), 0);
+    cr_assert_eq(f.cap % EXPORT_OUTFILE_BLOCK, 0);
     char *expected = malloc(total);
     cr_assert_not_null(expected);
     uint64_t bytes = seed;
     uint64_t sizes = seed ^ 0x5bd1e995;
-    char *buf = cli_outfile_buffer(&f);
+    char *buf = export_outfile_buffer(&f);
     size_t len = 0;
     size_t done = 0;
     for (unsigned fill = 1; done < total; fill++) {
@@ -80,19 +80,19 @@ static bool write_stream(enum cli_outfile_mode mode, size_t total, unsigned sync
         len += want;
         done += want;
         if (sync_every != 0 && fill % sync_every == 0) {
-            cr_assert_eq(cli_outfile_sync(&f, buf, &len), 0);
+            cr_assert_eq(export_outfile_sync(&f, buf, &len), 0);
             size_t file_len;
             char *got = read_all(path, &file_len);
             cr_assert_eq(file_len, done, "after a sync the file holds all %zu bytes", done);
             cr_assert_eq(memcmp(got, expected, done), 0);
             free(got);
         } else if (len == f.cap || (next_byte(&sizes) & 3) == 0) {
-            buf = cli_outfile_put(&f, buf, &len);
-            cr_assert_lt(len, CLI_OUTFILE_BLOCK, "at most a block's remainder carries over");
+            buf = export_outfile_put(&f, buf, &len);
+            cr_assert_lt(len, EXPORT_OUTFILE_BLOCK, "at most a block's remainder carries over");
         }
     }
     bool direct = f.direct;
-    cr_assert_eq(cli_outfile_close(&f, buf, len), 0);
+    cr_assert_eq(export_outfile_close(&f, buf, len), 0);
     size_t file_len;
     char *got = read_all(path, &file_len);
     cr_assert_eq(file_len, total);
@@ -103,29 +103,29 @@ static bool write_stream(enum cli_outfile_mode mode, size_t total, unsigned sync
     return direct;
 }
 
-Test(cli_outfile, every_byte_arrives_direct_or_buffered)
+Test(export_outfile, every_byte_arrives_direct_or_buffered)
 {
-    static const size_t totals[] = {0,   1,           CLI_OUTFILE_BLOCK - 1, CLI_OUTFILE_BLOCK,
-                                    CAP, 3 * CAP + 7, 40 * CAP + 4095};
+    static const size_t totals[] = {
+        0, 1, EXPORT_OUTFILE_BLOCK - 1, EXPORT_OUTFILE_BLOCK, CAP, 3 * CAP + 7, 40 * CAP + 4095};
     for (size_t t = 0; t < sizeof(totals) / sizeof(totals[0]); t++) {
         for (uint64_t seed = 1; seed <= 3; seed++) {
-            write_stream(CLI_OUTFILE_DIRECT, totals[t], 0, seed);
-            cr_assert_not(write_stream(CLI_OUTFILE_BUFFERED, totals[t], 0, seed));
+            write_stream(EXPORT_OUTFILE_DIRECT, totals[t], 0, seed);
+            cr_assert_not(write_stream(EXPORT_OUTFILE_BUFFERED, totals[t], 0, seed));
         }
     }
 }
 
-Test(cli_outfile, a_sync_makes_everything_so_far_readable)
+Test(export_outfile, a_sync_makes_everything_so_far_readable)
 {
     for (unsigned every = 1; every <= 5; every += 2) {
-        write_stream(CLI_OUTFILE_DIRECT, 30 * CAP + 77, every, every);
-        write_stream(CLI_OUTFILE_BUFFERED, 30 * CAP + 77, every, every);
+        write_stream(EXPORT_OUTFILE_DIRECT, 30 * CAP + 77, every, every);
+        write_stream(EXPORT_OUTFILE_BUFFERED, 30 * CAP + 77, every, every);
     }
 }
 
 /* Where the filesystem takes direct I/O at all, it takes ours: the blocks'
  * alignment never forces the fallback. */
-Test(cli_outfile, direct_writes_stay_direct_where_the_filesystem_allows_them)
+Test(export_outfile, direct_writes_stay_direct_where_the_filesystem_allows_them)
 {
     char path[64];
     temp_path(path, sizeof(path));
@@ -135,33 +135,34 @@ Test(cli_outfile, direct_writes_stay_direct_where_the_filesystem_allows_them)
         cr_skip_test("/tmp takes no O_DIRECT here");
     }
     close(probe);
-    cr_assert(write_stream(CLI_OUTFILE_DIRECT, 50 * CAP + 1, 0, 9));
-    cr_assert(write_stream(CLI_OUTFILE_DIRECT, 50 * CAP + 1, 7, 9));
+    cr_assert(write_stream(EXPORT_OUTFILE_DIRECT, 50 * CAP + 1, 0, 9));
+    cr_assert(write_stream(EXPORT_OUTFILE_DIRECT, 50 * CAP + 1, 7, 9));
 }
 
-Test(cli_outfile, failures_are_reported_and_nothing_leaks)
+Test(export_outfile, failures_are_reported_and_nothing_leaks)
 {
-    struct cli_outfile f;
-    cr_assert_eq(cli_outfile_open(&f, "/nonexistent-dir/records.jsonl", CAP, CLI_OUTFILE_DIRECT),
-                 -ENOENT);
-    cr_assert_eq(cli_outfile_close(&f, NULL, 0), 0, "a failed open leaves nothing to close");
-    cr_assert_eq(cli_outfile_open(&f, "/tmp/x", 0, CLI_OUTFILE_DIRECT), -EINVAL);
-    cr_assert_eq(cli_outfile_open(&f, "/tmp/x", (1u << 30) + 1, CLI_OUTFILE_DIRECT), -EINVAL,
+    struct export_outfile f;
+    cr_assert_eq(
+        export_outfile_open(&f, "/nonexistent-dir/records.jsonl", CAP, EXPORT_OUTFILE_DIRECT),
+        -ENOENT);
+    cr_assert_eq(export_outfile_close(&f, NULL, 0), 0, "a failed open leaves nothing to close");
+    cr_assert_eq(export_outfile_open(&f, "/tmp/x", 0, EXPORT_OUTFILE_DIRECT), -EINVAL);
+    cr_assert_eq(export_outfile_open(&f, "/tmp/x", (1u << 30) + 1, EXPORT_OUTFILE_DIRECT), -EINVAL,
                  "buffers past 1 GiB are refused (an io_uring write takes an unsigned length)");
 
     /* /dev/full refuses every write with ENOSPC, direct or not. */
-    for (int mode = CLI_OUTFILE_DIRECT; mode <= CLI_OUTFILE_BUFFERED; mode++) {
-        cr_assert_eq(cli_outfile_open(&f, "/dev/full", CAP, (enum cli_outfile_mode)mode), 0);
-        char *buf = cli_outfile_buffer(&f);
+    for (int mode = EXPORT_OUTFILE_DIRECT; mode <= EXPORT_OUTFILE_BUFFERED; mode++) {
+        cr_assert_eq(export_outfile_open(&f, "/dev/full", CAP, (enum export_outfile_mode)mode), 0);
+        char *buf = export_outfile_buffer(&f);
         size_t len = 0;
         for (int i = 0; i < 3; i++) {
             memset(buf, 'x', f.cap);
             len = f.cap;
-            buf = cli_outfile_put(&f, buf, &len);
+            buf = export_outfile_put(&f, buf, &len);
         }
         memset(buf + len, 'y', 10);
         len += 10;
-        cr_assert_eq(cli_outfile_sync(&f, buf, &len), -ENOSPC);
-        cr_assert_eq(cli_outfile_close(&f, buf, len), -ENOSPC);
+        cr_assert_eq(export_outfile_sync(&f, buf, &len), -ENOSPC);
+        cr_assert_eq(export_outfile_close(&f, buf, len), -ENOSPC);
     }
 }

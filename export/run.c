@@ -8,7 +8,7 @@
  * rather than a DOM (one line per request adds up), into files written in
  * whole blocks around the page cache (outfile.h).
  */
-#include "cli/cli_export.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -20,20 +20,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "export/export.h"
+#include "workload/workload.h"
 
 #define WRITER_BYTES (1u << 20)
 
 static int join(char *out, const char *dir, const char *name, const char *suffix)
 {
-    int n = snprintf(out, CLI_PATH_BYTES, "%s/%s%s", dir, name, suffix);
-    return n >= 0 && n < CLI_PATH_BYTES ? 0 : -ENAMETOOLONG;
+    int n = snprintf(out, EXPORT_PATH_BYTES, "%s/%s%s", dir, name, suffix);
+    return n >= 0 && n < EXPORT_PATH_BYTES ? 0 : -ENAMETOOLONG;
 }
 
-int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const char *prefix)
+int export_paths_init(struct export_paths *out, const char *dir, const char *prefix)
 {
     static const char *const known[] = {".jsonl", ".json", ".csv"};
-    char base[CLI_PATH_BYTES];
+    char base[EXPORT_PATH_BYTES];
     snprintf(base, sizeof(base), "%s", prefix != NULL ? prefix : "");
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
         size_t len = strlen(base);
@@ -60,28 +60,30 @@ int cli_export_paths_init(struct cli_export_paths *out, const char *dir, const c
     return ret != 0 ? -ENAMETOOLONG : 0;
 }
 
-int cli_export_open(struct cli_export *exp, const char *dir, const struct profile_config *cfg)
+int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg)
 {
     exp->level = cfg->export_level;
     exp->slice_ns = (int64_t)(cfg->slice_duration_seconds * 1e9);
     if (cfg->goodput != NULL) {
         char errbuf[256];
-        /* cli_results_init already reported a bad --goodput. */
+        /* metrics_results_init already reported a bad --goodput. */
         metrics_goodput_parse(cfg->goodput, &exp->goodput, errbuf, sizeof(errbuf));
     }
-    int ret = cli_export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
+    int ret = export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
     if (ret == 0 && exp->level != CONFIG_EXPORT_SUMMARY) {
-        ret = cli_jsonw_open(&exp->writer, exp->paths.records, WRITER_BYTES, CLI_OUTFILE_DIRECT);
+        ret = export_jsonw_open(&exp->writer, exp->paths.records, WRITER_BYTES,
+                                EXPORT_OUTFILE_DIRECT);
     }
     if (ret == 0 && exp->level == CONFIG_EXPORT_RAW) {
-        ret = cli_jsonw_open(&exp->raw_writer, exp->paths.raw, WRITER_BYTES, CLI_OUTFILE_DIRECT);
+        ret = export_jsonw_open(&exp->raw_writer, exp->paths.raw, WRITER_BYTES,
+                                EXPORT_OUTFILE_DIRECT);
     }
     if (ret == 0 && (exp->level == CONFIG_EXPORT_RAW || cfg->export_outputs_json)) {
-        ret = cli_jsonw_open(&exp->outputs_writer, exp->paths.outputs, WRITER_BYTES,
-                             CLI_OUTFILE_DIRECT);
+        ret = export_jsonw_open(&exp->outputs_writer, exp->paths.outputs, WRITER_BYTES,
+                                EXPORT_OUTFILE_DIRECT);
         /* AIPerf's schema 1.1, with the warmup array first: warmup requests
          * come first, and this file is written as they come. */
-        cli_jsonw_lit(&exp->outputs_writer, "{\"schema_version\":\"1.1\",\"warmup\":[");
+        export_jsonw_lit(&exp->outputs_writer, "{\"schema_version\":\"1.1\",\"warmup\":[");
         exp->outputs_first = true;
     }
     return ret;
@@ -89,50 +91,50 @@ int cli_export_open(struct cli_export *exp, const char *dir, const struct profil
 
 /* put_value writes a record metric in display units: whole nanoseconds as an
  * exact millisecond decimal, token counts as integers, the rest as floats. */
-static void put_value(struct cli_jsonw *w, const struct metrics_info *info, double value)
+static void put_value(struct export_jsonw *w, const struct metrics_info *info, double value)
 {
     if (info->display_per_base == 1e-6 && value == floor(value) && fabs(value) < 9e18) {
-        cli_jsonw_ms_from_ns(w, (int64_t)value);
+        export_jsonw_ms_from_ns(w, (int64_t)value);
     } else if ((info->flags & METRICS_F_INTEGER) != 0 && value == floor(value)) {
-        cli_jsonw_int(w, (int64_t)value);
+        export_jsonw_int(w, (int64_t)value);
     } else {
-        cli_jsonw_double(w, value * info->display_per_base);
+        export_jsonw_double(w, value * info->display_per_base);
     }
 }
 
-static void put_metric(struct cli_jsonw *w, bool *first, enum metrics_id id, double value)
+static void put_metric(struct export_jsonw *w, bool *first, enum metrics_id id, double value)
 {
     const struct metrics_info *info = metrics_info_of(id);
-    cli_jsonw_key(w, first, info->tag);
-    cli_jsonw_lit(w, "{\"value\":");
+    export_jsonw_key(w, first, info->tag);
+    export_jsonw_lit(w, "{\"value\":");
     put_value(w, info, value);
     /* Units are metrics/' own constants, with nothing to escape. */
-    cli_jsonw_lit(w, ",\"unit\":\"");
-    cli_jsonw_raw(w, info->unit, strlen(info->unit));
-    cli_jsonw_lit(w, "\"}");
+    export_jsonw_lit(w, ",\"unit\":\"");
+    export_jsonw_raw(w, info->unit, strlen(info->unit));
+    export_jsonw_lit(w, "\"}");
 }
 
-static void put_chunk_gaps(struct cli_jsonw *w, bool *first, const struct metrics_request *req)
+static void put_chunk_gaps(struct export_jsonw *w, bool *first, const struct metrics_request *req)
 {
     uint32_t gaps = metrics_request_icl_count(req);
     if (gaps == 0) {
         return;
     }
-    cli_jsonw_key(w, first, metrics_info_of(METRICS_ICL)->tag);
-    cli_jsonw_lit(w, "{\"value\":[");
+    export_jsonw_key(w, first, metrics_info_of(METRICS_ICL)->tag);
+    export_jsonw_lit(w, "{\"value\":[");
     for (uint32_t i = 0; i < gaps; i++) {
         if (i > 0) {
-            cli_jsonw_raw(w, ",", 1);
+            export_jsonw_raw(w, ",", 1);
         }
-        cli_jsonw_ms_from_ns(w, metrics_request_icl_ns(req, i));
+        export_jsonw_ms_from_ns(w, metrics_request_icl_ns(req, i));
     }
-    cli_jsonw_lit(w, "],\"unit\":\"ms\"}");
+    export_jsonw_lit(w, "],\"unit\":\"ms\"}");
 }
 
-static void put_metrics(struct cli_jsonw *w, const struct cli_record_metrics *m)
+static void put_metrics(struct export_jsonw *w, const struct metrics_record *m)
 {
     bool first = true;
-    cli_jsonw_raw(w, "{", 1);
+    export_jsonw_raw(w, "{", 1);
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (id == METRICS_ICL) {
             put_chunk_gaps(w, &first, &m->request);
@@ -140,36 +142,36 @@ static void put_metrics(struct cli_jsonw *w, const struct cli_record_metrics *m)
             put_metric(w, &first, (enum metrics_id)id, m->values.value[id]);
         }
     }
-    cli_jsonw_raw(w, "}", 1);
+    export_jsonw_raw(w, "}", 1);
 }
 
-static void put_int_or_null(struct cli_jsonw *w, bool *first, const char *key, int64_t v)
+static void put_int_or_null(struct export_jsonw *w, bool *first, const char *key, int64_t v)
 {
-    cli_jsonw_key(w, first, key);
+    export_jsonw_key(w, first, key);
     if (v != 0) {
-        cli_jsonw_int(w, v);
+        export_jsonw_int(w, v);
     } else {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
     }
 }
 
 /* put_conversation writes the record's session identity: a single-turn
  * request is a conversation of its own, named by its request id. */
-static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_export *exp,
+static void put_conversation(struct export_jsonw *w, bool *first, const struct export_run *exp,
                              const struct engine_record *rec, const char *request_id, size_t id_len)
 {
     if (!rec->in_session) {
-        cli_jsonw_key(w, first, "conversation_id");
-        cli_jsonw_string(w, request_id, id_len);
-        cli_jsonw_key(w, first, "turn_index");
-        cli_jsonw_int(w, 0);
+        export_jsonw_key(w, first, "conversation_id");
+        export_jsonw_string(w, request_id, id_len);
+        export_jsonw_key(w, first, "turn_index");
+        export_jsonw_int(w, 0);
         return;
     }
     char correlation[40];
     size_t correlation_len = engine_correlation_id(exp->request_id_nonce, rec->session, correlation,
                                                    sizeof(correlation));
-    cli_jsonw_key(w, first, "x_correlation_id");
-    cli_jsonw_string(w, correlation, correlation_len);
+    export_jsonw_key(w, first, "x_correlation_id");
+    export_jsonw_string(w, correlation, correlation_len);
     /* The dataset's name for the conversation; `ringperf merge` has no
      * dataset, and names it by the session's correlation id. */
     const struct workload_conversation *conv =
@@ -180,14 +182,14 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
                                     : snprintf(fallback, sizeof(fallback), "%.*s",
                                                (int)correlation_len, correlation);
     fallback_len = fallback_len < (int)sizeof(fallback) ? fallback_len : (int)sizeof(fallback) - 1;
-    cli_jsonw_key(w, first, "conversation_id");
+    export_jsonw_key(w, first, "conversation_id");
     if (conv != NULL && conv->session_id != NULL) {
-        cli_jsonw_string(w, conv->session_id, strlen(conv->session_id));
+        export_jsonw_string(w, conv->session_id, strlen(conv->session_id));
     } else {
-        cli_jsonw_string(w, fallback, (size_t)fallback_len);
+        export_jsonw_string(w, fallback, (size_t)fallback_len);
     }
-    cli_jsonw_key(w, first, "turn_index");
-    cli_jsonw_int(w, rec->turn);
+    export_jsonw_key(w, first, "turn_index");
+    export_jsonw_int(w, rec->turn);
 }
 
 /* put_timing_truth writes ringperf's own timing fields: when the request was
@@ -195,190 +197,192 @@ static void put_conversation(struct cli_jsonw *w, bool *first, const struct cli_
  * free for it) and how late it left, and how many of its content events
  * arrived in the same network read as the event before them, and so share
  * that read's arrival time (an inter-token gap of 0 that is not one). */
-static void put_timing_truth(struct cli_jsonw *w, bool *first, const struct engine_record *rec,
-                             const struct cli_record_metrics *metrics)
+static void put_timing_truth(struct export_jsonw *w, bool *first, const struct engine_record *rec,
+                             const struct metrics_record *metrics)
 {
-    put_int_or_null(w, first, "request_scheduled_ns", cli_record_wall_ns(rec, rec->scheduled_ns));
-    cli_jsonw_key(w, first, "send_lag_ns");
+    put_int_or_null(w, first, "request_scheduled_ns",
+                    metrics_record_wall_ns(rec, rec->scheduled_ns));
+    export_jsonw_key(w, first, "send_lag_ns");
     if (rec->send_start_ns != 0 && rec->scheduled_ns != 0) {
-        cli_jsonw_int(w, rec->send_start_ns - rec->scheduled_ns);
+        export_jsonw_int(w, rec->send_start_ns - rec->scheduled_ns);
     } else {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
     }
-    cli_jsonw_key(w, first, "shared_read_events");
-    cli_jsonw_int(w, metrics->shared_reads);
+    export_jsonw_key(w, first, "shared_read_events");
+    export_jsonw_int(w, metrics->shared_reads);
 }
 
-static void put_metadata(struct cli_jsonw *w, const struct cli_export *exp,
-                         const struct engine_record *rec, const struct cli_record_metrics *metrics)
+static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
+                         const struct engine_record *rec, const struct metrics_record *metrics)
 {
     char request_id[40];
     size_t id_len =
         engine_request_id(exp->request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
     bool first = true;
-    cli_jsonw_raw(w, "{", 1);
-    cli_jsonw_key(w, &first, "session_num");
-    cli_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
-    cli_jsonw_key(w, &first, "x_request_id");
-    cli_jsonw_string(w, request_id, id_len);
+    export_jsonw_raw(w, "{", 1);
+    export_jsonw_key(w, &first, "session_num");
+    export_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
+    export_jsonw_key(w, &first, "x_request_id");
+    export_jsonw_string(w, request_id, id_len);
     put_conversation(w, &first, exp, rec, request_id, id_len);
     put_int_or_null(w, &first, "request_start_ns", rec->wall_start_ns);
-    put_int_or_null(w, &first, "request_ack_ns", cli_record_wall_ns(rec, rec->headers_ns));
-    put_int_or_null(w, &first, "request_end_ns", cli_record_wall_ns(rec, rec->end_ns));
-    cli_jsonw_key(w, &first, "worker_id");
-    cli_jsonw_lit(w, "\"shard_");
-    cli_jsonw_int(w, rec->shard_id);
-    cli_jsonw_raw(w, "\"", 1);
+    put_int_or_null(w, &first, "request_ack_ns", metrics_record_wall_ns(rec, rec->headers_ns));
+    put_int_or_null(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
+    export_jsonw_key(w, &first, "worker_id");
+    export_jsonw_lit(w, "\"shard_");
+    export_jsonw_int(w, rec->shard_id);
+    export_jsonw_raw(w, "\"", 1);
     if (exp->record_host != NULL) {
-        cli_jsonw_key(w, &first, "rank");
-        cli_jsonw_int(w, exp->record_rank);
-        cli_jsonw_key(w, &first, "host");
-        cli_jsonw_string(w, exp->record_host, strlen(exp->record_host));
+        export_jsonw_key(w, &first, "rank");
+        export_jsonw_int(w, exp->record_rank);
+        export_jsonw_key(w, &first, "host");
+        export_jsonw_string(w, exp->record_host, strlen(exp->record_host));
     }
-    cli_jsonw_key(w, &first, "benchmark_phase");
-    cli_jsonw_lit(w, "\"profiling\"");
-    cli_jsonw_key(w, &first, "was_cancelled");
-    cli_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
-    put_int_or_null(w, &first, "cancellation_time_ns", cli_record_wall_ns(rec, rec->cancel_ns));
+    export_jsonw_key(w, &first, "benchmark_phase");
+    export_jsonw_lit(w, "\"profiling\"");
+    export_jsonw_key(w, &first, "was_cancelled");
+    export_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
+    put_int_or_null(w, &first, "cancellation_time_ns", metrics_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
     put_timing_truth(w, &first, rec, metrics);
-    cli_jsonw_raw(w, "}", 1);
+    export_jsonw_raw(w, "}", 1);
 }
 
-static void put_error(struct cli_jsonw *w, const struct engine_record *rec)
+static void put_error(struct export_jsonw *w, const struct engine_record *rec)
 {
     if (rec->outcome == ENGINE_SUCCESS) {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
         return;
     }
     bool first = true;
-    cli_jsonw_raw(w, "{", 1);
+    export_jsonw_raw(w, "{", 1);
     put_int_or_null(w, &first, "code", rec->error_code);
-    cli_jsonw_key(w, &first, "type");
-    cli_jsonw_string(w, rec->error_type, strlen(rec->error_type));
-    cli_jsonw_key(w, &first, "message");
-    cli_jsonw_string(w, rec->error_message, strlen(rec->error_message));
-    cli_jsonw_raw(w, "}", 1);
+    export_jsonw_key(w, &first, "type");
+    export_jsonw_string(w, rec->error_type, strlen(rec->error_type));
+    export_jsonw_key(w, &first, "message");
+    export_jsonw_string(w, rec->error_message, strlen(rec->error_message));
+    export_jsonw_raw(w, "}", 1);
 }
 
-static void put_responses(struct cli_jsonw *w, const struct engine_record *rec)
+static void put_responses(struct export_jsonw *w, const struct engine_record *rec)
 {
-    cli_jsonw_raw(w, "[", 1);
+    export_jsonw_raw(w, "[", 1);
     for (uint32_t i = 0; i < rec->event_count; i++) {
         const struct engine_event *ev = &rec->events[i];
         bool first = true;
-        cli_jsonw_raw(w, i == 0 ? "{" : ",{", i == 0 ? 1 : 2);
-        put_int_or_null(w, &first, "timestamp_ns", cli_record_wall_ns(rec, ev->arrival_ns));
+        export_jsonw_raw(w, i == 0 ? "{" : ",{", i == 0 ? 1 : 2);
+        put_int_or_null(w, &first, "timestamp_ns", metrics_record_wall_ns(rec, ev->arrival_ns));
         put_int_or_null(w, &first, "perf_ns", ev->arrival_ns);
-        cli_jsonw_key(w, &first, "content");
-        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_CONTENT) != 0 ? "true" : "false");
-        cli_jsonw_key(w, &first, "reasoning");
-        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_REASONING) != 0 ? "true" : "false");
-        cli_jsonw_key(w, &first, "usage");
-        cli_jsonw_lit(w, (ev->flags & ENGINE_EVENT_USAGE) != 0 ? "true" : "false");
-        cli_jsonw_key(w, &first, "text_bytes");
-        cli_jsonw_int(w, ev->text_len);
-        cli_jsonw_raw(w, "}", 1);
+        export_jsonw_key(w, &first, "content");
+        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_CONTENT) != 0 ? "true" : "false");
+        export_jsonw_key(w, &first, "reasoning");
+        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_REASONING) != 0 ? "true" : "false");
+        export_jsonw_key(w, &first, "usage");
+        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_USAGE) != 0 ? "true" : "false");
+        export_jsonw_key(w, &first, "text_bytes");
+        export_jsonw_int(w, ev->text_len);
+        export_jsonw_raw(w, "}", 1);
     }
-    cli_jsonw_raw(w, "]", 1);
+    export_jsonw_raw(w, "]", 1);
 }
 
 /* put_raw writes one profile_export_raw.jsonl line: the metadata, every
  * response event with its arrival time, the texts and the usage. */
-static void put_raw(struct cli_export *exp, const struct engine_record *rec,
-                    const struct cli_record_metrics *metrics)
+static void put_raw(struct export_run *exp, const struct engine_record *rec,
+                    const struct metrics_record *metrics)
 {
-    struct cli_jsonw *w = &exp->raw_writer;
+    struct export_jsonw *w = &exp->raw_writer;
     bool first = true;
-    cli_jsonw_lit(w, "{\"metadata\":");
+    export_jsonw_lit(w, "{\"metadata\":");
     put_metadata(w, exp, rec, metrics);
     first = false;
-    put_int_or_null(w, &first, "request_send_end_ns", cli_record_wall_ns(rec, rec->send_end_ns));
-    cli_jsonw_lit(w, ",\"responses\":");
+    put_int_or_null(w, &first, "request_send_end_ns",
+                    metrics_record_wall_ns(rec, rec->send_end_ns));
+    export_jsonw_lit(w, ",\"responses\":");
     put_responses(w, rec);
-    cli_jsonw_lit(w, ",\"events_dropped\":");
-    cli_jsonw_int(w, rec->events_dropped);
-    cli_jsonw_lit(w, ",\"output_text\":");
-    cli_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
-    cli_jsonw_lit(w, ",\"reasoning_text\":");
-    cli_jsonw_string_long(w, rec->reasoning_text != NULL ? rec->reasoning_text : "",
-                          rec->reasoning_len);
-    cli_jsonw_lit(w,
-                  rec->text_truncated ? ",\"text_truncated\":true" : ",\"text_truncated\":false");
-    cli_jsonw_lit(w, ",\"usage\":");
+    export_jsonw_lit(w, ",\"events_dropped\":");
+    export_jsonw_int(w, rec->events_dropped);
+    export_jsonw_lit(w, ",\"output_text\":");
+    export_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
+    export_jsonw_lit(w, ",\"reasoning_text\":");
+    export_jsonw_string_long(w, rec->reasoning_text != NULL ? rec->reasoning_text : "",
+                             rec->reasoning_len);
+    export_jsonw_lit(w, rec->text_truncated ? ",\"text_truncated\":true"
+                                            : ",\"text_truncated\":false");
+    export_jsonw_lit(w, ",\"usage\":");
     if (rec->usage.present) {
         first = true;
-        cli_jsonw_raw(w, "{", 1);
-        cli_jsonw_key(w, &first, "prompt_tokens");
-        cli_jsonw_int(w, rec->usage.prompt_tokens);
-        cli_jsonw_key(w, &first, "completion_tokens");
-        cli_jsonw_int(w, rec->usage.completion_tokens);
+        export_jsonw_raw(w, "{", 1);
+        export_jsonw_key(w, &first, "prompt_tokens");
+        export_jsonw_int(w, rec->usage.prompt_tokens);
+        export_jsonw_key(w, &first, "completion_tokens");
+        export_jsonw_int(w, rec->usage.completion_tokens);
         put_int_or_null(w, &first, "reasoning_tokens",
                         rec->usage.reasoning_tokens >= 0 ? rec->usage.reasoning_tokens : 0);
-        cli_jsonw_raw(w, "}", 1);
+        export_jsonw_raw(w, "}", 1);
     } else {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
     }
-    cli_jsonw_lit(w, ",\"error\":");
+    export_jsonw_lit(w, ",\"error\":");
     put_error(w, rec);
-    cli_jsonw_raw(w, "}\n", 2);
+    export_jsonw_raw(w, "}\n", 2);
 }
 
-int64_t cli_wall_now_ns(void)
+int64_t export_wall_now_ns(void)
 {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static int record_intervals(struct cli_export *exp, const struct engine_record *rec,
-                            const struct cli_record_metrics *metrics)
+static int record_intervals(struct export_run *exp, const struct engine_record *rec,
+                            const struct metrics_record *metrics)
 {
     if (!exp->intervals.enabled && exp->intervals.error == 0) {
         int64_t start = exp->start_wall_ns != 0 ? exp->start_wall_ns : rec->wall_start_ns;
-        int ret = cli_intervals_open(&exp->intervals, start, exp->slice_ns);
+        int ret = export_intervals_open(&exp->intervals, start, exp->slice_ns);
         if (ret != 0) {
             exp->intervals.error = ret;
             return ret;
         }
     }
-    return cli_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics, exp->streaming,
-                             &exp->goodput);
+    return export_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics, exp->streaming,
+                                &exp->goodput);
 }
 
 /* put_output writes one outputs.json entry: the request's identity and
  * times, its metrics as in profile_export.jsonl, and the text it got. */
-static void put_output(struct cli_export *exp, const struct engine_record *rec,
-                       const struct cli_record_metrics *metrics, uint64_t request_id_nonce,
+static void put_output(struct export_run *exp, const struct engine_record *rec,
+                       const struct metrics_record *metrics, uint64_t request_id_nonce,
                        const char *phase)
 {
-    struct cli_jsonw *w = &exp->outputs_writer;
+    struct export_jsonw *w = &exp->outputs_writer;
     char request_id[40];
     size_t id_len =
         engine_request_id(request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
     bool first = true;
-    cli_jsonw_raw(w, exp->outputs_first ? "{" : ",{", exp->outputs_first ? 1 : 2);
+    export_jsonw_raw(w, exp->outputs_first ? "{" : ",{", exp->outputs_first ? 1 : 2);
     exp->outputs_first = false;
-    cli_jsonw_key(w, &first, "session_num");
-    cli_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
+    export_jsonw_key(w, &first, "session_num");
+    export_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
     put_conversation(w, &first, exp, rec, request_id, id_len);
-    cli_jsonw_key(w, &first, "x_request_id");
-    cli_jsonw_string(w, request_id, id_len);
-    cli_jsonw_key(w, &first, "benchmark_phase");
-    cli_jsonw_string(w, phase, strlen(phase));
+    export_jsonw_key(w, &first, "x_request_id");
+    export_jsonw_string(w, request_id, id_len);
+    export_jsonw_key(w, &first, "benchmark_phase");
+    export_jsonw_string(w, phase, strlen(phase));
     put_int_or_null(w, &first, "request_start_ns", rec->wall_start_ns);
-    put_int_or_null(w, &first, "request_end_ns", cli_record_wall_ns(rec, rec->end_ns));
-    cli_jsonw_lit(w, ",\"metrics\":");
+    put_int_or_null(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
+    export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
-    cli_jsonw_lit(w, ",\"response_text\":");
-    cli_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
-    cli_jsonw_raw(w, "}", 1);
+    export_jsonw_lit(w, ",\"response_text\":");
+    export_jsonw_string_long(w, rec->text != NULL ? rec->text : "", rec->text_len);
+    export_jsonw_raw(w, "}", 1);
 }
 
-int cli_export_warmup_record(struct cli_export *exp, const struct engine_record *rec,
-                             const struct cli_record_metrics *metrics, uint64_t request_id_nonce)
+int export_run_warmup_record(struct export_run *exp, const struct engine_record *rec,
+                             const struct metrics_record *metrics, uint64_t request_id_nonce)
 {
-    if (!cli_jsonw_is_open(&exp->outputs_writer) || exp->outputs_in_data) {
+    if (!export_jsonw_is_open(&exp->outputs_writer) || exp->outputs_in_data) {
         return 0;
     }
     put_output(exp, rec, metrics, request_id_nonce, "warmup");
@@ -386,42 +390,42 @@ int cli_export_warmup_record(struct cli_export *exp, const struct engine_record 
 }
 
 /* outputs_to_data closes outputs.json's warmup array and opens "data". */
-static void outputs_to_data(struct cli_export *exp)
+static void outputs_to_data(struct export_run *exp)
 {
-    if (cli_jsonw_is_open(&exp->outputs_writer) && !exp->outputs_in_data) {
-        cli_jsonw_lit(&exp->outputs_writer, "],\"data\":[");
+    if (export_jsonw_is_open(&exp->outputs_writer) && !exp->outputs_in_data) {
+        export_jsonw_lit(&exp->outputs_writer, "],\"data\":[");
         exp->outputs_in_data = true;
         exp->outputs_first = true;
     }
 }
 
-int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
-                      const struct cli_record_metrics *metrics)
+int export_run_record(struct export_run *exp, const struct engine_record *rec,
+                      const struct metrics_record *metrics)
 {
     int ret = record_intervals(exp, rec, metrics);
     if (ret != 0) {
         return ret;
     }
-    if (cli_jsonw_is_open(&exp->outputs_writer)) {
+    if (export_jsonw_is_open(&exp->outputs_writer)) {
         outputs_to_data(exp);
         put_output(exp, rec, metrics, exp->request_id_nonce, "profiling");
         if (exp->outputs_writer.error != 0) {
             return exp->outputs_writer.error;
         }
     }
-    if (!cli_jsonw_is_open(&exp->writer)) {
+    if (!export_jsonw_is_open(&exp->writer)) {
         return 0;
     }
-    struct cli_jsonw *w = &exp->writer;
-    cli_jsonw_lit(w, "{\"metadata\":");
+    struct export_jsonw *w = &exp->writer;
+    export_jsonw_lit(w, "{\"metadata\":");
     put_metadata(w, exp, rec, metrics);
-    cli_jsonw_lit(w, ",\"metrics\":");
+    export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
-    cli_jsonw_lit(w, ",\"error\":");
+    export_jsonw_lit(w, ",\"error\":");
     put_error(w, rec);
-    cli_jsonw_raw(w, "}\n", 2);
+    export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
-    if (cli_jsonw_is_open(&exp->raw_writer)) {
+    if (export_jsonw_is_open(&exp->raw_writer)) {
         put_raw(exp, rec, metrics);
         if (exp->raw_writer.error != 0) {
             return exp->raw_writer.error;
@@ -430,22 +434,22 @@ int cli_export_record(struct cli_export *exp, const struct engine_record *rec,
     return w->error;
 }
 
-int cli_export_close(struct cli_export *exp)
+int export_run_close(struct export_run *exp)
 {
-    int ret = cli_jsonw_close(&exp->writer);
-    int raw_ret = cli_jsonw_close(&exp->raw_writer);
-    if (cli_jsonw_is_open(&exp->outputs_writer)) {
+    int ret = export_jsonw_close(&exp->writer);
+    int raw_ret = export_jsonw_close(&exp->raw_writer);
+    if (export_jsonw_is_open(&exp->outputs_writer)) {
         outputs_to_data(exp);
-        cli_jsonw_lit(&exp->outputs_writer, "]}\n");
+        export_jsonw_lit(&exp->outputs_writer, "]}\n");
     }
-    int outputs_ret = cli_jsonw_close(&exp->outputs_writer);
+    int outputs_ret = export_jsonw_close(&exp->outputs_writer);
     raw_ret = raw_ret != 0 ? raw_ret : outputs_ret;
-    int hlog_ret = cli_intervals_close(&exp->intervals, exp->paths.hlog_base);
+    int hlog_ret = export_intervals_close(&exp->intervals, exp->paths.hlog_base);
     ret = ret != 0 ? ret : raw_ret;
     return ret != 0 ? ret : hlog_ret;
 }
 
-int cli_export_inputs(const char *dir, const struct engine_payload *payloads, size_t count)
+int export_inputs(const char *dir, const struct engine_payload *payloads, size_t count)
 {
     json_t *data = json_array();
     for (size_t i = 0; i < count; i++) {
@@ -457,7 +461,7 @@ int cli_export_inputs(const char *dir, const struct engine_payload *payloads, si
                                               body != NULL ? body : json_null()));
     }
     json_t *root = json_pack("{s:o}", "data", data);
-    char path[CLI_PATH_BYTES];
+    char path[EXPORT_PATH_BYTES];
     snprintf(path, sizeof(path), "%s/inputs.json", dir);
     int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
@@ -511,7 +515,7 @@ static const char *export_level_name(enum config_export_level level)
                                           : "records";
 }
 
-json_t *cli_input_config(const struct profile_config *c)
+json_t *export_input_config(const struct profile_config *c)
 {
     json_t *seed = c->random_seed_set ? json_integer(c->random_seed) : json_null();
     json_t *osl = c->osl_set ? json_integer(c->osl_tokens_mean) : json_null();
@@ -542,8 +546,8 @@ static void log_line(FILE *log, const char *level, const char *message)
     fprintf(log, "%s %-7s %s\n", when, level, message);
 }
 
-static int write_log(const struct cli_export *exp, const struct cli_results *results,
-                     const struct cli_finish_info *info, int file_error)
+static int write_log(const struct export_run *exp, const struct metrics_results *results,
+                     const struct export_finish_info *info, int file_error)
 {
     if (mkdir(exp->paths.log_dir, 0755) != 0 && errno != EEXIST) {
         return -errno;
@@ -560,7 +564,7 @@ static int write_log(const struct cli_export *exp, const struct cli_results *res
              info->was_cancelled ? "; the run was cancelled early" : "");
     log_line(log, "INFO", line);
     for (size_t i = 0; i < results->error_kind_count; i++) {
-        const struct cli_error_kind *kind = &results->errors[i];
+        const struct metrics_error_kind *kind = &results->errors[i];
         snprintf(line, sizeof(line), "%llu x error %d %s: %.600s", (unsigned long long)kind->count,
                  kind->code, kind->type, kind->message);
         log_line(log, "WARNING", line);
@@ -571,12 +575,13 @@ static int write_log(const struct cli_export *exp, const struct cli_results *res
     return fclose(log) == 0 ? 0 : -errno;
 }
 
-static int write_summaries(const struct cli_export *exp, const struct metrics_summary *summary,
-                           const struct cli_results *results, const struct cli_finish_info *info)
+static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
+                           const struct metrics_results *results,
+                           const struct export_finish_info *info)
 {
-    struct export_error_row rows[CLI_ERROR_KINDS_MAX];
+    struct export_error_row rows[METRICS_ERROR_KINDS_MAX];
     for (size_t i = 0; i < results->error_kind_count; i++) {
-        const struct cli_error_kind *k = &results->errors[i];
+        const struct metrics_error_kind *k = &results->errors[i];
         rows[i] = (struct export_error_row){k->code, k->type, k->message, k->count};
     }
     char benchmark_id[32];
@@ -587,7 +592,7 @@ static int write_summaries(const struct cli_export *exp, const struct metrics_su
     struct export_run_info run_info = {
         .cli_command = info->cfg->cli_command,
         .benchmark_id = benchmark_id,
-        .input_config = cli_input_config(info->cfg),
+        .input_config = export_input_config(info->cfg),
         .was_cancelled = info->was_cancelled,
         .start_wall_ns = results->first_wall_ns,
         .end_wall_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec,
@@ -605,16 +610,17 @@ static int write_summaries(const struct cli_export *exp, const struct metrics_su
         int64_t end = summary->scalar_present[METRICS_S_MAX_RESPONSE_TIMESTAMP]
                           ? (int64_t)summary->scalar[METRICS_S_MAX_RESPONSE_TIMESTAMP]
                           : run_info.end_wall_ns;
-        ret = cli_intervals_write_timeslices(&exp->intervals, &exp->paths, run_info.input_config,
-                                             end);
+        ret = export_intervals_write_timeslices(&exp->intervals, &exp->paths, run_info.input_config,
+                                                end);
     }
     json_decref(run_info.input_config);
     int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
     return ret != 0 ? ret : csv_ret;
 }
 
-static void print_footer(FILE *out, const struct cli_export *exp,
-                         const struct metrics_summary *summary, const struct cli_finish_info *info)
+static void print_footer(FILE *out, const struct export_run *exp,
+                         const struct metrics_summary *summary,
+                         const struct export_finish_info *info)
 {
     fprintf(out, "\nCLI Command: %s\n",
             info->cfg->cli_command != NULL ? info->cfg->cli_command : "");
@@ -644,15 +650,16 @@ static void print_footer(FILE *out, const struct cli_export *exp,
     }
 }
 
-static int write_console_copy(const struct cli_export *exp, const struct metrics_summary *summary,
-                              const struct cli_results *results, const struct cli_finish_info *info)
+static int write_console_copy(const struct export_run *exp, const struct metrics_summary *summary,
+                              const struct metrics_results *results,
+                              const struct export_finish_info *info)
 {
     FILE *copy = fopen(exp->paths.console, "w");
     if (copy == NULL) {
         return -errno;
     }
-    struct cli_report_options plain = {.title = info->title, .color = false};
-    cli_report_print(copy, summary, results, &plain);
+    struct export_console_options plain = {.title = info->title, .color = false};
+    export_console_print(copy, summary, results, &plain);
     print_footer(copy, exp, summary, info);
     return fclose(copy) == 0 ? 0 : -errno;
 }
@@ -683,18 +690,18 @@ static void put_schedule_lag(struct metrics_summary *summary, const struct metri
     summary->scalar_present[METRICS_S_REPLAY_SCHED_DEGRADED] = true;
 }
 
-int cli_export_finish(const struct cli_export *exp, struct cli_results *results,
-                      const struct cli_finish_info *info)
+int export_run_finish(const struct export_run *exp, struct metrics_results *results,
+                      const struct export_finish_info *info)
 {
     struct metrics_summary summary;
     metrics_run_summarize(results->run, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
-    struct cli_report_options opts = {
+    struct export_console_options opts = {
         .title = info->title,
         .color = isatty(STDOUT_FILENO) == 1 && (no_color == NULL || no_color[0] == '\0'),
     };
-    cli_report_print(stdout, &summary, results, &opts);
+    export_console_print(stdout, &summary, results, &opts);
     int ret = write_summaries(exp, &summary, results, info);
     if (ret == 0) {
         ret = write_console_copy(exp, &summary, results, info);

@@ -1,4 +1,4 @@
-#include "cli/jsonw.h"
+#include "export/export_jsonw.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,35 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_jsonw_open(struct cli_jsonw *w, const char *path, size_t cap, enum cli_outfile_mode mode)
+int export_jsonw_open(struct export_jsonw *w, const char *path, size_t cap,
+                      enum export_outfile_mode mode)
 {
-    *w = (struct cli_jsonw){0};
-    if (cap < 2 * CLI_JSONW_PIECE_MAX) {
-        cap = 2 * CLI_JSONW_PIECE_MAX;
+    *w = (struct export_jsonw){0};
+    if (cap < 2 * EXPORT_JSONW_PIECE_MAX) {
+        cap = 2 * EXPORT_JSONW_PIECE_MAX;
     }
-    int ret = cli_outfile_open(&w->file, path, cap, mode);
+    int ret = export_outfile_open(&w->file, path, cap, mode);
     if (ret != 0) {
         return ret;
     }
-    w->buf = cli_outfile_buffer(&w->file);
+    w->buf = export_outfile_buffer(&w->file);
     w->cap = w->file.cap;
     return 0;
 }
 
-int cli_jsonw_flush(struct cli_jsonw *w)
+int export_jsonw_flush(struct export_jsonw *w)
 {
     if (w->buf != NULL) {
-        w->error = cli_outfile_sync(&w->file, w->buf, &w->len);
+        w->error = export_outfile_sync(&w->file, w->buf, &w->len);
     }
     return w->error;
 }
 
-int cli_jsonw_close(struct cli_jsonw *w)
+int export_jsonw_close(struct export_jsonw *w)
 {
     if (w->buf == NULL) {
         return w->error;
     }
-    int ret = cli_outfile_close(&w->file, w->buf, w->len);
+    int ret = export_outfile_close(&w->file, w->buf, w->len);
     w->error = w->error != 0 ? w->error : ret;
     w->buf = NULL;
     w->len = 0;
@@ -44,13 +45,13 @@ int cli_jsonw_close(struct cli_jsonw *w)
 
 /* hand_off gives the full buffer to the file and takes the next one, which
  * may start with a carried-over part of the last block. */
-static void hand_off(struct cli_jsonw *w)
+static void hand_off(struct export_jsonw *w)
 {
-    w->buf = cli_outfile_put(&w->file, w->buf, &w->len);
+    w->buf = export_outfile_put(&w->file, w->buf, &w->len);
     w->error = w->file.error;
 }
 
-void cli_jsonw_raw_after_hand_off(struct cli_jsonw *w, const char *text, size_t len)
+void export_jsonw_raw_after_hand_off(struct export_jsonw *w, const char *text, size_t len)
 {
     hand_off(w);
     /* Cut only what cannot fit even in a fresh buffer: a piece that fits is
@@ -63,7 +64,7 @@ void cli_jsonw_raw_after_hand_off(struct cli_jsonw *w, const char *text, size_t 
 }
 
 /* room makes sure n more bytes fit, flushing first when they would not. */
-static char *room(struct cli_jsonw *w, size_t n)
+static char *room(struct export_jsonw *w, size_t n)
 {
     if (w->len + n > w->cap) {
         hand_off(w);
@@ -104,12 +105,12 @@ static size_t plain_run(const char *s, size_t len)
 }
 
 /* escape_piece appends the escaped body of a string, at most
- * CLI_JSONW_PIECE_MAX / 6 input bytes of it; returns how many it took. */
-static size_t escape_piece(struct cli_jsonw *w, const char *s, size_t len)
+ * EXPORT_JSONW_PIECE_MAX / 6 input bytes of it; returns how many it took. */
+static size_t escape_piece(struct export_jsonw *w, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
-    if (len > CLI_JSONW_PIECE_MAX / 6) {
-        len = CLI_JSONW_PIECE_MAX / 6;
+    if (len > EXPORT_JSONW_PIECE_MAX / 6) {
+        len = EXPORT_JSONW_PIECE_MAX / 6;
     }
     char *p = room(w, len * 6);
     char *start = p;
@@ -138,24 +139,24 @@ static size_t escape_piece(struct cli_jsonw *w, const char *s, size_t len)
     return len;
 }
 
-void cli_jsonw_string(struct cli_jsonw *w, const char *s, size_t len)
+void export_jsonw_string(struct export_jsonw *w, const char *s, size_t len)
 {
-    if (len > CLI_JSONW_PIECE_MAX / 6 - 2) {
-        len = CLI_JSONW_PIECE_MAX / 6 - 2;
+    if (len > EXPORT_JSONW_PIECE_MAX / 6 - 2) {
+        len = EXPORT_JSONW_PIECE_MAX / 6 - 2;
     }
-    cli_jsonw_raw(w, "\"", 1);
+    export_jsonw_raw(w, "\"", 1);
     escape_piece(w, s, len);
-    cli_jsonw_raw(w, "\"", 1);
+    export_jsonw_raw(w, "\"", 1);
 }
 
-void cli_jsonw_string_long(struct cli_jsonw *w, const char *s, size_t len)
+void export_jsonw_string_long(struct export_jsonw *w, const char *s, size_t len)
 {
-    cli_jsonw_raw(w, "\"", 1);
+    export_jsonw_raw(w, "\"", 1);
     /* Escaping is byte by byte, so pieces may split a UTF-8 sequence. */
     for (size_t done = 0; done < len;) {
         done += escape_piece(w, s + done, len - done);
     }
-    cli_jsonw_raw(w, "\"", 1);
+    export_jsonw_raw(w, "\"", 1);
 }
 
 /* decimal_length returns how many digits u has: its bit length times
@@ -208,7 +209,7 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
                                   "50515253545556575859606162636465666768697071727374"
                                   "75767778798081828384858687888990919293949596979899";
 
-void cli_jsonw_int(struct cli_jsonw *w, int64_t v)
+void export_jsonw_int(struct export_jsonw *w, int64_t v)
 {
     /* The digits go straight into the buffer from the end: eight at a time
      * while more than eight remain (timestamps have nineteen, and a record
@@ -243,16 +244,16 @@ void cli_jsonw_int(struct cli_jsonw *w, int64_t v)
     }
 }
 
-void cli_jsonw_ms_from_ns(struct cli_jsonw *w, int64_t ns)
+void export_jsonw_ms_from_ns(struct export_jsonw *w, int64_t ns)
 {
     int64_t whole = ns / 1000000;
     int64_t frac = ns % 1000000;
     if (ns < 0 && frac != 0) {
-        cli_jsonw_raw(w, "-", 1);
+        export_jsonw_raw(w, "-", 1);
         whole = -whole;
         frac = -frac;
     }
-    cli_jsonw_int(w, whole);
+    export_jsonw_int(w, whole);
     if (frac == 0) {
         return;
     }
@@ -265,21 +266,21 @@ void cli_jsonw_ms_from_ns(struct cli_jsonw *w, int64_t ns)
     while (digits[len - 1] == '0') {
         len--;
     }
-    cli_jsonw_raw(w, digits, len);
+    export_jsonw_raw(w, digits, len);
 }
 
-void cli_jsonw_double(struct cli_jsonw *w, double v)
+void export_jsonw_double(struct export_jsonw *w, double v)
 {
     if (!isfinite(v)) {
-        cli_jsonw_raw(w, "null", 4);
+        export_jsonw_raw(w, "null", 4);
         return;
     }
     char text[32];
     int n = snprintf(text, sizeof(text), "%.15g", v);
     /* A bare integer would read back as an int; keep the value a float. */
     bool has_point = strpbrk(text, ".eEn") != NULL;
-    cli_jsonw_raw(w, text, (size_t)n);
+    export_jsonw_raw(w, text, (size_t)n);
     if (!has_point) {
-        cli_jsonw_raw(w, ".0", 2);
+        export_jsonw_raw(w, ".0", 2);
     }
 }

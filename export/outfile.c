@@ -1,4 +1,4 @@
-#include "cli/outfile.h"
+#include "export/export_outfile.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -39,7 +39,7 @@ static int set_direct(int fd, bool on)
 /* write_now writes at once. A direct write the filesystem refuses (EINVAL:
  * its alignment is not ours, or it takes no direct I/O after all) is made
  * again through the page cache, as every write after it. */
-static void write_now(struct cli_outfile *f, const char *p, size_t len, off_t at)
+static void write_now(struct export_outfile *f, const char *p, size_t len, off_t at)
 {
     if (f->error != 0 || len == 0) {
         return;
@@ -57,7 +57,7 @@ static void write_now(struct cli_outfile *f, const char *p, size_t len, off_t at
  * block, through the page cache: a direct write covers whole blocks. A
  * later direct write of that block overwrites it whole (the kernel writes
  * back and drops the cached page first), so the file stays coherent. */
-static void write_tail(struct cli_outfile *f, const char *p, size_t len, off_t at)
+static void write_tail(struct export_outfile *f, const char *p, size_t len, off_t at)
 {
     if (!f->direct) {
         write_now(f, p, len, at);
@@ -74,7 +74,7 @@ static void write_tail(struct cli_outfile *f, const char *p, size_t len, off_t a
 
 /* start_write hands whole blocks of buf[filling] to the ring; the buffer
  * stays untouched until finish_write. */
-static void start_write(struct cli_outfile *f, const char *p, size_t len, off_t at)
+static void start_write(struct export_outfile *f, const char *p, size_t len, off_t at)
 {
     if (f->error != 0 || len == 0) {
         return;
@@ -93,7 +93,7 @@ static void start_write(struct cli_outfile *f, const char *p, size_t len, off_t 
 
 /* finish_write waits for the write under way, if any, and writes at once
  * what it left: the rest of a short write, or all of a refused one. */
-static void finish_write(struct cli_outfile *f)
+static void finish_write(struct export_outfile *f)
 {
     if (f->in_flight == 0) {
         return;
@@ -120,16 +120,16 @@ static void finish_write(struct cli_outfile *f)
     f->in_flight = 0;
 }
 
-int cli_outfile_open(struct cli_outfile *f, const char *path, size_t cap,
-                     enum cli_outfile_mode mode)
+int export_outfile_open(struct export_outfile *f, const char *path, size_t cap,
+                        enum export_outfile_mode mode)
 {
-    *f = (struct cli_outfile){.fd = -1};
+    *f = (struct export_outfile){.fd = -1};
     if (cap == 0 || cap > (1u << 30)) {
         return -EINVAL;
     }
-    f->cap = (cap + CLI_OUTFILE_BLOCK - 1) / CLI_OUTFILE_BLOCK * CLI_OUTFILE_BLOCK;
+    f->cap = (cap + EXPORT_OUTFILE_BLOCK - 1) / EXPORT_OUTFILE_BLOCK * EXPORT_OUTFILE_BLOCK;
     const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-    if (mode == CLI_OUTFILE_DIRECT) {
+    if (mode == EXPORT_OUTFILE_DIRECT) {
         f->fd = open(path, flags | O_DIRECT, 0666);
         f->direct = f->fd >= 0;
     }
@@ -142,10 +142,10 @@ int cli_outfile_open(struct cli_outfile *f, const char *path, size_t cap,
     int ret = -ENOMEM;
     void *first = NULL;
     void *second = NULL;
-    if (posix_memalign(&first, CLI_OUTFILE_BLOCK, f->cap) != 0) {
+    if (posix_memalign(&first, EXPORT_OUTFILE_BLOCK, f->cap) != 0) {
         goto close_fd;
     }
-    if (posix_memalign(&second, CLI_OUTFILE_BLOCK, f->cap) != 0) {
+    if (posix_memalign(&second, EXPORT_OUTFILE_BLOCK, f->cap) != 0) {
         goto free_first;
     }
     f->buf[0] = first;
@@ -169,16 +169,16 @@ free_first:
     free(first);
 close_fd:
     close(f->fd);
-    *f = (struct cli_outfile){.fd = -1};
+    *f = (struct export_outfile){.fd = -1};
     return ret;
 }
 
-char *cli_outfile_buffer(const struct cli_outfile *f)
+char *export_outfile_buffer(const struct export_outfile *f)
 {
     return f->buf[f->filling];
 }
 
-char *cli_outfile_put(struct cli_outfile *f, char *buf, size_t *len)
+char *export_outfile_put(struct export_outfile *f, char *buf, size_t *len)
 {
     assert(buf == f->buf[f->filling]);
     finish_write(f);
@@ -188,7 +188,7 @@ char *cli_outfile_put(struct cli_outfile *f, char *buf, size_t *len)
         *len = 0;
         return buf;
     }
-    size_t whole = *len / CLI_OUTFILE_BLOCK * CLI_OUTFILE_BLOCK;
+    size_t whole = *len / EXPORT_OUTFILE_BLOCK * EXPORT_OUTFILE_BLOCK;
     size_t carry = *len - whole;
     char *next = f->buf[!f->filling];
     memcpy(next, buf + whole, carry);
@@ -199,11 +199,11 @@ char *cli_outfile_put(struct cli_outfile *f, char *buf, size_t *len)
     return next;
 }
 
-int cli_outfile_sync(struct cli_outfile *f, char *buf, size_t *len)
+int export_outfile_sync(struct export_outfile *f, char *buf, size_t *len)
 {
     assert(buf == f->buf[f->filling]);
     finish_write(f);
-    size_t whole = f->direct ? *len / CLI_OUTFILE_BLOCK * CLI_OUTFILE_BLOCK : *len;
+    size_t whole = f->direct ? *len / EXPORT_OUTFILE_BLOCK * EXPORT_OUTFILE_BLOCK : *len;
     size_t carry = *len - whole;
     write_now(f, buf, whole, f->offset);
     f->offset += (off_t)whole;
@@ -213,12 +213,12 @@ int cli_outfile_sync(struct cli_outfile *f, char *buf, size_t *len)
     return f->error;
 }
 
-int cli_outfile_close(struct cli_outfile *f, char *buf, size_t len)
+int export_outfile_close(struct export_outfile *f, char *buf, size_t len)
 {
     if (f->buf[0] == NULL) {
         return 0;
     }
-    int ret = cli_outfile_sync(f, buf, &len);
+    int ret = export_outfile_sync(f, buf, &len);
     if (f->ring_ready) {
         io_uring_queue_exit(&f->ring);
     }
@@ -227,6 +227,6 @@ int cli_outfile_close(struct cli_outfile *f, char *buf, size_t len)
     }
     free(f->buf[0]);
     free(f->buf[1]);
-    *f = (struct cli_outfile){.fd = -1};
+    *f = (struct export_outfile){.fd = -1};
     return ret;
 }

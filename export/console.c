@@ -5,7 +5,7 @@
  * Python's f"{v:,.2f}". Colour only when the caller says the output is a
  * terminal without NO_COLOR; otherwise plain text with the same layout.
  */
-#include "cli/cli_internal.h"
+#include "export/export.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ struct table {
     size_t width[TABLE_COLS_MAX];
 };
 
-void cli_format_number(char *out, size_t cap, double v)
+void export_format_number(char *out, size_t cap, double v)
 {
     if (cap == 0) {
         return;
@@ -184,7 +184,7 @@ static void stat_row(struct table *t, const struct metrics_info *info, const dou
     }
     for (int c = 1; c < t->cols; c++) {
         if (c <= value_count) {
-            cli_format_number(row[c], CELL_BYTES, values[c - 1]);
+            export_format_number(row[c], CELL_BYTES, values[c - 1]);
         } else {
             snprintf(row[c], CELL_BYTES, "N/A");
         }
@@ -278,7 +278,8 @@ static void usage_table(FILE *out, struct table *t, const struct metrics_summary
     }
 }
 
-static void error_table(FILE *out, struct table *t, const struct cli_results *results, bool color)
+static void error_table(FILE *out, struct table *t, const struct metrics_results *results,
+                        bool color)
 {
     if (results->error_kind_count == 0) {
         return;
@@ -291,7 +292,7 @@ static void error_table(FILE *out, struct table *t, const struct cli_results *re
         t->left[c] = c == 1 || c == 2;
     }
     for (size_t i = 0; i < results->error_kind_count; i++) {
-        const struct cli_error_kind *kind = &results->errors[i];
+        const struct metrics_error_kind *kind = &results->errors[i];
         row = (char(*)[CELL_BYTES])add_row(t);
         if (row == NULL) {
             break;
@@ -312,8 +313,9 @@ static void error_table(FILE *out, struct table *t, const struct cli_results *re
     table_print(out, t, color);
 }
 
-void cli_report_print(FILE *out, const struct metrics_summary *summary,
-                      const struct cli_results *results, const struct cli_report_options *opts)
+void export_console_print(FILE *out, const struct metrics_summary *summary,
+                          const struct metrics_results *results,
+                          const struct export_console_options *opts)
 {
     struct table *t = malloc(sizeof(*t));
     if (t == NULL) {

@@ -4,33 +4,32 @@
  * The formulas live in metrics/ (AIPerf spec §2.2); this file only maps an
  * engine record onto struct metrics_request: "content responses" are the
  * events that carried output or reasoning text, and token counts come from
- * the server's usage until the tokenizer lands.
+ * the run's tokenizer or the server's usage.
  */
-#include "cli/cli_internal.h"
+#include "metrics/metrics_record.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cli_results_init(struct cli_results *results, const struct profile_config *cfg, bool streaming)
+int metrics_results_init(struct metrics_results *results,
+                         const struct metrics_results_options *opts, char *errbuf, size_t errcap)
 {
-    *results = (struct cli_results){
-        .streaming = streaming,
-        .use_server_token_count = cfg->use_server_token_count,
-        .per_chunk_usage = cfg->per_chunk_usage,
+    *results = (struct metrics_results){
+        .streaming = opts->streaming,
+        .use_server_token_count = opts->use_server_token_count,
+        .per_chunk_usage = opts->per_chunk_usage,
     };
-    if (cfg->goodput != NULL) {
-        char errbuf[512];
-        if (metrics_goodput_parse(cfg->goodput, &results->goodput, errbuf, sizeof(errbuf)) != 0) {
-            fprintf(stderr, "ringperf profile: %s\n", errbuf);
-            return -EINVAL;
-        }
+    if (opts->goodput != NULL &&
+        metrics_goodput_parse(opts->goodput, &results->goodput, errbuf, errcap) != 0) {
+        return -EINVAL;
     }
-    struct metrics_run_config run_cfg = {.streaming = streaming, .goodput = &results->goodput};
+    struct metrics_run_config run_cfg = {.streaming = opts->streaming,
+                                         .goodput = &results->goodput};
     return metrics_run_new(&run_cfg, &results->run);
 }
 
-void cli_results_free(struct cli_results *results)
+void metrics_results_free(struct metrics_results *results)
 {
     metrics_run_free(results->run);
     results->run = NULL;
@@ -47,7 +46,7 @@ static bool is_content(const struct engine_event *ev)
 
 /* content_times fills the scratch buffer with the content responses' arrival
  * times; false when it could not grow (the record then has none). */
-static bool content_times(struct cli_results *results, const struct engine_record *rec,
+static bool content_times(struct metrics_results *results, const struct engine_record *rec,
                           struct metrics_request *req)
 {
     if (rec->event_count > results->content_cap) {
@@ -127,7 +126,7 @@ static void server_tokens(const struct engine_usage *u, struct metrics_request *
 }
 
 /* count_text returns the token count of a text, or METRICS_ABSENT for none. */
-static int64_t count_text(struct cli_results *results, const char *text, size_t len)
+static int64_t count_text(struct metrics_results *results, const char *text, size_t len)
 {
     size_t count = 0;
     if (len == 0 || tokenizer_count(results->tokenizer, &results->token_scratch, text, len,
@@ -139,13 +138,13 @@ static int64_t count_text(struct cli_results *results, const char *text, size_t 
 
 /* client_tokens counts as AIPerf does by default: one encode of all the output
  * text, one of all the reasoning text, and the payload's input tokens. */
-static void client_tokens(struct cli_results *results, const struct engine_record *rec,
+static void client_tokens(struct metrics_results *results, const struct engine_record *rec,
                           struct metrics_request *req)
 {
     req->tokens.output = count_text(results, rec->text, rec->text_len);
     req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
-    if (rec->in_session && results->sessions != NULL) {
-        int64_t isl = workload_sessions_input_tokens(results->sessions, rec, req->tokens.output);
+    if (rec->in_session && results->session_input_tokens != NULL) {
+        int64_t isl = results->session_input_tokens(results->session_ctx, rec, req->tokens.output);
         req->tokens.input = isl >= 0 ? isl : METRICS_ABSENT;
     } else {
         req->tokens.input = results->payload_isl != NULL ? results->payload_isl[rec->payload_index]
@@ -154,8 +153,8 @@ static void client_tokens(struct cli_results *results, const struct engine_recor
     req->client_tokens = true;
 }
 
-void cli_record_compute(struct cli_results *results, const struct engine_record *rec,
-                        struct cli_record_metrics *out)
+void metrics_record_compute(struct metrics_results *results, const struct engine_record *rec,
+                            struct metrics_record *out)
 {
     struct metrics_request *req = &out->request;
     *req = (struct metrics_request){
@@ -177,10 +176,10 @@ void cli_record_compute(struct cli_results *results, const struct engine_record 
         req->first_chunk_tokens = rec->first_content_completion_tokens;
     }
     metrics_request_compute(req, &out->values);
-    out->shared_reads = cli_record_shared_reads(rec, results->streaming);
+    out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }
 
-int64_t cli_record_wall_ns(const struct engine_record *rec, int64_t monotonic_ns)
+int64_t metrics_record_wall_ns(const struct engine_record *rec, int64_t monotonic_ns)
 {
     if (monotonic_ns == 0 || rec->send_start_ns == 0) {
         return 0;
@@ -188,29 +187,29 @@ int64_t cli_record_wall_ns(const struct engine_record *rec, int64_t monotonic_ns
     return rec->wall_start_ns + (monotonic_ns - rec->send_start_ns);
 }
 
-static void add_error(struct cli_results *results, const struct engine_record *rec)
+static void add_error(struct metrics_results *results, const struct engine_record *rec)
 {
     for (size_t i = 0; i < results->error_kind_count; i++) {
-        struct cli_error_kind *kind = &results->errors[i];
+        struct metrics_error_kind *kind = &results->errors[i];
         if (kind->code == rec->error_code && strcmp(kind->type, rec->error_type) == 0 &&
             strcmp(kind->message, rec->error_message) == 0) {
             kind->count++;
             return;
         }
     }
-    if (results->error_kind_count == CLI_ERROR_KINDS_MAX) {
+    if (results->error_kind_count == METRICS_ERROR_KINDS_MAX) {
         results->errors_unlisted++;
         return;
     }
-    struct cli_error_kind *kind = &results->errors[results->error_kind_count++];
+    struct metrics_error_kind *kind = &results->errors[results->error_kind_count++];
     kind->code = rec->error_code;
     memcpy(kind->type, rec->error_type, sizeof(kind->type));
     memcpy(kind->message, rec->error_message, sizeof(kind->message));
     kind->count = 1;
 }
 
-void cli_results_add(struct cli_results *results, const struct engine_record *rec,
-                     const struct cli_record_metrics *metrics)
+void metrics_results_add(struct metrics_results *results, const struct engine_record *rec,
+                         const struct metrics_record *metrics)
 {
     const struct metrics_values *v = &metrics->values;
     int64_t first = metrics->request.first_chunk_tokens;
@@ -233,7 +232,7 @@ void cli_results_add(struct cli_results *results, const struct engine_record *re
     results->same_read_events += metrics->shared_reads;
 }
 
-uint32_t cli_record_shared_reads(const struct engine_record *rec, bool streaming)
+uint32_t metrics_record_shared_reads(const struct engine_record *rec, bool streaming)
 {
     uint32_t shared = 0;
     bool seen = false;

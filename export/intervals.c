@@ -10,7 +10,7 @@
  * request start time, as AIPerf does, so a window is only complete at the
  * end of the run: each keeps a small metrics_run, summarised then.
  */
-#include "cli/cli_export.h"
+#include "export/export.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,32 +18,32 @@
 
 #define SLICE_SIGFIGS 1 /* slice statistics are exact; their histograms are a fallback */
 
-int cli_intervals_open(struct cli_intervals *iv, int64_t start_wall_ns, int64_t slice_ns)
+int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns)
 {
-    *iv = (struct cli_intervals){
+    *iv = (struct export_intervals){
         .enabled = true,
         .base_wall_ns = start_wall_ns,
         .open_start_wall_ns = start_wall_ns,
-        .interval_ns = slice_ns > 0 ? slice_ns : CLI_HLOG_INTERVAL_NS,
+        .interval_ns = slice_ns > 0 ? slice_ns : EXPORT_HLOG_INTERVAL_NS,
         .slice_ns = slice_ns > 0 ? slice_ns : 0,
     };
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (metrics_record_hist_new((enum metrics_id)id, 0, &iv->hist[id]) != 0) {
-            cli_intervals_free(iv);
+            export_intervals_free(iv);
             return -ENOMEM;
         }
     }
     if (iv->slice_ns > 0) {
-        iv->slices = calloc(CLI_SLICES_MAX, sizeof(*iv->slices));
+        iv->slices = calloc(EXPORT_SLICES_MAX, sizeof(*iv->slices));
         if (iv->slices == NULL) {
-            cli_intervals_free(iv);
+            export_intervals_free(iv);
             return -ENOMEM;
         }
     }
     return 0;
 }
 
-void cli_intervals_free(struct cli_intervals *iv)
+void export_intervals_free(struct export_intervals *iv)
 {
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         metrics_hist_free(iv->hist[id]);
@@ -60,10 +60,10 @@ void cli_intervals_free(struct cli_intervals *iv)
     iv->enabled = false;
 }
 
-static int open_log(struct cli_intervals *iv, const char *hlog_base, enum metrics_id id)
+static int open_log(struct export_intervals *iv, const char *hlog_base, enum metrics_id id)
 {
     const struct metrics_info *info = metrics_info_of(id);
-    char path[CLI_PATH_BYTES + 64];
+    char path[EXPORT_PATH_BYTES + 64];
     snprintf(path, sizeof(path), "%s_%s.hlog", hlog_base, info->tag);
     char comment[160];
     double per_display = metrics_record_hist_per_display(id);
@@ -79,7 +79,7 @@ static int open_log(struct cli_intervals *iv, const char *hlog_base, enum metric
 }
 
 /* flush_interval writes the open interval of every metric that has values. */
-static int flush_interval(struct cli_intervals *iv, const char *hlog_base)
+static int flush_interval(struct export_intervals *iv, const char *hlog_base)
 {
     int ret = 0;
     for (int id = 0; id < METRICS_ID_COUNT && iv->open_has_values; id++) {
@@ -99,7 +99,7 @@ static int flush_interval(struct cli_intervals *iv, const char *hlog_base)
     return ret;
 }
 
-static void record_values(struct cli_intervals *iv, const struct cli_record_metrics *m)
+static void record_values(struct export_intervals *iv, const struct metrics_record *m)
 {
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (id != METRICS_ICL && m->values.has[id]) {
@@ -115,15 +115,15 @@ static void record_values(struct cli_intervals *iv, const struct cli_record_metr
     }
 }
 
-static int add_to_slice(struct cli_intervals *iv, const struct engine_record *rec,
-                        const struct cli_record_metrics *m, bool streaming,
+static int add_to_slice(struct export_intervals *iv, const struct engine_record *rec,
+                        const struct metrics_record *m, bool streaming,
                         const struct metrics_goodput *goodput)
 {
     if (rec->wall_start_ns == 0 || rec->wall_start_ns < iv->base_wall_ns) {
         return 0; /* never sent, or sent before profiling began: no window */
     }
     uint64_t index = (uint64_t)(rec->wall_start_ns - iv->base_wall_ns) / (uint64_t)iv->slice_ns;
-    if (index >= CLI_SLICES_MAX) {
+    if (index >= EXPORT_SLICES_MAX) {
         iv->slice_records_dropped++;
         return 0;
     }
@@ -144,14 +144,14 @@ static int add_to_slice(struct cli_intervals *iv, const struct engine_record *re
     return 0;
 }
 
-int cli_intervals_add(struct cli_intervals *iv, const char *hlog_base,
-                      const struct engine_record *rec, const struct cli_record_metrics *m,
-                      bool streaming, const struct metrics_goodput *goodput)
+int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
+                         const struct engine_record *rec, const struct metrics_record *m,
+                         bool streaming, const struct metrics_goodput *goodput)
 {
     if (!iv->enabled) {
         return 0;
     }
-    int64_t done = cli_record_wall_ns(rec, rec->end_ns);
+    int64_t done = metrics_record_wall_ns(rec, rec->end_ns);
     int ret = 0;
     if (done >= iv->open_start_wall_ns + iv->interval_ns) {
         ret = flush_interval(iv, hlog_base);
@@ -168,7 +168,7 @@ int cli_intervals_add(struct cli_intervals *iv, const char *hlog_base,
     return iv->error;
 }
 
-int cli_intervals_close(struct cli_intervals *iv, const char *hlog_base)
+int export_intervals_close(struct export_intervals *iv, const char *hlog_base)
 {
     if (!iv->enabled) {
         return 0;
@@ -185,9 +185,9 @@ int cli_intervals_close(struct cli_intervals *iv, const char *hlog_base)
     return iv->error;
 }
 
-int cli_intervals_write_timeslices(const struct cli_intervals *iv,
-                                   const struct cli_export_paths *paths, json_t *input_config,
-                                   int64_t end_wall_ns)
+int export_intervals_write_timeslices(const struct export_intervals *iv,
+                                      const struct export_paths *paths, json_t *input_config,
+                                      int64_t end_wall_ns)
 {
     if (!iv->enabled || iv->slice_ns == 0) {
         return 0;

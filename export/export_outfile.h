@@ -17,11 +17,11 @@
  * the file falls back to ordinary buffered writes, made at once.
  *
  * The writer owns the two buffers; its user fills the one it was handed and
- * gives it back full (cli_outfile_put) or to make everything readable now
- * (cli_outfile_sync). Not thread-safe: one thread uses a file.
+ * gives it back full (export_outfile_put) or to make everything readable now
+ * (export_outfile_sync). Not thread-safe: one thread uses a file.
  */
-#ifndef RINGPERF_CLI_OUTFILE_H
-#define RINGPERF_CLI_OUTFILE_H
+#ifndef RINGPERF_EXPORT_OUTFILE_H
+#define RINGPERF_EXPORT_OUTFILE_H
 
 #include <liburing.h>
 #include <stdbool.h>
@@ -31,21 +31,21 @@
 /* Direct writes start and end on multiples of this many bytes of the file
  * and of memory (4 KiB covers the logical block size of nearly every disk;
  * a write refused for its alignment falls back to buffered). */
-#define CLI_OUTFILE_BLOCK 4096u
+#define EXPORT_OUTFILE_BLOCK 4096u
 
-/* cli_outfile_mode chooses how the file is written. */
-enum cli_outfile_mode {
-    CLI_OUTFILE_DIRECT,   /* O_DIRECT in the background where the filesystem allows it */
-    CLI_OUTFILE_BUFFERED, /* through the page cache, at once (also the fallback) */
+/* export_outfile_mode chooses how the file is written. */
+enum export_outfile_mode {
+    EXPORT_OUTFILE_DIRECT,   /* O_DIRECT in the background where the filesystem allows it */
+    EXPORT_OUTFILE_BUFFERED, /* through the page cache, at once (also the fallback) */
 };
 
-struct cli_outfile {
+struct export_outfile {
     int fd;
     bool direct; /* writes are O_DIRECT and asynchronous */
     bool ring_ready;
     struct io_uring ring;
     char *buf[2];
-    size_t cap;       /* bytes in each buffer, a multiple of CLI_OUTFILE_BLOCK */
+    size_t cap;       /* bytes in each buffer, a multiple of EXPORT_OUTFILE_BLOCK */
     int filling;      /* the buffer the user holds */
     size_t in_flight; /* bytes of buf[!filling] being written at in_flight_at; 0: none */
     off_t in_flight_at;
@@ -53,33 +53,33 @@ struct cli_outfile {
     int error;    /* 0 or the first -errno; sticky */
 };
 
-/* cli_outfile_open creates (or truncates) path and allocates two cap-byte
- * buffers (cap rounded up to CLI_OUTFILE_BLOCK; 1 to 1 GiB, else -EINVAL).
+/* export_outfile_open creates (or truncates) path and allocates two cap-byte
+ * buffers (cap rounded up to EXPORT_OUTFILE_BLOCK; 1 to 1 GiB, else -EINVAL).
  * Returns 0 or -errno; on failure nothing is left to free. */
-int cli_outfile_open(struct cli_outfile *f, const char *path, size_t cap,
-                     enum cli_outfile_mode mode);
+int export_outfile_open(struct export_outfile *f, const char *path, size_t cap,
+                        enum export_outfile_mode mode);
 
-/* cli_outfile_buffer returns the buffer to fill first (cap bytes), empty. */
-char *cli_outfile_buffer(const struct cli_outfile *f);
+/* export_outfile_buffer returns the buffer to fill first (cap bytes), empty. */
+char *export_outfile_buffer(const struct export_outfile *f);
 
-/* cli_outfile_put takes the filled buffer (the one last returned, holding
+/* export_outfile_put takes the filled buffer (the one last returned, holding
  * *len bytes), starts writing it, and returns the buffer to fill next, with
  * *len set to the bytes already in it: the part of a direct write's last
- * block that did not fill it, carried over (less than CLI_OUTFILE_BLOCK).
- * Errors are sticky and reported by cli_outfile_sync and _close; the bytes
+ * block that did not fill it, carried over (less than EXPORT_OUTFILE_BLOCK).
+ * Errors are sticky and reported by export_outfile_sync and _close; the bytes
  * handed over after one are dropped. */
-char *cli_outfile_put(struct cli_outfile *f, char *buf, size_t *len);
+char *export_outfile_put(struct export_outfile *f, char *buf, size_t *len);
 
-/* cli_outfile_sync writes what was handed over and the *len bytes of buf
+/* export_outfile_sync writes what was handed over and the *len bytes of buf
  * (the buffer being filled), and waits until they are all in the file
  * (readable by other processes, not necessarily on disk). buf may keep a
- * carried-over part, *len updated as by cli_outfile_put. Returns 0 or the
+ * carried-over part, *len updated as by export_outfile_put. Returns 0 or the
  * first error. */
-int cli_outfile_sync(struct cli_outfile *f, char *buf, size_t *len);
+int export_outfile_sync(struct export_outfile *f, char *buf, size_t *len);
 
-/* cli_outfile_close syncs the len bytes of buf, closes the file and frees
+/* export_outfile_close syncs the len bytes of buf, closes the file and frees
  * the buffers. Returns 0 or the first error. Does nothing on a zeroed struct
  * or after a failed open. */
-int cli_outfile_close(struct cli_outfile *f, char *buf, size_t len);
+int export_outfile_close(struct export_outfile *f, char *buf, size_t len);
 
 #endif

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/jsonw.h"
+#include "export/export_jsonw.h"
 #include "tests/read_text.h"
 
 struct sink {
     char path[64];
     char *text;
     size_t len;
-    struct cli_jsonw w;
+    struct export_jsonw w;
 };
 
 /* sink_open starts a writer on a new temporary file, written as the
@@ -27,13 +27,13 @@ static void sink_open(struct sink *s, size_t cap)
     int fd = mkstemp(s->path);
     cr_assert_geq(fd, 0);
     close(fd);
-    cr_assert_eq(cli_jsonw_open(&s->w, s->path, cap, CLI_OUTFILE_DIRECT), 0);
+    cr_assert_eq(export_jsonw_open(&s->w, s->path, cap, EXPORT_OUTFILE_DIRECT), 0);
 }
 
 /* sink_close closes the writer and returns the text of the file (caller frees). */
 static char *sink_close(struct sink *s)
 {
-    cr_assert_eq(cli_jsonw_close(&s->w), 0);
+    cr_assert_eq(export_jsonw_close(&s->w), 0);
     s->text = test_read_path(s->path);
     cr_assert_not_null(s->text);
     s->len = strlen(s->text);
@@ -72,7 +72,7 @@ static size_t reference_escape(const unsigned char *in, size_t len, char *out)
     return n;
 }
 
-Test(cli_jsonw, every_byte_at_every_offset_is_escaped_as_json_requires)
+Test(export_jsonw, every_byte_at_every_offset_is_escaped_as_json_requires)
 {
     unsigned char text[40];
     char expected[40 * 6 + 2];
@@ -83,8 +83,8 @@ Test(cli_jsonw, every_byte_at_every_offset_is_escaped_as_json_requires)
         for (size_t at = 0; at < sizeof(text); at++) {
             memset(text, 'a', sizeof(text));
             text[at] = (unsigned char)byte;
-            cli_jsonw_string(&s.w, (const char *)text, sizeof(text));
-            cli_jsonw_raw(&s.w, "\n", 1);
+            export_jsonw_string(&s.w, (const char *)text, sizeof(text));
+            export_jsonw_raw(&s.w, "\n", 1);
         }
     }
     char *got = sink_close(&s);
@@ -103,9 +103,9 @@ Test(cli_jsonw, every_byte_at_every_offset_is_escaped_as_json_requires)
     free(got);
 }
 
-Test(cli_jsonw, long_strings_are_written_whole_across_pieces_and_flushes)
+Test(export_jsonw, long_strings_are_written_whole_across_pieces_and_flushes)
 {
-    enum { LEN = 3 * CLI_JSONW_PIECE_MAX + 17 };
+    enum { LEN = 3 * EXPORT_JSONW_PIECE_MAX + 17 };
     unsigned char *text = malloc(LEN);
     char *expected = malloc(LEN * 6 + 2);
     cr_assert(text != NULL && expected != NULL);
@@ -115,7 +115,7 @@ Test(cli_jsonw, long_strings_are_written_whole_across_pieces_and_flushes)
     size_t n = reference_escape(text, LEN, expected);
     struct sink s;
     sink_open(&s, 0); /* the smallest buffer: several flushes on the way */
-    cli_jsonw_string_long(&s.w, (const char *)text, LEN);
+    export_jsonw_string_long(&s.w, (const char *)text, LEN);
     char *got = sink_close(&s);
     cr_assert_eq(s.len, n);
     cr_assert_eq(memcmp(got, expected, n), 0);
@@ -126,28 +126,28 @@ Test(cli_jsonw, long_strings_are_written_whole_across_pieces_and_flushes)
 
 /* A raw piece is written whole whether it fits after what is buffered or
  * needs a flush first; only one longer than a fresh buffer's room is cut. */
-Test(cli_jsonw, raw_pieces_are_whole_with_or_without_a_flush)
+Test(export_jsonw, raw_pieces_are_whole_with_or_without_a_flush)
 {
-    enum { PIECE = CLI_JSONW_PIECE_MAX + 100, PIECES = 7 };
+    enum { PIECE = EXPORT_JSONW_PIECE_MAX + 100, PIECES = 7 };
     char *piece = malloc(PIECE);
     cr_assert_not_null(piece);
     struct sink s;
     sink_open(&s, 0); /* the smallest buffer: some pieces fit, some follow a flush */
     for (int i = 0; i < PIECES; i++) {
         memset(piece, 'a' + i, PIECE);
-        cli_jsonw_raw(&s.w, piece, PIECE);
+        export_jsonw_raw(&s.w, piece, PIECE);
     }
     size_t cap = s.w.cap;
     char *huge = malloc(cap + 10);
     cr_assert_not_null(huge);
     memset(huge, 'z', cap + 10);
-    cli_jsonw_raw(&s.w, huge, cap + 10);
+    export_jsonw_raw(&s.w, huge, cap + 10);
     /* The piece fills the next buffer, after what a direct write carried
      * over of its last block. */
     cr_assert_eq(s.w.len, cap);
     char *got = sink_close(&s);
     size_t cut = s.len - (size_t)PIECE * PIECES;
-    cr_assert(cut > cap - CLI_OUTFILE_BLOCK && cut <= cap, "cut to %zu of %zu", cut, cap);
+    cr_assert(cut > cap - EXPORT_OUTFILE_BLOCK && cut <= cap, "cut to %zu of %zu", cut, cap);
     for (int i = 0; i < PIECES; i++) {
         memset(piece, 'a' + i, PIECE);
         cr_assert_eq(memcmp(got + (size_t)i * PIECE, piece, PIECE), 0, "piece %d", i);
@@ -158,19 +158,19 @@ Test(cli_jsonw, raw_pieces_are_whole_with_or_without_a_flush)
     free(piece);
 }
 
-Test(cli_jsonw, integers_keys_and_literals)
+Test(export_jsonw, integers_keys_and_literals)
 {
     static const int64_t values[] = {
         0, 7, -7, 10, 99, 100, -100, 12345, 1795413729518934704, INT64_MAX, INT64_MIN};
     struct sink s;
     sink_open(&s, 0);
     bool first = true;
-    cli_jsonw_raw(&s.w, "{", 1);
+    export_jsonw_raw(&s.w, "{", 1);
     for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
-        cli_jsonw_key(&s.w, &first, "k");
-        cli_jsonw_int(&s.w, values[i]);
+        export_jsonw_key(&s.w, &first, "k");
+        export_jsonw_int(&s.w, values[i]);
     }
-    cli_jsonw_lit(&s.w, "}");
+    export_jsonw_lit(&s.w, "}");
     char *got = sink_close(&s);
     cr_assert_str_eq(got, "{\"k\":0,\"k\":7,\"k\":-7,\"k\":10,\"k\":99,\"k\":100,\"k\":-100,"
                           "\"k\":12345,\"k\":1795413729518934704,\"k\":9223372036854775807,"
@@ -178,21 +178,21 @@ Test(cli_jsonw, integers_keys_and_literals)
     free(got);
 }
 
-Test(cli_jsonw, milliseconds_from_nanoseconds_are_exact)
+Test(export_jsonw, milliseconds_from_nanoseconds_are_exact)
 {
     struct sink s;
     sink_open(&s, 0);
-    cli_jsonw_ms_from_ns(&s.w, 911153);
-    cli_jsonw_raw(&s.w, " ", 1);
-    cli_jsonw_ms_from_ns(&s.w, 5000000);
-    cli_jsonw_raw(&s.w, " ", 1);
-    cli_jsonw_ms_from_ns(&s.w, -1500000);
+    export_jsonw_ms_from_ns(&s.w, 911153);
+    export_jsonw_raw(&s.w, " ", 1);
+    export_jsonw_ms_from_ns(&s.w, 5000000);
+    export_jsonw_raw(&s.w, " ", 1);
+    export_jsonw_ms_from_ns(&s.w, -1500000);
     char *got = sink_close(&s);
     cr_assert_str_eq(got, "0.911153 5 -1.5");
     free(got);
 }
 
-Test(cli_jsonw, random_integers_of_every_length_match_printf)
+Test(export_jsonw, random_integers_of_every_length_match_printf)
 {
     /* xorshift64, shifted right by a varying amount so that every length
      * from one digit to nineteen comes up often. */
@@ -208,8 +208,8 @@ Test(cli_jsonw, random_integers_of_every_length_match_printf)
         x ^= x << 17;
         int64_t v = (int64_t)(x >> (i % 64));
         values[i] = (i & 64) != 0 ? -v : v;
-        cli_jsonw_int(&s.w, values[i]);
-        cli_jsonw_raw(&s.w, "\n", 1);
+        export_jsonw_int(&s.w, values[i]);
+        export_jsonw_raw(&s.w, "\n", 1);
     }
     char *got = sink_close(&s);
     char *pos = got;
@@ -222,7 +222,7 @@ Test(cli_jsonw, random_integers_of_every_length_match_printf)
     free(values);
 }
 
-Test(cli_jsonw, integers_match_printf_at_every_digit_count)
+Test(export_jsonw, integers_match_printf_at_every_digit_count)
 {
     int64_t values[64 * 3 + 2];
     size_t count = 0;
@@ -238,8 +238,8 @@ Test(cli_jsonw, integers_match_printf_at_every_digit_count)
     struct sink s;
     sink_open(&s, 0);
     for (size_t i = 0; i < count; i++) {
-        cli_jsonw_int(&s.w, values[i]);
-        cli_jsonw_raw(&s.w, "\n", 1);
+        export_jsonw_int(&s.w, values[i]);
+        export_jsonw_raw(&s.w, "\n", 1);
     }
     char *got = sink_close(&s);
     char *pos = got;

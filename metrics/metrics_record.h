@@ -1,0 +1,114 @@
+/*
+ * metrics_record.h - turning one engine record into metrics, and a run's
+ * records into its results: the content response times (events that carried
+ * output or reasoning text), the token counts (the run's tokenizer, or the
+ * server's usage), the metric values of metrics.h, and the error summary.
+ * Separate from metrics.h because it reads engine records and counts tokens,
+ * which the formulas themselves do not need.
+ */
+#ifndef RINGPERF_METRICS_RECORD_H
+#define RINGPERF_METRICS_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "metrics/metrics.h"
+#include "tokenizer/tokenizer.h"
+
+#define METRICS_ERROR_KINDS_MAX 64
+
+/* metrics_error_kind is one row of the error summary. */
+struct metrics_error_kind {
+    int code;
+    char type[ENGINE_ERROR_TYPE_BYTES];
+    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    uint64_t count;
+};
+
+/* metrics_record is one record seen through metrics/: the request view
+ * (whose content_ns borrows the metrics_results' scratch buffer, valid until the
+ * next metrics_record_compute) and its computed values. */
+struct metrics_record {
+    struct metrics_request request;
+    struct metrics_values values;
+    /* metrics_record_shared_reads() of the record, counted once: the run total,
+     * the record's export line and a share's rank file all take it from here
+     * (a merge, whose records carry no events, from the rank file). */
+    uint32_t shared_reads;
+};
+
+/* metrics_results accumulates a run's records: the metric run, the error summary
+ * and the counts the progress line shows. */
+struct metrics_results {
+    bool streaming;
+    bool use_server_token_count;
+    bool per_chunk_usage; /* ITL leaves out the first chunk's tokens (--per-chunk-usage) */
+    bool open_loop;       /* requests follow a schedule: add the *_from_schedule metrics */
+    /* Client-side token counts (AIPerf's default): the run's tokenizer, or
+     * NULL to take them from the server's usage. Borrowed. */
+    const struct tokenizer *tokenizer;
+    struct tokenizer_scratch token_scratch;
+    const int64_t *payload_isl; /* input tokens of each payload, by payload index */
+    /* Multi-turn runs: the input tokens of a turn, history included, given
+     * the output tokens of its reply (workload_sessions_input_tokens, which
+     * also remembers them for the next turn); -1 when not counted. NULL for
+     * runs without sessions. */
+    int64_t (*session_input_tokens)(void *ctx, const struct engine_record *record,
+                                    int64_t output_tokens);
+    void *session_ctx;
+    struct metrics_goodput goodput;
+    struct metrics_run *run;
+    int64_t *content_ns; /* scratch for metrics_record_compute, grown to the longest record */
+    uint32_t content_cap;
+    uint64_t success_count;
+    uint64_t error_count;
+    uint64_t cancelled_count;
+    int64_t first_wall_ns; /* earliest send start of any record, 0 before the first */
+    struct metrics_error_kind errors[METRICS_ERROR_KINDS_MAX];
+    size_t error_kind_count;
+    uint64_t errors_unlisted;  /* errors past METRICS_ERROR_KINDS_MAX distinct kinds */
+    uint64_t same_read_events; /* content events that shared a read with the previous one */
+    /* --per-chunk-usage: streamed successes whose first chunk reported no
+     * usable completion_tokens, so their ITL divides by OSL - 1. */
+    uint64_t itl_first_chunk_fallbacks;
+};
+
+/* metrics_results_options are what a run's results depend on. */
+struct metrics_results_options {
+    bool streaming;
+    bool use_server_token_count; /* --use-server-token-count */
+    bool per_chunk_usage;        /* --per-chunk-usage */
+    const char *goodput;         /* --goodput, or NULL */
+};
+
+/* metrics_results_init prepares `results` for a run with `opts`. Returns 0;
+ * -EINVAL with the reason in errbuf (a bad --goodput); or -ENOMEM. Release
+ * with metrics_results_free. */
+int metrics_results_init(struct metrics_results *results,
+                         const struct metrics_results_options *opts, char *errbuf, size_t errcap);
+
+/* metrics_results_free releases what results owns; safe on a zeroed struct. */
+void metrics_results_free(struct metrics_results *results);
+
+/* metrics_record_compute fills `*out` for `record`: the content response times
+ * (events that carried output or reasoning text), token counts (from the
+ * run's tokenizer when there is one and --use-server-token-count is not
+ * given, else from the server's usage) and the metric values. */
+void metrics_record_compute(struct metrics_results *results, const struct engine_record *record,
+                            struct metrics_record *out);
+
+/* metrics_record_shared_reads returns how many of a successful streamed record's
+ * content events arrived in the same network read as the content event before
+ * them, and so carry that read's arrival time (0 for other records). */
+uint32_t metrics_record_shared_reads(const struct engine_record *record, bool streaming);
+
+/* metrics_record_wall_ns converts a record's monotonic timestamp to wall-clock ns
+ * (0 when either is unknown). */
+int64_t metrics_record_wall_ns(const struct engine_record *record, int64_t monotonic_ns);
+
+/* metrics_results_add folds one record and its computed metrics into results. */
+void metrics_results_add(struct metrics_results *results, const struct engine_record *record,
+                         const struct metrics_record *metrics);
+
+#endif
