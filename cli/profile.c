@@ -3,7 +3,7 @@
  * payloads and the target, run the engine, and report.
  */
 #include "cli/cli.h"
-#include "cli/cli_cluster.h"
+#include "cluster/cluster.h"
 #include "cli/cli_control_hooks.h"
 #include "export/export.h"
 #include "workload/workload.h"
@@ -49,7 +49,7 @@ struct profile_run {
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
     struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
-    struct cli_cluster cluster;           /* MPI ranks or --shard-count shares of one run */
+    struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
     struct engine_run_stats engine_stats; /* of the profiling phase */
     /* --wait-for-model-timeout: what the readiness probes send */
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
@@ -88,7 +88,7 @@ static void on_record(void *ctx, const struct engine_record *rec)
     if (run->export_error == 0) {
         run->export_error = export_run_record(&run->exp, rec, &metrics);
     }
-    cli_cluster_record(&run->cluster, rec, &metrics);
+    cluster_share_record(&run->cluster, rec, &metrics);
     cli_live_record(&run->live, rec);
     check_failure_threshold(run);
 }
@@ -131,7 +131,7 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
     cli_live_progress(&run->live, &run->results, finished, total);
-    cli_cluster_flush(&run->cluster);
+    cluster_share_flush(&run->cluster);
 }
 
 /* lookup_host resolves host:port (what names it, for messages) into *out_addr. */
@@ -355,7 +355,7 @@ struct signal_watch {
     pthread_t thread;
     sigset_t set;
     struct engine_stop *stop;
-    struct cli_cluster *cluster; /* told about the stop (MPI: a rank may have died) */
+    struct cluster_share *cluster; /* told about the stop (MPI: a rank may have died) */
 };
 
 /* watch_signals turns the first Ctrl-C into a graceful cancel and the second
@@ -371,7 +371,7 @@ static void *watch_signals(void *arg)
             return NULL;
         }
         if (interrupts == 0 && watch->cluster != NULL) {
-            cli_cluster_stop_notice(watch->cluster);
+            cluster_share_stop_notice(watch->cluster);
         }
         if (++interrupts >= 2) {
             fprintf(stderr, "\nringperf: forced quit\n");
@@ -496,7 +496,7 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
         /* Before the split: the turn limit is the whole run's, as ordinals are. */
         workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
     }
-    if (!cli_cluster_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
+    if (!cluster_share_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
     }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
@@ -562,7 +562,7 @@ static int execute(struct profile_run *run)
     bool profiler_started =
         ret == 0 && hooks && cli_control_hook_wanted(&run->cfg, CLI_HOOK_PROFILER_START);
     if (ret == 0) {
-        ret = cli_cluster_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
+        ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
     if (ret == 0 && !run->stop.requested) {
@@ -605,10 +605,10 @@ static int execute(struct profile_run *run)
     print_itl_fallbacks(run);
     print_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
-    status = cli_cluster_finish(&run->cluster, run->stop.requested,
-                                run->threshold_exceeded ? 1 : status);
+    status = cluster_share_finish(&run->cluster, run->stop.requested,
+                                  run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
-                    cli_cluster_results_path(&run->cluster, run->exp.paths.json));
+                    cluster_share_results_path(&run->cluster, run->exp.paths.json));
     return status;
 }
 
@@ -707,7 +707,7 @@ static int prepare(struct profile_run *run)
     }
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
                                          : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
-    if (cli_cluster_share_seed(&run->cluster, &run->seed) != 0) {
+    if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
         return 1;
     }
     configure_engine(run);
@@ -741,12 +741,12 @@ static int prepare(struct profile_run *run)
     if (prepare_artifact_dir(run) != 0) {
         return 1;
     }
-    int split = cli_cluster_prepare(&run->cluster, &run->cfg, run->seed, &run->load, &run->engine,
-                                    run->artifact_dir, sizeof(run->artifact_dir));
+    int split = cluster_share_prepare(&run->cluster, &run->cfg, run->seed, &run->load, &run->engine,
+                                      run->artifact_dir, sizeof(run->artifact_dir));
     if (split != 0) {
         return split;
     }
-    const char *inputs_dir = cli_cluster_inputs_dir(&run->cluster, run->artifact_dir);
+    const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
     if (inputs_dir != NULL && write_inputs(run, inputs_dir) != 0) {
         fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
         return 1;
@@ -763,8 +763,14 @@ static int prepare(struct profile_run *run)
                 run->artifact_dir, strerror(-ret));
         return 1;
     }
-    if (cli_cluster_live_attach(&run->cluster, &run->live, &run->results) != 0) {
+    struct cluster_share_shards shards = {.count = &run->live.shard_count,
+                                          .rows = run->live.shards};
+    if (cluster_share_live_attach(&run->cluster, &shards, &run->results) != 0) {
         return 1;
+    }
+    if (run->cluster.mpi) {
+        run->live.on_snapshot = cluster_share_live_snapshot;
+        run->live.on_snapshot_ctx = &run->cluster;
     }
     /* MPI rank 0 serves the top directory, where the merged exports go. */
     const char *served = run->cluster.mpi ? run->cluster.top_dir : run->artifact_dir;
@@ -782,8 +788,8 @@ static void release(struct profile_run *run)
     tokenizer_free(run->tokenizer);
     free(run->targets);
     cli_readiness_free(&run->probes);
-    tls_context_free(run->tls);      /* after the engine freed every connection made from it */
-    cli_cluster_free(&run->cluster); /* last: leaves MPI */
+    tls_context_free(run->tls);        /* after the engine freed every connection made from it */
+    cluster_share_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);
 }
 
@@ -804,7 +810,7 @@ int cli_profile_main(int argc, char **argv)
                 errbuf);
         ret = 2;
     } else {
-        ret = cli_cluster_init(&run->cluster, &run->cfg);
+        ret = cluster_share_init(&run->cluster, &run->cfg);
         ret = ret != 0 ? ret : prepare(run);
         if (ret == 0) {
             ret = execute(run);

@@ -1,152 +1,204 @@
 /*
- * cluster.h - one benchmark run shared by several processes ("ranks") under
- * MPI: who am I, a common start instant, clock offsets, and moving bytes to
- * rank 0 after the run. Rank 0 coordinates.
+ * cluster.h - one `ringperf profile` run shared by several processes: MPI ranks under mpirun/srun,
+ * or independent shards
+ * (--shard-index/--shard-count, e.g. a Kubernetes Indexed Job); and
+ * `ringperf merge`, which combines what each of them wrote.
  *
- * The MPI library (Open MPI) is optional at build time: without it this
- * module implements the same API for one process (rank 0 of 1; under a
- * launcher with more processes it refuses to run, saying so). A
- * binary built with MPI still runs without a launcher: MPI_Init is called
- * only when the environment shows one (OMPI_COMM_WORLD_SIZE, PMI_SIZE or
- * PMIX_RANK). Every call here except the cluster_live_* ones may block on
- * the other ranks, so none of them belongs on the request path: call them
- * before and after engine_run only. The cluster_live_* calls never wait
- * during a run: each rank posts a small snapshot of its live figures and
- * rank 0 polls for them at the progress interval. Nothing here is
- * thread-safe; use one struct cluster from one thread (the one that called
- * cluster_init: MPI is initialised MPI_THREAD_FUNNELED).
+ * Share i of N runs request ordinals i, i + N, ... (so ordinals stay
+ * globally unique), 1/N of --concurrency and --request-rate, and writes its
+ * artifacts to <artifact-dir>/rank_<i>/ as the run goes, including
+ * CLUSTER_RECORDS_FILE: every record's metric inputs on rank 0's clock.
+ * Merging those files recomputes every metric exactly as one run would.
  */
 #ifndef RINGPERF_CLUSTER_H
 #define RINGPERF_CLUSTER_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-/* CLUSTER_HOST_BYTES bounds a host name, NUL included. */
-#define CLUSTER_HOST_BYTES 256
+#include "export/export.h"
+#include "metrics/metrics_record.h"
+#include "workload/workload.h"
+#include "api/api.h"
+#include "export/export_jsonw.h"
+#include "cluster/cluster_transport.h"
+#include "config/config.h"
+#include "engine/engine.h"
 
-/* CLUSTER_RANKS_MAX bounds the ranks of one run. */
-#define CLUSTER_RANKS_MAX 4096
+/* CLUSTER_RECORDS_FILE is the per-share file `ringperf merge` reads. */
+#define CLUSTER_RECORDS_FILE "ringperf_records.jsonl"
 
-/* CLUSTER_CHUNK_BYTES is the size of one message when a file is streamed
- * to rank 0. */
-#define CLUSTER_CHUNK_BYTES (1u << 20)
+/* CLUSTER_RECORDS_FORMAT is the version of that file's format. */
+#define CLUSTER_RECORDS_FORMAT 1
 
-/* cluster is the process's membership in a run (opaque). */
-struct cluster;
+/* CLUSTER_CLOCK_ROUNDS is how many ping-pongs estimate a rank's clock. */
+#define CLUSTER_CLOCK_ROUNDS 16
 
-/* cluster_clock is one rank's wall clock (CLOCK_REALTIME) against rank 0's:
- * offset_ns = rank clock - rank 0 clock, known to within +-uncertainty_ns
- * (half the best ping-pong round trip). Rank 0's own is {0, 0}. */
-struct cluster_clock {
-    int64_t offset_ns;
-    int64_t uncertainty_ns;
+/* cluster_share is a process's part in a shared run. Zero-initialise, then
+ * cluster_share_init; cluster_share_free is safe on a zeroed one. */
+struct cluster_share {
+    struct cluster *cluster; /* owned */
+    bool mpi;                /* MPI ranks share the run (count > 1) */
+    int index;               /* this share: MPI rank or --shard-index */
+    int count;               /* shares */
+    bool sharded;            /* MPI or --shard-count: rank_<i>/ and a records file */
+    uint64_t run_nonce;      /* the same in every share of an MPI run */
+    struct cluster_clock clock;
+    struct cluster_clock *clocks;    /* MPI rank 0: every rank's, by rank */
+    char *hosts;                     /* MPI rank 0: count * CLUSTER_HOST_BYTES */
+    int64_t start_wall_ns;           /* the common start instant, on rank 0's clock */
+    char top_dir[EXPORT_PATH_BYTES]; /* --artifact-dir as resolved; shares write rank_<i>/ */
+    char file_path[EXPORT_PATH_BYTES];
+    /* The schedule this share follows, wrapping the run's. */
+    const struct engine_schedule *inner;
+    struct engine_schedule schedule;
+    const struct workload_phase *load;
+    int64_t phase_ns; /* constant rate: this share's shift */
+    bool streaming;
+    bool open_loop;
+    uint64_t request_id_nonce;
+    struct export_jsonw writer; /* the records file */
+    uint64_t records;
+    int error;            /* first -errno writing the file */
+    bool silenced;        /* MPI: stdout goes to /dev/null until the merged report */
+    int saved_stdout;     /* the real stdout while silenced */
+    bool write_failed;    /* reported once */
+    uint64_t whole_total; /* records the whole run ends with (all shares); 0 = unknown */
+    char results_json[EXPORT_PATH_BYTES]; /* MPI rank 0: the merged results document */
+    bool export_raw;                      /* --export-level raw: merged as records */
+    struct cluster_share_live *live;      /* MPI: the live figures exchanged at each tick (owned) */
+    int64_t *pids;                        /* MPI rank 0: every rank's process id, by rank */
+    int pids_ready; /* pids and hosts are set (atomic: read by another thread) */
 };
 
-/* cluster_launched reports whether the environment `envp` (NULL-terminated,
- * borrowed) shows an MPI launcher: OMPI_COMM_WORLD_SIZE, PMI_SIZE or
- * PMIX_RANK is set. */
-bool cluster_launched(char *const *envp);
+/* cluster_share_init joins the run (MPI under a launcher) and checks the
+ * split against cfg: --concurrency not below the share count, a
+ * --random-seed for independent shards, and so on. MPI ranks other than 0
+ * turn the live API off in cfg (and AIPERF_API_SERVER_PORT): rank 0 serves
+ * the whole run (cluster_share_live_attach). Returns 0, or the exit
+ * code (2 usage, 1 failure) after printing why. */
+int cluster_share_init(struct cluster_share *cc, struct profile_config *cfg);
 
-/* cluster_available reports whether this build has MPI. */
-bool cluster_available(void);
+/* cluster_share_seed gives every MPI rank rank 0's seed: every rank
+ * builds the same dataset. Returns 0 or 1. */
+int cluster_share_seed(struct cluster_share *cc, uint64_t *seed);
 
-/* cluster_init joins the run: under a launcher (cluster_launched(environ))
- * and with MPI built in, it initialises MPI; otherwise the process is rank 0
- * of 1 (a build without MPI refuses, -ENOTSUP, to run as one of several
- * launched processes). Returns 0 and a handle owned by the caller
- * (cluster_free) in `*out`, or -errno with a message in errbuf
- * (NUL-terminated when errcap > 0). */
-int cluster_init(struct cluster **out, char *errbuf, size_t errcap);
+/* cluster_share_prepare gives every MPI rank rank 0's request ID nonce,
+ * splits the engine run for this share (ordinals,
+ * request count, concurrency, rate, schedule; `load` must outlive it),
+ * moves `artifact_dir` (cap bytes) to its rank_<i> subdirectory and creates
+ * it. Returns 0, or the exit code after printing why. */
+int cluster_share_prepare(struct cluster_share *cc, const struct profile_config *cfg, uint64_t seed,
+                          struct workload_phase *load, struct engine_config *engine,
+                          char *artifact_dir, size_t cap);
 
-/* cluster_free leaves the run (MPI_Finalize when MPI was initialised) and
- * frees `c`. cluster_free(NULL) is a no-op. */
-void cluster_free(struct cluster *c);
+/* cluster_share_split_warmup splits the warmup run `warm` (its schedule in
+ * `load`) for this share as cluster_share_prepare splits the profiling run.
+ * Returns false when this share has no warmup requests of its own. */
+bool cluster_share_split_warmup(struct cluster_share *cc, const struct profile_config *cfg,
+                                uint64_t seed, struct workload_phase *load,
+                                struct engine_config *warm);
 
-/* cluster_rank returns this process's rank, 0 .. cluster_size - 1. */
-int cluster_rank(const struct cluster *c);
+/* cluster_share_inputs_dir returns where inputs.json goes: `artifact_dir` in
+ * a plain run, the top directory for share 0, NULL (none) for the others. */
+const char *cluster_share_inputs_dir(const struct cluster_share *cc, const char *artifact_dir);
 
-/* cluster_size returns the number of ranks (1 without a launcher). */
-int cluster_size(const struct cluster *c);
+/* cluster_share_start opens the records file, and under MPI waits for every
+ * rank, estimates the clocks and agrees on a common start instant: an
+ * open-loop `engine` counts its schedule from it (schedule_start_ns), a
+ * closed loop starts when this returns, at that instant. Returns 0 or
+ * -errno with errbuf set. */
+int cluster_share_start(struct cluster_share *cc, const struct profile_config *cfg,
+                        struct engine_config *engine, char *errbuf, size_t errcap);
 
-/* cluster_host returns this host's name (a view valid as long as `c`). */
-const char *cluster_host(const struct cluster *c);
+/* cluster_share_record appends one record (borrowed) with its metrics to the
+ * records file. */
+void cluster_share_record(struct cluster_share *cc, const struct engine_record *rec,
+                          const struct metrics_record *metrics);
 
-/* cluster_barrier waits until every rank has called it. Returns 0 or -EIO. */
-int cluster_barrier(struct cluster *c);
+/* cluster_share_flush writes what is buffered, so that a share that dies
+ * keeps its records up to then. Called about once a second. */
+void cluster_share_flush(struct cluster_share *cc);
 
-/* cluster_bcast copies `len` bytes at `buf` from rank 0 to every rank.
- * Returns 0, -EINVAL for len > INT_MAX, or -EIO. */
-int cluster_bcast(struct cluster *c, void *buf, size_t len);
+/* cluster_share_finish closes the records file (marking it complete), and
+ * under MPI streams every rank's file to rank 0, which merges them into the
+ * top directory and prints the merged report. `status` is this share's
+ * exit code; returns the process's. */
+int cluster_share_finish(struct cluster_share *cc, bool cancelled, int status);
 
-/* cluster_gather_hosts gives rank 0 every rank's host name: `out` holds
- * cluster_size() * CLUSTER_HOST_BYTES bytes on rank 0 (rank r's name at
- * r * CLUSTER_HOST_BYTES) and is unused elsewhere (may be NULL). Returns 0
+/* cluster_share_shards are this rank's live per-shard counts: *count rows
+ * of `rows`, both borrowed from the live view that keeps them. */
+struct cluster_share_shards {
+    const uint32_t *count;
+    const struct api_shard_view *rows;
+};
+
+/* cluster_share_live_attach prepares the exchange that makes a live view
+ * show the whole MPI run from `shards` (copied; what it points to is
+ * borrowed, as is `results`, this rank's figures; all must outlive cc's
+ * run). The view then calls cluster_share_live_snapshot with cc at every
+ * progress tick. No-op without MPI. Returns 0 or -ENOMEM after printing
+ * why. */
+int cluster_share_live_attach(struct cluster_share *cc, const struct cluster_share_shards *shards,
+                              const struct metrics_results *results);
+
+/* cluster_share_live_snapshot is a live view's snapshot hook, with ctx the
+ * struct cluster_share: each rank other than 0 posts its counts and live
+ * histograms to rank 0 without waiting, and rank 0 merges the latest of
+ * every rank into `snap`, which it shows and publishes (counts add,
+ * histograms add bucket by bucket). */
+void cluster_share_live_snapshot(void *ctx, const struct metrics_results *results,
+                                 struct api_snapshot *snap);
+
+/* cluster_share_live_end, after the run (it blocks): every rank other than 0
+ * posts its final figures, and rank 0 waits for them, so that its live view
+ * ends on the whole run's figures. Called by cluster_share_finish. Returns 0
  * or -EIO. */
-int cluster_gather_hosts(struct cluster *c, char *out);
+int cluster_share_live_end(struct cluster_share *cc);
 
-/* cluster_gather_i64 gives rank 0 one number from every rank (`mine`):
- * `out_all` holds cluster_size() entries on rank 0 (rank r's at r) and is
- * unused elsewhere (may be NULL). Returns 0 or -EIO. */
-int cluster_gather_i64(struct cluster *c, int64_t mine, int64_t *out_all);
+/* cluster_share_live_free releases what cluster_share_live_attach allocated;
+ * called by cluster_share_free. */
+void cluster_share_live_free(struct cluster_share *cc);
 
-/* cluster_clock_sync estimates every rank's clock against rank 0's by
- * `rounds` ping-pongs per rank (the round with the shortest round trip
- * wins). Every rank gets its own estimate in `*out_mine`; rank 0 also gets
- * all of them in `out_all` (cluster_size() entries; NULL elsewhere).
- * Returns 0 or -EIO. */
-int cluster_clock_sync(struct cluster *c, int rounds, struct cluster_clock *out_all,
-                       struct cluster_clock *out_mine);
+/* cluster_share_results_path returns the results document the live API
+ * serves at the end of the run: under MPI, rank 0's merged one in the top
+ * directory (a view into cc); otherwise `own` (this process's). */
+const char *cluster_share_results_path(struct cluster_share *cc, const char *own);
 
-/* cluster_send sends `len` bytes (borrowed) to rank `dest` as one message.
- * Returns 0, -EINVAL or -EIO. */
-int cluster_send(struct cluster *c, int dest, const void *buf, size_t len);
+/* cluster_share_stop_notice is called, from any thread, when the process is
+ * told to stop (SIGTERM, SIGINT). Under mpirun that is how the surviving
+ * ranks learn that one died: the launcher stops them all a moment later.
+ * So MPI rank 0 checks every rank on its own host, and for each one that
+ * no longer exists prints which rank and host stopped before the end, where
+ * its records are, and how to merge them. Calls no MPI. */
+void cluster_share_stop_notice(struct cluster_share *cc);
 
-/* cluster_recv receives one message from rank `src` into `buf` (`cap`
- * bytes) and stores its length in `*out_len`. Returns 0, -EMSGSIZE when it
- * does not fit, or -EIO. */
-int cluster_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len);
+/* cluster_share_free releases cc (leaving MPI); safe on a zeroed one. */
+void cluster_share_free(struct cluster_share *cc);
 
-/* cluster_live_post starts a non-blocking send of `len` bytes at `buf` to
- * rank 0 as a live-figures message (a tag of its own, apart from
- * cluster_send's). `buf` stays borrowed until the send completed: until
- * cluster_live_busy returns false or cluster_live_flush returned. At most
- * one such send is in flight: returns 0, -EBUSY (the previous one has not
- * completed: nothing is sent), -EINVAL (no MPI, or len > INT_MAX) or -EIO.
- * Never waits on another rank, so it may be called while requests are in
- * flight (from the thread that initialised MPI). */
-int cluster_live_post(struct cluster *c, const void *buf, size_t len);
+/* CLUSTER_MERGE_FILES_MAX bounds the records files one merge reads. */
+#define CLUSTER_MERGE_FILES_MAX CLUSTER_RANKS_MAX
 
-/* cluster_live_busy reports whether the last cluster_live_post is still in
- * flight (it tests the send without waiting). */
-bool cluster_live_busy(struct cluster *c);
+/* cluster_merge_options configure cluster_merge_files. */
+struct cluster_merge_options {
+    const char *out_dir; /* where the merged exports go (created) */
+    int expected_count;  /* shares expected; 0 = take it from the files */
+    bool quiet;          /* no console report */
+    const char *title;   /* console title; NULL = LLM metrics */
+    /* NULL = the shares' --export-level; "records" or "summary" overrides it.
+     * Shares that ran with "raw" are refused without an override: the
+     * records files keep no response text, so the raw export cannot be
+     * merged (each share's own stays in its directory). */
+    const char *export_level;
+};
 
-/* cluster_live_flush waits until the last cluster_live_post completed (rank
- * 0 received it). Returns 0 or -EIO. Blocks: call it after the run. */
-int cluster_live_flush(struct cluster *c);
-
-/* cluster_live_poll, on rank 0, receives one live-figures message that has
- * already arrived from any rank, without waiting for one: returns 1 with
- * the sender in *out_src and the message in `buf` (`cap` bytes, length in
- * *out_len), 0 when none is pending, -EMSGSIZE (the message is dropped)
- * or -EIO. */
-int cluster_live_poll(struct cluster *c, int *out_src, void *buf, size_t cap, size_t *out_len);
-
-/* cluster_live_recv, on rank 0, waits for the next live-figures message
- * from rank `src` (messages from one rank arrive in the order posted).
- * Returns 0, -EMSGSIZE (dropped) or -EIO. Blocks: call it after the run. */
-int cluster_live_recv(struct cluster *c, int src, void *buf, size_t cap, size_t *out_len);
-
-/* cluster_abort ends every rank of the run with exit code `code`, after
- * `message` (may be NULL) is written to stderr. Does not return. */
-_Noreturn void cluster_abort(struct cluster *c, int code, const char *message);
-
-/* cluster_wall_now_ns returns CLOCK_REALTIME in ns. */
-int64_t cluster_wall_now_ns(void);
-
-/* cluster_sleep_until_wall_ns sleeps until CLOCK_REALTIME reaches
- * `wall_ns` (returns at once when it already has). */
-void cluster_sleep_until_wall_ns(int64_t wall_ns);
+/* cluster_merge_files merges `count` records files (paths borrowed) into one
+ * result in opts->out_dir, named with the run's --profile-export-prefix:
+ * the same exports as one run, records in end-time
+ * order with their rank and host, run_info with the ranks, hosts and clock
+ * offsets, marked incomplete when a share is missing or did not finish.
+ * Returns the exit code (0 when some request succeeded). */
+int cluster_merge_files(char *const *paths, size_t count, const struct cluster_merge_options *opts);
 
 #endif

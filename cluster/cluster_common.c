@@ -1,7 +1,7 @@
 /*
  * cluster_common.c - the parts of cluster/ that do not depend on MPI.
  */
-#include "cluster/cluster.h"
+#include "cluster/cluster_transport.h"
 
 #include <errno.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * cluster_mpi.c - cluster/ over MPI (Open MPI). MPI is initialised only
  * under a launcher, so the same binary runs alone as rank 0 of 1.
  */
-#include "cluster/cluster.h"
+#include "cluster/cluster_transport.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /*
  * cluster_stub.c - cluster/ without MPI: every process is rank 0 of 1.
  */
-#include "cluster/cluster.h"
+#include "cluster/cluster_transport.h"
 
 #include <errno.h>
 #include <limits.h>

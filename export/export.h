@@ -278,7 +278,7 @@ struct export_run {
     int64_t slice_ns; /* --slice-duration; 0 = none */
     struct export_intervals intervals;
     struct metrics_goodput goodput; /* parsed --goodput, for the timeslices */
-    /* `ringperf merge` (cli_cluster.h): the share the next record came from,
+    /* `ringperf merge` (cluster_share.h): the share the next record came from,
      * written as metadata "rank" and "host" when record_host is not NULL
      * (borrowed until the next export_run_record). */
     int record_rank;

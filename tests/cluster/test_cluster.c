@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/cluster.h"
+#include "cluster/cluster_transport.h"
 
 Test(cluster, launcher_is_detected_from_the_environment)
 {

@@ -10,7 +10,7 @@
  * streams of rate R/N add up to rate R, but the union is not itself a gamma
  * stream: its bursts are those of N independent streams.
  */
-#include "cli/cli_cluster.h"
+#include "cluster/cluster.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +49,7 @@ static int shard_from_env(const struct profile_config *cfg, int *out_index)
     return 0;
 }
 
-static int check_split(const struct cli_cluster *cc, const struct profile_config *cfg)
+static int check_split(const struct cluster_share *cc, const struct profile_config *cfg)
 {
     const char *who = cc->mpi ? "MPI ranks" : "shards (--shard-count)";
     if (cc->index >= cc->count) {
@@ -72,9 +72,9 @@ static int check_split(const struct cli_cluster *cc, const struct profile_config
     return 0;
 }
 
-int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg)
+int cluster_share_init(struct cluster_share *cc, struct profile_config *cfg)
 {
-    *cc = (struct cli_cluster){.count = 1};
+    *cc = (struct cluster_share){.count = 1};
     char errbuf[256];
     if (cluster_init(&cc->cluster, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: MPI: %s\n", errbuf);
@@ -92,7 +92,7 @@ int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg)
         }
         if (cc->index != 0) {
             /* One live API per run: rank 0's, which shows every rank's figures
-             * (cli_cluster_live_attach). */
+             * (cluster_share_live_attach). */
             cfg->api_port_set = false;
             unsetenv("AIPERF_API_SERVER_PORT");
         }
@@ -107,7 +107,7 @@ int cli_cluster_init(struct cli_cluster *cc, struct profile_config *cfg)
     return cc->sharded ? check_split(cc, cfg) : 0;
 }
 
-int cli_cluster_share_seed(struct cli_cluster *cc, uint64_t *seed)
+int cluster_share_seed(struct cluster_share *cc, uint64_t *seed)
 {
     if (cc->mpi && cluster_bcast(cc->cluster, seed, sizeof(*seed)) != 0) {
         fprintf(stderr, "ringperf profile: MPI: broadcasting the seed failed\n");
@@ -118,7 +118,7 @@ int cli_cluster_share_seed(struct cli_cluster *cc, uint64_t *seed)
 
 static int64_t share_offset_ns(void *ctx, uint64_t k)
 {
-    const struct cli_cluster *cc = ctx;
+    const struct cluster_share *cc = ctx;
     if (cc->load->trace_offsets_ns != NULL) {
         /* A fixed schedule by ordinal: this share's k-th request is ordinal i + kN. */
         uint64_t ordinal = (uint64_t)cc->index + k * (uint64_t)cc->count;
@@ -136,7 +136,7 @@ static uint32_t split_evenly(uint64_t total, int index, int count)
 /* split_rate gives this share its own arrival stream at R/N; everything
  * else in *engine stays as it was (counts are split by the caller, and which
  * ordinals are cancelled must not depend on the share). */
-static void split_rate(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+static void split_rate(struct cluster_share *cc, const struct profile_config *cfg, uint64_t seed,
                        struct workload_phase *load, struct engine_config *engine)
 {
     struct engine_config whole = *engine;
@@ -153,7 +153,7 @@ static void split_rate(struct cli_cluster *cc, const struct profile_config *cfg,
 }
 
 /* split_counts gives this share its ordinals, requests and connections. */
-static void split_counts(const struct cli_cluster *cc, struct engine_config *engine)
+static void split_counts(const struct cluster_share *cc, struct engine_config *engine)
 {
     uint64_t total = engine->request_count;
     if (total > 0) {
@@ -175,9 +175,9 @@ static void split_counts(const struct cli_cluster *cc, struct engine_config *eng
     engine->ordinal_stride = (uint64_t)cc->count;
 }
 
-bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_config *cfg,
-                              uint64_t seed, struct workload_phase *load,
-                              struct engine_config *warm)
+bool cluster_share_split_warmup(struct cluster_share *cc, const struct profile_config *cfg,
+                                uint64_t seed, struct workload_phase *load,
+                                struct engine_config *warm)
 {
     if (cc->count <= 1) {
         return true;
@@ -193,7 +193,7 @@ bool cli_cluster_split_warmup(struct cli_cluster *cc, const struct profile_confi
     return !counted || warm->request_count > 0;
 }
 
-static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
+static int split_engine(struct cluster_share *cc, const struct profile_config *cfg, uint64_t seed,
                         struct workload_phase *load, struct engine_config *engine)
 {
     if (engine->concurrency < (uint32_t)cc->count) {
@@ -224,9 +224,9 @@ static int split_engine(struct cli_cluster *cc, const struct profile_config *cfg
     return 0;
 }
 
-int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg, uint64_t seed,
-                        struct workload_phase *load, struct engine_config *engine,
-                        char *artifact_dir, size_t cap)
+int cluster_share_prepare(struct cluster_share *cc, const struct profile_config *cfg, uint64_t seed,
+                          struct workload_phase *load, struct engine_config *engine,
+                          char *artifact_dir, size_t cap)
 {
     if (cc->mpi && cluster_bcast(cc->cluster, &engine->request_id_nonce,
                                  sizeof(engine->request_id_nonce)) != 0) {
@@ -260,8 +260,8 @@ int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg
         fprintf(stderr, "ringperf profile: cannot create %s\n", artifact_dir);
         return 1;
     }
-    int n = snprintf(cc->file_path, sizeof(cc->file_path), "%s/%s", artifact_dir,
-                     CLI_CLUSTER_RECORDS_FILE);
+    int n =
+        snprintf(cc->file_path, sizeof(cc->file_path), "%s/%s", artifact_dir, CLUSTER_RECORDS_FILE);
     if (n < 0 || (size_t)n >= sizeof(cc->file_path)) {
         fprintf(stderr, "ringperf profile: --artifact-dir is too long\n");
         return 1;
@@ -269,7 +269,7 @@ int cli_cluster_prepare(struct cli_cluster *cc, const struct profile_config *cfg
     return 0;
 }
 
-const char *cli_cluster_inputs_dir(const struct cli_cluster *cc, const char *artifact_dir)
+const char *cluster_share_inputs_dir(const struct cluster_share *cc, const char *artifact_dir)
 {
     if (!cc->sharded) {
         return artifact_dir;
@@ -284,7 +284,7 @@ static const char *level_name(enum config_export_level level)
                                           : "records";
 }
 
-static json_t *header_json(const struct cli_cluster *cc, const struct profile_config *cfg)
+static json_t *header_json(const struct cluster_share *cc, const struct profile_config *cfg)
 {
     char nonce[20];
     snprintf(nonce, sizeof(nonce), "%016llx", (unsigned long long)cc->run_nonce);
@@ -293,7 +293,7 @@ static json_t *header_json(const struct cli_cluster *cc, const struct profile_co
     json_t *h = json_pack(
         "{s:i, s:s, s:i, s:i, s:b, s:s, s:I, s:I, s:I, s:b, s:b, s:s, s:s, s:s?, s:s, s:f, s:o, "
         "s:o}",
-        "ringperf_records", CLI_CLUSTER_FORMAT, "run_nonce", nonce, "shard_index", cc->index,
+        "ringperf_records", CLUSTER_RECORDS_FORMAT, "run_nonce", nonce, "shard_index", cc->index,
         "shard_count", cc->count, "mpi", cc->mpi, "host", cluster_host(cc->cluster),
         "clock_offset_ns", (json_int_t)cc->clock.offset_ns, "clock_uncertainty_ns",
         (json_int_t)cc->clock.uncertainty_ns, "start_wall_ns", (json_int_t)cc->start_wall_ns,
@@ -306,7 +306,7 @@ static json_t *header_json(const struct cli_cluster *cc, const struct profile_co
     return h;
 }
 
-static int open_file(struct cli_cluster *cc, const struct profile_config *cfg)
+static int open_file(struct cluster_share *cc, const struct profile_config *cfg)
 {
     json_t *h = header_json(cc, cfg);
     char *header = h != NULL ? json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -327,7 +327,7 @@ static int open_file(struct cli_cluster *cc, const struct profile_config *cfg)
 
 /* meet_ranks waits for every rank, estimates the clocks, and sleeps until
  * the common start instant rank 0 chose (on each rank's own clock). */
-static int meet_ranks(struct cli_cluster *cc, struct engine_config *engine)
+static int meet_ranks(struct cluster_share *cc, struct engine_config *engine)
 {
     if (cluster_barrier(cc->cluster) != 0) {
         return -EIO;
@@ -339,7 +339,7 @@ static int meet_ranks(struct cli_cluster *cc, struct engine_config *engine)
             return -ENOMEM;
         }
     }
-    int ret = cluster_clock_sync(cc->cluster, CLI_CLUSTER_CLOCK_ROUNDS, cc->clocks, &cc->clock);
+    int ret = cluster_clock_sync(cc->cluster, CLUSTER_CLOCK_ROUNDS, cc->clocks, &cc->clock);
     if (ret == 0) {
         ret = cluster_gather_hosts(cc->cluster, cc->hosts);
     }
@@ -371,8 +371,8 @@ static int meet_ranks(struct cli_cluster *cc, struct engine_config *engine)
     return 0;
 }
 
-int cli_cluster_start(struct cli_cluster *cc, const struct profile_config *cfg,
-                      struct engine_config *engine, char *errbuf, size_t errcap)
+int cluster_share_start(struct cluster_share *cc, const struct profile_config *cfg,
+                        struct engine_config *engine, char *errbuf, size_t errcap)
 {
     if (!cc->sharded) {
         return 0;
@@ -455,7 +455,7 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
     }
 }
 
-static void put_times(struct cli_cluster *cc, struct export_jsonw *w, bool *first,
+static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *first,
                       const struct engine_record *rec, const struct metrics_request *req)
 {
     int64_t wall = rec->wall_start_ns != 0 ? rec->wall_start_ns - cc->clock.offset_ns : 0;
@@ -468,8 +468,8 @@ static void put_times(struct cli_cluster *cc, struct export_jsonw *w, bool *firs
     put_key_int(w, first, "cancel_ns", rec->cancel_ns);
 }
 
-void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
-                        const struct metrics_record *metrics)
+void cluster_share_record(struct cluster_share *cc, const struct engine_record *rec,
+                          const struct metrics_record *metrics)
 {
     if (!export_jsonw_is_open(&cc->writer) || cc->error != 0) {
         return;
@@ -507,14 +507,14 @@ void cli_cluster_record(struct cli_cluster *cc, const struct engine_record *rec,
     cc->error = w->error;
 }
 
-void cli_cluster_flush(struct cli_cluster *cc)
+void cluster_share_flush(struct cluster_share *cc)
 {
     if (export_jsonw_is_open(&cc->writer) && cc->error == 0) {
         cc->error = export_jsonw_flush(&cc->writer);
     }
 }
 
-static int close_file(struct cli_cluster *cc, bool cancelled, int status)
+static int close_file(struct cluster_share *cc, bool cancelled, int status)
 {
     if (!export_jsonw_is_open(&cc->writer)) {
         return cc->error;
@@ -567,7 +567,7 @@ static int rank_path(char *out, size_t cap, const char *top, int r, const char *
 /* send_file is rank r's side of the gather: rank 0 is told the file's size
  * and tail; unless it already sees the same file (a shared file system),
  * the file follows in chunks and an empty message ends it. */
-static int send_file(struct cli_cluster *cc, uint8_t *chunk)
+static int send_file(struct cluster_share *cc, uint8_t *chunk)
 {
     uint8_t meta[8 + TAIL_BYTES];
     uint64_t size = 0;
@@ -596,7 +596,7 @@ static int send_file(struct cli_cluster *cc, uint8_t *chunk)
 
 /* receive_file is rank 0's side of send_file for rank `peer`; `path` is
  * where that rank's file is (or goes). */
-static int receive_file(struct cli_cluster *cc, int peer, const char *path, uint8_t *chunk)
+static int receive_file(struct cluster_share *cc, int peer, const char *path, uint8_t *chunk)
 {
     uint8_t meta[8 + TAIL_BYTES];
     size_t meta_len = 0;
@@ -637,7 +637,7 @@ static int receive_file(struct cli_cluster *cc, int peer, const char *path, uint
 
 /* gather_and_merge brings every rank's records file to rank 0, which
  * merges them into the top directory. */
-static int gather_and_merge(struct cli_cluster *cc, int status)
+static int gather_and_merge(struct cluster_share *cc, int status)
 {
     uint8_t *chunk = malloc(CLUSTER_CHUNK_BYTES);
     char **paths = calloc((size_t)cc->count, sizeof(*paths));
@@ -652,13 +652,13 @@ static int gather_and_merge(struct cli_cluster *cc, int status)
             ret = -ENOMEM;
             break;
         }
-        ret = rank_path(paths[r], EXPORT_PATH_BYTES, cc->top_dir, r, "/" CLI_CLUSTER_RECORDS_FILE);
+        ret = rank_path(paths[r], EXPORT_PATH_BYTES, cc->top_dir, r, "/" CLUSTER_RECORDS_FILE);
         if (ret == 0 && r > 0) {
             ret = receive_file(cc, r, paths[r], chunk);
         }
     }
     if (ret == 0) {
-        struct cli_merge_options opts = {.out_dir = cc->top_dir, .expected_count = cc->count};
+        struct cluster_merge_options opts = {.out_dir = cc->top_dir, .expected_count = cc->count};
         if (cc->export_raw) {
             fprintf(stderr,
                     "ringperf profile: --export-level raw: the raw exports stay with each rank "
@@ -666,7 +666,7 @@ static int gather_and_merge(struct cli_cluster *cc, int status)
                     cc->top_dir);
             opts.export_level = "records";
         }
-        status = cli_merge_files(paths, (size_t)cc->count, &opts);
+        status = cluster_merge_files(paths, (size_t)cc->count, &opts);
     }
 out_free:
     for (int r = 0; paths != NULL && r < cc->count; r++) {
@@ -682,7 +682,7 @@ out_free:
     return status;
 }
 
-static void restore_stdout(struct cli_cluster *cc)
+static void restore_stdout(struct cluster_share *cc)
 {
     if (cc->silenced) {
         cc->silenced = false;
@@ -693,7 +693,7 @@ static void restore_stdout(struct cli_cluster *cc)
     }
 }
 
-int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status)
+int cluster_share_finish(struct cluster_share *cc, bool cancelled, int status)
 {
     if (!cc->sharded) {
         return status;
@@ -706,7 +706,7 @@ int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status)
     if (!cc->mpi) {
         return status;
     }
-    if (cli_cluster_live_end(cc) != 0) {
+    if (cluster_share_live_end(cc) != 0) {
         fprintf(stderr, "ringperf profile: MPI: exchanging the final live figures failed\n");
     }
     if (cc->index == 0) {
@@ -717,7 +717,7 @@ int cli_cluster_finish(struct cli_cluster *cc, bool cancelled, int status)
 
 /* rank_is_gone reports whether rank r, on this host, no longer exists (or
  * is a zombie its launcher has yet to reap). */
-static bool rank_is_gone(const struct cli_cluster *cc, int r)
+static bool rank_is_gone(const struct cluster_share *cc, int r)
 {
     if (strcmp(cc->hosts + (size_t)r * CLUSTER_HOST_BYTES, cluster_host(cc->cluster)) != 0 ||
         cc->pids[r] <= 0) {
@@ -739,7 +739,7 @@ static bool rank_is_gone(const struct cli_cluster *cc, int r)
     return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
 }
 
-void cli_cluster_stop_notice(struct cli_cluster *cc)
+void cluster_share_stop_notice(struct cluster_share *cc)
 {
     if (!cc->mpi || cc->index != 0 || !__atomic_load_n(&cc->pids_ready, __ATOMIC_ACQUIRE)) {
         return;
@@ -756,19 +756,19 @@ void cli_cluster_stop_notice(struct cli_cluster *cc)
     fflush(stderr);
 }
 
-const char *cli_cluster_results_path(struct cli_cluster *cc, const char *own)
+const char *cluster_share_results_path(struct cluster_share *cc, const char *own)
 {
     return cc->mpi && cc->index == 0 && cc->results_json[0] != '\0' ? cc->results_json : own;
 }
 
-void cli_cluster_free(struct cli_cluster *cc)
+void cluster_share_free(struct cluster_share *cc)
 {
     export_jsonw_close(&cc->writer);
     restore_stdout(cc);
-    cli_cluster_live_free(cc);
+    cluster_share_live_free(cc);
     free(cc->pids);
     free(cc->clocks);
     free(cc->hosts);
     cluster_free(cc->cluster);
-    *cc = (struct cli_cluster){0};
+    *cc = (struct cluster_share){0};
 }

@@ -15,7 +15,7 @@
  * same flags, so the layouts agree; a message that does not fit them is
  * dropped.
  */
-#include "cli/cli_cluster.h"
+#include "cluster/cluster.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,9 +43,9 @@ struct live_bucket {
     uint64_t count;
 };
 
-struct cli_cluster_live {
+struct cluster_share_live {
     const struct metrics_results *results; /* borrowed: this rank's */
-    const struct cli_live *view;           /* borrowed: this rank's per-shard counts */
+    struct cluster_share_shards view;      /* borrowed: this rank's per-shard counts */
     size_t cap;                            /* bytes of the largest snapshot */
     uint8_t *out;                          /* other ranks: the snapshot in flight */
     uint8_t *in;                           /* rank 0: receive buffer */
@@ -66,9 +66,9 @@ static const struct metrics_hist *own_hist(const struct metrics_results *results
 }
 
 /* live_alloc sizes the buffers from this rank's histograms. */
-static int live_alloc(struct cli_cluster *cc, const struct metrics_results *results)
+static int live_alloc(struct cluster_share *cc, const struct metrics_results *results)
 {
-    struct cli_cluster_live *l = calloc(1, sizeof(*l));
+    struct cluster_share_live *l = calloc(1, sizeof(*l));
     if (l == NULL) {
         return -ENOMEM;
     }
@@ -114,7 +114,7 @@ static int live_alloc(struct cli_cluster *cc, const struct metrics_results *resu
 }
 
 /* encode writes this rank's snapshot into l->out; returns its length. */
-static size_t encode(const struct cli_cluster_live *l, const struct cli_live *live, bool final)
+static size_t encode(const struct cluster_share_live *l, bool final)
 {
     const struct metrics_results *r = l->results;
     struct live_head head = {
@@ -124,14 +124,14 @@ static size_t encode(const struct cli_cluster_live *l, const struct cli_live *li
         .success = r->success_count,
         .errors = r->error_count,
         .cancelled = r->cancelled_count,
-        .shard_count = live != NULL ? live->shard_count : 0,
+        .shard_count = l->view.count != NULL ? *l->view.count : 0,
         .metric_count = r->run != NULL ? API_METRIC_COUNT : 0,
     };
     size_t at = sizeof(head);
     memcpy(l->out, &head, sizeof(head));
     if (head.shard_count > 0) {
-        memcpy(l->out + at, live->shards, head.shard_count * sizeof(live->shards[0]));
-        at += head.shard_count * sizeof(live->shards[0]);
+        memcpy(l->out + at, l->view.rows, head.shard_count * sizeof(l->view.rows[0]));
+        at += head.shard_count * sizeof(l->view.rows[0]);
     }
     for (uint32_t m = 0; m < head.metric_count; m++) {
         const struct metrics_hist *h = own_hist(r, (int)m);
@@ -158,9 +158,9 @@ static size_t encode(const struct cli_cluster_live *l, const struct cli_live *li
 }
 
 /* store keeps `len` bytes from rank `src` as its latest snapshot. */
-static void store(struct cli_cluster *cc, int src, const uint8_t *msg, size_t len)
+static void store(struct cluster_share *cc, int src, const uint8_t *msg, size_t len)
 {
-    struct cli_cluster_live *l = cc->live;
+    struct cluster_share_live *l = cc->live;
     struct live_head head;
     if (src <= 0 || src >= cc->count || len < sizeof(head)) {
         return;
@@ -181,7 +181,7 @@ static void store(struct cli_cluster *cc, int src, const uint8_t *msg, size_t le
 
 /* add_metric adds metric m of one snapshot (at *at, `end` bytes in all) to
  * l->merged[m]; returns false when the message does not fit. */
-static bool add_metric(struct cli_cluster_live *l, int m, const uint8_t *msg, size_t *at,
+static bool add_metric(struct cluster_share_live *l, int m, const uint8_t *msg, size_t *at,
                        size_t end)
 {
     struct metrics_hist_summary sum;
@@ -216,7 +216,7 @@ static bool add_metric(struct cli_cluster_live *l, int m, const uint8_t *msg, si
 
 /* add_rank adds one rank's latest snapshot to snap and the merged
  * histograms. */
-static void add_rank(struct cli_cluster_live *l, const uint8_t *msg, size_t len,
+static void add_rank(struct cluster_share_live *l, const uint8_t *msg, size_t len,
                      struct api_snapshot *snap)
 {
     struct live_head head;
@@ -244,10 +244,10 @@ static void add_rank(struct cli_cluster_live *l, const uint8_t *msg, size_t len,
 
 /* merge_into replaces snap's figures with this rank's plus every other
  * rank's latest. */
-static void merge_into(struct cli_cluster *cc, const struct metrics_results *results,
+static void merge_into(struct cluster_share *cc, const struct metrics_results *results,
                        struct api_snapshot *snap)
 {
-    struct cli_cluster_live *l = cc->live;
+    struct cluster_share_live *l = cc->live;
     for (int m = 0; m < API_METRIC_COUNT; m++) {
         const struct metrics_hist *own = own_hist(results, m);
         if (l->merged[m] != NULL) {
@@ -275,15 +275,14 @@ static void merge_into(struct cli_cluster *cc, const struct metrics_results *res
     snap->output_token_throughput = elapsed_s > 0 ? snap->hist[API_M_OSL].sum / elapsed_s : 0;
 }
 
-/* on_snapshot is cli_live.on_snapshot: post this rank's figures, or on
- * rank 0 take what has arrived and merge it in. */
-static void on_snapshot(void *ctx, const struct metrics_results *results, struct api_snapshot *snap)
+void cluster_share_live_snapshot(void *ctx, const struct metrics_results *results,
+                                 struct api_snapshot *snap)
 {
-    struct cli_cluster *cc = ctx;
-    struct cli_cluster_live *l = cc->live;
+    struct cluster_share *cc = ctx;
+    struct cluster_share_live *l = cc->live;
     if (cc->index != 0) {
         if (!cluster_live_busy(cc->cluster)) {
-            size_t len = encode(l, l->view, false);
+            size_t len = encode(l, false);
             cluster_live_post(cc->cluster, l->out, len);
         }
         return;
@@ -301,8 +300,8 @@ static void on_snapshot(void *ctx, const struct metrics_results *results, struct
     merge_into(cc, results, snap);
 }
 
-int cli_cluster_live_attach(struct cli_cluster *cc, struct cli_live *live,
-                            const struct metrics_results *results)
+int cluster_share_live_attach(struct cluster_share *cc, const struct cluster_share_shards *shards,
+                              const struct metrics_results *results)
 {
     if (!cc->mpi) {
         return 0;
@@ -312,22 +311,20 @@ int cli_cluster_live_attach(struct cli_cluster *cc, struct cli_live *live,
         fprintf(stderr, "ringperf profile: out of memory\n");
         return ret;
     }
-    cc->live->view = live;
-    live->on_snapshot = on_snapshot;
-    live->on_snapshot_ctx = cc;
+    cc->live->view = *shards;
     return 0;
 }
 
-int cli_cluster_live_end(struct cli_cluster *cc)
+int cluster_share_live_end(struct cluster_share *cc)
 {
-    struct cli_cluster_live *l = cc->live;
+    struct cluster_share_live *l = cc->live;
     if (!cc->mpi || l == NULL) {
         return 0;
     }
     if (cc->index != 0) {
         int ret = cluster_live_flush(cc->cluster);
         if (ret == 0) {
-            size_t len = encode(l, l->view, true);
+            size_t len = encode(l, true);
             ret = cluster_live_post(cc->cluster, l->out, len);
         }
         return ret == 0 ? cluster_live_flush(cc->cluster) : ret;
@@ -349,9 +346,9 @@ int cli_cluster_live_end(struct cli_cluster *cc)
     return 0;
 }
 
-void cli_cluster_live_free(struct cli_cluster *cc)
+void cluster_share_live_free(struct cluster_share *cc)
 {
-    struct cli_cluster_live *l = cc->live;
+    struct cluster_share_live *l = cc->live;
     if (l == NULL) {
         return;
     }

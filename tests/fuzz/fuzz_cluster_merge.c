@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli/cli_cluster.h"
+#include "cluster/cluster.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,10 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
     char *paths[] = {path};
-    struct cli_merge_options opts = {.out_dir = out_dir, .quiet = true};
+    struct cluster_merge_options opts = {.out_dir = out_dir, .quiet = true};
     FILE *saved = stderr;
     stderr = fopen("/dev/null", "w");
-    cli_merge_files(paths, 1, &opts);
+    cluster_merge_files(paths, 1, &opts);
     fclose(stderr);
     stderr = saved;
     close(fd);
