@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "endpoint/endpoint.h"
+#include "response/response.h"
 #include "engine/engine.h"
 
 /* cli_oneshot_request is what to send: method (NULL = POST) and body to
@@ -24,7 +24,7 @@ struct cli_oneshot_request {
     const char *method;
     const char *body;
     bool streaming;
-    const struct endpoint_reader *reader;
+    const struct response_reader *reader;
     bool discard_body;
     int64_t timeout_ns;
 };

@@ -32,10 +32,10 @@ static void on_record(void *ctx, const struct engine_record *rec)
 int cli_oneshot(const struct cli_oneshot_request *req, struct engine_stop *stop,
                 struct cli_oneshot_result *out, char *errbuf, size_t errcap)
 {
-    struct endpoint_reader raw;
-    const struct endpoint_reader *reader = req->reader;
+    struct response_reader raw;
+    const struct response_reader *reader = req->reader;
     if (reader == NULL) {
-        endpoint_reader_init(&raw, ENDPOINT_RAW, NULL, NULL, 0);
+        response_reader_init(&raw, ENDPOINT_RAW, NULL, NULL, 0);
         reader = &raw;
     }
     const struct engine_config *base = req->base;

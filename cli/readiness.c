@@ -7,6 +7,8 @@
 
 #include "cli/cli_oneshot.h"
 #include "endpoint/endpoint.h"
+#include "response/response.h"
+#include "payload/payload.h"
 
 int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_config *cfg,
                           const struct engine_config *run, enum endpoint_type type)
@@ -33,7 +35,7 @@ int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_c
         p->models_targets[i] = run->targets[i];
         engine_target_set_path(&p->models_targets[i], target.path);
     }
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = type,
         .model = cfg->models.items[0],
         .prompt = "Hi",
@@ -45,7 +47,7 @@ int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_c
         .raw_payload =
             type == ENDPOINT_RAW && run->payload_count > 0 ? run->payloads[0].body : NULL,
     };
-    p->inference_body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    p->inference_body = payload_build(&spec, errbuf, sizeof(errbuf));
     if (p->inference_body == NULL) {
         fprintf(stderr, "ringperf profile: --wait-for-model-timeout: cannot build the probe: %s\n",
                 errbuf);
@@ -68,10 +70,10 @@ static int attempt(const struct profile_config *cfg, const struct cli_readiness_
                    const char **out_what, char *errbuf, size_t errcap)
 {
     const struct engine_config *run = p->run;
-    struct endpoint_reader plain;
-    const struct endpoint_reader *reader = run->reader;
+    struct response_reader plain;
+    const struct response_reader *reader = run->reader;
     if (reader == NULL) {
-        endpoint_reader_init(&plain, run->endpoint_type, NULL, NULL, 0);
+        response_reader_init(&plain, run->endpoint_type, NULL, NULL, 0);
         reader = &plain;
     }
     for (size_t t = 0; t < run->target_count; t++) {

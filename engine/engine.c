@@ -27,7 +27,7 @@
 
 struct coordinator {
     struct engine_config config;           /* the caller's, with defaults filled in */
-    struct endpoint_reader default_reader; /* when the caller gave none */
+    struct response_reader default_reader; /* when the caller gave none */
     const struct engine_record_sink *sink;
     struct engine_stop *stop;
     struct engine__shard *shards;
@@ -489,7 +489,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
         return ret;
     }
     if (co.config.reader == NULL) {
-        endpoint_reader_init(&co.default_reader, co.config.endpoint_type, NULL, NULL, 0);
+        response_reader_init(&co.default_reader, co.config.endpoint_type, NULL, NULL, 0);
         co.config.reader = &co.default_reader;
     }
     co.shard_count = co.config.shard_count;

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 #include "http/http.h"
 
 /* Limits applied when a field of engine_config is left zero. */
@@ -168,9 +169,9 @@ struct engine_config {
     const struct engine_target *targets;
     size_t target_count;
     enum endpoint_type endpoint_type; /* how response bodies and stream events are read */
-    /* The run's response reader (endpoint_reader_init); NULL = a plain reader
+    /* The run's response reader (response_reader_init); NULL = a plain reader
      * for endpoint_type. */
-    const struct endpoint_reader *reader;
+    const struct response_reader *reader;
     bool streaming;     /* ask for text/event-stream (Accept header) */
     const char *method; /* request method; NULL = POST */
     /* Read each response to its end without parsing its body: for control
@@ -280,7 +281,7 @@ struct engine_usage {
     int64_t completion_tokens;
     int64_t reasoning_tokens; /* -1 when not reported */
     int64_t total_tokens;     /* 0 when not reported */
-    /* The detail counts (see struct endpoint_chunk), -1 when not reported:
+    /* The detail counts (see struct response_chunk), -1 when not reported:
      * prompt cache read/write/miss, prompt and completion audio, tool-use
      * prompt, accepted and rejected prediction tokens. */
     int64_t cache_read_tokens;

@@ -81,7 +81,7 @@ int engine__conns_init(struct engine__shard *shard)
     }
     /* A JSON token takes at least two bytes, so this many always suffice for
      * a body that fits the body buffer. */
-    shard->json_scratch = endpoint_scratch_new(ENGINE__BODY_BYTES / 2 + 1);
+    shard->json_scratch = response_scratch_new(ENGINE__BODY_BYTES / 2 + 1);
     shard->conns = calloc(shard->conn_count, sizeof(*shard->conns));
     shard->idle_conns = calloc(shard->conn_count, sizeof(*shard->idle_conns));
     if (shard->json_scratch == NULL || shard->conns == NULL || shard->idle_conns == NULL) {
@@ -140,7 +140,7 @@ int engine__conns_init(struct engine__shard *shard)
 
 void engine__conns_destroy(struct engine__shard *shard)
 {
-    endpoint_scratch_free(shard->json_scratch);
+    response_scratch_free(shard->json_scratch);
     shard->json_scratch = NULL;
     head_prefixes_destroy(shard);
     if (shard->conns == NULL) {
@@ -380,7 +380,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
 
 static void reset_request_state(struct engine__conn *c)
 {
-    endpoint_parse_state_reset(&c->parse_state);
+    response_parse_state_reset(&c->parse_state);
     http_response_parser_reset(&c->http);
     c->body_len = 0;
     c->body_truncated = false;

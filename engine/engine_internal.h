@@ -113,7 +113,7 @@ struct engine__conn {
     char *header_buf;  /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
-    struct endpoint_parse_state parse_state; /* per response; borrows the shard's scratch */
+    struct response_parse_state parse_state; /* per response; borrows the shard's scratch */
     bool body_is_sse;
     bool status_ok;
     /* A non-streamed body, or the body of an error response, collected here. */
@@ -189,7 +189,7 @@ struct engine__shard {
     uint32_t buffer_bytes;
     uint32_t buffers_to_publish; /* recycled this turn, published once per turn */
 
-    struct endpoint_scratch *json_scratch; /* JSON tokens for large bodies, shared by conns */
+    struct response_scratch *json_scratch; /* JSON tokens for large bodies, shared by conns */
     /* Per target, the request head's fixed part, validated and written once:
      * request line, Host, the config's headers, Proxy-Authorization. */
     struct engine__head_prefix *head_prefixes;

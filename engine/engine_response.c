@@ -39,9 +39,9 @@ static void add_event(const struct engine_config *config, struct engine_record *
 /* append_text adds one piece of generated text to the record, decoding JSON
  * escapes unless the piece is literal. Returns the bytes kept. */
 static size_t append_text(const struct engine_config *config, struct engine_record *rec,
-                          const struct endpoint_text *piece)
+                          const struct response_text *piece)
 {
-    bool reasoning = piece->kind == ENDPOINT_TEXT_REASONING;
+    bool reasoning = piece->kind == RESPONSE_TEXT_REASONING;
     char *base = reasoning ? rec->reasoning_text : rec->text;
     size_t *len = reasoning ? &rec->reasoning_len : &rec->text_len;
     size_t room = config->max_text_bytes - *len;
@@ -52,7 +52,7 @@ static size_t append_text(const struct engine_config *config, struct engine_reco
         truncated = n < piece->text.len;
         memcpy(base + *len, piece->text.ptr, n);
     } else {
-        n = endpoint_json_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
+        n = response_json_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
     }
     *len += n;
     rec->text_truncated |= truncated;
@@ -60,7 +60,7 @@ static size_t append_text(const struct engine_config *config, struct engine_reco
 }
 
 static void fail_with_payload_error(struct engine__shard *shard, struct engine__conn *c,
-                                    const struct endpoint_chunk *chunk)
+                                    const struct response_chunk *chunk)
 {
     char message[ENGINE_ERROR_MESSAGE_BYTES];
     size_t n = chunk->error_message.len;
@@ -69,7 +69,7 @@ static void fail_with_payload_error(struct engine__shard *shard, struct engine__
         memcpy(message, chunk->error_message.ptr, n);
     } else {
         bool truncated = false;
-        n = endpoint_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
+        n = response_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
                                    sizeof(message) - 1, &truncated);
     }
     message[n] = '\0';
@@ -86,7 +86,7 @@ static void keep_count(bool has, uint64_t value, int64_t *out)
 }
 
 /* apply_usage_details keeps the last reported value of each detail count. */
-static void apply_usage_details(struct engine_usage *u, const struct endpoint_chunk *chunk)
+static void apply_usage_details(struct engine_usage *u, const struct response_chunk *chunk)
 {
     keep_count(chunk->has_cache_read_tokens, chunk->cache_read_tokens, &u->cache_read_tokens);
     keep_count(chunk->has_cache_write_tokens, chunk->cache_write_tokens, &u->cache_write_tokens);
@@ -105,7 +105,7 @@ static void apply_usage_details(struct engine_usage *u, const struct endpoint_ch
     }
 }
 
-static void apply_usage(struct engine_record *rec, const struct endpoint_chunk *chunk)
+static void apply_usage(struct engine_record *rec, const struct response_chunk *chunk)
 {
     rec->usage.present = true;
     if (chunk->has_prompt_tokens) {
@@ -131,23 +131,23 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
 {
     const struct engine_config *config = shard->config;
     struct engine_record *rec = c->record;
-    struct endpoint_chunk chunk;
+    struct response_chunk chunk;
     const char *event_type = ev != NULL && ev->has_event_type ? ev->event_type : NULL;
     size_t event_type_len = event_type != NULL ? ev->event_type_len : 0;
-    enum endpoint_parse_status st = endpoint_parse_event(
+    enum response_parse_status st = response_parse_event(
         config->reader, &c->parse_state, event_type, event_type_len, json, len, &chunk);
-    if (st == ENDPOINT_PARSE_DONE) {
+    if (st == RESPONSE_PARSE_DONE) {
         rec->saw_done = true;
         return true;
     }
-    if (st == ENDPOINT_PARSE_ERROR) {
+    if (st == RESPONSE_PARSE_ERROR) {
         fail_with_payload_error(shard, c, &chunk);
         return false;
     }
-    if (st != ENDPOINT_PARSE_OK && st != ENDPOINT_PARSE_IGNORED) {
+    if (st != RESPONSE_PARSE_OK && st != RESPONSE_PARSE_IGNORED) {
         char message[ENGINE_ERROR_MESSAGE_BYTES];
         snprintf(message, sizeof(message), "unreadable response payload (%s): %.*s",
-                 endpoint_parse_status_name(st), (int)(len < 200 ? len : 200), json);
+                 response_parse_status_name(st), (int)(len < 200 ? len : 200), json);
         engine__fail(shard, c, 502, "ResponseParseError", message);
         return false;
     }
@@ -155,7 +155,7 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
     uint32_t text_len = 0;
     for (size_t i = 0; i < chunk.text_count; i++) {
         text_len += (uint32_t)append_text(config, rec, &chunk.texts[i]);
-        flags |= chunk.texts[i].kind == ENDPOINT_TEXT_REASONING ? ENGINE_EVENT_REASONING
+        flags |= chunk.texts[i].kind == RESPONSE_TEXT_REASONING ? ENGINE_EVENT_REASONING
                                                                 : ENGINE_EVENT_CONTENT;
     }
     /* Embeddings, rankings and a responses done-event whose text already
@@ -247,14 +247,14 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
     const char *reason = http_response_reason(&c->http, &reason_len);
     rec->error_code = rec->http_status;
     snprintf(rec->error_type, sizeof(rec->error_type), "%.*s", (int)reason_len, reason);
-    struct endpoint_chunk chunk;
+    struct response_chunk chunk;
     /* Prefer the OpenAI-style error message; fall back to the body text. */
-    if (endpoint_parse_event(shard->config->reader, NULL, NULL, 0, body, body_len, &chunk) ==
-            ENDPOINT_PARSE_ERROR &&
+    if (response_parse_event(shard->config->reader, NULL, NULL, 0, body, body_len, &chunk) ==
+            RESPONSE_PARSE_ERROR &&
         chunk.error_message.len > 0) {
         bool truncated = false;
         size_t n =
-            endpoint_json_unescape(chunk.error_message.ptr, chunk.error_message.len,
+            response_json_unescape(chunk.error_message.ptr, chunk.error_message.len,
                                    rec->error_message, sizeof(rec->error_message) - 1, &truncated);
         rec->error_message[n] = '\0';
     } else {

@@ -397,7 +397,7 @@ struct metrics_tokens {
 /* metrics_usage is the server-reported usage, each field METRICS_ABSENT when
  * the server did not report it (start from METRICS_USAGE_NONE). The cache,
  * audio, tool-use and prediction counts are the vendors' usage details (see
- * struct endpoint_chunk); prompt_audio_seconds is in seconds. */
+ * struct response_chunk); prompt_audio_seconds is in seconds. */
 struct metrics_usage {
     int64_t prompt_tokens;
     int64_t completion_tokens;

@@ -136,7 +136,7 @@ static char *entry_body(struct input_source *src, struct workload_requests *out,
         return NULL;
     }
     char *extra = merged_extra(src->extra, e->extra_json);
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = out->type,
         .model = workload__model_of(cfg, &src->prompts, i),
         .prompt = src->prompt,
@@ -160,7 +160,7 @@ static char *entry_body(struct input_source *src, struct workload_requests *out,
         .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
     };
     char errbuf[512];
-    char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    char *body = payload_build(&spec, errbuf, sizeof(errbuf));
     if (body == NULL) {
         fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where, errbuf);
     }

@@ -145,7 +145,7 @@ int workload_media_for_entry(const struct profile_config *cfg, uint64_t seed, si
 
 void workload_media_set_view(struct workload_media_set *set)
 {
-    set->view = (struct endpoint_media){
+    set->view = (struct payload_media){
         .images = (const char *const *)set->images,
         .image_count = set->image_count,
         .audios = (const char *const *)set->audios,

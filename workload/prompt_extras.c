@@ -134,8 +134,8 @@ static int add_text(struct workload_prompt_extras *x, struct tokenizer_scratch *
 
 /* rankings draws the query (when its length is given) and the passages. */
 static int rankings(struct workload_prompt_extras *x, struct tokenizer_scratch *scratch,
-                    struct dataset_rng *rng, struct endpoint_payload_spec *spec, char *prompt,
-                    size_t cap, int64_t *isl)
+                    struct dataset_rng *rng, struct payload_spec *spec, char *prompt, size_t cap,
+                    int64_t *isl)
 {
     const struct profile_config *cfg = x->cfg;
     int ret = 0;
@@ -167,8 +167,7 @@ static int rankings(struct workload_prompt_extras *x, struct tokenizer_scratch *
 
 int workload_prompt_extras_texts(struct workload_prompt_extras *x,
                                  struct tokenizer_scratch *scratch, struct dataset_rng *rng,
-                                 struct endpoint_payload_spec *spec, char *prompt, size_t cap,
-                                 int64_t *isl)
+                                 struct payload_spec *spec, char *prompt, size_t cap, int64_t *isl)
 {
     clear_texts(x);
     if (x->type == ENDPOINT_NIM_RANKINGS || x->type == ENDPOINT_COHERE_RANKINGS ||

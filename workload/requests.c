@@ -174,20 +174,20 @@ uint64_t workload__cache_bust_key(uint64_t nonce, uint64_t conv)
     return z ^ (z >> 31);
 }
 
-enum endpoint_cache_bust workload__cache_bust(const struct profile_config *cfg)
+enum payload_cache_bust workload__cache_bust(const struct profile_config *cfg)
 {
     switch (cfg->cache_bust) {
     case CONFIG_CACHE_BUST_SYSTEM_PREFIX:
-        return ENDPOINT_CACHE_BUST_SYSTEM_PREFIX;
+        return PAYLOAD_CACHE_BUST_SYSTEM_PREFIX;
     case CONFIG_CACHE_BUST_SYSTEM_SUFFIX:
-        return ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
+        return PAYLOAD_CACHE_BUST_SYSTEM_SUFFIX;
     case CONFIG_CACHE_BUST_FIRST_TURN_PREFIX:
-        return ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX;
+        return PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX;
     case CONFIG_CACHE_BUST_FIRST_TURN_SUFFIX:
-        return ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+        return PAYLOAD_CACHE_BUST_FIRST_TURN_SUFFIX;
     case CONFIG_CACHE_BUST_NONE:
     default:
-        return ENDPOINT_CACHE_BUST_NONE;
+        return PAYLOAD_CACHE_BUST_NONE;
     }
 }
 
@@ -204,7 +204,7 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     if (isl >= 0 && src->system_prompt != NULL) {
         isl = src->system_tokens >= 0 ? isl + src->system_tokens : -1;
     }
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .system_prompt = src->system_prompt,
         .type = out->type,
         .model = workload__model_of(cfg, src, i),
@@ -228,7 +228,7 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     }
     spec.media = media.view;
     char errbuf[512];
-    char *body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    char *body = payload_build(&spec, errbuf, sizeof(errbuf));
     workload_media_set_free(&media);
     if (body == NULL) {
         fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
@@ -419,7 +419,7 @@ static int build_headers(const struct profile_config *cfg, struct workload_reque
  * for the engine. */
 static int seal_sessions(const struct profile_config *cfg, struct workload_requests *out)
 {
-    out->sessions.base = (struct endpoint_payload_spec){
+    out->sessions.base = (struct payload_spec){
         .type = out->type,
         .system_prompt = out->sessions_system,
         .streaming = cfg->streaming,
@@ -449,15 +449,15 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     if (ret != 0) {
         return ret;
     }
-    endpoint_reader_init(&out->reader, out->type, NULL, NULL, 0);
+    response_reader_init(&out->reader, out->type, NULL, NULL, 0);
     /* Per run, not per seed: a rerun with the same --random-seed must not
      * find the last run's markers in the server's cache. */
     out->cache_bust_nonce =
         workload__cache_bust_key(((uint64_t)time(NULL) << 20) ^ (uint64_t)getpid(), seed);
     char *extra = NULL;
     if (cfg->extra_inputs.count > 0 &&
-        endpoint_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,
-                                    cfg->extra_inputs.count, &extra, errbuf, sizeof(errbuf)) != 0) {
+        payload_extra_inputs_parse((const char *const *)cfg->extra_inputs.items,
+                                   cfg->extra_inputs.count, &extra, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: --extra-inputs: %s\n", errbuf);
         return -EINVAL;
     }

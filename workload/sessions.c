@@ -110,15 +110,15 @@ static int64_t think_ns(void *ctx, uint64_t session, uint32_t turn)
 /* build writes the body of turn `turn` of a conversation with the given
  * history (history_count messages; NULL for none). */
 static char *build(const struct workload_sessions *s, const struct workload_turn *t,
-                   const struct endpoint_message *history, size_t history_count, uint64_t session,
+                   const struct payload_message *history, size_t history_count, uint64_t session,
                    uint32_t turn, char *err, size_t errcap)
 {
-    struct endpoint_payload_spec spec = s->base;
+    struct payload_spec spec = s->base;
     spec.cache_bust_key = workload__cache_bust_key(s->cache_bust_nonce, session);
-    bool first_turn_target = spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
-                             spec.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+    bool first_turn_target = spec.cache_bust == PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX ||
+                             spec.cache_bust == PAYLOAD_CACHE_BUST_FIRST_TURN_SUFFIX;
     if (first_turn_target && turn > 0) {
-        spec.cache_bust = ENDPOINT_CACHE_BUST_NONE; /* its history carries the first turn's */
+        spec.cache_bust = PAYLOAD_CACHE_BUST_NONE; /* its history carries the first turn's */
     }
     spec.model = t->model;
     spec.prompt = t->prompt;
@@ -126,7 +126,7 @@ static char *build(const struct workload_sessions *s, const struct workload_turn
     spec.media = t->media.view;
     spec.history = history;
     spec.history_count = history_count;
-    return endpoint_payload_build(&spec, err, errcap);
+    return payload_build(&spec, err, errcap);
 }
 
 /* turn_body runs on shard threads: it reads only what seal left behind. */
@@ -145,24 +145,24 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
      * actually got. */
     const char *context = workload_sessions_conversation(s, session)->context;
     size_t count = (size_t)turn * 2 + (context != NULL);
-    struct endpoint_message *history = count > 0 ? calloc(count, sizeof(*history)) : NULL;
+    struct payload_message *history = count > 0 ? calloc(count, sizeof(*history)) : NULL;
     if (count > 0 && history == NULL) {
         snprintf(err, errcap, "out of memory for the history of turn %u", turn);
         return -1;
     }
-    struct endpoint_message *at = history;
+    struct payload_message *at = history;
     if (context != NULL) {
-        *at++ = (struct endpoint_message){.role = "user", .text = context, .len = strlen(context)};
+        *at++ = (struct payload_message){.role = "user", .text = context, .len = strlen(context)};
     }
     const struct workload_turn *first = turn_of(s, session, 0);
     /* The first turn went out with its cache-bust marker: so it reads in the
      * history, or the server would not find it cached. */
     char *first_sent = NULL;
-    if (turn > 0 && (s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX ||
-                     s->base.cache_bust == ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX)) {
-        first_sent = endpoint_cache_bust_text(
-            s->base.cache_bust, workload__cache_bust_key(s->cache_bust_nonce, session),
-            first->prompt);
+    if (turn > 0 && (s->base.cache_bust == PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX ||
+                     s->base.cache_bust == PAYLOAD_CACHE_BUST_FIRST_TURN_SUFFIX)) {
+        first_sent = payload_cache_bust_text(s->base.cache_bust,
+                                             workload__cache_bust_key(s->cache_bust_nonce, session),
+                                             first->prompt);
         if (first_sent == NULL) {
             free(history);
             snprintf(err, errcap, "out of memory for the history of turn %u", turn);
@@ -171,9 +171,9 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     }
     for (uint32_t k = 0; k < turn; k++) {
         const char *text = k == 0 && first_sent != NULL ? first_sent : first[k].prompt;
-        *at++ = (struct endpoint_message){
+        *at++ = (struct payload_message){
             .role = "user", .text = text, .len = strlen(text), .media = &first[k].media.view};
-        *at++ = (struct endpoint_message){
+        *at++ = (struct payload_message){
             .role = "assistant", .text = replies[k].text, .len = replies[k].len};
     }
     char *body = build(s, t, history, count, session, turn, err, errcap);
@@ -300,7 +300,7 @@ static int write_turn(FILE *f, const struct workload_sessions *s,
         return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
     }
     char err[256];
-    struct endpoint_message context = {
+    struct payload_message context = {
         .role = "user", .text = conv->context, .len = conv->context ? strlen(conv->context) : 0};
     char *body = build(s, t, conv->context != NULL ? &context : NULL, conv->context != NULL,
                        (uint64_t)(conv - s->convs), turn, err, sizeof(err));

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 #include "engine/engine.h"
 #include "tokenizer/tokenizer.h"
 #include "workload/workload_phase.h"
@@ -23,7 +24,7 @@
 /* workload_requests owns everything an engine_config borrows about requests. */
 struct workload_requests {
     enum endpoint_type type;
-    struct endpoint_reader reader;
+    struct response_reader reader;
     struct engine_payload *payloads;
     size_t payload_count;
     int64_t *payload_isl; /* input tokens of each payload; NULL without a tokenizer */

@@ -34,7 +34,7 @@ struct prompt_source {
 uint64_t workload__cache_bust_key(uint64_t nonce, uint64_t conv);
 
 /* workload__cache_bust returns cfg's --cache-bust as the payload builder's. */
-enum endpoint_cache_bust workload__cache_bust(const struct profile_config *cfg);
+enum payload_cache_bust workload__cache_bust(const struct profile_config *cfg);
 
 /* workload__model_of returns the model of payload i: --model values in turn
  * (round_robin), or a draw that depends only on the seed and i (random). */

@@ -11,18 +11,18 @@
 
 #include "config/config.h"
 #include "datasets/datasets.h"
-#include "endpoint/endpoint.h"
+#include "payload/payload.h"
 #include "media/media.h"
 
 /* workload_media_set is the media of one dataset entry. It owns the strings;
- * `view` borrows them for endpoint_payload_spec.media until
+ * `view` borrows them for payload_spec.media until
  * workload_media_set_free(). Zero-initialise before use. */
 struct workload_media_set {
     char *images[CONFIG_MEDIA_BATCH_MAX];
     size_t image_count;
     char *audios[CONFIG_MEDIA_BATCH_MAX];
     size_t audio_count;
-    struct endpoint_media view;
+    struct payload_media view;
 };
 
 /* workload_media_for_entry makes the media of dataset entry `entry`: --image-batch-size

@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "datasets/datasets.h"
 #include "endpoint/endpoint.h"
+#include "payload/payload.h"
 #include "tokenizer/tokenizer.h"
 
 /* workload_prompt_extras is the state of the hooks for one build. Caller-
@@ -64,8 +65,7 @@ int workload_prompt_extras_prefix(struct workload_prompt_extras *x,
  * (unless -1). Returns 0, or -EINVAL with a message on stderr. */
 int workload_prompt_extras_texts(struct workload_prompt_extras *x,
                                  struct tokenizer_scratch *scratch, struct dataset_rng *rng,
-                                 struct endpoint_payload_spec *spec, char *prompt, size_t cap,
-                                 int64_t *isl);
+                                 struct payload_spec *spec, char *prompt, size_t cap, int64_t *isl);
 
 /* workload_prompt_extras_context_text writes session's --user-context-prompt-length
  * context into *out_text (owned by x, valid until the next call) and returns

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "workload/workload_media.h"
-#include "endpoint/endpoint.h"
+#include "payload/payload.h"
 #include "engine/engine.h"
 
 /* WORKLOAD_SESSION_TURNS_MAX bounds the turns of one conversation. */
@@ -56,7 +56,7 @@ struct workload_conversation {
  * payload field except model, prompt, max_tokens and history), add turns,
  * then seal. */
 struct workload_sessions {
-    struct endpoint_payload_spec base;
+    struct payload_spec base;
     struct workload_turn *turns;
     size_t turn_count;
     size_t turn_cap;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
+#include "payload/payload.h"
 #include "engine/engine.h"
 #include "mock/mock.h"
 
@@ -109,7 +110,7 @@ static inline void start_mock(struct fixture *fx, struct mock_config *mc)
 static inline void prepare(struct fixture *fx, enum endpoint_type type, bool streaming,
                            uint64_t max_tokens, uint16_t port)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = type,
         .model = "test-model",
         .prompt = "tell me about rivers and mountains",
@@ -117,7 +118,7 @@ static inline void prepare(struct fixture *fx, enum endpoint_type type, bool str
         .streaming = streaming,
     };
     char errbuf[256];
-    fx->body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    fx->body = payload_build(&spec, errbuf, sizeof(errbuf));
     cr_assert_not_null(fx->body, "%s", errbuf);
     fx->payload = (struct engine_payload){.body = fx->body, .body_len = strlen(fx->body)};
     struct engine_config *c = &fx->config;

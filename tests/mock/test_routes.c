@@ -1,6 +1,6 @@
 /*
  * test_routes.c - every route the mock serves beyond chat/completions, end to end over
- * loopback: the answer is read back with endpoint/'s parser for the matching endpoint type, so
+ * loopback: the answer is read back with response/'s parser for the matching endpoint type, so
  * the mock and the parser are checked against each other, streaming and not, with faults.
  */
 #include <criterion/criterion.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 #include "mock/mock.h"
 #include "mock_client.h"
 
@@ -26,11 +27,11 @@ struct parsed {
     size_t events;
 };
 
-static void take(enum endpoint_parse_status st, const struct endpoint_chunk *c, struct parsed *p)
+static void take(enum response_parse_status st, const struct response_chunk *c, struct parsed *p)
 {
-    cr_assert(st == ENDPOINT_PARSE_OK || st == ENDPOINT_PARSE_DONE, "parse: %s",
-              endpoint_parse_status_name(st));
-    p->done |= st == ENDPOINT_PARSE_DONE;
+    cr_assert(st == RESPONSE_PARSE_OK || st == RESPONSE_PARSE_DONE, "parse: %s",
+              response_parse_status_name(st));
+    p->done |= st == RESPONSE_PARSE_DONE;
     p->finished |= c->has_finish_reason;
     p->content_events += c->is_content;
     p->embeddings += c->embedding_count;
@@ -42,8 +43,8 @@ static void take(enum endpoint_parse_status st, const struct endpoint_chunk *c, 
     }
     for (size_t i = 0; i < c->text_count; i++) {
         size_t len = strlen(p->text);
-        cr_assert_eq(c->texts[i].kind, ENDPOINT_TEXT_CONTENT);
-        len += endpoint_json_unescape(c->texts[i].text.ptr, c->texts[i].text.len, p->text + len,
+        cr_assert_eq(c->texts[i].kind, RESPONSE_TEXT_CONTENT);
+        len += response_json_unescape(c->texts[i].text.ptr, c->texts[i].text.len, p->text + len,
                                       sizeof(p->text) - 1 - len, NULL);
         p->text[len] = '\0';
     }
@@ -52,10 +53,10 @@ static void take(enum endpoint_parse_status st, const struct endpoint_chunk *c, 
 /* Splits an SSE body into events (an optional event: line, then data:) and parses each. */
 static void parse_stream(enum endpoint_type t, char *body, struct parsed *p)
 {
-    struct endpoint_reader r;
-    struct endpoint_parse_state st = {0};
-    endpoint_reader_init(&r, t, NULL, NULL, 0);
-    endpoint_parse_state_reset(&st);
+    struct response_reader r;
+    struct response_parse_state st = {0};
+    response_reader_init(&r, t, NULL, NULL, 0);
+    response_parse_state_reset(&st);
     memset(p, 0, sizeof(*p));
     char *pos = body;
     char *sep;
@@ -71,9 +72,9 @@ static void parse_stream(enum endpoint_type t, char *body, struct parsed *p)
             pos = nl + 1;
         }
         cr_assert_eq(strncmp(pos, "data: ", 6), 0, "event without data: [%s]", pos);
-        struct endpoint_chunk c;
+        struct response_chunk c;
         const char *data = pos + 6;
-        take(endpoint_parse_event(&r, &st, event, event_len, data, strlen(data), &c), &c, p);
+        take(response_parse_event(&r, &st, event, event_len, data, strlen(data), &c), &c, p);
         p->events++;
         pos = sep + 2;
     }
@@ -82,11 +83,11 @@ static void parse_stream(enum endpoint_type t, char *body, struct parsed *p)
 
 static void parse_body(enum endpoint_type t, const char *body, size_t len, struct parsed *p)
 {
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, t, NULL, NULL, 0);
+    struct response_reader r;
+    response_reader_init(&r, t, NULL, NULL, 0);
     memset(p, 0, sizeof(*p));
-    struct endpoint_chunk c;
-    take(endpoint_parse_event(&r, NULL, NULL, 0, body, len, &c), &c, p);
+    struct response_chunk c;
+    take(response_parse_event(&r, NULL, NULL, 0, body, len, &c), &c, p);
 }
 
 /* Sends `body` to `path` and reads the answer into *out (status returned). */
@@ -239,9 +240,9 @@ Test(mock_routes, bad_bodies_get_400_and_new_paths_are_known, .timeout = 30)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct tc_resp r;
         cr_assert_eq(exchange(s, bad[i][0], bad[i][1], &r), 400, "%s %s", bad[i][0], bad[i][1]);
-        struct endpoint_chunk c;
-        cr_assert_eq(endpoint_parse_chunk(ENDPOINT_RAW, r.body, r.body_len, &c),
-                     ENDPOINT_PARSE_ERROR);
+        struct response_chunk c;
+        cr_assert_eq(response_parse_chunk(ENDPOINT_RAW, r.body, r.body_len, &c),
+                     RESPONSE_PARSE_ERROR);
         tc_resp_free(&r);
     }
     struct tc_conn c;
@@ -260,9 +261,9 @@ Test(mock_routes, faults_apply_to_new_routes, .timeout = 60)
     cr_assert_eq(
         exchange(s, "/v1/embeddings", "{\"model\":\"e\",\"input\":[\"a\",\"b\",\"c\",\"d\"]}", &r),
         200);
-    struct endpoint_chunk c;
-    cr_assert_eq(endpoint_parse_chunk(ENDPOINT_EMBEDDINGS, r.body, r.body_len, &c),
-                 ENDPOINT_PARSE_ERR_MALFORMED, "a malformed body is cut short");
+    struct response_chunk c;
+    cr_assert_eq(response_parse_chunk(ENDPOINT_EMBEDDINGS, r.body, r.body_len, &c),
+                 RESPONSE_PARSE_ERR_MALFORMED, "a malformed body is cut short");
     tc_resp_free(&r);
     cr_assert_eq(exchange(s, "/v1/messages",
                           "{\"messages\":[],\"model\":\"m\",\"max_tokens\":4,\"stream\":true}", &r),

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "endpoint/endpoint.h"
+#include "payload/payload.h"
 #include "engine/engine.h"
 #include "mock/mock.h"
 #include "nginx_proxy.h"
@@ -140,7 +141,7 @@ static void prepare(struct world *w, uint16_t port, const char *host, const char
     char ca_path[TP_PATH_BYTES];
     struct tls_options opts = {.ca_file = tp_path(ca_path, dir, ca)};
     w->tls = tp_client_ctx(dir, &opts);
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT,
         .model = "test-model",
         .prompt = "tell me about rivers and mountains",
@@ -148,7 +149,7 @@ static void prepare(struct world *w, uint16_t port, const char *host, const char
         .streaming = true,
     };
     char errbuf[256];
-    w->body = endpoint_payload_build(&spec, errbuf, sizeof(errbuf));
+    w->body = payload_build(&spec, errbuf, sizeof(errbuf));
     cr_assert_not_null(w->body, "%s", errbuf);
     w->payload = (struct engine_payload){.body = w->body, .body_len = strlen(w->body)};
     struct sockaddr_in *sin = (struct sockaddr_in *)&w->target.addr;

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "endpoint/endpoint_json.h"
+#include "response/response_json.h"
 
 static bool json__is_ws(char c)
 {
@@ -35,12 +35,12 @@ static size_t json__skip_ws(const char *js, size_t len, size_t i)
 }
 
 /* Bytes of the token including a string's quotes. */
-static int json__outer_start(const struct endpoint__tok *t)
+static int json__outer_start(const struct response__tok *t)
 {
     return t->type == JSMN_STRING ? t->start - 1 : t->start;
 }
 
-static int json__outer_end(const struct endpoint__tok *t)
+static int json__outer_end(const struct response__tok *t)
 {
     return t->type == JSMN_STRING ? t->end + 1 : t->end;
 }
@@ -188,15 +188,15 @@ enum json__expect {
     JSON__AFTER_VALUE, /* ',', the innermost container's closing bracket, or the end */
 };
 
-enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct endpoint__tok *tok,
+enum response_parse_status response__tokenize(struct response__doc *d, struct response__tok *tok,
                                               int cap, const char *json, size_t len)
 {
     /* The containers still open, innermost last: their token indexes. Not
      * zero-initialized: written before read, and clearing it cost more than
      * tokenizing a short event. */
-    int open[ENDPOINT_JSON_DEPTH_MAX];
+    int open[RESPONSE_JSON_DEPTH_MAX];
     int depth = 0;
-    struct endpoint__tok *in = NULL; /* the innermost open container */
+    struct response__tok *in = NULL; /* the innermost open container */
     int count = 0;
     size_t i = json__skip_ws(json, len, 0);
     enum json__expect expect = JSON__VALUE;
@@ -205,12 +205,12 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct en
             i = json__skip_ws(json, len, i);
             if (in == NULL) {
                 if (i != len) {
-                    return ENDPOINT_PARSE_ERR_MALFORMED;
+                    return RESPONSE_PARSE_ERR_MALFORMED;
                 }
                 d->js = json;
                 d->tok = tok;
                 d->ntok = count;
-                return ENDPOINT_PARSE_OK;
+                return RESPONSE_PARSE_OK;
             }
             char c = i < len ? json[i] : '\0';
             if (c == ',') {
@@ -224,29 +224,29 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct en
                 in = depth > 0 ? &tok[open[depth - 1]] : NULL;
                 continue;
             } else {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
         }
         if (i >= len) {
-            return ENDPOINT_PARSE_ERR_MALFORMED;
+            return RESPONSE_PARSE_ERR_MALFORMED;
         }
         if (count >= cap) {
-            return ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS;
+            return RESPONSE_PARSE_ERR_TOO_MANY_TOKENS;
         }
-        struct endpoint__tok *t = &tok[count];
+        struct response__tok *t = &tok[count];
         t->size = 0;
         t->next = ++count;
         if (expect == JSON__KEY) {
             /* A key: a string of size 1, counted as the object's member. */
             size_t end = json[i] == '"' ? json__string_end(json, len, i + 1) : len;
             if (end >= len) {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
-            *t = (struct endpoint__tok){JSMN_STRING, (int)i + 1, (int)end, 1, count};
+            *t = (struct response__tok){JSMN_STRING, (int)i + 1, (int)end, 1, count};
             in->size++;
             i = json__skip_ws(json, len, end + 1);
             if (i >= len || json[i] != ':') {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
             i = json__skip_ws(json, len, i + 1);
             expect = JSON__VALUE;
@@ -259,15 +259,15 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct en
         if (c == '"') {
             size_t end = json__string_end(json, len, i + 1);
             if (end >= len) {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
             t->type = JSMN_STRING;
             t->start = (int)i + 1;
             t->end = (int)end;
             i = end + 1;
         } else if (c == '{' || c == '[') {
-            if (depth >= ENDPOINT_JSON_DEPTH_MAX) {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+            if (depth >= RESPONSE_JSON_DEPTH_MAX) {
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
             t->type = c == '{' ? JSMN_OBJECT : JSMN_ARRAY;
             t->start = (int)i;
@@ -283,7 +283,7 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct en
         } else {
             size_t end = json__scalar_end(json, len, i);
             if (end == i) {
-                return ENDPOINT_PARSE_ERR_MALFORMED;
+                return RESPONSE_PARSE_ERR_MALFORMED;
             }
             t->type = JSMN_PRIMITIVE;
             t->start = (int)i;
@@ -294,41 +294,41 @@ enum endpoint_parse_status endpoint__tokenize(struct endpoint__doc *d, struct en
     }
 }
 
-int endpoint__skip(const struct endpoint__doc *d, int i)
+int response__skip(const struct response__doc *d, int i)
 {
     return d->tok[i].next;
 }
 
-bool endpoint__is(const struct endpoint__doc *d, int i, jsmntype_t type)
+bool response__is(const struct response__doc *d, int i, jsmntype_t type)
 {
     return i >= 0 && d->tok[i].type == type;
 }
 
-int endpoint__size(const struct endpoint__doc *d, int i)
+int response__size(const struct response__doc *d, int i)
 {
-    if (endpoint__is(d, i, JSMN_OBJECT) || endpoint__is(d, i, JSMN_ARRAY)) {
+    if (response__is(d, i, JSMN_OBJECT) || response__is(d, i, JSMN_ARRAY)) {
         return d->tok[i].size;
     }
     return 0;
 }
 
 /* json__key_is reports whether string token t holds exactly want[0..n). */
-static bool json__key_is(const struct endpoint__doc *d, const struct endpoint__tok *t,
+static bool json__key_is(const struct response__doc *d, const struct response__tok *t,
                          const char *want, size_t n)
 {
     return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n &&
            memcmp(d->js + t->start, want, n) == 0;
 }
 
-bool endpoint__str_eq(const struct endpoint__doc *d, int i, const char *want)
+bool response__str_eq(const struct response__doc *d, int i, const char *want)
 {
     return i >= 0 && json__key_is(d, &d->tok[i], want, strlen(want));
 }
 
-int endpoint__get(const struct endpoint__doc *d, int obj, const char *key)
+int response__get(const struct response__doc *d, int obj, const char *key)
 {
     int found = -1;
-    if (!endpoint__is(d, obj, JSMN_OBJECT)) {
+    if (!response__is(d, obj, JSMN_OBJECT)) {
         return -1;
     }
     size_t n = strlen(key);
@@ -337,23 +337,23 @@ int endpoint__get(const struct endpoint__doc *d, int obj, const char *key)
         if (json__key_is(d, &d->tok[j], key, n)) {
             found = j + 1;
         }
-        j = endpoint__skip(d, j + 1);
+        j = response__skip(d, j + 1);
     }
     return found;
 }
 
-void endpoint__members(const struct endpoint__doc *d, int obj, const struct endpoint__key *keys,
+void response__members(const struct response__doc *d, int obj, const struct response__key *keys,
                        size_t key_count, int *out)
 {
     for (size_t k = 0; k < key_count; k++) {
         out[k] = -1;
     }
-    if (!endpoint__is(d, obj, JSMN_OBJECT)) {
+    if (!response__is(d, obj, JSMN_OBJECT)) {
         return;
     }
     int j = obj + 1;
     for (int m = 0; m < d->tok[obj].size; m++) {
-        const struct endpoint__tok *t = &d->tok[j];
+        const struct response__tok *t = &d->tok[j];
         const char *name = d->js + t->start;
         size_t len = (size_t)(t->end - t->start);
         for (size_t k = 0; t->type == JSMN_STRING && len > 0 && k < key_count; k++) {
@@ -364,13 +364,13 @@ void endpoint__members(const struct endpoint__doc *d, int obj, const struct endp
                 out[k] = j + 1;
             }
         }
-        j = endpoint__skip(d, j + 1);
+        j = response__skip(d, j + 1);
     }
 }
 
-int endpoint__at(const struct endpoint__doc *d, int arr, int64_t k)
+int response__at(const struct response__doc *d, int arr, int64_t k)
 {
-    if (!endpoint__is(d, arr, JSMN_ARRAY)) {
+    if (!response__is(d, arr, JSMN_ARRAY)) {
         return -1;
     }
     int64_t n = d->tok[arr].size;
@@ -382,14 +382,14 @@ int endpoint__at(const struct endpoint__doc *d, int arr, int64_t k)
     }
     int j = arr + 1;
     for (int64_t m = 0; m < k; m++) {
-        j = endpoint__skip(d, j);
+        j = response__skip(d, j);
     }
     return j;
 }
 
-struct endpoint_str endpoint__view(const struct endpoint__doc *d, int i)
+struct response_str response__view(const struct response__doc *d, int i)
 {
-    struct endpoint_str s = {"", 0};
+    struct response_str s = {"", 0};
     if (i >= 0) {
         s.ptr = d->js + d->tok[i].start;
         s.len = (size_t)(d->tok[i].end - d->tok[i].start);
@@ -397,18 +397,18 @@ struct endpoint_str endpoint__view(const struct endpoint__doc *d, int i)
     return s;
 }
 
-struct endpoint_str endpoint__string(const struct endpoint__doc *d, int i)
+struct response_str response__string(const struct response__doc *d, int i)
 {
-    struct endpoint_str none = {"", 0};
-    if (!endpoint__is(d, i, JSMN_STRING)) {
+    struct response_str none = {"", 0};
+    if (!response__is(d, i, JSMN_STRING)) {
         return none;
     }
-    return endpoint__view(d, i);
+    return response__view(d, i);
 }
 
-struct endpoint_str endpoint__outer(const struct endpoint__doc *d, int i)
+struct response_str response__outer(const struct response__doc *d, int i)
 {
-    struct endpoint_str s = {"", 0};
+    struct response_str s = {"", 0};
     if (i >= 0) {
         int start = json__outer_start(&d->tok[i]);
         s.ptr = d->js + start;
@@ -417,26 +417,26 @@ struct endpoint_str endpoint__outer(const struct endpoint__doc *d, int i)
     return s;
 }
 
-bool endpoint__is_null(const struct endpoint__doc *d, int i)
+bool response__is_null(const struct response__doc *d, int i)
 {
-    return endpoint__is(d, i, JSMN_PRIMITIVE) && d->js[d->tok[i].start] == 'n';
+    return response__is(d, i, JSMN_PRIMITIVE) && d->js[d->tok[i].start] == 'n';
 }
 
-bool endpoint__is_number(const struct endpoint__doc *d, int i)
+bool response__is_number(const struct response__doc *d, int i)
 {
-    if (!endpoint__is(d, i, JSMN_PRIMITIVE)) {
+    if (!response__is(d, i, JSMN_PRIMITIVE)) {
         return false;
     }
     char c = d->js[d->tok[i].start];
     return c == '-' || (c >= '0' && c <= '9');
 }
 
-bool endpoint__truthy(const struct endpoint__doc *d, int i)
+bool response__truthy(const struct response__doc *d, int i)
 {
     if (i < 0) {
         return false;
     }
-    const struct endpoint__tok *t = &d->tok[i];
+    const struct response__tok *t = &d->tok[i];
     const char *s = d->js + t->start;
     if (t->type != JSMN_PRIMITIVE) {
         return t->type == JSMN_STRING ? t->end > t->start : t->size > 0;
@@ -457,9 +457,9 @@ bool endpoint__truthy(const struct endpoint__doc *d, int i)
     return s[0] == 't';
 }
 
-bool endpoint__uint(const struct endpoint__doc *d, int i, uint64_t *out)
+bool response__uint(const struct response__doc *d, int i, uint64_t *out)
 {
-    if (!endpoint__is(d, i, JSMN_PRIMITIVE)) {
+    if (!response__is(d, i, JSMN_PRIMITIVE)) {
         return false;
     }
     uint64_t v = 0;
@@ -474,9 +474,9 @@ bool endpoint__uint(const struct endpoint__doc *d, int i, uint64_t *out)
     return true;
 }
 
-bool endpoint__int(const struct endpoint__doc *d, int i, int64_t *out)
+bool response__int(const struct response__doc *d, int i, int64_t *out)
 {
-    if (!endpoint__is(d, i, JSMN_PRIMITIVE)) {
+    if (!response__is(d, i, JSMN_PRIMITIVE)) {
         return false;
     }
     bool neg = d->js[d->tok[i].start] == '-';

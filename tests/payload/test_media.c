@@ -1,5 +1,5 @@
 /*
- * endpoint_payload_build with media: AIPerf's content parts for chat,
+ * payload_build with media: AIPerf's content parts for chat,
  * responses and messages, the bare string without media, and the errors.
  */
 #include <criterion/criterion.h>
@@ -8,20 +8,21 @@
 #include <string.h>
 
 #include "endpoint/endpoint.h"
+#include "payload/payload.h"
 
-static void expect_payload(const struct endpoint_payload_spec *spec, const char *want)
+static void expect_payload(const struct payload_spec *spec, const char *want)
 {
     char err[256] = "";
-    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    char *got = payload_build(spec, err, sizeof(err));
     cr_assert_not_null(got, "unexpected error: %s", err);
     cr_assert_str_eq(got, want);
     free(got);
 }
 
-static void expect_payload_error(const struct endpoint_payload_spec *spec, const char *needle)
+static void expect_payload_error(const struct payload_spec *spec, const char *needle)
 {
     char err[256] = "";
-    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    char *got = payload_build(spec, err, sizeof(err));
     cr_assert_null(got, "expected an error, got %s", got ? got : "");
     cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
 }
@@ -31,7 +32,7 @@ static const char *const AUDIOS[] = {"wav,UklG"};
 
 Test(payload_media, chat_text_two_images_and_audio_become_parts_in_order)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT,
         .model = "m",
         .prompt = "Hi",
@@ -49,7 +50,7 @@ Test(payload_media, chat_text_two_images_and_audio_become_parts_in_order)
 
 Test(payload_media, no_media_keeps_a_bare_string)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT,
         .model = "m",
         .prompt = "Hi",
@@ -61,7 +62,7 @@ Test(payload_media, no_media_keeps_a_bare_string)
 
 Test(payload_media, responses_uses_input_parts_and_a_plain_image_url)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_RESPONSES,
         .model = "m",
         .prompt = "Hi",
@@ -77,7 +78,7 @@ Test(payload_media, responses_uses_input_parts_and_a_plain_image_url)
 
 Test(payload_media, messages_sends_base64_and_url_image_sources)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_MESSAGES,
         .model = "m",
         .prompt = "Hi",
@@ -95,7 +96,7 @@ Test(payload_media, messages_sends_base64_and_url_image_sources)
 Test(payload_media, empty_text_and_empty_entries_are_skipped)
 {
     const char *const images[] = {"", "u"};
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT,
         .model = "m",
         .prompt = "",
@@ -113,7 +114,7 @@ Test(payload_media, invalid_media_fails_with_a_message)
 {
     const char *const no_comma[] = {"UklG"};
     const char *const bad_utf8[] = {"data:\xff"};
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT,
         .model = "m",
         .prompt = "Hi",
@@ -126,6 +127,6 @@ Test(payload_media, invalid_media_fails_with_a_message)
     spec.type = ENDPOINT_COMPLETIONS;
     expect_payload_error(&spec, "cannot carry images or audio");
     spec.type = ENDPOINT_CHAT;
-    spec.media = (struct endpoint_media){.images = bad_utf8, .image_count = 1};
+    spec.media = (struct payload_media){.images = bad_utf8, .image_count = 1};
     expect_payload_error(&spec, "image 0");
 }

@@ -7,12 +7,13 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 
 /* Copies `len` bytes to the end of a page followed by a PROT_NONE page, parses
  * them there (so an over-read crashes) and returns the status. The views in
  * *out point into the guarded copy, which stays mapped until the next call. */
-static enum endpoint_parse_status parse_guarded(enum endpoint_type t, const char *json, size_t len,
-                                                struct endpoint_chunk *out)
+static enum response_parse_status parse_guarded(enum endpoint_type t, const char *json, size_t len,
+                                                struct response_chunk *out)
 {
     static char *map;
     static size_t map_len;
@@ -27,16 +28,16 @@ static enum endpoint_parse_status parse_guarded(enum endpoint_type t, const char
     char *guard = map + pages * page;
     cr_assert_eq(mprotect(guard, page, PROT_NONE), 0);
     memcpy(guard - len, json, len);
-    return endpoint_parse_chunk(t, guard - len, len, out);
+    return response_parse_chunk(t, guard - len, len, out);
 }
 
-static enum endpoint_parse_status parse(enum endpoint_type t, const char *json,
-                                        struct endpoint_chunk *out)
+static enum response_parse_status parse(enum endpoint_type t, const char *json,
+                                        struct response_chunk *out)
 {
     return parse_guarded(t, json, strlen(json), out);
 }
 
-static void assert_view(struct endpoint_str v, const char *want)
+static void assert_view(struct response_str v, const char *want)
 {
     cr_assert_eq(v.len, strlen(want), "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
     cr_assert_eq(memcmp(v.ptr, want, v.len), 0, "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
@@ -47,12 +48,12 @@ static void assert_view(struct endpoint_str v, const char *want)
     "\"model\":\"Qwen/Qwen3-0.6B\",\"choices\":[{\"index\":0,\"delta\":" delta                     \
     ",\"logprobs\":null,\"finish_reason\":" finish "}]}"
 
-Test(endpoint_chunk, role_only_first_chunk_is_not_content)
+Test(response_chunk, role_only_first_chunk_is_not_content)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(
         parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"role\":\"assistant\",\"content\":\"\"}", "null"), &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     cr_assert_eq(c.content.len, 0);
     cr_assert_not(c.has_finish_reason);
@@ -60,34 +61,34 @@ Test(endpoint_chunk, role_only_first_chunk_is_not_content)
     assert_view(c.object, "chat.completion.chunk");
 }
 
-Test(endpoint_chunk, content_chunk)
+Test(response_chunk, content_chunk)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"content\":\" Hello\"}", "null"), &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert(c.is_content);
     assert_view(c.content, " Hello");
     cr_assert_eq(c.reasoning.len, 0);
 }
 
-Test(endpoint_chunk, finish_reason_chunk)
+Test(response_chunk, finish_reason_chunk)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"content\":\"\"}", "\"length\""), &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "length");
 }
 
-Test(endpoint_chunk, usage_only_final_chunk)
+Test(response_chunk, usage_only_final_chunk)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     const char *json = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
                        "\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{"
                        "\"prompt_tokens\":550,\"total_tokens\":750,\"completion_tokens\":200,"
                        "\"completion_tokens_details\":{\"reasoning_tokens\":37}}}";
-    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     cr_assert(c.has_usage);
     cr_assert(c.has_prompt_tokens);
@@ -100,39 +101,39 @@ Test(endpoint_chunk, usage_only_final_chunk)
     cr_assert_eq(c.reasoning_tokens, 37);
 }
 
-Test(endpoint_chunk, usage_edge_values)
+Test(response_chunk, usage_edge_values)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT,
                        "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{"
                        "\"prompt_tokens\":-1,\"completion_tokens\":1.5,"
                        "\"completion_tokens_details\":null}}",
                        &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert(c.has_usage);
     cr_assert_not(c.has_prompt_tokens);
     cr_assert_not(c.has_completion_tokens);
     cr_assert_not(c.has_reasoning_tokens);
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":{}}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_not(c.has_usage, "an empty usage object is no usage (Python falsy)");
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":null}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_not(c.has_usage);
 }
 
-Test(endpoint_chunk, reasoning_chunks)
+Test(response_chunk, reasoning_chunks)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"reasoning_content\":\"Let me\"}", "null"), &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert(c.is_content, "reasoning counts for TTFT");
     assert_view(c.reasoning, "Let me");
     cr_assert_eq(c.content.len, 0);
 
     cr_assert_eq(
         parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"reasoning\":\"think\",\"content\":null}", "null"), &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     assert_view(c.reasoning, "think");
 
     cr_assert_eq(
@@ -140,26 +141,26 @@ Test(endpoint_chunk, reasoning_chunks)
               VLLM_CHUNK("{\"reasoning_content\":\"\",\"reasoning\":\"b\",\"content\":\"x\"}",
                          "null"),
               &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     assert_view(c.reasoning, "b");
     assert_view(c.content, "x");
 
     cr_assert_eq(parse(ENDPOINT_CHAT,
                        VLLM_CHUNK("{\"reasoning_content\":\"a\",\"reasoning\":\"b\"}", "null"), &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     assert_view(c.reasoning, "a");
 }
 
-Test(endpoint_chunk, tool_call_text_counts_as_content)
+Test(response_chunk, tool_call_text_counts_as_content)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(
         parse(ENDPOINT_CHAT,
               VLLM_CHUNK("{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\","
                          "\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}",
                          "null"),
               &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     cr_assert(c.is_content);
     cr_assert_eq(c.tool_text_count, 1);
     assert_view(c.tool_text[0], "get_weather");
@@ -169,37 +170,37 @@ Test(endpoint_chunk, tool_call_text_counts_as_content)
                                   "\"{\\\"city\\\":\"}}]}",
                                   "null"),
                        &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.tool_text_count, 1);
     assert_view(c.tool_text[0], "{\\\"city\\\":");
 
     cr_assert_eq(parse(ENDPOINT_CHAT, VLLM_CHUNK("{\"tool_calls\":[]}", "null"), &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
 }
 
-Test(endpoint_chunk, tool_text_pieces_are_bounded)
+Test(response_chunk, tool_text_pieces_are_bounded)
 {
     char json[2048];
     size_t n = (size_t)snprintf(json, sizeof(json),
                                 "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{"
                                 "\"tool_calls\":[");
-    for (int i = 0; i < ENDPOINT_TOOL_TEXT_MAX; i++) {
+    for (int i = 0; i < RESPONSE_TOOL_TEXT_MAX; i++) {
         n += (size_t)snprintf(json + n, sizeof(json) - n,
                               "%s{\"function\":{\"name\":\"f%d\",\"arguments\":\"a\"}}",
                               i ? "," : "", i);
     }
     snprintf(json + n, sizeof(json) - n, "]}}]}");
-    struct endpoint_chunk c;
-    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
-    cr_assert_eq(c.tool_text_count, ENDPOINT_TOOL_TEXT_MAX);
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK);
+    cr_assert_eq(c.tool_text_count, RESPONSE_TOOL_TEXT_MAX);
     cr_assert(c.tool_text_truncated);
     assert_view(c.tool_text[1], "a");
 }
 
-Test(endpoint_chunk, non_streaming_chat_completion)
+Test(response_chunk, non_streaming_chat_completion)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     const char *json =
         "{\n  \"id\": \"chatcmpl-9\",\n  \"object\": \"chat.completion\",\n  \"created\": 1,\n"
         "  \"model\": \"m\",\n  \"choices\": [\n    {\n      \"index\": 0,\n"
@@ -207,7 +208,7 @@ Test(endpoint_chunk, non_streaming_chat_completion)
         " \"reasoning_content\": null, \"tool_calls\": []},\n"
         "      \"finish_reason\": \"stop\"\n    }\n  ],\n"
         "  \"usage\": {\"prompt_tokens\": 3, \"completion_tokens\": 2, \"total_tokens\": 5}\n}\n";
-    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK);
     cr_assert(c.is_content);
     assert_view(c.content, "Hi there");
     assert_view(c.finish_reason, "stop");
@@ -215,87 +216,87 @@ Test(endpoint_chunk, non_streaming_chat_completion)
     cr_assert_not(c.has_reasoning_tokens);
 }
 
-Test(endpoint_chunk, completions_text)
+Test(response_chunk, completions_text)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     const char *stream = "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,"
                          "\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" world\","
                          "\"logprobs\":null,\"finish_reason\":null}]}";
-    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, stream, &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, stream, &c), RESPONSE_PARSE_OK);
     cr_assert(c.is_content);
     assert_view(c.content, " world");
     cr_assert_eq(parse(ENDPOINT_COMPLETIONS,
                        "{\"object\":\"completion\",\"choices\":[{\"text\":\"x\","
                        "\"finish_reason\":\"length\"}]}",
                        &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     assert_view(c.content, "x");
     cr_assert(c.has_finish_reason);
-    cr_assert_eq(parse(ENDPOINT_CHAT, stream, &c), ENDPOINT_PARSE_IGNORED,
+    cr_assert_eq(parse(ENDPOINT_CHAT, stream, &c), RESPONSE_PARSE_IGNORED,
                  "a completions object on the chat endpoint is not ours");
     cr_assert_not(c.is_content);
 }
 
-Test(endpoint_chunk, other_objects_are_ignored_but_keep_usage)
+Test(response_chunk, other_objects_are_ignored_but_keep_usage)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT,
                        "{\"object\":\"other\",\"choices\":[{\"delta\":{\"content\":\"x\"}}],"
                        "\"usage\":{\"completion_tokens\":4}}",
                        &c),
-                 ENDPOINT_PARSE_IGNORED);
+                 RESPONSE_PARSE_IGNORED);
     cr_assert_not(c.is_content);
     cr_assert_eq(c.content.len, 0);
     cr_assert(c.has_usage);
     cr_assert_eq(c.completion_tokens, 4);
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", &c),
-                 ENDPOINT_PARSE_IGNORED, "no object member: AIPerf ignores it too");
+                 RESPONSE_PARSE_IGNORED, "no object member: AIPerf ignores it too");
 }
 
-Test(endpoint_chunk, done_marker)
+Test(response_chunk, done_marker)
 {
-    struct endpoint_chunk c;
-    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]", &c), ENDPOINT_PARSE_DONE);
-    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, " [DONE]\r\n", &c), ENDPOINT_PARSE_DONE);
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]", &c), RESPONSE_PARSE_DONE);
+    cr_assert_eq(parse(ENDPOINT_COMPLETIONS, " [DONE]\r\n", &c), RESPONSE_PARSE_DONE);
     cr_assert_not(c.is_content);
-    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]x", &c), ENDPOINT_PARSE_ERR_MALFORMED);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "[DONE]x", &c), RESPONSE_PARSE_ERR_MALFORMED);
 }
 
-Test(endpoint_chunk, error_payloads)
+Test(response_chunk, error_payloads)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT,
                        "{\"error\":{\"message\":\"max_tokens too large\",\"type\":"
                        "\"BadRequestError\",\"param\":null,\"code\":400}}",
                        &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 400);
     assert_view(c.error_type, "BadRequestError");
     assert_view(c.error_message, "max_tokens too large");
     cr_assert_not(c.error_message_is_json);
 
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"message\":\"m\",\"code\":200}}", &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 502, "non-4xx/5xx codes become 502");
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"message\":\"m\",\"code\":\"429\"}}", &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 502, "a string code is not an int");
-    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"code\":503}}", &c), ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":{\"code\":503}}", &c), RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 503);
     cr_assert(c.error_message_is_json);
     assert_view(c.error_message, "{\"code\":503}");
 
     cr_assert_eq(parse(ENDPOINT_COMPLETIONS, "{\"error\":\"model not found\"}", &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 502);
     assert_view(c.error_message, "model not found");
     cr_assert_eq(c.error_type.len, 0);
-    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":true}", &c), ENDPOINT_PARSE_ERROR);
+    cr_assert_eq(parse(ENDPOINT_CHAT, "{\"error\":true}", &c), RESPONSE_PARSE_ERROR);
     assert_view(c.error_message, "true");
     cr_assert(c.error_message_is_json);
 }
 
-Test(endpoint_chunk, falsy_error_member_is_not_an_error)
+Test(response_chunk, falsy_error_member_is_not_an_error)
 {
     const char *cases[] = {"null", "false", "0", "0.0", "\"\"", "{}", "[]"};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -304,42 +305,42 @@ Test(endpoint_chunk, falsy_error_member_is_not_an_error)
                  "{\"error\":%s,\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":"
                  "{\"content\":\"a\"}}]}",
                  cases[i]);
-        struct endpoint_chunk c;
-        cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK, "error:%s", cases[i]);
+        struct response_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK, "error:%s", cases[i]);
         cr_assert(c.is_content);
     }
 }
 
-Test(endpoint_chunk, escaped_text_views_and_unescape)
+Test(response_chunk, escaped_text_views_and_unescape)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(
         parse(ENDPOINT_CHAT,
               VLLM_CHUNK("{\"content\":\"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n\"}", "null"), &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     assert_view(c.content, "caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n");
     char out[64];
     bool truncated = true;
-    size_t n = endpoint_json_unescape(c.content.ptr, c.content.len, out, sizeof(out), &truncated);
+    size_t n = response_json_unescape(c.content.ptr, c.content.len, out, sizeof(out), &truncated);
     cr_assert_not(truncated);
     const char *want = "caf\xC3\xA9 \xF0\x9F\x98\x80 \"q\"\n";
     cr_assert_eq(n, strlen(want));
     cr_assert_eq(memcmp(out, want, n), 0);
 }
 
-Test(endpoint_chunk, duplicate_keys_last_wins_and_whitespace_is_fine)
+Test(response_chunk, duplicate_keys_last_wins_and_whitespace_is_fine)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse(ENDPOINT_CHAT,
                        " \r\n{ \"object\" : \"x\" , \"object\":\"chat.completion.chunk\",\t"
                        "\"choices\" : [ { \"delta\" : { \"content\" : \"a\" } } ] , "
                        "\"n\" : -0.5e+10 } \n",
                        &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     assert_view(c.content, "a");
 }
 
-Test(endpoint_chunk, malformed_json_is_an_error_status)
+Test(response_chunk, malformed_json_is_an_error_status)
 {
     static const char *bad[] = {
         "",
@@ -380,15 +381,15 @@ Test(endpoint_chunk, malformed_json_is_an_error_status)
         "{\"a\":{\"b\":{}}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct endpoint_chunk c;
-        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), ENDPOINT_PARSE_ERR_MALFORMED, "input: %s",
+        struct response_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), RESPONSE_PARSE_ERR_MALFORMED, "input: %s",
                      bad[i]);
         cr_assert_not(c.is_content);
     }
-    struct endpoint_chunk c;
-    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, "{\"a\":1}\0", 8, &c), ENDPOINT_PARSE_ERR_MALFORMED);
+    struct response_chunk c;
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, "{\"a\":1}\0", 8, &c), RESPONSE_PARSE_ERR_MALFORMED);
     cr_assert_eq(parse_guarded(ENDPOINT_CHAT, "{\"a\":\"x\0\"}", 10, &c),
-                 ENDPOINT_PARSE_ERR_MALFORMED);
+                 RESPONSE_PARSE_ERR_MALFORMED);
 }
 
 /* A number or literal may be the whole text, as for orjson: the payload is then
@@ -398,10 +399,10 @@ Test(chunk, bare_scalars_are_json)
 {
     const char *scalars[] = {"null", "5", "-0.5e3", "true", " false ", "\"s\""};
     for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
-        struct endpoint_chunk c;
-        enum endpoint_parse_status st = parse(ENDPOINT_CHAT, scalars[i], &c);
-        cr_assert(st != ENDPOINT_PARSE_ERR_MALFORMED && st != ENDPOINT_PARSE_OK, "%s: %s",
-                  scalars[i], endpoint_parse_status_name(st));
+        struct response_chunk c;
+        enum response_parse_status st = parse(ENDPOINT_CHAT, scalars[i], &c);
+        cr_assert(st != RESPONSE_PARSE_ERR_MALFORMED && st != RESPONSE_PARSE_OK, "%s: %s",
+                  scalars[i], response_parse_status_name(st));
     }
 }
 
@@ -422,13 +423,13 @@ static size_t string_in_json(char *json, bool as_key, const char *text, size_t t
 /* Strings are checked for raw control bytes several bytes at a time: a
  * control byte at any position of a long value or key is caught, and every
  * other byte (space, DEL, UTF-8) is accepted. */
-Test(endpoint_chunk, control_bytes_anywhere_in_a_string_are_malformed)
+Test(response_chunk, control_bytes_anywhere_in_a_string_are_malformed)
 {
     static const char plain[] = "abcdefghijklmnopqrstuvwxyz0123456789\x7f\xc3\xa9\xff";
     static const unsigned char bytes[] = {0x00, 0x01, 0x0a, 0x1f, 0x20, 0x7f, 0x80, 0xff};
     const size_t text_len = sizeof(plain) - 1;
     char json[128];
-    struct endpoint_chunk c;
+    struct response_chunk c;
     for (int as_key = 0; as_key < 2; as_key++) {
         for (size_t at = 0; at < text_len; at++) {
             for (size_t b = 0; b < sizeof(bytes); b++) {
@@ -436,8 +437,8 @@ Test(endpoint_chunk, control_bytes_anywhere_in_a_string_are_malformed)
                 memcpy(text, plain, sizeof(plain));
                 text[at] = (char)bytes[b];
                 size_t len = string_in_json(json, as_key, text, text_len);
-                enum endpoint_parse_status want =
-                    bytes[b] < 0x20 ? ENDPOINT_PARSE_ERR_MALFORMED : ENDPOINT_PARSE_IGNORED;
+                enum response_parse_status want =
+                    bytes[b] < 0x20 ? RESPONSE_PARSE_ERR_MALFORMED : RESPONSE_PARSE_IGNORED;
                 cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, len, &c), want,
                              "key %d, byte 0x%02x at %zu", as_key, bytes[b], at);
             }
@@ -445,24 +446,24 @@ Test(endpoint_chunk, control_bytes_anywhere_in_a_string_are_malformed)
     }
 }
 
-Test(endpoint_chunk, non_objects_are_rejected)
+Test(response_chunk, non_objects_are_rejected)
 {
     static const char *bad[] = {"[1,2]", "\"str\"", "[]", "[{\"error\":\"x\"}]"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct endpoint_chunk c;
-        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), ENDPOINT_PARSE_ERR_NOT_OBJECT, "input: %s",
+        struct response_chunk c;
+        cr_assert_eq(parse(ENDPOINT_CHAT, bad[i], &c), RESPONSE_PARSE_ERR_NOT_OBJECT, "input: %s",
                      bad[i]);
     }
 }
 
-Test(endpoint_chunk, every_truncation_of_a_chunk_is_malformed)
+Test(response_chunk, every_truncation_of_a_chunk_is_malformed)
 {
     const char *json = VLLM_CHUNK("{\"content\":\"caf\\u00e9\"}", "\"stop\"");
     size_t len = strlen(json);
-    struct endpoint_chunk c;
-    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), ENDPOINT_PARSE_OK);
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK);
     for (size_t cut = 0; cut < len; cut++) {
-        cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, cut, &c), ENDPOINT_PARSE_ERR_MALFORMED,
+        cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, cut, &c), RESPONSE_PARSE_ERR_MALFORMED,
                      "cut at %zu", cut);
     }
 }
@@ -484,24 +485,24 @@ static size_t nested_arrays(char *json, size_t cap, int depth)
     return n;
 }
 
-Test(endpoint_chunk, token_and_depth_limits)
+Test(response_chunk, token_and_depth_limits)
 {
-    size_t cap = 8 * ENDPOINT_JSON_TOKENS_MAX;
+    size_t cap = 8 * RESPONSE_JSON_TOKENS_MAX;
     char *json = malloc(cap);
     cr_assert_not_null(json);
     size_t n = (size_t)snprintf(json, cap, "{\"a\":[");
-    for (int i = 0; i < ENDPOINT_JSON_TOKENS_MAX; i++) {
+    for (int i = 0; i < RESPONSE_JSON_TOKENS_MAX; i++) {
         n += (size_t)snprintf(json + n, cap - n, "%s1", i ? "," : "");
     }
     n += (size_t)snprintf(json + n, cap - n, "]}");
-    struct endpoint_chunk c;
-    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS);
+    struct response_chunk c;
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), RESPONSE_PARSE_ERR_TOO_MANY_TOKENS);
 
-    n = nested_arrays(json, cap, ENDPOINT_JSON_DEPTH_MAX);
-    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_ERR_MALFORMED,
+    n = nested_arrays(json, cap, RESPONSE_JSON_DEPTH_MAX);
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), RESPONSE_PARSE_ERR_MALFORMED,
                  "nesting deeper than the limit");
-    n = nested_arrays(json, cap, ENDPOINT_JSON_DEPTH_MAX - 1);
-    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), ENDPOINT_PARSE_IGNORED,
+    n = nested_arrays(json, cap, RESPONSE_JSON_DEPTH_MAX - 1);
+    cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), RESPONSE_PARSE_IGNORED,
                  "the root object is depth 0, so one array less fits");
     free(json);
 }
@@ -539,7 +540,7 @@ Test(endpoint_unescape, escapes_decode_and_invalid_ones_pass_through)
         size_t want_len = uc->want_len ? uc->want_len : strlen(uc->want);
         char *out = malloc(len ? len : 1);
         bool truncated = true;
-        size_t n = endpoint_json_unescape(uc->esc, len, out, len, &truncated);
+        size_t n = response_json_unescape(uc->esc, len, out, len, &truncated);
         cr_assert_not(truncated, "case %s", uc->esc);
         cr_assert_eq(n, want_len, "case %s", uc->esc);
         cr_assert_eq(memcmp(out, uc->want, n), 0, "case %s", uc->esc);
@@ -551,21 +552,21 @@ Test(endpoint_unescape, truncation_stops_at_a_whole_character)
 {
     char out[8];
     bool truncated = false;
-    cr_assert_eq(endpoint_json_unescape("h\xC3\xA9llo", 6, out, 2, &truncated), 1);
+    cr_assert_eq(response_json_unescape("h\xC3\xA9llo", 6, out, 2, &truncated), 1);
     cr_assert(truncated);
-    cr_assert_eq(endpoint_json_unescape("\\u20ac", 6, out, 2, &truncated), 0);
+    cr_assert_eq(response_json_unescape("\\u20ac", 6, out, 2, &truncated), 0);
     cr_assert(truncated);
-    cr_assert_eq(endpoint_json_unescape("ab\\n", 4, out, 3, &truncated), 3);
+    cr_assert_eq(response_json_unescape("ab\\n", 4, out, 3, &truncated), 3);
     cr_assert_not(truncated, "exact fit is not truncation");
-    cr_assert_eq(endpoint_json_unescape("ab\\n", 4, out, 2, &truncated), 2);
+    cr_assert_eq(response_json_unescape("ab\\n", 4, out, 2, &truncated), 2);
     cr_assert(truncated);
-    cr_assert_eq(endpoint_json_unescape("abc", 3, out, 0, NULL), 0);
+    cr_assert_eq(response_json_unescape("abc", 3, out, 0, NULL), 0);
 }
 
-Test(endpoint_chunk, status_names_and_types)
+Test(response_chunk, status_names_and_types)
 {
-    cr_assert_str_eq(endpoint_parse_status_name(ENDPOINT_PARSE_ERR_MALFORMED), "malformed JSON");
-    cr_assert_str_eq(endpoint_parse_status_name((enum endpoint_parse_status)99),
+    cr_assert_str_eq(response_parse_status_name(RESPONSE_PARSE_ERR_MALFORMED), "malformed JSON");
+    cr_assert_str_eq(response_parse_status_name((enum response_parse_status)99),
                      "unknown endpoint parse status");
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("completions", &t), 0);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint/endpoint_internal.h"
+#include "payload/payload_internal.h"
 
 /* Upper bound on one serialised payload. */
 #define DUMP_BYTES_MAX ((size_t)256 << 20)
@@ -133,7 +133,7 @@ static int dump__value(struct dump__buf *b, const json_t *v)
     return dump__leaf(b, v);
 }
 
-char *endpoint__dump(const json_t *v)
+char *payload__dump(const json_t *v)
 {
     struct dump__buf b = {0};
     if (dump__value(&b, v) < 0) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint/endpoint_internal.h"
+#include "payload/payload_internal.h"
 
 /* payload__set_new sets key to `v` (stolen); false when v is NULL or the set fails. */
 static bool payload__set_new(json_t *obj, const char *key, json_t *v)
@@ -22,7 +22,7 @@ static json_t *payload__text(const char *what, const char *s, char *errbuf, size
 {
     json_t *v = json_string(s);
     if (!v) {
-        endpoint__err(errbuf, errcap, "%s is not valid UTF-8 text", what);
+        payload__err(errbuf, errcap, "%s is not valid UTF-8 text", what);
     }
     return v;
 }
@@ -48,15 +48,15 @@ static bool payload__message(json_t *list, const char *role, const char *text, b
 }
 
 /* payload__history appends the earlier messages of the conversation. */
-static bool payload__history(json_t *list, const struct endpoint_payload_spec *spec, bool typed,
+static bool payload__history(json_t *list, const struct payload_spec *spec, bool typed,
                              char *errbuf, size_t errcap)
 {
     for (size_t i = 0; i < spec->history_count; i++) {
-        const struct endpoint_message *msg = &spec->history[i];
+        const struct payload_message *msg = &spec->history[i];
         size_t len = msg->len;
         json_t *content =
             msg->media != NULL
-                ? endpoint__user_content(spec->type, msg->text, msg->media, errbuf, errcap)
+                ? payload__user_content(spec->type, msg->text, msg->media, errbuf, errcap)
                 : json_stringn(msg->text != NULL ? msg->text : "", len);
         /* A reply cut at a byte limit may end inside a character: drop it. */
         for (int cut = 1; content == NULL && msg->media == NULL && cut <= 3 && len > 0; cut++) {
@@ -64,7 +64,7 @@ static bool payload__history(json_t *list, const struct endpoint_payload_spec *s
             content = json_stringn(msg->text, len);
         }
         if (content == NULL) {
-            endpoint__err(errbuf, errcap, "history message %zu is not valid UTF-8", i);
+            payload__err(errbuf, errcap, "history message %zu is not valid UTF-8", i);
             return false;
         }
         json_t *m = json_pack("{s:s,s:o}", "role", msg->role, "content", content);
@@ -73,7 +73,7 @@ static bool payload__history(json_t *list, const struct endpoint_payload_spec *s
             m = NULL;
         }
         if (m == NULL || json_array_append_new(list, m) != 0) {
-            endpoint__err(errbuf, errcap, "out of memory");
+            payload__err(errbuf, errcap, "out of memory");
             return false;
         }
     }
@@ -84,14 +84,14 @@ static bool payload__max_tokens(json_t *root, const char *key, uint64_t n, char 
                                 size_t errcap)
 {
     if (n > (uint64_t)LLONG_MAX) {
-        endpoint__err(errbuf, errcap, "max_tokens %llu is too large", (unsigned long long)n);
+        payload__err(errbuf, errcap, "max_tokens %llu is too large", (unsigned long long)n);
         return false;
     }
     return n == 0 || payload__set_new(root, key, json_integer((json_int_t)n));
 }
 
 /* chat, chat_embeddings, completions, responses, messages. */
-static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+static json_t *payload__llm(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     enum endpoint_type t = spec->type;
     json_t *root = json_object();
@@ -107,7 +107,7 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
         ok = list != NULL;
     } else if (ok) {
         ok = payload__history(list, spec, t == ENDPOINT_RESPONSES, errbuf, errcap) &&
-             endpoint__user_message(list, spec, errbuf, errcap);
+             payload__user_message(list, spec, errbuf, errcap);
     }
     const char *list_key = t == ENDPOINT_COMPLETIONS ? "prompt"
                            : t == ENDPOINT_RESPONSES ? "input"
@@ -118,7 +118,7 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
     }
     ok = ok && payload__set_new(root, "model", payload__text("model", spec->model, errbuf, errcap));
     if (ok && t == ENDPOINT_MESSAGES) {
-        uint64_t n = spec->max_tokens ? spec->max_tokens : ENDPOINT_MESSAGES_MAX_TOKENS_DEFAULT;
+        uint64_t n = spec->max_tokens ? spec->max_tokens : PAYLOAD_MESSAGES_MAX_TOKENS_DEFAULT;
         ok = payload__max_tokens(root, "max_tokens", n, errbuf, errcap) &&
              (!spec->streaming || payload__set_new(root, "stream", json_true()));
     } else if (ok) {
@@ -146,7 +146,7 @@ static json_t *payload__llm(const struct endpoint_payload_spec *spec, char *errb
 }
 
 /* The embeddings "input" list or TGI's texts: non-empty texts, or the prompt. */
-static json_t *payload__texts(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+static json_t *payload__texts(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *list = json_array();
     if (!list) {
@@ -176,8 +176,7 @@ fail:
 }
 
 /* TGI "inputs": the texts joined with one space. */
-static json_t *payload__joined(const struct endpoint_payload_spec *spec, char *errbuf,
-                               size_t errcap)
+static json_t *payload__joined(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *list = payload__texts(spec, errbuf, errcap);
     if (!list) {
@@ -209,8 +208,7 @@ static json_t *payload__joined(const struct endpoint_payload_spec *spec, char *e
     return out;
 }
 
-static json_t *payload__embeddings(const struct endpoint_payload_spec *spec, char *errbuf,
-                                   size_t errcap)
+static json_t *payload__embeddings(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *model = payload__text("model", spec->model, errbuf, errcap);
     json_t *input = model ? payload__texts(spec, errbuf, errcap) : NULL;
@@ -222,7 +220,7 @@ static json_t *payload__embeddings(const struct endpoint_payload_spec *spec, cha
 }
 
 /* Passages as strings, or as {"text":p} objects for NIM. */
-static json_t *payload__passages(const struct endpoint_payload_spec *spec, bool wrap, char *errbuf,
+static json_t *payload__passages(const struct payload_spec *spec, bool wrap, char *errbuf,
                                  size_t errcap)
 {
     json_t *list = json_array();
@@ -239,8 +237,7 @@ static json_t *payload__passages(const struct endpoint_payload_spec *spec, bool 
     return list;
 }
 
-static json_t *payload__rankings(const struct endpoint_payload_spec *spec, char *errbuf,
-                                 size_t errcap)
+static json_t *payload__rankings(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     enum endpoint_type t = spec->type;
     json_t *query = payload__text("query", spec->query, errbuf, errcap);
@@ -266,7 +263,7 @@ static json_t *payload__rankings(const struct endpoint_payload_spec *spec, char 
     return json_pack("{s:o,s:o}", "query", query, "texts", passages);
 }
 
-static json_t *payload__tgi(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+static json_t *payload__tgi(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *inputs = payload__joined(spec, errbuf, errcap);
     json_t *root = inputs ? json_pack("{s:o,s:{}}", "inputs", inputs, "parameters") : NULL;
@@ -279,7 +276,7 @@ static json_t *payload__tgi(const struct endpoint_payload_spec *spec, char *errb
 }
 
 /* The inputs each type needs; a message names the missing one. */
-static bool payload__check(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+static bool payload__check(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     enum endpoint_type t = spec->type;
     bool rankings = t == ENDPOINT_NIM_RANKINGS || t == ENDPOINT_COHERE_RANKINGS ||
@@ -288,38 +285,37 @@ static bool payload__check(const struct endpoint_payload_spec *spec, char *errbu
                  t == ENDPOINT_HUGGINGFACE_GENERATE;
     bool needs_model = t != ENDPOINT_HF_TEI_RANKINGS && t != ENDPOINT_HUGGINGFACE_GENERATE;
     if (t == ENDPOINT_RAW) {
-        endpoint__err(errbuf, errcap,
-                      "the raw endpoint sends each payload verbatim: give a raw payload (e.g. "
-                      "--custom-dataset-type raw_payload or inputs_json)");
+        payload__err(errbuf, errcap,
+                     "the raw endpoint sends each payload verbatim: give a raw payload (e.g. "
+                     "--custom-dataset-type raw_payload or inputs_json)");
         return false;
     }
     if (needs_model && !spec->model) {
-        endpoint__err(errbuf, errcap, "a %s request payload needs a model", endpoint_type_name(t));
+        payload__err(errbuf, errcap, "a %s request payload needs a model", endpoint_type_name(t));
         return false;
     }
     if (rankings && !spec->query) {
-        endpoint__err(errbuf, errcap, "a %s request payload needs a query", endpoint_type_name(t));
+        payload__err(errbuf, errcap, "a %s request payload needs a query", endpoint_type_name(t));
         return false;
     }
     if (!rankings && !spec->prompt && (!texts || (!spec->texts && spec->text_count == 0))) {
-        endpoint__err(errbuf, errcap, "a %s request payload needs a prompt%s",
-                      endpoint_type_name(t), texts ? " or texts" : "");
+        payload__err(errbuf, errcap, "a %s request payload needs a prompt%s", endpoint_type_name(t),
+                     texts ? " or texts" : "");
         return false;
     }
     if (spec->text_count > 0 && !spec->texts) {
-        endpoint__err(errbuf, errcap, "text_count is %zu but texts is NULL", spec->text_count);
+        payload__err(errbuf, errcap, "text_count is %zu but texts is NULL", spec->text_count);
         return false;
     }
     if (spec->passage_count > 0 && !spec->passages) {
-        endpoint__err(errbuf, errcap, "passage_count is %zu but passages is NULL",
-                      spec->passage_count);
+        payload__err(errbuf, errcap, "passage_count is %zu but passages is NULL",
+                     spec->passage_count);
         return false;
     }
     return true;
 }
 
-json_t *endpoint__payload_base(const struct endpoint_payload_spec *spec, char *errbuf,
-                               size_t errcap)
+json_t *payload__payload_base(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *root = NULL;
     if (errbuf && errcap > 0) {
@@ -346,7 +342,7 @@ json_t *endpoint__payload_base(const struct endpoint_payload_spec *spec, char *e
         break;
     }
     if (!root && errbuf && errcap > 0 && errbuf[0] == '\0') {
-        endpoint__err(errbuf, errcap, "out of memory building the request payload");
+        payload__err(errbuf, errcap, "out of memory building the request payload");
     }
     return root;
 }

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint/endpoint.h"
-#include "endpoint/endpoint_internal.h"
+#include "payload/payload.h"
+#include "payload/payload_internal.h"
 
-void endpoint__err(char *errbuf, size_t errcap, const char *fmt, ...)
+void payload__err(char *errbuf, size_t errcap, const char *fmt, ...)
 {
     va_list ap;
     if (!errbuf || errcap == 0) {
@@ -83,7 +83,7 @@ static int payload__continuous_usage(json_t *root)
 }
 
 /* stream_options per type, after the extra inputs are merged. */
-static int payload__stream_options(json_t *root, const struct endpoint_payload_spec *spec)
+static int payload__stream_options(json_t *root, const struct payload_spec *spec)
 {
     switch (spec->type) {
     case ENDPOINT_CHAT:
@@ -114,24 +114,24 @@ static int payload__merge_extra(json_t *root, const char *extra_json, char *errb
     }
     json_t *extra = json_loads(extra_json, 0, &jerr);
     if (!extra || !json_is_object(extra)) {
-        endpoint__err(errbuf, errcap,
-                      "extra inputs must be a JSON object (%s); pass them through "
-                      "endpoint_extra_inputs_parse()",
-                      extra ? "got another JSON type" : jerr.text);
+        payload__err(errbuf, errcap,
+                     "extra inputs must be a JSON object (%s); pass them through "
+                     "payload_extra_inputs_parse()",
+                     extra ? "got another JSON type" : jerr.text);
         json_decref(extra);
         return -EINVAL;
     }
     int rc = json_object_update(root, extra);
     json_decref(extra);
     if (rc < 0) {
-        endpoint__err(errbuf, errcap, "out of memory merging extra inputs");
+        payload__err(errbuf, errcap, "out of memory merging extra inputs");
         return -ENOMEM;
     }
     return 0;
 }
 
 /* The object the extra inputs merge into: TGI's "parameters", else the root. */
-static json_t *payload__extra_target(json_t *root, const struct endpoint_payload_spec *spec)
+static json_t *payload__extra_target(json_t *root, const struct payload_spec *spec)
 {
     if (spec->type == ENDPOINT_HUGGINGFACE_GENERATE) {
         return json_object_get(root, "parameters");
@@ -139,22 +139,22 @@ static json_t *payload__extra_target(json_t *root, const struct endpoint_payload
     return root;
 }
 
-static char *payload__raw(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+static char *payload__raw(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     char *out = strdup(spec->raw_payload);
     if (!out) {
-        endpoint__err(errbuf, errcap, "out of memory copying the raw payload");
+        payload__err(errbuf, errcap, "out of memory copying the raw payload");
     }
     return out;
 }
 
-char *endpoint_cache_bust_text(enum endpoint_cache_bust where, uint64_t key, const char *text)
+char *payload_cache_bust_text(enum payload_cache_bust where, uint64_t key, const char *text)
 {
     char marker[32];
     snprintf(marker, sizeof(marker), "[rid:%012llx]",
              (unsigned long long)(key & 0xffffffffffffULL));
-    bool prefix = where == ENDPOINT_CACHE_BUST_SYSTEM_PREFIX ||
-                  where == ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX;
+    bool prefix =
+        where == PAYLOAD_CACHE_BUST_SYSTEM_PREFIX || where == PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX;
     const char *t = text != NULL ? text : "";
     size_t n = strlen(t) + strlen(marker) + 3;
     char *out = malloc(n);
@@ -165,46 +165,45 @@ char *endpoint_cache_bust_text(enum endpoint_cache_bust where, uint64_t key, con
 }
 
 /* payload__build_busted builds spec with its cache-bust marker in place. */
-static char *payload__build_busted(const struct endpoint_payload_spec *spec, char *errbuf,
-                                   size_t errcap)
+static char *payload__build_busted(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
-    struct endpoint_payload_spec busted = *spec;
-    busted.cache_bust = ENDPOINT_CACHE_BUST_NONE;
-    bool system = spec->cache_bust == ENDPOINT_CACHE_BUST_SYSTEM_PREFIX ||
-                  spec->cache_bust == ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
-    char *text = endpoint_cache_bust_text(spec->cache_bust, spec->cache_bust_key,
-                                          system ? spec->system_prompt : spec->prompt);
+    struct payload_spec busted = *spec;
+    busted.cache_bust = PAYLOAD_CACHE_BUST_NONE;
+    bool system = spec->cache_bust == PAYLOAD_CACHE_BUST_SYSTEM_PREFIX ||
+                  spec->cache_bust == PAYLOAD_CACHE_BUST_SYSTEM_SUFFIX;
+    char *text = payload_cache_bust_text(spec->cache_bust, spec->cache_bust_key,
+                                         system ? spec->system_prompt : spec->prompt);
     if (system) {
         busted.system_prompt = text;
     } else {
         busted.prompt = text;
     }
     if (text == NULL) {
-        endpoint__err(errbuf, errcap, "out of memory adding the cache-bust marker");
+        payload__err(errbuf, errcap, "out of memory adding the cache-bust marker");
         return NULL;
     }
-    char *out = endpoint_payload_build(&busted, errbuf, errcap);
+    char *out = payload_build(&busted, errbuf, errcap);
     free(text);
     return out;
 }
 
-char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+char *payload_build(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     char *out = NULL;
     if (!spec || (unsigned)spec->type >= ENDPOINT_TYPE_COUNT) {
-        endpoint__err(errbuf, errcap, "unsupported endpoint type %d", spec ? (int)spec->type : -1);
+        payload__err(errbuf, errcap, "unsupported endpoint type %d", spec ? (int)spec->type : -1);
         return NULL;
     }
     if (spec->raw_payload) {
         return payload__raw(spec, errbuf, errcap);
     }
-    if (spec->cache_bust != ENDPOINT_CACHE_BUST_NONE) {
+    if (spec->cache_bust != PAYLOAD_CACHE_BUST_NONE) {
         return payload__build_busted(spec, errbuf, errcap);
     }
-    if (!endpoint__media_allowed(spec, errbuf, errcap)) {
+    if (!payload__media_allowed(spec, errbuf, errcap)) {
         return NULL;
     }
-    json_t *root = endpoint__payload_base(spec, errbuf, errcap);
+    json_t *root = payload__payload_base(spec, errbuf, errcap);
     if (!root) {
         return NULL;
     }
@@ -213,12 +212,12 @@ char *endpoint_payload_build(const struct endpoint_payload_spec *spec, char *err
         goto free_root;
     }
     if (payload__stream_options(root, spec) < 0) {
-        endpoint__err(errbuf, errcap, "out of memory setting stream_options");
+        payload__err(errbuf, errcap, "out of memory setting stream_options");
         goto free_root;
     }
-    out = endpoint__dump(root);
+    out = payload__dump(root);
     if (!out) {
-        endpoint__err(errbuf, errcap, "out of memory serialising the request payload");
+        payload__err(errbuf, errcap, "out of memory serialising the request payload");
     }
 
 free_root:

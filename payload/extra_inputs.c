@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "endpoint/endpoint.h"
-#include "endpoint/endpoint_internal.h"
+#include "payload/payload.h"
+#include "payload/payload_internal.h"
 
 /* How much of a bad item is quoted back in an error message. */
 #define EXTRA_QUOTE_MAX 80
@@ -82,10 +82,10 @@ static json_t *extra__coerce(const char *v, const char *key, char *errbuf, size_
         errno = 0;
         long long n = strtoll(v, NULL, 10);
         if (errno == ERANGE) {
-            endpoint__err(errbuf, errcap,
-                          "--extra-inputs %s: integer %.*s is out of range; quote it as a "
-                          "JSON string inside a JSON object instead",
-                          key, EXTRA_QUOTE_MAX, v);
+            payload__err(errbuf, errcap,
+                         "--extra-inputs %s: integer %.*s is out of range; quote it as a "
+                         "JSON string inside a JSON object instead",
+                         key, EXTRA_QUOTE_MAX, v);
             return NULL;
         }
         return json_integer((json_int_t)n);
@@ -93,15 +93,15 @@ static json_t *extra__coerce(const char *v, const char *key, char *errbuf, size_
     if (extra__is_float_text(v)) {
         double d = strtod(v, NULL);
         if (!isfinite(d)) {
-            endpoint__err(errbuf, errcap, "--extra-inputs %s: number %.*s is out of range", key,
-                          EXTRA_QUOTE_MAX, v);
+            payload__err(errbuf, errcap, "--extra-inputs %s: number %.*s is out of range", key,
+                         EXTRA_QUOTE_MAX, v);
             return NULL;
         }
         return json_real(d);
     }
     json_t *s = json_string(v);
     if (!s) {
-        endpoint__err(errbuf, errcap, "--extra-inputs %s: value is not valid UTF-8 text", key);
+        payload__err(errbuf, errcap, "--extra-inputs %s: value is not valid UTF-8 text", key);
     }
     return s;
 }
@@ -111,10 +111,10 @@ static int extra__pair(json_t *root, const char *s, size_t len, char *errbuf, si
 {
     const char *colon = memchr(s, ':', len);
     if (!colon) {
-        endpoint__err(errbuf, errcap,
-                      "--extra-inputs item '%.*s' is not key:value; write e.g. ignore_eos:true "
-                      "or max_tokens:5, or pass a JSON object such as '{\"stop\":[\"a\",\"b\"]}'",
-                      (int)(len < EXTRA_QUOTE_MAX ? len : EXTRA_QUOTE_MAX), s);
+        payload__err(errbuf, errcap,
+                     "--extra-inputs item '%.*s' is not key:value; write e.g. ignore_eos:true "
+                     "or max_tokens:5, or pass a JSON object such as '{\"stop\":[\"a\",\"b\"]}'",
+                     (int)(len < EXTRA_QUOTE_MAX ? len : EXTRA_QUOTE_MAX), s);
         return -EINVAL;
     }
     const char *key = s;
@@ -124,17 +124,17 @@ static int extra__pair(json_t *root, const char *s, size_t len, char *errbuf, si
     extra__trim(&key, &key_len);
     extra__trim(&val, &val_len);
     if (key_len == 0) {
-        endpoint__err(errbuf, errcap,
-                      "--extra-inputs item '%.*s' has an empty key; write key:value, e.g. "
-                      "ignore_eos:true",
-                      (int)(len < EXTRA_QUOTE_MAX ? len : EXTRA_QUOTE_MAX), s);
+        payload__err(errbuf, errcap,
+                     "--extra-inputs item '%.*s' has an empty key; write key:value, e.g. "
+                     "ignore_eos:true",
+                     (int)(len < EXTRA_QUOTE_MAX ? len : EXTRA_QUOTE_MAX), s);
         return -EINVAL;
     }
     char *key_z = strndup(key, key_len);
     char *val_z = strndup(val, val_len);
     int rc = -ENOMEM;
     if (!key_z || !val_z) {
-        endpoint__err(errbuf, errcap, "out of memory parsing --extra-inputs");
+        payload__err(errbuf, errcap, "out of memory parsing --extra-inputs");
         goto free_copies;
     }
     json_t *value = extra__coerce(val_z, key_z, errbuf, errcap);
@@ -144,8 +144,8 @@ static int extra__pair(json_t *root, const char *s, size_t len, char *errbuf, si
     }
     rc = 0;
     if (json_object_set_new(root, key_z, value) < 0) {
-        endpoint__err(errbuf, errcap, "--extra-inputs key '%.*s' is not valid UTF-8 text",
-                      EXTRA_QUOTE_MAX, key_z);
+        payload__err(errbuf, errcap, "--extra-inputs key '%.*s' is not valid UTF-8 text",
+                     EXTRA_QUOTE_MAX, key_z);
         rc = -EINVAL;
     }
 
@@ -160,18 +160,18 @@ static int extra__json_object(json_t *root, const char *item, char *errbuf, size
     json_error_t jerr;
     json_t *obj = json_loads(item, 0, &jerr);
     if (!obj) {
-        endpoint__err(errbuf, errcap,
-                      "--extra-inputs value '%.*s' is not a valid JSON object (%s at column %d); "
-                      "quote the whole object for the shell, e.g. '{\"ignore_eos\":true}', or "
-                      "use key:value pairs",
-                      EXTRA_QUOTE_MAX, item, jerr.text, jerr.column);
+        payload__err(errbuf, errcap,
+                     "--extra-inputs value '%.*s' is not a valid JSON object (%s at column %d); "
+                     "quote the whole object for the shell, e.g. '{\"ignore_eos\":true}', or "
+                     "use key:value pairs",
+                     EXTRA_QUOTE_MAX, item, jerr.text, jerr.column);
         return -EINVAL;
     }
     /* Starts with '{' and parsed, so it is an object. */
     int rc = json_object_update(root, obj);
     json_decref(obj);
     if (rc < 0) {
-        endpoint__err(errbuf, errcap, "out of memory parsing --extra-inputs");
+        payload__err(errbuf, errcap, "out of memory parsing --extra-inputs");
         return -ENOMEM;
     }
     return 0;
@@ -180,7 +180,7 @@ static int extra__json_object(json_t *root, const char *item, char *errbuf, size
 static int extra__item(json_t *root, const char *item, char *errbuf, size_t errcap)
 {
     if (!item) {
-        endpoint__err(errbuf, errcap, "--extra-inputs item is missing (NULL)");
+        payload__err(errbuf, errcap, "--extra-inputs item is missing (NULL)");
         return -EINVAL;
     }
     const char *p = item;
@@ -201,13 +201,13 @@ static int extra__item(json_t *root, const char *item, char *errbuf, size_t errc
     }
 }
 
-int endpoint_extra_inputs_parse(const char *const *items, size_t n, char **out_json, char *errbuf,
-                                size_t errcap)
+int payload_extra_inputs_parse(const char *const *items, size_t n, char **out_json, char *errbuf,
+                               size_t errcap)
 {
     int rc = 0;
     json_t *root = json_object();
     if (!root) {
-        endpoint__err(errbuf, errcap, "out of memory parsing --extra-inputs");
+        payload__err(errbuf, errcap, "out of memory parsing --extra-inputs");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -216,9 +216,9 @@ int endpoint_extra_inputs_parse(const char *const *items, size_t n, char **out_j
     if (rc < 0) {
         goto free_root;
     }
-    char *json = endpoint__dump(root);
+    char *json = payload__dump(root);
     if (!json) {
-        endpoint__err(errbuf, errcap, "out of memory parsing --extra-inputs");
+        payload__err(errbuf, errcap, "out of memory parsing --extra-inputs");
         rc = -ENOMEM;
         goto free_root;
     }
@@ -229,8 +229,8 @@ free_root:
     return rc;
 }
 
-int endpoint_extra_inputs_take_string(const char *extra_json, const char *key, char **out_value,
-                                      char **out_rest)
+int payload_extra_inputs_take_string(const char *extra_json, const char *key, char **out_value,
+                                     char **out_rest)
 {
     json_error_t jerr;
     char *value = NULL;
@@ -247,7 +247,7 @@ int endpoint_extra_inputs_take_string(const char *extra_json, const char *key, c
             goto free_value;
         }
     }
-    char *rest = endpoint__dump(root);
+    char *rest = payload__dump(root);
     if (!rest) {
         goto free_value;
     }

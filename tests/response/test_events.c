@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 
 static char *guard_map;
 static size_t guard_map_len;
@@ -33,30 +34,30 @@ static const char *guarded(const char *s, size_t len)
     return guard - len;
 }
 
-static enum endpoint_parse_status parse_ev(const struct endpoint_reader *r,
-                                           struct endpoint_parse_state *st, const char *event,
-                                           const char *data, struct endpoint_chunk *out)
+static enum response_parse_status parse_ev(const struct response_reader *r,
+                                           struct response_parse_state *st, const char *event,
+                                           const char *data, struct response_chunk *out)
 {
     size_t len = strlen(data);
-    return endpoint_parse_event(r, st, event, event ? strlen(event) : 0, guarded(data, len), len,
+    return response_parse_event(r, st, event, event ? strlen(event) : 0, guarded(data, len), len,
                                 out);
 }
 
-static enum endpoint_parse_status parse_t(enum endpoint_type t, const char *data,
-                                          struct endpoint_chunk *out)
+static enum response_parse_status parse_t(enum endpoint_type t, const char *data,
+                                          struct response_chunk *out)
 {
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, t, NULL, NULL, 0);
+    struct response_reader r;
+    response_reader_init(&r, t, NULL, NULL, 0);
     return parse_ev(&r, NULL, NULL, data, out);
 }
 
 /* The decoded texts of `kind`, concatenated. */
-static const char *texts_of(const struct endpoint_chunk *c, enum endpoint_text_kind kind)
+static const char *texts_of(const struct response_chunk *c, enum response_text_kind kind)
 {
     static char buf[4096];
     size_t len = 0;
     for (size_t i = 0; i < c->text_count; i++) {
-        const struct endpoint_text *t = &c->texts[i];
+        const struct response_text *t = &c->texts[i];
         if (t->kind != kind) {
             continue;
         }
@@ -64,7 +65,7 @@ static const char *texts_of(const struct endpoint_chunk *c, enum endpoint_text_k
             memcpy(buf + len, t->text.ptr, t->text.len);
             len += t->text.len;
         } else {
-            len += endpoint_json_unescape(t->text.ptr, t->text.len, buf + len,
+            len += response_json_unescape(t->text.ptr, t->text.len, buf + len,
                                           sizeof(buf) - 1 - len, NULL);
         }
     }
@@ -72,7 +73,7 @@ static const char *texts_of(const struct endpoint_chunk *c, enum endpoint_text_k
     return buf;
 }
 
-static void assert_view(struct endpoint_str v, const char *want)
+static void assert_view(struct response_str v, const char *want)
 {
     cr_assert_eq(v.len, strlen(want), "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
     cr_assert_eq(memcmp(v.ptr, want, v.len), 0, "view '%.*s' != '%s'", (int)v.len, v.ptr, want);
@@ -112,19 +113,19 @@ static const char *const RESPONSES_STREAM[][2] = {
 
 Test(endpoint_events, responses_stream_dedups_done_text_with_state)
 {
-    struct endpoint_reader r;
-    struct endpoint_parse_state st = {0};
-    endpoint_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
-    endpoint_parse_state_reset(&st);
+    struct response_reader r;
+    struct response_parse_state st = {0};
+    response_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
+    response_parse_state_reset(&st);
     const bool content[] = {false, false, false, true, true, true, false};
     const char *text[] = {"", "", "", "Hi", " there\n", "", ""};
     for (size_t i = 0; i < 7; i++) {
-        struct endpoint_chunk c;
+        struct response_chunk c;
         cr_assert_eq(parse_ev(&r, &st, RESPONSES_STREAM[i][0], RESPONSES_STREAM[i][1], &c),
-                     ENDPOINT_PARSE_OK, "event %zu", i);
+                     RESPONSE_PARSE_OK, "event %zu", i);
         assert_view(c.object, RESPONSES_STREAM[i][0]);
         cr_assert_eq(c.is_content, content[i], "event %zu", i);
-        cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), text[i], "event %zu", i);
+        cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), text[i], "event %zu", i);
         cr_assert_eq(c.has_finish_reason, i == 6);
         if (i == 6) {
             assert_view(c.finish_reason, "completed");
@@ -138,75 +139,75 @@ Test(endpoint_events, responses_stream_dedups_done_text_with_state)
 
 Test(endpoint_events, responses_done_is_the_fallback_without_deltas)
 {
-    struct endpoint_reader r;
-    struct endpoint_parse_state st = {0};
-    endpoint_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
-    struct endpoint_chunk c;
+    struct response_reader r;
+    struct response_parse_state st = {0};
+    response_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
+    struct response_chunk c;
     /* Without state the done text is always reported (no de-duplication). */
-    cr_assert_eq(parse_ev(&r, NULL, NULL, RESPONSES_STREAM[5][1], &c), ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "Hi there\n");
+    cr_assert_eq(parse_ev(&r, NULL, NULL, RESPONSES_STREAM[5][1], &c), RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "Hi there\n");
     /* A delta for part (0,0) does not hide the done of part (1,0). */
-    cr_assert_eq(parse_ev(&r, &st, NULL, RESPONSES_STREAM[3][1], &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse_ev(&r, &st, NULL, RESPONSES_STREAM[3][1], &c), RESPONSE_PARSE_OK);
     cr_assert_eq(parse_ev(&r, &st, NULL,
                           "{\"type\":\"response.output_text.done\",\"output_index\":1,"
                           "\"content_index\":0,\"text\":\"second\"}",
                           &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "second");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "second");
     /* An empty done is nothing at all. */
     cr_assert_eq(
         parse_ev(&r, &st, NULL, "{\"type\":\"response.output_text.done\",\"text\":\"\"}", &c),
-        ENDPOINT_PARSE_OK);
+        RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     /* Reset forgets the parts but keeps the scratch pointer. */
-    endpoint_parse_state_reset(&st);
+    response_parse_state_reset(&st);
     cr_assert_eq(st.part_count, 0);
 }
 
 Test(endpoint_events, responses_reasoning_tool_and_event_name_fallback)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"type\":\"response.reasoning_text.delta\",\"delta\":\"think\"}", &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_REASONING), "think");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "think");
     assert_view(c.reasoning, "think");
     cr_assert(c.is_content);
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc\","
                          "\"output_index\":0,\"delta\":\"{\\\"city\\\":\"}",
                          &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "{\"city\":");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "{\"city\":");
     cr_assert_eq(c.tool_text_count, 1);
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
+    struct response_reader r;
+    response_reader_init(&r, ENDPOINT_RESPONSES, NULL, NULL, 0);
     cr_assert_eq(parse_ev(&r, NULL, "response.output_text.delta", "{\"delta\":\"x\"}", &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "x");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "x");
     /* Structural and unknown events are OK but carry nothing. */
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES, "{\"type\":\"response.in_progress\"}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
-    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, "{\"id\":1}", &c), ENDPOINT_PARSE_IGNORED);
-    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, "[1]", &c), ENDPOINT_PARSE_ERR_NOT_OBJECT);
+    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, "{\"id\":1}", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, "[1]", &c), RESPONSE_PARSE_ERR_NOT_OBJECT);
 }
 
 Test(endpoint_events, responses_failure_events)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"type\":\"response.failed\",\"response\":{\"status\":\"failed\","
                          "\"error\":{\"code\":\"server_error\",\"message\":\"boom\"}}}",
                          &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 502);
     assert_view(c.error_message, "boom");
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"type\":\"error\",\"code\":\"ERR_SOMETHING\",\"message\":\"bad\","
                          "\"param\":null,\"sequence_number\":1}",
                          &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     assert_view(c.error_message, "bad");
     assert_view(c.error_type, "ERR_SOMETHING");
     /* incomplete (e.g. max_output_tokens reached) ends the stream normally. */
@@ -216,7 +217,7 @@ Test(endpoint_events, responses_failure_events)
                          "\"max_output_tokens\"},\"usage\":{\"input_tokens\":3,"
                          "\"output_tokens\":16}}}",
                          &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "max_output_tokens");
     cr_assert_eq(c.completion_tokens, 16);
@@ -224,7 +225,7 @@ Test(endpoint_events, responses_failure_events)
 
 Test(endpoint_events, responses_non_streaming_output_walk)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     const char *full =
         "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"output\":["
         "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[{\"type\":\"summary_text\","
@@ -235,10 +236,10 @@ Test(endpoint_events, responses_non_streaming_output_walk)
         "{\"type\":\"output_text\",\"text\":\" world\",\"annotations\":[]}]},"
         "{\"type\":\"function_call\",\"name\":\"f\",\"arguments\":\"{}\"}],"
         "\"usage\":{\"input_tokens\":5,\"output_tokens\":9,\"total_tokens\":14}}";
-    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, full, &c), ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "Hello world");
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_REASONING), "why");
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "", "reasoning/text win over tools");
+    cr_assert_eq(parse_t(ENDPOINT_RESPONSES, full, &c), RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "Hello world");
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "why");
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "", "reasoning/text win over tools");
     cr_assert(c.is_content && c.has_finish_reason);
     cr_assert_eq(c.prompt_tokens, 5);
     cr_assert_eq(c.completion_tokens, 9);
@@ -246,17 +247,17 @@ Test(endpoint_events, responses_non_streaming_output_walk)
                          "{\"object\":\"response\",\"output\":[{\"type\":\"function_call\","
                          "\"name\":\"get_weather\",\"arguments\":\"{\\\"c\\\":1}\"}]}",
                          &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "get_weather{\"c\":1}");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "get_weather{\"c\":1}");
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"object\":\"response\",\"output_text\":\"convenience\"}", &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "convenience");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "convenience");
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"object\":\"response\",\"status\":\"failed\",\"error\":{\"code\":"
                          "\"server_error\",\"message\":\"nope\"}}",
                          &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
 }
 
 /* ---- Anthropic Messages ---------------------------------------------------------------- */
@@ -287,13 +288,13 @@ static const char *const MESSAGES_STREAM[][2] = {
 
 Test(endpoint_events, messages_stream_events)
 {
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, ENDPOINT_MESSAGES, NULL, NULL, 0);
+    struct response_reader r;
+    response_reader_init(&r, ENDPOINT_MESSAGES, NULL, NULL, 0);
     const bool content[] = {false, false, true, false, true, true, false, false, false};
     for (size_t i = 0; i < 9; i++) {
-        struct endpoint_chunk c;
+        struct response_chunk c;
         cr_assert_eq(parse_ev(&r, NULL, MESSAGES_STREAM[i][0], MESSAGES_STREAM[i][1], &c),
-                     ENDPOINT_PARSE_OK, "event %zu", i);
+                     RESPONSE_PARSE_OK, "event %zu", i);
         cr_assert_eq(c.is_content, content[i], "event %zu", i);
         assert_view(c.object, MESSAGES_STREAM[i][0]);
         if (i == 0) {
@@ -301,13 +302,13 @@ Test(endpoint_events, messages_stream_events)
             cr_assert_eq(c.prompt_tokens, 25);
         }
         if (i == 2) {
-            cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_REASONING), "Let me think");
+            cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "Let me think");
         }
         if (i == 4) {
-            cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "Hello");
+            cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "Hello");
         }
         if (i == 5) {
-            cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "{\"location\": \"San Fra");
+            cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "{\"location\": \"San Fra");
         }
         if (i == 7) {
             cr_assert(c.has_finish_reason);
@@ -321,12 +322,12 @@ Test(endpoint_events, messages_stream_events)
 
 Test(endpoint_events, messages_errors_and_full_bodies)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_MESSAGES,
                          "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
                          "\"message\":\"Overloaded\"}}",
                          &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 502);
     assert_view(c.error_type, "overloaded_error");
     assert_view(c.error_message, "Overloaded");
@@ -336,10 +337,10 @@ Test(endpoint_events, messages_errors_and_full_bodies)
         "{\"type\":\"text\",\"text\":\"Hi!\"},{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\","
         "\"input\":{\"a\": 1}}],\"stop_reason\":\"tool_use\",\"stop_sequence\":null,"
         "\"usage\":{\"input_tokens\":12,\"output_tokens\":6}}";
-    cr_assert_eq(parse_t(ENDPOINT_MESSAGES, full, &c), ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "Hi!");
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_REASONING), "hmm");
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "");
+    cr_assert_eq(parse_t(ENDPOINT_MESSAGES, full, &c), RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "Hi!");
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "hmm");
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "");
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "tool_use");
     cr_assert_eq(c.prompt_tokens, 12);
@@ -348,50 +349,50 @@ Test(endpoint_events, messages_errors_and_full_bodies)
                          "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"name\":"
                          "\"get_weather\",\"input\":{\"city\": \"Paris\\n\"}}]}",
                          &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_TOOL), "get_weather{\"city\": \"Paris\\n\"}",
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "get_weather{\"city\": \"Paris\\n\"}",
                      "the input object is kept as its JSON text");
     cr_assert(c.texts[1].literal);
     cr_assert_eq(c.tool_text_count, 1, "literal pieces stay out of the older views");
-    cr_assert_eq(parse_t(ENDPOINT_MESSAGES, "{\"id\":\"x\"}", &c), ENDPOINT_PARSE_IGNORED);
+    cr_assert_eq(parse_t(ENDPOINT_MESSAGES, "{\"id\":\"x\"}", &c), RESPONSE_PARSE_IGNORED);
 }
 
 /* ---- Hugging Face TGI ------------------------------------------------------------------ */
 
 Test(endpoint_events, tgi_stream_and_bodies)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE,
                          "{\"index\":1,\"token\":{\"id\":534,\"text\":\" Deep\",\"logprob\":-0.3,"
                          "\"special\":false},\"generated_text\":null,\"details\":null}",
                          &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), " Deep");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), " Deep");
     cr_assert_not(c.has_finish_reason);
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE,
                          "{\"index\":2,\"token\":{\"id\":2,\"text\":\" learning\",\"logprob\":0,"
                          "\"special\":false},\"generated_text\":\" Deep learning\",\"details\":{"
                          "\"finish_reason\":\"length\",\"generated_tokens\":2,\"seed\":null}}",
                          &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), " learning",
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), " learning",
                      "never the accumulated generated_text");
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "length");
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "{\"generated_text\":\"whole\"}", &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "whole");
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "whole");
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "[{\"generated_text\":\"listed\"}]", &c),
-                 ENDPOINT_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), "listed");
-    cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "[]", &c), ENDPOINT_PARSE_IGNORED);
-    cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "[5]", &c), ENDPOINT_PARSE_IGNORED);
+                 RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "listed");
+    cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "[]", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "[5]", &c), RESPONSE_PARSE_IGNORED);
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE, "\"s\"", &c),
-                 ENDPOINT_PARSE_ERR_NOT_OBJECT);
+                 RESPONSE_PARSE_ERR_NOT_OBJECT);
     cr_assert_eq(parse_t(ENDPOINT_HUGGINGFACE_GENERATE,
                          "{\"error\":\"Input validation error\",\"error_type\":\"validation\"}",
                          &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     assert_view(c.error_message, "Input validation error");
 }
 
@@ -399,7 +400,7 @@ Test(endpoint_events, tgi_stream_and_bodies)
 
 Test(endpoint_events, embeddings_bodies)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     const char *openai =
         "{\"object\":\"list\",\"data\":[{\"object\":\"embedding\",\"index\":0,\"embedding\":"
         "[0.0023,-0.0093,0.015]},{\"object\":\"embedding\",\"index\":1,\"embedding\":[0.1,0.2,"
@@ -408,7 +409,7 @@ Test(endpoint_events, embeddings_bodies)
     enum endpoint_type types[] = {ENDPOINT_EMBEDDINGS, ENDPOINT_NIM_EMBEDDINGS,
                                   ENDPOINT_CHAT_EMBEDDINGS};
     for (size_t i = 0; i < 3; i++) {
-        cr_assert_eq(parse_t(types[i], openai, &c), ENDPOINT_PARSE_OK);
+        cr_assert_eq(parse_t(types[i], openai, &c), RESPONSE_PARSE_OK);
         cr_assert_eq(c.embedding_count, 2);
         cr_assert(c.is_content);
         cr_assert_eq(c.prompt_tokens, 8);
@@ -416,18 +417,18 @@ Test(endpoint_events, embeddings_bodies)
     }
     cr_assert_eq(parse_t(ENDPOINT_EMBEDDINGS,
                          "{\"data\":[{\"object\":\"embedding\",\"embedding\":[1]},{\"x\":1}]}", &c),
-                 ENDPOINT_PARSE_IGNORED, "AIPerf rejects a list with other items");
+                 RESPONSE_PARSE_IGNORED, "AIPerf rejects a list with other items");
     cr_assert_eq(c.embedding_count, 0);
-    cr_assert_eq(parse_t(ENDPOINT_EMBEDDINGS, "{\"data\":[]}", &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse_t(ENDPOINT_EMBEDDINGS, "{\"data\":[]}", &c), RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     cr_assert_eq(parse_t(ENDPOINT_CHAT_EMBEDDINGS, "{\"embeddings\":[[1,2],[3,4],[5,6]]}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.embedding_count, 3);
     cr_assert_eq(parse_t(ENDPOINT_CHAT_EMBEDDINGS, "{\"embedding\":[0.5,1]}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.embedding_count, 1);
     cr_assert_eq(parse_t(ENDPOINT_CHAT_EMBEDDINGS, "{\"embedding\":[]}", &c),
-                 ENDPOINT_PARSE_IGNORED);
+                 RESPONSE_PARSE_IGNORED);
 }
 
 Test(endpoint_events, large_embeddings_need_a_scratch)
@@ -442,31 +443,31 @@ Test(endpoint_events, large_embeddings_need_a_scratch)
         len += (size_t)snprintf(body + len, cap - len, "%s-0.%04zu", i ? "," : "", i);
     }
     len += (size_t)snprintf(body + len, cap - len, "]}]}");
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, ENDPOINT_EMBEDDINGS, NULL, NULL, 0);
-    struct endpoint_chunk c;
-    cr_assert_eq(endpoint_parse_event(&r, NULL, NULL, 0, body, len, &c),
-                 ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS);
-    struct endpoint_parse_state st = {.scratch = endpoint_scratch_new(len / 2 + 1)};
+    struct response_reader r;
+    response_reader_init(&r, ENDPOINT_EMBEDDINGS, NULL, NULL, 0);
+    struct response_chunk c;
+    cr_assert_eq(response_parse_event(&r, NULL, NULL, 0, body, len, &c),
+                 RESPONSE_PARSE_ERR_TOO_MANY_TOKENS);
+    struct response_parse_state st = {.scratch = response_scratch_new(len / 2 + 1)};
     cr_assert_not_null(st.scratch);
-    endpoint_parse_state_reset(&st);
+    response_parse_state_reset(&st);
     cr_assert_not_null(st.scratch, "reset keeps the scratch");
-    cr_assert_eq(endpoint_parse_event(&r, &st, NULL, 0, body, len, &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(response_parse_event(&r, &st, NULL, 0, body, len, &c), RESPONSE_PARSE_OK);
     cr_assert_eq(c.embedding_count, 1);
-    endpoint_scratch_free(st.scratch);
-    endpoint_scratch_free(NULL);
-    cr_assert_null(endpoint_scratch_new(0));
+    response_scratch_free(st.scratch);
+    response_scratch_free(NULL);
+    cr_assert_null(response_scratch_new(0));
     free(body);
 }
 
 Test(endpoint_events, rankings_bodies)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_NIM_RANKINGS,
                          "{\"rankings\":[{\"index\":1,\"logit\":0.74},{\"index\":0,\"logit\":"
                          "-2.1}],\"usage\":{\"prompt_tokens\":40,\"total_tokens\":40}}",
                          &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.ranking_count, 2);
     cr_assert(c.is_content);
     cr_assert_eq(parse_t(ENDPOINT_COHERE_RANKINGS,
@@ -474,20 +475,20 @@ Test(endpoint_events, rankings_bodies)
                          "null,{\"index\":0,\"relevance_score\":0.01}],\"meta\":{"
                          "\"billed_units\":{\"search_units\":1}}}",
                          &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.ranking_count, 2, "non-object items are skipped");
     cr_assert_eq(parse_t(ENDPOINT_HF_TEI_RANKINGS,
                          "[{\"index\":0,\"score\":0.9},{\"index\":1,\"score\":0.1}]", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.ranking_count, 2);
     cr_assert_eq(parse_t(ENDPOINT_HF_TEI_RANKINGS, "{\"results\":[{\"index\":0}]}", &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.ranking_count, 1);
-    cr_assert_eq(parse_t(ENDPOINT_NIM_RANKINGS, "{\"rankings\":[]}", &c), ENDPOINT_PARSE_OK);
+    cr_assert_eq(parse_t(ENDPOINT_NIM_RANKINGS, "{\"rankings\":[]}", &c), RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
     cr_assert_eq(parse_t(ENDPOINT_NIM_RANKINGS, "[{\"index\":0}]", &c),
-                 ENDPOINT_PARSE_ERR_NOT_OBJECT);
-    cr_assert_eq(parse_t(ENDPOINT_COHERE_RANKINGS, "{\"results\":{}}", &c), ENDPOINT_PARSE_IGNORED);
+                 RESPONSE_PARSE_ERR_NOT_OBJECT);
+    cr_assert_eq(parse_t(ENDPOINT_COHERE_RANKINGS, "{\"results\":{}}", &c), RESPONSE_PARSE_IGNORED);
 }
 
 /* ---- raw ------------------------------------------------------------------------------- */
@@ -495,69 +496,69 @@ Test(endpoint_events, rankings_bodies)
 struct raw_case {
     const char *field;
     const char *body;
-    enum endpoint_parse_status status;
+    enum response_parse_status status;
     const char *text;
     size_t embeddings;
     size_t rankings;
 };
 
 static const struct raw_case RAW[] = {
-    {NULL, "plain text answer", ENDPOINT_PARSE_OK, "plain text answer", 0, 0},
-    {NULL, "{}", ENDPOINT_PARSE_OK, "{}", 0, 0},
-    {NULL, "{\"data\":[{\"object\":\"embedding\",\"embedding\":[1]}]}", ENDPOINT_PARSE_OK, "", 1,
+    {NULL, "plain text answer", RESPONSE_PARSE_OK, "plain text answer", 0, 0},
+    {NULL, "{}", RESPONSE_PARSE_OK, "{}", 0, 0},
+    {NULL, "{\"data\":[{\"object\":\"embedding\",\"embedding\":[1]}]}", RESPONSE_PARSE_OK, "", 1,
      0},
-    {NULL, "{\"embeddings\":[[1],[2]]}", ENDPOINT_PARSE_OK, "", 2, 0},
-    {NULL, "{\"results\":[{\"i\":0},{\"i\":1},{\"i\":2}]}", ENDPOINT_PARSE_OK, "", 0, 3},
-    {NULL, "{\"text\":\"a\\\"b\",\"content\":\"no\"}", ENDPOINT_PARSE_OK, "a\"b", 0, 0},
-    {NULL, "{\"output\":[\"x\",\"y\",\"z\"]}", ENDPOINT_PARSE_OK, "xyz", 0, 0},
-    {NULL, "{\"output\":[\"x\",1]}", ENDPOINT_PARSE_IGNORED, "", 0, 0},
-    {NULL, "{\"choices\":[{\"message\":{\"content\":\"chat\"}}]}", ENDPOINT_PARSE_OK, "chat", 0, 0},
-    {NULL, "{\"choices\":[{\"delta\":{\"content\":\"d\"}}]}", ENDPOINT_PARSE_OK, "d", 0, 0},
-    {NULL, "\"bare string\"", ENDPOINT_PARSE_OK, "bare string", 0, 0},
-    {NULL, "[[0.1,0.2],[0.3,0.4]]", ENDPOINT_PARSE_OK, "", 2, 0},
-    {NULL, "[{\"index\":0,\"score\":1}]", ENDPOINT_PARSE_OK, "", 0, 1},
-    {NULL, "{\"unknown\":1}", ENDPOINT_PARSE_IGNORED, "", 0, 0},
-    {"result.answer", "{\"result\":{\"answer\":\"deep\"},\"text\":\"shallow\"}", ENDPOINT_PARSE_OK,
+    {NULL, "{\"embeddings\":[[1],[2]]}", RESPONSE_PARSE_OK, "", 2, 0},
+    {NULL, "{\"results\":[{\"i\":0},{\"i\":1},{\"i\":2}]}", RESPONSE_PARSE_OK, "", 0, 3},
+    {NULL, "{\"text\":\"a\\\"b\",\"content\":\"no\"}", RESPONSE_PARSE_OK, "a\"b", 0, 0},
+    {NULL, "{\"output\":[\"x\",\"y\",\"z\"]}", RESPONSE_PARSE_OK, "xyz", 0, 0},
+    {NULL, "{\"output\":[\"x\",1]}", RESPONSE_PARSE_IGNORED, "", 0, 0},
+    {NULL, "{\"choices\":[{\"message\":{\"content\":\"chat\"}}]}", RESPONSE_PARSE_OK, "chat", 0, 0},
+    {NULL, "{\"choices\":[{\"delta\":{\"content\":\"d\"}}]}", RESPONSE_PARSE_OK, "d", 0, 0},
+    {NULL, "\"bare string\"", RESPONSE_PARSE_OK, "bare string", 0, 0},
+    {NULL, "[[0.1,0.2],[0.3,0.4]]", RESPONSE_PARSE_OK, "", 2, 0},
+    {NULL, "[{\"index\":0,\"score\":1}]", RESPONSE_PARSE_OK, "", 0, 1},
+    {NULL, "{\"unknown\":1}", RESPONSE_PARSE_IGNORED, "", 0, 0},
+    {"result.answer", "{\"result\":{\"answer\":\"deep\"},\"text\":\"shallow\"}", RESPONSE_PARSE_OK,
      "deep", 0, 0},
-    {"outputs[-1].vec", "{\"outputs\":[{\"vec\":[1]},{\"vec\":[2,3]}]}", ENDPOINT_PARSE_OK, "", 1,
+    {"outputs[-1].vec", "{\"outputs\":[{\"vec\":[1]},{\"vec\":[2,3]}]}", RESPONSE_PARSE_OK, "", 1,
      0},
-    {"missing.path", "{\"text\":\"auto\"}", ENDPOINT_PARSE_OK, "auto", 0, 0},
-    {"n", "{\"n\":5,\"content\":\"auto\"}", ENDPOINT_PARSE_OK, "auto", 0, 0},
-    {"[0]", "[\"first\",\"second\"]", ENDPOINT_PARSE_OK, "first", 0, 0},
+    {"missing.path", "{\"text\":\"auto\"}", RESPONSE_PARSE_OK, "auto", 0, 0},
+    {"n", "{\"n\":5,\"content\":\"auto\"}", RESPONSE_PARSE_OK, "auto", 0, 0},
+    {"[0]", "[\"first\",\"second\"]", RESPONSE_PARSE_OK, "first", 0, 0},
 };
 
 Test(endpoint_events, raw_response_field_and_auto_detection)
 {
     for (size_t i = 0; i < sizeof(RAW) / sizeof(RAW[0]); i++) {
-        struct endpoint_reader r;
-        cr_assert_eq(endpoint_reader_init(&r, ENDPOINT_RAW, RAW[i].field, NULL, 0), 0);
-        struct endpoint_chunk c;
+        struct response_reader r;
+        cr_assert_eq(response_reader_init(&r, ENDPOINT_RAW, RAW[i].field, NULL, 0), 0);
+        struct response_chunk c;
         cr_assert_eq(parse_ev(&r, NULL, NULL, RAW[i].body, &c), RAW[i].status, "case %zu", i);
-        cr_assert_str_eq(texts_of(&c, ENDPOINT_TEXT_CONTENT), RAW[i].text, "case %zu", i);
+        cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), RAW[i].text, "case %zu", i);
         cr_assert_eq(c.embedding_count, RAW[i].embeddings, "case %zu", i);
         cr_assert_eq(c.ranking_count, RAW[i].rankings, "case %zu", i);
         bool content = RAW[i].text[0] || RAW[i].embeddings || RAW[i].rankings;
         cr_assert_eq(c.is_content, content, "case %zu", i);
     }
-    struct endpoint_chunk c;
-    cr_assert_eq(parse_t(ENDPOINT_RAW, " [DONE] ", &c), ENDPOINT_PARSE_DONE);
+    struct response_chunk c;
+    cr_assert_eq(parse_t(ENDPOINT_RAW, " [DONE] ", &c), RESPONSE_PARSE_DONE);
     cr_assert_eq(parse_t(ENDPOINT_RAW, "{\"error\":{\"message\":\"m\",\"code\":429}}", &c),
-                 ENDPOINT_PARSE_ERROR);
+                 RESPONSE_PARSE_ERROR);
     cr_assert_eq(c.error_code, 429);
     cr_assert(c.text_count == 0 || c.texts[0].literal);
 }
 
 Test(endpoint_events, chat_chunk_fills_texts_and_older_views_alike)
 {
-    struct endpoint_chunk c;
+    struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_CHAT,
                          "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
                          "\"delta\":{\"content\":\"a\",\"reasoning_content\":\"b\"}}]}",
                          &c),
-                 ENDPOINT_PARSE_OK);
+                 RESPONSE_PARSE_OK);
     cr_assert_eq(c.text_count, 2);
-    cr_assert_eq(c.texts[0].kind, ENDPOINT_TEXT_CONTENT);
-    cr_assert_eq(c.texts[1].kind, ENDPOINT_TEXT_REASONING);
+    cr_assert_eq(c.texts[0].kind, RESPONSE_TEXT_CONTENT);
+    cr_assert_eq(c.texts[1].kind, RESPONSE_TEXT_REASONING);
     assert_view(c.content, "a");
     assert_view(c.reasoning, "b");
 }
@@ -566,13 +567,13 @@ Test(endpoint_events, text_list_is_bounded)
 {
     char body[4096];
     size_t len = (size_t)snprintf(body, sizeof(body), "{\"text\":[");
-    for (int i = 0; i < ENDPOINT_TEXTS_MAX + 5; i++) {
+    for (int i = 0; i < RESPONSE_TEXTS_MAX + 5; i++) {
         len += (size_t)snprintf(body + len, sizeof(body) - len, "%s\"t%d\"", i ? "," : "", i);
     }
     snprintf(body + len, sizeof(body) - len, "]}");
-    struct endpoint_chunk c;
-    cr_assert_eq(parse_t(ENDPOINT_RAW, body, &c), ENDPOINT_PARSE_OK);
-    cr_assert_eq(c.text_count, ENDPOINT_TEXTS_MAX);
+    struct response_chunk c;
+    cr_assert_eq(parse_t(ENDPOINT_RAW, body, &c), RESPONSE_PARSE_OK);
+    cr_assert_eq(c.text_count, RESPONSE_TEXTS_MAX);
     cr_assert(c.texts_truncated);
     cr_assert(c.is_content);
 }

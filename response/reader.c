@@ -3,44 +3,44 @@
  * response_field), the token scratch, and per-request parse state.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint/endpoint_internal.h"
-#include "endpoint/endpoint_json.h"
+#include "response/response_json.h"
 
-struct endpoint_scratch {
+struct response_scratch {
     int cap;
-    struct endpoint__tok tok[];
+    struct response__tok tok[];
 };
 
-struct endpoint_scratch *endpoint_scratch_new(size_t tokens_max)
+struct response_scratch *response_scratch_new(size_t tokens_max)
 {
     if (tokens_max == 0 || tokens_max > INT32_MAX) {
         return NULL;
     }
-    struct endpoint_scratch *s = malloc(sizeof(*s) + tokens_max * sizeof(struct endpoint__tok));
+    struct response_scratch *s = malloc(sizeof(*s) + tokens_max * sizeof(struct response__tok));
     if (s) {
         s->cap = (int)tokens_max;
     }
     return s;
 }
 
-void endpoint_scratch_free(struct endpoint_scratch *s)
+void response_scratch_free(struct response_scratch *s)
 {
     free(s);
 }
 
-struct endpoint__tok *endpoint__scratch_tokens(struct endpoint_scratch *s, int *out_cap)
+struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap)
 {
     *out_cap = s->cap;
     return s->tok;
 }
 
-void endpoint_parse_state_reset(struct endpoint_parse_state *s)
+void response_parse_state_reset(struct response_parse_state *s)
 {
-    struct endpoint_scratch *scratch = s->scratch;
+    struct response_scratch *scratch = s->scratch;
     memset(s, 0, sizeof(*s));
     s->scratch = scratch;
 }
@@ -56,7 +56,7 @@ static bool reader__name_char(char c)
 }
 
 /* Parses a member name at *p (bare or "quoted"); returns 0 or -EINVAL. */
-static int reader__name(const char **p, struct endpoint_field_step *step)
+static int reader__name(const char **p, struct response_field_step *step)
 {
     const char *s = *p;
     size_t n = 0;
@@ -78,7 +78,7 @@ static int reader__name(const char **p, struct endpoint_field_step *step)
         }
         *p = s + n;
     }
-    if (n > ENDPOINT_FIELD_NAME_MAX) {
+    if (n > RESPONSE_FIELD_NAME_MAX) {
         return -EINVAL;
     }
     step->is_index = false;
@@ -88,7 +88,7 @@ static int reader__name(const char **p, struct endpoint_field_step *step)
 }
 
 /* Parses "[N]" or "[-N]" at *p; returns 0 or -EINVAL. */
-static int reader__index(const char **p, struct endpoint_field_step *step)
+static int reader__index(const char **p, struct response_field_step *step)
 {
     const char *s = *p + 1;
     bool neg = *s == '-';
@@ -111,13 +111,13 @@ static int reader__index(const char **p, struct endpoint_field_step *step)
     return 0;
 }
 
-static int reader__compile(struct endpoint_reader *r, const char *p)
+static int reader__compile(struct response_reader *r, const char *p)
 {
     while (*p) {
-        if (r->field_step_count == ENDPOINT_FIELD_STEPS_MAX) {
+        if (r->field_step_count == RESPONSE_FIELD_STEPS_MAX) {
             return -EINVAL;
         }
-        struct endpoint_field_step *step = &r->field[r->field_step_count];
+        struct response_field_step *step = &r->field[r->field_step_count];
         int rc;
         if (*p == '[') {
             rc = reader__index(&p, step);
@@ -135,7 +135,7 @@ static int reader__compile(struct endpoint_reader *r, const char *p)
     return 0;
 }
 
-int endpoint_reader_init(struct endpoint_reader *r, enum endpoint_type t,
+int response_reader_init(struct response_reader *r, enum endpoint_type t,
                          const char *response_field, char *errbuf, size_t errcap)
 {
     memset(r, 0, sizeof(*r));
@@ -145,11 +145,14 @@ int endpoint_reader_init(struct endpoint_reader *r, enum endpoint_type t,
     }
     if (reader__compile(r, response_field) < 0) {
         r->field_step_count = 0;
-        endpoint__err(errbuf, errcap,
-                      "response_field '%.80s' is not supported: give member names and indexes "
-                      "only, e.g. choices[0].message.content (at most %d steps, names up to %d "
-                      "bytes); falling back to auto-detection",
-                      response_field, ENDPOINT_FIELD_STEPS_MAX, ENDPOINT_FIELD_NAME_MAX);
+        if (errbuf == NULL || errcap == 0) {
+            return -EINVAL;
+        }
+        snprintf(errbuf, errcap,
+                 "response_field '%.80s' is not supported: give member names and indexes "
+                 "only, e.g. choices[0].message.content (at most %d steps, names up to %d "
+                 "bytes); falling back to auto-detection",
+                 response_field, RESPONSE_FIELD_STEPS_MAX, RESPONSE_FIELD_NAME_MAX);
         return -EINVAL;
     }
     return 0;

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "endpoint/endpoint.h"
+#include "response/response.h"
 
 static int unescape__hex4(const char *s, size_t n, unsigned *out)
 {
@@ -115,7 +115,7 @@ static size_t unescape__run(const char *src, size_t n, char *out, size_t cap)
     return n;
 }
 
-size_t endpoint_json_unescape(const char *esc, size_t len, char *out, size_t cap,
+size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap,
                               bool *out_truncated)
 {
     size_t i = 0;

@@ -1,6 +1,6 @@
 /*
- * fuzz_endpoint_tokens.c - libFuzzer target comparing the response parsers'
- * tokenizer (endpoint__tokenize) with jsmn.
+ * fuzz_response_tokens.c - libFuzzer target comparing the response parsers'
+ * tokenizer (response__tokenize) with jsmn.
  *
  * The reference is what the project used before its own tokenizer: jsmn in
  * strict mode, then a walk over every token and the bytes between them that
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint/endpoint_json.h"
+#include "response/response_json.h"
 
 /* ---- The reference: jsmn, then the validation walk ---------------------- */
 
@@ -188,7 +188,7 @@ static int json__validate(const struct ref_doc *d, int i, int depth)
         return i + 1;
     case JSMN_OBJECT:
     case JSMN_ARRAY:
-        if (depth >= ENDPOINT_JSON_DEPTH_MAX) {
+        if (depth >= RESPONSE_JSON_DEPTH_MAX) {
             return -1;
         }
         return json__validate_members(d, i, depth);
@@ -227,7 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Room for the most tokens any text can hold, plus a guard token. */
     int cap = (int)size + 1;
     jsmntok_t *ref = calloc((size_t)cap, sizeof(*ref));
-    struct endpoint__tok *ours = calloc((size_t)cap + 1, sizeof(*ours));
+    struct response__tok *ours = calloc((size_t)cap + 1, sizeof(*ours));
     if (json == NULL || ref == NULL || ours == NULL) {
         abort();
     }
@@ -241,12 +241,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(exact, data, size);
     free(json);
     json = exact;
-    struct endpoint__doc d;
-    enum endpoint_parse_status st = endpoint__tokenize(&d, ours, cap, json, size);
-    if ((st == ENDPOINT_PARSE_OK) != (expected > 0)) {
+    struct response__doc d;
+    enum response_parse_status st = response__tokenize(&d, ours, cap, json, size);
+    if ((st == RESPONSE_PARSE_OK) != (expected > 0)) {
         abort();
     }
-    if (st == ENDPOINT_PARSE_OK) {
+    if (st == RESPONSE_PARSE_OK) {
         if (d.ntok != expected || d.tok != ours || d.js != json) {
             abort();
         }
@@ -262,9 +262,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* One token short: refused as too many, nothing written past it. */
         memset(&ours[expected - 1], 0xa5, sizeof(*ours));
-        struct endpoint__tok guard = ours[expected - 1];
-        st = endpoint__tokenize(&d, ours, expected - 1, json, size);
-        if (st != ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS ||
+        struct response__tok guard = ours[expected - 1];
+        st = response__tokenize(&d, ours, expected - 1, json, size);
+        if (st != RESPONSE_PARSE_ERR_TOO_MANY_TOKENS ||
             memcmp(&ours[expected - 1], &guard, sizeof(guard)) != 0) {
             abort();
         }

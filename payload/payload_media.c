@@ -8,9 +8,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "endpoint/endpoint_internal.h"
+#include "payload/payload_internal.h"
 
-static bool media__any(const struct endpoint_media *m)
+static bool media__any(const struct payload_media *m)
 {
     return m->image_count > 0 || m->audio_count > 0;
 }
@@ -57,11 +57,11 @@ static json_t *media__audio_part(enum endpoint_type t, const char *audio, char *
 {
     const char *comma = strchr(audio, ',');
     if (t == ENDPOINT_MESSAGES) {
-        endpoint__err(errbuf, errcap, "a messages (Anthropic) request cannot carry audio");
+        payload__err(errbuf, errcap, "a messages (Anthropic) request cannot carry audio");
         return NULL;
     }
     if (comma == NULL) {
-        endpoint__err(errbuf, errcap, "audio must be \"<format>,<base64>\" (e.g. \"wav,UklG...\")");
+        payload__err(errbuf, errcap, "audio must be \"<format>,<base64>\" (e.g. \"wav,UklG...\")");
         return NULL;
     }
     json_t *format = json_stringn(audio, (size_t)(comma - audio));
@@ -70,13 +70,13 @@ static json_t *media__audio_part(enum endpoint_type t, const char *audio, char *
 }
 
 /* Appends the image and audio parts of m to list. */
-static bool media__parts(json_t *list, enum endpoint_type t, const struct endpoint_media *m,
+static bool media__parts(json_t *list, enum endpoint_type t, const struct payload_media *m,
                          char *errbuf, size_t errcap)
 {
     for (size_t i = 0; i < m->image_count; i++) {
         if (m->images[i] != NULL && m->images[i][0] != '\0' &&
             !media__append(list, media__image_part(t, m->images[i]))) {
-            endpoint__err(errbuf, errcap, "image %zu is not valid UTF-8 text", i);
+            payload__err(errbuf, errcap, "image %zu is not valid UTF-8 text", i);
             return false;
         }
     }
@@ -84,7 +84,7 @@ static bool media__parts(json_t *list, enum endpoint_type t, const struct endpoi
         if (m->audios[i] != NULL && m->audios[i][0] != '\0' &&
             !media__append(list, media__audio_part(t, m->audios[i], errbuf, errcap))) {
             if (errbuf != NULL && errcap > 0 && errbuf[0] == '\0') {
-                endpoint__err(errbuf, errcap, "audio %zu is not valid UTF-8 text", i);
+                payload__err(errbuf, errcap, "audio %zu is not valid UTF-8 text", i);
             }
             return false;
         }
@@ -92,13 +92,13 @@ static bool media__parts(json_t *list, enum endpoint_type t, const struct endpoi
     return true;
 }
 
-json_t *endpoint__user_content(enum endpoint_type t, const char *text,
-                               const struct endpoint_media *media, char *errbuf, size_t errcap)
+json_t *payload__user_content(enum endpoint_type t, const char *text,
+                              const struct payload_media *media, char *errbuf, size_t errcap)
 {
     if (media == NULL || !media__any(media)) {
         json_t *s = json_string(text != NULL ? text : "");
         if (s == NULL) {
-            endpoint__err(errbuf, errcap, "prompt is not valid UTF-8 text");
+            payload__err(errbuf, errcap, "prompt is not valid UTF-8 text");
         }
         return s;
     }
@@ -107,7 +107,7 @@ json_t *endpoint__user_content(enum endpoint_type t, const char *text,
         return NULL;
     }
     if (text != NULL && text[0] != '\0' && !media__append(list, media__text_part(t, text))) {
-        endpoint__err(errbuf, errcap, "prompt is not valid UTF-8 text");
+        payload__err(errbuf, errcap, "prompt is not valid UTF-8 text");
         goto fail;
     }
     if (!media__parts(list, t, media, errbuf, errcap)) {
@@ -125,11 +125,10 @@ fail:
     return NULL;
 }
 
-bool endpoint__user_message(json_t *list, const struct endpoint_payload_spec *spec, char *errbuf,
-                            size_t errcap)
+bool payload__user_message(json_t *list, const struct payload_spec *spec, char *errbuf,
+                           size_t errcap)
 {
-    json_t *content =
-        endpoint__user_content(spec->type, spec->prompt, &spec->media, errbuf, errcap);
+    json_t *content = payload__user_content(spec->type, spec->prompt, &spec->media, errbuf, errcap);
     json_t *m = content != NULL ? json_pack("{s:s,s:o}", "role", "user", "content", content) : NULL;
     if (m != NULL && spec->type == ENDPOINT_RESPONSES &&
         json_object_set_new(m, "type", json_string("message")) < 0) {
@@ -139,15 +138,15 @@ bool endpoint__user_message(json_t *list, const struct endpoint_payload_spec *sp
     return m != NULL && json_array_append_new(list, m) == 0;
 }
 
-bool endpoint__media_allowed(const struct endpoint_payload_spec *spec, char *errbuf, size_t errcap)
+bool payload__media_allowed(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     enum endpoint_type t = spec->type;
     if (!media__any(&spec->media) || t == ENDPOINT_CHAT || t == ENDPOINT_CHAT_EMBEDDINGS ||
         t == ENDPOINT_RESPONSES || t == ENDPOINT_MESSAGES) {
         return true;
     }
-    endpoint__err(errbuf, errcap,
-                  "a %s request cannot carry images or audio; use chat, responses or messages",
-                  endpoint_type_name(t));
+    payload__err(errbuf, errcap,
+                 "a %s request cannot carry images or audio; use chat, responses or messages",
+                 endpoint_type_name(t));
     return false;
 }

@@ -1,6 +1,6 @@
 /*
- * fuzz_endpoint_chunk.c - libFuzzer target for endpoint_parse_chunk() and
- * endpoint_json_unescape().
+ * fuzz_response_chunk.c - libFuzzer target for response_parse_chunk() and
+ * response_json_unescape().
  *
  * Input layout: byte 0 picks the endpoint type (mod ENDPOINT_TYPE_COUNT),
  * byte 1 an unescape buffer size and whether to keep state across the input's
@@ -19,8 +19,9 @@
 #include <string.h>
 
 #include "endpoint/endpoint.h"
+#include "response/response.h"
 
-static void check_view(const char *buf, size_t len, struct endpoint_str v, size_t cap)
+static void check_view(const char *buf, size_t len, struct response_str v, size_t cap)
 {
     if (v.len == 0) {
         return;
@@ -33,7 +34,7 @@ static void check_view(const char *buf, size_t len, struct endpoint_str v, size_
         abort();
     }
     bool truncated;
-    size_t n = endpoint_json_unescape(v.ptr, v.len, out, cap, &truncated);
+    size_t n = response_json_unescape(v.ptr, v.len, out, cap, &truncated);
     if (n > cap || n > v.len || (!truncated && cap >= v.len && n == 0 && v.len > 0)) {
         abort();
     }
@@ -42,7 +43,7 @@ static void check_view(const char *buf, size_t len, struct endpoint_str v, size_
     if (!full) {
         abort();
     }
-    n = endpoint_json_unescape(v.ptr, v.len, full, v.len, &truncated);
+    n = response_json_unescape(v.ptr, v.len, full, v.len, &truncated);
     if (truncated || n > v.len) {
         abort(); /* the input length always suffices */
     }
@@ -94,23 +95,23 @@ static bool plain_ascii(const char *buf, size_t len)
     return true;
 }
 
-static void differential(const char *buf, size_t len, enum endpoint_parse_status st)
+static void differential(const char *buf, size_t len, enum response_parse_status st)
 {
     json_error_t err;
     /* jansson 2.14 skips a NUL byte after a number, which JSON forbids. */
-    if (st == ENDPOINT_PARSE_DONE || st == ENDPOINT_PARSE_ERR_TOO_MANY_TOKENS ||
+    if (st == RESPONSE_PARSE_DONE || st == RESPONSE_PARSE_ERR_TOO_MANY_TOKENS ||
         memchr(buf, '\0', len)) {
         return;
     }
     json_t *ref = json_loadb(buf, len, JSON_DECODE_ANY, &err);
-    bool ours_ok = st != ENDPOINT_PARSE_ERR_MALFORMED;
+    bool ours_ok = st != RESPONSE_PARSE_ERR_MALFORMED;
     if (ref) {
         bool container = json_is_object(ref) || json_is_array(ref);
-        if (container && container_depth(ref) <= ENDPOINT_JSON_DEPTH_MAX && !ours_ok) {
+        if (container && container_depth(ref) <= RESPONSE_JSON_DEPTH_MAX && !ours_ok) {
             abort(); /* valid JSON called malformed */
         }
-        if (json_is_object(ref) != (st != ENDPOINT_PARSE_ERR_NOT_OBJECT && ours_ok) &&
-            container_depth(ref) <= ENDPOINT_JSON_DEPTH_MAX) {
+        if (json_is_object(ref) != (st != RESPONSE_PARSE_ERR_NOT_OBJECT && ours_ok) &&
+            container_depth(ref) <= RESPONSE_JSON_DEPTH_MAX) {
             abort(); /* object-ness disagrees */
         }
         json_decref(ref);
@@ -134,7 +135,7 @@ static const char *const EVENTS[] = {
     "error",
 };
 
-static void check_payload(const struct endpoint_reader *r, struct endpoint_parse_state *state,
+static void check_payload(const struct response_reader *r, struct response_parse_state *state,
                           const char *event, const uint8_t *data, size_t size, size_t cap);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -148,12 +149,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *event = EVENTS[data[2] % (sizeof(EVENTS) / sizeof(EVENTS[0]))];
     data += 3;
     size -= 3;
-    struct endpoint_reader r;
-    endpoint_reader_init(&r, t, (data[-3] & 0x80) ? "choices[0].text" : "output", NULL, 0);
-    struct endpoint_parse_state state = {0};
+    struct response_reader r;
+    response_reader_init(&r, t, (data[-3] & 0x80) ? "choices[0].text" : "output", NULL, 0);
+    struct response_parse_state state = {0};
     /* A tiny scratch so that the scratch path and its token limit are fuzzed too. */
-    state.scratch = (data[-1] & 0x80) ? endpoint_scratch_new(64) : NULL;
-    endpoint_parse_state_reset(&state);
+    state.scratch = (data[-1] & 0x80) ? response_scratch_new(64) : NULL;
+    response_parse_state_reset(&state);
     size_t start = 0;
     for (size_t i = 0; i + 1 < size; i++) {
         if (data[i] == '\n' && data[i + 1] == '\n') {
@@ -163,11 +164,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     check_payload(&r, keep_state ? &state : NULL, event, data + start, size - start, cap);
-    endpoint_scratch_free(state.scratch);
+    response_scratch_free(state.scratch);
     return 0;
 }
 
-static void check_payload(const struct endpoint_reader *r, struct endpoint_parse_state *state,
+static void check_payload(const struct response_reader *r, struct response_parse_state *state,
                           const char *event, const uint8_t *data, size_t size, size_t cap)
 {
     char *buf = malloc(size ? size : 1);
@@ -176,10 +177,10 @@ static void check_payload(const struct endpoint_reader *r, struct endpoint_parse
     }
     memcpy(buf, data, size);
 
-    struct endpoint_chunk c;
-    enum endpoint_parse_status st =
-        endpoint_parse_event(r, state, event, event ? strlen(event) : 0, buf, size, &c);
-    if (c.text_count > ENDPOINT_TEXTS_MAX) {
+    struct response_chunk c;
+    enum response_parse_status st =
+        response_parse_event(r, state, event, event ? strlen(event) : 0, buf, size, &c);
+    if (c.text_count > RESPONSE_TEXTS_MAX) {
         abort();
     }
     for (size_t i = 0; i < c.text_count; i++) {
@@ -188,7 +189,7 @@ static void check_payload(const struct endpoint_reader *r, struct endpoint_parse
             abort(); /* empty pieces are never listed */
         }
     }
-    if (st != ENDPOINT_PARSE_OK && (c.text_count > 0 || c.embedding_count || c.ranking_count)) {
+    if (st != RESPONSE_PARSE_OK && (c.text_count > 0 || c.embedding_count || c.ranking_count)) {
         abort();
     }
     if (!(event && c.object.ptr == event)) { /* object may name the SSE event instead */
@@ -199,16 +200,16 @@ static void check_payload(const struct endpoint_reader *r, struct endpoint_parse
     check_view(buf, size, c.finish_reason, cap);
     check_view(buf, size, c.error_type, cap);
     check_view(buf, size, c.error_message, cap);
-    if (c.tool_text_count > ENDPOINT_TOOL_TEXT_MAX) {
+    if (c.tool_text_count > RESPONSE_TOOL_TEXT_MAX) {
         abort();
     }
     for (size_t i = 0; i < c.tool_text_count; i++) {
         check_view(buf, size, c.tool_text[i], cap);
     }
-    if (st == ENDPOINT_PARSE_ERROR && (c.error_code < 400 || c.error_code > 599)) {
+    if (st == RESPONSE_PARSE_ERROR && (c.error_code < 400 || c.error_code > 599)) {
         abort();
     }
-    if (c.is_content && st != ENDPOINT_PARSE_OK) {
+    if (c.is_content && st != RESPONSE_PARSE_OK) {
         abort();
     }
     /* Usage details come only with a usage object; a duration is a finite,
@@ -233,6 +234,6 @@ static void check_payload(const struct endpoint_reader *r, struct endpoint_parse
         differential(buf, size, st);
     }
     /* Unescape arbitrary bytes too, not only valid JSON strings. */
-    check_view(buf, size, (struct endpoint_str){buf, size}, cap);
+    check_view(buf, size, (struct response_str){buf, size}, cap);
     free(buf);
 }

@@ -6,31 +6,32 @@
 #include <string.h>
 
 #include "endpoint/endpoint.h"
+#include "payload/payload.h"
 
-static void expect_payload(const struct endpoint_payload_spec *spec, const char *want)
+static void expect_payload(const struct payload_spec *spec, const char *want)
 {
     char err[256] = "";
-    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    char *got = payload_build(spec, err, sizeof(err));
     cr_assert_not_null(got, "unexpected error: %s", err);
     cr_assert_str_eq(got, want);
     free(got);
 }
 
-static void expect_payload_error(const struct endpoint_payload_spec *spec, const char *needle)
+static void expect_payload_error(const struct payload_spec *spec, const char *needle)
 {
     char err[256] = "";
-    char *got = endpoint_payload_build(spec, err, sizeof(err));
+    char *got = payload_build(spec, err, sizeof(err));
     cr_assert_null(got, "expected an error, got %s", got ? got : "");
     cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
 }
 
 Test(endpoint_payload, chat_streaming_gets_usage_stream_options)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "Qwen/Qwen3-0.6B",
-                                         .prompt = "Hello",
-                                         .max_tokens = 100,
-                                         .streaming = true};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "Qwen/Qwen3-0.6B",
+                                .prompt = "Hello",
+                                .max_tokens = 100,
+                                .streaming = true};
     expect_payload(&spec,
                    "{\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],"
                    "\"model\":\"Qwen/Qwen3-0.6B\",\"stream\":true,"
@@ -41,11 +42,11 @@ Test(endpoint_payload, chat_streaming_gets_usage_stream_options)
  * what the extra inputs set alone, and non-streamed or other requests too. */
 Test(endpoint_payload, per_chunk_usage_asks_for_continuous_usage_stats)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "m",
-                                         .prompt = "Hi",
-                                         .streaming = true,
-                                         .per_chunk_usage = true};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "Hi",
+                                .streaming = true,
+                                .per_chunk_usage = true};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
                           "\"stream\":true,\"stream_options\":{\"include_usage\":true,"
                           "\"continuous_usage_stats\":true}}");
@@ -63,58 +64,58 @@ Test(endpoint_payload, per_chunk_usage_asks_for_continuous_usage_stats)
  * places; an absent system prompt becomes the marker alone. */
 Test(endpoint_payload, cache_bust_marks_the_system_prompt_or_the_first_turn)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "m",
-                                         .prompt = "P",
-                                         .system_prompt = "S",
-                                         .cache_bust = ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX,
-                                         .cache_bust_key = 0x123456789abcdefULL};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "P",
+                                .system_prompt = "S",
+                                .cache_bust = PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX,
+                                .cache_bust_key = 0x123456789abcdefULL};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},{\"role\":"
                           "\"user\",\"content\":\"[rid:456789abcdef]\\n\\nP\"}],\"model\":\"m\","
                           "\"stream\":false}");
-    spec.cache_bust = ENDPOINT_CACHE_BUST_FIRST_TURN_SUFFIX;
+    spec.cache_bust = PAYLOAD_CACHE_BUST_FIRST_TURN_SUFFIX;
     expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},{\"role\":"
                           "\"user\",\"content\":\"P\\n\\n[rid:456789abcdef]\"}],\"model\":\"m\","
                           "\"stream\":false}");
-    spec.cache_bust = ENDPOINT_CACHE_BUST_SYSTEM_PREFIX;
+    spec.cache_bust = PAYLOAD_CACHE_BUST_SYSTEM_PREFIX;
     expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"[rid:456789abcdef]"
                           "\\n\\nS\"},{\"role\":\"user\",\"content\":\"P\"}],\"model\":\"m\","
                           "\"stream\":false}");
-    spec.cache_bust = ENDPOINT_CACHE_BUST_SYSTEM_SUFFIX;
+    spec.cache_bust = PAYLOAD_CACHE_BUST_SYSTEM_SUFFIX;
     spec.system_prompt = NULL;
     expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"\\n\\n"
                           "[rid:456789abcdef]\"},{\"role\":\"user\",\"content\":\"P\"}],"
                           "\"model\":\"m\",\"stream\":false}");
-    char *text = endpoint_cache_bust_text(ENDPOINT_CACHE_BUST_FIRST_TURN_PREFIX, 7, "hi");
+    char *text = payload_cache_bust_text(PAYLOAD_CACHE_BUST_FIRST_TURN_PREFIX, 7, "hi");
     cr_assert_str_eq(text, "[rid:000000000007]\n\nhi");
     free(text);
 }
 
 Test(endpoint_payload, chat_non_streaming_without_max_tokens)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "Hi"};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "Hi"};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
                           "\"stream\":false}");
 }
 
 Test(endpoint_payload, chat_legacy_max_tokens)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "m",
-                                         .prompt = "Hi",
-                                         .max_tokens = 5,
-                                         .use_legacy_max_tokens = true};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "Hi",
+                                .max_tokens = 5,
+                                .use_legacy_max_tokens = true};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"model\":\"m\","
                           "\"stream\":false,\"max_tokens\":5}");
 }
 
 Test(endpoint_payload, completions_bare_string_prompt)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
-                                         .model = "m",
-                                         .prompt = "Once upon",
-                                         .max_tokens = 7,
-                                         .streaming = true};
+    struct payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
+                                .model = "m",
+                                .prompt = "Once upon",
+                                .max_tokens = 7,
+                                .streaming = true};
     expect_payload(&spec, "{\"prompt\":\"Once upon\",\"model\":\"m\",\"stream\":true,"
                           "\"max_tokens\":7,\"stream_options\":{\"include_usage\":true}}");
     spec.streaming = false;
@@ -125,13 +126,13 @@ Test(endpoint_payload, completions_bare_string_prompt)
 
 Test(endpoint_payload, extra_inputs_overwrite_in_place_and_append)
 {
-    struct endpoint_payload_spec spec = {
-        .type = ENDPOINT_CHAT,
-        .model = "m",
-        .prompt = "Hi",
-        .max_tokens = 9,
-        .extra_inputs_json = "{\"model\":\"other\",\"temperature\":0.7,\"ignore_eos\":true,"
-                             "\"max_completion_tokens\":3}"};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "Hi",
+                                .max_tokens = 9,
+                                .extra_inputs_json =
+                                    "{\"model\":\"other\",\"temperature\":0.7,\"ignore_eos\":true,"
+                                    "\"max_completion_tokens\":3}"};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
                           "\"model\":\"other\",\"stream\":false,\"max_completion_tokens\":3,"
                           "\"temperature\":0.7,\"ignore_eos\":true}");
@@ -139,10 +140,10 @@ Test(endpoint_payload, extra_inputs_overwrite_in_place_and_append)
 
 Test(endpoint_payload, merged_stream_decides_stream_options)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
-                                         .model = "m",
-                                         .prompt = "p",
-                                         .extra_inputs_json = "{\"stream\":true}"};
+    struct payload_spec spec = {.type = ENDPOINT_COMPLETIONS,
+                                .model = "m",
+                                .prompt = "p",
+                                .extra_inputs_json = "{\"stream\":true}"};
     expect_payload(&spec, "{\"prompt\":\"p\",\"model\":\"m\",\"stream\":true,"
                           "\"stream_options\":{\"include_usage\":true}}");
     spec.streaming = true;
@@ -152,7 +153,7 @@ Test(endpoint_payload, merged_stream_decides_stream_options)
 
 Test(endpoint_payload, user_stream_options_are_kept)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_CHAT, .model = "m", .prompt = "p", .streaming = true};
     const char *base = "{\"messages\":[{\"role\":\"user\",\"content\":\"p\"}],\"model\":\"m\","
                        "\"stream\":true,";
@@ -180,7 +181,7 @@ Test(endpoint_payload, user_stream_options_are_kept)
 
 Test(endpoint_payload, prompt_text_is_escaped_and_utf8_kept)
 {
-    struct endpoint_payload_spec spec = {
+    struct payload_spec spec = {
         .type = ENDPOINT_COMPLETIONS, .model = "m", .prompt = "caf\xC3\xA9 \"q\" a/b\\\n\t\x01"};
     expect_payload(&spec, "{\"prompt\":\"caf\xC3\xA9 \\\"q\\\" a/b\\\\\\n\\t\\u0001\","
                           "\"model\":\"m\",\"stream\":false}");
@@ -188,7 +189,7 @@ Test(endpoint_payload, prompt_text_is_escaped_and_utf8_kept)
 
 Test(endpoint_payload, invalid_specs_give_messages)
 {
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "p"};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT, .model = "m", .prompt = "p"};
     spec.extra_inputs_json = "[1]";
     expect_payload_error(&spec, "must be a JSON object");
     spec.extra_inputs_json = "{bad";
@@ -204,14 +205,14 @@ Test(endpoint_payload, invalid_specs_give_messages)
     spec.max_tokens = 0;
     spec.type = (enum endpoint_type)42;
     expect_payload_error(&spec, "unsupported endpoint type");
-    cr_assert_null(endpoint_payload_build(&spec, NULL, 0), "a NULL errbuf is allowed");
+    cr_assert_null(payload_build(&spec, NULL, 0), "a NULL errbuf is allowed");
 }
 
 static void expect_extra(const char *const *items, size_t n, const char *want)
 {
     char err[256] = "";
     char *json = NULL;
-    cr_assert_eq(endpoint_extra_inputs_parse(items, n, &json, err, sizeof(err)), 0,
+    cr_assert_eq(payload_extra_inputs_parse(items, n, &json, err, sizeof(err)), 0,
                  "unexpected error: %s", err);
     cr_assert_str_eq(json, want);
     free(json);
@@ -221,7 +222,7 @@ static void expect_extra_error(const char *item, const char *needle)
 {
     char err[320] = "";
     char *json = NULL;
-    cr_assert_eq(endpoint_extra_inputs_parse(&item, 1, &json, err, sizeof(err)), -EINVAL, "item %s",
+    cr_assert_eq(payload_extra_inputs_parse(&item, 1, &json, err, sizeof(err)), -EINVAL, "item %s",
                  item);
     cr_assert_null(json);
     cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
@@ -283,18 +284,18 @@ Test(endpoint_extra_inputs, bad_items_name_the_problem_and_fix)
 Test(endpoint_payload, chat_history_sits_between_system_and_the_new_turn)
 {
     /* The second reply is cut inside "é" (0xc3 0xa9): the partial byte goes. */
-    const struct endpoint_message history[] = {
+    const struct payload_message history[] = {
         {.role = "user", .text = "Q1", .len = 2},
         {.role = "assistant", .text = "A1xyz", .len = 2},
         {.role = "user", .text = "Q2", .len = 2},
         {.role = "assistant", .text = "caf\xc3\xa9", .len = 4},
     };
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "m",
-                                         .prompt = "Q3",
-                                         .system_prompt = "S",
-                                         .history = history,
-                                         .history_count = 4};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "Q3",
+                                .system_prompt = "S",
+                                .history = history,
+                                .history_count = 4};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"system\",\"content\":\"S\"},"
                           "{\"role\":\"user\",\"content\":\"Q1\"},"
                           "{\"role\":\"assistant\",\"content\":\"A1\"},"
@@ -306,15 +307,15 @@ Test(endpoint_payload, chat_history_sits_between_system_and_the_new_turn)
 
 Test(endpoint_payload, responses_history_items_are_typed_messages)
 {
-    const struct endpoint_message history[] = {
+    const struct payload_message history[] = {
         {.role = "user", .text = "Q1", .len = 2},
         {.role = "assistant", .text = "A1", .len = 2},
     };
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_RESPONSES,
-                                         .model = "m",
-                                         .prompt = "Q2",
-                                         .history = history,
-                                         .history_count = 2};
+    struct payload_spec spec = {.type = ENDPOINT_RESPONSES,
+                                .model = "m",
+                                .prompt = "Q2",
+                                .history = history,
+                                .history_count = 2};
     expect_payload(&spec, "{\"input\":[{\"role\":\"user\",\"content\":\"Q1\",\"type\":\"message\"},"
                           "{\"role\":\"assistant\",\"content\":\"A1\",\"type\":\"message\"},"
                           "{\"role\":\"user\",\"content\":\"Q2\",\"type\":\"message\"}],"
@@ -324,16 +325,16 @@ Test(endpoint_payload, responses_history_items_are_typed_messages)
 Test(endpoint_payload, history_user_turns_keep_their_media)
 {
     const char *const images[] = {"https://x/a.png"};
-    const struct endpoint_media media = {.images = images, .image_count = 1};
-    const struct endpoint_message history[] = {
+    const struct payload_media media = {.images = images, .image_count = 1};
+    const struct payload_message history[] = {
         {.role = "user", .text = "Q1", .len = 2, .media = &media},
         {.role = "assistant", .text = "A1", .len = 2},
     };
-    struct endpoint_payload_spec spec = {.type = ENDPOINT_CHAT,
-                                         .model = "m",
-                                         .prompt = "Q2",
-                                         .history = history,
-                                         .history_count = 2};
+    struct payload_spec spec = {.type = ENDPOINT_CHAT,
+                                .model = "m",
+                                .prompt = "Q2",
+                                .history = history,
+                                .history_count = 2};
     expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":["
                           "{\"type\":\"text\",\"text\":\"Q1\"},"
                           "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://x/a.png\"}}]},"

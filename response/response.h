@@ -1,0 +1,306 @@
+/*
+ * response.h - reading a response of an endpoint type: one SSE event's data,
+ * or a whole body, decoded into generated text, usage counts, the finish
+ * reason and the server's errors.
+ *
+ * This is the hot path: response_parse_event() allocates nothing (a strict
+ * one-pass tokenizer building jsmn's token tree in a fixed array on the
+ * stack, or in a scratch allocated before the run) and returns views into the
+ * caller's buffer.
+ *
+ * Behaviour follows AIPerf's src/aiperf/endpoints/ modules and sse_utils.py
+ * (see /work/shared/spec/aiperf-reference.md §1.1, §1.2 and §2.1).
+ */
+#ifndef RINGPERF_RESPONSE_H
+#define RINGPERF_RESPONSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "endpoint/endpoint.h"
+
+/* RESPONSE_JSON_TOKENS_MAX bounds the JSON tokens of one payload parsed
+ * without a scratch (objects, arrays, keys, strings and scalars each count as
+ * one). A streaming chunk uses ~40; a non-streaming body with long logprobs
+ * or an embeddings body exceeds it: give those an response_scratch. */
+#define RESPONSE_JSON_TOKENS_MAX 1024
+/* RESPONSE_JSON_DEPTH_MAX bounds object/array nesting. */
+#define RESPONSE_JSON_DEPTH_MAX 64
+/* RESPONSE_JSON_BYTES_MAX bounds one payload (tokens keep int offsets). */
+#define RESPONSE_JSON_BYTES_MAX ((size_t)1 << 30)
+/* RESPONSE_TOOL_TEXT_MAX bounds the tool-call text pieces reported per chunk. */
+#define RESPONSE_TOOL_TEXT_MAX 8
+/* RESPONSE_TEXTS_MAX bounds the text pieces of one payload in response_chunk.texts. */
+#define RESPONSE_TEXTS_MAX 32
+
+/* response_parse_status is the result of response_parse_event(). */
+enum response_parse_status {
+    RESPONSE_PARSE_OK = 0,              /* a response object of this endpoint; *out filled */
+    RESPONSE_PARSE_DONE,                /* the "[DONE]" stream terminator (not content) */
+    RESPONSE_PARSE_IGNORED,             /* a JSON object of another kind; only usage may be set */
+    RESPONSE_PARSE_ERROR,               /* the server reported an error; error fields set */
+    RESPONSE_PARSE_ERR_MALFORMED,       /* not JSON, truncated, or nested too deep */
+    RESPONSE_PARSE_ERR_NOT_OBJECT,      /* valid JSON, but not an object this type reads */
+    RESPONSE_PARSE_ERR_TOO_MANY_TOKENS, /* more JSON tokens than the token space holds */
+    RESPONSE_PARSE_ERR_TOO_LARGE,       /* more than RESPONSE_JSON_BYTES_MAX bytes */
+};
+
+/* response_parse_status_name returns a stable, static description of `s`. */
+const char *response_parse_status_name(enum response_parse_status s);
+
+/* response_str is a view (pointer, length) into the buffer that was parsed.
+ * Text views hold the string's JSON-escaped bytes without the quotes; decode
+ * them with response_json_unescape(). ptr is "" when len is 0. */
+struct response_str {
+    const char *ptr;
+    size_t len;
+};
+
+/* response_text_kind says what a piece of generated text is. AIPerf counts
+ * CONTENT and TOOL as output tokens and REASONING as reasoning tokens. */
+enum response_text_kind {
+    RESPONSE_TEXT_CONTENT = 0,
+    RESPONSE_TEXT_REASONING,
+    RESPONSE_TEXT_TOOL,
+};
+
+/* response_text is one piece of generated text. `text` is JSON-escaped
+ * (decode with response_json_unescape()) unless `literal` is set, in which
+ * case its bytes are the text itself: a raw non-JSON body, or the JSON of an
+ * Anthropic tool_use "input" object. */
+struct response_text {
+    struct response_str text;
+    enum response_text_kind kind;
+    bool literal;
+};
+
+/* response_chunk is what response_parse_event() extracts from one payload.
+ * Views point into the parsed buffer and live as long as it does. Absent
+ * fields are empty views, false flags and zero counts. */
+struct response_chunk {
+    /* The "object" value; for responses and messages events the "type" value,
+     * or, without one, the event_type given (then the view points there). */
+    struct response_str object;
+    /* texts[] (at the end) is every piece of generated text in order, for
+     * every type; new code reads only that. Empty pieces are never listed. */
+    size_t text_count;
+    bool texts_truncated; /* more than RESPONSE_TEXTS_MAX pieces */
+    /* The older per-kind views, kept for the chat/completions callers: the
+     * first escaped CONTENT piece, the first escaped REASONING piece, and up
+     * to RESPONSE_TOOL_TEXT_MAX escaped TOOL pieces (chat: the delta/message
+     * content, reasoning_content or reasoning, tool_calls[].function name and
+     * arguments; tool calls are not reported when reasoning is present, as
+     * AIPerf gives reasoning priority). */
+    struct response_str content;
+    struct response_str reasoning;
+    size_t tool_text_count;   /* pieces in tool_text[] (at the end) */
+    bool tool_text_truncated; /* more than RESPONSE_TOOL_TEXT_MAX pieces */
+    /* Non-token endpoints: embedding vectors and ranking results found. */
+    size_t embedding_count;
+    size_t ranking_count;
+    /* true when the payload counts as a content response for TTFT/ITL and
+     * for a record being valid (AIPerf's content_responses): it carries text,
+     * embeddings or rankings, or it is a responses output_text.done whose
+     * text was already streamed (kept for timing, its text dropped). Role-only
+     * chunks, usage-only chunks, structural events and [DONE] are not. */
+    bool is_content;
+    /* The stream's end marker was seen: chat/completions choices[0]
+     * finish_reason not null; responses response.completed or
+     * response.incomplete; messages message_delta with a stop_reason, or
+     * message_stop; huggingface_generate an event whose generated_text is a
+     * string. finish_reason is the reason when there is a string one
+     * (finish_reason, response status or incomplete_details.reason,
+     * stop_reason, details.finish_reason). */
+    bool has_finish_reason;
+    struct response_str finish_reason;
+    /* usage, when it is a non-empty object: top-level "usage" of any type,
+     * responses response.usage, messages message.usage. Counts are read when
+     * they are non-negative integers: prompt_tokens or input_tokens;
+     * completion_tokens or output_tokens; completion_tokens_details or
+     * output_tokens_details .reasoning_tokens; total_tokens. The detail
+     * counts, under the first of their vendor names that is present:
+     * cache_read_tokens: prompt_tokens_details or input_tokens_details
+     * .cached_tokens (OpenAI, vLLM, Responses), cache_read_input_tokens
+     * (Anthropic), prompt_cache_hit_tokens (DeepSeek), cacheReadInputTokens
+     * (Bedrock); cache_write_tokens: cache_creation_input_tokens,
+     * cacheWriteInputTokens; cache_miss_tokens: prompt_cache_miss_tokens;
+     * prompt_audio_tokens: prompt_tokens_details.audio_tokens;
+     * completion_audio_tokens, accepted_prediction_tokens,
+     * rejected_prediction_tokens: completion_tokens_details.*;
+     * tool_use_prompt_tokens: tool_use_prompt_tokens or
+     * toolUsePromptTokenCount; prompt_audio_seconds (a non-negative number,
+     * not only an integer): prompt_audio_seconds (Mistral). A null details
+     * object (vLLM) is no details. */
+    bool has_usage;
+    bool has_prompt_tokens;
+    bool has_completion_tokens;
+    bool has_reasoning_tokens;
+    bool has_total_tokens;
+    uint64_t total_tokens;
+    uint64_t prompt_tokens;
+    uint64_t completion_tokens;
+    uint64_t reasoning_tokens;
+    bool has_cache_read_tokens;
+    bool has_cache_write_tokens;
+    bool has_cache_miss_tokens;
+    bool has_prompt_audio_tokens;
+    bool has_completion_audio_tokens;
+    bool has_tool_use_prompt_tokens;
+    bool has_accepted_prediction_tokens;
+    bool has_rejected_prediction_tokens;
+    bool has_prompt_audio_seconds;
+    uint64_t cache_read_tokens;
+    uint64_t cache_write_tokens;
+    uint64_t cache_miss_tokens;
+    uint64_t prompt_audio_tokens;
+    uint64_t completion_audio_tokens;
+    uint64_t tool_use_prompt_tokens;
+    uint64_t accepted_prediction_tokens;
+    uint64_t rejected_prediction_tokens;
+    double prompt_audio_seconds;
+    /* RESPONSE_PARSE_ERROR only: error.code when it is an integer in
+     * 400..599, else 502; error.type; the message (error.message, or the
+     * error value itself when it is a string). When there is no string
+     * message, error_message is the raw JSON text of the error value and
+     * error_message_is_json is set (AIPerf prints it as JSON). */
+    int error_code;
+    struct response_str error_type;
+    struct response_str error_message;
+    bool error_message_is_json;
+    /* The arrays come last: response_parse_event() clears only what is before
+     * them (they are 1 KiB, cleared per event that showed in profiles), and
+     * only their first text_count and tool_text_count entries are ever set. */
+    struct response_text texts[RESPONSE_TEXTS_MAX];
+    struct response_str tool_text[RESPONSE_TOOL_TEXT_MAX];
+};
+
+/* ---- Run-wide reader and per-request state ------------------------------ */
+
+/* RESPONSE_FIELD_STEPS_MAX and RESPONSE_FIELD_NAME_MAX bound a compiled
+ * response_field path (steps, and bytes of one member name). */
+#define RESPONSE_FIELD_STEPS_MAX 16
+#define RESPONSE_FIELD_NAME_MAX 64
+
+/* response_field_step is one step of a response_field path: a member name,
+ * or an array index (negative counts from the end). */
+struct response_field_step {
+    bool is_index;
+    uint8_t name_len;
+    int32_t index;
+    char name[RESPONSE_FIELD_NAME_MAX];
+};
+
+/* response_reader is the run-wide, read-only description of how responses
+ * are read: the endpoint type and raw's compiled response_field. Set it up
+ * once with response_reader_init(); share it between threads. */
+struct response_reader {
+    enum endpoint_type type;
+    size_t field_step_count; /* 0: no response_field */
+    struct response_field_step field[RESPONSE_FIELD_STEPS_MAX];
+};
+
+/* response_reader_init sets up *r for type `t` with an optional
+ * response_field (--extra-inputs response_field:<path>, used by raw; NULL or
+ * "" for none). The supported JMESPath subset is member names and indexes:
+ * `name(.name | [N] | [-N])*`, e.g. "choices[0].message.content",
+ * "data[-1].embedding"; names are [A-Za-z_][A-Za-z0-9_]* or "double quoted"
+ * (no escapes). Returns 0, or -EINVAL with a message in errbuf for a path
+ * outside that subset or its limits; *r is then still a valid reader without
+ * a path (AIPerf logs the error and falls back to auto-detection). */
+int response_reader_init(struct response_reader *r, enum endpoint_type t,
+                         const char *response_field, char *errbuf, size_t errcap);
+
+/* response_scratch is token space for parsing bodies bigger than the stack
+ * array allows (embeddings easily have 10^5 numbers). Opaque; one per
+ * thread. */
+struct response_scratch;
+
+/* response_scratch_new allocates room for `tokens_max` JSON tokens (about 20
+ * bytes each; bytes/2 + 1 tokens always suffice for a body of `bytes`). Call
+ * before the run. Returns NULL when out of memory or tokens_max is 0 or over
+ * INT32_MAX. Free with response_scratch_free() (NULL is a no-op). */
+struct response_scratch *response_scratch_new(size_t tokens_max);
+void response_scratch_free(struct response_scratch *s);
+
+/* RESPONSE_STREAM_PARTS_MAX bounds the responses output parts remembered per
+ * request for output_text.done de-duplication. */
+#define RESPONSE_STREAM_PARTS_MAX 16
+
+/* response_parse_state is one request's parsing state, caller-allocated (e.g.
+ * in the connection). `scratch` is borrowed and set by the caller (NULL: the
+ * stack's RESPONSE_JSON_TOKENS_MAX tokens); call response_parse_state_reset()
+ * before each response, which keeps scratch. The rest is private: the
+ * responses (output_index, content_index) parts that streamed deltas, so that
+ * their output_text.done is not counted twice. */
+struct response_parse_state {
+    struct response_scratch *scratch;
+    uint32_t part_count;
+    bool part_overflow;
+    int64_t part_output_index[RESPONSE_STREAM_PARTS_MAX];
+    int64_t part_content_index[RESPONSE_STREAM_PARTS_MAX];
+};
+
+/* response_parse_state_reset clears the per-response fields of *s. */
+void response_parse_state_reset(struct response_parse_state *s);
+
+/* response_parse_event parses one SSE event's data, or one whole
+ * non-streaming body (`len` bytes at `data`, borrowed; need not be
+ * NUL-terminated), and fills *out (always reset first).
+ *   - reader: required. state: may be NULL (no de-duplication, stack tokens).
+ *   - event_type/event_type_len: the SSE "event:" name, or NULL/0. Responses
+ *     and messages events are recognised by their JSON "type"; the event name
+ *     is used only when "type" is absent.
+ *   - "[DONE]" (surrounding whitespace allowed) -> RESPONSE_PARSE_DONE.
+ *   - An object with a truthy "error" member, a responses "response.failed"
+ *     or "error" event -> RESPONSE_PARSE_ERROR.
+ *   - A payload of the type's own shape -> RESPONSE_PARSE_OK (also when it
+ *     carries nothing): chat chat.completion(.chunk); completions
+ *     text_completion/completion; responses any event with a "type", or
+ *     object "response"; messages any event with a "type" (non-streaming:
+ *     type "message"); embeddings data[] of object "embedding"; rankings
+ *     "rankings" / "results" / a top-level array (hf_tei); TGI an object with
+ *     "token" or "generated_text", or an array of them; raw anything.
+ *   - Any other object -> RESPONSE_PARSE_IGNORED; top-level usage is still read.
+ *   - raw only: a body that is not JSON is one literal CONTENT piece (AIPerf
+ *     takes a non-JSON body as text).
+ * What is read as text: responses output_text.delta / reasoning_text.delta /
+ * function_call_arguments.delta / output_text.done (fallback) and the
+ * non-streaming output[] walk; messages content_block_delta text_delta /
+ * thinking_delta / input_json_delta and content[] text / thinking / tool_use;
+ * TGI token.text (streaming) or generated_text; raw response_field, then
+ * embeddings -> rankings -> text auto-detection.
+ * The JSON is fully validated (strict RFC 8259 syntax, no control bytes in
+ * strings); malformed input returns an error status, never crashes. Member
+ * names are compared in their raw (escaped) form; for a repeated name the
+ * last one wins. Allocates nothing; uses about 20 KiB of stack. */
+enum response_parse_status response_parse_event(const struct response_reader *reader,
+                                                struct response_parse_state *state,
+                                                const char *event_type, size_t event_type_len,
+                                                const char *data, size_t len,
+                                                struct response_chunk *out);
+
+/* response_parse_chunk is response_parse_event() for type `t` with no
+ * response_field, no state and no event name: the original entry point of
+ * the chat/completions engine, unchanged for those types. */
+enum response_parse_status response_parse_chunk(enum endpoint_type t, const char *json, size_t len,
+                                                struct response_chunk *out);
+
+/* response_json_unescape decodes the JSON-escaped string bytes `esc` (`len`
+ * bytes, as found between the quotes) into UTF-8 at `out` (`cap` bytes) and
+ * returns the number of bytes written; it never writes more than `cap` and
+ * never NUL-terminates. The output is never longer than the input, so
+ * cap >= len always suffices.
+ *   - \" \\ \/ \b \f \n \r \t and \uXXXX are decoded; a surrogate pair
+ *     becomes one 4-byte sequence; a lone surrogate becomes U+FFFD; \u0000
+ *     becomes a NUL byte.
+ *   - An invalid escape (unknown letter, short \u, trailing backslash) is
+ *     copied through unchanged.
+ *   - Other bytes are copied as they are (not validated as UTF-8).
+ * When the output does not fit, decoding stops at the last whole character
+ * that fits and *out_truncated (if not NULL) is set to true; otherwise it is
+ * set to false. */
+size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap,
+                              bool *out_truncated);
+
+#endif

@@ -1,0 +1,79 @@
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "endpoint/endpoint.h"
+
+Test(endpoint_types, names_paths_and_capabilities)
+{
+    static const struct {
+        const char *name;
+        enum endpoint_type type;
+        const char *path;
+        const char *stream_path;
+        bool streams;
+        bool tokens;
+    } rows[] = {
+        {"chat", ENDPOINT_CHAT, "/v1/chat/completions", "/v1/chat/completions", true, true},
+        {"completions", ENDPOINT_COMPLETIONS, "/v1/completions", "/v1/completions", true, true},
+        {"responses", ENDPOINT_RESPONSES, "/v1/responses", "/v1/responses", true, true},
+        {"messages", ENDPOINT_MESSAGES, "/v1/messages", "/v1/messages", true, true},
+        {"embeddings", ENDPOINT_EMBEDDINGS, "/v1/embeddings", "/v1/embeddings", false, false},
+        {"chat_embeddings", ENDPOINT_CHAT_EMBEDDINGS, "/v1/embeddings", "/v1/embeddings", false,
+         false},
+        {"nim_embeddings", ENDPOINT_NIM_EMBEDDINGS, "/v1/embeddings", "/v1/embeddings", false,
+         false},
+        {"nim_rankings", ENDPOINT_NIM_RANKINGS, "/v1/ranking", "/v1/ranking", false, false},
+        {"cohere_rankings", ENDPOINT_COHERE_RANKINGS, "/v2/rerank", "/v2/rerank", false, false},
+        {"hf_tei_rankings", ENDPOINT_HF_TEI_RANKINGS, "/rerank", "/rerank", false, false},
+        {"huggingface_generate", ENDPOINT_HUGGINGFACE_GENERATE, "/generate", "/generate_stream",
+         true, true},
+        {"raw", ENDPOINT_RAW, "", "", true, true},
+    };
+    cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        enum endpoint_type t = ENDPOINT_TYPE_COUNT;
+        cr_assert_eq(endpoint_type_parse(rows[i].name, &t), 0, "%s", rows[i].name);
+        cr_assert_eq(t, rows[i].type);
+        cr_assert_str_eq(endpoint_type_name(t), rows[i].name);
+        cr_assert_str_eq(endpoint_type_path(t), rows[i].path);
+        cr_assert_str_eq(endpoint_type_stream_path(t), rows[i].stream_path);
+        cr_assert_eq(endpoint_type_streams(t), rows[i].streams, "%s", rows[i].name);
+        cr_assert_eq(endpoint_type_produces_tokens(t), rows[i].tokens, "%s", rows[i].name);
+    }
+    enum endpoint_type t = ENDPOINT_CHAT;
+    cr_assert_eq(endpoint_type_parse("rankings", &t), 0);
+    cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
+    cr_assert_eq(endpoint_type_parse("template", &t), -EINVAL);
+    cr_assert_eq(endpoint_type_parse(NULL, &t), -EINVAL);
+    cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
+    cr_assert(endpoint_type_stream_end_required(ENDPOINT_CHAT));
+    cr_assert_not(endpoint_type_stream_end_required(ENDPOINT_RESPONSES));
+    cr_assert_str_eq(endpoint_type_name(ENDPOINT_TYPE_COUNT), "unknown");
+    cr_assert_not(endpoint_type_streams(ENDPOINT_TYPE_COUNT));
+}
+
+Test(endpoint_types, auth_headers_per_type)
+{
+    struct endpoint_header h[ENDPOINT_AUTH_HEADERS_MAX];
+    char buf[64];
+    size_t n = 99;
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_CHAT, "sk-1", buf, sizeof(buf), h, &n), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(h[0].name, "Authorization");
+    cr_assert_str_eq(h[0].value, "Bearer sk-1");
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_EMBEDDINGS, NULL, NULL, 0, h, &n), 0);
+    cr_assert_eq(n, 0);
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_MESSAGES, "sk-ant", NULL, 0, h, &n), 0);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(h[0].name, "x-api-key");
+    cr_assert_str_eq(h[0].value, "sk-ant");
+    cr_assert_str_eq(h[1].name, "anthropic-version");
+    cr_assert_str_eq(h[1].value, "2023-06-01");
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_MESSAGES, NULL, NULL, 0, h, &n), 0);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(h[0].name, "anthropic-version");
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_CHAT, "sk-1", buf, 11, h, &n), -ENOSPC);
+    cr_assert_eq(endpoint_auth_headers(ENDPOINT_CHAT, "sk-1", buf, 12, h, &n), 0);
+}
