@@ -35,7 +35,7 @@ struct cli_oneshot_request {
 struct cli_oneshot_result {
     bool ok;
     int http_status;
-    char error[ENGINE_ERROR_TYPE_BYTES + ENGINE_ERROR_MESSAGE_BYTES + 32];
+    char error[RECORD_ERROR_TYPE_BYTES + RECORD_ERROR_MESSAGE_BYTES + 32];
 };
 
 /* cli_oneshot sends the request and waits for its end (or `stop`). Returns

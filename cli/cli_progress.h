@@ -57,7 +57,7 @@ int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
 void cli_live_phase(struct cli_live *live, const char *phase);
 
 /* cli_live_record counts one record against its shard. */
-void cli_live_record(struct cli_live *live, const struct engine_record *rec);
+void cli_live_record(struct cli_live *live, const struct record *rec);
 
 /* cli_live_progress draws the progress display and publishes a snapshot to
  * the API from results, finished of total records (total 0 when the run is

@@ -12,13 +12,13 @@ struct oneshot_sink {
     struct cli_oneshot_result *out;
 };
 
-static void on_record(void *ctx, const struct engine_record *rec)
+static void on_record(void *ctx, const struct record *rec)
 {
     struct oneshot_sink *sink = ctx;
     struct cli_oneshot_result *r = sink->out;
     sink->seen = true;
     r->http_status = rec->http_status;
-    r->ok = rec->outcome == ENGINE_SUCCESS && rec->http_status >= 200 && rec->http_status < 300;
+    r->ok = rec->outcome == RECORD_SUCCESS && rec->http_status >= 200 && rec->http_status < 300;
     if (!r->ok) {
         char status[16] = "";
         if (rec->http_status > 0) {

@@ -76,7 +76,7 @@ static void check_failure_threshold(struct profile_run *run)
     }
 }
 
-static void on_record(void *ctx, const struct engine_record *rec)
+static void on_record(void *ctx, const struct record *rec)
 {
     struct profile_run *run = ctx;
     if (run->engine.schedule != NULL && rec->send_start_ns != 0) {
@@ -469,12 +469,12 @@ struct warmup_tally {
 
 /* on_warmup_record counts a warmup request; its only other trace is its
  * entry in outputs.json, when that is written. */
-static void on_warmup_record(void *ctx, const struct engine_record *rec)
+static void on_warmup_record(void *ctx, const struct record *rec)
 {
     struct warmup_tally *tally = ctx;
     struct profile_run *run = tally->run;
     tally->records++;
-    tally->errors += rec->outcome != ENGINE_SUCCESS;
+    tally->errors += rec->outcome != RECORD_SUCCESS;
     if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
         struct metrics_record metrics;
         metrics_record_compute(&run->results, rec, &metrics);
@@ -643,23 +643,9 @@ static int load_tokenizer(struct profile_run *run)
     return 0;
 }
 
-/* write_inputs writes dir/inputs.json: the conversations, the input file's
- * entries, or the synthetic payloads. */
-static int write_inputs(const struct profile_run *run, const char *dir)
-{
-    if (run->requests.multi_turn) {
-        return workload_sessions_write_inputs(&run->requests.sessions, dir);
-    }
-    if (run->requests.inputs != NULL) {
-        return workload_requests_write_inputs(dir, &run->requests);
-    }
-    return export_inputs(dir, run->requests.payloads, run->requests.payload_count);
-}
-
 /* session_input_tokens gives metrics/ a multi-turn turn's input tokens, its
  * history included, from the run's conversations. */
-static int64_t session_input_tokens(void *ctx, const struct engine_record *record,
-                                    int64_t output_tokens)
+static int64_t session_input_tokens(void *ctx, const struct record *record, int64_t output_tokens)
 {
     return workload_sessions_input_tokens(ctx, record, output_tokens);
 }
@@ -667,6 +653,14 @@ static int64_t session_input_tokens(void *ctx, const struct engine_record *recor
 /* prepare_results sets up the run's results: how each record becomes metrics
  * (its tokenizer, its payloads' input tokens, its conversations) and the send
  * lag histogram. Returns 0, or the exit status after printing why. */
+/* conversation_name gives export/ the dataset's name of a multi-turn run's
+ * conversation. */
+static const char *conversation_name(const void *ctx, uint64_t session, char *scratch, size_t cap,
+                                     size_t *out_len)
+{
+    return workload_sessions_conversation_name(ctx, session, scratch, cap, out_len);
+}
+
 static int prepare_results(struct profile_run *run)
 {
     struct metrics_results_options results_opts = {
@@ -685,7 +679,8 @@ static int prepare_results(struct profile_run *run)
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
         run->results.session_ctx = &run->requests.sessions;
-        run->exp.sessions = &run->requests.sessions;
+        run->exp.conversation_name = conversation_name;
+        run->exp.conversation_ctx = &run->requests.sessions;
     }
     run->results.open_loop = run->engine.schedule != NULL;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
@@ -747,7 +742,7 @@ static int prepare(struct profile_run *run)
         return split;
     }
     const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
-    if (inputs_dir != NULL && write_inputs(run, inputs_dir) != 0) {
+    if (inputs_dir != NULL && workload_requests_write_inputs(inputs_dir, &run->requests) != 0) {
         fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
         return 1;
     }

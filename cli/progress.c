@@ -115,13 +115,13 @@ void cli_live_phase(struct cli_live *live, const char *phase)
     }
 }
 
-void cli_live_record(struct cli_live *live, const struct engine_record *rec)
+void cli_live_record(struct cli_live *live, const struct record *rec)
 {
     if (rec->shard_id >= API_SHARDS_MAX) {
         return;
     }
     live->shards[rec->shard_id].requests++;
-    live->shards[rec->shard_id].errors += rec->outcome != ENGINE_SUCCESS;
+    live->shards[rec->shard_id].errors += rec->outcome != RECORD_SUCCESS;
     if (rec->shard_id >= live->shard_count) {
         live->shard_count = rec->shard_id + 1;
     }

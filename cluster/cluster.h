@@ -22,15 +22,10 @@
 #include "workload/workload.h"
 #include "api/api.h"
 #include "export/export_jsonw.h"
+#include "cluster/cluster_merge.h"
 #include "cluster/cluster_transport.h"
 #include "config/config.h"
 #include "engine/engine.h"
-
-/* CLUSTER_RECORDS_FILE is the per-share file `ringperf merge` reads. */
-#define CLUSTER_RECORDS_FILE "ringperf_records.jsonl"
-
-/* CLUSTER_RECORDS_FORMAT is the version of that file's format. */
-#define CLUSTER_RECORDS_FORMAT 1
 
 /* CLUSTER_CLOCK_ROUNDS is how many ping-pongs estimate a rank's clock. */
 #define CLUSTER_CLOCK_ROUNDS 16
@@ -114,7 +109,7 @@ int cluster_share_start(struct cluster_share *cc, const struct profile_config *c
 
 /* cluster_share_record appends one record (borrowed) with its metrics to the
  * records file. */
-void cluster_share_record(struct cluster_share *cc, const struct engine_record *rec,
+void cluster_share_record(struct cluster_share *cc, const struct record *rec,
                           const struct metrics_record *metrics);
 
 /* cluster_share_flush writes what is buffered, so that a share that dies
@@ -176,29 +171,5 @@ void cluster_share_stop_notice(struct cluster_share *cc);
 
 /* cluster_share_free releases cc (leaving MPI); safe on a zeroed one. */
 void cluster_share_free(struct cluster_share *cc);
-
-/* CLUSTER_MERGE_FILES_MAX bounds the records files one merge reads. */
-#define CLUSTER_MERGE_FILES_MAX CLUSTER_RANKS_MAX
-
-/* cluster_merge_options configure cluster_merge_files. */
-struct cluster_merge_options {
-    const char *out_dir; /* where the merged exports go (created) */
-    int expected_count;  /* shares expected; 0 = take it from the files */
-    bool quiet;          /* no console report */
-    const char *title;   /* console title; NULL = LLM metrics */
-    /* NULL = the shares' --export-level; "records" or "summary" overrides it.
-     * Shares that ran with "raw" are refused without an override: the
-     * records files keep no response text, so the raw export cannot be
-     * merged (each share's own stays in its directory). */
-    const char *export_level;
-};
-
-/* cluster_merge_files merges `count` records files (paths borrowed) into one
- * result in opts->out_dir, named with the run's --profile-export-prefix:
- * the same exports as one run, records in end-time
- * order with their rank and host, run_info with the ranks, hosts and clock
- * offsets, marked incomplete when a share is missing or did not finish.
- * Returns the exit code (0 when some request succeeded). */
-int cluster_merge_files(char *const *paths, size_t count, const struct cluster_merge_options *opts);
 
 #endif

@@ -6,7 +6,7 @@
  * order of completion (a k-way merge that holds one record per share), so
  * the merged exports are those of one run of the same size.
  */
-#include "cluster/cluster.h"
+#include "cluster/cluster_merge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "config/config.h"
+#include "export/export.h"
+#include "metrics/metrics_record.h"
+#include "record/record.h"
 
 /* A records line longer than this is not one ringperf wrote. */
 #define LINE_BYTES_MAX (64u << 20)
@@ -228,7 +233,7 @@ static const json_t *lead_header(const struct merge_state *m)
     return m->src[0].header;
 }
 
-static void replay_times(const json_t *rec, struct engine_record *r)
+static void replay_times(const json_t *rec, struct record *r)
 {
     r->ordinal = (uint64_t)get_int(rec, "ordinal");
     r->shard_id = (uint32_t)get_int(rec, "shard");
@@ -236,7 +241,7 @@ static void replay_times(const json_t *rec, struct engine_record *r)
     r->in_session = json_object_get(rec, "session") != NULL;
     r->session = (uint64_t)get_int(rec, "session");
     r->turn = (uint32_t)get_int(rec, "turn");
-    r->outcome = (enum engine_outcome)get_int(rec, "outcome");
+    r->outcome = (enum record_outcome)get_int(rec, "outcome");
     r->wall_start_ns = get_int(rec, "wall_start_ns");
     r->send_start_ns = get_int(rec, "start_ns");
     r->scheduled_ns = get_int(rec, "scheduled_ns");
@@ -255,11 +260,11 @@ static void replay_times(const json_t *rec, struct engine_record *r)
     }
 }
 
-static int replay_request(struct merge_state *m, const json_t *rec, const struct engine_record *r,
+static int replay_request(struct merge_state *m, const json_t *rec, const struct record *r,
                           struct metrics_request *req)
 {
     *req = (struct metrics_request){
-        .failed = r->outcome != ENGINE_SUCCESS,
+        .failed = r->outcome != RECORD_SUCCESS,
         .streaming = m->results.streaming,
         .start_ns = r->send_start_ns,
         .scheduled_ns = r->scheduled_ns,
@@ -270,8 +275,8 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     };
     const json_t *content = json_object_get(rec, "content_ns");
     size_t n = json_array_size(content);
-    if (n > CONTENT_MAX || req->first_output_index > n || r->outcome < ENGINE_SUCCESS ||
-        r->outcome > ENGINE_CANCELLED) {
+    if (n > CONTENT_MAX || req->first_output_index > n || r->outcome < RECORD_SUCCESS ||
+        r->outcome > RECORD_CANCELLED) {
         return -EPROTO;
     }
     for (size_t i = 0; i < n; i++) {
@@ -309,7 +314,7 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
 /* replay folds one record of share `s` into the merged results and exports. */
 static int replay(struct merge_state *m, const struct merge_source *s, const json_t *rec)
 {
-    struct engine_record r = {0};
+    struct record r = {0};
     replay_times(rec, &r);
     struct metrics_record metrics;
     int ret = replay_request(m, rec, &r, &metrics.request);

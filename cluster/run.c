@@ -456,7 +456,7 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
 }
 
 static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *first,
-                      const struct engine_record *rec, const struct metrics_request *req)
+                      const struct record *rec, const struct metrics_request *req)
 {
     int64_t wall = rec->wall_start_ns != 0 ? rec->wall_start_ns - cc->clock.offset_ns : 0;
     put_key_int(w, first, "wall_start_ns", wall);
@@ -468,7 +468,7 @@ static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *fi
     put_key_int(w, first, "cancel_ns", rec->cancel_ns);
 }
 
-void cluster_share_record(struct cluster_share *cc, const struct engine_record *rec,
+void cluster_share_record(struct cluster_share *cc, const struct record *rec,
                           const struct metrics_record *metrics)
 {
     if (!export_jsonw_is_open(&cc->writer) || cc->error != 0) {
@@ -490,7 +490,7 @@ void cluster_share_record(struct cluster_share *cc, const struct engine_record *
     put_request(w, &first, &metrics->request);
     put_key_int(w, &first, "same_read", metrics->shared_reads);
     export_jsonw_key(w, &first, "error");
-    if (rec->outcome == ENGINE_SUCCESS) {
+    if (rec->outcome == RECORD_SUCCESS) {
         export_jsonw_raw(w, "null", 4);
     } else {
         bool efirst = true;

@@ -54,58 +54,6 @@ int64_t engine_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-const char *engine_outcome_name(enum engine_outcome outcome)
-{
-    switch (outcome) {
-    case ENGINE_SUCCESS:
-        return "success";
-    case ENGINE_ERROR:
-        return "error";
-    case ENGINE_CANCELLED:
-        return "cancelled";
-    }
-    return "unknown";
-}
-
-/* put_hex writes the low `digits` hex digits of v, most significant first. */
-static char *put_hex(char *p, uint64_t v, int digits)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; i--) {
-        p[i] = hex[v & 15];
-        v >>= 4;
-    }
-    return p + digits;
-}
-
-size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap)
-{
-    /* 8-4-4-4-12 like a version-4 UUID: nonce in the first three groups,
-     * ordinal in the last two. Hand-formatted: it runs once per request. */
-    if (cap < 37) {
-        return 0;
-    }
-    char *p = put_hex(out, nonce >> 32, 8);
-    *p++ = '-';
-    p = put_hex(p, nonce >> 16, 4);
-    *p++ = '-';
-    *p++ = '4';
-    p = put_hex(p, nonce, 3);
-    *p++ = '-';
-    *p++ = '8';
-    p = put_hex(p, ordinal >> 48, 3);
-    *p++ = '-';
-    p = put_hex(p, ordinal, 12);
-    *p = '\0';
-    return 36;
-}
-
-size_t engine_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap)
-{
-    /* A different nonce: correlation ids never equal request ids. */
-    return engine_request_id(nonce ^ 0x636f7272656c6174ULL, session, out, cap);
-}
-
 bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal)
 {
     if (cancel_fraction <= 0) {

@@ -23,6 +23,7 @@
 #include "endpoint/endpoint.h"
 #include "response/response.h"
 #include "http/http.h"
+#include "record/record.h"
 
 /* Limits applied when a field of engine_config is left zero. */
 #define ENGINE_DEFAULT_MAX_EVENTS 4096
@@ -32,8 +33,6 @@
 #define ENGINE_DEFAULT_HEADER_BYTES (16 * 1024)
 #define ENGINE_DEFAULT_SSE_EVENT_BYTES (256 * 1024)
 #define ENGINE_MAX_SHARDS 256
-#define ENGINE_ERROR_TYPE_BYTES 48
-#define ENGINE_ERROR_MESSAGE_BYTES 512
 
 struct tls_context;
 
@@ -235,7 +234,7 @@ struct engine_config {
     uint64_t user_offset;
     uint64_t user_stride;
     uint64_t user_total;
-    /* Mixed into every X-Request-ID (see engine_request_id). */
+    /* Mixed into every X-Request-ID (see record_request_id). */
     uint64_t request_id_nonce;
 
     /* Stamp arrivals with the clock when completions are handled, instead of
@@ -250,111 +249,6 @@ struct engine_config {
 /* engine_should_cancel reports whether the request with this ordinal is one
  * of the cancel_fraction that a run with cancel_seed cancels. */
 bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t ordinal);
-
-/* engine_outcome: how a request ended. */
-enum engine_outcome {
-    ENGINE_SUCCESS = 0,
-    ENGINE_ERROR,
-    ENGINE_CANCELLED,
-};
-
-/* engine_event_flags describe one stream event (or a whole non-streamed body). */
-enum engine_event_flags {
-    ENGINE_EVENT_CONTENT = 1u << 0,   /* carried output text: counts for TTFT/ITL */
-    ENGINE_EVENT_REASONING = 1u << 1, /* carried reasoning text */
-    ENGINE_EVENT_USAGE = 1u << 2,     /* carried a usage object */
-    ENGINE_EVENT_SAME_READ = 1u << 3, /* arrived in the same network read as the previous event */
-};
-
-/* engine_event is one received event with the arrival time of the bytes that
- * completed it. */
-struct engine_event {
-    int64_t arrival_ns; /* CLOCK_MONOTONIC */
-    uint32_t flags;     /* enum engine_event_flags */
-    uint32_t text_len;  /* output + reasoning bytes this event carried */
-};
-
-/* engine_usage is the server-reported token usage, when the server sent one. */
-struct engine_usage {
-    bool present;
-    int64_t prompt_tokens;
-    int64_t completion_tokens;
-    int64_t reasoning_tokens; /* -1 when not reported */
-    int64_t total_tokens;     /* 0 when not reported */
-    /* The detail counts (see struct response_chunk), -1 when not reported:
-     * prompt cache read/write/miss, prompt and completion audio, tool-use
-     * prompt, accepted and rejected prediction tokens. */
-    int64_t cache_read_tokens;
-    int64_t cache_write_tokens;
-    int64_t cache_miss_tokens;
-    int64_t prompt_audio_tokens;
-    int64_t completion_audio_tokens;
-    int64_t tool_use_prompt_tokens;
-    int64_t accepted_prediction_tokens;
-    int64_t rejected_prediction_tokens;
-    double prompt_audio_seconds; /* -1 when not reported */
-};
-
-/* ENGINE_USAGE_INIT is a struct engine_usage with nothing reported. */
-#define ENGINE_USAGE_INIT                                                                          \
-    ((struct engine_usage){.reasoning_tokens = -1,                                                 \
-                           .cache_read_tokens = -1,                                                \
-                           .cache_write_tokens = -1,                                               \
-                           .cache_miss_tokens = -1,                                                \
-                           .prompt_audio_tokens = -1,                                              \
-                           .completion_audio_tokens = -1,                                          \
-                           .tool_use_prompt_tokens = -1,                                           \
-                           .accepted_prediction_tokens = -1,                                       \
-                           .rejected_prediction_tokens = -1,                                       \
-                           .prompt_audio_seconds = -1})
-
-/* engine_record is everything measured about one request. Timestamps are
- * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */
-struct engine_record {
-    uint64_t ordinal;
-    uint32_t shard_id;
-    uint32_t connection_id; /* per shard: which pooled connection carried it */
-    uint32_t target_index;  /* which of engine_config.targets it was sent to */
-    size_t payload_index;
-    enum engine_outcome outcome;
-    bool in_session;  /* part of a multi-turn session (engine_config.sessions) */
-    uint64_t session; /* in_session: the session number, and this request's turn */
-    uint32_t turn;
-
-    int64_t wall_start_ns;  /* CLOCK_REALTIME at send start */
-    int64_t scheduled_ns;   /* when the request was due to leave (open loop), or
-                               when a connection became free for it (closed loop) */
-    int64_t send_start_ns;  /* just before the bytes were submitted */
-    int64_t send_end_ns;    /* the kernel accepted the last request byte */
-    int64_t headers_ns;     /* response head complete */
-    int64_t end_ns;         /* response complete, or failure noticed */
-    int64_t cancel_ns;      /* when a cancellation was applied, else 0 */
-    int http_status;        /* 0 when no response head arrived */
-    bool reused_connection; /* sent on a kept-alive connection */
-    bool saw_done;          /* stream ended with [DONE] */
-    bool saw_finish_reason; /* a finish_reason arrived */
-    bool saw_content;       /* a content event arrived */
-    /* The usage completion_tokens that came with the first content event
-     * (servers that report usage on every chunk); 0 when it carried none. */
-    int64_t first_content_completion_tokens;
-
-    /* Filled when outcome != ENGINE_SUCCESS. */
-    int error_code; /* HTTP status, 499 for cancelled, 0 for transport errors */
-    char error_type[ENGINE_ERROR_TYPE_BYTES];
-    char error_message[ENGINE_ERROR_MESSAGE_BYTES];
-
-    struct engine_event *events; /* owned by the engine; event_count valid entries */
-    uint32_t event_count;
-    uint32_t events_dropped; /* events past max_events_per_request: counted, not kept */
-
-    char *text; /* output text (content and tool calls), UTF-8, not NUL-terminated */
-    size_t text_len;
-    char *reasoning_text;
-    size_t reasoning_len;
-    bool text_truncated; /* some text exceeded max_text_bytes */
-
-    struct engine_usage usage;
-};
 
 /* engine_run_stats describes a finished run as a whole. */
 struct engine_run_stats {
@@ -371,7 +265,7 @@ struct engine_run_stats {
 /* engine_record_sink receives each finished record on the coordinator's thread.
  * The record is borrowed: it is reused after the sink returns. */
 struct engine_record_sink {
-    void (*on_record)(void *ctx, const struct engine_record *record);
+    void (*on_record)(void *ctx, const struct record *record);
     /* Called about every progress_interval_ns with the number of finished
      * records (may be NULL). */
     void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
@@ -382,7 +276,7 @@ struct engine_record_sink {
 };
 
 /* engine_stop is a flag another thread (or a signal handler) sets to cancel the
- * run: requests in flight end as ENGINE_CANCELLED and no new ones start. */
+ * run: requests in flight end as RECORD_CANCELLED and no new ones start. */
 struct engine_stop {
     volatile int requested; /* written with __atomic builtins */
 };
@@ -397,18 +291,6 @@ int engine_probe(char *errbuf, size_t errcap);
  * failures are records, not return values. stop may be NULL. */
 int engine_run(const struct engine_config *config, const struct engine_record_sink *sink,
                struct engine_stop *stop, char *errbuf, size_t errcap);
-
-/* engine_outcome_name returns "success", "error" or "cancelled". */
-const char *engine_outcome_name(enum engine_outcome outcome);
-
-/* engine_request_id writes the X-Request-ID the engine sent for an ordinal
- * (UUID-shaped, unique per nonce and ordinal) into out and returns its length;
- * cap must be at least 37. */
-size_t engine_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap);
-
-/* engine_correlation_id writes the X-Correlation-ID (and X-Session-Affinity)
- * the engine sends with every turn of a session, as engine_request_id does. */
-size_t engine_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap);
 
 /* engine_now_ns returns CLOCK_MONOTONIC in nanoseconds. */
 int64_t engine_now_ns(void);

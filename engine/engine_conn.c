@@ -181,9 +181,9 @@ static void close_socket(struct engine__shard *shard, struct engine__conn *c)
 }
 
 static void finish_record(struct engine__shard *shard, struct engine__conn *c,
-                          enum engine_outcome outcome, bool keep_socket)
+                          enum record_outcome outcome, bool keep_socket)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     if (rec->end_ns == 0) {
         rec->end_ns = engine_now_ns();
     }
@@ -211,21 +211,21 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
 }
 
 static void fail_record(struct engine__shard *shard, struct engine__conn *c,
-                        enum engine_outcome outcome, int code, const char *type, const char *format,
+                        enum record_outcome outcome, int code, const char *type, const char *format,
                         ...) __attribute__((format(printf, 6, 7)));
 
 static void fail_record(struct engine__shard *shard, struct engine__conn *c,
-                        enum engine_outcome outcome, int code, const char *type, const char *format,
+                        enum record_outcome outcome, int code, const char *type, const char *format,
                         ...)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     rec->error_code = code;
     snprintf(rec->error_type, sizeof(rec->error_type), "%s", type);
     va_list args;
     va_start(args, format);
     vsnprintf(rec->error_message, sizeof(rec->error_message), format, args);
     va_end(args);
-    if (outcome == ENGINE_CANCELLED) {
+    if (outcome == RECORD_CANCELLED) {
         rec->cancel_ns = engine_now_ns();
     }
     finish_record(shard, c, outcome, false);
@@ -240,7 +240,7 @@ struct io_uring_sqe *engine__conn_sqe(struct engine__shard *shard, struct engine
     struct io_uring_sqe *sqe = engine__get_sqe(shard);
     if (sqe == NULL) {
         if (c->record != NULL) {
-            fail_record(shard, c, ENGINE_ERROR, 0, "EngineError", "submission queue exhausted");
+            fail_record(shard, c, RECORD_ERROR, 0, "EngineError", "submission queue exhausted");
         }
         return NULL;
     }
@@ -303,7 +303,7 @@ static bool closes_after(const struct engine__shard *shard, const struct engine_
 static void send_request(struct engine__shard *shard, struct engine__conn *c)
 {
     const struct engine_config *config = shard->config;
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     struct engine_payload session_payload;
     const struct engine_payload *payload = &session_payload;
     if (!rec->in_session) {
@@ -312,10 +312,10 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
         session_payload =
             (struct engine_payload){.body = c->session.body.body, .body_len = c->session.body.len};
     } else {
-        fail_record(shard, c, ENGINE_ERROR, 0, "PayloadError", "%s", c->session.error);
+        fail_record(shard, c, RECORD_ERROR, 0, "PayloadError", "%s", c->session.error);
         return;
     }
-    c->headers[ENGINE__HEADER_REQUEST_ID].value_len = engine_request_id(
+    c->headers[ENGINE__HEADER_REQUEST_ID].value_len = record_request_id(
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
     uint32_t header_count = c->header_count;
     c->closes_after = closes_after(shard, c);
@@ -332,7 +332,7 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
                                             payload->body_len, c->headers, header_count);
     }
     if (head_len < 0) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "RequestError",
+        fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
                     "cannot write the request head (%s): check --header values and lengths",
                     strerror((int)-head_len));
         return;
@@ -356,7 +356,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
 {
     int fd = socket(c->target->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "socket: %s (raise ulimit -n?)",
+        fail_record(shard, c, RECORD_ERROR, 0, "ConnectionError", "socket: %s (raise ulimit -n?)",
                     strerror(errno));
         return;
     }
@@ -390,17 +390,17 @@ static void reset_request_state(struct engine__conn *c)
 }
 
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
-                           const struct engine_work *work, struct engine_record *rec)
+                           const struct engine_work *work, struct record *rec)
 {
     const struct engine_config *config = shard->config;
-    struct engine_event *events = rec->events;
+    struct record_event *events = rec->events;
     char *text = rec->text;
     char *reasoning = rec->reasoning_text;
-    *rec = (struct engine_record){0};
+    *rec = (struct record){0};
     rec->events = events;
     rec->text = text;
     rec->reasoning_text = reasoning;
-    rec->usage = ENGINE_USAGE_INIT;
+    rec->usage = RECORD_USAGE_NONE;
     rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
@@ -458,7 +458,7 @@ void engine__stamp_sends(struct engine__shard *shard)
     int64_t now = engine_now_ns();
     int64_t wall = wall_now_ns();
     for (uint32_t i = 0; i < shard->send_stamp_count; i++) {
-        struct engine_record *rec = shard->conns[shard->send_stamps[i]].record;
+        struct record *rec = shard->conns[shard->send_stamps[i]].record;
         if (rec != NULL && rec->send_start_ns == 0) {
             rec->send_start_ns = now;
             rec->wall_start_ns = wall;
@@ -470,7 +470,7 @@ void engine__stamp_sends(struct engine__shard *shard)
 static void cancel_request(struct engine__shard *shard, struct engine__conn *c)
 {
     double after_s = (double)(engine_now_ns() - c->record->send_end_ns) / 1e9;
-    fail_record(shard, c, ENGINE_CANCELLED, 499, "RequestCancellationError",
+    fail_record(shard, c, RECORD_CANCELLED, 499, "RequestCancellationError",
                 "Request was cancelled after %.3f seconds", after_s);
 }
 
@@ -528,7 +528,7 @@ void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, in
     if (retry_on_fresh_socket(shard, c)) {
         return;
     }
-    fail_record(shard, c, ENGINE_ERROR, 0, "ConnectionError", "send to %s: %s",
+    fail_record(shard, c, RECORD_ERROR, 0, "ConnectionError", "send to %s: %s",
                 c->target->host_header, strerror(err));
 }
 
@@ -564,7 +564,7 @@ void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err
         close_socket(shard, c);
         return;
     }
-    fail_record(shard, c, ENGINE_ERROR, 0, "ServerDisconnectedError",
+    fail_record(shard, c, RECORD_ERROR, 0, "ServerDisconnectedError",
                 "connection closed by %s before the response was complete%s%s",
                 c->target->host_header, err != 0 ? ": " : "", err != 0 ? strerror(err) : "");
 }
@@ -676,7 +676,7 @@ void engine__start_requests(struct engine__shard *shard)
             engine__session_begin(shard, c, &work);
             continue;
         }
-        struct engine_record *rec = shard->free_records[--shard->free_record_count];
+        struct record *rec = shard->free_records[--shard->free_record_count];
         engine__start_request(shard, c, now, &work, rec);
     }
 }
@@ -692,24 +692,24 @@ void engine__check_deadlines(struct engine__shard *shard)
         if (c->cancel_ns != 0 && now >= c->cancel_ns) {
             cancel_request(shard, c);
         } else if (now >= shard->grace_end_ns) {
-            fail_record(shard, c, ENGINE_CANCELLED, 499, "RequestCancellationError",
+            fail_record(shard, c, RECORD_CANCELLED, 499, "RequestCancellationError",
                         "Request was cancelled: still running when the benchmark duration and "
                         "grace period ended");
         } else if (c->deadline_ns != 0 && now >= c->deadline_ns) {
-            fail_record(shard, c, ENGINE_ERROR, 0, "TimeoutError",
+            fail_record(shard, c, RECORD_ERROR, 0, "TimeoutError",
                         "no complete response within %.3f s (--request-timeout-seconds)",
                         (double)shard->config->request_timeout_ns / 1e9);
         }
     }
 }
 
-void engine__fail_all(struct engine__shard *shard, enum engine_outcome outcome, const char *type,
+void engine__fail_all(struct engine__shard *shard, enum record_outcome outcome, const char *type,
                       const char *message)
 {
     for (uint32_t i = 0; i < shard->conn_count; i++) {
         struct engine__conn *c = &shard->conns[i];
         if (c->record != NULL) {
-            fail_record(shard, c, outcome, outcome == ENGINE_CANCELLED ? 499 : 0, type, "%s",
+            fail_record(shard, c, outcome, outcome == RECORD_CANCELLED ? 499 : 0, type, "%s",
                         message);
         }
     }
@@ -723,7 +723,7 @@ void engine__close_all(struct engine__shard *shard)
 }
 
 void engine__finish(struct engine__shard *shard, struct engine__conn *c,
-                    enum engine_outcome outcome, bool keep_socket)
+                    enum record_outcome outcome, bool keep_socket)
 {
     finish_record(shard, c, outcome, keep_socket);
 }
@@ -731,7 +731,7 @@ void engine__finish(struct engine__shard *shard, struct engine__conn *c,
 void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code, const char *type,
                   const char *message)
 {
-    fail_record(shard, c, ENGINE_ERROR, code, type, "%s", message);
+    fail_record(shard, c, RECORD_ERROR, code, type, "%s", message);
 }
 
 void engine__close_socket(struct engine__shard *shard, struct engine__conn *c)

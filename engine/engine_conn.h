@@ -32,7 +32,7 @@ void engine__stamp_sends(struct engine__shard *shard);
 void engine__check_deadlines(struct engine__shard *shard);
 
 /* engine__fail_all ends every request in flight with the given outcome. */
-void engine__fail_all(struct engine__shard *shard, enum engine_outcome outcome, const char *type,
+void engine__fail_all(struct engine__shard *shard, enum record_outcome outcome, const char *type,
                       const char *message);
 
 /* engine__close_all closes every socket. */
@@ -51,7 +51,7 @@ void engine__recycle_buffer(struct engine__shard *shard, uint32_t bid);
 /* engine__finish ends the connection's request with an outcome; the socket
  * stays open for the next request only when keep_socket is true. */
 void engine__finish(struct engine__shard *shard, struct engine__conn *c,
-                    enum engine_outcome outcome, bool keep_socket);
+                    enum record_outcome outcome, bool keep_socket);
 
 /* engine__fail ends the connection's request as an error and closes the socket. */
 void engine__fail(struct engine__shard *shard, struct engine__conn *c, int code, const char *type,
@@ -185,7 +185,7 @@ void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, i
  * (taken from the shard's free records): sends it, connecting first when the
  * connection has no socket. */
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
-                           const struct engine_work *work, struct engine_record *rec);
+                           const struct engine_work *work, struct record *rec);
 
 /* ---- Multi-turn sessions (engine_session.c) ---- */
 
@@ -206,7 +206,7 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
  * ended: it waits to send the session's next turn, or returns to the idle
  * connections when the session is over (or was never one). */
 void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn *c,
-                                const struct engine_record *rec);
+                                const struct record *rec);
 
 /* engine__session_last_turn reports whether the turn connection c's session
  * is on is its last: the session has no more turns, or the ordinal limit

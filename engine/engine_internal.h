@@ -71,7 +71,7 @@ struct engine__session {
     int64_t next_due_ns;          /* thinking: when turn `turn` is due */
     int64_t last_due_ns;          /* user-centric: when this user's previous turn was due */
     char error[256];              /* why the turn's body could not be built */
-    char correlation_id[40];      /* X-Correlation-ID of the session (engine_correlation_id) */
+    char correlation_id[40];      /* X-Correlation-ID of the session (record_correlation_id) */
     struct engine_turn_body body; /* the body of the turn in flight */
     /* keep_replies: the replies so far, texts back to back in reply_text. */
     struct engine_turn_reply *replies;
@@ -94,13 +94,13 @@ struct engine__conn {
     bool kernel_timestamps; /* receives carry SO_TIMESTAMPING arrival times */
     struct msghdr recv_msg; /* multishot recvmsg layout: control space only */
     bool send_pending;
-    bool response_started;        /* any response byte arrived for this request */
-    uint32_t requests_on_socket;  /* how many requests this socket has carried */
-    struct engine_record *record; /* the request in flight, or NULL */
-    int64_t deadline_ns;          /* request timeout, 0 = none */
-    int64_t cancel_ns;            /* when to cancel this request, 0 = never */
-    bool cancel_planned;          /* cancel cancel_delay after the request is sent */
-    bool in_prefill;              /* counted in the shard's prefill_active */
+    bool response_started;       /* any response byte arrived for this request */
+    uint32_t requests_on_socket; /* how many requests this socket has carried */
+    struct record *record;       /* the request in flight, or NULL */
+    int64_t deadline_ns;         /* request timeout, 0 = none */
+    int64_t cancel_ns;           /* when to cancel this request, 0 = never */
+    bool cancel_planned;         /* cancel cancel_delay after the request is sent */
+    bool in_prefill;             /* counted in the shard's prefill_active */
 
     bool retried; /* this request was resent on a fresh socket */
     struct engine__session session;
@@ -204,8 +204,8 @@ struct engine__shard {
     int64_t next_think_ns;   /* earliest next_due_ns among them (INT64_MAX: none) */
     bool think_blocked;      /* a due turn waits for a record or a prefill slot */
 
-    struct engine_record *records; /* pool */
-    struct engine_record **free_records;
+    struct record *records; /* pool */
+    struct record **free_records;
     uint32_t free_record_count;
     uint32_t record_count;
     char *record_memory;

@@ -41,7 +41,7 @@ const struct sockaddr *engine__connect_addr(const struct engine__conn *c, sockle
 
 void engine__connect_failed(struct engine__shard *shard, struct engine__conn *c, int err)
 {
-    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    char message[RECORD_ERROR_MESSAGE_BYTES];
     const struct engine_target *t = c->target;
     if (t->proxy.mode == ENGINE_PROXY_NONE) {
         snprintf(message, sizeof(message), "connect to %s: %s", t->host_header, strerror(err));
@@ -120,7 +120,7 @@ void engine__proxy_on_send(struct engine__shard *shard, struct engine__conn *c, 
         return;
     }
     if (res < 0) {
-        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        char message[RECORD_ERROR_MESSAGE_BYTES];
         snprintf(message, sizeof(message), "send CONNECT to proxy %s: %s", c->target->proxy.name,
                  strerror(-res));
         engine__fail(shard, c, 0, "ConnectionError", message);
@@ -144,7 +144,7 @@ static void refused(struct engine__shard *shard, struct engine__conn *c, int sta
                                          "(http://user:password@host:port)"
                        : status == 403 ? ": the proxy does not allow this host or port"
                                        : "";
-    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    char message[RECORD_ERROR_MESSAGE_BYTES];
     snprintf(message, sizeof(message), "proxy %.160s refused CONNECT %.160s: %d %.*s%s",
              c->target->proxy.name, c->target->proxy.authority, status, (int)reason_len, reason,
              hint);
@@ -165,7 +165,7 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
         return;
     }
     if (st != HTTP_HEADERS_DONE) {
-        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        char message[RECORD_ERROR_MESSAGE_BYTES];
         snprintf(message, sizeof(message), "proxy %s sent a malformed answer to CONNECT: %s",
                  c->target->proxy.name, http_parse_status_name(st));
         engine__fail(shard, c, 0, "ProxyError", message);
@@ -188,7 +188,7 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
 
 void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
 {
-    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    char message[RECORD_ERROR_MESSAGE_BYTES];
     snprintf(message, sizeof(message),
              "proxy %s closed the connection before answering CONNECT%s%s", c->target->proxy.name,
              err != 0 ? ": " : "", err != 0 ? strerror(err) : "");

@@ -22,14 +22,14 @@ static void append_body(struct engine__conn *c, const char *data, size_t len)
     c->body_len += len;
 }
 
-static void add_event(const struct engine_config *config, struct engine_record *rec,
-                      int64_t arrival_ns, uint32_t flags, uint32_t text_len)
+static void add_event(const struct engine_config *config, struct record *rec, int64_t arrival_ns,
+                      uint32_t flags, uint32_t text_len)
 {
     if (rec->event_count >= config->max_events_per_request) {
         rec->events_dropped++;
         return;
     }
-    rec->events[rec->event_count++] = (struct engine_event){
+    rec->events[rec->event_count++] = (struct record_event){
         .arrival_ns = arrival_ns,
         .flags = flags,
         .text_len = text_len,
@@ -38,7 +38,7 @@ static void add_event(const struct engine_config *config, struct engine_record *
 
 /* append_text adds one piece of generated text to the record, decoding JSON
  * escapes unless the piece is literal. Returns the bytes kept. */
-static size_t append_text(const struct engine_config *config, struct engine_record *rec,
+static size_t append_text(const struct engine_config *config, struct record *rec,
                           const struct response_text *piece)
 {
     bool reasoning = piece->kind == RESPONSE_TEXT_REASONING;
@@ -62,7 +62,7 @@ static size_t append_text(const struct engine_config *config, struct engine_reco
 static void fail_with_payload_error(struct engine__shard *shard, struct engine__conn *c,
                                     const struct response_chunk *chunk)
 {
-    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    char message[RECORD_ERROR_MESSAGE_BYTES];
     size_t n = chunk->error_message.len;
     if (chunk->error_message_is_json) {
         n = n < sizeof(message) - 1 ? n : sizeof(message) - 1;
@@ -86,7 +86,7 @@ static void keep_count(bool has, uint64_t value, int64_t *out)
 }
 
 /* apply_usage_details keeps the last reported value of each detail count. */
-static void apply_usage_details(struct engine_usage *u, const struct response_chunk *chunk)
+static void apply_usage_details(struct record_usage *u, const struct response_chunk *chunk)
 {
     keep_count(chunk->has_cache_read_tokens, chunk->cache_read_tokens, &u->cache_read_tokens);
     keep_count(chunk->has_cache_write_tokens, chunk->cache_write_tokens, &u->cache_write_tokens);
@@ -105,7 +105,7 @@ static void apply_usage_details(struct engine_usage *u, const struct response_ch
     }
 }
 
-static void apply_usage(struct engine_record *rec, const struct response_chunk *chunk)
+static void apply_usage(struct record *rec, const struct response_chunk *chunk)
 {
     rec->usage.present = true;
     if (chunk->has_prompt_tokens) {
@@ -130,7 +130,7 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
                         int64_t arrival_ns, bool same_read)
 {
     const struct engine_config *config = shard->config;
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     struct response_chunk chunk;
     const char *event_type = ev != NULL && ev->has_event_type ? ev->event_type : NULL;
     size_t event_type_len = event_type != NULL ? ev->event_type_len : 0;
@@ -145,39 +145,39 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
         return false;
     }
     if (st != RESPONSE_PARSE_OK && st != RESPONSE_PARSE_IGNORED) {
-        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        char message[RECORD_ERROR_MESSAGE_BYTES];
         snprintf(message, sizeof(message), "unreadable response payload (%s): %.*s",
                  response_parse_status_name(st), (int)(len < 200 ? len : 200), json);
         engine__fail(shard, c, 502, "ResponseParseError", message);
         return false;
     }
-    uint32_t flags = same_read ? ENGINE_EVENT_SAME_READ : 0;
+    uint32_t flags = same_read ? RECORD_EVENT_SAME_READ : 0;
     uint32_t text_len = 0;
     for (size_t i = 0; i < chunk.text_count; i++) {
         text_len += (uint32_t)append_text(config, rec, &chunk.texts[i]);
-        flags |= chunk.texts[i].kind == RESPONSE_TEXT_REASONING ? ENGINE_EVENT_REASONING
-                                                                : ENGINE_EVENT_CONTENT;
+        flags |= chunk.texts[i].kind == RESPONSE_TEXT_REASONING ? RECORD_EVENT_REASONING
+                                                                : RECORD_EVENT_CONTENT;
     }
     /* Embeddings, rankings and a responses done-event whose text already
      * arrived count as content without carrying text of their own. */
-    if (chunk.is_content && (flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) == 0) {
-        flags |= ENGINE_EVENT_CONTENT;
+    if (chunk.is_content && (flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) == 0) {
+        flags |= RECORD_EVENT_CONTENT;
     }
     if (chunk.has_usage) {
         apply_usage(rec, &chunk);
-        flags |= ENGINE_EVENT_USAGE;
+        flags |= RECORD_EVENT_USAGE;
     }
     rec->saw_finish_reason |= chunk.has_finish_reason;
-    if ((flags & ENGINE_EVENT_CONTENT) != 0 && !rec->saw_content) {
+    if ((flags & RECORD_EVENT_CONTENT) != 0 && !rec->saw_content) {
         rec->saw_content = true;
         if (chunk.has_usage && chunk.has_completion_tokens) {
             rec->first_content_completion_tokens = (int64_t)chunk.completion_tokens;
         }
     }
-    if ((flags & ~(uint32_t)ENGINE_EVENT_SAME_READ) != 0) {
+    if ((flags & ~(uint32_t)RECORD_EVENT_SAME_READ) != 0) {
         add_event(config, rec, arrival_ns, flags, text_len);
     }
-    if ((flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) != 0) {
+    if ((flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) != 0) {
         engine__prefill_done(shard, c);
     }
     return true;
@@ -187,7 +187,7 @@ static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
 static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
                          const struct sse_event *ev, int64_t arrival_ns, bool same_read)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     if (ev->has_event_type && ev->event_type_len == 5 &&
         strncasecmp(ev->event_type, "error", 5) == 0) {
         /* A JSON error body (Anthropic's) says more than the event name. */
@@ -195,7 +195,7 @@ static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
             !apply_chunk(shard, c, ev, ev->data, ev->data_len, arrival_ns, same_read)) {
             return false;
         }
-        char message[ENGINE_ERROR_MESSAGE_BYTES];
+        char message[RECORD_ERROR_MESSAGE_BYTES];
         const char *text = ev->comment_len > 0 ? ev->comment : ev->data;
         size_t text_len = ev->comment_len > 0 ? ev->comment_len : ev->data_len;
         snprintf(message, sizeof(message), "%.*s", (int)text_len, text);
@@ -242,7 +242,7 @@ static bool feed_sse(struct engine__shard *shard, struct engine__conn *c, const 
 static void finish_error_status(struct engine__shard *shard, struct engine__conn *c,
                                 const char *body, size_t body_len)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     size_t reason_len = 0;
     const char *reason = http_response_reason(&c->http, &reason_len);
     rec->error_code = rec->http_status;
@@ -260,7 +260,7 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
     } else {
         snprintf(rec->error_message, sizeof(rec->error_message), "%.*s", (int)body_len, body);
     }
-    engine__finish(shard, c, ENGINE_ERROR, http_response_keep_alive(&c->http));
+    engine__finish(shard, c, RECORD_ERROR, http_response_keep_alive(&c->http));
 }
 
 /* on_message_done ends the response. A body that is not an event stream is
@@ -269,7 +269,7 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
 static void on_message_done(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns,
                             uint32_t *events_in_read, const char *body, size_t body_len)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     bool keep = http_response_keep_alive(&c->http);
     rec->end_ns = arrival_ns;
     if (body != NULL && body_len > c->body_cap) {
@@ -285,7 +285,7 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         return;
     }
     if (shard->config->discard_body) {
-        engine__finish(shard, c, ENGINE_SUCCESS, keep);
+        engine__finish(shard, c, RECORD_SUCCESS, keep);
         return;
     }
     if (c->body_is_sse) {
@@ -300,7 +300,7 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
                          "the stream ended without [DONE] or a finish_reason");
             return;
         }
-        engine__finish(shard, c, ENGINE_SUCCESS, keep);
+        engine__finish(shard, c, RECORD_SUCCESS, keep);
         return;
     }
     if (c->body_truncated) {
@@ -312,12 +312,12 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
     if (!apply_chunk(shard, c, NULL, body, body_len, arrival_ns, false)) {
         return;
     }
-    engine__finish(shard, c, ENGINE_SUCCESS, keep);
+    engine__finish(shard, c, RECORD_SUCCESS, keep);
 }
 
 static void on_headers(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns)
 {
-    struct engine_record *rec = c->record;
+    struct record *rec = c->record;
     rec->headers_ns = arrival_ns;
     rec->http_status = http_response_status_code(&c->http);
     c->status_ok = rec->http_status >= 200 && rec->http_status < 300;

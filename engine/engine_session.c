@@ -28,9 +28,9 @@ static void release_body(struct engine__session *s)
 
 /* append_reply keeps the text of the turn that just ended (empty unless it
  * succeeded) for the history of the turns after it. */
-static void append_reply(struct engine__session *s, const struct engine_record *rec)
+static void append_reply(struct engine__session *s, const struct record *rec)
 {
-    size_t len = rec->outcome == ENGINE_SUCCESS ? rec->text_len : 0;
+    size_t len = rec->outcome == RECORD_SUCCESS ? rec->text_len : 0;
     if (s->reply_len + len > SESSION_REPLY_BYTES_MAX) {
         len = SESSION_REPLY_BYTES_MAX - s->reply_len;
     }
@@ -82,7 +82,7 @@ static void start_turn(struct engine__shard *shard, struct engine__conn *c, int6
     struct engine__session *s = &c->session;
     build_body(shard->config->sessions, s);
     struct engine_work work = {.ordinal = s->first_ordinal + s->turn, .due_ns = due_ns};
-    struct engine_record *rec = shard->free_records[--shard->free_record_count];
+    struct record *rec = shard->free_records[--shard->free_record_count];
     engine__start_request(shard, c, engine_now_ns(), &work, rec);
 }
 
@@ -177,7 +177,7 @@ void engine__session_begin(struct engine__shard *shard, struct engine__conn *c,
     s->turn_count = sessions->turn_count(sessions->ctx, s->session);
     s->turn = 0;
     s->reply_len = 0;
-    size_t id_len = engine_correlation_id(shard->config->request_id_nonce, s->session,
+    size_t id_len = record_correlation_id(shard->config->request_id_nonce, s->session,
                                           s->correlation_id, sizeof(s->correlation_id));
     c->headers[ENGINE__HEADER_CORRELATION_ID].value_len = id_len;
     c->headers[ENGINE__HEADER_SESSION_AFFINITY].value_len = id_len;
@@ -210,7 +210,7 @@ bool engine__session_last_turn(const struct engine__shard *shard, const struct e
 }
 
 void engine__session_turn_ended(struct engine__shard *shard, struct engine__conn *c,
-                                const struct engine_record *rec)
+                                const struct record *rec)
 {
     const struct engine_sessions *sessions = shard->config->sessions;
     struct engine__session *s = &c->session;

@@ -31,7 +31,7 @@ static uint64_t next_pow2(uint64_t v)
 
 static size_t record_bytes(const struct engine_config *config)
 {
-    return config->max_events_per_request * sizeof(struct engine_event) +
+    return config->max_events_per_request * sizeof(struct record_event) +
            config->max_text_bytes * 2;
 }
 
@@ -56,10 +56,10 @@ static int init_records(struct engine__shard *shard, uint32_t count)
         return -ENOMEM;
     }
     for (uint32_t i = 0; i < count; i++) {
-        struct engine_record *rec = &shard->records[i];
+        struct record *rec = &shard->records[i];
         char *base = shard->record_memory + (size_t)i * record_stride(config);
-        rec->events = (struct engine_event *)base;
-        rec->text = base + config->max_events_per_request * sizeof(struct engine_event);
+        rec->events = (struct record_event *)base;
+        rec->text = base + config->max_events_per_request * sizeof(struct record_event);
         rec->reasoning_text = rec->text + config->max_text_bytes;
         shard->free_records[i] = rec;
     }
@@ -326,7 +326,7 @@ static bool wait_and_reap(struct engine__shard *shard)
         ret = io_uring_submit(&shard->ring);
     }
     if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY && ret != -ETIME) {
-        engine__fail_all(shard, ENGINE_ERROR, "EngineError", strerror(-ret));
+        engine__fail_all(shard, RECORD_ERROR, "EngineError", strerror(-ret));
         return false;
     }
     shard->reaped_ns = engine_now_ns();
@@ -368,7 +368,7 @@ static void run_loop(struct engine__shard *shard)
             shard->next_deadline_check_ns = engine_now_ns() + ENGINE__TICK_NS;
         }
         if (atomic_load_explicit(&shard->cancel, memory_order_acquire)) {
-            engine__fail_all(shard, ENGINE_CANCELLED, "RequestCancellationError",
+            engine__fail_all(shard, RECORD_CANCELLED, "RequestCancellationError",
                              "Request was cancelled: the run was stopped");
         }
         engine__start_requests(shard);

@@ -23,8 +23,6 @@
 #include "metrics/metrics.h"
 #include "metrics/metrics_record.h"
 
-struct workload_sessions;
-
 /* EXPORT_SCHEMA_VERSION is the AIPerf JSON export schema these files follow. */
 #define EXPORT_SCHEMA_VERSION "1.5"
 
@@ -283,9 +281,13 @@ struct export_run {
      * (borrowed until the next export_run_record). */
     int record_rank;
     const char *record_host;
-    /* Multi-turn runs: the conversations, for each record's conversation id
-     * (borrowed; NULL otherwise). */
-    const struct workload_sessions *sessions;
+    /* Multi-turn runs: the name of the conversation a session plays, as
+     * workload_sessions_conversation_name gives it, with its context
+     * (borrowed); NULL otherwise, and for `ringperf merge`, which has no
+     * dataset and names a conversation by its session's correlation id. */
+    const char *(*conversation_name)(const void *ctx, uint64_t session, char *scratch, size_t cap,
+                                     size_t *out_len);
+    const void *conversation_ctx;
 };
 
 /* export_wall_now_ns returns CLOCK_REALTIME in ns. */
@@ -299,22 +301,19 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
 /* export_run_record appends one record to the per-request files (nothing at
  * export level summary) and to the interval logs and timeslices. Returns 0
  * or the first -errno of a writer. */
-int export_run_record(struct export_run *exp, const struct engine_record *record,
+int export_run_record(struct export_run *exp, const struct record *record,
                       const struct metrics_record *metrics);
 
 /* export_run_warmup_record appends a warmup request to outputs.json, when it
  * is written (its X-Request-ID made with request_id_nonce, the warmup's).
  * Warmup requests go nowhere else. Returns 0 or the writer's first error. */
-int export_run_warmup_record(struct export_run *exp, const struct engine_record *record,
+int export_run_warmup_record(struct export_run *exp, const struct record *record,
                              const struct metrics_record *metrics, uint64_t request_id_nonce);
 
 /* export_run_close writes the last interval of the interval logs, flushes
  * and closes the files. Returns 0 or -errno. The timeslices stay in memory
  * for export_run_finish; export_intervals_free(&exp->intervals) releases them. */
 int export_run_close(struct export_run *exp);
-
-/* export_inputs writes dir/inputs.json: every payload, as sent. */
-int export_inputs(const char *dir, const struct engine_payload *payloads, size_t count);
 
 /* export_intervals_open prepares `iv` for a run whose profiling phase starts
  * at `start_wall_ns`: .hlog intervals of `slice_ns` (EXPORT_HLOG_INTERVAL_NS when
@@ -326,8 +325,8 @@ int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, in
  * timeslice. `m` is the record's metrics; `streaming` and `goodput` (borrowed
  * for the call) configure a new timeslice. Returns 0 or the first -errno. */
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
-                         const struct engine_record *rec, const struct metrics_record *m,
-                         bool streaming, const struct metrics_goodput *goodput);
+                         const struct record *rec, const struct metrics_record *m, bool streaming,
+                         const struct metrics_goodput *goodput);
 
 /* export_intervals_close writes the open interval and closes the logs. Returns
  * 0 or the first -errno. Safe to call twice. */

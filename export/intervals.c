@@ -115,7 +115,7 @@ static void record_values(struct export_intervals *iv, const struct metrics_reco
     }
 }
 
-static int add_to_slice(struct export_intervals *iv, const struct engine_record *rec,
+static int add_to_slice(struct export_intervals *iv, const struct record *rec,
                         const struct metrics_record *m, bool streaming,
                         const struct metrics_goodput *goodput)
 {
@@ -145,8 +145,8 @@ static int add_to_slice(struct export_intervals *iv, const struct engine_record 
 }
 
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
-                         const struct engine_record *rec, const struct metrics_record *m,
-                         bool streaming, const struct metrics_goodput *goodput)
+                         const struct record *rec, const struct metrics_record *m, bool streaming,
+                         const struct metrics_goodput *goodput)
 {
     if (!iv->enabled) {
         return 0;

@@ -20,8 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "workload/workload.h"
-
 #define WRITER_BYTES (1u << 20)
 
 static int join(char *out, const char *dir, const char *name, const char *suffix)
@@ -158,7 +156,7 @@ static void put_int_or_null(struct export_jsonw *w, bool *first, const char *key
 /* put_conversation writes the record's session identity: a single-turn
  * request is a conversation of its own, named by its request id. */
 static void put_conversation(struct export_jsonw *w, bool *first, const struct export_run *exp,
-                             const struct engine_record *rec, const char *request_id, size_t id_len)
+                             const struct record *rec, const char *request_id, size_t id_len)
 {
     if (!rec->in_session) {
         export_jsonw_key(w, first, "conversation_id");
@@ -168,26 +166,20 @@ static void put_conversation(struct export_jsonw *w, bool *first, const struct e
         return;
     }
     char correlation[40];
-    size_t correlation_len = engine_correlation_id(exp->request_id_nonce, rec->session, correlation,
+    size_t correlation_len = record_correlation_id(exp->request_id_nonce, rec->session, correlation,
                                                    sizeof(correlation));
     export_jsonw_key(w, first, "x_correlation_id");
     export_jsonw_string(w, correlation, correlation_len);
     /* The dataset's name for the conversation; `ringperf merge` has no
      * dataset, and names it by the session's correlation id. */
-    const struct workload_conversation *conv =
-        exp->sessions != NULL ? workload_sessions_conversation(exp->sessions, rec->session) : NULL;
-    char fallback[sizeof(correlation)];
-    int fallback_len = conv != NULL ? snprintf(fallback, sizeof(fallback), "session_%zu",
-                                               (size_t)(conv - exp->sessions->convs))
-                                    : snprintf(fallback, sizeof(fallback), "%.*s",
-                                               (int)correlation_len, correlation);
-    fallback_len = fallback_len < (int)sizeof(fallback) ? fallback_len : (int)sizeof(fallback) - 1;
+    char scratch[sizeof(correlation)];
+    size_t name_len = correlation_len;
+    const char *name = exp->conversation_name != NULL
+                           ? exp->conversation_name(exp->conversation_ctx, rec->session, scratch,
+                                                    sizeof(scratch), &name_len)
+                           : correlation;
     export_jsonw_key(w, first, "conversation_id");
-    if (conv != NULL && conv->session_id != NULL) {
-        export_jsonw_string(w, conv->session_id, strlen(conv->session_id));
-    } else {
-        export_jsonw_string(w, fallback, (size_t)fallback_len);
-    }
+    export_jsonw_string(w, name, name_len);
     export_jsonw_key(w, first, "turn_index");
     export_jsonw_int(w, rec->turn);
 }
@@ -197,7 +189,7 @@ static void put_conversation(struct export_jsonw *w, bool *first, const struct e
  * free for it) and how late it left, and how many of its content events
  * arrived in the same network read as the event before them, and so share
  * that read's arrival time (an inter-token gap of 0 that is not one). */
-static void put_timing_truth(struct export_jsonw *w, bool *first, const struct engine_record *rec,
+static void put_timing_truth(struct export_jsonw *w, bool *first, const struct record *rec,
                              const struct metrics_record *metrics)
 {
     put_int_or_null(w, first, "request_scheduled_ns",
@@ -213,11 +205,11 @@ static void put_timing_truth(struct export_jsonw *w, bool *first, const struct e
 }
 
 static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
-                         const struct engine_record *rec, const struct metrics_record *metrics)
+                         const struct record *rec, const struct metrics_record *metrics)
 {
     char request_id[40];
     size_t id_len =
-        engine_request_id(exp->request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
+        record_request_id(exp->request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
     bool first = true;
     export_jsonw_raw(w, "{", 1);
     export_jsonw_key(w, &first, "session_num");
@@ -241,16 +233,16 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_key(w, &first, "benchmark_phase");
     export_jsonw_lit(w, "\"profiling\"");
     export_jsonw_key(w, &first, "was_cancelled");
-    export_jsonw_lit(w, rec->outcome == ENGINE_CANCELLED ? "true" : "false");
+    export_jsonw_lit(w, rec->outcome == RECORD_CANCELLED ? "true" : "false");
     put_int_or_null(w, &first, "cancellation_time_ns", metrics_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
     put_timing_truth(w, &first, rec, metrics);
     export_jsonw_raw(w, "}", 1);
 }
 
-static void put_error(struct export_jsonw *w, const struct engine_record *rec)
+static void put_error(struct export_jsonw *w, const struct record *rec)
 {
-    if (rec->outcome == ENGINE_SUCCESS) {
+    if (rec->outcome == RECORD_SUCCESS) {
         export_jsonw_raw(w, "null", 4);
         return;
     }
@@ -264,21 +256,21 @@ static void put_error(struct export_jsonw *w, const struct engine_record *rec)
     export_jsonw_raw(w, "}", 1);
 }
 
-static void put_responses(struct export_jsonw *w, const struct engine_record *rec)
+static void put_responses(struct export_jsonw *w, const struct record *rec)
 {
     export_jsonw_raw(w, "[", 1);
     for (uint32_t i = 0; i < rec->event_count; i++) {
-        const struct engine_event *ev = &rec->events[i];
+        const struct record_event *ev = &rec->events[i];
         bool first = true;
         export_jsonw_raw(w, i == 0 ? "{" : ",{", i == 0 ? 1 : 2);
         put_int_or_null(w, &first, "timestamp_ns", metrics_record_wall_ns(rec, ev->arrival_ns));
         put_int_or_null(w, &first, "perf_ns", ev->arrival_ns);
         export_jsonw_key(w, &first, "content");
-        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_CONTENT) != 0 ? "true" : "false");
+        export_jsonw_lit(w, (ev->flags & RECORD_EVENT_CONTENT) != 0 ? "true" : "false");
         export_jsonw_key(w, &first, "reasoning");
-        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_REASONING) != 0 ? "true" : "false");
+        export_jsonw_lit(w, (ev->flags & RECORD_EVENT_REASONING) != 0 ? "true" : "false");
         export_jsonw_key(w, &first, "usage");
-        export_jsonw_lit(w, (ev->flags & ENGINE_EVENT_USAGE) != 0 ? "true" : "false");
+        export_jsonw_lit(w, (ev->flags & RECORD_EVENT_USAGE) != 0 ? "true" : "false");
         export_jsonw_key(w, &first, "text_bytes");
         export_jsonw_int(w, ev->text_len);
         export_jsonw_raw(w, "}", 1);
@@ -288,7 +280,7 @@ static void put_responses(struct export_jsonw *w, const struct engine_record *re
 
 /* put_raw writes one profile_export_raw.jsonl line: the metadata, every
  * response event with its arrival time, the texts and the usage. */
-static void put_raw(struct export_run *exp, const struct engine_record *rec,
+static void put_raw(struct export_run *exp, const struct record *rec,
                     const struct metrics_record *metrics)
 {
     struct export_jsonw *w = &exp->raw_writer;
@@ -335,7 +327,7 @@ int64_t export_wall_now_ns(void)
     return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static int record_intervals(struct export_run *exp, const struct engine_record *rec,
+static int record_intervals(struct export_run *exp, const struct record *rec,
                             const struct metrics_record *metrics)
 {
     if (!exp->intervals.enabled && exp->intervals.error == 0) {
@@ -352,14 +344,14 @@ static int record_intervals(struct export_run *exp, const struct engine_record *
 
 /* put_output writes one outputs.json entry: the request's identity and
  * times, its metrics as in profile_export.jsonl, and the text it got. */
-static void put_output(struct export_run *exp, const struct engine_record *rec,
+static void put_output(struct export_run *exp, const struct record *rec,
                        const struct metrics_record *metrics, uint64_t request_id_nonce,
                        const char *phase)
 {
     struct export_jsonw *w = &exp->outputs_writer;
     char request_id[40];
     size_t id_len =
-        engine_request_id(request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
+        record_request_id(request_id_nonce, rec->ordinal, request_id, sizeof(request_id));
     bool first = true;
     export_jsonw_raw(w, exp->outputs_first ? "{" : ",{", exp->outputs_first ? 1 : 2);
     exp->outputs_first = false;
@@ -379,7 +371,7 @@ static void put_output(struct export_run *exp, const struct engine_record *rec,
     export_jsonw_raw(w, "}", 1);
 }
 
-int export_run_warmup_record(struct export_run *exp, const struct engine_record *rec,
+int export_run_warmup_record(struct export_run *exp, const struct record *rec,
                              const struct metrics_record *metrics, uint64_t request_id_nonce)
 {
     if (!export_jsonw_is_open(&exp->outputs_writer) || exp->outputs_in_data) {
@@ -399,7 +391,7 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
-int export_run_record(struct export_run *exp, const struct engine_record *rec,
+int export_run_record(struct export_run *exp, const struct record *rec,
                       const struct metrics_record *metrics)
 {
     int ret = record_intervals(exp, rec, metrics);
@@ -447,25 +439,6 @@ int export_run_close(struct export_run *exp)
     int hlog_ret = export_intervals_close(&exp->intervals, exp->paths.hlog_base);
     ret = ret != 0 ? ret : raw_ret;
     return ret != 0 ? ret : hlog_ret;
-}
-
-int export_inputs(const char *dir, const struct engine_payload *payloads, size_t count)
-{
-    json_t *data = json_array();
-    for (size_t i = 0; i < count; i++) {
-        json_error_t error;
-        json_t *body = json_loadb(payloads[i].body, payloads[i].body_len, 0, &error);
-        char session[32];
-        snprintf(session, sizeof(session), "session_%zu", i);
-        json_array_append_new(data, json_pack("{s:s, s:[o]}", "session_id", session, "payloads",
-                                              body != NULL ? body : json_null()));
-    }
-    json_t *root = json_pack("{s:o}", "data", data);
-    char path[EXPORT_PATH_BYTES];
-    snprintf(path, sizeof(path), "%s/inputs.json", dir);
-    int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    return ret == 0 ? 0 : -EIO;
 }
 
 static json_t *redacted_headers(const struct profile_config *cfg)

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine/engine.h"
+#include "record/record.h"
 #include "metrics/metrics.h"
 #include "tokenizer/tokenizer.h"
 
@@ -21,8 +21,8 @@
 /* metrics_error_kind is one row of the error summary. */
 struct metrics_error_kind {
     int code;
-    char type[ENGINE_ERROR_TYPE_BYTES];
-    char message[ENGINE_ERROR_MESSAGE_BYTES];
+    char type[RECORD_ERROR_TYPE_BYTES];
+    char message[RECORD_ERROR_MESSAGE_BYTES];
     uint64_t count;
 };
 
@@ -54,8 +54,7 @@ struct metrics_results {
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for
      * runs without sessions. */
-    int64_t (*session_input_tokens)(void *ctx, const struct engine_record *record,
-                                    int64_t output_tokens);
+    int64_t (*session_input_tokens)(void *ctx, const struct record *record, int64_t output_tokens);
     void *session_ctx;
     struct metrics_goodput goodput;
     struct metrics_run *run;
@@ -95,20 +94,20 @@ void metrics_results_free(struct metrics_results *results);
  * (events that carried output or reasoning text), token counts (from the
  * run's tokenizer when there is one and --use-server-token-count is not
  * given, else from the server's usage) and the metric values. */
-void metrics_record_compute(struct metrics_results *results, const struct engine_record *record,
+void metrics_record_compute(struct metrics_results *results, const struct record *record,
                             struct metrics_record *out);
 
 /* metrics_record_shared_reads returns how many of a successful streamed record's
  * content events arrived in the same network read as the content event before
  * them, and so carry that read's arrival time (0 for other records). */
-uint32_t metrics_record_shared_reads(const struct engine_record *record, bool streaming);
+uint32_t metrics_record_shared_reads(const struct record *record, bool streaming);
 
 /* metrics_record_wall_ns converts a record's monotonic timestamp to wall-clock ns
  * (0 when either is unknown). */
-int64_t metrics_record_wall_ns(const struct engine_record *record, int64_t monotonic_ns);
+int64_t metrics_record_wall_ns(const struct record *record, int64_t monotonic_ns);
 
 /* metrics_results_add folds one record and its computed metrics into results. */
-void metrics_results_add(struct metrics_results *results, const struct engine_record *record,
+void metrics_results_add(struct metrics_results *results, const struct record *record,
                          const struct metrics_record *metrics);
 
 #endif

@@ -39,14 +39,14 @@ void metrics_results_free(struct metrics_results *results)
     results->content_cap = 0;
 }
 
-static bool is_content(const struct engine_event *ev)
+static bool is_content(const struct record_event *ev)
 {
-    return (ev->flags & (ENGINE_EVENT_CONTENT | ENGINE_EVENT_REASONING)) != 0;
+    return (ev->flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) != 0;
 }
 
 /* content_times fills the scratch buffer with the content responses' arrival
  * times; false when it could not grow (the record then has none). */
-static bool content_times(struct metrics_results *results, const struct engine_record *rec,
+static bool content_times(struct metrics_results *results, const struct record *rec,
                           struct metrics_request *req)
 {
     if (rec->event_count > results->content_cap) {
@@ -60,11 +60,11 @@ static bool content_times(struct metrics_results *results, const struct engine_r
     uint32_t n = 0;
     req->first_output_index = UINT32_MAX;
     for (uint32_t i = 0; i < rec->event_count; i++) {
-        const struct engine_event *ev = &rec->events[i];
+        const struct record_event *ev = &rec->events[i];
         if (!is_content(ev)) {
             continue;
         }
-        if (req->first_output_index == UINT32_MAX && (ev->flags & ENGINE_EVENT_CONTENT) != 0) {
+        if (req->first_output_index == UINT32_MAX && (ev->flags & RECORD_EVENT_CONTENT) != 0) {
             req->first_output_index = n;
         }
         results->content_ns[n++] = ev->arrival_ns;
@@ -87,7 +87,7 @@ static int64_t detail(int64_t count)
 
 /* usage_details copies the cache, audio, tool-use and prediction counts,
  * which the engine keeps as -1 when the server left them out. */
-static void usage_details(const struct engine_usage *u, struct metrics_usage *out)
+static void usage_details(const struct record_usage *u, struct metrics_usage *out)
 {
     out->prompt_cache_read_tokens = detail(u->cache_read_tokens);
     out->prompt_cache_write_tokens = detail(u->cache_write_tokens);
@@ -100,7 +100,7 @@ static void usage_details(const struct engine_usage *u, struct metrics_usage *ou
     out->prompt_audio_seconds = u->prompt_audio_seconds >= 0 ? u->prompt_audio_seconds : -1.0;
 }
 
-static void server_tokens(const struct engine_usage *u, struct metrics_request *req)
+static void server_tokens(const struct record_usage *u, struct metrics_request *req)
 {
     req->tokens = (struct metrics_tokens){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT};
     req->usage = METRICS_USAGE_NONE;
@@ -138,7 +138,7 @@ static int64_t count_text(struct metrics_results *results, const char *text, siz
 
 /* client_tokens counts as AIPerf does by default: one encode of all the output
  * text, one of all the reasoning text, and the payload's input tokens. */
-static void client_tokens(struct metrics_results *results, const struct engine_record *rec,
+static void client_tokens(struct metrics_results *results, const struct record *rec,
                           struct metrics_request *req)
 {
     req->tokens.output = count_text(results, rec->text, rec->text_len);
@@ -153,12 +153,12 @@ static void client_tokens(struct metrics_results *results, const struct engine_r
     req->client_tokens = true;
 }
 
-void metrics_record_compute(struct metrics_results *results, const struct engine_record *rec,
+void metrics_record_compute(struct metrics_results *results, const struct record *rec,
                             struct metrics_record *out)
 {
     struct metrics_request *req = &out->request;
     *req = (struct metrics_request){
-        .failed = rec->outcome != ENGINE_SUCCESS,
+        .failed = rec->outcome != RECORD_SUCCESS,
         .streaming = results->streaming,
         .start_ns = rec->send_start_ns,
         .start_wall_ns = rec->wall_start_ns,
@@ -179,7 +179,7 @@ void metrics_record_compute(struct metrics_results *results, const struct engine
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }
 
-int64_t metrics_record_wall_ns(const struct engine_record *rec, int64_t monotonic_ns)
+int64_t metrics_record_wall_ns(const struct record *rec, int64_t monotonic_ns)
 {
     if (monotonic_ns == 0 || rec->send_start_ns == 0) {
         return 0;
@@ -187,7 +187,7 @@ int64_t metrics_record_wall_ns(const struct engine_record *rec, int64_t monotoni
     return rec->wall_start_ns + (monotonic_ns - rec->send_start_ns);
 }
 
-static void add_error(struct metrics_results *results, const struct engine_record *rec)
+static void add_error(struct metrics_results *results, const struct record *rec)
 {
     for (size_t i = 0; i < results->error_kind_count; i++) {
         struct metrics_error_kind *kind = &results->errors[i];
@@ -208,7 +208,7 @@ static void add_error(struct metrics_results *results, const struct engine_recor
     kind->count = 1;
 }
 
-void metrics_results_add(struct metrics_results *results, const struct engine_record *rec,
+void metrics_results_add(struct metrics_results *results, const struct record *rec,
                          const struct metrics_record *metrics)
 {
     const struct metrics_values *v = &metrics->values;
@@ -217,10 +217,10 @@ void metrics_results_add(struct metrics_results *results, const struct engine_re
         !(first > 0 && (double)first < v->value[METRICS_OSL])) {
         results->itl_first_chunk_fallbacks++;
     }
-    if (rec->outcome == ENGINE_SUCCESS) {
+    if (rec->outcome == RECORD_SUCCESS) {
         results->success_count++;
     } else {
-        results->cancelled_count += rec->outcome == ENGINE_CANCELLED;
+        results->cancelled_count += rec->outcome == RECORD_CANCELLED;
         results->error_count++;
         add_error(results, rec);
     }
@@ -232,14 +232,14 @@ void metrics_results_add(struct metrics_results *results, const struct engine_re
     results->same_read_events += metrics->shared_reads;
 }
 
-uint32_t metrics_record_shared_reads(const struct engine_record *rec, bool streaming)
+uint32_t metrics_record_shared_reads(const struct record *rec, bool streaming)
 {
     uint32_t shared = 0;
     bool seen = false;
-    for (uint32_t i = 0; rec->outcome == ENGINE_SUCCESS && streaming && i < rec->event_count; i++) {
-        const struct engine_event *ev = &rec->events[i];
+    for (uint32_t i = 0; rec->outcome == RECORD_SUCCESS && streaming && i < rec->event_count; i++) {
+        const struct record_event *ev = &rec->events[i];
         if (is_content(ev)) {
-            shared += seen && (ev->flags & ENGINE_EVENT_SAME_READ) != 0;
+            shared += seen && (ev->flags & RECORD_EVENT_SAME_READ) != 0;
             seen = true;
         }
     }

@@ -500,8 +500,36 @@ static void write_json_string(FILE *f, const char *s)
     json_decref(str);
 }
 
+/* write_payload_inputs writes dir/inputs.json for synthetic payloads: one
+ * session per payload. */
+static int write_payload_inputs(const char *dir, const struct engine_payload *payloads,
+                                size_t count)
+{
+    json_t *data = json_array();
+    for (size_t i = 0; i < count; i++) {
+        json_error_t error;
+        json_t *body = json_loadb(payloads[i].body, payloads[i].body_len, 0, &error);
+        char session[32];
+        snprintf(session, sizeof(session), "session_%zu", i);
+        json_array_append_new(data, json_pack("{s:s, s:[o]}", "session_id", session, "payloads",
+                                              body != NULL ? body : json_null()));
+    }
+    json_t *root = json_pack("{s:o}", "data", data);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return ret == 0 ? 0 : -EIO;
+}
+
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests)
 {
+    if (requests->multi_turn) {
+        return workload_sessions_write_inputs(&requests->sessions, dir);
+    }
+    if (requests->inputs == NULL) {
+        return write_payload_inputs(dir, requests->payloads, requests->payload_count);
+    }
     char path[4096];
     snprintf(path, sizeof(path), "%s/inputs.json", dir);
     FILE *f = fopen(path, "w");

@@ -85,6 +85,19 @@ workload_sessions_conversation(const struct workload_sessions *s, uint64_t sessi
     return &s->convs[session % s->conv_count];
 }
 
+const char *workload_sessions_conversation_name(const struct workload_sessions *s, uint64_t session,
+                                                char *scratch, size_t cap, size_t *out_len)
+{
+    const struct workload_conversation *conv = workload_sessions_conversation(s, session);
+    if (conv->session_id != NULL) {
+        *out_len = strlen(conv->session_id);
+        return conv->session_id;
+    }
+    int n = snprintf(scratch, cap, "session_%zu", (size_t)(conv - s->convs));
+    *out_len = n < 0 ? 0 : ((size_t)n < cap ? (size_t)n : cap - 1);
+    return scratch;
+}
+
 static const struct workload_turn *turn_of(const struct workload_sessions *s, uint64_t session,
                                            uint32_t turn)
 {
@@ -257,7 +270,7 @@ static void slot_remove(struct workload_sessions *s, size_t i)
     s->open[i].key = 0;
 }
 
-int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct engine_record *rec,
+int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct record *rec,
                                        int64_t output_tokens)
 {
     const struct workload_turn *t = turn_of(s, rec->session, rec->turn);

@@ -52,10 +52,12 @@ struct workload_requests {
     uint64_t cache_bust_nonce; /* --cache-bust markers differ from run to run */
 };
 
-/* workload_requests_write_inputs writes dir/inputs.json for an --input-file run:
- * every entry's body once, grouped by session in file order, with the file's
- * session ids (inputs_json, raw_payload directories) or session_<n>. Returns 0
- * or -EIO. */
+/* workload_requests_write_inputs writes dir/inputs.json, the payloads as
+ * sent: a multi-turn run's conversations (workload_sessions_write_inputs);
+ * an --input-file run's entries, each body once, grouped by session in file
+ * order, with the file's session ids (inputs_json, raw_payload directories)
+ * or session_<n>; or each synthetic payload as a session of its own. Returns
+ * 0 or -EIO. */
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests);
 
 /* workload_requests_type maps --endpoint-type to the endpoint module's type.

@@ -95,12 +95,19 @@ int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency);
  * (live history), and remembers this record's output_tokens (< 0: none) for
  * the session's next turn. Records of one session must come in turn order,
  * as the engine delivers them. Returns -1 when the turn was not counted. */
-int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct engine_record *rec,
+int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct record *rec,
                                        int64_t output_tokens);
 
 /* workload_sessions_conversation returns the conversation session k plays. */
 const struct workload_conversation *
 workload_sessions_conversation(const struct workload_sessions *s, uint64_t session);
+
+/* workload_sessions_conversation_name returns the dataset's name for the
+ * conversation session k plays (a view into s), or, when it has none,
+ * "session_<index>" written into scratch (cap bytes, NUL-terminated); its
+ * length is *out_len. It suits export_run.conversation_name. */
+const char *workload_sessions_conversation_name(const struct workload_sessions *s, uint64_t session,
+                                                char *scratch, size_t cap, size_t *out_len);
 
 /* workload_sessions_write_inputs writes dir/inputs.json: per conversation its
  * session id and its turns' bodies as the dataset holds them (built turns

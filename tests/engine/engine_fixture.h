@@ -25,10 +25,10 @@
 
 struct captured {
     uint64_t ordinal;
-    enum engine_outcome outcome;
+    enum record_outcome outcome;
     int error_code;
-    char error_type[ENGINE_ERROR_TYPE_BYTES];
-    char error_message[ENGINE_ERROR_MESSAGE_BYTES];
+    char error_type[RECORD_ERROR_TYPE_BYTES];
+    char error_message[RECORD_ERROR_MESSAGE_BYTES];
     uint32_t content_events;
     int64_t send_start_ns;
     int64_t content_ns[64];
@@ -50,7 +50,7 @@ struct capture {
     size_t stop_after_count;
 };
 
-static inline void capture_record(void *ctx, const struct engine_record *rec)
+static inline void capture_record(void *ctx, const struct record *rec)
 {
     struct capture *cap = ctx;
     cr_assert_lt(cap->count, MAX_RECORDS);
@@ -74,7 +74,7 @@ static inline void capture_record(void *ctx, const struct engine_record *rec)
     memcpy(c->error_message, rec->error_message, sizeof(c->error_message));
     memcpy(c->text, rec->text, rec->text_len < sizeof(c->text) ? rec->text_len : 0);
     for (uint32_t i = 0; i < rec->event_count; i++) {
-        if ((rec->events[i].flags & ENGINE_EVENT_CONTENT) != 0 && c->content_events < 64) {
+        if ((rec->events[i].flags & RECORD_EVENT_CONTENT) != 0 && c->content_events < 64) {
             c->content_ns[c->content_events++] = rec->events[i].arrival_ns;
         }
     }

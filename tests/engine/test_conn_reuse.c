@@ -23,7 +23,7 @@ static struct mock_stats run_counting(enum engine_conn_reuse reuse, uint64_t req
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, requests);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS, "%s: %s", cap->records[i].error_type,
+        cr_assert_eq(cap->records[i].outcome, RECORD_SUCCESS, "%s: %s", cap->records[i].error_type,
                      cap->records[i].error_message);
         cr_assert_eq(cap->records[i].completion_tokens, 3);
     }

@@ -23,7 +23,7 @@ Test(engine_run, streaming_chat_every_request_succeeds_with_every_token, .timeou
     assert_every_ordinal_once(cap, 300);
     for (size_t i = 0; i < cap->count; i++) {
         const struct captured *c = &cap->records[i];
-        cr_assert_eq(c->outcome, ENGINE_SUCCESS, "%s: %s", c->error_type, c->error_message);
+        cr_assert_eq(c->outcome, RECORD_SUCCESS, "%s: %s", c->error_type, c->error_message);
         cr_assert_eq(c->content_events, 12);
         cr_assert(c->saw_done);
         cr_assert(c->usage_present, "stream_options.include_usage was sent");
@@ -49,7 +49,7 @@ Test(engine_run, non_streaming_completions_get_one_body_each, .timeout = 60)
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, 100);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS, "%s", cap->records[i].error_message);
+        cr_assert_eq(cap->records[i].outcome, RECORD_SUCCESS, "%s", cap->records[i].error_message);
         cr_assert_eq(cap->records[i].content_events, 1);
         cr_assert_eq(cap->records[i].completion_tokens, 5);
     }
@@ -73,7 +73,7 @@ Test(engine_run, non_streamed_body_across_several_reads_is_read_whole, .timeout 
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, 6);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS, "%s", cap->records[i].error_message);
+        cr_assert_eq(cap->records[i].outcome, RECORD_SUCCESS, "%s", cap->records[i].error_message);
         cr_assert_eq(cap->records[i].content_events, 1);
         cr_assert_eq(cap->records[i].completion_tokens, 6000);
         cr_assert_gt(cap->records[i].text_len, ENGINE_DEFAULT_RECV_BUFFER_BYTES);
@@ -100,7 +100,7 @@ Test(engine_run, refused_connections_end_as_errors_without_hanging, .timeout = 6
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, 20);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_ERROR);
+        cr_assert_eq(cap->records[i].outcome, RECORD_ERROR);
         cr_assert_str_eq(cap->records[i].error_type, "ConnectionError");
         cr_assert(strstr(cap->records[i].error_message, "refused") != NULL, "%s",
                   cap->records[i].error_message);
@@ -142,7 +142,7 @@ static void run_fault(const char *fault, int expect_code, const char *expect_typ
     assert_every_ordinal_once(cap, 12);
     for (size_t i = 0; i < cap->count; i++) {
         const struct captured *c = &cap->records[i];
-        cr_assert_eq(c->outcome, ENGINE_ERROR, "fault %s must fail the request", fault);
+        cr_assert_eq(c->outcome, RECORD_ERROR, "fault %s must fail the request", fault);
         cr_assert_eq(c->error_code, expect_code, "fault %s: code %d (%s: %s)", fault, c->error_code,
                      c->error_type, c->error_message);
         cr_assert_str_eq(c->error_type, expect_type, "fault %s: %s", fault, c->error_message);
@@ -201,7 +201,7 @@ Test(engine_run, stop_cancels_in_flight_requests_and_accounts_for_each, .timeout
     size_t cancelled = 0;
     for (size_t i = 0; i < cap->count; i++) {
         const struct captured *c = &cap->records[i];
-        if (c->outcome == ENGINE_CANCELLED) {
+        if (c->outcome == RECORD_CANCELLED) {
             cancelled++;
             cr_assert_eq(c->error_code, 499);
             cr_assert_str_eq(c->error_type, "RequestCancellationError");
@@ -250,7 +250,7 @@ Test(engine_timing, token_arrivals_follow_the_servers_send_times, .timeout = 120
         int64_t send_ns = json_integer_value(json_object_get(obj, "send_ns"));
         for (size_t i = 0; i < cap->count; i++) {
             char expect[40];
-            engine_request_id(fx.config.request_id_nonce, cap->records[i].ordinal, expect,
+            record_request_id(fx.config.request_id_nonce, cap->records[i].ordinal, expect,
                               sizeof(expect));
             if (strcmp(expect, id) != 0 || token >= cap->records[i].content_events) {
                 continue;
@@ -296,7 +296,7 @@ Test(engine_timing, user_space_clock_when_asked, .timeout = 60)
     cr_assert_eq(cap->stats.kernel_timestamp_reads, 0);
     cr_assert_gt(cap->stats.user_timestamp_reads, 0);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS);
+        cr_assert_eq(cap->records[i].outcome, RECORD_SUCCESS);
         cr_assert_eq(cap->records[i].content_events, 4);
     }
     free(cap);
@@ -313,19 +313,19 @@ struct long_capture {
     bool times_ordered[2];
 };
 
-static void capture_long(void *ctx, const struct engine_record *rec)
+static void capture_long(void *ctx, const struct record *rec)
 {
     struct long_capture *cap = ctx;
     size_t i = rec->ordinal < 2 ? (size_t)rec->ordinal : 1;
     cap->count++;
-    cap->ok[i] = rec->outcome == ENGINE_SUCCESS;
+    cap->ok[i] = rec->outcome == RECORD_SUCCESS;
     cap->text_len[i] = rec->text_len;
     memcpy(cap->text[i], rec->text, rec->text_len < sizeof(cap->text[i]) ? rec->text_len : 0);
     size_t sum = 0;
     cap->times_ordered[i] = true;
     for (uint32_t e = 0; e < rec->event_count; e++) {
         sum += rec->events[e].text_len;
-        cap->content_events[i] += (rec->events[e].flags & ENGINE_EVENT_CONTENT) != 0;
+        cap->content_events[i] += (rec->events[e].flags & RECORD_EVENT_CONTENT) != 0;
         cap->times_ordered[i] &=
             e == 0 || rec->events[e].arrival_ns >= rec->events[e - 1].arrival_ns;
     }

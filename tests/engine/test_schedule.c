@@ -24,7 +24,7 @@ struct timed_capture {
     int64_t sent[MAX_RECORDS];
 };
 
-static void capture_timed(void *ctx, const struct engine_record *rec)
+static void capture_timed(void *ctx, const struct record *rec)
 {
     struct timed_capture *cap = ctx;
     if (rec->ordinal < MAX_RECORDS) {
@@ -87,7 +87,7 @@ Test(engine_duration, closed_loop_stops_starting_requests_at_the_duration, .time
     cr_assert_gt(cap->base.count, 4, "requests ran during the duration");
     for (size_t i = 0; i < cap->base.count; i++) {
         const struct captured *c = &cap->base.records[i];
-        cr_assert_eq(c->outcome, ENGINE_SUCCESS, "%s", c->error_message);
+        cr_assert_eq(c->outcome, RECORD_SUCCESS, "%s", c->error_message);
         cr_assert_lt(cap->scheduled[c->ordinal] - before, 300 * 1000 * 1000 + 20 * 1000 * 1000,
                      "no request starts after the duration");
     }
@@ -112,7 +112,7 @@ Test(engine_duration, requests_still_running_when_the_grace_period_ends_are_canc
     run_engine(&fx, cap, NULL);
     cr_assert_eq(cap->count, 3, "the three stalled requests, and no others");
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_CANCELLED);
+        cr_assert_eq(cap->records[i].outcome, RECORD_CANCELLED);
         cr_assert_eq(cap->records[i].error_code, 499);
         cr_assert(strstr(cap->records[i].error_message, "grace period") != NULL, "%s",
                   cap->records[i].error_message);
@@ -141,7 +141,7 @@ Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 6
     for (size_t i = 0; i < cap->count; i++) {
         const struct captured *c = &cap->records[i];
         bool chosen = engine_should_cancel(0.5, 99, c->ordinal);
-        cr_assert_eq(c->outcome, chosen ? ENGINE_CANCELLED : ENGINE_SUCCESS, "ordinal %llu: %s",
+        cr_assert_eq(c->outcome, chosen ? RECORD_CANCELLED : RECORD_SUCCESS, "ordinal %llu: %s",
                      (unsigned long long)c->ordinal, c->error_message);
         if (chosen) {
             cancelled++;
@@ -160,7 +160,7 @@ struct prefill_capture {
     int64_t first_content[MAX_RECORDS];
 };
 
-static void capture_prefill(void *ctx, const struct engine_record *rec)
+static void capture_prefill(void *ctx, const struct record *rec)
 {
     struct prefill_capture *cap = ctx;
     cap->sent[cap->base.count] = rec->send_start_ns;
@@ -188,7 +188,7 @@ Test(engine_prefill, one_request_at_a_time_waits_for_its_first_token, .timeout =
     /* With one prefill slot, each request is sent only after every earlier one
      * has its first token: the prefill intervals never overlap. */
     for (size_t i = 0; i < 12; i++) {
-        cr_assert_eq(cap->base.records[i].outcome, ENGINE_SUCCESS);
+        cr_assert_eq(cap->base.records[i].outcome, RECORD_SUCCESS);
         for (size_t j = 0; j < 12; j++) {
             if (j != i && cap->sent[j] < cap->sent[i]) {
                 cr_assert_leq(cap->first_content[j], cap->sent[i],
@@ -215,7 +215,7 @@ struct interval_capture {
     int64_t end[MAX_RECORDS];
 };
 
-static void capture_interval(void *ctx, const struct engine_record *rec)
+static void capture_interval(void *ctx, const struct record *rec)
 {
     struct interval_capture *cap = ctx;
     cap->start[cap->base.count] = rec->send_start_ns;
@@ -246,7 +246,7 @@ static size_t max_in_flight(const struct interval_capture *cap, int64_t until)
  * interval with `capture`; *t0 is when the run started. */
 static struct interval_capture *run_ramped(struct fixture *fx, int64_t concurrency_ramp_ns,
                                            uint32_t prefill_limit, int64_t prefill_ramp_ns,
-                                           void (*capture)(void *, const struct engine_record *),
+                                           void (*capture)(void *, const struct record *),
                                            int64_t *t0)
 {
     skip_without_io_uring();
@@ -303,7 +303,7 @@ Test(engine_run, a_stop_with_grace_lets_requests_in_flight_finish, .timeout = 60
     run_engine(&fx, cap, &stop);
     cr_assert_lt(cap->count, 1000, "nothing new started after the stop");
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_SUCCESS,
+        cr_assert_eq(cap->records[i].outcome, RECORD_SUCCESS,
                      "requests in flight at the stop finished normally: %s",
                      cap->records[i].error_message);
     }
@@ -314,7 +314,7 @@ Test(engine_run, a_stop_with_grace_lets_requests_in_flight_finish, .timeout = 60
 /* A long response's whole text and its events' bookkeeping, checked while the
  * record is still the engine's. */
 
-static void capture_prefill_interval(void *ctx, const struct engine_record *rec)
+static void capture_prefill_interval(void *ctx, const struct record *rec)
 {
     struct interval_capture *cap = ctx;
     cap->start[cap->base.count] = rec->send_start_ns;

@@ -72,12 +72,12 @@ struct seen {
     uint64_t ordinal[MAX_RECORDS];
     uint64_t session[MAX_RECORDS];
     uint32_t turn[MAX_RECORDS];
-    enum engine_outcome outcome[MAX_RECORDS];
+    enum record_outcome outcome[MAX_RECORDS];
     int64_t send_start_ns[MAX_RECORDS];
     int64_t end_ns[MAX_RECORDS];
 };
 
-static void on_record(void *ctx, const struct engine_record *rec)
+static void on_record(void *ctx, const struct record *rec)
 {
     struct seen *seen = ctx;
     if (seen->count >= MAX_RECORDS) {
@@ -174,7 +174,7 @@ Test(engine_sessions, turns_run_in_order_with_the_replies_before_them, .timeout 
     cr_assert_eq(atomic_load(&w.script.bad_replies), 0, "a turn's history lacked a reply");
     cr_assert_eq(atomic_load(&w.script.bodies), 4 * TURNS);
     for (size_t i = 0; i < seen->count; i++) {
-        cr_assert_eq(seen->outcome[i], ENGINE_SUCCESS);
+        cr_assert_eq(seen->outcome[i], RECORD_SUCCESS);
         cr_assert_lt(seen->session[i], 4);
         cr_assert_eq(seen->ordinal[i], seen->session[i] * TURNS + seen->turn[i]);
         if (seen->turn[i] == 0) {
@@ -228,7 +228,7 @@ Test(engine_sessions, turns_due_after_the_duration_are_never_sent, .timeout = 60
     cr_assert_eq(seen->count, 2, "only the two first turns were ever due");
     for (size_t i = 0; i < seen->count; i++) {
         cr_assert_eq(seen->turn[i], 0);
-        cr_assert_eq(seen->outcome[i], ENGINE_SUCCESS);
+        cr_assert_eq(seen->outcome[i], RECORD_SUCCESS);
     }
     free(seen);
 }
@@ -247,7 +247,7 @@ Test(engine_sessions, sticky_sessions_get_a_connection_each, .timeout = 60)
         run(&w, seen);
         cr_assert_eq(seen->count, 6 * TURNS);
         for (size_t i = 0; i < seen->count; i++) {
-            cr_assert_eq(seen->outcome[i], ENGINE_SUCCESS);
+            cr_assert_eq(seen->outcome[i], RECORD_SUCCESS);
         }
         if (sticky) {
             cr_assert_eq(w.mock_stats.connections_accepted, 6);

@@ -18,10 +18,10 @@
 
 struct captured {
     uint64_t ordinal;
-    enum engine_outcome outcome;
+    enum record_outcome outcome;
     int error_code;
-    char error_type[ENGINE_ERROR_TYPE_BYTES];
-    char error_message[ENGINE_ERROR_MESSAGE_BYTES];
+    char error_type[RECORD_ERROR_TYPE_BYTES];
+    char error_message[RECORD_ERROR_MESSAGE_BYTES];
     bool reused;
     int http_status;
     int64_t send_start_ns;
@@ -36,7 +36,7 @@ struct capture {
     struct engine_run_stats stats;
 };
 
-static void capture_record(void *ctx, const struct engine_record *rec)
+static void capture_record(void *ctx, const struct record *rec)
 {
     struct capture *cap = ctx;
     cr_assert_lt(cap->count, MAX_RECORDS);
@@ -53,7 +53,7 @@ static void capture_record(void *ctx, const struct engine_record *rec)
     memcpy(c->error_type, rec->error_type, sizeof(c->error_type));
     memcpy(c->error_message, rec->error_message, sizeof(c->error_message));
     for (uint32_t i = 0; i < rec->event_count; i++) {
-        if ((rec->events[i].flags & ENGINE_EVENT_CONTENT) != 0 && c->content_events < MAX_TOKENS) {
+        if ((rec->events[i].flags & RECORD_EVENT_CONTENT) != 0 && c->content_events < MAX_TOKENS) {
             c->content_ns[c->content_events++] = rec->events[i].arrival_ns;
         }
     }
@@ -196,7 +196,7 @@ static void assert_all_succeeded(const struct capture *cap, uint32_t tokens)
 {
     for (size_t i = 0; i < cap->count; i++) {
         const struct captured *c = &cap->records[i];
-        cr_assert_eq(c->outcome, ENGINE_SUCCESS, "%s: %s", c->error_type, c->error_message);
+        cr_assert_eq(c->outcome, RECORD_SUCCESS, "%s: %s", c->error_type, c->error_message);
         cr_assert_eq(c->http_status, 200);
         cr_assert_eq(c->content_events, tokens);
         cr_assert(c->send_start_ns > 0 && c->send_end_ns >= c->send_start_ns);
@@ -220,7 +220,7 @@ static void check_token_log(const struct world *w, const struct capture *cap, si
         int64_t send_ns = json_integer_value(json_object_get(obj, "send_ns"));
         for (size_t i = 0; i < cap->count; i++) {
             char expect[40];
-            engine_request_id(w->config.request_id_nonce, cap->records[i].ordinal, expect,
+            record_request_id(w->config.request_id_nonce, cap->records[i].ordinal, expect,
                               sizeof(expect));
             if (strcmp(expect, id) != 0 || token >= cap->records[i].content_events) {
                 continue;
@@ -312,7 +312,7 @@ Test(engine_tls, certificate_failures_are_error_records_that_say_what_failed)
         struct capture *cap = run(&w);
         for (size_t i = 0; i < cap->count; i++) {
             const struct captured *c = &cap->records[i];
-            cr_assert_eq(c->outcome, ENGINE_ERROR, "case %zu", k);
+            cr_assert_eq(c->outcome, RECORD_ERROR, "case %zu", k);
             cr_assert_eq(c->error_code, 0);
             cr_assert_str_eq(c->error_type, "ClientConnectorCertificateError", "case %zu: %s", k,
                              c->error_message);
@@ -333,7 +333,7 @@ Test(engine_tls, plain_http_server_is_a_handshake_error)
     w.config.request_count = 4;
     struct capture *cap = run(&w);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_ERROR);
+        cr_assert_eq(cap->records[i].outcome, RECORD_ERROR);
         cr_assert_str_eq(cap->records[i].error_type, "ClientConnectorSSLError", "%s",
                          cap->records[i].error_message);
     }
@@ -357,7 +357,7 @@ Test(engine_tls, handshake_that_never_completes_ends_at_the_request_timeout)
     w.config.request_timeout_ns = 300ULL * 1000 * 1000;
     struct capture *cap = run(&w);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_ERROR);
+        cr_assert_eq(cap->records[i].outcome, RECORD_ERROR);
         cr_assert_str_eq(cap->records[i].error_type, "TimeoutError");
     }
     close(fd);
@@ -394,7 +394,7 @@ Test(engine_tls, cancelled_requests_end_as_cancelled)
     w.config.cancel_delay_ns = 10 * 1000 * 1000; /* well before the 40 ms TTFT */
     struct capture *cap = run(&w);
     for (size_t i = 0; i < cap->count; i++) {
-        cr_assert_eq(cap->records[i].outcome, ENGINE_CANCELLED, "%s",
+        cr_assert_eq(cap->records[i].outcome, RECORD_CANCELLED, "%s",
                      cap->records[i].error_message);
         cr_assert_eq(cap->records[i].error_code, 499);
         cr_assert_gt(cap->records[i].send_end_ns, 0, "the clock starts once the request left");

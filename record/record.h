@@ -1,0 +1,136 @@
+/*
+ * record.h - what one request was: its identity (ordinal, shard, connection,
+ * session and turn), its timestamps, the response as it was read (events,
+ * text, usage, the stream's end markers) and how it ended. The engine fills
+ * records, response/ reads the response into them, and metrics/, export/ and
+ * cluster/ consume them, so this module depends on nothing.
+ */
+#ifndef RINGPERF_RECORD_H
+#define RINGPERF_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The bytes kept of a failed request's error type and message. */
+#define RECORD_ERROR_TYPE_BYTES 48
+#define RECORD_ERROR_MESSAGE_BYTES 512
+
+/* record_outcome: how a request ended. */
+enum record_outcome {
+    RECORD_SUCCESS = 0,
+    RECORD_ERROR,
+    RECORD_CANCELLED,
+};
+
+/* record_event_flags describe one stream event (or a whole non-streamed body). */
+enum record_event_flags {
+    RECORD_EVENT_CONTENT = 1u << 0,   /* carried output text: counts for TTFT/ITL */
+    RECORD_EVENT_REASONING = 1u << 1, /* carried reasoning text */
+    RECORD_EVENT_USAGE = 1u << 2,     /* carried a usage object */
+    RECORD_EVENT_SAME_READ = 1u << 3, /* arrived in the same network read as the previous event */
+};
+
+/* record_event is one received event with the arrival time of the bytes that
+ * completed it. */
+struct record_event {
+    int64_t arrival_ns; /* CLOCK_MONOTONIC */
+    uint32_t flags;     /* enum record_event_flags */
+    uint32_t text_len;  /* output + reasoning bytes this event carried */
+};
+
+/* record_usage is the server-reported token usage, when the server sent one. */
+struct record_usage {
+    bool present;
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
+    int64_t reasoning_tokens; /* -1 when not reported */
+    int64_t total_tokens;     /* 0 when not reported */
+    /* The detail counts (see struct response_chunk), -1 when not reported:
+     * prompt cache read/write/miss, prompt and completion audio, tool-use
+     * prompt, accepted and rejected prediction tokens. */
+    int64_t cache_read_tokens;
+    int64_t cache_write_tokens;
+    int64_t cache_miss_tokens;
+    int64_t prompt_audio_tokens;
+    int64_t completion_audio_tokens;
+    int64_t tool_use_prompt_tokens;
+    int64_t accepted_prediction_tokens;
+    int64_t rejected_prediction_tokens;
+    double prompt_audio_seconds; /* -1 when not reported */
+};
+
+/* RECORD_USAGE_NONE is a struct record_usage with nothing reported. */
+#define RECORD_USAGE_NONE                                                                          \
+    ((struct record_usage){.reasoning_tokens = -1,                                                 \
+                           .cache_read_tokens = -1,                                                \
+                           .cache_write_tokens = -1,                                               \
+                           .cache_miss_tokens = -1,                                                \
+                           .prompt_audio_tokens = -1,                                              \
+                           .completion_audio_tokens = -1,                                          \
+                           .tool_use_prompt_tokens = -1,                                           \
+                           .accepted_prediction_tokens = -1,                                       \
+                           .rejected_prediction_tokens = -1,                                       \
+                           .prompt_audio_seconds = -1})
+
+/* record is everything measured about one request. Timestamps are
+ * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */
+struct record {
+    uint64_t ordinal;
+    uint32_t shard_id;
+    uint32_t connection_id; /* per shard: which pooled connection carried it */
+    uint32_t target_index;  /* which of engine_config.targets it was sent to */
+    size_t payload_index;
+    enum record_outcome outcome;
+    bool in_session;  /* part of a multi-turn session (engine_config.sessions) */
+    uint64_t session; /* in_session: the session number, and this request's turn */
+    uint32_t turn;
+
+    int64_t wall_start_ns;  /* CLOCK_REALTIME at send start */
+    int64_t scheduled_ns;   /* when the request was due to leave (open loop), or
+                               when a connection became free for it (closed loop) */
+    int64_t send_start_ns;  /* just before the bytes were submitted */
+    int64_t send_end_ns;    /* the kernel accepted the last request byte */
+    int64_t headers_ns;     /* response head complete */
+    int64_t end_ns;         /* response complete, or failure noticed */
+    int64_t cancel_ns;      /* when a cancellation was applied, else 0 */
+    int http_status;        /* 0 when no response head arrived */
+    bool reused_connection; /* sent on a kept-alive connection */
+    bool saw_done;          /* stream ended with [DONE] */
+    bool saw_finish_reason; /* a finish_reason arrived */
+    bool saw_content;       /* a content event arrived */
+    /* The usage completion_tokens that came with the first content event
+     * (servers that report usage on every chunk); 0 when it carried none. */
+    int64_t first_content_completion_tokens;
+
+    /* Filled when outcome != RECORD_SUCCESS. */
+    int error_code; /* HTTP status, 499 for cancelled, 0 for transport errors */
+    char error_type[RECORD_ERROR_TYPE_BYTES];
+    char error_message[RECORD_ERROR_MESSAGE_BYTES];
+
+    struct record_event *events; /* owned by the engine; event_count valid entries */
+    uint32_t event_count;
+    uint32_t events_dropped; /* events past max_events_per_request: counted, not kept */
+
+    char *text; /* output text (content and tool calls), UTF-8, not NUL-terminated */
+    size_t text_len;
+    char *reasoning_text;
+    size_t reasoning_len;
+    bool text_truncated; /* some text exceeded max_text_bytes */
+
+    struct record_usage usage;
+};
+
+/* record_outcome_name returns "success", "error" or "cancelled". */
+const char *record_outcome_name(enum record_outcome outcome);
+
+/* record_request_id writes the X-Request-ID the engine sent for an ordinal
+ * (UUID-shaped, unique per nonce and ordinal) into out and returns its length;
+ * cap must be at least 37. */
+size_t record_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap);
+
+/* record_correlation_id writes the X-Correlation-ID (and X-Session-Affinity)
+ * the engine sends with every turn of a session, as record_request_id does. */
+size_t record_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap);
+
+#endif
