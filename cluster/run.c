@@ -422,7 +422,7 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
     export_jsonw_raw(w, "]", 1);
     put_key_int(w, first, "first_output_index", req->first_output_index);
     const struct metrics_tokens *t = &req->tokens;
-    const struct metrics_usage *u = &req->usage;
+    const struct record_usage *u = &req->usage;
     int64_t v[] = {t->input,
                    t->output,
                    t->reasoning,

@@ -1,6 +1,8 @@
 /*
- * engine_response.c - reading a response: HTTP framing, then SSE events (or a
- * whole body), then the endpoint's JSON, into the request's record.
+ * engine_response.c - reading a response off the wire: HTTP framing, then SSE
+ * events (or a whole body), each handed to response/, which folds it into
+ * the request's record with AIPerf's stream rules; this file acts on what it
+ * says (prefill done, request failed or finished).
  *
  * Every view here points into a receive buffer that is recycled when the read
  * has been handled, so whatever the record keeps (text, usage) is copied out.
@@ -9,7 +11,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 static void append_body(struct engine__conn *c, const char *data, size_t len)
 {
@@ -22,194 +23,38 @@ static void append_body(struct engine__conn *c, const char *data, size_t len)
     c->body_len += len;
 }
 
-static void add_event(const struct engine_config *config, struct record *rec, int64_t arrival_ns,
-                      uint32_t flags, uint32_t text_len)
+/* take_step acts on what the response reader made of an event or a body:
+ * generated text ends the request's prefill, a failure ends the request.
+ * Returns false when the request ended. */
+static bool take_step(struct engine__shard *shard, struct engine__conn *c, enum response_step step,
+                      const struct response_failure *fail)
 {
-    if (rec->event_count >= config->max_events_per_request) {
-        rec->events_dropped++;
-        return;
-    }
-    rec->events[rec->event_count++] = (struct record_event){
-        .arrival_ns = arrival_ns,
-        .flags = flags,
-        .text_len = text_len,
-    };
-}
-
-/* append_text adds one piece of generated text to the record, decoding JSON
- * escapes unless the piece is literal. Returns the bytes kept. */
-static size_t append_text(const struct engine_config *config, struct record *rec,
-                          const struct response_text *piece)
-{
-    bool reasoning = piece->kind == RESPONSE_TEXT_REASONING;
-    char *base = reasoning ? rec->reasoning_text : rec->text;
-    size_t *len = reasoning ? &rec->reasoning_len : &rec->text_len;
-    size_t room = config->max_text_bytes - *len;
-    size_t n;
-    bool truncated = false;
-    if (piece->literal) {
-        n = piece->text.len < room ? piece->text.len : room;
-        truncated = n < piece->text.len;
-        memcpy(base + *len, piece->text.ptr, n);
-    } else {
-        n = response_json_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
-    }
-    *len += n;
-    rec->text_truncated |= truncated;
-    return n;
-}
-
-static void fail_with_payload_error(struct engine__shard *shard, struct engine__conn *c,
-                                    const struct response_chunk *chunk)
-{
-    char message[RECORD_ERROR_MESSAGE_BYTES];
-    size_t n = chunk->error_message.len;
-    if (chunk->error_message_is_json) {
-        n = n < sizeof(message) - 1 ? n : sizeof(message) - 1;
-        memcpy(message, chunk->error_message.ptr, n);
-    } else {
-        bool truncated = false;
-        n = response_json_unescape(chunk->error_message.ptr, chunk->error_message.len, message,
-                                   sizeof(message) - 1, &truncated);
-    }
-    message[n] = '\0';
-    engine__fail(shard, c, chunk->error_code, "SSEResponseError", message);
-}
-
-/* keep_count stores a reported count; the endpoint reads any uint64, the
- * record keeps int64 with -1 for "not reported". */
-static void keep_count(bool has, uint64_t value, int64_t *out)
-{
-    if (has) {
-        *out = value <= (uint64_t)INT64_MAX ? (int64_t)value : INT64_MAX;
-    }
-}
-
-/* apply_usage_details keeps the last reported value of each detail count. */
-static void apply_usage_details(struct record_usage *u, const struct response_chunk *chunk)
-{
-    keep_count(chunk->has_cache_read_tokens, chunk->cache_read_tokens, &u->cache_read_tokens);
-    keep_count(chunk->has_cache_write_tokens, chunk->cache_write_tokens, &u->cache_write_tokens);
-    keep_count(chunk->has_cache_miss_tokens, chunk->cache_miss_tokens, &u->cache_miss_tokens);
-    keep_count(chunk->has_prompt_audio_tokens, chunk->prompt_audio_tokens, &u->prompt_audio_tokens);
-    keep_count(chunk->has_completion_audio_tokens, chunk->completion_audio_tokens,
-               &u->completion_audio_tokens);
-    keep_count(chunk->has_tool_use_prompt_tokens, chunk->tool_use_prompt_tokens,
-               &u->tool_use_prompt_tokens);
-    keep_count(chunk->has_accepted_prediction_tokens, chunk->accepted_prediction_tokens,
-               &u->accepted_prediction_tokens);
-    keep_count(chunk->has_rejected_prediction_tokens, chunk->rejected_prediction_tokens,
-               &u->rejected_prediction_tokens);
-    if (chunk->has_prompt_audio_seconds) {
-        u->prompt_audio_seconds = chunk->prompt_audio_seconds;
-    }
-}
-
-static void apply_usage(struct record *rec, const struct response_chunk *chunk)
-{
-    rec->usage.present = true;
-    if (chunk->has_prompt_tokens) {
-        rec->usage.prompt_tokens = (int64_t)chunk->prompt_tokens;
-    }
-    if (chunk->has_completion_tokens) {
-        rec->usage.completion_tokens = (int64_t)chunk->completion_tokens;
-    }
-    if (chunk->has_reasoning_tokens) {
-        rec->usage.reasoning_tokens = (int64_t)chunk->reasoning_tokens;
-    }
-    if (chunk->has_total_tokens) {
-        rec->usage.total_tokens = (int64_t)chunk->total_tokens;
-    }
-    apply_usage_details(&rec->usage, chunk);
-}
-
-/* apply_chunk parses one event's data (or a whole body) and folds it into
- * the record. Returns false when it failed the request. */
-static bool apply_chunk(struct engine__shard *shard, struct engine__conn *c,
-                        const struct sse_event *ev, const char *json, size_t len,
-                        int64_t arrival_ns, bool same_read)
-{
-    const struct engine_config *config = shard->config;
-    struct record *rec = c->record;
-    struct response_chunk chunk;
-    const char *event_type = ev != NULL && ev->has_event_type ? ev->event_type : NULL;
-    size_t event_type_len = event_type != NULL ? ev->event_type_len : 0;
-    enum response_parse_status st = response_parse_event(
-        config->reader, &c->parse_state, event_type, event_type_len, json, len, &chunk);
-    if (st == RESPONSE_PARSE_DONE) {
-        rec->saw_done = true;
-        return true;
-    }
-    if (st == RESPONSE_PARSE_ERROR) {
-        fail_with_payload_error(shard, c, &chunk);
+    if (step == RESPONSE_STEP_FAILED) {
+        engine__fail(shard, c, fail->code, fail->type, fail->message);
         return false;
     }
-    if (st != RESPONSE_PARSE_OK && st != RESPONSE_PARSE_IGNORED) {
-        char message[RECORD_ERROR_MESSAGE_BYTES];
-        snprintf(message, sizeof(message), "unreadable response payload (%s): %.*s",
-                 response_parse_status_name(st), (int)(len < 200 ? len : 200), json);
-        engine__fail(shard, c, 502, "ResponseParseError", message);
-        return false;
-    }
-    uint32_t flags = same_read ? RECORD_EVENT_SAME_READ : 0;
-    uint32_t text_len = 0;
-    for (size_t i = 0; i < chunk.text_count; i++) {
-        text_len += (uint32_t)append_text(config, rec, &chunk.texts[i]);
-        flags |= chunk.texts[i].kind == RESPONSE_TEXT_REASONING ? RECORD_EVENT_REASONING
-                                                                : RECORD_EVENT_CONTENT;
-    }
-    /* Embeddings, rankings and a responses done-event whose text already
-     * arrived count as content without carrying text of their own. */
-    if (chunk.is_content && (flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) == 0) {
-        flags |= RECORD_EVENT_CONTENT;
-    }
-    if (chunk.has_usage) {
-        apply_usage(rec, &chunk);
-        flags |= RECORD_EVENT_USAGE;
-    }
-    rec->saw_finish_reason |= chunk.has_finish_reason;
-    if ((flags & RECORD_EVENT_CONTENT) != 0 && !rec->saw_content) {
-        rec->saw_content = true;
-        if (chunk.has_usage && chunk.has_completion_tokens) {
-            rec->first_content_completion_tokens = (int64_t)chunk.completion_tokens;
-        }
-    }
-    if ((flags & ~(uint32_t)RECORD_EVENT_SAME_READ) != 0) {
-        add_event(config, rec, arrival_ns, flags, text_len);
-    }
-    if ((flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) != 0) {
+    if (step == RESPONSE_STEP_GENERATED) {
         engine__prefill_done(shard, c);
     }
     return true;
+}
+
+static struct response_limits limits_of(const struct engine_config *config)
+{
+    return (struct response_limits){.max_events = config->max_events_per_request,
+                                    .max_text_bytes = config->max_text_bytes};
 }
 
 /* on_sse_event returns false when the event ended the request. */
 static bool on_sse_event(struct engine__shard *shard, struct engine__conn *c,
                          const struct sse_event *ev, int64_t arrival_ns, bool same_read)
 {
-    struct record *rec = c->record;
-    if (ev->has_event_type && ev->event_type_len == 5 &&
-        strncasecmp(ev->event_type, "error", 5) == 0) {
-        /* A JSON error body (Anthropic's) says more than the event name. */
-        if (ev->has_data &&
-            !apply_chunk(shard, c, ev, ev->data, ev->data_len, arrival_ns, same_read)) {
-            return false;
-        }
-        char message[RECORD_ERROR_MESSAGE_BYTES];
-        const char *text = ev->comment_len > 0 ? ev->comment : ev->data;
-        size_t text_len = ev->comment_len > 0 ? ev->comment_len : ev->data_len;
-        snprintf(message, sizeof(message), "%.*s", (int)text_len, text);
-        engine__fail(shard, c, 502, "SSEResponseError", message);
-        return false;
-    }
-    if (!ev->has_data) {
-        return true; /* a keep-alive comment or a bare event name */
-    }
-    if (rec->saw_done) {
-        engine__fail(shard, c, 502, "SSEResponseError", "data arrived after [DONE]");
-        return false;
-    }
-    return apply_chunk(shard, c, ev, ev->data, ev->data_len, arrival_ns, same_read);
+    const struct engine_config *config = shard->config;
+    struct response_limits limits = limits_of(config);
+    struct response_failure fail;
+    enum response_step step = response_read_event(config->reader, &c->parse_state, &limits, ev,
+                                                  arrival_ns, same_read, c->record, &fail);
+    return take_step(shard, c, step, &fail);
 }
 
 /* feed_sse returns false when the request ended. */
@@ -247,19 +92,8 @@ static void finish_error_status(struct engine__shard *shard, struct engine__conn
     const char *reason = http_response_reason(&c->http, &reason_len);
     rec->error_code = rec->http_status;
     snprintf(rec->error_type, sizeof(rec->error_type), "%.*s", (int)reason_len, reason);
-    struct response_chunk chunk;
-    /* Prefer the OpenAI-style error message; fall back to the body text. */
-    if (response_parse_event(shard->config->reader, NULL, NULL, 0, body, body_len, &chunk) ==
-            RESPONSE_PARSE_ERROR &&
-        chunk.error_message.len > 0) {
-        bool truncated = false;
-        size_t n =
-            response_json_unescape(chunk.error_message.ptr, chunk.error_message.len,
-                                   rec->error_message, sizeof(rec->error_message) - 1, &truncated);
-        rec->error_message[n] = '\0';
-    } else {
-        snprintf(rec->error_message, sizeof(rec->error_message), "%.*s", (int)body_len, body);
-    }
+    response_error_message(shard->config->reader, body, body_len, rec->error_message,
+                           sizeof(rec->error_message));
     engine__finish(shard, c, RECORD_ERROR, http_response_keep_alive(&c->http));
 }
 
@@ -294,10 +128,9 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
             !on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
             return;
         }
-        if (endpoint_type_stream_end_required(shard->config->reader->type) && !rec->saw_done &&
-            !rec->saw_finish_reason) {
-            engine__fail(shard, c, 502, "SSEResponseError",
-                         "the stream ended without [DONE] or a finish_reason");
+        struct response_failure fail;
+        if (!response_stream_ended_well(shard->config->reader, rec, &fail)) {
+            engine__fail(shard, c, fail.code, fail.type, fail.message);
             return;
         }
         engine__finish(shard, c, RECORD_SUCCESS, keep);
@@ -309,7 +142,11 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         engine__fail(shard, c, 502, "ResponseTooLarge", message);
         return;
     }
-    if (!apply_chunk(shard, c, NULL, body, body_len, arrival_ns, false)) {
+    struct response_limits limits = limits_of(shard->config);
+    struct response_failure fail;
+    enum response_step step = response_read_body(shard->config->reader, &c->parse_state, &limits,
+                                                 body, body_len, arrival_ns, rec, &fail);
+    if (!take_step(shard, c, step, &fail)) {
         return;
     }
     engine__finish(shard, c, RECORD_SUCCESS, keep);

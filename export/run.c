@@ -280,6 +280,11 @@ static void put_responses(struct export_jsonw *w, const struct record *rec)
 
 /* put_raw writes one profile_export_raw.jsonl line: the metadata, every
  * response event with its arrival time, the texts and the usage. */
+static int64_t count_or_zero(int64_t count)
+{
+    return count != RECORD_ABSENT ? count : 0;
+}
+
 static void put_raw(struct export_run *exp, const struct record *rec,
                     const struct metrics_record *metrics)
 {
@@ -305,12 +310,12 @@ static void put_raw(struct export_run *exp, const struct record *rec,
     if (rec->usage.present) {
         first = true;
         export_jsonw_raw(w, "{", 1);
+        /* The raw export has always written 0 for a count not reported. */
         export_jsonw_key(w, &first, "prompt_tokens");
-        export_jsonw_int(w, rec->usage.prompt_tokens);
+        export_jsonw_int(w, count_or_zero(rec->usage.prompt_tokens));
         export_jsonw_key(w, &first, "completion_tokens");
-        export_jsonw_int(w, rec->usage.completion_tokens);
-        put_int_or_null(w, &first, "reasoning_tokens",
-                        rec->usage.reasoning_tokens >= 0 ? rec->usage.reasoning_tokens : 0);
+        export_jsonw_int(w, count_or_zero(rec->usage.completion_tokens));
+        put_int_or_null(w, &first, "reasoning_tokens", count_or_zero(rec->usage.reasoning_tokens));
         export_jsonw_raw(w, "}", 1);
     } else {
         export_jsonw_raw(w, "null", 4);

@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/record.h"
+
 /* METRICS_HIST_SIGFIGS_MIN and METRICS_HIST_SIGFIGS_MAX bound the number of
  * significant decimal digits a histogram keeps. At 5 digits and a range of
  * [1, INT64_MAX] the counts array is about 50 MB, the largest possible. */
@@ -380,8 +382,10 @@ const struct metrics_info *metrics_info_of(enum metrics_id id);
  * display_per_base is 1. */
 const struct metrics_info *metrics_scalar_info_of(enum metrics_scalar_id id);
 
-/* METRICS_ABSENT marks a token count that is not known. */
-#define METRICS_ABSENT (-1)
+/* METRICS_ABSENT marks a token count that is not known: the records' own
+ * RECORD_ABSENT, so that a usage count goes from the response reader to the
+ * exports without a conversion. */
+#define METRICS_ABSENT RECORD_ABSENT
 
 /* metrics_tokens are a request's token counts, METRICS_ABSENT when unknown.
  * `output` excludes reasoning (AIPerf's output_token_count); OSL is output +
@@ -394,32 +398,11 @@ struct metrics_tokens {
     int64_t reasoning;
 };
 
-/* metrics_usage is the server-reported usage, each field METRICS_ABSENT when
- * the server did not report it (start from METRICS_USAGE_NONE). The cache,
- * audio, tool-use and prediction counts are the vendors' usage details (see
- * struct response_chunk); prompt_audio_seconds is in seconds. */
-struct metrics_usage {
-    int64_t prompt_tokens;
-    int64_t completion_tokens;
-    int64_t total_tokens;
-    int64_t reasoning_tokens;
-    int64_t prompt_cache_read_tokens;
-    int64_t prompt_cache_write_tokens;
-    int64_t prompt_cache_miss_tokens;
-    int64_t prompt_audio_tokens;
-    int64_t completion_audio_tokens;
-    int64_t tool_use_prompt_tokens;
-    int64_t accepted_prediction_tokens;
-    int64_t rejected_prediction_tokens;
-    double prompt_audio_seconds;
-};
-
-/* METRICS_USAGE_NONE is a struct metrics_usage with nothing reported. */
-#define METRICS_USAGE_NONE                                                                         \
-    ((struct metrics_usage){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
-                            METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
-                            METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT,        \
-                            METRICS_ABSENT})
+/* The server-reported usage of a request is a struct record_usage
+ * (record/record.h): each count RECORD_ABSENT when the server did not report
+ * it (start from RECORD_USAGE_NONE); the cache, audio, tool-use and
+ * prediction counts are the vendors' usage details; prompt_audio_seconds is
+ * in seconds. */
 
 /* METRICS_USAGE_DIFF_PCT_THRESHOLD is AIPerf's default
  * AIPERF_METRICS_USAGE_PCT_DIFF_THRESHOLD: a request whose usage differs
@@ -449,7 +432,7 @@ struct metrics_request {
     uint32_t content_count;
     uint32_t first_output_index;
     struct metrics_tokens tokens;
-    struct metrics_usage usage;
+    struct record_usage usage;
     bool client_tokens;
     /* With --per-chunk-usage: the completion_tokens the server reported with
      * the first content chunk, which ITL's divisor leaves out instead of 1

@@ -232,7 +232,7 @@ static void compute_tokens(const struct metrics_request *req, struct metrics_val
     set_count(out, METRICS_ISL, t->input);
 }
 
-static void compute_usage(const struct metrics_usage *u, struct metrics_values *out)
+static void compute_usage(const struct record_usage *u, struct metrics_values *out)
 {
     set_count(out, METRICS_USAGE_PROMPT_TOKENS, u->prompt_tokens);
     set_count(out, METRICS_USAGE_COMPLETION_TOKENS, u->completion_tokens);

@@ -77,51 +77,24 @@ static bool content_times(struct metrics_results *results, const struct record *
     return true;
 }
 
-/* server_tokens maps usage onto token counts: completion_tokens includes the
- * reasoning tokens, which AIPerf's output_token_count does not. The engine
- * keeps 0 for a count the server left out, so 0 reads as absent. */
-static int64_t detail(int64_t count)
-{
-    return count >= 0 ? count : METRICS_ABSENT;
-}
-
-/* usage_details copies the cache, audio, tool-use and prediction counts,
- * which the engine keeps as -1 when the server left them out. */
-static void usage_details(const struct record_usage *u, struct metrics_usage *out)
-{
-    out->prompt_cache_read_tokens = detail(u->cache_read_tokens);
-    out->prompt_cache_write_tokens = detail(u->cache_write_tokens);
-    out->prompt_cache_miss_tokens = detail(u->cache_miss_tokens);
-    out->prompt_audio_tokens = detail(u->prompt_audio_tokens);
-    out->completion_audio_tokens = detail(u->completion_audio_tokens);
-    out->tool_use_prompt_tokens = detail(u->tool_use_prompt_tokens);
-    out->accepted_prediction_tokens = detail(u->accepted_prediction_tokens);
-    out->rejected_prediction_tokens = detail(u->rejected_prediction_tokens);
-    out->prompt_audio_seconds = u->prompt_audio_seconds >= 0 ? u->prompt_audio_seconds : -1.0;
-}
-
+/* server_tokens takes the server's usage as it is (a count it left out is
+ * RECORD_ABSENT all the way) and maps it onto token counts: completion_tokens
+ * includes the reasoning tokens, which AIPerf's output_token_count does
+ * not. */
 static void server_tokens(const struct record_usage *u, struct metrics_request *req)
 {
     req->tokens = (struct metrics_tokens){METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT};
-    req->usage = METRICS_USAGE_NONE;
+    req->usage = RECORD_USAGE_NONE;
     if (!u->present) {
         return;
     }
-    usage_details(u, &req->usage);
-    int64_t reasoning = u->reasoning_tokens >= 0 ? u->reasoning_tokens : METRICS_ABSENT;
-    if (u->prompt_tokens > 0) {
-        req->tokens.input = u->prompt_tokens;
-        req->usage.prompt_tokens = u->prompt_tokens;
-    }
-    if (u->completion_tokens > 0) {
-        req->usage.completion_tokens = u->completion_tokens;
-        int64_t output = u->completion_tokens - (reasoning > 0 ? reasoning : 0);
+    req->usage = *u;
+    req->tokens.input = u->prompt_tokens;
+    req->tokens.reasoning = u->reasoning_tokens;
+    if (u->completion_tokens != RECORD_ABSENT) {
+        int64_t reasoning = u->reasoning_tokens > 0 ? u->reasoning_tokens : 0;
+        int64_t output = u->completion_tokens - reasoning;
         req->tokens.output = output > 0 ? output : METRICS_ABSENT;
-    }
-    req->tokens.reasoning = reasoning;
-    req->usage.reasoning_tokens = reasoning;
-    if (u->total_tokens > 0) {
-        req->usage.total_tokens = u->total_tokens;
     }
 }
 

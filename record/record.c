@@ -54,3 +54,20 @@ size_t record_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t
     /* A different nonce: correlation ids never equal request ids. */
     return record_request_id(nonce ^ 0x636f7272656c6174ULL, session, out, cap);
 }
+
+void record_usage_keep(struct record_usage *kept, const struct record_usage *latest)
+{
+    if (!latest->present) {
+        return;
+    }
+    kept->present = true;
+#define RECORD__KEEP(name)                                                                         \
+    if (latest->name != RECORD_ABSENT) {                                                           \
+        kept->name = latest->name;                                                                 \
+    }
+    RECORD_USAGE_COUNTS(RECORD__KEEP)
+#undef RECORD__KEEP
+    if (latest->prompt_audio_seconds >= 0) {
+        kept->prompt_audio_seconds = latest->prompt_audio_seconds;
+    }
+}

@@ -39,39 +39,59 @@ struct record_event {
     uint32_t text_len;  /* output + reasoning bytes this event carried */
 };
 
-/* record_usage is the server-reported token usage, when the server sent one. */
+/* RECORD_ABSENT is a count the server did not report. It is the one way of
+ * saying so from the response reader through the metrics (METRICS_ABSENT is
+ * the same value) to the exports; a reported 0 is a count like any other. */
+#define RECORD_ABSENT (-1)
+
+/* RECORD_USAGE_COUNTS(X) applies X to the name of every integer count of
+ * struct record_usage, for code that treats all of them alike (keeping the
+ * latest reported value, marking all absent). */
+#define RECORD_USAGE_COUNTS(X)                                                                     \
+    X(prompt_tokens)                                                                               \
+    X(completion_tokens)                                                                           \
+    X(total_tokens)                                                                                \
+    X(reasoning_tokens)                                                                            \
+    X(prompt_cache_read_tokens)                                                                    \
+    X(prompt_cache_write_tokens)                                                                   \
+    X(prompt_cache_miss_tokens)                                                                    \
+    X(prompt_audio_tokens)                                                                         \
+    X(completion_audio_tokens)                                                                     \
+    X(tool_use_prompt_tokens)                                                                      \
+    X(accepted_prediction_tokens)                                                                  \
+    X(rejected_prediction_tokens)
+
+/* record_usage is the token usage a server reported (response/ reads it,
+ * under each vendor's names), and what metrics/ computes the usage metrics
+ * from. Every count is RECORD_ABSENT until the server reports it. */
 struct record_usage {
-    bool present;
+    bool present; /* a non-empty usage object arrived */
     int64_t prompt_tokens;
     int64_t completion_tokens;
-    int64_t reasoning_tokens; /* -1 when not reported */
-    int64_t total_tokens;     /* 0 when not reported */
-    /* The detail counts (see struct response_chunk), -1 when not reported:
-     * prompt cache read/write/miss, prompt and completion audio, tool-use
-     * prompt, accepted and rejected prediction tokens. */
-    int64_t cache_read_tokens;
-    int64_t cache_write_tokens;
-    int64_t cache_miss_tokens;
+    int64_t total_tokens;
+    int64_t reasoning_tokens;
+    int64_t prompt_cache_read_tokens;  /* cached prompt tokens read */
+    int64_t prompt_cache_write_tokens; /* prompt tokens written to the cache */
+    int64_t prompt_cache_miss_tokens;
     int64_t prompt_audio_tokens;
     int64_t completion_audio_tokens;
     int64_t tool_use_prompt_tokens;
     int64_t accepted_prediction_tokens;
     int64_t rejected_prediction_tokens;
-    double prompt_audio_seconds; /* -1 when not reported */
+    double prompt_audio_seconds; /* RECORD_ABSENT when not reported */
 };
 
+#define RECORD__ABSENT_COUNT(name) .name = RECORD_ABSENT,
 /* RECORD_USAGE_NONE is a struct record_usage with nothing reported. */
 #define RECORD_USAGE_NONE                                                                          \
-    ((struct record_usage){.reasoning_tokens = -1,                                                 \
-                           .cache_read_tokens = -1,                                                \
-                           .cache_write_tokens = -1,                                               \
-                           .cache_miss_tokens = -1,                                                \
-                           .prompt_audio_tokens = -1,                                              \
-                           .completion_audio_tokens = -1,                                          \
-                           .tool_use_prompt_tokens = -1,                                           \
-                           .accepted_prediction_tokens = -1,                                       \
-                           .rejected_prediction_tokens = -1,                                       \
-                           .prompt_audio_seconds = -1})
+    ((struct record_usage){RECORD_USAGE_COUNTS(RECORD__ABSENT_COUNT).prompt_audio_seconds =        \
+                               RECORD_ABSENT})
+
+/* record_usage_keep folds the usage object `latest` into `kept`: every
+ * count it reports replaces the one kept, the others stay (servers that
+ * report usage on every chunk report a growing total; some report parts of
+ * it on different chunks). Nothing happens when latest is not present. */
+void record_usage_keep(struct record_usage *kept, const struct record_usage *latest);
 
 /* record is everything measured about one request. Timestamps are
  * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */

@@ -90,9 +90,9 @@ static const struct response__key chunk__usage_keys[USAGE_KEY_COUNT] = {
 
 /* One usage count under either its OpenAI chat name or its Responses/Anthropic name. */
 static bool chunk__count(const struct response__doc *d, const int *member,
-                         enum chunk__usage_key name, enum chunk__usage_key alias, uint64_t *out)
+                         enum chunk__usage_key name, enum chunk__usage_key alias, int64_t *out)
 {
-    return response__uint(d, member[name], out) || response__uint(d, member[alias], out);
+    return response__count(d, member[name], out) || response__count(d, member[alias], out);
 }
 
 /* chunk__seconds reads a non-negative JSON number (integer or not) up to a
@@ -129,32 +129,26 @@ static int chunk__details(const struct response__doc *d, const int *member,
 /* chunk__usage_details reads the cache, audio, tool and prediction counts. */
 static void chunk__usage_details(const struct response__doc *d, const int *member,
                                  int prompt_details, int completion_details,
-                                 struct response_chunk *out)
+                                 struct record_usage *out)
 {
-    out->has_cache_read_tokens =
-        response__uint(d, response__get(d, prompt_details, "cached_tokens"),
-                       &out->cache_read_tokens) ||
-        chunk__count(d, member, USAGE_CACHE_READ_INPUT, USAGE_PROMPT_CACHE_HIT,
-                     &out->cache_read_tokens) ||
-        response__uint(d, member[USAGE_CACHE_READ_CAMEL], &out->cache_read_tokens);
-    out->has_cache_write_tokens = chunk__count(d, member, USAGE_CACHE_CREATION_INPUT,
-                                               USAGE_CACHE_WRITE_CAMEL, &out->cache_write_tokens);
-    out->has_cache_miss_tokens =
-        response__uint(d, member[USAGE_PROMPT_CACHE_MISS], &out->cache_miss_tokens);
-    out->has_prompt_audio_tokens = response__uint(
-        d, response__get(d, prompt_details, "audio_tokens"), &out->prompt_audio_tokens);
-    out->has_completion_audio_tokens = response__uint(
-        d, response__get(d, completion_details, "audio_tokens"), &out->completion_audio_tokens);
-    out->has_accepted_prediction_tokens =
-        response__uint(d, response__get(d, completion_details, "accepted_prediction_tokens"),
-                       &out->accepted_prediction_tokens);
-    out->has_rejected_prediction_tokens =
-        response__uint(d, response__get(d, completion_details, "rejected_prediction_tokens"),
-                       &out->rejected_prediction_tokens);
-    out->has_tool_use_prompt_tokens = chunk__count(
-        d, member, USAGE_TOOL_USE_PROMPT, USAGE_TOOL_USE_CAMEL, &out->tool_use_prompt_tokens);
-    out->has_prompt_audio_seconds =
-        chunk__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
+    (void)(response__count(d, response__get(d, prompt_details, "cached_tokens"),
+                           &out->prompt_cache_read_tokens) ||
+           chunk__count(d, member, USAGE_CACHE_READ_INPUT, USAGE_PROMPT_CACHE_HIT,
+                        &out->prompt_cache_read_tokens) ||
+           response__count(d, member[USAGE_CACHE_READ_CAMEL], &out->prompt_cache_read_tokens));
+    chunk__count(d, member, USAGE_CACHE_CREATION_INPUT, USAGE_CACHE_WRITE_CAMEL,
+                 &out->prompt_cache_write_tokens);
+    response__count(d, member[USAGE_PROMPT_CACHE_MISS], &out->prompt_cache_miss_tokens);
+    response__count(d, response__get(d, prompt_details, "audio_tokens"), &out->prompt_audio_tokens);
+    response__count(d, response__get(d, completion_details, "audio_tokens"),
+                    &out->completion_audio_tokens);
+    response__count(d, response__get(d, completion_details, "accepted_prediction_tokens"),
+                    &out->accepted_prediction_tokens);
+    response__count(d, response__get(d, completion_details, "rejected_prediction_tokens"),
+                    &out->rejected_prediction_tokens);
+    chunk__count(d, member, USAGE_TOOL_USE_PROMPT, USAGE_TOOL_USE_CAMEL,
+                 &out->tool_use_prompt_tokens);
+    chunk__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
 }
 
 void response__usage(const struct response__doc *d, int usage, struct response_chunk *out)
@@ -164,15 +158,13 @@ void response__usage(const struct response__doc *d, int usage, struct response_c
     }
     int member[USAGE_KEY_COUNT];
     response__members(d, usage, chunk__usage_keys, USAGE_KEY_COUNT, member);
-    out->has_usage = true;
-    out->has_prompt_tokens =
-        chunk__count(d, member, USAGE_PROMPT_TOKENS, USAGE_INPUT_TOKENS, &out->prompt_tokens);
-    out->has_completion_tokens = chunk__count(d, member, USAGE_COMPLETION_TOKENS,
-                                              USAGE_OUTPUT_TOKENS, &out->completion_tokens);
+    struct record_usage *u = &out->usage;
+    u->present = true;
+    chunk__count(d, member, USAGE_PROMPT_TOKENS, USAGE_INPUT_TOKENS, &u->prompt_tokens);
+    chunk__count(d, member, USAGE_COMPLETION_TOKENS, USAGE_OUTPUT_TOKENS, &u->completion_tokens);
     int details = chunk__details(d, member, USAGE_COMPLETION_DETAILS, USAGE_OUTPUT_DETAILS);
-    out->has_reasoning_tokens =
-        response__uint(d, response__get(d, details, "reasoning_tokens"), &out->reasoning_tokens);
-    out->has_total_tokens = response__uint(d, member[USAGE_TOTAL_TOKENS], &out->total_tokens);
+    response__count(d, response__get(d, details, "reasoning_tokens"), &u->reasoning_tokens);
+    response__count(d, member[USAGE_TOTAL_TOKENS], &u->total_tokens);
     int prompt_details = chunk__details(d, member, USAGE_PROMPT_DETAILS, USAGE_INPUT_DETAILS);
     /* Most usage objects hold only the three counts: the dozen detail
      * lookups (60 ns a response) run only when a member that carries
@@ -182,7 +174,7 @@ void response__usage(const struct response__doc *d, int usage, struct response_c
         has_details = member[k] >= 0;
     }
     if (has_details) {
-        chunk__usage_details(d, member, prompt_details, details, out);
+        chunk__usage_details(d, member, prompt_details, details, u);
     }
 }
 
@@ -420,6 +412,7 @@ enum response_parse_status response_parse_event(const struct response_reader *re
         .finish_reason = {"", 0},
         .error_type = {"", 0},
         .error_message = {"", 0},
+        .usage = RECORD_USAGE_NONE,
     };
     struct response__tok stack_tok[RESPONSE_JSON_TOKENS_MAX];
     struct response__tok *tok = stack_tok;

@@ -474,6 +474,16 @@ bool response__uint(const struct response__doc *d, int i, uint64_t *out)
     return true;
 }
 
+bool response__count(const struct response__doc *d, int i, int64_t *out)
+{
+    uint64_t v = 0;
+    if (!response__uint(d, i, &v)) {
+        return false;
+    }
+    *out = v <= (uint64_t)INT64_MAX ? (int64_t)v : INT64_MAX;
+    return true;
+}
+
 bool response__int(const struct response__doc *d, int i, int64_t *out)
 {
     if (!response__is(d, i, JSMN_PRIMITIVE)) {

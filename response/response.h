@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "endpoint/endpoint.h"
+#include "record/record.h"
+#include "sse/sse.h"
 
 /* RESPONSE_JSON_TOKENS_MAX bounds the JSON tokens of one payload parsed
  * without a scratch (objects, arrays, keys, strings and scalars each count as
@@ -114,17 +116,19 @@ struct response_chunk {
      * stop_reason, details.finish_reason). */
     bool has_finish_reason;
     struct response_str finish_reason;
-    /* usage, when it is a non-empty object: top-level "usage" of any type,
-     * responses response.usage, messages message.usage. Counts are read when
-     * they are non-negative integers: prompt_tokens or input_tokens;
+    /* usage (usage.present), when it is a non-empty object: top-level
+     * "usage" of any type, responses response.usage, messages message.usage.
+     * A count is RECORD_ABSENT unless it is a non-negative integer (clamped
+     * to INT64_MAX): prompt_tokens or input_tokens;
      * completion_tokens or output_tokens; completion_tokens_details or
      * output_tokens_details .reasoning_tokens; total_tokens. The detail
      * counts, under the first of their vendor names that is present:
-     * cache_read_tokens: prompt_tokens_details or input_tokens_details
+     * prompt_cache_read_tokens: prompt_tokens_details or input_tokens_details
      * .cached_tokens (OpenAI, vLLM, Responses), cache_read_input_tokens
      * (Anthropic), prompt_cache_hit_tokens (DeepSeek), cacheReadInputTokens
-     * (Bedrock); cache_write_tokens: cache_creation_input_tokens,
-     * cacheWriteInputTokens; cache_miss_tokens: prompt_cache_miss_tokens;
+     * (Bedrock); prompt_cache_write_tokens: cache_creation_input_tokens,
+     * cacheWriteInputTokens; prompt_cache_miss_tokens:
+     * prompt_cache_miss_tokens;
      * prompt_audio_tokens: prompt_tokens_details.audio_tokens;
      * completion_audio_tokens, accepted_prediction_tokens,
      * rejected_prediction_tokens: completion_tokens_details.*;
@@ -132,33 +136,7 @@ struct response_chunk {
      * toolUsePromptTokenCount; prompt_audio_seconds (a non-negative number,
      * not only an integer): prompt_audio_seconds (Mistral). A null details
      * object (vLLM) is no details. */
-    bool has_usage;
-    bool has_prompt_tokens;
-    bool has_completion_tokens;
-    bool has_reasoning_tokens;
-    bool has_total_tokens;
-    uint64_t total_tokens;
-    uint64_t prompt_tokens;
-    uint64_t completion_tokens;
-    uint64_t reasoning_tokens;
-    bool has_cache_read_tokens;
-    bool has_cache_write_tokens;
-    bool has_cache_miss_tokens;
-    bool has_prompt_audio_tokens;
-    bool has_completion_audio_tokens;
-    bool has_tool_use_prompt_tokens;
-    bool has_accepted_prediction_tokens;
-    bool has_rejected_prediction_tokens;
-    bool has_prompt_audio_seconds;
-    uint64_t cache_read_tokens;
-    uint64_t cache_write_tokens;
-    uint64_t cache_miss_tokens;
-    uint64_t prompt_audio_tokens;
-    uint64_t completion_audio_tokens;
-    uint64_t tool_use_prompt_tokens;
-    uint64_t accepted_prediction_tokens;
-    uint64_t rejected_prediction_tokens;
-    double prompt_audio_seconds;
+    struct record_usage usage;
     /* RESPONSE_PARSE_ERROR only: error.code when it is an integer in
      * 400..599, else 502; error.type; the message (error.message, or the
      * error value itself when it is a string). When there is no string
@@ -302,5 +280,69 @@ enum response_parse_status response_parse_chunk(enum endpoint_type t, const char
  * set to false. */
 size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap,
                               bool *out_truncated);
+
+/* ---- A whole response, folded into its record -------------------------- */
+
+/* response_limits bound what a record keeps of one response. */
+struct response_limits {
+    size_t max_events;     /* record.events has room for this many; later ones are counted */
+    size_t max_text_bytes; /* room in record.text and in record.reasoning_text */
+};
+
+/* response_failure says why a response failed its request, for the record's
+ * error: an HTTP-like code, a type (a static string: "SSEResponseError",
+ * "ResponseParseError") and a message. */
+struct response_failure {
+    int code;
+    const char *type;
+    char message[RECORD_ERROR_MESSAGE_BYTES];
+};
+
+/* response_step is what one event (or body) did to its request. */
+enum response_step {
+    RESPONSE_STEP_MORE = 0,  /* read, nothing generated in it: wait for more */
+    RESPONSE_STEP_GENERATED, /* output or reasoning arrived (the first one ends prefill) */
+    RESPONSE_STEP_FAILED,    /* the request failed; *fail says why */
+};
+
+/* response_read_event folds one server-sent event of a streamed response
+ * into `rec` (borrowed; its events, text and reasoning buffers sized by
+ * `limits`), with AIPerf's stream rules:
+ *   - `event: error` fails the request: with the server's error object when
+ *     its data holds one, else with its comment or data as the message;
+ *   - data after [DONE] fails it; a comment or a bare event name is skipped;
+ *   - an error object in the data fails it; data that is not readable JSON
+ *     of the endpoint's type fails it (ResponseParseError, code 502);
+ *   - otherwise its text is appended (decoded), its usage counts kept, its
+ *     end markers noted, and an event recorded at arrival_ns when it carried
+ *     text, content or usage (flagged RECORD_EVENT_SAME_READ with same_read).
+ * `reader` and `state` are response_parse_event()'s. Never allocates. */
+enum response_step response_read_event(const struct response_reader *reader,
+                                       struct response_parse_state *state,
+                                       const struct response_limits *limits,
+                                       const struct sse_event *ev, int64_t arrival_ns,
+                                       bool same_read, struct record *rec,
+                                       struct response_failure *fail);
+
+/* response_read_body folds a whole non-streamed body into `rec`, as
+ * response_read_event() does an event's data. */
+enum response_step response_read_body(const struct response_reader *reader,
+                                      struct response_parse_state *state,
+                                      const struct response_limits *limits, const char *body,
+                                      size_t len, int64_t arrival_ns, struct record *rec,
+                                      struct response_failure *fail);
+
+/* response_stream_ended_well applies the end-of-stream rule once a streamed
+ * response is complete: an endpoint type that requires an end marker
+ * (endpoint_type_stream_end_required) must have sent [DONE] or a
+ * finish_reason. Returns true, or false with *fail set. */
+bool response_stream_ended_well(const struct response_reader *reader, const struct record *rec,
+                                struct response_failure *fail);
+
+/* response_error_message writes the message of an error response's body
+ * (status not 2xx) into out (cap bytes, NUL-terminated when cap > 0): the
+ * server's error object's message when it has one, else the body itself. */
+void response_error_message(const struct response_reader *reader, const char *body, size_t len,
+                            char *out, size_t cap);
 
 #endif

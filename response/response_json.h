@@ -113,6 +113,10 @@ bool response__truthy(const struct response__doc *d, int i);
 /* response__uint reads a non-negative JSON integer that fits in uint64_t. */
 bool response__uint(const struct response__doc *d, int i, uint64_t *out);
 
+/* response__count reads a usage count: a non-negative JSON integer, clamped
+ * to INT64_MAX. Leaves *out alone and returns false for anything else. */
+bool response__count(const struct response__doc *d, int i, int64_t *out);
+
 /* response__int reads a JSON integer that fits in int64_t. */
 bool response__int(const struct response__doc *d, int i, int64_t *out);
 

@@ -41,7 +41,7 @@ static void summary_of_two_requests(struct metrics_summary *out)
             .content_ns = ns,
             .content_count = n[i],
             .tokens = {.input = 100 + i, .output = 5 - i, .reasoning = METRICS_ABSENT},
-            .usage = METRICS_USAGE_NONE,
+            .usage = RECORD_USAGE_NONE,
         };
         struct metrics_values v;
         metrics_request_compute(&req, &v);

@@ -31,7 +31,7 @@ static void window_summary(int k, const int64_t *lat_ms, size_t n, struct metric
             .content_ns = &end,
             .content_count = 1,
             .tokens = {.input = 10, .output = 4, .reasoning = METRICS_ABSENT},
-            .usage = METRICS_USAGE_NONE,
+            .usage = RECORD_USAGE_NONE,
         };
         struct metrics_values v;
         metrics_request_compute(&req, &v);

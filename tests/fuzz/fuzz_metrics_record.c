@@ -66,7 +66,7 @@ static void check_request(struct metrics_run *run, const uint8_t *data, size_t s
     req.tokens.input = take_i64(&p, end) % 100000;
     req.tokens.output = take_i64(&p, end) % 100000;
     req.tokens.reasoning = take_i64(&p, end) % 100000;
-    req.usage = METRICS_USAGE_NONE;
+    req.usage = RECORD_USAGE_NONE;
     req.usage.prompt_tokens = take_i64(&p, end) % 100000;
     req.usage.completion_tokens = take_i64(&p, end) % 100000;
     req.usage.reasoning_tokens = take_i64(&p, end) % 100000;

@@ -214,16 +214,20 @@ static void check_payload(const struct response_reader *r, struct response_parse
     }
     /* Usage details come only with a usage object; a duration is a finite,
      * non-negative number. */
-    bool any_detail = c.has_cache_read_tokens || c.has_cache_write_tokens ||
-                      c.has_cache_miss_tokens || c.has_prompt_audio_tokens ||
-                      c.has_completion_audio_tokens || c.has_tool_use_prompt_tokens ||
-                      c.has_accepted_prediction_tokens || c.has_rejected_prediction_tokens ||
-                      c.has_prompt_audio_seconds;
-    if (any_detail && !c.has_usage) {
+    bool any_detail = (c.usage.prompt_cache_read_tokens != RECORD_ABSENT) ||
+                      (c.usage.prompt_cache_write_tokens != RECORD_ABSENT) ||
+                      (c.usage.prompt_cache_miss_tokens != RECORD_ABSENT) ||
+                      (c.usage.prompt_audio_tokens != RECORD_ABSENT) ||
+                      (c.usage.completion_audio_tokens != RECORD_ABSENT) ||
+                      (c.usage.tool_use_prompt_tokens != RECORD_ABSENT) ||
+                      (c.usage.accepted_prediction_tokens != RECORD_ABSENT) ||
+                      (c.usage.rejected_prediction_tokens != RECORD_ABSENT) ||
+                      (c.usage.prompt_audio_seconds != RECORD_ABSENT);
+    if (any_detail && !c.usage.present) {
         abort();
     }
-    if (c.has_prompt_audio_seconds &&
-        !(c.prompt_audio_seconds >= 0 && c.prompt_audio_seconds <= 1e15)) {
+    if ((c.usage.prompt_audio_seconds != RECORD_ABSENT) &&
+        !(c.usage.prompt_audio_seconds >= 0 && c.usage.prompt_audio_seconds <= 1e15)) {
         abort();
     }
     /* The jansson differential holds for the types that need a JSON object;

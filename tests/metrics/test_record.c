@@ -27,7 +27,7 @@ static struct metrics_request request(const int64_t *content_ns, uint32_t count,
         .content_count = count,
         .first_output_index = first_output,
         .tokens = {.input = input, .output = output, .reasoning = reasoning},
-        .usage = METRICS_USAGE_NONE,
+        .usage = RECORD_USAGE_NONE,
     };
 }
 
@@ -187,7 +187,7 @@ Test(metrics_record, usage_fields_when_reported)
 {
     const int64_t t[] = {1010 * MS};
     struct metrics_request req = request(t, 1, 0, 3, METRICS_ABSENT, 4);
-    req.usage = METRICS_USAGE_NONE;
+    req.usage = RECORD_USAGE_NONE;
     req.usage.prompt_tokens = 4;
     req.usage.completion_tokens = 3;
     req.usage.total_tokens = 7;

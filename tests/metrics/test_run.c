@@ -41,7 +41,7 @@ static void add_request(struct metrics_run *run, int64_t start_ms, const int64_t
         .content_count = n,
         .first_output_index = 0,
         .tokens = {.input = isl, .output = osl, .reasoning = METRICS_ABSENT},
-        .usage = METRICS_USAGE_NONE,
+        .usage = RECORD_USAGE_NONE,
     };
     struct metrics_values v;
     metrics_request_compute(&req, &v);
@@ -156,7 +156,7 @@ Test(metrics_run, past_the_exact_cap_histograms_stay_within_a_tenth_of_a_percent
             .content_ns = &t,
             .content_count = 1,
             .tokens = {METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT},
-            .usage = METRICS_USAGE_NONE,
+            .usage = RECORD_USAGE_NONE,
         };
         struct metrics_values v;
         metrics_request_compute(&req, &v);

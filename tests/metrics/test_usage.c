@@ -26,7 +26,7 @@ static struct metrics_request request(int64_t input, int64_t output, int64_t rea
         .content_count = 3,
         .first_output_index = 0,
         .tokens = {.input = input, .output = output, .reasoning = reasoning},
-        .usage = METRICS_USAGE_NONE,
+        .usage = RECORD_USAGE_NONE,
         .client_tokens = true,
     };
 }
@@ -54,7 +54,7 @@ static void assert_scalar(const struct metrics_summary *s, enum metrics_scalar_i
 Test(metrics_usage, every_reported_field_is_a_record_metric)
 {
     struct metrics_request req = request(100, 40, METRICS_ABSENT);
-    req.usage = (struct metrics_usage){
+    req.usage = (struct record_usage){
         .prompt_tokens = 100,
         .completion_tokens = 40,
         .total_tokens = 140,

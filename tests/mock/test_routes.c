@@ -22,8 +22,8 @@ struct parsed {
     bool finished; /* the end marker (has_finish_reason) was seen */
     bool done;     /* [DONE] was seen */
     bool usage;
-    uint64_t prompt_tokens;
-    uint64_t completion_tokens;
+    int64_t prompt_tokens;
+    int64_t completion_tokens;
     size_t events;
 };
 
@@ -36,10 +36,13 @@ static void take(enum response_parse_status st, const struct response_chunk *c, 
     p->content_events += c->is_content;
     p->embeddings += c->embedding_count;
     p->rankings += c->ranking_count;
-    if (c->has_usage) {
+    if (c->usage.present) {
         p->usage = true;
-        p->prompt_tokens = c->has_prompt_tokens ? c->prompt_tokens : p->prompt_tokens;
-        p->completion_tokens = c->has_completion_tokens ? c->completion_tokens : 0;
+        if (c->usage.prompt_tokens != RECORD_ABSENT) {
+            p->prompt_tokens = c->usage.prompt_tokens;
+        }
+        p->completion_tokens =
+            c->usage.completion_tokens != RECORD_ABSENT ? c->usage.completion_tokens : 0;
     }
     for (size_t i = 0; i < c->text_count; i++) {
         size_t len = strlen(p->text);

@@ -57,7 +57,7 @@ Test(response_chunk, role_only_first_chunk_is_not_content)
     cr_assert_not(c.is_content);
     cr_assert_eq(c.content.len, 0);
     cr_assert_not(c.has_finish_reason);
-    cr_assert_not(c.has_usage);
+    cr_assert_not(c.usage.present);
     assert_view(c.object, "chat.completion.chunk");
 }
 
@@ -90,15 +90,15 @@ Test(response_chunk, usage_only_final_chunk)
                        "\"completion_tokens_details\":{\"reasoning_tokens\":37}}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, json, &c), RESPONSE_PARSE_OK);
     cr_assert_not(c.is_content);
-    cr_assert(c.has_usage);
-    cr_assert(c.has_prompt_tokens);
-    cr_assert_eq(c.prompt_tokens, 550);
-    cr_assert(c.has_total_tokens);
-    cr_assert_eq(c.total_tokens, 750);
-    cr_assert(c.has_completion_tokens);
-    cr_assert_eq(c.completion_tokens, 200);
-    cr_assert(c.has_reasoning_tokens);
-    cr_assert_eq(c.reasoning_tokens, 37);
+    cr_assert(c.usage.present);
+    cr_assert_neq(c.usage.prompt_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_tokens, 550);
+    cr_assert_neq(c.usage.total_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.total_tokens, 750);
+    cr_assert_neq(c.usage.completion_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.completion_tokens, 200);
+    cr_assert_neq(c.usage.reasoning_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.reasoning_tokens, 37);
 }
 
 Test(response_chunk, usage_edge_values)
@@ -110,16 +110,16 @@ Test(response_chunk, usage_edge_values)
                        "\"completion_tokens_details\":null}}",
                        &c),
                  RESPONSE_PARSE_OK);
-    cr_assert(c.has_usage);
-    cr_assert_not(c.has_prompt_tokens);
-    cr_assert_not(c.has_completion_tokens);
-    cr_assert_not(c.has_reasoning_tokens);
+    cr_assert(c.usage.present);
+    cr_assert_eq(c.usage.prompt_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.completion_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.reasoning_tokens, RECORD_ABSENT);
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":{}}", &c),
                  RESPONSE_PARSE_OK);
-    cr_assert_not(c.has_usage, "an empty usage object is no usage (Python falsy)");
+    cr_assert_not(c.usage.present, "an empty usage object is no usage (Python falsy)");
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"object\":\"chat.completion.chunk\",\"usage\":null}", &c),
                  RESPONSE_PARSE_OK);
-    cr_assert_not(c.has_usage);
+    cr_assert_not(c.usage.present);
 }
 
 Test(response_chunk, reasoning_chunks)
@@ -212,8 +212,8 @@ Test(response_chunk, non_streaming_chat_completion)
     cr_assert(c.is_content);
     assert_view(c.content, "Hi there");
     assert_view(c.finish_reason, "stop");
-    cr_assert_eq(c.completion_tokens, 2);
-    cr_assert_not(c.has_reasoning_tokens);
+    cr_assert_eq(c.usage.completion_tokens, 2);
+    cr_assert_eq(c.usage.reasoning_tokens, RECORD_ABSENT);
 }
 
 Test(response_chunk, completions_text)
@@ -247,8 +247,8 @@ Test(response_chunk, other_objects_are_ignored_but_keep_usage)
                  RESPONSE_PARSE_IGNORED);
     cr_assert_not(c.is_content);
     cr_assert_eq(c.content.len, 0);
-    cr_assert(c.has_usage);
-    cr_assert_eq(c.completion_tokens, 4);
+    cr_assert(c.usage.present);
+    cr_assert_eq(c.usage.completion_tokens, 4);
     cr_assert_eq(parse(ENDPOINT_CHAT, "{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}", &c),
                  RESPONSE_PARSE_IGNORED, "no object member: AIPerf ignores it too");
 }

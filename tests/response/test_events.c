@@ -129,10 +129,11 @@ Test(endpoint_events, responses_stream_dedups_done_text_with_state)
         cr_assert_eq(c.has_finish_reason, i == 6);
         if (i == 6) {
             assert_view(c.finish_reason, "completed");
-            cr_assert(c.has_usage && c.has_prompt_tokens && c.has_completion_tokens);
-            cr_assert_eq(c.prompt_tokens, 37);
-            cr_assert_eq(c.completion_tokens, 11);
-            cr_assert_eq(c.reasoning_tokens, 4);
+            cr_assert(c.usage.present && (c.usage.prompt_tokens != RECORD_ABSENT) &&
+                      (c.usage.completion_tokens != RECORD_ABSENT));
+            cr_assert_eq(c.usage.prompt_tokens, 37);
+            cr_assert_eq(c.usage.completion_tokens, 11);
+            cr_assert_eq(c.usage.reasoning_tokens, 4);
         }
     }
 }
@@ -220,7 +221,7 @@ Test(endpoint_events, responses_failure_events)
                  RESPONSE_PARSE_OK);
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "max_output_tokens");
-    cr_assert_eq(c.completion_tokens, 16);
+    cr_assert_eq(c.usage.completion_tokens, 16);
 }
 
 Test(endpoint_events, responses_non_streaming_output_walk)
@@ -241,8 +242,8 @@ Test(endpoint_events, responses_non_streaming_output_walk)
     cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "why");
     cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "", "reasoning/text win over tools");
     cr_assert(c.is_content && c.has_finish_reason);
-    cr_assert_eq(c.prompt_tokens, 5);
-    cr_assert_eq(c.completion_tokens, 9);
+    cr_assert_eq(c.usage.prompt_tokens, 5);
+    cr_assert_eq(c.usage.completion_tokens, 9);
     cr_assert_eq(parse_t(ENDPOINT_RESPONSES,
                          "{\"object\":\"response\",\"output\":[{\"type\":\"function_call\","
                          "\"name\":\"get_weather\",\"arguments\":\"{\\\"c\\\":1}\"}]}",
@@ -298,8 +299,8 @@ Test(endpoint_events, messages_stream_events)
         cr_assert_eq(c.is_content, content[i], "event %zu", i);
         assert_view(c.object, MESSAGES_STREAM[i][0]);
         if (i == 0) {
-            cr_assert(c.has_usage && c.has_prompt_tokens);
-            cr_assert_eq(c.prompt_tokens, 25);
+            cr_assert(c.usage.present && (c.usage.prompt_tokens != RECORD_ABSENT));
+            cr_assert_eq(c.usage.prompt_tokens, 25);
         }
         if (i == 2) {
             cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_REASONING), "Let me think");
@@ -313,8 +314,8 @@ Test(endpoint_events, messages_stream_events)
         if (i == 7) {
             cr_assert(c.has_finish_reason);
             assert_view(c.finish_reason, "end_turn");
-            cr_assert_eq(c.completion_tokens, 15);
-            cr_assert_not(c.has_prompt_tokens);
+            cr_assert_eq(c.usage.completion_tokens, 15);
+            cr_assert_eq(c.usage.prompt_tokens, RECORD_ABSENT);
         }
         cr_assert_eq(c.has_finish_reason, i >= 7, "event %zu", i);
     }
@@ -343,8 +344,8 @@ Test(endpoint_events, messages_errors_and_full_bodies)
     cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_TOOL), "");
     cr_assert(c.has_finish_reason);
     assert_view(c.finish_reason, "tool_use");
-    cr_assert_eq(c.prompt_tokens, 12);
-    cr_assert_eq(c.completion_tokens, 6);
+    cr_assert_eq(c.usage.prompt_tokens, 12);
+    cr_assert_eq(c.usage.completion_tokens, 6);
     cr_assert_eq(parse_t(ENDPOINT_MESSAGES,
                          "{\"type\":\"message\",\"content\":[{\"type\":\"tool_use\",\"name\":"
                          "\"get_weather\",\"input\":{\"city\": \"Paris\\n\"}}]}",
@@ -412,7 +413,7 @@ Test(endpoint_events, embeddings_bodies)
         cr_assert_eq(parse_t(types[i], openai, &c), RESPONSE_PARSE_OK);
         cr_assert_eq(c.embedding_count, 2);
         cr_assert(c.is_content);
-        cr_assert_eq(c.prompt_tokens, 8);
+        cr_assert_eq(c.usage.prompt_tokens, 8);
         cr_assert_eq(c.text_count, 0);
     }
     cr_assert_eq(parse_t(ENDPOINT_EMBEDDINGS,

@@ -43,15 +43,15 @@ static enum response_parse_status parse(enum endpoint_type t, const char *event,
 
 static void assert_none_of_the_details(const struct response_chunk *c)
 {
-    cr_assert_not(c->has_cache_read_tokens);
-    cr_assert_not(c->has_cache_write_tokens);
-    cr_assert_not(c->has_cache_miss_tokens);
-    cr_assert_not(c->has_prompt_audio_tokens);
-    cr_assert_not(c->has_completion_audio_tokens);
-    cr_assert_not(c->has_tool_use_prompt_tokens);
-    cr_assert_not(c->has_accepted_prediction_tokens);
-    cr_assert_not(c->has_rejected_prediction_tokens);
-    cr_assert_not(c->has_prompt_audio_seconds);
+    cr_assert_eq(c->usage.prompt_cache_read_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.prompt_cache_write_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.prompt_cache_miss_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.prompt_audio_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.completion_audio_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.tool_use_prompt_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.accepted_prediction_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.rejected_prediction_tokens, RECORD_ABSENT);
+    cr_assert_eq(c->usage.prompt_audio_seconds, RECORD_ABSENT);
 }
 
 Test(endpoint_usage, openai_details_are_read)
@@ -64,21 +64,21 @@ Test(endpoint_usage, openai_details_are_read)
         "\"reasoning_tokens\":10,\"audio_tokens\":3,\"accepted_prediction_tokens\":5,"
         "\"rejected_prediction_tokens\":2}}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_cache_read_tokens);
-    cr_assert_eq(c.cache_read_tokens, 64);
-    cr_assert(c.has_prompt_audio_tokens);
-    cr_assert_eq(c.prompt_audio_tokens, 7);
-    cr_assert(c.has_reasoning_tokens);
-    cr_assert_eq(c.reasoning_tokens, 10);
-    cr_assert(c.has_completion_audio_tokens);
-    cr_assert_eq(c.completion_audio_tokens, 3);
-    cr_assert(c.has_accepted_prediction_tokens);
-    cr_assert_eq(c.accepted_prediction_tokens, 5);
-    cr_assert(c.has_rejected_prediction_tokens);
-    cr_assert_eq(c.rejected_prediction_tokens, 2);
-    cr_assert_not(c.has_cache_write_tokens);
-    cr_assert_not(c.has_cache_miss_tokens);
-    cr_assert_not(c.has_prompt_audio_seconds);
+    cr_assert_neq(c.usage.prompt_cache_read_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 64);
+    cr_assert_neq(c.usage.prompt_audio_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_audio_tokens, 7);
+    cr_assert_neq(c.usage.reasoning_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.reasoning_tokens, 10);
+    cr_assert_neq(c.usage.completion_audio_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.completion_audio_tokens, 3);
+    cr_assert_neq(c.usage.accepted_prediction_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.accepted_prediction_tokens, 5);
+    cr_assert_neq(c.usage.rejected_prediction_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.rejected_prediction_tokens, 2);
+    cr_assert_eq(c.usage.prompt_cache_write_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_miss_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_audio_seconds, RECORD_ABSENT);
 }
 
 Test(endpoint_usage, vllm_null_details_are_no_details)
@@ -89,7 +89,7 @@ Test(endpoint_usage, vllm_null_details_are_no_details)
                        "\"completion_tokens\":1,\"prompt_tokens_details\":null,"
                        "\"completion_tokens_details\":null}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_usage && c.has_prompt_tokens);
+    cr_assert(c.usage.present && (c.usage.prompt_tokens != RECORD_ABSENT));
     assert_none_of_the_details(&c);
 }
 
@@ -101,12 +101,12 @@ Test(endpoint_usage, anthropic_cache_fields_in_message_start)
                        "\"cache_creation_input_tokens\":100,\"cache_read_input_tokens\":300,"
                        "\"output_tokens\":1}}}";
     cr_assert_eq(parse(ENDPOINT_MESSAGES, "message_start", json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_prompt_tokens);
-    cr_assert_eq(c.prompt_tokens, 20);
-    cr_assert(c.has_cache_read_tokens);
-    cr_assert_eq(c.cache_read_tokens, 300);
-    cr_assert(c.has_cache_write_tokens);
-    cr_assert_eq(c.cache_write_tokens, 100);
+    cr_assert_neq(c.usage.prompt_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_tokens, 20);
+    cr_assert_neq(c.usage.prompt_cache_read_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 300);
+    cr_assert_neq(c.usage.prompt_cache_write_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_write_tokens, 100);
 }
 
 Test(endpoint_usage, responses_input_tokens_details)
@@ -117,8 +117,8 @@ Test(endpoint_usage, responses_input_tokens_details)
                        "\"usage\":{\"input_tokens\":50,\"input_tokens_details\":{"
                        "\"cached_tokens\":25},\"output_tokens\":4,\"total_tokens\":54}}}";
     cr_assert_eq(parse(ENDPOINT_RESPONSES, "response.completed", json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_cache_read_tokens);
-    cr_assert_eq(c.cache_read_tokens, 25);
+    cr_assert_neq(c.usage.prompt_cache_read_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 25);
 }
 
 Test(endpoint_usage, other_vendor_names)
@@ -131,21 +131,21 @@ Test(endpoint_usage, other_vendor_names)
                        "\"prompt_cache_miss_tokens\":30,\"cacheWriteInputTokens\":8,"
                        "\"toolUsePromptTokenCount\":12,\"prompt_audio_seconds\":2.5}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_cache_read_tokens);
-    cr_assert_eq(c.cache_read_tokens, 60);
-    cr_assert(c.has_cache_miss_tokens);
-    cr_assert_eq(c.cache_miss_tokens, 30);
-    cr_assert(c.has_cache_write_tokens);
-    cr_assert_eq(c.cache_write_tokens, 8);
-    cr_assert(c.has_tool_use_prompt_tokens);
-    cr_assert_eq(c.tool_use_prompt_tokens, 12);
-    cr_assert(c.has_prompt_audio_seconds);
-    cr_assert_float_eq(c.prompt_audio_seconds, 2.5, 1e-12);
+    cr_assert_neq(c.usage.prompt_cache_read_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 60);
+    cr_assert_neq(c.usage.prompt_cache_miss_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_miss_tokens, 30);
+    cr_assert_neq(c.usage.prompt_cache_write_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.prompt_cache_write_tokens, 8);
+    cr_assert_neq(c.usage.tool_use_prompt_tokens, RECORD_ABSENT);
+    cr_assert_eq(c.usage.tool_use_prompt_tokens, 12);
+    cr_assert_neq(c.usage.prompt_audio_seconds, RECORD_ABSENT);
+    cr_assert_float_eq(c.usage.prompt_audio_seconds, 2.5, 1e-12);
     json = "{\"object\":\"chat.completion\",\"choices\":[],\"usage\":{\"cacheReadInputTokens\":9,"
            "\"prompt_audio_seconds\":3}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert_eq(c.cache_read_tokens, 9);
-    cr_assert_float_eq(c.prompt_audio_seconds, 3.0, 1e-12);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 9);
+    cr_assert_float_eq(c.usage.prompt_audio_seconds, 3.0, 1e-12);
 }
 
 Test(endpoint_usage, openai_name_wins_over_vendor_synonyms)
@@ -155,7 +155,7 @@ Test(endpoint_usage, openai_name_wins_over_vendor_synonyms)
                        "\"prompt_tokens_details\":{\"cached_tokens\":5},"
                        "\"cache_read_input_tokens\":6,\"prompt_cache_hit_tokens\":7}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert_eq(c.cache_read_tokens, 5);
+    cr_assert_eq(c.usage.prompt_cache_read_tokens, 5);
 }
 
 Test(endpoint_usage, invalid_values_are_not_reported)
@@ -168,14 +168,14 @@ Test(endpoint_usage, invalid_values_are_not_reported)
         "\"prompt_cache_miss_tokens\":true,\"toolUsePromptTokenCount\":null,"
         "\"prompt_audio_seconds\":-1}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert(c.has_usage);
+    cr_assert(c.usage.present);
     assert_none_of_the_details(&c);
     json = "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{"
            "\"prompt_audio_seconds\":\"2\"}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert_not(c.has_prompt_audio_seconds);
+    cr_assert_eq(c.usage.prompt_audio_seconds, RECORD_ABSENT);
     json = "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{"
            "\"prompt_audio_seconds\":1e400}}";
     cr_assert_eq(parse(ENDPOINT_CHAT, NULL, json, &c), RESPONSE_PARSE_OK);
-    cr_assert_not(c.has_prompt_audio_seconds, "out of range is not a duration");
+    cr_assert_eq(c.usage.prompt_audio_seconds, RECORD_ABSENT, "out of range is not a duration");
 }
