@@ -5,69 +5,16 @@
 
 #include <criterion/criterion.h>
 
-#include <fcntl.h>
-
 #include <jansson.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
-struct child spawn_child(char *const argv[], bool capture_stderr)
-{
-    int pipe_fds[2];
-    cr_assert_eq(pipe(pipe_fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    if (capture_stderr) {
-        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-    } else {
-        /* Never hand a child the test's own stderr: a mock server orphaned by a
-         * failed assertion would keep ctest's pipe open, and ctest would wait
-         * for it until the test's timeout instead of reporting the failure. */
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    struct child child = {0};
-    int ret = posix_spawn(&child.pid, argv[0], &actions, NULL, argv, environ);
-    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
-    posix_spawn_file_actions_destroy(&actions);
-    close(pipe_fds[1]);
-    child.out = fdopen(pipe_fds[0], "r");
-    return child;
-}
-
-int wait_child(struct child *child)
-{
-    int status = 0;
-    cr_assert_eq(waitpid(child->pid, &status, 0), child->pid);
-    fclose(child->out);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* start_mock starts `ringperf mock-server --port 0` and reads the port it
- * announces on its first line. */
 struct child start_mock(int *out_port, char *const extra[])
 {
-    char *argv[32] = {RINGPERF_BINARY, "mock-server", "--port", "0"};
-    int argc = 4;
-    for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
-        argv[argc++] = extra[i];
-    }
-    argv[argc] = NULL;
-    struct child mock = spawn_child(argv, false);
-    char line[256];
-    cr_assert_not_null(fgets(line, sizeof(line), mock.out), "mock-server printed nothing");
-    const char *colon = strrchr(line, ':');
-    cr_assert_not_null(colon, "unexpected line: %s", line);
-    *out_port = (int)strtol(colon + 1, NULL, 10);
-    cr_assert_gt(*out_port, 0, "%s", line);
-    return mock;
+    return start_mock_server(RINGPERF_BINARY, extra, out_port);
 }
 
 char *stop_mock_report(struct child *mock)

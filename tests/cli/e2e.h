@@ -13,20 +13,8 @@
 
 #include <jansson.h>
 
-#include "tests/read_text.h"
-
-/* child is a spawned process and its stdout (plus stderr when merged). */
-struct child {
-    pid_t pid;
-    FILE *out;
-};
-
-/* spawn_child starts argv[0] with argv; capture_stderr merges stderr into out. */
-struct child spawn_child(char *const argv[], bool capture_stderr);
-
-/* wait_child waits for the child and returns its exit status (128 + signal
- * when killed); closes out. */
-int wait_child(struct child *child);
+#include "tests/support/process.h"
+#include "tests/support/read_text.h"
 
 /* start_mock starts `ringperf mock-server --port 0 EXTRA...` and reads the
  * port from its first line. */

@@ -7,11 +7,9 @@
 #include <criterion/criterion.h>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,42 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "tests/support/process.h"
 
 #define SECRET "sk-secret-12345"
-
-struct child {
-    pid_t pid;
-    FILE *out;
-};
-
-static struct child spawn_child(char *const argv[], char *const envp[], int fd_to_capture)
-{
-    int p[2];
-    cr_assert_eq(pipe(p), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, p[1], fd_to_capture);
-    posix_spawn_file_actions_addclose(&actions, p[0]);
-    if (fd_to_capture == STDERR_FILENO) {
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    struct child c = {0};
-    int ret = posix_spawn(&c.pid, argv[0], &actions, NULL, argv, envp);
-    cr_assert_eq(ret, 0, "spawn %s", argv[0]);
-    posix_spawn_file_actions_destroy(&actions);
-    close(p[1]);
-    c.out = fdopen(p[0], "r");
-    return c;
-}
-
-static int wait_child(struct child *c)
-{
-    int status = 0;
-    cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
-    fclose(c->out);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* port_after reads lines until one contains marker and returns the number
  * after its last ':'. */
@@ -246,7 +211,7 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
 {
     char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", "0", "--ttft-ms", "2",
                          "--itl-ms",      "1",           NULL};
-    struct child mock = spawn_child(mock_argv, environ, STDOUT_FILENO);
+    struct child mock = spawn_child_env(mock_argv, NULL, CHILD_STDOUT);
     int mock_port = port_after(mock.out, "listening");
     char dir[64] = "/tmp/ringperf-api-e2e-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -275,7 +240,7 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
                     "simple",
                     NULL};
     char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin", NULL};
-    struct child run = spawn_child(argv, envp, STDERR_FILENO);
+    struct child run = spawn_child_env(argv, envp, CHILD_STDERR);
     int port = port_after(run.out, "API server listening");
     cr_assert_gt(port, 0);
     check_live_routes(port);
@@ -294,7 +259,7 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
 Test(cli_api, port_from_the_environment_and_a_taken_port_fails, .timeout = 120)
 {
     char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", "0", NULL};
-    struct child mock = spawn_child(mock_argv, environ, STDOUT_FILENO);
+    struct child mock = spawn_child_env(mock_argv, NULL, CHILD_STDOUT);
     int mock_port = port_after(mock.out, "listening");
     char dir[64] = "/tmp/ringperf-api-e2e-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -304,7 +269,7 @@ Test(cli_api, port_from_the_environment_and_a_taken_port_fails, .timeout = 120)
                     "--artifact-dir", dir,       NULL};
     char *envp[] = {"AIPERF_API_SERVER_PORT=0", "AIPERF_API_SERVER_POST_COMPLETE_GRACE=0",
                     "PATH=/usr/bin:/bin", NULL};
-    struct child run = spawn_child(argv, envp, STDERR_FILENO);
+    struct child run = spawn_child_env(argv, envp, CHILD_STDERR);
     cr_assert_gt(port_after(run.out, "API server listening"), 0);
     cr_assert_eq(wait_child(&run), 0);
     /* The mock's own port is taken: the run refuses to start. */
@@ -313,7 +278,7 @@ Test(cli_api, port_from_the_environment_and_a_taken_port_fails, .timeout = 120)
     char *taken[] = {
         RINGPERF_BINARY,  "profile", "-m",         "m",       "--url", url, "--request-count", "5",
         "--artifact-dir", dir,       "--api-port", port_text, NULL};
-    run = spawn_child(taken, envp, STDERR_FILENO);
+    run = spawn_child_env(taken, envp, CHILD_STDERR);
     port_after(run.out, "--api-port: cannot listen");
     cr_assert_neq(wait_child(&run), 0);
     kill(mock.pid, SIGTERM);

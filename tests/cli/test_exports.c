@@ -11,7 +11,6 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,49 +21,23 @@
 #include "config/config.h"
 #include "export/export.h"
 #include "metrics/metrics.h"
-#include "tests/read_text.h"
-
-extern char **environ;
+#include "tests/support/process.h"
+#include "tests/support/read_text.h"
 
 #define SECRET_KEY "sk-SECRET-KEY-4242"
 #define SECRET_HEADER "hdr-SECRET-VALUE-777"
 #define SAMPLES_MAX 100000
 
-struct child {
-    pid_t pid;
-    FILE *out;
-};
-
-static struct child spawn_child(char *const argv[])
-{
-    int fds[2];
-    cr_assert_eq(pipe(fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    struct child c = {0};
-    int ret = posix_spawn(&c.pid, argv[0], &actions, NULL, argv, environ);
-    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    c.out = fdopen(fds[0], "r");
-    return c;
-}
-
 static int finish_child(struct child *c, char **out_text)
 {
     char *text = test_read_stream(c->out);
-    int status = 0;
-    cr_assert_eq(waitpid(c->pid, &status, 0), c->pid);
-    fclose(c->out);
+    int status = wait_child(c);
     if (out_text != NULL) {
         *out_text = text;
     } else {
         free(text);
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return status;
 }
 
 struct world {
@@ -75,25 +48,12 @@ struct world {
 
 static void world_start(struct world *w, const char *error_rate)
 {
-    char *argv[] = {RINGPERF_BINARY,
-                    "mock-server",
-                    "--port",
-                    "0",
-                    "--ttft-ms",
-                    "5",
-                    "--itl-ms",
-                    "1",
-                    "--tokens-per-chunk",
-                    "2",
-                    "--error-500-rate",
-                    (char *)error_rate,
-                    NULL};
-    w->mock = spawn_child(argv);
-    char line[256];
-    cr_assert_not_null(fgets(line, sizeof(line), w->mock.out), "mock-server printed nothing");
-    const char *colon = strrchr(line, ':');
-    cr_assert_not_null(colon, "%s", line);
-    snprintf(w->url, sizeof(w->url), "127.0.0.1:%ld", strtol(colon + 1, NULL, 10));
+    char *flags[] = {
+        "--ttft-ms",        "5", "--itl-ms", "1", "--tokens-per-chunk", "2", "--error-500-rate",
+        (char *)error_rate, NULL};
+    int port = 0;
+    w->mock = start_mock_server(RINGPERF_BINARY, flags, &port);
+    snprintf(w->url, sizeof(w->url), "127.0.0.1:%d", port);
     snprintf(w->dir, sizeof(w->dir), "/tmp/ringperf-exports-XXXXXX");
     cr_assert_not_null(mkdtemp(w->dir));
 }
@@ -142,7 +102,7 @@ static int run_profile(struct world *w, const char *flags, char **out_text)
         p = space + 1;
     }
     argv[argc] = NULL;
-    struct child c = spawn_child(argv);
+    struct child c = spawn_child(argv, true);
     return finish_child(&c, out_text);
 }
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "export/export_jsonw.h"
-#include "tests/read_text.h"
+#include "tests/support/read_text.h"
 
 struct sink {
     char path[64];

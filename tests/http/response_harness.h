@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "tests/http/guard.h"
+#include "tests/support/guard.h"
 
 enum {
     HARNESS_HEADER_CAP = 256,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "tests/http/guard.h"
+#include "tests/support/guard.h"
 #include "tests/http/rfc_bytes.h"
 
 #define HDR(n, v)                                                                                  \

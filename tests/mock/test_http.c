@@ -5,10 +5,9 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "mock/mock_internal.h"
+#include "tests/support/guard.h"
 
 #define BODY_MAX 1024
 
@@ -200,17 +199,13 @@ Test(mock_http, the_session_header_is_seen_by_name)
 /* Every input is placed right before a PROT_NONE page: reading one byte too far crashes. */
 Test(mock_http, never_reads_past_the_input)
 {
-    long page = sysconf(_SC_PAGESIZE);
-    char *map =
-        mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(map, MAP_FAILED);
-    cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    struct guard_region g;
+    guard_init(&g, 1);
     for (size_t i = 0; i < sizeof(VALID) / sizeof(VALID[0]); i++) {
         const char *raw = VALID[i].raw;
         size_t len = strlen(raw);
         for (size_t cut = 0; cut <= len; cut++) {
-            char *at = map + page - cut;
-            memcpy(at, raw, cut);
+            const char *at = guard_place(&g, raw, cut);
             struct mock__request r;
             size_t consumed = 0;
             mock__request_parse(at, cut, BODY_MAX, NULL, &r, &consumed);
@@ -218,11 +213,10 @@ Test(mock_http, never_reads_past_the_input)
     }
     for (size_t i = 0; i < sizeof(INVALID) / sizeof(INVALID[0]); i++) {
         size_t len = strlen(INVALID[i].raw);
-        char *at = map + page - len;
-        memcpy(at, INVALID[i].raw, len);
+        const char *at = guard_place(&g, INVALID[i].raw, len);
         struct mock__request r;
         size_t consumed = 0;
         mock__request_parse(at, len, BODY_MAX, NULL, &r, &consumed);
     }
-    munmap(map, (size_t)page * 2);
+    guard_free(&g);
 }

@@ -9,23 +9,7 @@
 
 #include "endpoint/endpoint.h"
 #include "payload/payload.h"
-
-static void expect_payload(const struct payload_spec *spec, const char *want)
-{
-    char err[256] = "";
-    char *got = payload_build(spec, err, sizeof(err));
-    cr_assert_not_null(got, "unexpected error: %s", err);
-    cr_assert_str_eq(got, want);
-    free(got);
-}
-
-static void expect_payload_error(const struct payload_spec *spec, const char *needle)
-{
-    char err[256] = "";
-    char *got = payload_build(spec, err, sizeof(err));
-    cr_assert_null(got, "expected an error, got %s", got ? got : "");
-    cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
-}
+#include "tests/support/expect_payload.h"
 
 static const char *const IMAGES[] = {"data:image/png;base64,iVBO", "https://x.test/a.jpg"};
 static const char *const AUDIOS[] = {"wav,UklG"};

@@ -6,23 +6,7 @@
 
 #include "endpoint/endpoint.h"
 #include "payload/payload.h"
-
-static void expect_body(const struct payload_spec *spec, const char *want)
-{
-    char err[256] = "";
-    char *body = payload_build(spec, err, sizeof(err));
-    cr_assert_not_null(body, "%s: unexpected error: %s", endpoint_type_name(spec->type), err);
-    cr_assert_str_eq(body, want, "%s", endpoint_type_name(spec->type));
-    free(body);
-}
-
-static void expect_error(const struct payload_spec *spec, const char *want)
-{
-    char err[256] = "";
-    char *body = payload_build(spec, err, sizeof(err));
-    cr_assert_null(body, "expected an error, got %s", body ? body : "");
-    cr_assert(strstr(err, want) != NULL, "message '%s' lacks '%s'", err, want);
-}
+#include "tests/support/expect_payload.h"
 
 static const char *const TEXTS[] = {"alpha beta", "", "gamma"};
 static const char *const PASSAGES[] = {"p one", "p two"};
@@ -125,33 +109,33 @@ static const struct payload_case CASES[] = {
 Test(endpoint_payload_types, every_type_builds_its_documented_shape)
 {
     for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
-        expect_body(&CASES[i].spec, CASES[i].want);
+        expect_payload(&CASES[i].spec, CASES[i].want);
     }
 }
 
 Test(endpoint_payload_types, missing_inputs_are_named)
 {
     struct payload_spec spec = {.type = ENDPOINT_NIM_RANKINGS, .model = "m"};
-    expect_error(&spec, "needs a query");
+    expect_payload_error(&spec, "needs a query");
     spec.type = ENDPOINT_EMBEDDINGS;
-    expect_error(&spec, "needs a prompt or texts");
+    expect_payload_error(&spec, "needs a prompt or texts");
     spec.type = ENDPOINT_RESPONSES;
     spec.prompt = "p";
     spec.model = NULL;
-    expect_error(&spec, "responses request payload needs a model");
+    expect_payload_error(&spec, "responses request payload needs a model");
     spec.type = ENDPOINT_RAW;
-    expect_error(&spec, "raw payload");
+    expect_payload_error(&spec, "raw payload");
     spec.type = ENDPOINT_COHERE_RANKINGS;
     spec.model = "m";
     spec.query = "q";
     spec.passage_count = 3;
-    expect_error(&spec, "passages is NULL");
+    expect_payload_error(&spec, "passages is NULL");
     spec.passage_count = 0;
     spec.query = "bad \xff";
-    expect_error(&spec, "query is not valid UTF-8");
+    expect_payload_error(&spec, "query is not valid UTF-8");
     spec.type = ENDPOINT_MESSAGES;
     spec.system_prompt = "\xfe";
-    expect_error(&spec, "system prompt is not valid UTF-8");
+    expect_payload_error(&spec, "system prompt is not valid UTF-8");
 }
 
 Test(endpoint_payload_types, extra_inputs_override_base_fields_in_place)
@@ -160,8 +144,8 @@ Test(endpoint_payload_types, extra_inputs_override_base_fields_in_place)
                                 .model = "m",
                                 .prompt = "p",
                                 .extra_inputs_json = "{\"max_tokens\":7,\"top_k\":3}"};
-    expect_body(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"p\"}],\"model\":\"m\","
-                       "\"max_tokens\":7,\"top_k\":3}");
+    expect_payload(&spec, "{\"messages\":[{\"role\":\"user\",\"content\":\"p\"}],\"model\":\"m\","
+                          "\"max_tokens\":7,\"top_k\":3}");
 }
 
 Test(endpoint_payload_types, take_string_splits_response_field_off)

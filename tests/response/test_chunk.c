@@ -3,11 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "endpoint/endpoint.h"
 #include "response/response.h"
+#include "tests/support/guard.h"
 
 /* Copies `len` bytes to the end of a page followed by a PROT_NONE page, parses
  * them there (so an over-read crashes) and returns the status. The views in
@@ -15,20 +14,8 @@
 static enum response_parse_status parse_guarded(enum endpoint_type t, const char *json, size_t len,
                                                 struct response_chunk *out)
 {
-    static char *map;
-    static size_t map_len;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (map) {
-        munmap(map, map_len);
-    }
-    size_t pages = (len + page - 1) / page + 1;
-    map_len = (pages + 1) * page;
-    map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(map, MAP_FAILED);
-    char *guard = map + pages * page;
-    cr_assert_eq(mprotect(guard, page, PROT_NONE), 0);
-    memcpy(guard - len, json, len);
-    return response_parse_chunk(t, guard - len, len, out);
+    static struct guard_region guard;
+    return response_parse_chunk(t, guard_copy(&guard, json, len), len, out);
 }
 
 static enum response_parse_status parse(enum endpoint_type t, const char *json,

@@ -6,32 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
 #include "response/response.h"
+#include "tests/support/guard.h"
 
-static char *guard_map;
-static size_t guard_map_len;
-
-/* Copies `s` to the end of a page followed by a PROT_NONE page; the copy
- * stays mapped until the next call. */
+/* guarded copies `s` to end right before a PROT_NONE page; the copy stays
+ * mapped until the next call. */
 static const char *guarded(const char *s, size_t len)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (guard_map) {
-        munmap(guard_map, guard_map_len);
-    }
-    size_t pages = (len + page - 1) / page + 1;
-    guard_map_len = (pages + 1) * page;
-    guard_map =
-        mmap(NULL, guard_map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(guard_map, MAP_FAILED);
-    char *guard = guard_map + pages * page;
-    cr_assert_eq(mprotect(guard, page, PROT_NONE), 0);
-    memcpy(guard - len, s, len);
-    return guard - len;
+    static struct guard_region guard;
+    return guard_copy(&guard, s, len);
 }
 
 static enum response_parse_status parse_ev(const struct response_reader *r,

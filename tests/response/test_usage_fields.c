@@ -6,29 +6,18 @@
 #include <criterion/criterion.h>
 
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
 #include "response/response.h"
+#include "tests/support/guard.h"
 
-static char *map;
-static size_t map_len;
-
+/* guarded copies `s` to end right before a PROT_NONE page; the copy stays
+ * mapped until the next call. */
 static const char *guarded(const char *s, size_t len)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (map) {
-        munmap(map, map_len);
-    }
-    size_t pages = (len + page - 1) / page + 1;
-    map_len = (pages + 1) * page;
-    map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(map, MAP_FAILED);
-    char *guard = map + pages * page;
-    cr_assert_eq(mprotect(guard, page, PROT_NONE), 0);
-    memcpy(guard - len, s, len);
-    return guard - len;
+    static struct guard_region guard;
+    return guard_copy(&guard, s, len);
 }
 
 static enum response_parse_status parse(enum endpoint_type t, const char *event, const char *json,

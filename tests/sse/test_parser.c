@@ -3,10 +3,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "sse/sse.h"
+#include "tests/support/guard.h"
 
 /*
  * Every case is run fed whole, byte by byte, split at every point, and (for
@@ -23,28 +23,6 @@
 #define TRANSCRIPT_MAX 8192
 #define DEFAULT_SCRATCH 256
 #define PAIR_SPLIT_MAX_LEN 64
-
-struct guarded {
-    char *map;
-    size_t map_len;
-    char *end; /* first byte of the guard page */
-};
-
-static void guarded_init(struct guarded *g, size_t usable)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t pages = (usable + page - 1) / page + 1;
-    g->map_len = (pages + 1) * page;
-    g->map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(g->map, MAP_FAILED);
-    g->end = g->map + pages * page;
-    cr_assert_eq(mprotect(g->end, page, PROT_NONE), 0);
-}
-
-static void guarded_free(struct guarded *g)
-{
-    munmap(g->map, g->map_len);
-}
 
 struct transcript {
     char text[TRANSCRIPT_MAX];
@@ -77,8 +55,8 @@ static void tr_bytes(struct transcript *t, const char *s, size_t n)
 
 struct run_ctx {
     struct sse_parser parser;
-    struct guarded in;
-    struct guarded scratch;
+    struct guard_region in;
+    struct guard_region scratch;
     const char *piece;
     size_t piece_len;
     size_t cap;
@@ -96,7 +74,7 @@ static void check_view(const struct run_ctx *r, const char *v, size_t n)
         return;
     }
     bool ok = within(v, n, r->piece, r->piece_len) ||
-              within(v, n, r->scratch.end - r->cap, r->cap) ||
+              within(v, n, guard_end(&r->scratch, r->cap), r->cap) ||
               within(v, n, (const char *)&r->parser, sizeof(r->parser));
     cr_assert(ok, "event view out of bounds");
 }
@@ -140,7 +118,7 @@ static void tr_event(struct transcript *t, const struct run_ctx *r, const struct
 /* Feeds one piece; returns false once the parser reported an error. */
 static bool feed_piece(struct run_ctx *r, const char *src, size_t n, struct transcript *t)
 {
-    char *piece = r->in.end - n;
+    char *piece = guard_end(&r->in, n);
     memcpy(piece, src, n);
     r->piece = piece;
     r->piece_len = n;
@@ -172,7 +150,7 @@ static void run_cuts(struct run_ctx *r, const char *input, size_t len, const siz
 {
     t->len = 0;
     t->text[0] = '\0';
-    sse_parser_init(&r->parser, r->scratch.end - r->cap, r->cap);
+    sse_parser_init(&r->parser, guard_end(&r->scratch, r->cap), r->cap);
     size_t start = 0;
     for (size_t i = 0; i <= ncuts; i++) {
         size_t stop = i < ncuts ? cuts[i] : len;
@@ -215,8 +193,8 @@ static void check_case(const char *name, const char *input, size_t len, size_t c
     size_t *cuts = calloc(len + 2, sizeof(*cuts));
     cr_assert_not_null(cuts);
     r.cap = cap ? cap : DEFAULT_SCRATCH;
-    guarded_init(&r.in, len + 1);
-    guarded_init(&r.scratch, r.cap);
+    guard_init(&r.in, len + 1);
+    guard_init(&r.scratch, r.cap);
 
     expect_cuts(&r, name, input, len, NULL, 0, expect);
     for (size_t i = 1; i < len; i++) {
@@ -236,8 +214,8 @@ static void check_case(const char *name, const char *input, size_t len, size_t c
             }
         }
     }
-    guarded_free(&r.scratch);
-    guarded_free(&r.in);
+    guard_free(&r.scratch);
+    guard_free(&r.in);
     free(cuts);
 }
 

@@ -12,7 +12,8 @@
 #include <spawn.h>
 
 #include "nginx_proxy.h"
-#include "tests/read_text.h"
+#include "tests/support/process.h"
+#include "tests/support/read_text.h"
 
 extern char **environ;
 
@@ -31,34 +32,14 @@ struct pr_front {
 };
 
 /* pr_start_mock starts `ringperf mock-server --port 0 FLAGS...` (flags NULL-ended, or NULL)
- * and reads the port it announces. */
+ * and reads the port it announces; the mock's output is not read after that. */
 static inline void pr_start_mock(struct pr_front *f, char *const flags[])
 {
-    int fds[2];
-    cr_assert_eq(pipe(fds), 0);
-    char *argv[16] = {RINGPERF_BINARY, "mock-server", "--port", "0"};
-    int argc = 4;
-    for (size_t i = 0; flags != NULL && flags[i] != NULL; i++) {
-        cr_assert_lt(argc, 15);
-        argv[argc++] = flags[i];
-    }
-    argv[argc] = NULL;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    int ret = posix_spawn(&f->mock_pid, argv[0], &actions, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    cr_assert_eq(ret, 0, "spawn mock-server: %s", strerror(ret));
-    close(fds[1]);
-    FILE *out = fdopen(fds[0], "r");
-    char line[256];
-    cr_assert_not_null(fgets(line, sizeof(line), out), "mock-server printed nothing");
-    fclose(out);
-    const char *colon = strrchr(line, ':');
-    cr_assert_not_null(colon, "unexpected line: %s", line);
-    f->mock_port = (uint16_t)strtol(colon + 1, NULL, 10);
-    cr_assert_gt(f->mock_port, 0, "%s", line);
+    int port = 0;
+    struct child mock = start_mock_server(RINGPERF_BINARY, flags, &port);
+    fclose(mock.out);
+    f->mock_pid = mock.pid;
+    f->mock_port = (uint16_t)port;
 }
 
 /* pr_front_start makes the certificates, starts the mock server (with mock_flags, NULL-ended,

@@ -1,8 +1,8 @@
 /*
  * read_text.h - test helper for every module's tests: read a stream or a file whole.
  */
-#ifndef RINGPERF_TESTS_READ_TEXT_H
-#define RINGPERF_TESTS_READ_TEXT_H
+#ifndef RINGPERF_TESTS_SUPPORT_READ_TEXT_H
+#define RINGPERF_TESTS_SUPPORT_READ_TEXT_H
 
 #include <criterion/criterion.h>
 

@@ -1,9 +1,9 @@
 /*
- * guard.h - test helper: buffers that end right before an inaccessible page, so that reading
- * or writing one byte past them crashes the test instead of passing silently.
+ * guard.h - test helper for every parser's tests: buffers that end right before an inaccessible
+ * page, so that reading or writing one byte past them crashes the test instead of passing silently.
  */
-#ifndef RINGPERF_TESTS_HTTP_GUARD_H
-#define RINGPERF_TESTS_HTTP_GUARD_H
+#ifndef RINGPERF_TESTS_SUPPORT_GUARD_H
+#define RINGPERF_TESTS_SUPPORT_GUARD_H
 
 #include <criterion/criterion.h>
 
@@ -55,6 +55,18 @@ static inline void guard_free(struct guard_region *g)
         munmap(g->base, g->map_len);
         g->base = NULL;
     }
+}
+
+/* guard_copy is guard_place into a region that grows to fit n bytes (a zeroed
+ * region starts empty): the copy, and every view a parser returned into it,
+ * stays valid until the next guard_copy or guard_free of g. */
+static inline const char *guard_copy(struct guard_region *g, const void *data, size_t n)
+{
+    if (g->base == NULL || g->usable < n) {
+        guard_free(g);
+        guard_init(g, n > 0 ? n : 1);
+    }
+    return guard_place(g, data, n);
 }
 
 #endif
