@@ -494,7 +494,8 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     }
     if (run->requests.multi_turn) {
         /* Before the split: the turn limit is the whole run's, as ordinals are. */
-        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, &warm_load, &warm);
+        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, false, &warm_load,
+                                &warm);
     }
     if (!cluster_share_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
@@ -725,7 +726,7 @@ static int prepare(struct profile_run *run)
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
     if (run->requests.multi_turn) {
-        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, &run->load,
+        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, true, &run->load,
                                 &run->engine);
     }
     run->engine.extra_headers = run->requests.headers;

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "workload/workload_internal.h"
+
 /* load_shape is what shapes one phase's load: the profiling phase's flags,
  * or the warmup's, each of which falls back to the profiling one. */
 struct load_shape {
@@ -93,6 +95,12 @@ static void configure_shape(const struct load_shape *s, uint64_t seed, struct wo
     }
 }
 
+bool workload__sessions_end_run(const struct profile_config *cfg)
+{
+    return cfg->conversation_num > 0 && !cfg->request_count_set &&
+           cfg->benchmark_duration_seconds <= 0;
+}
+
 void workload_phase_configure(const struct profile_config *cfg, uint64_t seed,
                               struct workload_phase *load, struct engine_config *engine)
 {
@@ -101,6 +109,11 @@ void workload_phase_configure(const struct profile_config *cfg, uint64_t seed,
     /* With a duration and no explicit count, the duration alone ends the run. */
     bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
     engine->request_count = count_limited ? (uint64_t)cfg->request_count : 0;
+    if (workload__sessions_end_run(cfg)) {
+        /* One turn a session; workload_phase_sessions counts the turns of
+         * multi-turn ones. */
+        engine->request_count = (uint64_t)cfg->conversation_num;
+    }
     engine->duration_ns = (int64_t)(cfg->benchmark_duration_seconds * 1e9);
     engine->grace_ns = isinf(cfg->benchmark_grace_period_seconds)
                            ? -1
@@ -131,11 +144,20 @@ bool workload_phase_warmup(const struct profile_config *cfg, uint64_t seed,
 }
 
 void workload_phase_sessions(const struct profile_config *cfg,
-                             const struct engine_sessions *sessions, struct workload_phase *load,
-                             struct engine_config *engine)
+                             const struct engine_sessions *sessions, bool profiling,
+                             struct workload_phase *load, struct engine_config *engine)
 {
     load->sessions = *sessions;
     load->sessions.ordinal_limit = engine->request_count;
+    if (profiling && workload__sessions_end_run(cfg)) {
+        /* The ordinals of sessions 0..N-1 are the first ones, densely, so the
+         * run ends after exactly --conversation-num sessions. */
+        uint64_t turns = 0;
+        for (int64_t s = 0; s < cfg->conversation_num; s++) {
+            turns += sessions->turn_count(sessions->ctx, (uint64_t)s);
+        }
+        load->sessions.ordinal_limit = turns;
+    }
     engine->request_count = 0;
     engine->sessions = &load->sessions;
     if (cfg->user_centric_rate > 0) {

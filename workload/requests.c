@@ -319,7 +319,7 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
                    : cfg->num_dataset_entries > 0 ? (size_t)cfg->num_dataset_entries
                                                   : DEFAULT_DATASET_ENTRIES;
     bool count_limited = cfg->request_count_set || cfg->benchmark_duration_seconds <= 0;
-    if (count_limited && (size_t)cfg->request_count < count) {
+    if (count_limited && !workload__sessions_end_run(cfg) && (size_t)cfg->request_count < count) {
         count = (size_t)cfg->request_count;
     }
     struct prompt_source src = {.tok = tok};

@@ -96,6 +96,11 @@ int workload__build_input_payloads(const struct profile_config *cfg, uint64_t se
                                    const struct tokenizer *tok, const char *extra,
                                    struct workload_requests *out);
 
+/* workload__sessions_end_run says that --conversation-num ends the run: it
+ * is given, and neither --request-count nor --benchmark-duration is (AIPerf
+ * defaults to 10 requests only when none of the three is). */
+bool workload__sessions_end_run(const struct profile_config *cfg);
+
 /* workload__read_file returns the contents of path (malloc'd, NUL-terminated
  * after *out_len bytes), which may hold at most cap bytes. NULL with *out_err
  * -errno when it cannot be opened, -EIO when reading failed, -EFBIG when it

@@ -30,10 +30,13 @@ struct workload_phase {
 /* workload_phase_sessions makes *engine a multi-turn run of `sessions` (borrowed
  * callbacks; copied into load): the request count becomes an ordinal limit,
  * so the phase ends after exactly that many turns, and --user-centric-rate
- * sets --num-users connections, each a user pacing its own turns. */
+ * sets --num-users connections, each a user pacing its own turns. In the
+ * profiling phase (`profiling`), a --conversation-num given without
+ * --request-count or --benchmark-duration is AIPerf's --num-sessions: the
+ * phase ends after that many whole sessions. */
 void workload_phase_sessions(const struct profile_config *cfg,
-                             const struct engine_sessions *sessions, struct workload_phase *load,
-                             struct engine_config *engine);
+                             const struct engine_sessions *sessions, bool profiling,
+                             struct workload_phase *load, struct engine_config *engine);
 
 /* workload_phase_configure fills the load fields of *engine (concurrency, schedule,
  * count, duration, grace, cancellation) from cfg; *load must outlive the run.

@@ -144,6 +144,25 @@ Test(sessions_e2e, synthetic_conversations_think_and_resend_the_live_history, .t
     e2e_finish(&w);
 }
 
+/* --conversation-num is AIPerf's --num-sessions: without --request-count or
+ * --benchmark-duration it ends the run after that many sessions, whole. */
+Test(sessions_e2e, conversation_num_alone_ends_the_run_after_its_sessions, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    size_t errors = 0;
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --concurrency 3 --conversation-num 7");
+    cr_assert_eq(count_export_lines(&w, &errors), 7, "seven one-turn sessions, not 10 requests");
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --concurrency 3 --conversation-num 4 "
+                           "--conversation-turn-mean 2");
+    cr_assert_eq(count_export_lines(&w, &errors), 8, "four sessions of two turns");
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --concurrency 3 --conversation-num 7 "
+                           "--request-count 5");
+    cr_assert_eq(count_export_lines(&w, &errors), 5, "--request-count still ends the run");
+    cr_assert_eq(errors, 0);
+    e2e_finish(&w);
+}
+
 Test(sessions_e2e, multi_turn_file_keeps_ids_delays_and_the_history, .timeout = 120)
 {
     struct e2e w;
