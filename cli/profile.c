@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cluster/cluster.h"
 #include "cli/cli_control_hooks.h"
+#include "cli/cli_descriptors.h"
 #include "export/export.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
@@ -694,6 +695,17 @@ static int prepare_results(struct profile_run *run)
     return 0;
 }
 
+/* reserve_descriptors makes room for the descriptors of this process's
+ * share of the run, warmup included, before anything is sent or written. */
+static int reserve_descriptors(const struct profile_run *run)
+{
+    struct workload_phase warm_load = {0};
+    struct engine_config warm;
+    bool warmup = workload_phase_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm);
+    return cli_descriptors_reserve(
+        cli_descriptors_needed(&run->cfg, &run->engine, warmup ? &warm : NULL));
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -741,6 +753,9 @@ static int prepare(struct profile_run *run)
                                       run->artifact_dir, sizeof(run->artifact_dir));
     if (split != 0) {
         return split;
+    }
+    if (reserve_descriptors(run) != 0) {
+        return 1;
     }
     const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
     if (inputs_dir != NULL && workload_requests_write_inputs(inputs_dir, &run->requests) != 0) {

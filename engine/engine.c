@@ -67,6 +67,22 @@ bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t
     return (double)(z >> 11) / 9007199254740992.0 < cancel_fraction;
 }
 
+uint64_t engine_descriptors(const struct engine_config *config)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t shards =
+        config->shard_count > 0 ? config->shard_count : (cpus > 0 ? (uint64_t)cpus : 1);
+    if (shards > config->concurrency) {
+        shards = config->concurrency;
+    }
+    if (shards > ENGINE_MAX_SHARDS) {
+        shards = ENGINE_MAX_SHARDS;
+    }
+    /* A socket per connection, an io_uring per shard, the coordinator's
+     * eventfd and engine_probe's ring. */
+    return (uint64_t)config->concurrency + shards + 2;
+}
+
 int engine_probe(char *errbuf, size_t errcap)
 {
     struct io_uring ring;

@@ -281,6 +281,11 @@ struct engine_stop {
     volatile int requested; /* written with __atomic builtins */
 };
 
+/* engine_descriptors returns how many file descriptors engine_run(config)
+ * holds open at most: every connection's socket, every shard's io_uring and
+ * the coordinator's own. */
+uint64_t engine_descriptors(const struct engine_config *config);
+
 /* engine_probe checks that io_uring is usable here. Returns 0, or -errno with a
  * message in errbuf saying what failed and what to check. */
 int engine_probe(char *errbuf, size_t errcap);

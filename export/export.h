@@ -202,6 +202,11 @@ int export_timeslices_csv_write(const char *path, const struct export_timeslice 
 
 #define EXPORT_PATH_BYTES 4096
 
+/* EXPORT_DESCRIPTORS_MAX bounds the file descriptors a run's exports hold
+ * open at once: an interval log per metric, the per-request files with the
+ * io_uring of each, and the summary files and log at the end. */
+#define EXPORT_DESCRIPTORS_MAX (METRICS_ID_COUNT + 16)
+
 /* export_paths are the artifact file paths of a run. */
 struct export_paths {
     char records[EXPORT_PATH_BYTES];         /* profile_export.jsonl */

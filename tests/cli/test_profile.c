@@ -589,6 +589,60 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     e2e_finish(&w);
 }
 
+/* run_under_nofile runs a 300-connection run of 300 requests under
+ * `prlimit --nofile=LIMITS` and returns its exit status and output. */
+static int run_under_nofile(const struct e2e *w, const char *limits, char **out)
+{
+    if (access("/usr/bin/prlimit", X_OK) != 0) {
+        cr_skip_test("needs prlimit (util-linux)");
+    }
+    char nofile[64];
+    snprintf(nofile, sizeof(nofile), "--nofile=%s", limits);
+    char *argv[] = {"/usr/bin/prlimit",
+                    nofile,
+                    RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "--url",
+                    (char *)w->url,
+                    "--concurrency",
+                    "300",
+                    "--request-count",
+                    "300",
+                    "--ui-type",
+                    "none",
+                    "--artifact-dir",
+                    (char *)w->dir,
+                    NULL};
+    struct child run = spawn_child(argv, true);
+    *out = test_read_stream(run.out);
+    return wait_child(&run);
+}
+
+/* A soft limit below the hard one is raised, as servers do; a run whose
+ * connections cannot fit under the hard limit is refused before it sends or
+ * writes anything, instead of failing requests with EMFILE. */
+Test(profile_e2e, the_open_file_limit_is_raised_or_the_run_refused, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--max-connections", "1024", NULL});
+    char *out = NULL;
+    cr_assert_eq(run_under_nofile(&w, "256:256", &out), 1, "%s", out);
+    cr_assert(strstr(out, "open-file limit is 256") != NULL, "%s", out);
+    cr_assert(strstr(out, "--concurrency") != NULL, "%s", out);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
+    cr_assert_neq(access(path, F_OK), 0, "nothing was written");
+    free(out);
+    cr_assert_eq(run_under_nofile(&w, "256:4096", &out), 0, "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 300);
+    cr_assert_eq(errors, 0, "no request failed for want of a descriptor:\n%s", out);
+    free(out);
+    e2e_finish(&w);
+}
+
 Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
 {
     static const struct {
