@@ -4,6 +4,7 @@
  */
 #include "engine/engine_conn.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -194,7 +195,8 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     engine__prefill_done(shard, c);
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);
-    (void)pushed;
+    assert(pushed);
+    (void)pushed; /* unused where NDEBUG drops the assert */
     if (shard->unsignalled++ == 0) {
         /* It has waited since it ended; no clock read of its own. */
         shard->first_unsignalled_ns = rec->end_ns;
@@ -658,6 +660,8 @@ void engine__start_requests(struct engine__shard *shard)
 {
     void *item = NULL;
     while (engine_ring_pop_ptr(&shard->free, &item)) {
+        /* Only the pool's own records come back, each once. */
+        assert(shard->free_record_count < shard->record_count);
         shard->free_records[shard->free_record_count++] = item;
     }
     /* Sessions' next turns first: they are already late by their think time. */
