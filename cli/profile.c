@@ -567,7 +567,8 @@ static int execute(struct profile_run *run)
         ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
-    if (ret == 0 && !run->stop.requested) {
+    /* watch_signals may be setting the flag right now: read it as it is written. */
+    if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
     }
     if (profiler_started) {
