@@ -490,18 +490,7 @@ void cluster_share_record(struct cluster_share *cc, const struct record *rec,
     put_request(w, &first, &metrics->request);
     put_key_int(w, &first, "same_read", metrics->shared_reads);
     export_jsonw_key(w, &first, "error");
-    if (rec->outcome == RECORD_SUCCESS) {
-        export_jsonw_raw(w, "null", 4);
-    } else {
-        bool efirst = true;
-        export_jsonw_raw(w, "{", 1);
-        put_key_int(w, &efirst, "code", rec->error_code);
-        export_jsonw_key(w, &efirst, "type");
-        export_jsonw_string(w, rec->error_type, strlen(rec->error_type));
-        export_jsonw_key(w, &efirst, "message");
-        export_jsonw_string(w, rec->error_message, strlen(rec->error_message));
-        export_jsonw_raw(w, "}", 1);
-    }
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
     cc->records++;
     cc->error = w->error;

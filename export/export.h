@@ -315,6 +315,12 @@ int export_run_record(struct export_run *exp, const struct record *record,
 int export_run_warmup_record(struct export_run *exp, const struct record *record,
                              const struct metrics_record *metrics, uint64_t request_id_nonce);
 
+/* export_record_error appends AIPerf's ErrorDetails of one record ({"code", "type",
+ * "message"}, code null where there is no HTTP status), or null for a success. The
+ * records file of a cluster share writes the same object, so `ringperf merge` reads
+ * what profile_export.jsonl has. */
+void export_record_error(struct export_jsonw *w, const struct record *rec);
+
 /* export_run_close writes the last interval of the interval logs, flushes
  * and closes the files. Returns 0 or -errno. The timeslices stay in memory
  * for export_run_finish; export_intervals_free(&exp->intervals) releases them. */

@@ -240,7 +240,7 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_raw(w, "}", 1);
 }
 
-static void put_error(struct export_jsonw *w, const struct record *rec)
+void export_record_error(struct export_jsonw *w, const struct record *rec)
 {
     if (rec->outcome == RECORD_SUCCESS) {
         export_jsonw_raw(w, "null", 4);
@@ -321,7 +321,7 @@ static void put_raw(struct export_run *exp, const struct record *rec,
         export_jsonw_raw(w, "null", 4);
     }
     export_jsonw_lit(w, ",\"error\":");
-    put_error(w, rec);
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
 }
 
@@ -419,7 +419,7 @@ int export_run_record(struct export_run *exp, const struct record *rec,
     export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
     export_jsonw_lit(w, ",\"error\":");
-    put_error(w, rec);
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
     if (export_jsonw_is_open(&exp->raw_writer)) {
