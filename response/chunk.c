@@ -131,11 +131,13 @@ static void chunk__usage_details(const struct response__doc *d, const int *membe
                                  int prompt_details, int completion_details,
                                  struct record_usage *out)
 {
-    (void)(response__count(d, response__get(d, prompt_details, "cached_tokens"),
-                           &out->prompt_cache_read_tokens) ||
-           chunk__count(d, member, USAGE_CACHE_READ_INPUT, USAGE_PROMPT_CACHE_HIT,
-                        &out->prompt_cache_read_tokens) ||
-           response__count(d, member[USAGE_CACHE_READ_CAMEL], &out->prompt_cache_read_tokens));
+    /* Cached prompt tokens under four names (OpenAI's details, Anthropic's and
+     * DeepSeek's members, camelCase): the first one present wins. */
+    int64_t *cache_read = &out->prompt_cache_read_tokens;
+    if (!response__count(d, response__get(d, prompt_details, "cached_tokens"), cache_read) &&
+        !chunk__count(d, member, USAGE_CACHE_READ_INPUT, USAGE_PROMPT_CACHE_HIT, cache_read)) {
+        response__count(d, member[USAGE_CACHE_READ_CAMEL], cache_read);
+    }
     chunk__count(d, member, USAGE_CACHE_CREATION_INPUT, USAGE_CACHE_WRITE_CAMEL,
                  &out->prompt_cache_write_tokens);
     response__count(d, member[USAGE_PROMPT_CACHE_MISS], &out->prompt_cache_miss_tokens);
