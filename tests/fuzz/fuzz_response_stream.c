@@ -21,22 +21,13 @@
 #include "record/record.h"
 #include "response/response.h"
 #include "sse/sse.h"
+#include "tests/support/response_fixture.h"
 
 #define EVENTS_MAX 4
-#define TEXT_MAX 48
+#define TEXT_MAX RESPONSE_FIXTURE_TEXT
 #define SSE_SCRATCH 4096
 
-struct stream {
-    struct response_reader reader;
-    struct response_parse_state state;
-    struct response_limits limits;
-    struct record rec;
-    struct record_event events[EVENTS_MAX];
-    char text[TEXT_MAX];
-    char reasoning[TEXT_MAX];
-};
-
-static void check_record(const struct stream *s)
+static void check_record(const struct response_fixture *s)
 {
     if (s->rec.event_count > EVENTS_MAX || s->rec.text_len > TEXT_MAX ||
         s->rec.reasoning_len > TEXT_MAX) {
@@ -57,7 +48,7 @@ static void check_failure(const struct response_failure *fail)
     }
 }
 
-static void feed_stream(struct stream *s, const char *data, size_t len)
+static void feed_stream(struct response_fixture *s, const char *data, size_t len)
 {
     static char scratch[SSE_SCRATCH];
     struct sse_parser parser;
@@ -99,17 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    struct stream s;
-    memset(&s, 0, sizeof(s));
     enum endpoint_type type = (enum endpoint_type)((data[0] & 0x7f) % ENDPOINT_TYPE_COUNT);
     bool whole_body = (data[0] & 0x80) != 0;
-    response_reader_init(&s.reader, type, NULL, NULL, 0);
-    response_parse_state_reset(&s.state);
-    s.limits = (struct response_limits){.max_events = EVENTS_MAX, .max_text_bytes = TEXT_MAX};
-    s.rec.events = s.events;
-    s.rec.text = s.text;
-    s.rec.reasoning_text = s.reasoning;
-    s.rec.usage = RECORD_USAGE_NONE;
+    struct response_fixture s;
+    response_fixture_init(&s, type, EVENTS_MAX);
     /* A copy, so that an over-read past the input is ASan's to see. */
     char *copy = malloc(size - 1 > 0 ? size - 1 : 1);
     if (copy == NULL) {

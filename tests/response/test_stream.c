@@ -9,37 +9,17 @@
 #include "endpoint/endpoint.h"
 #include "record/record.h"
 #include "response/response.h"
+#include "tests/support/response_fixture.h"
 
-#define EVENTS_MAX 8
-#define TEXT_BYTES_MAX 64
+#define EVENTS_MAX RESPONSE_FIXTURE_EVENTS
+#define TEXT_BYTES_MAX RESPONSE_FIXTURE_TEXT
 
-/* stream is one request's record with its buffers, and the reader state. */
-struct stream {
-    struct response_reader reader;
-    struct response_parse_state state;
-    struct response_limits limits;
-    struct record rec;
-    struct record_event events[EVENTS_MAX];
-    char text[TEXT_BYTES_MAX];
-    char reasoning[TEXT_BYTES_MAX];
-    struct response_failure fail;
-};
-
-static void stream_init(struct stream *s, enum endpoint_type type, size_t max_events)
+static void stream_init(struct response_fixture *s, enum endpoint_type type, size_t max_events)
 {
-    memset(s, 0, sizeof(*s));
-    cr_assert_eq(response_reader_init(&s->reader, type, NULL, NULL, 0), 0);
-    response_parse_state_reset(&s->state);
-    s->limits =
-        (struct response_limits){.max_events = max_events, .max_text_bytes = TEXT_BYTES_MAX};
-    s->rec.events = s->events;
-    s->rec.text = s->text;
-    s->rec.reasoning_text = s->reasoning;
-    s->rec.usage = RECORD_USAGE_NONE;
+    cr_assert_eq(response_fixture_init(s, type, max_events), 0);
 }
 
-/* feed hands one event (NULL event name: none; NULL data: no data line). */
-static enum response_step feed(struct stream *s, const char *event, const char *data,
+static enum response_step feed(struct response_fixture *s, const char *event, const char *data,
                                int64_t arrival_ns)
 {
     struct sse_event ev = {
@@ -67,7 +47,7 @@ static const char *chat_chunk(const char *content)
 
 Test(response_stream, a_chat_stream_keeps_text_events_usage_and_its_end)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     cr_assert_eq(feed(&s, NULL, chat_chunk("Hel"), 100), RESPONSE_STEP_GENERATED);
     cr_assert_eq(feed(&s, NULL, chat_chunk("lo\\n"), 200), RESPONSE_STEP_GENERATED);
@@ -97,7 +77,7 @@ Test(response_stream, a_chat_stream_keeps_text_events_usage_and_its_end)
 
 Test(response_stream, usage_counts_are_kept_across_chunks_and_zero_is_a_count)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     cr_assert_eq(feed(&s, NULL,
                       "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
@@ -120,7 +100,7 @@ Test(response_stream, usage_counts_are_kept_across_chunks_and_zero_is_a_count)
 
 Test(response_stream, an_error_event_fails_with_the_servers_message)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_MESSAGES, EVENTS_MAX);
     cr_assert_eq(feed(&s, "error",
                       "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
@@ -141,7 +121,7 @@ Test(response_stream, an_error_event_fails_with_the_servers_message)
 
 Test(response_stream, data_after_done_fails_and_comments_are_skipped)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     cr_assert_eq(feed(&s, NULL, chat_chunk("x"), 10), RESPONSE_STEP_GENERATED);
     cr_assert_eq(feed(&s, "ping", NULL, 15), RESPONSE_STEP_MORE, "a bare event name");
@@ -154,7 +134,7 @@ Test(response_stream, data_after_done_fails_and_comments_are_skipped)
 
 Test(response_stream, unreadable_data_and_error_objects_fail_the_request)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     cr_assert_eq(feed(&s, NULL, "{\"object\":", 10), RESPONSE_STEP_FAILED);
     cr_assert_eq(s.fail.code, 502);
@@ -170,7 +150,7 @@ Test(response_stream, unreadable_data_and_error_objects_fail_the_request)
 
 Test(response_stream, the_end_marker_rule_depends_on_the_type)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     cr_assert_eq(feed(&s, NULL, chat_chunk("x"), 10), RESPONSE_STEP_GENERATED);
     cr_assert_not(response_stream_ended_well(&s.reader, &s.rec, &s.fail));
@@ -188,7 +168,7 @@ Test(response_stream, the_end_marker_rule_depends_on_the_type)
 
 Test(response_stream, events_and_text_past_the_limits_are_counted_not_kept)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, 2);
     for (int i = 0; i < 3; i++) {
         cr_assert_eq(feed(&s, NULL, chat_chunk("0123456789012345678901234567890"), i),
@@ -202,7 +182,7 @@ Test(response_stream, events_and_text_past_the_limits_are_counted_not_kept)
 
 Test(response_stream, a_whole_body_is_one_event)
 {
-    struct stream s;
+    struct response_fixture s;
     stream_init(&s, ENDPOINT_CHAT, EVENTS_MAX);
     const char *body = "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{"
                        "\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],"
