@@ -10,9 +10,9 @@
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
+#include "cli/cli_targets.h"
 
 #include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,8 +35,7 @@
 
 struct profile_run {
     struct profile_config cfg;
-    struct engine_target *targets; /* one per --url */
-    struct tls_context *tls;       /* when a --url is https://; outlives every engine_run */
+    struct cli_targets targets; /* one per --url; outlives every engine_run */
     struct engine_config engine;
     struct workload_phase load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
@@ -133,154 +132,6 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
     struct profile_run *run = ctx;
     cli_live_progress(&run->live, &run->results, finished, total);
     cluster_share_flush(&run->cluster);
-}
-
-/* lookup_host resolves host:port (what names it, for messages) into *out_addr. */
-static int lookup_host(const char *what, const char *host, uint16_t port,
-                       struct sockaddr_storage *out_addr, socklen_t *out_len)
-{
-    char service[8];
-    snprintf(service, sizeof(service), "%u", port);
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
-    struct addrinfo *found = NULL;
-    int ret = getaddrinfo(host, service, &hints, &found);
-    if (ret != 0) {
-        fprintf(stderr, "ringperf profile: %s: cannot resolve '%s': %s\n", what, host,
-                gai_strerror(ret));
-        return -EINVAL;
-    }
-    /* AIPerf connects over IPv4 by default; take IPv6 only when it is all there is. */
-    struct addrinfo *pick = found;
-    for (struct addrinfo *ai = found; ai != NULL; ai = ai->ai_next) {
-        if (ai->ai_family == AF_INET) {
-            pick = ai;
-            break;
-        }
-    }
-    memcpy(out_addr, pick->ai_addr, pick->ai_addrlen);
-    *out_len = pick->ai_addrlen;
-    freeaddrinfo(found);
-    return 0;
-}
-
-/* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
- * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
-static int resolve_proxy(const struct config_target *target, struct engine_target *out)
-{
-    char errbuf[512];
-    struct config_proxy proxy;
-    if (config_proxy_for(environ, target, &proxy, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ringperf profile: %s\n", errbuf);
-        return -EINVAL;
-    }
-    if (!proxy.used) {
-        return 0;
-    }
-    struct engine_proxy *p = &out->proxy;
-    if (lookup_host(proxy.variable, proxy.host, proxy.port, &p->addr, &p->addr_len) != 0) {
-        return -EINVAL;
-    }
-    bool v6 = strchr(target->host, ':') != NULL;
-    snprintf(p->name, sizeof(p->name), "%s", proxy.authority);
-    snprintf(p->authority, sizeof(p->authority), "%s%s%s:%u", v6 ? "[" : "", target->host,
-             v6 ? "]" : "", (unsigned)target->port);
-    _Static_assert(sizeof(p->authorization) == sizeof(proxy.authorization), "same secret size");
-    memcpy(p->authorization, proxy.authorization, sizeof(p->authorization));
-    explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
-    p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
-    engine_target_set_path(out, target->path);
-    fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
-            p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
-    return 0;
-}
-
-/* resolve_target resolves --url number index into *out. */
-static int resolve_target(const struct profile_config *cfg, size_t index, struct engine_target *out)
-{
-    char errbuf[512];
-    struct config_target target;
-    if (config_resolve_url(cfg, index, &target, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ringperf profile: %s\n", errbuf);
-        return -EINVAL;
-    }
-    if (lookup_host("--url", target.host, target.port, &out->addr, &out->addr_len) != 0) {
-        return -EINVAL;
-    }
-    snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
-    engine_target_set_path(out, target.path);
-    if (target.scheme == CONFIG_SCHEME_HTTPS) {
-        /* prepare_tls gives the target the run's context. */
-        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
-    }
-    return resolve_proxy(&target, out);
-}
-
-static bool tls_flags_given(const struct profile_config *cfg)
-{
-    return cfg->tls_ca_file != NULL || cfg->tls_cert_file != NULL || cfg->tls_key_file != NULL ||
-           cfg->tls_insecure;
-}
-
-/* prepare_tls creates the run's TLS context when a --url is https://: certificates are
- * verified (against --tls-ca, else SSL_CERT_FILE, else the system bundle) unless
- * --tls-insecure or AIPERF_HTTP_SSL_VERIFY=false turns that off, which tls_context_new
- * warns about. */
-static int prepare_tls(struct profile_run *run)
-{
-    const struct profile_config *cfg = &run->cfg;
-    bool https = false;
-    for (size_t i = 0; i < cfg->urls.count; i++) {
-        https |= run->targets[i].tls_host[0] != '\0';
-    }
-    if (!https) {
-        if (tls_flags_given(cfg)) {
-            fprintf(stderr, "ringperf profile: warning: no --url is https://, so --tls-ca, "
-                            "--tls-cert, --tls-key and --tls-insecure have no effect\n");
-        }
-        return 0;
-    }
-    struct tls_options opts = {
-        .verify_disabled = cfg->tls_insecure,
-        .verify_disabled_source = cfg->tls_insecure ? "--tls-insecure" : NULL,
-        .ca_file = cfg->tls_ca_file,
-        .cert_file = cfg->tls_cert_file,
-        .key_file = cfg->tls_key_file,
-    };
-    /* Not an AIPerf flag: bench/tls_handshake.sh measures handshakes without resumption. */
-    const char *no_resumption = getenv("RINGPERF_TLS_NO_RESUMPTION");
-    opts.resumption_disabled = no_resumption != NULL && strcmp(no_resumption, "1") == 0;
-    char errbuf[512];
-    int ret = tls_options_apply_env(&opts, environ, errbuf, sizeof(errbuf));
-    if (ret == 0) {
-        ret = tls_context_new(&opts, &run->tls, errbuf, sizeof(errbuf));
-    }
-    if (ret != 0) {
-        fprintf(stderr, "ringperf profile: TLS: %s\n", errbuf);
-        return ret;
-    }
-    for (size_t i = 0; i < cfg->urls.count; i++) {
-        if (run->targets[i].tls_host[0] != '\0') {
-            run->targets[i].tls = run->tls;
-        }
-    }
-    return 0;
-}
-
-static int resolve_targets(struct profile_run *run)
-{
-    run->targets = calloc(run->cfg.urls.count, sizeof(*run->targets));
-    if (run->targets == NULL) {
-        return -ENOMEM;
-    }
-    for (size_t i = 0; i < run->cfg.urls.count; i++) {
-        int ret = resolve_target(&run->cfg, i, &run->targets[i]);
-        if (ret != 0) {
-            return ret;
-        }
-    }
-    run->engine.targets = run->targets;
-    run->engine.target_count = run->cfg.urls.count;
-    return 0;
 }
 
 static int make_dirs(char *path)
@@ -710,10 +561,12 @@ static int reserve_descriptors(const struct profile_run *run)
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
-    if (workload_requests_type(&run->cfg, &run->requests.type) != 0 || resolve_targets(run) != 0 ||
-        prepare_tls(run) != 0) {
+    if (workload_requests_type(&run->cfg, &run->requests.type) != 0 ||
+        cli_targets_resolve(&run->targets, &run->cfg) != 0) {
         return 2;
     }
+    run->engine.targets = run->targets.targets;
+    run->engine.target_count = run->targets.count;
     run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
                                          : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
     if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
@@ -798,9 +651,8 @@ static void release(struct profile_run *run)
     metrics_hist_free(run->send_lag);
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
-    free(run->targets);
     cli_readiness_free(&run->probes);
-    tls_context_free(run->tls);        /* after the engine freed every connection made from it */
+    cli_targets_free(&run->targets);   /* after the engine freed every connection made from them */
     cluster_share_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);
 }
