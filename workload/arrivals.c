@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <math.h>
 
+/* AIPerf updates a ramped rate every 0.1 s and starts it at target * 0.1 s / ramp
+ * (docs/tutorials/ramping.md): 100 req/s over 60 s starts at about 0.17 req/s. */
+#define RAMP_UPDATE_S 0.1
+
 static uint64_t next_u64(struct workload_arrivals *a)
 {
     /* splitmix64: tiny, fast and good enough for arrival gaps. */
@@ -45,20 +49,11 @@ double workload_gamma_sample(struct workload_arrivals *a, double shape)
     }
 }
 
-/* rate_now is the rate in force at the current offset: the target, or a
- * share of it while the ramp runs (never below 1% of the target). */
-static double rate_now(const struct workload_arrivals *a)
-{
-    if (a->ramp_s <= 0.0 || a->next_offset_s >= a->ramp_s) {
-        return a->rate_per_s;
-    }
-    double share = a->next_offset_s / a->ramp_s;
-    return a->rate_per_s * (share > 0.01 ? share : 0.01);
-}
-
+/* next_gap_s draws the next gap at the target rate: the gap in "target time", which
+ * ramped_offset_s maps to real time. */
 static double next_gap_s(struct workload_arrivals *a)
 {
-    double rate = rate_now(a);
+    double rate = a->rate_per_s;
     switch (a->pattern) {
     case WORKLOAD_CONSTANT:
         return 1.0 / rate;
@@ -68,6 +63,33 @@ static double next_gap_s(struct workload_arrivals *a)
     default:
         return -log(uniform_open(a)) / rate;
     }
+}
+
+/*
+ * ramped_offset_s maps an offset in target time (where the rate is the target from the start)
+ * to real time under the ramp: the rate climbs linearly from f0 = RAMP_UPDATE_S / ramp of the
+ * target to the target over the ramp, so real time t has seen
+ *   L(t) = f0 t + (1 - f0) t^2 / (2 T)          for t <= T,
+ *   L(t) = T (1 + f0) / 2 + (t - T)               after,
+ * target-seconds of arrivals. Request k is due where L(t) reaches its target-time offset. This
+ * is the integral of the ramped rate, so every pattern keeps its shape (a Poisson stream stays
+ * Poisson with the ramped intensity) and the count sent during the ramp is the ramp's area.
+ */
+static double ramped_offset_s(const struct workload_arrivals *a, double target_s)
+{
+    double ramp = a->ramp_s;
+    if (ramp <= 0.0) {
+        return target_s;
+    }
+    double f0 = RAMP_UPDATE_S < ramp ? RAMP_UPDATE_S / ramp : 1.0;
+    double ramp_area = ramp * (1.0 + f0) / 2.0;
+    if (target_s >= ramp_area) {
+        return ramp + (target_s - ramp_area);
+    }
+    /* f0 t + c t^2 = target_s with c = (1 - f0) / (2 T): the positive root, written so
+     * that it stays exact when c is tiny. */
+    double c = (1.0 - f0) / (2.0 * ramp);
+    return 2.0 * target_s / (f0 + sqrt(f0 * f0 + 4.0 * c * target_s));
 }
 
 void workload_arrivals_set_ramp(struct workload_arrivals *a, double ramp_s)
@@ -99,7 +121,7 @@ int64_t workload_arrivals_offset_ns(void *ctx, uint64_t k)
         a->next_offset_s += next_gap_s(a);
         a->next_k++;
     }
-    double offset_s = a->next_offset_s;
+    double offset_s = ramped_offset_s(a, a->next_offset_s);
     a->next_offset_s += next_gap_s(a);
     a->next_k++;
     return (int64_t)llround(offset_s * 1e9);

@@ -27,7 +27,7 @@ struct workload_arrivals {
     uint64_t rng_state;
     double ramp_s;        /* the rate climbs linearly to rate_per_s over this; 0 = none */
     uint64_t next_k;      /* the request whose offset comes next */
-    double next_offset_s; /* its offset, in seconds after time zero */
+    double next_offset_s; /* its offset in target time: seconds as if there were no ramp */
 };
 
 /* workload_arrivals_init starts a stream. rate_per_s > 0; smoothness > 0 for
@@ -35,9 +35,10 @@ struct workload_arrivals {
 int workload_arrivals_init(struct workload_arrivals *a, enum workload_arrival_pattern pattern,
                            double rate_per_s, double smoothness, uint64_t seed);
 
-/* workload_arrivals_set_ramp makes the rate climb linearly from rate/100 (AIPerf
- * starts at target * update_interval / duration) to the target over ramp_s
- * seconds (AIPerf's --request-rate-ramp-duration). */
+/* workload_arrivals_set_ramp makes the rate climb linearly from target * 0.1 s / ramp_s
+ * (AIPerf's start: target * update_interval / duration) to the target over ramp_s seconds
+ * (--request-rate-ramp-duration). Arrivals follow the integral of that rate, whatever the
+ * pattern. */
 void workload_arrivals_set_ramp(struct workload_arrivals *a, double ramp_s);
 
 /* workload_arrivals_offset_ns returns request k's due offset in nanoseconds (the

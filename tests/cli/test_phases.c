@@ -176,6 +176,24 @@ Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
     e2e_finish(&w);
 }
 
+/* --request-rate-ramp-duration: 40 req/s ramped over 1 s, constant, for 1.91 s sends the
+ * integral of the ramped rate, 4 req/s climbing to 40: 59 requests, due at 0, 0.149 s, ...,
+ * 1.9 s. (A ramp that took each gap from the rate at its start sent one request, then waited
+ * 2.5 s.) */
+Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-rate 40 --arrival-pattern constant "
+                   "--request-rate-ramp-duration 1 --benchmark-duration 1.91 --osl 4 "
+                   "--artifact-dir DIR");
+    size_t errors = 0;
+    size_t sent = count_export_lines(&w, &errors);
+    cr_assert_eq(errors, 0);
+    cr_assert(sent >= 57 && sent <= 61, "%zu requests, want about 59", sent);
+    e2e_finish(&w);
+}
+
 /* count_lines_with counts the lines of text that contain needle. */
 static size_t count_lines_with(const char *text, const char *needle)
 {

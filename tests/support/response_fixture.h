@@ -37,8 +37,8 @@ static inline int response_fixture_init(struct response_fixture *f, enum endpoin
     memset(f, 0, sizeof(*f));
     int rc = response_reader_init(&f->reader, type, NULL, NULL, 0);
     response_parse_state_reset(&f->state);
-    f->limits = (struct response_limits){.max_events = max_events,
-                                         .max_text_bytes = RESPONSE_FIXTURE_TEXT};
+    f->limits =
+        (struct response_limits){.max_events = max_events, .max_text_bytes = RESPONSE_FIXTURE_TEXT};
     f->rec.events = f->events;
     f->rec.text = f->text;
     f->rec.reasoning_text = f->reasoning;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "workload/workload_arrivals.h"
 
@@ -78,6 +79,53 @@ Test(workload_arrivals, invalid_rates_and_shapes_are_refused)
     cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_CONSTANT, -1.0, 0, 1), -EINVAL);
     cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_GAMMA, 1.0, 0.0, 1), -EINVAL);
     cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_CONSTANT, INFINITY, 0, 1), -EINVAL);
+}
+
+/* --request-rate 40 --request-rate-ramp-duration 1, constant: the rate starts at 40 * 0.1 / 1 =
+ * 4 req/s and climbs linearly to 40 at 1 s. Request k is due where the ramped rate's integral
+ * L(t) = 0.1 t + 0.45 t^2 (t <= 1), 0.55 + (t - 1) (after) reaches k / 40. */
+Test(workload_arrivals, a_ramp_follows_the_integral_of_the_ramped_rate)
+{
+    struct workload_arrivals a;
+    cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_CONSTANT, 40.0, 0, 1), 0);
+    workload_arrivals_set_ramp(&a, 1.0);
+    cr_assert_eq(workload_arrivals_offset_ns(&a, 0), 0);
+    for (uint64_t k = 1; k < 80; k++) {
+        double y = (double)k / 40.0;
+        double t = y >= 0.55 ? 1.0 + (y - 0.55) : (-0.1 + sqrt(0.01 + 1.8 * y)) / 0.9;
+        int64_t offset = workload_arrivals_offset_ns(&a, k);
+        cr_assert(llabs(offset - (int64_t)llround(t * 1e9)) <= 2,
+                  "request %llu: %lld ns, want %.9f s", (unsigned long long)k, (long long)offset,
+                  t);
+    }
+    /* The old rule (the rate at the current offset, floored at 1%) put request 1 at 2.5 s. */
+    struct workload_arrivals b;
+    workload_arrivals_init(&b, WORKLOAD_CONSTANT, 40.0, 0, 1);
+    workload_arrivals_set_ramp(&b, 1.0);
+    workload_arrivals_offset_ns(&b, 0);
+    cr_assert_lt(workload_arrivals_offset_ns(&b, 1), 200LL * 1000 * 1000);
+}
+
+/* A ramped Poisson stream sends the ramp's area: over a 2 s ramp to 1,000 req/s, 1,050
+ * requests are expected in the first 2 s (sd 32) and 287.5 in the first second. */
+Test(workload_arrivals, a_ramped_poisson_stream_sends_the_ramps_area)
+{
+    struct workload_arrivals a;
+    cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_POISSON, 1000.0, 0, 11), 0);
+    workload_arrivals_set_ramp(&a, 2.0);
+    size_t first_second = 0;
+    size_t ramp = 0;
+    for (uint64_t k = 0;; k++) {
+        int64_t offset = workload_arrivals_offset_ns(&a, k);
+        if (offset >= 2000000000LL) {
+            break;
+        }
+        ramp++;
+        first_second += offset < 1000000000LL;
+    }
+    cr_assert(ramp > 1050 - 5 * 32 && ramp < 1050 + 5 * 32, "%zu requests in the ramp", ramp);
+    cr_assert(first_second > 287 - 5 * 17 && first_second < 287 + 5 * 17,
+              "%zu requests in the first second", first_second);
 }
 
 Test(workload_arrivals, a_ramp_climbs_to_the_target_rate)
