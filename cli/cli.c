@@ -29,7 +29,7 @@ int cli_main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         print_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? CONFIG_EXIT_INVALID : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ringperf %s\n", RINGPERF_VERSION);
@@ -48,5 +48,5 @@ int cli_main(int argc, char **argv)
             "ringperf: unknown command '%s'; the commands are profile, merge and mock-server "
             "(see ringperf --help)\n",
             argv[1]);
-    return 2;
+    return CONFIG_EXIT_INVALID;
 }

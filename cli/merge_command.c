@@ -89,7 +89,7 @@ int cli_merge_main(int argc, char **argv)
     struct cluster_merge_options opts = {0};
     char **paths = NULL;
     size_t count = 0;
-    int status = 2;
+    int status = CONFIG_EXIT_INVALID;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -542,7 +542,7 @@ static int prepare_results(struct profile_run *run)
     }
     if (ret != 0) {
         fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
-        return ret == -EINVAL ? 2 : 1;
+        return 1;
     }
     return 0;
 }
@@ -563,7 +563,7 @@ static int prepare(struct profile_run *run)
     char errbuf[512];
     if (workload_requests_type(&run->cfg, &run->requests.type) != 0 ||
         cli_targets_resolve(&run->targets, &run->cfg) != 0) {
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     run->engine.targets = run->targets.targets;
     run->engine.target_count = run->targets.count;
@@ -579,7 +579,7 @@ static int prepare(struct profile_run *run)
     }
     if (load_tokenizer(run) != 0 ||
         workload_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     if (run->requests.inputs != NULL) {
         workload_phase_inputs(&run->cfg, run->requests.schedule_offsets_ns,
@@ -598,7 +598,7 @@ static int prepare(struct profile_run *run)
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     if (prepare_artifact_dir(run) != 0) {
         return 1;
@@ -672,7 +672,7 @@ int cli_profile_main(int argc, char **argv)
     } else if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\nRun 'ringperf profile --help' for every flag.\n",
                 errbuf);
-        ret = 2;
+        ret = CONFIG_EXIT_INVALID;
     } else {
         ret = cluster_share_init(&run->cluster, &run->cfg);
         ret = ret != 0 ? ret : prepare(run);

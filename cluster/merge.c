@@ -517,7 +517,9 @@ static int merge_finish(struct merge_state *m, const struct cluster_merge_option
         dup2(saved, STDOUT_FILENO);
         close(saved);
     }
-    if (annotate(m) != 0) {
+    /* Without a successful request there is no summary to annotate (export_run_finish
+     * said why on stderr). */
+    if (m->results.success_count > 0 && annotate(m) != 0) {
         fprintf(stderr, "ringperf merge: cannot annotate %s\n", m->exp.paths.json);
         return 1;
     }
@@ -537,7 +539,7 @@ int cluster_merge_files(char *const *paths, size_t count, const struct cluster_m
     if (ret == 0 && replay_all(m) == 0) {
         status = merge_finish(m, opts);
     } else if (ret == -ENOTSUP) {
-        status = 2;
+        status = CONFIG_EXIT_INVALID;
     }
     merge_close(m);
     free(m);

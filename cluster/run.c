@@ -36,14 +36,14 @@ static int shard_from_env(const struct profile_config *cfg, int *out_index)
     if (env == NULL || env[0] == '\0') {
         fprintf(stderr, "ringperf profile: --shard-count needs --shard-index (or "
                         "JOB_COMPLETION_INDEX, as Kubernetes Indexed Jobs set it)\n");
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     char *end = NULL;
     errno = 0;
     long v = strtol(env, &end, 10);
     if (errno != 0 || *end != '\0' || v < 0 || v >= CLUSTER_RANKS_MAX) {
         fprintf(stderr, "ringperf profile: JOB_COMPLETION_INDEX '%s' is not a shard index\n", env);
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     *out_index = (int)v;
     return 0;
@@ -55,19 +55,19 @@ static int check_split(const struct cluster_share *cc, const struct profile_conf
     if (cc->index >= cc->count) {
         fprintf(stderr, "ringperf profile: --shard-index %d is not below --shard-count %d\n",
                 cc->index, cc->count);
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     if (cfg->concurrency > 0 && cfg->concurrency < cc->count) {
         fprintf(stderr,
                 "ringperf profile: --concurrency %lld is less than the %d %s sharing the run; "
                 "each needs at least one connection\n",
                 (long long)cfg->concurrency, cc->count, who);
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     if (!cc->mpi && !cfg->random_seed_set) {
         fprintf(stderr, "ringperf profile: --shard-count needs --random-seed, so that every "
                         "shard builds the same dataset\n");
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     return 0;
 }
@@ -88,7 +88,7 @@ int cluster_share_init(struct cluster_share *cc, struct profile_config *cfg)
         if (cfg->shard_count > 0) {
             fprintf(stderr, "ringperf profile: --shard-count is for runs without MPI; under "
                             "mpirun the ranks already split the run\n");
-            return 2;
+            return CONFIG_EXIT_INVALID;
         }
         if (cc->index != 0) {
             /* One live API per run: rank 0's, which shows every rank's figures
@@ -201,7 +201,7 @@ static int split_engine(struct cluster_share *cc, const struct profile_config *c
                 "ringperf profile: concurrency %u (the default) is less than the %d shares of "
                 "the run; give --concurrency %d or more\n",
                 engine->concurrency, cc->count, cc->count);
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     uint64_t total = engine->request_count;
     if (total > 0 && total < (uint64_t)cc->count) {
@@ -209,7 +209,7 @@ static int split_engine(struct cluster_share *cc, const struct profile_config *c
                 "ringperf profile: --request-count %llu is less than the %d ranks sharing the "
                 "run\n",
                 (unsigned long long)total, cc->count);
-        return 2;
+        return CONFIG_EXIT_INVALID;
     }
     if (engine->schedule != NULL && load->trace_offsets_ns == NULL) {
         split_rate(cc, cfg, seed, load, engine);

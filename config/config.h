@@ -39,6 +39,11 @@
 #define CONFIG_USERINFO_BYTES_MAX 255 /* `user:password` in a URL */
 #define CONFIG_CLI_COMMAND_BYTES_MAX (1u << 20)
 
+/* CONFIG_EXIT_INVALID is the exit status of a command line that is refused (a bad flag value, a
+ * combination that cannot run, a missing file): 1, as AIPerf exits on a configuration error. A
+ * run that fails exits 1 as well, so scripts test for zero, as they do with AIPerf. */
+#define CONFIG_EXIT_INVALID 1
+
 /* CONFIG_PARSE_HELP is returned by config_parse_profile when -h/--help was given:
  * the caller prints config_print_help() and exits 0. */
 #define CONFIG_PARSE_HELP 1

@@ -367,9 +367,10 @@ struct export_finish_info {
 /* export_run_finish ends a run: summarises `results`, prints the console
  * report and its footer to stdout (in colour only on a terminal without
  * NO_COLOR), and writes the JSON and CSV summaries, a plain copy of the
- * report and logs/aiperf.log. Call after export_run_close. Returns the process exit
- * code: 0 when some request succeeded, 1 when none did or a file could not
- * be written (with a message on stderr). */
+ * report and logs/aiperf.log. A run without a successful request writes only the log
+ * and lists its errors on stderr, as AIPerf skips its summaries then (the per-request
+ * files stay). Call after export_run_close. Returns the process exit code: 0 when some
+ * request succeeded, 1 when none did or a file could not be written. */
 int export_run_finish(const struct export_run *exp, struct metrics_results *results,
                       const struct export_finish_info *info);
 

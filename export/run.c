@@ -668,9 +668,49 @@ static void put_schedule_lag(struct metrics_summary *summary, const struct metri
     summary->scalar_present[METRICS_S_REPLAY_SCHED_DEGRADED] = true;
 }
 
+/* print_exit_errors says why a run with no successful request has no summary: AIPerf's
+ * "AIPerf System Exit Errors" panel, one line per kind of error, then the log's path. */
+static void print_exit_errors(FILE *out, const struct export_run *exp,
+                              const struct metrics_results *results)
+{
+    uint64_t failed = results->error_count;
+    fprintf(out, "\nringperf profile: exit errors\n");
+    if (failed == 0) {
+        fprintf(out, "  No profile results: no request finished.\n");
+    } else {
+        fprintf(out, "  All %llu inference request(s) failed; no summary was written.\n",
+                (unsigned long long)failed);
+    }
+    for (size_t i = 0; i < results->error_kind_count; i++) {
+        const struct metrics_error_kind *kind = &results->errors[i];
+        fprintf(out, "  %llu x %d %s: %.600s\n", (unsigned long long)kind->count, kind->code,
+                kind->type, kind->message);
+    }
+    fprintf(out, "Log File: %s\n", exp->paths.log);
+}
+
+/* export_run_finish_failed ends a run without a successful request as AIPerf does: no summary
+ * JSON or CSV, no timeslices and no console tables (the per-request files stay), the log, the
+ * errors on stderr, exit status 1. */
+static int export_run_finish_failed(const struct export_run *exp,
+                                    const struct metrics_results *results,
+                                    const struct export_finish_info *info)
+{
+    int log_ret = write_log(exp, results, info, 0);
+    print_exit_errors(stderr, exp, results);
+    if (log_ret != 0) {
+        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", exp->paths.log,
+                strerror(-log_ret));
+    }
+    return 1;
+}
+
 int export_run_finish(const struct export_run *exp, struct metrics_results *results,
                       const struct export_finish_info *info)
 {
+    if (results->success_count == 0) {
+        return export_run_finish_failed(exp, results, info);
+    }
     struct metrics_summary summary;
     metrics_run_summarize(results->run, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
@@ -692,5 +732,5 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
                 exp->paths.log_dir, strerror(-(ret != 0 ? ret : log_ret)));
         return 1;
     }
-    return results->success_count > 0 ? 0 : 1;
+    return 0;
 }

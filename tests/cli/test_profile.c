@@ -214,8 +214,9 @@ Test(profile_e2e, server_errors_are_counted_and_summarised, .timeout = 120)
         .mock_flags = {"--error-500-rate", "100"},
         .words = "profile -m m -u URL --streaming --concurrency 2 --request-count 10 "
                  "--artifact-dir DIR",
+        .merge_stderr = true,
         .status = 1,
-        .says = {"Error Summary", "500"},
+        .says = {"All 10 inference request(s) failed", "500"},
         .lines = 10,
         .errors = 10,
     };
@@ -228,6 +229,7 @@ Test(profile_e2e, request_timeout_ends_stalled_requests_as_errors, .timeout = 12
         .mock_flags = {"--stall-rate", "100"},
         .words = "profile -m m -u URL --streaming --concurrency 3 --request-count 6 "
                  "--request-timeout-seconds 0.5 --artifact-dir DIR",
+        .merge_stderr = true,
         .status = 1,
         .says = {"TimeoutError"},
         .lines = 6,
@@ -274,12 +276,42 @@ Test(profile_e2e, cancelled_requests_are_exported_as_499, .timeout = 120)
         .words = "profile -m m -u URL --streaming --concurrency 4 --request-count 40 "
                  "--request-cancellation-rate 100 --request-cancellation-delay 0.01 "
                  "--artifact-dir DIR",
+        .merge_stderr = true,
         .status = 1,
-        .says = {"RequestCancellationError"},
+        .says = {"RequestCancellationError", "All 40 inference request(s) failed"},
         .lines = 40,
         .errors = 40,
     };
     check_case(&k);
+}
+
+/* When every request fails AIPerf skips its summaries: no JSON, no CSV, no console tables; the
+ * per-request records and the log stay, the errors go to stderr and the run exits 1. */
+Test(profile_e2e, a_run_without_a_success_leaves_records_and_log_but_no_summary, .timeout = 120)
+{
+    char *const flags[] = {"--error-500-rate", "100", NULL};
+    struct e2e w;
+    e2e_start(&w, flags);
+    char *out = NULL;
+    int status =
+        run_ringperf(&w, "profile -m m -u URL --request-count 4 --artifact-dir DIR", true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "All 4 inference request(s) failed"), "%s", out);
+    cr_assert_null(strstr(out, "Request Count (requests)"), "no console table:\n%s", out);
+    free(out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 4);
+    cr_assert_eq(errors, 4);
+    static const char *const absent[] = {"profile_export_aiperf.json", "profile_export_aiperf.csv",
+                                         "profile_export_console.txt"};
+    char path[256];
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", w.dir, absent[i]);
+        cr_assert_neq(access(path, F_OK), 0, "%s is not written", absent[i]);
+    }
+    snprintf(path, sizeof(path), "%s/logs/aiperf.log", w.dir);
+    cr_assert_eq(access(path, F_OK), 0, "the log is written");
+    e2e_finish(&w);
 }
 
 Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
@@ -296,7 +328,8 @@ Test(profile_e2e, requests_spread_over_every_url, .timeout = 120)
              "profile -m m -u URL -u 127.0.0.1:%d --streaming --concurrency 4 --request-count 40 "
              "--osl 2 --artifact-dir DIR",
              bad_port);
-    const struct profile_case k = {.words = words};
+    /* Some requests succeed, so the console has its error summary below the tables. */
+    const struct profile_case k = {.words = words, .says = {"Error Summary", "500"}};
     free(run_case(&w, &k));
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 40);
@@ -444,14 +477,14 @@ Test(profile_e2e, system_prompt_file_is_sent_verbatim, .timeout = 120)
                               "profile -m m -u URL --request-count 2 --system-prompt-file "
                               "IN/missing.txt --artifact-dir DIR",
                               true, &out);
-    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_eq(status, 1, "%s", out);
     cr_assert_not_null(strstr(out, "--system-prompt-file: cannot open"), "%s", out);
     free(out);
     status = run_ringperf(&w,
                           "profile -m m -u URL --request-count 2 --system-prompt-file IN/empty.txt "
                           "--artifact-dir DIR",
                           true, &out);
-    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_eq(status, 1, "%s", out);
     cr_assert_not_null(strstr(out, "empty.txt' is empty"), "%s", out);
     free(out);
     /* One byte past the 4 MiB a prompt may have. */
@@ -465,7 +498,7 @@ Test(profile_e2e, system_prompt_file_is_sent_verbatim, .timeout = 120)
                           "profile -m m -u URL --request-count 2 --system-prompt-file IN/large.txt "
                           "--artifact-dir DIR",
                           true, &out);
-    cr_assert_eq(status, 2, "%s", out);
+    cr_assert_eq(status, 1, "%s", out);
     cr_assert_not_null(strstr(out, "large.txt' is larger than a prompt may be (at most 4 MiB)"),
                        "%s", out);
     free(out);
@@ -523,7 +556,7 @@ Test(profile_e2e, seq_dist_draws_input_and_output_lengths_in_pairs, .timeout = 1
     static const struct profile_case bad_weights = {
         .words = "profile -m m -u URL --seq-dist 30,5:50 --artifact-dir DIR",
         .merge_stderr = true,
-        .status = 2,
+        .status = 1,
         .says = {"--seq-dist", "100"},
     };
     free(run_case(&w, &bad_weights));
@@ -535,7 +568,7 @@ Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 
     static const struct profile_case k = {
         .words = "profile -m m --tokenizer /nonexistent/tok.json",
         .merge_stderr = true,
-        .status = 2,
+        .status = 1,
         .says = {"--tokenizer"},
     };
     free(run_case(NULL, &k));
@@ -643,7 +676,7 @@ Test(profile_e2e, the_open_file_limit_is_raised_or_the_run_refused, .timeout = 1
     e2e_finish(&w);
 }
 
-Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
+Test(profile_e2e, invalid_flags_name_the_flag_and_exit_1, .timeout = 60)
 {
     static const struct {
         const char *words;
@@ -658,7 +691,7 @@ Test(profile_e2e, invalid_flags_name_the_flag_and_exit_2, .timeout = 60)
         const struct profile_case k = {
             .words = refused[i].words,
             .merge_stderr = true,
-            .status = 2,
+            .status = 1,
             .says = {refused[i].says[0], refused[i].says[1]},
         };
         free(run_case(NULL, &k));

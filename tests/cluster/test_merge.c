@@ -73,7 +73,9 @@ Test(cluster_merge, refuses_a_share_given_twice)
     cr_assert_eq(cluster_merge_files(paths, 2, &opts), 1);
 }
 
-Test(cluster_merge, a_missing_and_unfinished_share_marks_the_result_incomplete)
+/* A merge whose shares hold no successful request ends as such a run does, as AIPerf's: exit
+ * 1 and no summary (tests/cli/test_merge.c merges real shares, complete and not). */
+Test(cluster_merge, shares_without_a_successful_request_leave_no_summary)
 {
     char a[256];
     write_share("a.jsonl", 0, 2, a, sizeof(a));
@@ -82,17 +84,11 @@ Test(cluster_merge, a_missing_and_unfinished_share_marks_the_result_incomplete)
     snprintf(out, sizeof(out), "%s/merged", dir);
     struct cluster_merge_options opts = {.out_dir = out, .quiet = true};
     cr_assert_eq(cluster_merge_files(paths, 1, &opts), 1, "no request succeeded");
-    char json[320];
-    snprintf(json, sizeof(json), "%s/profile_export_aiperf.json", out);
-    json_error_t err;
-    json_t *root = json_load_file(json, 0, &err);
-    cr_assert_not_null(root, "%s: %s", json, err.text);
-    json_t *info = json_object_get(root, "run_info");
-    cr_assert(json_is_true(json_object_get(info, "merged")));
-    cr_assert(json_is_true(json_object_get(info, "incomplete")));
-    cr_assert_eq(json_integer_value(json_object_get(info, "shard_count")), 2);
-    json_t *ranks = json_object_get(info, "ranks");
-    cr_assert_eq(json_array_size(ranks), 1);
-    cr_assert(json_is_false(json_object_get(json_array_get(ranks, 0), "complete")));
-    json_decref(root);
+    char path[320];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.json", out);
+    cr_assert_neq(access(path, F_OK), 0, "no summary JSON");
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.csv", out);
+    cr_assert_neq(access(path, F_OK), 0, "no summary CSV");
+    snprintf(path, sizeof(path), "%s/logs/aiperf.log", out);
+    cr_assert_eq(access(path, F_OK), 0, "the log is written");
 }

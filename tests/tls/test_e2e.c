@@ -221,7 +221,7 @@ Test(tls_e2e, unreadable_ca_file_stops_the_run_before_it_starts)
     pr_run_profile(&r, front.dir, "noca", NULL,
                    (const char *const[]){"--url", url, "--tls-ca", "/nonexistent/ca.pem",
                                          "--request-count", "2", NULL});
-    cr_assert_eq(r.status, 2, "%s", r.output);
+    cr_assert_eq(r.status, 1, "%s", r.output);
     cr_assert_not_null(strstr(r.output, "/nonexistent/ca.pem"), "%s", r.output);
     cr_assert_null(r.records, "no run, no records");
     pr_run_free(&r);
