@@ -9,6 +9,8 @@
       token count matched.
   report RESULTS.tsv MACHINE.txt COMMANDS.txt
       Renders bench/RESULTS.md (stdout) from the suite's results table.
+  precision RESULTS.tsv COMMANDS.txt
+      Renders bench/precision.sh's section (the s9 keys) alone, with its commands (stdout).
 """
 import json
 import sys
@@ -159,6 +161,8 @@ def report(args):
         out += section7(res)
     if ("s8", "tokenizer_seconds") in res:
         out += section8(res)
+    if ("s9", "modes") in res:
+        out += section9(res)
     out += targets(res)
     out += ["## Commands", "", "```sh", commands, "```", ""]
     sys.stdout.write("\n".join(out))
@@ -444,11 +448,46 @@ def section5(res):
     return out
 
 
+PRECISION_MODES = {
+    "plain": "normal process",
+    "chrt": "`chrt -f 10` (whole process)",
+    "realtime": "`--realtime-priority 10`",
+}
+
+
+def section9(res):
+    g = lambda k, m: res.get((k, m), "n/a")
+    rows = []
+    for mode in g("s9", "modes").split(","):
+        k = f"s9.{mode}"
+        rows.append([PRECISION_MODES.get(mode, mode), g(k, "mode_recorded"), g(k, "runs"),
+                     fmt(g(k, "gap_p50_us")), fmt(g(k, "gap_p99_us")), g(k, "gap_p99_us_runs"),
+                     fmt(g(k, "gap_max_us")), fmt(g(k, "ttft_p99_us")), fmt(g(k, "delivery_p99_us")),
+                     fmt(g(k, "shared_read_events"), 0)])
+    return ["## 9. Precision per mode: inter-token gap error", "",
+            f"`bench/precision.sh`: {g('s9', 'streams')} streams of {g('s9', 'osl')} tokens, a token "
+            f"every {g('s9', 'itl_ms')} ms, 8 rounds, against the mock's `--token-log` (CPU 1); ringperf "
+            "beside it with `--workers-max 1` (its shard pinned to CPU 0, the coordinator on CPU 1), "
+            "kernel receive timestamps. Gap error = |measured inter-token gap − true gap|. Each mode "
+            f"ran {g('s9', 'repeats')} times, interleaved with the others; the figures are the "
+            "medians of the runs (each run's gap p99 listed). `recorded` is "
+            "`run_info.ringperf_timing.precision.mode` of the last run.", "",
+            table(["mode", "recorded", "runs", "gap err p50 µs", "p99 µs", "p99 of each run µs",
+                   "max µs", "TTFT err p99 µs", "delivery p99 µs", "in shared reads"], rows), ""]
+
+
+def precision(args):
+    res = read_results(args[0])
+    commands = open(args[1]).read().strip()
+    sys.stdout.write("\n".join(section9(res) + ["```sh", commands, "```", ""]))
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("tokens", "report"):
+    commands = {"tokens": tokens, "report": report, "precision": precision}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.stderr.write(__doc__)
         return 2
-    (tokens if sys.argv[1] == "tokens" else report)(sys.argv[2:])
+    commands[sys.argv[1]](sys.argv[2:])
     return 0
 
 

@@ -15,6 +15,8 @@
 #   7. concurrent streams: the most open streams one client core holds while the timing error
 #      stays within bounds, with memory per stream
 #   8. tokenizer encode MB/s (bench/tokenizer/run.sh) and dataset load time (bench/dataset_load.sh)
+#   9. precision per mode: inter-token gap error as a normal process, under `chrt -f 10` and with
+#      --realtime-priority 10, against the mock's --token-log (bench/precision.sh)
 #
 # Usage: bench/suite.sh [SECONDS] [CONNECTIONS]   (defaults 10 and 64)
 # Environment: RINGPERF_BENCH_SCENARIOS="1 3" runs a subset; RINGPERF_BENCH_NO_BUILD=1 skips the build;
@@ -449,6 +451,16 @@ scenario5() {
     stop_server
 }
 
+scenario9() {
+    echo "== 9. precision per mode" >&2
+    note "bench/precision.sh 3 100   # its own commands are in section 9"
+    if RINGPERF_BINARY="$ringperf" "$root/bench/precision.sh" 3 100 >"$out/s9.txt" 2>"$out/s9.err"; then
+        grep '^s9' "$root/bench/out/precision/results.tsv" >>"$results"
+    else
+        echo "warning: bench/precision.sh failed (see $out/s9.err)" >&2
+    fi
+}
+
 machine() {
     echo "CPU: $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) CPUs online)"
     echo "Memory: $(free -g | awk '/^Mem:/ {print $2}') GiB"
@@ -463,7 +475,7 @@ machine() {
 }
 
 machine >"$out/machine.txt"
-scenarios="${RINGPERF_BENCH_SCENARIOS:-1 2 3 4 5 6 7 8}"
+scenarios="${RINGPERF_BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9}"
 for s in $scenarios; do
     "scenario$s"
     # Scenario 1's records alone leave hundreds of MB of dirty page cache; written back later by

@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
+#include "cli/cli_realtime.h"
 #include "export/export.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
@@ -53,6 +54,7 @@ struct profile_run {
     struct engine_run_stats engine_stats; /* of the profiling phase */
     /* --wait-for-model-timeout: what the readiness probes send */
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
+    struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -123,6 +125,9 @@ static json_t *timing_provenance(const struct profile_run *run)
                             json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
                                       "p99", (json_int_t)(p99 < max ? p99 : max), "max",
                                       (json_int_t)max));
+    }
+    if (timing != NULL) {
+        json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
     }
     return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
 }
@@ -573,6 +578,7 @@ static int prepare(struct profile_run *run)
         return 1;
     }
     configure_engine(run);
+    cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return 1;
@@ -637,6 +643,8 @@ static int prepare(struct profile_run *run)
         run->live.on_snapshot = cluster_share_live_snapshot;
         run->live.on_snapshot_ctx = &run->cluster;
     }
+    /* Before the live API's thread starts, so that it inherits the CPUs apart. */
+    cli_realtime_start(&run->realtime, &run->engine);
     /* MPI rank 0 serves the top directory, where the merged exports go. */
     const char *served = run->cluster.mpi ? run->cluster.top_dir : run->artifact_dir;
     return cli_live_start(&run->live, &run->cfg, served, run->engine.request_id_nonce) == 0 ? 0 : 1;

@@ -304,6 +304,10 @@ struct profile_config {
     int64_t shard_index;
     bool shard_index_set;
     int64_t shard_count;
+    /* --realtime-priority N (not an AIPerf flag): run the shards at SCHED_FIFO
+     * priority N (1..99), the other threads off the shards' CPUs, memory
+     * locked; 0 = not given (normal scheduling). */
+    int64_t realtime_priority;
     int64_t api_port;  /* --api-port 0..65535; valid only when api_port_set */
     bool api_port_set; /* the live API is on (AIPERF_API_SERVER_PORT: cli/) */
     char *api_host;    /* --api-host; NULL = 127.0.0.1 */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -272,6 +273,20 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
     return 0;
 }
 
+/* check_realtime checks --realtime-priority against this kernel: the table
+ * allows Linux's 1..99, and a kernel may offer fewer. */
+static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    int rt_max = sched_get_priority_max(SCHED_FIFO);
+    if (cfg->realtime_priority > 0 && rt_max > 0 && cfg->realtime_priority > rt_max) {
+        return config__fail(errbuf, errcap,
+                            "--realtime-priority %lld is above this kernel's highest SCHED_FIFO "
+                            "priority, %d: give 1 to %d (e.g. --realtime-priority 10)",
+                            (long long)cfg->realtime_priority, rt_max, rt_max);
+    }
+    return 0;
+}
+
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     if (cfg->models.count == 0) {
@@ -394,6 +409,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                             "--fixed-schedule, which replays the file in timestamp order");
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0

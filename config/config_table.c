@@ -39,6 +39,8 @@ static const struct config__range range_count = {1, 1e12, MIN_IN | MAX_IN};
 static const struct config__range range_workers = {1, 4096, MIN_IN | MAX_IN};
 static const struct config__range range_shard_index = {0, 4095, MIN_IN | MAX_IN};
 static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN};
+/* SCHED_FIFO's priorities on Linux; config__finalize checks the kernel's own maximum. */
+static const struct config__range range_rt_priority = {1, 99, MIN_IN | MAX_IN};
 static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
@@ -798,6 +800,12 @@ static const struct config__flag flag_table[] = {
      .help = "Not an AIPerf flag: how many processes share the run (see --shard-index). Under "
              "mpirun or srun the MPI ranks split the run without it.",
      .example = "4", .range = &range_shard_count},
+    {SUP(WORKERS, INT, "--realtime-priority", 0, OFF(realtime_priority)),
+     .help = "Not an AIPerf flag: run the shards at SCHED_FIFO priority N (1-99), keep the other "
+             "threads off their CPUs and lock memory, for microsecond timing. Needs root or "
+             "CAP_SYS_NICE (or `ulimit -r N`) and CAP_IPC_LOCK (or `ulimit -l unlimited`); "
+             "without them ringperf warns and runs at normal priority.",
+     .example = "10", .range = &range_rt_priority},
     /* ZMQ communication */
     NOPE(ZMQ, STRING, "--zmq-host", "Host for AIPerf's internal ZMQ sockets."),
     NOPE(ZMQ, STRING, "--zmq-ipc-path", "Directory for ZMQ IPC sockets."),

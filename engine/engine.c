@@ -500,11 +500,13 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     restore_priority(old_nice);
     drain(&co);
     if (ret == 0 && sink->on_finish != NULL) {
-        struct engine_run_stats stats = {.shard_count = co.shard_count};
+        struct engine_run_stats stats = {.shard_count = co.shard_count,
+                                         .coordinator_apart = pinned};
         for (uint32_t i = 0; i < co.shard_count; i++) {
             const struct engine__shard *shard = &co.shards[i];
             stats.kernel_timestamp_reads += shard->kernel_timestamp_reads;
             stats.user_timestamp_reads += shard->user_timestamp_reads;
+            stats.realtime_shards += shard->realtime ? 1 : 0;
             /* Pacing spins are CPU spent by choice, not load: leave them out. */
             double busy = shard->loop_wall_ns > 0 ? (double)(shard->loop_cpu_ns - shard->spin_ns) /
                                                         (double)shard->loop_wall_ns

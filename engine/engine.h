@@ -192,6 +192,10 @@ struct engine_config {
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
+    /* Run each shard thread at SCHED_FIFO with this priority (1..99); 0 = the
+     * default policy. A shard the kernel refuses runs at the policy it
+     * inherited (engine_run_stats.realtime_shards counts those at a real-time one). */
+    int realtime_priority;
     uint32_t concurrency; /* connections, and so requests in flight, across all shards */
     enum engine_conn_reuse conn_reuse;
     const struct engine_schedule *schedule; /* NULL = closed loop */
@@ -260,6 +264,11 @@ struct engine_run_stats {
      * time its loop ran. Near 1, the client, not the server, limited the load. */
     double busiest_shard_cpu_fraction;
     uint32_t busiest_shard;
+    /* Shards that ran at a real-time policy: engine_config.realtime_priority,
+     * or one the process was started with (`chrt -f`). */
+    uint32_t realtime_shards;
+    /* The coordinator ran on CPUs no shard was pinned to. */
+    bool coordinator_apart;
 };
 
 /* engine_record_sink receives each finished record on the coordinator's thread.

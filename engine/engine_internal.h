@@ -154,7 +154,8 @@ struct engine__shard {
     uint32_t shard_count; /* shards in the run */
     const struct engine_config *config;
     pthread_t thread;
-    int cpu; /* -1 = not pinned */
+    int cpu;       /* -1 = not pinned */
+    bool realtime; /* the thread runs at a real-time policy (SCHED_FIFO or SCHED_RR) */
 
     struct engine_ring work;      /* coordinator -> shard: request ordinals (+1) */
     struct engine_ring done;      /* shard -> coordinator: finished records */

@@ -393,6 +393,17 @@ void *engine__shard_main(void *arg)
         /* Pinning is best effort: a restricted cpuset still runs, unpinned. */
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
     }
+    if (shard->config->realtime_priority > 0) {
+        /* Best effort as well: the caller checked the privilege before the
+         * run and said so where it was missing; the stats count who got it. */
+        struct sched_param param = {.sched_priority = shard->config->realtime_priority};
+        pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+    }
+    /* What the thread runs at, however it got there (`chrt -f` counts too). */
+    int policy = SCHED_OTHER;
+    struct sched_param now_param;
+    shard->realtime = pthread_getschedparam(pthread_self(), &policy, &now_param) == 0 &&
+                      (policy == SCHED_FIFO || policy == SCHED_RR);
     shard->init_status = setup_uring(shard);
     if (shard->init_status == 0) {
         shard->init_status = setup_buffers(shard);

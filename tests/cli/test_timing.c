@@ -2,15 +2,19 @@
  * test_timing.c - the timing provenance of a run end to end: each record's
  * planned and actual send time, the events that shared a read, the receive
  * clock in run_info (and the user-space fallback when asked), and the
- * replay_sched_lag_* metrics of a fixed-schedule replay.
+ * replay_sched_lag_* metrics of a fixed-schedule replay; the precision mode
+ * (--realtime-priority) with and without the privilege.
  */
 #include <criterion/criterion.h>
 
 #include <jansson.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -152,5 +156,125 @@ Test(timing_e2e, fixed_schedule_replay_reports_its_schedule_lag, .timeout = 120)
         }
     }
     json_decref(root);
+    e2e_finish(&w);
+}
+
+/* precision returns run_info.ringperf_timing.precision of the world's last
+ * run (a new reference). */
+static json_t *precision(const struct e2e *w)
+{
+    json_t *root = e2e_load_json(w, "profile_export_aiperf.json");
+    json_t *timing = json_object_get(json_object_get(root, "run_info"), "ringperf_timing");
+    json_t *mode = json_incref(json_object_get(timing, "precision"));
+    json_decref(root);
+    cr_assert_not_null(mode, "run_info.ringperf_timing.precision");
+    return mode;
+}
+
+/* run_realtime runs 20 streamed requests with --realtime-priority 10, the
+ * binary started through prefix (a NULL-ended argv put before it), requires
+ * that all of them succeed, and returns the run's precision (a new
+ * reference) and its output, stdout and stderr, in *out (malloc'd). */
+static json_t *run_realtime(const struct e2e *w, char *const prefix[], char **out)
+{
+    char *argv[48];
+    size_t n = 0;
+    for (; prefix[n] != NULL; n++) {
+        argv[n] = prefix[n];
+    }
+    char *const words[] = {RINGPERF_BINARY,
+                           "profile",
+                           "-m",
+                           "m",
+                           "--url",
+                           (char *)w->url,
+                           "--endpoint-type",
+                           "chat",
+                           "--streaming",
+                           "--concurrency",
+                           "4",
+                           "--request-count",
+                           "20",
+                           "--osl",
+                           "8",
+                           "--ui-type",
+                           "none",
+                           "--artifact-dir",
+                           (char *)w->dir,
+                           "--realtime-priority",
+                           "10",
+                           NULL};
+    for (size_t i = 0; words[i] != NULL; i++) {
+        argv[n++] = words[i];
+    }
+    argv[n] = NULL;
+    struct child run = spawn_child(argv, true);
+    *out = test_read_stream(run.out);
+    cr_assert_eq(wait_child(&run), 0, "the run goes ahead:\n%s", *out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(w, &errors), 20, "%s", *out);
+    cr_assert_eq(errors, 0, "%s", *out);
+    return precision(w);
+}
+
+/* Without CAP_SYS_NICE and with RLIMIT_RTPRIO 0, --realtime-priority cannot
+ * have SCHED_FIFO: the run says so once, with the fix, and goes ahead. Root
+ * keeps SCHED_FIFO whatever RLIMIT_RTPRIO says, so as root the capabilities
+ * are dropped from the bounding set first. */
+Test(timing_e2e, realtime_priority_without_the_privilege_warns_and_runs, .timeout = 120)
+{
+    if (access("/usr/bin/prlimit", X_OK) != 0 ||
+        (geteuid() == 0 && access("/usr/bin/setpriv", X_OK) != 0)) {
+        cr_skip_test("needs prlimit and, as root, setpriv (util-linux)");
+    }
+    char *const as_user[] = {"/usr/bin/prlimit", "--rtprio=0:0", NULL};
+    char *const as_root[] = {"/usr/bin/prlimit", "--rtprio=0:0", "/usr/bin/setpriv",
+                             "--bounding-set=-sys_nice,-ipc_lock", NULL};
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    json_t *mode = run_realtime(&w, geteuid() == 0 ? as_root : as_user, &out);
+    const char *warning = strstr(out, "warning: --realtime-priority 10: SCHED_FIFO priority 10 "
+                                      "was refused");
+    cr_assert_not_null(warning, "%s", out);
+    cr_assert_null(strstr(warning + 1, "warning: --realtime-priority"), "one warning:\n%s", out);
+    cr_assert_not_null(strstr(out, "CAP_SYS_NICE"), "%s", out);
+    cr_assert_not_null(strstr(out, "ulimit -r 10"), "%s", out);
+    cr_assert_not_null(strstr(out, "at normal priority"), "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(mode, "mode")), "normal");
+    cr_assert_eq(json_integer_value(json_object_get(mode, "realtime_priority")), 10);
+    cr_assert_eq(json_integer_value(json_object_get(mode, "sched_fifo_shards")), 0);
+    cr_assert(json_is_false(json_object_get(mode, "memory_locked")));
+    json_decref(mode);
+    free(out);
+    e2e_finish(&w);
+}
+
+/* With the privilege (root here), every shard runs at SCHED_FIFO, memory is
+ * locked and, with a CPU to spare, the other threads run apart. */
+Test(timing_e2e, realtime_priority_with_the_privilege_runs_sched_fifo, .timeout = 120)
+{
+    if (geteuid() != 0) {
+        cr_skip_test("needs root (or CAP_SYS_NICE and CAP_IPC_LOCK)");
+    }
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    char *const none[] = {NULL};
+    json_t *mode = run_realtime(&w, none, &out);
+    cr_assert_null(strstr(out, "warning: --realtime-priority"), "%s", out);
+    cr_assert_not_null(strstr(out, "realtime: 1 shard at SCHED_FIFO priority 10"), "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(mode, "mode")), "realtime", "%s", out);
+    cr_assert_eq(json_integer_value(json_object_get(mode, "realtime_priority")), 10);
+    json_int_t shards = json_integer_value(json_object_get(mode, "shards"));
+    cr_assert_geq(shards, 1);
+    cr_assert_eq(json_integer_value(json_object_get(mode, "sched_fifo_shards")), shards);
+    cr_assert(json_is_true(json_object_get(mode, "memory_locked")), "%s", out);
+    cpu_set_t allowed;
+    bool spare = sysconf(_SC_NPROCESSORS_ONLN) > shards &&
+                 sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 1;
+    cr_assert_eq(json_is_true(json_object_get(mode, "threads_apart")), spare, "%s", out);
+    json_decref(mode);
+    free(out);
     e2e_finish(&w);
 }

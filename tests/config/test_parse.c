@@ -126,6 +126,7 @@ static void check_defaults(const struct profile_config *c)
     cr_assert_eq(c->ui_type, CONFIG_UI_AUTO);
     cr_assert_eq(c->log_level, CONFIG_LOG_INFO);
     cr_assert_eq(c->workers_max, 0);
+    cr_assert_eq(c->realtime_priority, 0, "normal scheduling unless asked");
 }
 
 static void check_aliases(const struct profile_config *c)
@@ -219,6 +220,7 @@ static void check_misc(const struct profile_config *c)
     cr_assert(c->use_legacy_max_tokens);
     cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_NIM_RANKINGS, "old name rankings");
     cr_assert_eq(c->ui_type, CONFIG_UI_NONE);
+    cr_assert_eq(c->realtime_priority, 99, "the highest SCHED_FIFO priority");
 }
 
 static void check_hf_generate(const struct profile_config *c)
@@ -349,7 +351,7 @@ static const struct valid_case valid_cases[] = {
     {"misc",
      W("-m", "x", "--random-seed", "0", "--tokenizer", "gpt2", "--use-legacy-max-tokens",
        "--endpoint-type", "rankings", "--ui-type", "none", "--url-strategy", "round_robin",
-       "--transport", "http"),
+       "--transport", "http", "--realtime-priority", "99"),
      check_misc},
     {"hyphenated choice", W("-m", "x", "--endpoint-type", "huggingface-generate", "--streaming"),
      check_hf_generate},
@@ -456,6 +458,15 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--random-seed", "-1"), "--random-seed: '-1' must be a whole number of at least"},
     {W("-m", "x", "--isl", "abc"), "--isl: 'abc' must be a whole number of at least 0 (e.g. --isl"},
     {W("-m", "x", "--workers-max", "0"), "--workers-max: '0' must be a whole number of at least 1"},
+    {W("-m", "x", "--realtime-priority", "0"),
+     "--realtime-priority: '0' must be a whole number of at least 1 (e.g. --realtime-priority 10)"},
+    {W("-m", "x", "--realtime-priority", "100"), "--realtime-priority: '100' must be a whole "
+                                                 "number of at most 99"},
+    {W("-m", "x", "--realtime-priority", "-5"), "--realtime-priority: '-5' must be a whole number"},
+    {W("-m", "x", "--realtime-priority", "high"), "--realtime-priority: 'high' must be a whole"},
+    {W("-m", "x", "--realtime-priority", "1.5"), "--realtime-priority: '1.5' must be a whole"},
+    {W("-m", "x", "--realtime-priority"), "--realtime-priority: missing value (e.g. "
+                                          "--realtime-priority 10)"},
     {W("-m", "x", "--endpoint-type", "chatt"),
      "--endpoint-type: unknown value 'chatt' (did you mean chat?); valid values: chat, "
      "completions"},
