@@ -180,6 +180,10 @@ struct profile_config {
     double server_profiler_timeout_seconds; /* > 0, default 30 */
     char *server_profiler_start_path;       /* NULL = /start_profile */
     char *server_profiler_stop_path;        /* NULL = /stop_profile */
+    /* ringperf scrapes neither yet, so these only record the user's wish; AIPerf scripts pass
+     * them in CI, where no exporter runs. */
+    bool no_server_metrics; /* --no-server-metrics */
+    bool no_gpu_telemetry;  /* --no-gpu-telemetry */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */

@@ -718,7 +718,9 @@ static const struct config__flag flag_table[] = {
     NOPE(HTTP_TRACE, SWITCH, "--show-trace-timing", "Print HTTP trace timing."),
     /* Server metrics */
     NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
-    NOPE(SERVER_METRICS, SWITCH, "--no-server-metrics", "Disable server metrics scraping."),
+    {SUP(SERVER_METRICS, SWITCH, "--no-server-metrics", 0, OFF(no_server_metrics)),
+     .help = "Do not scrape the servers' Prometheus /metrics. ringperf does not scrape them yet, "
+             "so the run is the same either way; accepted so that AIPerf command lines run."},
     NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
     /* Network latency */
     NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
@@ -726,7 +728,9 @@ static const struct config__flag flag_table[] = {
     NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
     /* GPU telemetry */
     NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
-    NOPE(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", "Disable GPU telemetry."),
+    {SUP(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", 0, OFF(no_gpu_telemetry)),
+     .help = "Do not collect GPU telemetry. ringperf does not collect it yet, so the run is the "
+             "same either way; accepted so that AIPerf command lines run."},
     /* UI */
     {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "

@@ -194,6 +194,20 @@ Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .ti
     e2e_finish(&w);
 }
 
+/* AIPerf CI scripts turn off the exporters they lack; ringperf collects neither yet, so the
+ * run is an ordinary one. */
+Test(profile_e2e, the_switches_that_turn_off_server_metrics_and_gpu_telemetry_run, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-count 3 --no-server-metrics --no-gpu-telemetry "
+                   "--artifact-dir DIR");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 3);
+    cr_assert_eq(errors, 0);
+    e2e_finish(&w);
+}
+
 /* count_lines_with counts the lines of text that contain needle. */
 static size_t count_lines_with(const char *text, const char *needle)
 {

@@ -127,6 +127,8 @@ static void check_defaults(const struct profile_config *c)
     cr_assert_eq(c->log_level, CONFIG_LOG_INFO);
     cr_assert_eq(c->workers_max, 0);
     cr_assert_eq(c->realtime_priority, 0, "normal scheduling unless asked");
+    cr_assert_not(c->no_server_metrics);
+    cr_assert_not(c->no_gpu_telemetry);
 }
 
 static void check_aliases(const struct profile_config *c)
@@ -221,6 +223,8 @@ static void check_misc(const struct profile_config *c)
     cr_assert_eq(c->endpoint_type, CONFIG_ENDPOINT_NIM_RANKINGS, "old name rankings");
     cr_assert_eq(c->ui_type, CONFIG_UI_NONE);
     cr_assert_eq(c->realtime_priority, 99, "the highest SCHED_FIFO priority");
+    cr_assert(c->no_server_metrics);
+    cr_assert(c->no_gpu_telemetry);
 }
 
 static void check_hf_generate(const struct profile_config *c)
@@ -351,7 +355,8 @@ static const struct valid_case valid_cases[] = {
     {"misc",
      W("-m", "x", "--random-seed", "0", "--tokenizer", "gpt2", "--use-legacy-max-tokens",
        "--endpoint-type", "rankings", "--ui-type", "none", "--url-strategy", "round_robin",
-       "--transport", "http", "--realtime-priority", "99"),
+       "--transport", "http", "--realtime-priority", "99", "--no-server-metrics",
+       "--no-gpu-telemetry"),
      check_misc},
     {"hyphenated choice", W("-m", "x", "--endpoint-type", "huggingface-generate", "--streaming"),
      check_hf_generate},
