@@ -90,7 +90,7 @@ static void on_record(void *ctx, const struct record *rec)
     if (run->export_error == 0) {
         run->export_error = export_run_record(&run->exp, rec, &metrics);
     }
-    cluster_share_record(&run->cluster, rec, &metrics);
+    cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
     cli_live_record(&run->live, rec);
     check_failure_threshold(run);
 }
@@ -509,17 +509,17 @@ static int64_t session_input_tokens(void *ctx, const struct record *record, int6
     return workload_sessions_input_tokens(ctx, record, output_tokens);
 }
 
+/* conversation_name gives export/ the name inputs.json gives the conversation a record
+ * played, its join key. */
+static const char *conversation_name(const void *ctx, const struct record *record, char *scratch,
+                                     size_t cap, size_t *out_len)
+{
+    return workload_requests_conversation_name(ctx, record, scratch, cap, out_len);
+}
+
 /* prepare_results sets up the run's results: how each record becomes metrics
  * (its tokenizer, its payloads' input tokens, its conversations) and the send
  * lag histogram. Returns 0, or the exit status after printing why. */
-/* conversation_name gives export/ the dataset's name of a multi-turn run's
- * conversation. */
-static const char *conversation_name(const void *ctx, uint64_t session, char *scratch, size_t cap,
-                                     size_t *out_len)
-{
-    return workload_sessions_conversation_name(ctx, session, scratch, cap, out_len);
-}
-
 static int prepare_results(struct profile_run *run)
 {
     struct metrics_results_options results_opts = {
@@ -538,9 +538,9 @@ static int prepare_results(struct profile_run *run)
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
         run->results.session_ctx = &run->requests.sessions;
-        run->exp.conversation_name = conversation_name;
-        run->exp.conversation_ctx = &run->requests.sessions;
     }
+    run->exp.conversation_name = conversation_name;
+    run->exp.conversation_ctx = &run->requests;
     run->results.open_loop = run->engine.schedule != NULL;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;

@@ -108,9 +108,10 @@ int cluster_share_start(struct cluster_share *cc, const struct profile_config *c
                         struct engine_config *engine, char *errbuf, size_t errcap);
 
 /* cluster_share_record appends one record (borrowed) with its metrics to the
- * records file. */
+ * records file, with the name of its conversation as `exp` exports it, so that a merge
+ * writes the same conversation_id. */
 void cluster_share_record(struct cluster_share *cc, const struct record *rec,
-                          const struct metrics_record *metrics);
+                          const struct metrics_record *metrics, const struct export_run *exp);
 
 /* cluster_share_flush writes what is buffered, so that a share that dies
  * keeps its records up to then. Called about once a second. */

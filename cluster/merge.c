@@ -47,6 +47,7 @@ struct merge_state {
     struct metrics_results results;
     struct export_run exp;
     int64_t *content_ns;
+    const char *conversation; /* the record being replayed names its conversation this */
     bool incomplete;
     bool cancelled;
     int error;
@@ -311,6 +312,21 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     return 0;
 }
 
+/* merged_conversation_name names a replayed record's conversation as its share exported it
+ * (records files written before they carried the name: by its correlation id). */
+static const char *merged_conversation_name(const void *ctx, const struct record *r, char *scratch,
+                                            size_t cap, size_t *out_len)
+{
+    const struct merge_state *m = ctx;
+    if (m->conversation != NULL) {
+        *out_len = strlen(m->conversation);
+        return m->conversation;
+    }
+    *out_len = record_correlation_id(m->exp.request_id_nonce,
+                                     r->in_session ? r->session : r->ordinal, scratch, cap);
+    return scratch;
+}
+
 /* replay folds one record of share `s` into the merged results and exports. */
 static int replay(struct merge_state *m, const struct merge_source *s, const json_t *rec)
 {
@@ -329,6 +345,7 @@ static int replay(struct merge_state *m, const struct merge_source *s, const jso
     m->exp.request_id_nonce = s->request_id_nonce;
     m->exp.record_rank = (int)get_int(s->header, "shard_index");
     m->exp.record_host = json_string_value(json_object_get(s->header, "host"));
+    m->conversation = json_string_value(json_object_get(rec, "conversation"));
     return export_run_record(&m->exp, &r, &metrics);
 }
 
@@ -455,6 +472,8 @@ static int merge_open(struct merge_state *m, char *const *paths, size_t count,
     }
     m->exp.streaming = streaming;
     m->exp.start_wall_ns = get_int(lead, "start_wall_ns");
+    m->exp.conversation_name = merged_conversation_name;
+    m->exp.conversation_ctx = m;
     ret = export_run_open(&m->exp, opts->out_dir, &m->cfg);
     if (ret != 0) {
         fprintf(stderr, "ringperf merge: cannot create the exports in %s: %s\n", opts->out_dir,

@@ -469,7 +469,7 @@ static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *fi
 }
 
 void cluster_share_record(struct cluster_share *cc, const struct record *rec,
-                          const struct metrics_record *metrics)
+                          const struct metrics_record *metrics, const struct export_run *exp)
 {
     if (!export_jsonw_is_open(&cc->writer) || cc->error != 0) {
         return;
@@ -484,6 +484,11 @@ void cluster_share_record(struct cluster_share *cc, const struct record *rec,
         put_key_int(w, &first, "session", (int64_t)rec->session);
         put_key_int(w, &first, "turn", rec->turn);
     }
+    char scratch[EXPORT_CONVERSATION_NAME_BYTES];
+    size_t name_len = 0;
+    const char *name = export_run_conversation_name(exp, rec, scratch, &name_len);
+    export_jsonw_key(w, &first, "conversation");
+    export_jsonw_string(w, name, name_len);
     put_key_int(w, &first, "outcome", rec->outcome);
     put_times(cc, w, &first, rec, &metrics->request);
     put_key_int(w, &first, "http_status", rec->http_status);

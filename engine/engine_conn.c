@@ -113,22 +113,21 @@ int engine__conns_init(struct engine__shard *shard)
             .name_len = strlen("X-Request-ID"),
             .value = c->request_id,
         };
-        c->header_count = 1;
-        if (config->sessions != NULL) {
-            const char *name =
-                config->session_header != NULL ? config->session_header : "X-Correlation-ID";
-            c->headers[ENGINE__HEADER_CORRELATION_ID] = (struct http_header){
-                .name = name,
-                .name_len = strlen(name),
-                .value = c->session.correlation_id,
-            };
-            c->headers[ENGINE__HEADER_SESSION_AFFINITY] = (struct http_header){
-                .name = "X-Session-Affinity",
-                .name_len = strlen("X-Session-Affinity"),
-                .value = c->session.correlation_id,
-            };
-            c->header_count = 3;
-        }
+        /* Every request carries AIPerf's X-Correlation-ID and X-Session-Affinity: its
+         * session's id, or, outside sessions, one of its own (send_request). */
+        const char *name =
+            config->session_header != NULL ? config->session_header : "X-Correlation-ID";
+        c->headers[ENGINE__HEADER_CORRELATION_ID] = (struct http_header){
+            .name = name,
+            .name_len = strlen(name),
+            .value = c->session.correlation_id,
+        };
+        c->headers[ENGINE__HEADER_SESSION_AFFINITY] = (struct http_header){
+            .name = "X-Session-Affinity",
+            .name_len = strlen("X-Session-Affinity"),
+            .value = c->session.correlation_id,
+        };
+        c->header_count = 3;
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);
         sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
@@ -319,6 +318,15 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     }
     c->headers[ENGINE__HEADER_REQUEST_ID].value_len = record_request_id(
         config->request_id_nonce, rec->ordinal, c->request_id, sizeof(c->request_id));
+    if (!rec->in_session) {
+        /* A request outside sessions is a session of one turn, as each of AIPerf's
+         * single-turn credits has a correlation id of its own. */
+        size_t id_len =
+            record_correlation_id(config->request_id_nonce, rec->ordinal, c->session.correlation_id,
+                                  sizeof(c->session.correlation_id));
+        c->headers[ENGINE__HEADER_CORRELATION_ID].value_len = id_len;
+        c->headers[ENGINE__HEADER_SESSION_AFFINITY].value_len = id_len;
+    }
     uint32_t header_count = c->header_count;
     c->closes_after = closes_after(shard, c);
     if (c->closes_after) {

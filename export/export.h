@@ -273,6 +273,8 @@ struct export_run {
     bool outputs_in_data; /* the "data" array is open */
     bool outputs_first;   /* no entry yet in the open array */
     bool streaming;
+    int profiling_phase_index; /* the profiling phase's index in input_config.phases: 1 after a
+                                  warmup, else 0 (export_run_open) */
     uint64_t request_id_nonce;
     uint64_t lines;
     /* CLOCK_REALTIME when the profiling phase started (after warmup); set by
@@ -286,14 +288,19 @@ struct export_run {
      * (borrowed until the next export_run_record). */
     int record_rank;
     const char *record_host;
-    /* Multi-turn runs: the name of the conversation a session plays, as
-     * workload_sessions_conversation_name gives it, with its context
-     * (borrowed); NULL otherwise, and for `ringperf merge`, which has no
-     * dataset and names a conversation by its session's correlation id. */
-    const char *(*conversation_name)(const void *ctx, uint64_t session, char *scratch, size_t cap,
-                                     size_t *out_len);
+    /* The dataset's name of the conversation a record played (inputs.json's session_id),
+     * with its context (borrowed): workload_requests_conversation_name for a profile run,
+     * the records files' names for `ringperf merge`. Writes into scratch (cap bytes) or
+     * returns a string that outlives the call; *out_len is its length. NULL: the record's
+     * correlation id. */
+    const char *(*conversation_name)(const void *ctx, const struct record *record, char *scratch,
+                                     size_t cap, size_t *out_len);
     const void *conversation_ctx;
 };
+
+/* EXPORT_CONVERSATION_NAME_BYTES is the scratch a conversation_name callback gets: enough for
+ * session_<n> and a correlation id; longer dataset names are returned, not copied. */
+#define EXPORT_CONVERSATION_NAME_BYTES 64
 
 /* export_wall_now_ns returns CLOCK_REALTIME in ns. */
 int64_t export_wall_now_ns(void);
@@ -320,6 +327,14 @@ int export_run_warmup_record(struct export_run *exp, const struct record *record
  * records file of a cluster share writes the same object, so `ringperf merge` reads
  * what profile_export.jsonl has. */
 void export_record_error(struct export_jsonw *w, const struct record *rec);
+
+/* export_run_conversation_name returns the name of the conversation `rec` played, as
+ * profile_export.jsonl writes it in conversation_id: exp->conversation_name's answer, or the
+ * record's correlation id without one. Written into scratch or borrowed; *out_len is its
+ * length. */
+const char *export_run_conversation_name(const struct export_run *exp, const struct record *rec,
+                                         char scratch[EXPORT_CONVERSATION_NAME_BYTES],
+                                         size_t *out_len);
 
 /* export_run_close writes the last interval of the interval logs, flushes
  * and closes the files. Returns 0 or -errno. The timeslices stay in memory

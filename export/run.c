@@ -62,6 +62,8 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
 {
     exp->level = cfg->export_level;
     exp->slice_ns = (int64_t)(cfg->slice_duration_seconds * 1e9);
+    exp->profiling_phase_index =
+        cfg->warmup_request_count > 0 || cfg->warmup_duration_seconds > 0 ? 1 : 0;
     if (cfg->goodput != NULL) {
         char errbuf[256];
         /* metrics_results_init already reported a bad --goodput. */
@@ -153,35 +155,51 @@ static void put_int_or_null(struct export_jsonw *w, bool *first, const char *key
     }
 }
 
-/* put_conversation writes the record's session identity: a single-turn
- * request is a conversation of its own, named by its request id. */
-static void put_conversation(struct export_jsonw *w, bool *first, const struct export_run *exp,
-                             const struct record *rec, const char *request_id, size_t id_len)
+const char *export_run_conversation_name(const struct export_run *exp, const struct record *rec,
+                                         char scratch[EXPORT_CONVERSATION_NAME_BYTES],
+                                         size_t *out_len)
 {
-    if (!rec->in_session) {
-        export_jsonw_key(w, first, "conversation_id");
-        export_jsonw_string(w, request_id, id_len);
-        export_jsonw_key(w, first, "turn_index");
-        export_jsonw_int(w, 0);
-        return;
+    if (exp->conversation_name != NULL) {
+        return exp->conversation_name(exp->conversation_ctx, rec, scratch,
+                                      EXPORT_CONVERSATION_NAME_BYTES, out_len);
     }
+    *out_len =
+        record_correlation_id(exp->request_id_nonce, rec->in_session ? rec->session : rec->ordinal,
+                              scratch, EXPORT_CONVERSATION_NAME_BYTES);
+    return scratch;
+}
+
+/* put_int_if_known writes "key": v, or nothing for 0 (not known), as AIPerf leaves a None out
+ * of a record's metadata. */
+static void put_int_if_known(struct export_jsonw *w, bool *first, const char *key, int64_t v)
+{
+    if (v != 0) {
+        export_jsonw_key(w, first, key);
+        export_jsonw_int(w, v);
+    }
+}
+
+/* put_conversation writes the record's session identity, AIPerf's join key with inputs.json:
+ * x_correlation_id (the session's, or for a single-turn request one of its own, as sent in
+ * X-Correlation-ID), conversation_id (the dataset's name of what it sent, inputs.json's
+ * session_id) and turn_index (the index into that entry's payloads). `ringperf merge` has no
+ * dataset of its own and takes the name from the shares' records files. */
+static void put_conversation(struct export_jsonw *w, bool *first, const struct export_run *exp,
+                             const struct record *rec, uint64_t request_id_nonce)
+{
     char correlation[40];
-    size_t correlation_len = record_correlation_id(exp->request_id_nonce, rec->session, correlation,
-                                                   sizeof(correlation));
+    size_t correlation_len =
+        record_correlation_id(request_id_nonce, rec->in_session ? rec->session : rec->ordinal,
+                              correlation, sizeof(correlation));
     export_jsonw_key(w, first, "x_correlation_id");
     export_jsonw_string(w, correlation, correlation_len);
-    /* The dataset's name for the conversation; `ringperf merge` has no
-     * dataset, and names it by the session's correlation id. */
-    char scratch[sizeof(correlation)];
-    size_t name_len = correlation_len;
-    const char *name = exp->conversation_name != NULL
-                           ? exp->conversation_name(exp->conversation_ctx, rec->session, scratch,
-                                                    sizeof(scratch), &name_len)
-                           : correlation;
+    char scratch[EXPORT_CONVERSATION_NAME_BYTES];
+    size_t name_len = 0;
+    const char *name = export_run_conversation_name(exp, rec, scratch, &name_len);
     export_jsonw_key(w, first, "conversation_id");
     export_jsonw_string(w, name, name_len);
     export_jsonw_key(w, first, "turn_index");
-    export_jsonw_int(w, rec->turn);
+    export_jsonw_int(w, rec->in_session ? rec->turn : 0);
 }
 
 /* put_timing_truth writes ringperf's own timing fields: when the request was
@@ -216,25 +234,39 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
     export_jsonw_key(w, &first, "x_request_id");
     export_jsonw_string(w, request_id, id_len);
-    put_conversation(w, &first, exp, rec, request_id, id_len);
-    put_int_or_null(w, &first, "request_start_ns", rec->wall_start_ns);
-    put_int_or_null(w, &first, "request_ack_ns", metrics_record_wall_ns(rec, rec->headers_ns));
-    put_int_or_null(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
+    put_conversation(w, &first, exp, rec, exp->request_id_nonce);
+    /* AIPerf's keys in its order, a None left out; ringperf's own after them. */
+    put_int_if_known(w, &first, "request_start_ns", rec->wall_start_ns);
+    put_int_if_known(w, &first, "request_ack_ns", metrics_record_wall_ns(rec, rec->headers_ns));
+    put_int_if_known(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
     export_jsonw_key(w, &first, "worker_id");
     export_jsonw_lit(w, "\"shard_");
     export_jsonw_int(w, rec->shard_id);
     export_jsonw_raw(w, "\"", 1);
+    /* Records become metrics on the coordinator of the process (or rank) that ran them. */
+    export_jsonw_key(w, &first, "record_processor_id");
+    export_jsonw_lit(w, "\"record_processor_");
+    export_jsonw_int(w, exp->record_host != NULL ? exp->record_rank : 0);
+    export_jsonw_raw(w, "\"", 1);
+    export_jsonw_key(w, &first, "benchmark_phase");
+    export_jsonw_lit(w, "\"profiling\"");
+    export_jsonw_key(w, &first, "phase_index");
+    export_jsonw_int(w, exp->profiling_phase_index);
+    export_jsonw_lit(w, ",\"profiling_index\":0,\"phase_name\":\"profiling\","
+                        "\"phase_kind\":\"profiling\"");
+    export_jsonw_key(w, &first, "was_cancelled");
+    export_jsonw_lit(w, rec->outcome == RECORD_CANCELLED ? "true" : "false");
+    if (rec->outcome == RECORD_CANCELLED) {
+        put_int_if_known(w, &first, "cancellation_time_ns",
+                         metrics_record_wall_ns(rec, rec->cancel_ns));
+    }
+    export_jsonw_lit(w, ",\"context_overflow_skip\":false,\"agent_depth\":0");
     if (exp->record_host != NULL) {
         export_jsonw_key(w, &first, "rank");
         export_jsonw_int(w, exp->record_rank);
         export_jsonw_key(w, &first, "host");
         export_jsonw_string(w, exp->record_host, strlen(exp->record_host));
     }
-    export_jsonw_key(w, &first, "benchmark_phase");
-    export_jsonw_lit(w, "\"profiling\"");
-    export_jsonw_key(w, &first, "was_cancelled");
-    export_jsonw_lit(w, rec->outcome == RECORD_CANCELLED ? "true" : "false");
-    put_int_or_null(w, &first, "cancellation_time_ns", metrics_record_wall_ns(rec, rec->cancel_ns));
     put_int_or_null(w, &first, "http_status", rec->http_status);
     put_timing_truth(w, &first, rec, metrics);
     export_jsonw_raw(w, "}", 1);
@@ -362,7 +394,7 @@ static void put_output(struct export_run *exp, const struct record *rec,
     exp->outputs_first = false;
     export_jsonw_key(w, &first, "session_num");
     export_jsonw_int(w, (int64_t)(rec->in_session ? rec->session : rec->ordinal));
-    put_conversation(w, &first, exp, rec, request_id, id_len);
+    put_conversation(w, &first, exp, rec, request_id_nonce);
     export_jsonw_key(w, &first, "x_request_id");
     export_jsonw_string(w, request_id, id_len);
     export_jsonw_key(w, &first, "benchmark_phase");

@@ -459,7 +459,8 @@ static int order_payloads(const struct profile_config *cfg, uint64_t seed,
         }
         out->payload_count++;
     }
-    free(order);
+    /* The order is which entry each payload sends: the records' names in inputs.json. */
+    out->payload_entries = order;
     return ret;
 }
 
@@ -500,6 +501,36 @@ static void write_json_string(FILE *f, const char *s)
     json_decref(str);
 }
 
+/* put_session_name writes session_<n>, the name inputs.json gives a conversation the dataset
+ * did not name, into scratch. */
+static const char *put_session_name(size_t n, char *scratch, size_t cap, size_t *out_len)
+{
+    int len = snprintf(scratch, cap, "session_%zu", n);
+    *out_len = len < 0 ? 0 : ((size_t)len < cap ? (size_t)len : cap - 1);
+    return scratch;
+}
+
+const char *workload_requests_conversation_name(const struct workload_requests *requests,
+                                                const struct record *record, char *scratch,
+                                                size_t cap, size_t *out_len)
+{
+    if (record->in_session) {
+        return workload_sessions_conversation_name(&requests->sessions, record->session, scratch,
+                                                   cap, out_len);
+    }
+    size_t entry = record->payload_index;
+    if (requests->payload_entries != NULL && entry < requests->payload_count) {
+        entry = requests->payload_entries[entry];
+        /* An entry of a named session is that session's turn (write_inputs groups them). */
+        const char *named = dataset_inputs_entry(requests->inputs, entry)->session_id;
+        if (named != NULL) {
+            *out_len = strlen(named);
+            return named;
+        }
+    }
+    return put_session_name(entry, scratch, cap, out_len);
+}
+
 /* write_payload_inputs writes dir/inputs.json for synthetic payloads: one
  * session per payload. */
 static int write_payload_inputs(const char *dir, const struct engine_payload *payloads,
@@ -510,7 +541,8 @@ static int write_payload_inputs(const char *dir, const struct engine_payload *pa
         json_error_t error;
         json_t *body = json_loadb(payloads[i].body, payloads[i].body_len, 0, &error);
         char session[32];
-        snprintf(session, sizeof(session), "session_%zu", i);
+        size_t session_len;
+        put_session_name(i, session, sizeof(session), &session_len);
         json_array_append_new(data, json_pack("{s:s, s:[o]}", "session_id", session, "payloads",
                                               body != NULL ? body : json_null()));
     }
@@ -553,7 +585,8 @@ int workload_requests_write_inputs(const char *dir, const struct workload_reques
                               : "\n    {\n      \"session_id\": ",
                   f);
             char fallback[32];
-            snprintf(fallback, sizeof(fallback), "session_%zu", i);
+            size_t fallback_len;
+            put_session_name(i, fallback, sizeof(fallback), &fallback_len);
             write_json_string(f, e->session_id != NULL ? e->session_id : fallback);
             fputs(",\n      \"payloads\": [\n        ", f);
         } else {

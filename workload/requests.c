@@ -504,6 +504,8 @@ void workload_requests_free(struct workload_requests *requests)
     free(requests->payload_isl);
     free(requests->presampled);
     requests->presampled = NULL;
+    free(requests->payload_entries);
+    requests->payload_entries = NULL;
     requests->payload_isl = NULL;
     free(requests->headers);
     requests->payloads = NULL;

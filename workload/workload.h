@@ -37,6 +37,7 @@ struct workload_requests {
     struct dataset_inputs *inputs; /* NULL: synthetic prompts */
     char **bodies;                 /* bodies[i] is entry i's body; owned */
     size_t body_count;
+    size_t *payload_entries;      /* payloads[k] is the body of entry payload_entries[k]; owned */
     int64_t *schedule_offsets_ns; /* per payload; NULL unless fixed_schedule */
     /* A random or shuffled run shorter than its file: the order drawn over the
      * whole file, as positions in the entries loaded (only those drawn). */
@@ -59,6 +60,14 @@ struct workload_requests {
  * or session_<n>; or each synthetic payload as a session of its own. Returns
  * 0 or -EIO. */
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests);
+
+/* workload_requests_conversation_name returns the name inputs.json gives the conversation that
+ * `record` played (its session_id): a multi-turn session's conversation, else the entry or
+ * synthetic payload the request sent (session_<n>, or the file's session id). Writes into
+ * scratch (cap bytes) or returns a string the requests own; *out_len is its length. */
+const char *workload_requests_conversation_name(const struct workload_requests *requests,
+                                                const struct record *record, char *scratch,
+                                                size_t cap, size_t *out_len);
 
 /* workload_requests_type maps --endpoint-type to the endpoint module's type.
  * Returns 0, or -ENOTSUP with a message on stderr for a type ringperf cannot

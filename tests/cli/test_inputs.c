@@ -163,6 +163,74 @@ Test(inputs_e2e, seed_inputs_json_replay_sends_the_same_payloads, .timeout = 120
     e2e_finish(&w);
 }
 
+/* find_session returns inputs.json's entry named `id`, or NULL. */
+static json_t *find_session(json_t *inputs, const char *id)
+{
+    size_t i;
+    json_t *entry;
+    json_array_foreach(json_object_get(inputs, "data"), i, entry)
+    {
+        if (strcmp(json_string_value(json_object_get(entry, "session_id")), id) == 0) {
+            return entry;
+        }
+    }
+    return NULL;
+}
+
+/* Records join inputs.json as AIPerf's do: conversation_id is the session_id of what was sent
+ * and turn_index indexes its payloads. The entries have 1, 3 and 5 words and the mock counts
+ * words as prompt tokens, so each record's usage says which payload it really sent. Every
+ * record has a correlation id of its own. */
+Test(inputs_e2e, records_join_inputs_json_on_conversation_and_turn, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "three.jsonl",
+              "{\"text\": \"one\"}\n{\"text\": \"one two three\"}\n"
+              "{\"text\": \"one two three four five\"}\n");
+    run_ok(&w,
+           PROFILE "--input-file IN/three.jsonl --custom-dataset-type single_turn "
+                   "--dataset-sampling-strategy random --random-seed 5 --request-count 12%s",
+           "");
+    json_t *inputs = e2e_load_json(&w, "inputs.json");
+    char *text = e2e_read_text(&w, "profile_export.jsonl");
+    size_t records = 0;
+    char previous[64] = "";
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        cr_assert_not_null(rec);
+        json_t *meta = json_object_get(rec, "metadata");
+        const char *conv = json_string_value(json_object_get(meta, "conversation_id"));
+        cr_assert_not_null(conv);
+        json_t *entry = find_session(inputs, conv);
+        cr_assert_not_null(entry, "%s is a session of inputs.json", conv);
+        json_t *payload = json_array_get(json_object_get(entry, "payloads"),
+                                         json_integer_value(json_object_get(meta, "turn_index")));
+        cr_assert_not_null(payload);
+        const char *content = json_string_value(
+            json_object_get(json_array_get(json_object_get(payload, "messages"), 0), "content"));
+        cr_assert_not_null(content);
+        size_t words = 1;
+        for (const char *c = content; *c != '\0'; c++) {
+            words += *c == ' ';
+        }
+        json_t *prompt = json_object_get(json_object_get(rec, "metrics"), "usage_prompt_tokens");
+        cr_assert_eq(json_integer_value(json_object_get(prompt, "value")), (json_int_t)words,
+                     "%s: the server saw the payload inputs.json names", conv);
+        const char *correlation = json_string_value(json_object_get(meta, "x_correlation_id"));
+        cr_assert_not_null(correlation);
+        cr_assert_str_neq(correlation, json_string_value(json_object_get(meta, "x_request_id")));
+        cr_assert_str_neq(correlation, previous, "one correlation id per request");
+        snprintf(previous, sizeof(previous), "%s", correlation);
+        json_decref(rec);
+        records++;
+    }
+    cr_assert_eq(records, 12);
+    free(text);
+    json_decref(inputs);
+    e2e_finish(&w);
+}
+
 static int64_t start_ns(const char *line)
 {
     const char *p = strstr(line, "\"request_start_ns\":");

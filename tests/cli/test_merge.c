@@ -101,6 +101,31 @@ Test(merge, merging_one_share_reproduces_its_own_summary_exactly, .timeout = 120
     assert_same_metrics(own, merged);
     json_decref(own);
     json_decref(merged);
+    /* The records join the same inputs.json: conversation ids as the share wrote them. */
+    char *own_lines = e2e_read_text(&w, "rank_0/profile_export.jsonl");
+    char *merged_lines = e2e_read_text(&w, "merged/profile_export.jsonl");
+    char *own_save = NULL;
+    char *merged_save = NULL;
+    size_t lines = 0;
+    for (char *a = strtok_r(own_lines, "\n", &own_save),
+              *b = strtok_r(merged_lines, "\n", &merged_save);
+         a != NULL && b != NULL;
+         a = strtok_r(NULL, "\n", &own_save), b = strtok_r(NULL, "\n", &merged_save)) {
+        json_t *ja = json_loads(a, 0, NULL);
+        json_t *jb = json_loads(b, 0, NULL);
+        const char *ca =
+            json_string_value(json_object_get(json_object_get(ja, "metadata"), "conversation_id"));
+        const char *cb =
+            json_string_value(json_object_get(json_object_get(jb, "metadata"), "conversation_id"));
+        cr_assert(ca != NULL && strncmp(ca, "session_", 8) == 0, "%s", a);
+        cr_assert(cb != NULL && strcmp(ca, cb) == 0, "merged %s, share %s", cb, ca);
+        json_decref(ja);
+        json_decref(jb);
+        lines++;
+    }
+    cr_assert_eq(lines, 25);
+    free(own_lines);
+    free(merged_lines);
     e2e_finish(&w);
 }
 

@@ -36,6 +36,29 @@ Test(engine_run, streaming_chat_every_request_succeeds_with_every_token, .timeou
     finish(&fx);
 }
 
+/* AIPerf sends X-Correlation-ID (and X-Session-Affinity) on every request: outside sessions
+ * each request is a session of one turn with an id of its own, the x_correlation_id its record
+ * exports. */
+Test(engine_run, single_turn_requests_carry_a_correlation_id, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, false, 4, mock_server_port(fx.server));
+    fx.config.concurrency = 4;
+    fx.config.request_count = 40;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 40);
+    cr_assert_eq(mock_server_stop(fx.server), 0);
+    struct mock_stats stats;
+    mock_server_stats(fx.server, &stats);
+    cr_assert_eq(stats.session_requests, 40, "every request named its session");
+    free(cap);
+    finish(&fx);
+}
+
 Test(engine_run, non_streaming_completions_get_one_body_each, .timeout = 60)
 {
     skip_without_io_uring();
