@@ -36,9 +36,9 @@ static char *run_json(const struct profile_config *cfg, uint64_t nonce)
     return text;
 }
 
-static char *config_json(const struct profile_config *cfg)
+static char *config_json(const struct profile_config *cfg, const char *artifact_dir)
 {
-    json_t *doc = export_input_config(cfg); /* no API key; header values redacted */
+    json_t *doc = export_input_config(cfg, artifact_dir); /* secrets redacted */
     char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
     return text;
@@ -47,7 +47,7 @@ static char *config_json(const struct profile_config *cfg)
 static int start_api(struct cli_live *live, const struct profile_config *cfg,
                      const char *artifact_dir, uint64_t nonce, uint16_t port)
 {
-    char *config_text = config_json(cfg);
+    char *config_text = config_json(cfg, artifact_dir);
     char *run_text = run_json(cfg, nonce);
     struct api_options opts = {
         .host = cfg->api_host,

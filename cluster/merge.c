@@ -212,9 +212,8 @@ static int config_from(struct merge_state *m, const json_t *h, const char *level
     struct profile_config *c = &m->cfg;
     c->cli_command = (char *)json_string_value(json_object_get(h, "cli_command"));
     c->goodput = (char *)json_string_value(json_object_get(h, "goodput"));
-    const json_t *output = json_object_get(json_object_get(h, "input_config"), "output");
-    c->profile_export_prefix =
-        (char *)json_string_value(json_object_get(output, "profile_export_prefix"));
+    const json_t *artifacts = json_object_get(json_object_get(h, "input_config"), "artifacts");
+    c->profile_export_prefix = (char *)json_string_value(json_object_get(artifacts, "prefix"));
     int ret = level_of(json_string_value(json_object_get(h, "export_level")), level_override,
                        &c->export_level);
     c->slice_duration_seconds = json_real_value(json_object_get(h, "slice_duration_seconds"));

@@ -302,7 +302,7 @@ static json_t *header_json(const struct cluster_share *cc, const struct profile_
         "export_level", level_name(cfg->export_level), "slice_duration_seconds",
         cfg->slice_duration_seconds, "random_seed",
         cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "input_config",
-        export_input_config(cfg));
+        export_input_config(cfg, cc->top_dir));
     return h;
 }
 

@@ -44,6 +44,10 @@
  * run that fails exits 1 as well, so scripts test for zero, as they do with AIPerf. */
 #define CONFIG_EXIT_INVALID 1
 
+/* CONFIG_FLAGS_MAX bounds the flag table: each entry has one "given" bit in
+ * profile_config.flags_given. */
+#define CONFIG_FLAGS_MAX 512
+
 /* CONFIG_PARSE_HELP is returned by config_parse_profile when -h/--help was given:
  * the caller prints config_print_help() and exits 0. */
 #define CONFIG_PARSE_HELP 1
@@ -333,6 +337,9 @@ struct profile_config {
     int64_t audio_num_channels;               /* 1 or 2; default 1 */
     /* Provenance */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
+    /* One bit per flag table entry, set when the flag was on the command line
+     * (read it with config_flag_given). */
+    uint64_t flags_given[CONFIG_FLAGS_MAX / 64];
 };
 
 /* config_scheme is the scheme of a resolved URL. */
@@ -371,6 +378,33 @@ void config_free(struct profile_config *cfg);
  * help text, followed by the AIPerf flags ringperf recognises but does not
  * support yet. */
 void config_print_help(FILE *out);
+
+/* config_flag_given reports whether the flag spelled `flag` (any of its
+ * spellings, e.g. "--concurrency" or "--num-requests") was on the command line
+ * that filled cfg, whatever its value: AIPerf's "explicitly set" for
+ * input_config. False for a name that is no flag, and for every flag of a
+ * profile_config not filled by config_parse_profile. */
+bool config_flag_given(const struct profile_config *cfg, const char *flag);
+
+/* config_choice_name returns the spelling of choice `value` of the choice flag
+ * spelled `flag` (e.g. ("--wait-for-model-mode", CONFIG_WAIT_MODELS) ->
+ * "models"), or NULL when flag is no choice flag or has no such value. The
+ * string is static. */
+const char *config_choice_name(const char *flag, int value);
+
+/* config_header_is_sensitive reports whether a header name (len bytes, not
+ * NUL-terminated) carries credentials, compared case-insensitively: AIPerf's
+ * list (Authorization, Proxy-Authorization, X-Api-Key, Api-Key,
+ * Ocp-Apim-Subscription-Key, X-Goog-Api-Key, X-Functions-Key, Aeg-Sas-Key,
+ * X-Amz-Security-Token), Cookie, and any name containing auth, token, secret,
+ * password, api-key, apikey, api_key, cookie, credential or signature. The
+ * one rule for cli_command, input_config and /api/config. */
+bool config_header_is_sensitive(const char *name, size_t len);
+
+/* config_redact_url writes url into out (cap bytes) with its userinfo and
+ * credential query parameters replaced by CONFIG_REDACTED, as AIPerf's
+ * redact_url does. Returns false if it did not fit. */
+bool config_redact_url(const char *url, char *out, size_t cap);
 
 /* config_endpoint_type_name returns the AIPerf spelling of type (e.g. "chat"),
  * or "unknown" for an out-of-range value. The string is static. */

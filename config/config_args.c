@@ -111,6 +111,32 @@ const struct config__flag *config__find_flag(const char *name, size_t len)
     return NULL;
 }
 
+bool config_flag_given(const struct profile_config *cfg, const char *flag)
+{
+    size_t count = 0;
+    const struct config__flag *base = config__flags(&count);
+    const struct config__flag *found = config__find_flag(flag, strlen(flag));
+    if (found == NULL) {
+        return false;
+    }
+    size_t index = (size_t)(found - base);
+    return (cfg->flags_given[index / 64] >> (index % 64)) & 1u;
+}
+
+const char *config_choice_name(const char *flag, int value)
+{
+    const struct config__flag *found = config__find_flag(flag, strlen(flag));
+    if (found == NULL || found->kind != CONFIG__K_CHOICE || found->choices == NULL) {
+        return NULL;
+    }
+    for (const struct config__choice *c = found->choices; c->name != NULL; c++) {
+        if (c->value == value && !c->hidden) {
+            return c->name;
+        }
+    }
+    return NULL;
+}
+
 const char *config__suggest_flag(const char *name, size_t len, size_t *out_len)
 {
     size_t count = 0;

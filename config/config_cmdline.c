@@ -95,7 +95,7 @@ static bool json_has_sensitive_key(const char *s)
     json_object_foreach(root, key, item)
     {
         (void)item;
-        sensitive = sensitive || config__header_is_sensitive(key, strlen(key));
+        sensitive = sensitive || config_header_is_sensitive(key, strlen(key));
     }
     json_decref(root);
     return sensitive;
@@ -117,7 +117,7 @@ static void put_header_value(struct text_builder *b, const char *v)
     while (name_len > 0 && (start[name_len - 1] == ' ' || start[name_len - 1] == '\t')) {
         name_len--;
     }
-    if (colon == NULL || !config__header_is_sensitive(start, name_len)) {
+    if (colon == NULL || !config_header_is_sensitive(start, name_len)) {
         put_quoted(b, v, strlen(v));
         return;
     }
@@ -145,7 +145,7 @@ static void put_value(struct text_builder *b, const struct config__flag *flag, c
             b->oom = true;
             return;
         }
-        if (!config__redact_url(v, redacted, cap)) {
+        if (!config_redact_url(v, redacted, cap)) {
             snprintf(redacted, cap, "%s", CONFIG_REDACTED);
         }
         put_quoted(b, redacted, strlen(redacted));
@@ -253,7 +253,7 @@ static bool redact_query(const char *q, char *out, size_t cap, size_t *used)
     return out_put(out, cap, used, p, strlen(p));
 }
 
-bool config__redact_url(const char *url, char *out, size_t cap)
+bool config_redact_url(const char *url, char *out, size_t cap)
 {
     size_t used = 0;
     if (cap == 0) {

@@ -52,7 +52,7 @@ bool config__is_header_name(const char *name, size_t len)
     return len > 0;
 }
 
-bool config__header_is_sensitive(const char *name, size_t len)
+bool config_header_is_sensitive(const char *name, size_t len)
 {
     static const char *const exact[] = {
         "authorization", "proxy-authorization", "cookie",          "x-api-key",

@@ -162,18 +162,10 @@ bool config__visible_ascii(const char *s, size_t len);
  * (RFC 9110 token characters, at least one). */
 bool config__is_header_name(const char *name, size_t len);
 
-/* config__header_is_sensitive reports whether a header name carries credentials
- * (Authorization, X-Api-Key, Cookie, ...), compared case-insensitively. */
-bool config__header_is_sensitive(const char *name, size_t len);
-
 /* config__build_cli_command joins the arguments into "ringperf profile ..." with
  * shell quoting and secrets redacted. Returns an owned string or NULL (-ENOMEM,
  * or the result would exceed CONFIG_CLI_COMMAND_BYTES_MAX). */
 char *config__build_cli_command(int argc, char **argv);
-
-/* config__redact_url writes url into out with userinfo and credential query
- * parameters replaced by CONFIG_REDACTED. Returns false if it did not fit. */
-bool config__redact_url(const char *url, char *out, size_t cap);
 
 /* config__resolve resolves one base URL (see config_resolve_url). */
 int config__resolve(const char *base, enum config_endpoint_type type, const char *custom,

@@ -369,6 +369,11 @@ int config__store_value(struct profile_config *cfg, const struct config__occurre
         config__fail(errbuf, errcap, "out of memory while parsing %.*s", (int)occ->spelled_len,
                      occ->spelled);
     }
+    if (rc == 0) {
+        size_t count = 0;
+        size_t index = (size_t)(flag - config__flags(&count));
+        cfg->flags_given[index / 64] |= UINT64_C(1) << (index % 64);
+    }
     if (rc == 0 && flag->given_offset != CONFIG__NO_FIELD) {
         bool given = true;
         memcpy(field(cfg, flag->given_offset), &given, sizeof(given));

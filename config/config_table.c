@@ -851,6 +851,9 @@ static const char *const group_names[CONFIG__G_COUNT] = {
     [CONFIG__G_ZMQ] = "ZMQ Communication",
 };
 
+_Static_assert(sizeof(flag_table) / sizeof(flag_table[0]) <= CONFIG_FLAGS_MAX,
+               "profile_config.flags_given has one bit per flag table entry");
+
 const struct config__flag *config__flags(size_t *out_count)
 {
     *out_count = sizeof(flag_table) / sizeof(flag_table[0]);

@@ -312,7 +312,7 @@ int config__resolve(const char *base, enum config_endpoint_type type, const char
     if (!valid_type(type)) {
         return config__fail(errbuf, errcap, "internal error: bad endpoint type %d", (int)type);
     }
-    if (!config__redact_url(base, redacted, sizeof(redacted))) {
+    if (!config_redact_url(base, redacted, sizeof(redacted))) {
         snprintf(redacted, sizeof(redacted), "%s", "(long URL)");
     }
     config__show(redacted, shown, sizeof(shown));
@@ -346,7 +346,7 @@ int config__proxy_url(const char *variable, const char *url, struct config_proxy
 {
     char shown[128];
     char redacted[256];
-    if (!config__redact_url(url, redacted, sizeof(redacted))) {
+    if (!config_redact_url(url, redacted, sizeof(redacted))) {
         snprintf(redacted, sizeof(redacted), "%s", "(long URL)");
     }
     if (strchr(redacted, '@') != NULL) {

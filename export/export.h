@@ -209,6 +209,7 @@ int export_timeslices_csv_write(const char *path, const struct export_timeslice 
 
 /* export_paths are the artifact file paths of a run. */
 struct export_paths {
+    char dir[EXPORT_PATH_BYTES];             /* the artifact directory itself */
     char records[EXPORT_PATH_BYTES];         /* profile_export.jsonl */
     char raw[EXPORT_PATH_BYTES];             /* profile_export_raw.jsonl */
     char outputs[EXPORT_PATH_BYTES];         /* outputs.json */
@@ -389,11 +390,18 @@ struct export_finish_info {
 int export_run_finish(const struct export_run *exp, struct metrics_results *results,
                       const struct export_finish_info *info);
 
-/* export_input_config builds the input_config object of the JSON summary from
- * the parsed command line: no API key, header values redacted, the URLs
- * without user info or query. Returns a new reference or NULL. */
+/* export_input_config builds the input_config object of the JSON summary (and
+ * /api/config) from the parsed command line, as AIPerf's BenchmarkConfig
+ * schema 2.0 dumps it (spec §1.5, input_config.c): only what the command line
+ * set, and what AIPerf's converter always sets. `artifact_dir` is the run's
+ * directory as resolved (artifacts.dir; NULL leaves it out). Secrets never
+ * appear: the API key and credential-bearing header values
+ * (config_header_is_sensitive) read <redacted>, URLs lose their credentials
+ * (config_redact_url). The result depends on cfg having been filled by
+ * config_parse_profile (config_flag_given) and on whether stdout is a
+ * terminal (runtime.ui). Returns a new reference or NULL. */
 struct json_t;
-struct json_t *export_input_config(const struct profile_config *cfg);
+struct json_t *export_input_config(const struct profile_config *cfg, const char *artifact_dir);
 
 /* export_console_options say how the console report looks. */
 struct export_console_options {

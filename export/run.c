@@ -42,6 +42,7 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
         }
     }
     bool custom = base[0] != '\0';
+    int dir_len = snprintf(out->dir, sizeof(out->dir), "%s", dir);
     int ret = join(out->records, dir, custom ? base : "profile_export", ".jsonl");
     ret |= join(out->raw, dir, custom ? base : "profile_export", "_raw.jsonl");
     ret |= join(out->outputs, dir, "outputs", ".json");
@@ -55,7 +56,8 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
     ret |=
         join(out->timeslices_csv, dir, custom ? base : "profile_export_aiperf", "_timeslices.csv");
     ret |= join(out->hlog_base, dir, custom ? base : "profile_export", "");
-    return ret != 0 ? -ENAMETOOLONG : 0;
+    bool dir_fits = dir_len >= 0 && (size_t)dir_len < sizeof(out->dir);
+    return ret != 0 || !dir_fits ? -ENAMETOOLONG : 0;
 }
 
 int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg)
@@ -478,75 +480,6 @@ int export_run_close(struct export_run *exp)
     return ret != 0 ? ret : hlog_ret;
 }
 
-static json_t *redacted_headers(const struct profile_config *cfg)
-{
-    json_t *headers = json_object();
-    for (size_t i = 0; headers != NULL && i < cfg->header_count; i++) {
-        /* Header values often carry credentials; which ones cannot be known. */
-        json_object_set_new(headers, cfg->headers[i].name, json_string(CONFIG_REDACTED));
-    }
-    return headers;
-}
-
-static json_t *string_list(const struct config_strlist *list)
-{
-    json_t *array = json_array();
-    for (size_t i = 0; array != NULL && i < list->count; i++) {
-        json_array_append_new(array, json_string(list->items[i]));
-    }
-    return array;
-}
-
-/* resolved_urls lists every --url as resolved, without user info or query
- * string, which may hold credentials. */
-static json_t *resolved_urls(const struct profile_config *cfg)
-{
-    json_t *urls = json_array();
-    for (size_t i = 0; urls != NULL && i < cfg->urls.count; i++) {
-        struct config_target t;
-        char errbuf[256];
-        if (config_resolve_url(cfg, i, &t, errbuf, sizeof(errbuf)) != 0) {
-            continue;
-        }
-        char url[CONFIG_HOST_BYTES_MAX + CONFIG_PATH_BYTES_MAX + 32];
-        size_t path_len = strcspn(t.path, "?");
-        snprintf(url, sizeof(url), "%s://%s%.*s",
-                 t.scheme == CONFIG_SCHEME_HTTPS ? "https" : "http", t.authority, (int)path_len,
-                 t.path);
-        json_array_append_new(urls, json_string(url));
-    }
-    return urls;
-}
-
-static const char *export_level_name(enum config_export_level level)
-{
-    return level == CONFIG_EXPORT_SUMMARY ? "summary"
-           : level == CONFIG_EXPORT_RAW   ? "raw"
-                                          : "records";
-}
-
-json_t *export_input_config(const struct profile_config *c)
-{
-    json_t *seed = c->random_seed_set ? json_integer(c->random_seed) : json_null();
-    json_t *osl = c->osl_set ? json_integer(c->osl_tokens_mean) : json_null();
-    return json_pack(
-        "{s:{s:o, s:s, s:b, s:o, s:f, s:b, s:b}, s:{s:o, s:o, s:o, s:{s:{s:I, s:f}, s:{s:o, "
-        "s:f}}}, s:{s:I, s:I, s:f, s:f}, s:{s:s, s:s?, s:s}, s:{s:s?}, s:s?}",
-        "endpoint", "model_names", string_list(&c->models), "type",
-        config_endpoint_type_name(c->endpoint_type), "streaming", c->streaming, "urls",
-        resolved_urls(c), "timeout_seconds", c->request_timeout_seconds, "use_legacy_max_tokens",
-        c->use_legacy_max_tokens, "use_server_token_count", c->use_server_token_count, "input",
-        "headers", redacted_headers(c), "extra", string_list(&c->extra_inputs), "random_seed", seed,
-        "prompt", "input_tokens", "mean", (json_int_t)c->isl_tokens_mean, "stddev",
-        c->isl_tokens_stddev, "output_tokens", "mean", osl, "stddev", c->osl_tokens_stddev,
-        "loadgen", "concurrency", (json_int_t)c->concurrency, "request_count",
-        (json_int_t)c->request_count, "request_rate", c->request_rate_per_second,
-        "benchmark_duration", c->benchmark_duration_seconds, "output", "artifact_directory",
-        c->artifact_dir != NULL ? c->artifact_dir : "", "profile_export_prefix",
-        c->profile_export_prefix, "export_level", export_level_name(c->export_level), "tokenizer",
-        "name", c->tokenizer, "goodput", c->goodput);
-}
-
 static void log_line(FILE *log, const char *level, const char *message)
 {
     struct timespec now;
@@ -602,7 +535,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
     struct export_run_info run_info = {
         .cli_command = info->cfg->cli_command,
         .benchmark_id = benchmark_id,
-        .input_config = export_input_config(info->cfg),
+        .input_config = export_input_config(info->cfg, exp->paths.dir),
         .was_cancelled = info->was_cancelled,
         .start_wall_ns = results->first_wall_ns,
         .end_wall_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec,

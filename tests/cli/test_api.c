@@ -148,8 +148,17 @@ static void check_prometheus(int port, const char *dir)
 static void check_live_routes(int port)
 {
     json_t *doc = get_json(port, "/api/config", 200);
-    cr_assert(json_is_object(json_object_get(doc, "endpoint")));
-    cr_assert_null(json_object_get(json_object_get(doc, "endpoint"), "api_key"));
+    /* input_config's shape; only secret values are redacted, as AIPerf does. */
+    const json_t *endpoint = json_object_get(doc, "endpoint");
+    cr_assert_str_eq(json_string_value(json_object_get(endpoint, "api_key")), "<redacted>");
+    const json_t *headers = json_object_get(endpoint, "headers");
+    cr_assert_str_eq(json_string_value(json_object_get(headers, "Authorization")), "<redacted>");
+    cr_assert_str_eq(json_string_value(json_object_get(headers, "X-Tenant")), "team-a");
+    const json_t *profiling = json_array_get(json_object_get(doc, "phases"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(profiling, "concurrency")), 2);
+    char *text = json_dumps(doc, JSON_COMPACT);
+    cr_assert_null(strstr(text, SECRET));
+    free(text);
     json_decref(doc);
     doc = get_json(port, "/api/run", 200);
     const char *cmd = json_string_value(json_object_get(doc, "cli_command"));
@@ -234,6 +243,8 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
                     SECRET,
                     "-H",
                     "Authorization: Bearer " SECRET,
+                    "-H",
+                    "X-Tenant: team-a",
                     "--artifact-dir",
                     dir,
                     "--ui-type",

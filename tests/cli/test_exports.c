@@ -372,6 +372,70 @@ Test(cli_exports, summary_level_and_prefix, .timeout = 60)
     world_stop(&w);
 }
 
+/* load_input_config runs ringperf with flags and returns the input_config of its
+ * profile_export_aiperf.json (a new reference). */
+static json_t *load_input_config(struct world *w, const char *flags)
+{
+    char *out = NULL;
+    int rc = run_profile(w, flags, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    char *text = slurp(w->dir, "profile_export_aiperf.json");
+    cr_assert_not_null(text);
+    json_t *root = json_loads(text, 0, NULL);
+    free(text);
+    cr_assert_not_null(root);
+    json_t *config = json_incref(json_object_get(root, "input_config"));
+    json_decref(root);
+    return config;
+}
+
+/* input_config is AIPerf's BenchmarkConfig (schema 2.0): a default run has one
+ * profiling phase of type concurrency with the converter's 10 requests and no
+ * concurrency of 0 (AIPerf leaves an unset concurrency out: the phase's own
+ * default, 1, applies); --concurrency 1 reads 1; a warmup comes first. */
+Test(cli_exports, input_config_is_the_schema_2_benchmark_config, .timeout = 60)
+{
+    struct world w;
+    world_start(&w, "0");
+    json_t *config = load_input_config(&w, "--model m");
+    json_t *phases = json_object_get(config, "phases");
+    cr_assert_eq(json_array_size(phases), 1);
+    json_t *profiling = json_array_get(phases, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(profiling, "name")), "profiling");
+    cr_assert_str_eq(json_string_value(json_object_get(profiling, "kind")), "profiling");
+    cr_assert_str_eq(json_string_value(json_object_get(profiling, "type")), "concurrency");
+    cr_assert_eq(json_integer_value(json_object_get(profiling, "requests")), 10);
+    cr_assert_null(json_object_get(profiling, "concurrency"), "unset, as AIPerf dumps it");
+    char url[96];
+    snprintf(url, sizeof(url), "http://%s", w.url);
+    json_t *urls = json_object_get(json_object_get(config, "endpoint"), "urls");
+    cr_assert_str_eq(json_string_value(json_array_get(urls, 0)), url);
+    json_t *models = json_object_get(json_object_get(config, "models"), "items");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(models, 0), "name")), "m");
+    const char *sections[] = {"models",    "endpoint",      "datasets",       "phases",
+                              "artifacts", "gpu_telemetry", "server_metrics", "network_latency",
+                              "otel",      "mlflow",        "wandb"};
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+        cr_assert_not_null(json_object_get(config, sections[i]), "%s", sections[i]);
+    }
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(config, "artifacts"), "dir")), w.dir);
+    json_decref(config);
+    config = load_input_config(&w, "--model m --concurrency 1 --warmup-request-count 2");
+    phases = json_object_get(config, "phases");
+    cr_assert_eq(json_array_size(phases), 2);
+    json_t *warmup = json_array_get(phases, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(warmup, "kind")), "warmup");
+    cr_assert(json_is_true(json_object_get(warmup, "exclude_from_results")));
+    cr_assert_eq(json_integer_value(json_object_get(warmup, "requests")), 2);
+    cr_assert_eq(json_integer_value(json_object_get(warmup, "concurrency")), 1);
+    profiling = json_array_get(phases, 1);
+    cr_assert_eq(json_integer_value(json_object_get(profiling, "concurrency")), 1);
+    json_decref(config);
+    world_stop(&w);
+}
+
 /* id_of returns the X-Request-ID of an outputs.json entry or of a record's
  * metadata (malloc'd). */
 static char *id_of(json_t *entry)

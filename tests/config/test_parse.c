@@ -779,3 +779,20 @@ Test(config_parse, system_prompt_file_conflicts_are_named)
         strstr(err, "--system-prompt-file and --shared-system-prompt-length both set"), "%s", err);
     config_free(&cfg);
 }
+
+Test(config_parse, flag_given_tracks_every_spelling)
+{
+    char *argv[] = {"--model", "m", "--num-requests", "3", "--streaming", NULL};
+    struct profile_config cfg;
+    char err[256];
+    cr_assert_eq(config_parse_profile(5, argv, &cfg, err, sizeof(err)), 0, "%s", err);
+    cr_assert(config_flag_given(&cfg, "--request-count"));
+    cr_assert(config_flag_given(&cfg, "--num-requests"));
+    cr_assert(config_flag_given(&cfg, "--streaming"));
+    cr_assert(config_flag_given(&cfg, "-m"));
+    cr_assert_not(config_flag_given(&cfg, "--concurrency"));
+    cr_assert_not(config_flag_given(&cfg, "--no-such-flag"));
+    cr_assert_str_eq(config_choice_name("--wait-for-model-mode", CONFIG_WAIT_MODELS), "models");
+    cr_assert_null(config_choice_name("--concurrency", 0));
+    config_free(&cfg);
+}

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* userinfo must never survive redaction: the authority starts with the marker */
     char redacted[512];
-    if (rc == 0 && t.userinfo[0] != '\0' && config__redact_url(text, redacted, sizeof(redacted))) {
+    if (rc == 0 && t.userinfo[0] != '\0' && config_redact_url(text, redacted, sizeof(redacted))) {
         const char *sep = strstr(redacted, "://");
         const char *authority =
             sep != NULL && sep < redacted + strcspn(redacted, "/?#") ? sep + 3 : redacted;
