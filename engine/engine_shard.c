@@ -309,10 +309,15 @@ static bool wait_and_reap(struct engine__shard *shard)
     if (shard->unsignalled > 0 && shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS < wake) {
         wake = shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS;
     }
-    if (shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
+    /* A stopping shard starts nothing, so what is due no longer sets its wake-up: a due time
+     * already past would keep it from waiting at all, and with DEFER_TASKRUN the replies of the
+     * requests still in flight are only read when it waits for completions. */
+    bool may_start = !atomic_load_explicit(&shard->cancel, memory_order_acquire) &&
+                     !atomic_load_explicit(&shard->draining, memory_order_acquire);
+    if (may_start && shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
     }
-    if (shard->thinking_count > 0 && !shard->think_blocked &&
+    if (may_start && shard->thinking_count > 0 && !shard->think_blocked &&
         shard->next_think_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_think_ns - ENGINE__SPIN_NS;
     }
