@@ -74,7 +74,7 @@ static void check_failure_threshold(struct profile_run *run)
                 "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
                 "%g; stopping the run\n",
                 (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
-        __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&run->stop.requested, ENGINE_STOP_GRACEFUL, __ATOMIC_RELEASE);
     }
 }
 
@@ -215,9 +215,10 @@ struct signal_watch {
     struct cluster_share *cluster; /* told about the stop (MPI: a rank may have died) */
 };
 
-/* watch_signals turns the first Ctrl-C into a graceful cancel and the second
- * into an immediate exit, as AIPerf does. Signals are blocked in every other
- * thread, so this thread is the only one that sees them. */
+/* watch_signals turns the first Ctrl-C into a graceful stop, the second into cancelling the
+ * requests in flight at once (the run then writes its exports, every request accounted for,
+ * and exits 130), and a third into an immediate exit, for a run that cannot end. Signals are
+ * blocked in every other thread, so this thread is the only one that sees them. */
 static void *watch_signals(void *arg)
 {
     struct signal_watch *watch = arg;
@@ -230,15 +231,22 @@ static void *watch_signals(void *arg)
         if (interrupts == 0 && watch->cluster != NULL) {
             cluster_share_stop_notice(watch->cluster);
         }
-        if (++interrupts >= 2) {
-            fprintf(stderr, "\nringperf: forced quit\n");
+        interrupts++;
+        if (interrupts >= 3) {
+            fprintf(stderr, "\nringperf: forced quit; the exports are not finished\n");
             _exit(130);
+        }
+        if (interrupts == 2) {
+            fprintf(stderr, "\nringperf: cancelling the requests in flight now and writing the "
+                            "exports. Press Ctrl+C again to quit without them\n");
+            __atomic_store_n(&watch->stop->requested, ENGINE_STOP_NOW, __ATOMIC_RELEASE);
+            continue;
         }
         fprintf(stderr,
                 "\nringperf: stopping: no new requests; those in flight get %lld s "
-                "to finish. Press Ctrl+C again to force quit immediately\n",
+                "to finish. Press Ctrl+C again to cancel them now\n",
                 STOP_GRACE_NS / 1000000000);
-        __atomic_store_n(&watch->stop->requested, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&watch->stop->requested, ENGINE_STOP_GRACEFUL, __ATOMIC_RELEASE);
     }
 }
 
@@ -468,7 +476,8 @@ static int execute(struct profile_run *run)
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
-    return status;
+    /* Ctrl-C twice: interrupted, as the shell's own status for SIGINT says. */
+    return run->stop.requested >= ENGINE_STOP_NOW ? 130 : status;
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -563,6 +572,32 @@ static int reserve_descriptors(const struct profile_run *run)
         cli_descriptors_needed(&run->cfg, &run->engine, warmup ? &warm : NULL));
 }
 
+/* write_first_files starts the run's set of files in its directory: an earlier run's files
+ * there go first (no mix of two runs), then inputs.json and the per-request files. */
+static int write_first_files(struct profile_run *run)
+{
+    int ret = export_run_clear(run->artifact_dir, &run->cfg);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot remove the earlier run's files in %s: %s\n",
+                run->artifact_dir, strerror(-ret));
+        return 1;
+    }
+    const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
+    ret = inputs_dir != NULL ? workload_requests_write_inputs(inputs_dir, &run->requests) : 0;
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot write %s/inputs.json: %s\n", inputs_dir,
+                strerror(-ret));
+        return 1;
+    }
+    ret = export_run_open(&run->exp, run->artifact_dir, &run->cfg);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot create the exports in %s: %s\n",
+                run->artifact_dir, strerror(-ret));
+        return 1;
+    }
+    return 0;
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -617,22 +652,11 @@ static int prepare(struct profile_run *run)
     if (reserve_descriptors(run) != 0) {
         return 1;
     }
-    const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
-    if (inputs_dir != NULL && workload_requests_write_inputs(inputs_dir, &run->requests) != 0) {
-        fprintf(stderr, "ringperf profile: cannot write %s/inputs.json\n", run->artifact_dir);
-        return 1;
-    }
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
     int ret = prepare_results(run);
     if (ret != 0) {
         return ret;
-    }
-    ret = export_run_open(&run->exp, run->artifact_dir, &run->cfg);
-    if (ret != 0) {
-        fprintf(stderr, "ringperf profile: cannot create the exports in %s: %s\n",
-                run->artifact_dir, strerror(-ret));
-        return 1;
     }
     struct cluster_share_shards shards = {.count = &run->live.shard_count,
                                           .rows = run->live.shards};
@@ -645,9 +669,13 @@ static int prepare(struct profile_run *run)
     }
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);
-    /* MPI rank 0 serves the top directory, where the merged exports go. */
+    /* MPI rank 0 serves the top directory, where the merged exports go. The API's port is
+     * the last check that can refuse the run: nothing is written before it. */
     const char *served = run->cluster.mpi ? run->cluster.top_dir : run->artifact_dir;
-    return cli_live_start(&run->live, &run->cfg, served, run->engine.request_id_nonce) == 0 ? 0 : 1;
+    if (cli_live_start(&run->live, &run->cfg, served, run->engine.request_id_nonce) != 0) {
+        return 1;
+    }
+    return write_first_files(run);
 }
 
 static void release(struct profile_run *run)

@@ -314,7 +314,9 @@ static int open_file(struct cluster_share *cc, const struct profile_config *cfg)
     if (header == NULL) {
         return -ENOMEM;
     }
-    int ret = export_jsonw_open(&cc->writer, cc->file_path, WRITER_BYTES, EXPORT_OUTFILE_DIRECT);
+    int ret = export_jsonw_open(&cc->writer, cc->file_path, WRITER_BYTES, EXPORT_OUTFILE_DIRECT,
+                                /* merge reads what a share that died left */
+                                EXPORT_OUTFILE_IN_PLACE);
     if (ret == 0) {
         /* The header is read as soon as the file exists (merge, the live view). */
         export_jsonw_raw(&cc->writer, header, strlen(header));

@@ -289,7 +289,8 @@ static void stop_gracefully(struct coordinator *co)
         close_work(co);
         co->stop_deadline_ns = now + co->config.stop_grace_ns;
     }
-    if (now >= co->stop_deadline_ns) {
+    if (now >= co->stop_deadline_ns ||
+        __atomic_load_n(&co->stop->requested, __ATOMIC_ACQUIRE) >= ENGINE_STOP_NOW) {
         cancel_all(co);
     }
 }

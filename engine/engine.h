@@ -287,8 +287,14 @@ struct engine_record_sink {
 /* engine_stop is a flag another thread (or a signal handler) sets to cancel the
  * run: requests in flight end as RECORD_CANCELLED and no new ones start. */
 struct engine_stop {
-    volatile int requested; /* written with __atomic builtins */
+    volatile int requested; /* an ENGINE_STOP_* level; written with __atomic builtins */
 };
+
+/* The levels of engine_stop.requested: 0 runs on; ENGINE_STOP_GRACEFUL sends nothing more and
+ * gives the requests in flight engine_config.stop_grace_ns to finish; ENGINE_STOP_NOW cancels
+ * them at once (a second Ctrl-C), so the run still ends with a record for each. */
+#define ENGINE_STOP_GRACEFUL 1
+#define ENGINE_STOP_NOW 2
 
 /* engine_descriptors returns how many file descriptors engine_run(config)
  * holds open at most: every connection's socket, every shard's io_uring and

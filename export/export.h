@@ -138,10 +138,10 @@ struct export_hlog_options {
     const char *comment;
 };
 
-/* export_hlog_open creates `path` and writes the log's header lines (the
- * comment, format version 1.3, StartTime, BaseTime, the column legend).
- * Borrows `opts` for the call. Returns 0 and the log, owned by the caller
- * (release with export_hlog_close), in `*out`; -EINVAL, -ENOMEM or -errno. */
+/* export_hlog_open creates `path` (as <path>.partial, renamed when closed) and writes the log's
+ * header lines (the comment, format version 1.3, StartTime, BaseTime, the column legend). Borrows
+ * `opts` for the call. Returns 0 and the log, owned by the caller (release with export_hlog_close),
+ * in `*out`; -EINVAL, -ENOMEM or -errno. */
 int export_hlog_open(const char *path, const struct export_hlog_options *opts,
                      struct export_hlog **out);
 
@@ -305,6 +305,13 @@ struct export_run {
 
 /* export_wall_now_ns returns CLOCK_REALTIME in ns. */
 int64_t export_wall_now_ns(void);
+
+/* export_run_clear removes the files an earlier run left in `dir` under the names this run
+ * writes (cfg's prefix): records, raw, outputs, summaries, console copy, timeslices, .hlog
+ * files, the log and inputs.json, and any .partial of them. Called once every check that can
+ * refuse the run has passed and before its first file, so that a directory never holds a mix
+ * of two runs. Returns 0 or the first -errno (a file that is not there is no error). */
+int export_run_clear(const char *dir, const struct profile_config *cfg);
 
 /* export_run_open computes the paths for `dir` and cfg's prefix and creates
  * the per-request files cfg's export level asks for. Returns 0 or -errno

@@ -35,10 +35,10 @@ struct export_jsonw {
 };
 
 /* export_jsonw_open creates (or truncates) path with cap-byte buffers (at least
- * 2 * EXPORT_JSONW_PIECE_MAX), written as `mode` says. Returns 0 or -errno;
- * after a failure export_jsonw_close does nothing. */
+ * 2 * EXPORT_JSONW_PIECE_MAX), written as `mode` says, under the name `naming` says.
+ * Returns 0 or -errno; after a failure export_jsonw_close does nothing. */
 int export_jsonw_open(struct export_jsonw *w, const char *path, size_t cap,
-                      enum export_outfile_mode mode);
+                      enum export_outfile_mode mode, enum export_outfile_naming naming);
 
 /* export_jsonw_flush puts everything appended so far in the file, readable by
  * other processes. Returns 0 or the first error. */

@@ -33,15 +33,29 @@
  * a write refused for its alignment falls back to buffered). */
 #define EXPORT_OUTFILE_BLOCK 4096u
 
+/* EXPORT_OUTFILE_PARTIAL is the suffix of a staged file while it is written. */
+#define EXPORT_OUTFILE_PARTIAL ".partial"
+
+/* EXPORT_OUTFILE_PATH_BYTES bounds a staged file's name, suffix included. */
+#define EXPORT_OUTFILE_PATH_BYTES 4200
+
 /* export_outfile_mode chooses how the file is written. */
 enum export_outfile_mode {
     EXPORT_OUTFILE_DIRECT,   /* O_DIRECT in the background where the filesystem allows it */
     EXPORT_OUTFILE_BUFFERED, /* through the page cache, at once (also the fallback) */
 };
 
+/* export_outfile_naming says where the file is while it is written. */
+enum export_outfile_naming {
+    EXPORT_OUTFILE_IN_PLACE, /* under its name from the start: readable as it grows */
+    EXPORT_OUTFILE_STAGED,   /* as <name>.partial, renamed to <name> when closed: a file of the
+                                run's set is there whole or not at all */
+};
+
 struct export_outfile {
     int fd;
-    bool direct; /* writes are O_DIRECT and asynchronous */
+    char *staged_path; /* EXPORT_OUTFILE_STAGED: the final name (owned); else NULL */
+    bool direct;       /* writes are O_DIRECT and asynchronous */
     bool ring_ready;
     struct io_uring ring;
     char *buf[2];
@@ -53,11 +67,12 @@ struct export_outfile {
     int error;    /* 0 or the first -errno; sticky */
 };
 
-/* export_outfile_open creates (or truncates) path and allocates two cap-byte
- * buffers (cap rounded up to EXPORT_OUTFILE_BLOCK; 1 to 1 GiB, else -EINVAL).
- * Returns 0 or -errno; on failure nothing is left to free. */
+/* export_outfile_open creates (or truncates) path, or path.partial when `naming` is
+ * EXPORT_OUTFILE_STAGED, and allocates two cap-byte buffers (cap rounded up to
+ * EXPORT_OUTFILE_BLOCK; 1 to 1 GiB, else -EINVAL). Returns 0 or -errno; on failure nothing is
+ * left to free. */
 int export_outfile_open(struct export_outfile *f, const char *path, size_t cap,
-                        enum export_outfile_mode mode);
+                        enum export_outfile_mode mode, enum export_outfile_naming naming);
 
 /* export_outfile_buffer returns the buffer to fill first (cap bytes), empty. */
 char *export_outfile_buffer(const struct export_outfile *f);

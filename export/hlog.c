@@ -16,6 +16,8 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "export/export_outfile.h"
+
 #define V2_ENCODING_COOKIE 0x1c849313u
 #define V2_COMPRESSED_COOKIE 0x1c849314u
 #define V2_HEADER_BYTES 40
@@ -25,6 +27,7 @@
 
 struct export_hlog {
     FILE *file;
+    char *path; /* the final name; the file is written as <path>.partial until closed */
     int64_t base_wall_ns;
     double max_value_divisor;
     uint8_t *plain; /* V2 encoding scratch */
@@ -202,9 +205,14 @@ int export_hlog_open(const char *path, const struct export_hlog_options *opts,
     if (log == NULL) {
         return -ENOMEM;
     }
-    log->file = fopen(path, "w");
+    char partial[EXPORT_OUTFILE_PATH_BYTES];
+    int n = snprintf(partial, sizeof(partial), "%s%s", path, EXPORT_OUTFILE_PARTIAL);
+    log->path = strdup(path);
+    log->file =
+        n >= 0 && (size_t)n < sizeof(partial) && log->path != NULL ? fopen(partial, "w") : NULL;
     if (log->file == NULL) {
-        int ret = -errno;
+        int ret = log->path == NULL ? -ENOMEM : errno != 0 ? -errno : -ENAMETOOLONG;
+        free(log->path);
         free(log);
         return ret;
     }
@@ -264,6 +272,12 @@ int export_hlog_close(struct export_hlog *log)
         return 0;
     }
     int ret = fclose(log->file) == 0 ? 0 : -EIO;
+    char partial[EXPORT_OUTFILE_PATH_BYTES];
+    snprintf(partial, sizeof(partial), "%s%s", log->path, EXPORT_OUTFILE_PARTIAL);
+    if (rename(partial, log->path) != 0 && ret == 0) {
+        ret = -errno;
+    }
+    free(log->path);
     free(log->plain);
     free(log->packed);
     free(log->line);

@@ -8,13 +8,13 @@
 #include <string.h>
 
 int export_jsonw_open(struct export_jsonw *w, const char *path, size_t cap,
-                      enum export_outfile_mode mode)
+                      enum export_outfile_mode mode, enum export_outfile_naming naming)
 {
     *w = (struct export_jsonw){0};
     if (cap < 2 * EXPORT_JSONW_PIECE_MAX) {
         cap = 2 * EXPORT_JSONW_PIECE_MAX;
     }
-    int ret = export_outfile_open(&w->file, path, cap, mode);
+    int ret = export_outfile_open(&w->file, path, cap, mode, naming);
     if (ret != 0) {
         return ret;
     }

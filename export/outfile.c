@@ -3,6 +3,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,11 +122,23 @@ static void finish_write(struct export_outfile *f)
 }
 
 int export_outfile_open(struct export_outfile *f, const char *path, size_t cap,
-                        enum export_outfile_mode mode)
+                        enum export_outfile_mode mode, enum export_outfile_naming naming)
 {
     *f = (struct export_outfile){.fd = -1};
     if (cap == 0 || cap > (1u << 30)) {
         return -EINVAL;
+    }
+    char partial[EXPORT_OUTFILE_PATH_BYTES];
+    if (naming == EXPORT_OUTFILE_STAGED) {
+        int n = snprintf(partial, sizeof(partial), "%s%s", path, EXPORT_OUTFILE_PARTIAL);
+        if (n < 0 || (size_t)n >= sizeof(partial)) {
+            return -ENAMETOOLONG;
+        }
+        f->staged_path = strdup(path);
+        if (f->staged_path == NULL) {
+            return -ENOMEM;
+        }
+        path = partial;
     }
     f->cap = (cap + EXPORT_OUTFILE_BLOCK - 1) / EXPORT_OUTFILE_BLOCK * EXPORT_OUTFILE_BLOCK;
     const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
@@ -137,7 +150,10 @@ int export_outfile_open(struct export_outfile *f, const char *path, size_t cap,
         f->fd = open(path, flags, 0666);
     }
     if (f->fd < 0) {
-        return -errno;
+        int ret = -errno;
+        free(f->staged_path);
+        f->staged_path = NULL;
+        return ret;
     }
     int ret = -ENOMEM;
     void *first = NULL;
@@ -169,6 +185,10 @@ free_first:
     free(first);
 close_fd:
     close(f->fd);
+    if (f->staged_path != NULL) {
+        unlink(path);
+        free(f->staged_path);
+    }
     *f = (struct export_outfile){.fd = -1};
     return ret;
 }
@@ -224,6 +244,16 @@ int export_outfile_close(struct export_outfile *f, char *buf, size_t len)
     }
     if (close(f->fd) != 0 && ret == 0) {
         ret = -errno;
+    }
+    if (f->staged_path != NULL) {
+        /* Renamed even after a failed write: what reached the disk is the run's, and the
+         * error is reported with the file's name. */
+        char partial[EXPORT_OUTFILE_PATH_BYTES];
+        snprintf(partial, sizeof(partial), "%s%s", f->staged_path, EXPORT_OUTFILE_PARTIAL);
+        if (rename(partial, f->staged_path) != 0 && ret == 0) {
+            ret = -errno;
+        }
+        free(f->staged_path);
     }
     free(f->buf[0]);
     free(f->buf[1]);

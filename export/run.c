@@ -11,6 +11,7 @@
 #include "export/export.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "export/export_outfile.h"
 
 #define WRITER_BYTES (1u << 20)
 
@@ -60,6 +63,50 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
     return ret != 0 || !dir_fits ? -ENAMETOOLONG : 0;
 }
 
+/* remove_file unlinks path and path.partial; a file that is not there is no error. */
+static int remove_file(const char *path)
+{
+    char partial[EXPORT_OUTFILE_PATH_BYTES];
+    snprintf(partial, sizeof(partial), "%s%s", path, EXPORT_OUTFILE_PARTIAL);
+    int ret = 0;
+    if (unlink(path) != 0 && errno != ENOENT) {
+        ret = -errno;
+    }
+    if (unlink(partial) != 0 && errno != ENOENT && ret == 0) {
+        ret = -errno;
+    }
+    return ret;
+}
+
+int export_run_clear(const char *dir, const struct profile_config *cfg)
+{
+    struct export_paths p;
+    int ret = export_paths_init(&p, dir, cfg->profile_export_prefix);
+    if (ret != 0) {
+        return ret;
+    }
+    char inputs[EXPORT_PATH_BYTES + 16];
+    snprintf(inputs, sizeof(inputs), "%s/inputs.json", dir);
+    const char *const set[] = {p.records, p.raw,     p.outputs,         p.json,
+                               p.csv,     p.console, p.timeslices_json, p.timeslices_csv,
+                               p.log,     inputs};
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+        int r = remove_file(set[i]);
+        ret = ret != 0 ? ret : r;
+    }
+    char pattern[EXPORT_PATH_BYTES + 16];
+    snprintf(pattern, sizeof(pattern), "%s_*.hlog", p.hlog_base);
+    glob_t found;
+    if (glob(pattern, GLOB_NOSORT, NULL, &found) == 0) {
+        for (size_t i = 0; i < found.gl_pathc; i++) {
+            int r = remove_file(found.gl_pathv[i]);
+            ret = ret != 0 ? ret : r;
+        }
+        globfree(&found);
+    }
+    return ret;
+}
+
 int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg)
 {
     exp->level = cfg->export_level;
@@ -74,15 +121,15 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
     int ret = export_paths_init(&exp->paths, dir, cfg->profile_export_prefix);
     if (ret == 0 && exp->level != CONFIG_EXPORT_SUMMARY) {
         ret = export_jsonw_open(&exp->writer, exp->paths.records, WRITER_BYTES,
-                                EXPORT_OUTFILE_DIRECT);
+                                EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_STAGED);
     }
     if (ret == 0 && exp->level == CONFIG_EXPORT_RAW) {
         ret = export_jsonw_open(&exp->raw_writer, exp->paths.raw, WRITER_BYTES,
-                                EXPORT_OUTFILE_DIRECT);
+                                EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_STAGED);
     }
     if (ret == 0 && (exp->level == CONFIG_EXPORT_RAW || cfg->export_outputs_json)) {
         ret = export_jsonw_open(&exp->outputs_writer, exp->paths.outputs, WRITER_BYTES,
-                                EXPORT_OUTFILE_DIRECT);
+                                EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_STAGED);
         /* AIPerf's schema 1.1, with the warmup array first: warmup requests
          * come first, and this file is written as they come. */
         export_jsonw_lit(&exp->outputs_writer, "{\"schema_version\":\"1.1\",\"warmup\":[");

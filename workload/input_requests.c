@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -531,9 +532,9 @@ const char *workload_requests_conversation_name(const struct workload_requests *
     return put_session_name(entry, scratch, cap, out_len);
 }
 
-/* write_payload_inputs writes dir/inputs.json for synthetic payloads: one
+/* write_payload_inputs writes the inputs.json file `path` for synthetic payloads: one
  * session per payload. */
-static int write_payload_inputs(const char *dir, const struct engine_payload *payloads,
+static int write_payload_inputs(const char *path, const struct engine_payload *payloads,
                                 size_t count)
 {
     json_t *data = json_array();
@@ -547,23 +548,15 @@ static int write_payload_inputs(const char *dir, const struct engine_payload *pa
                                               body != NULL ? body : json_null()));
     }
     json_t *root = json_pack("{s:o}", "data", data);
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/inputs.json", dir);
     int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     return ret == 0 ? 0 : -EIO;
 }
 
-int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests)
+/* write_file_inputs writes the inputs.json file `path` of an --input-file run: its entries,
+ * each body once, grouped by session in file order. */
+static int write_file_inputs(const char *path, const struct workload_requests *requests)
 {
-    if (requests->multi_turn) {
-        return workload_sessions_write_inputs(&requests->sessions, dir);
-    }
-    if (requests->inputs == NULL) {
-        return write_payload_inputs(dir, requests->payloads, requests->payload_count);
-    }
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/inputs.json", dir);
     FILE *f = fopen(path, "w");
     if (f == NULL) {
         return -EIO;
@@ -597,4 +590,28 @@ int workload_requests_write_inputs(const char *dir, const struct workload_reques
     }
     fputs(written > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n}\n", f);
     return fclose(f) == 0 ? 0 : -EIO;
+}
+
+int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests)
+{
+    /* Written whole under a temporary name, then renamed: an old run's inputs.json is
+     * replaced whole or kept. */
+    char path[4096];
+    char partial[4200];
+    int n = snprintf(path, sizeof(path), "%s/inputs.json", dir);
+    if (n < 0 || (size_t)n >= sizeof(path)) {
+        return -ENAMETOOLONG;
+    }
+    snprintf(partial, sizeof(partial), "%s.partial", path);
+    int ret = requests->multi_turn ? workload_sessions_write_inputs(&requests->sessions, partial)
+              : requests->inputs == NULL
+                  ? write_payload_inputs(partial, requests->payloads, requests->payload_count)
+                  : write_file_inputs(partial, requests);
+    if (ret == 0 && rename(partial, path) != 0) {
+        ret = -errno;
+    }
+    if (ret != 0) {
+        unlink(partial);
+    }
+    return ret;
 }

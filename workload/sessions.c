@@ -325,10 +325,8 @@ static int write_turn(FILE *f, const struct workload_sessions *s,
     return 0;
 }
 
-int workload_sessions_write_inputs(const struct workload_sessions *s, const char *dir)
+int workload_sessions_write_inputs(const struct workload_sessions *s, const char *path)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/inputs.json", dir);
     FILE *f = fopen(path, "w");
     if (f == NULL) {
         return -EIO;

@@ -57,8 +57,8 @@ struct workload_requests {
  * sent: a multi-turn run's conversations (workload_sessions_write_inputs);
  * an --input-file run's entries, each body once, grouped by session in file
  * order, with the file's session ids (inputs_json, raw_payload directories)
- * or session_<n>; or each synthetic payload as a session of its own. Returns
- * 0 or -EIO. */
+ * or session_<n>; or each synthetic payload as a session of its own. The file is
+ * written as inputs.json.partial and renamed when whole. Returns 0 or -errno. */
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests);
 
 /* workload_requests_conversation_name returns the name inputs.json gives the conversation that

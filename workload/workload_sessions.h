@@ -109,11 +109,11 @@ workload_sessions_conversation(const struct workload_sessions *s, uint64_t sessi
 const char *workload_sessions_conversation_name(const struct workload_sessions *s, uint64_t session,
                                                 char *scratch, size_t cap, size_t *out_len);
 
-/* workload_sessions_write_inputs writes dir/inputs.json: per conversation its
+/* workload_sessions_write_inputs writes the inputs.json file `path`: per conversation its
  * session id and its turns' bodies as the dataset holds them (built turns
  * without the history, which only exists once the replies arrive). Returns
  * 0 or -EIO. */
-int workload_sessions_write_inputs(const struct workload_sessions *s, const char *dir);
+int workload_sessions_write_inputs(const struct workload_sessions *s, const char *path);
 
 /* workload_sessions_free releases what s owns; safe on a zeroed struct. */
 void workload_sessions_free(struct workload_sessions *s);

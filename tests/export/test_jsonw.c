@@ -27,7 +27,8 @@ static void sink_open(struct sink *s, size_t cap)
     int fd = mkstemp(s->path);
     cr_assert_geq(fd, 0);
     close(fd);
-    cr_assert_eq(export_jsonw_open(&s->w, s->path, cap, EXPORT_OUTFILE_DIRECT), 0);
+    cr_assert_eq(
+        export_jsonw_open(&s->w, s->path, cap, EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_IN_PLACE), 0);
 }
 
 /* sink_close closes the writer and returns the text of the file (caller frees). */

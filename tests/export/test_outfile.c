@@ -61,7 +61,7 @@ static bool write_stream(enum export_outfile_mode mode, size_t total, unsigned s
     char path[64];
     temp_path(path, sizeof(path));
     struct export_outfile f;
-    cr_assert_eq(export_outfile_open(&f, path, CAP, mode), 0);
+    cr_assert_eq(export_outfile_open(&f, path, CAP, mode, EXPORT_OUTFILE_IN_PLACE), 0);
     cr_assert_eq(f.cap % EXPORT_OUTFILE_BLOCK, 0);
     char *expected = malloc(total);
     cr_assert_not_null(expected);
@@ -142,17 +142,23 @@ Test(export_outfile, direct_writes_stay_direct_where_the_filesystem_allows_them)
 Test(export_outfile, failures_are_reported_and_nothing_leaks)
 {
     struct export_outfile f;
-    cr_assert_eq(
-        export_outfile_open(&f, "/nonexistent-dir/records.jsonl", CAP, EXPORT_OUTFILE_DIRECT),
-        -ENOENT);
+    cr_assert_eq(export_outfile_open(&f, "/nonexistent-dir/records.jsonl", CAP,
+                                     EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_IN_PLACE),
+                 -ENOENT);
     cr_assert_eq(export_outfile_close(&f, NULL, 0), 0, "a failed open leaves nothing to close");
-    cr_assert_eq(export_outfile_open(&f, "/tmp/x", 0, EXPORT_OUTFILE_DIRECT), -EINVAL);
-    cr_assert_eq(export_outfile_open(&f, "/tmp/x", (1u << 30) + 1, EXPORT_OUTFILE_DIRECT), -EINVAL,
+    cr_assert_eq(
+        export_outfile_open(&f, "/tmp/x", 0, EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_IN_PLACE),
+        -EINVAL);
+    cr_assert_eq(export_outfile_open(&f, "/tmp/x", (1u << 30) + 1, EXPORT_OUTFILE_DIRECT,
+                                     EXPORT_OUTFILE_IN_PLACE),
+                 -EINVAL,
                  "buffers past 1 GiB are refused (an io_uring write takes an unsigned length)");
 
     /* /dev/full refuses every write with ENOSPC, direct or not. */
     for (int mode = EXPORT_OUTFILE_DIRECT; mode <= EXPORT_OUTFILE_BUFFERED; mode++) {
-        cr_assert_eq(export_outfile_open(&f, "/dev/full", CAP, (enum export_outfile_mode)mode), 0);
+        cr_assert_eq(export_outfile_open(&f, "/dev/full", CAP, (enum export_outfile_mode)mode,
+                                         EXPORT_OUTFILE_IN_PLACE),
+                     0);
         char *buf = export_outfile_buffer(&f);
         size_t len = 0;
         for (int i = 0; i < 3; i++) {
@@ -165,4 +171,38 @@ Test(export_outfile, failures_are_reported_and_nothing_leaks)
         cr_assert_eq(export_outfile_sync(&f, buf, &len), -ENOSPC);
         cr_assert_eq(export_outfile_close(&f, buf, len), -ENOSPC);
     }
+}
+
+/* A staged file is <name>.partial while it is written and <name> once closed: another reader
+ * (or an old run's file under the same name) never sees half of it. */
+Test(export_outfile, a_staged_file_takes_its_name_when_closed)
+{
+    char path[64];
+    temp_path(path, sizeof(path));
+    char partial[96];
+    snprintf(partial, sizeof(partial), "%s%s", path, EXPORT_OUTFILE_PARTIAL);
+    FILE *old = fopen(path, "w");
+    cr_assert_not_null(old);
+    fputs("the old run's records\n", old);
+    fclose(old);
+    struct export_outfile f;
+    cr_assert_eq(export_outfile_open(&f, path, CAP, EXPORT_OUTFILE_DIRECT, EXPORT_OUTFILE_STAGED),
+                 0);
+    char *buf = export_outfile_buffer(&f);
+    memcpy(buf, "new\n", 4);
+    size_t len = 4;
+    cr_assert_eq(export_outfile_sync(&f, buf, &len), 0);
+    size_t got = 0;
+    char *data = read_all(path, &got);
+    cr_assert_eq(got, strlen("the old run's records\n"), "the old file is whole until the close");
+    free(data);
+    cr_assert_eq(access(partial, F_OK), 0, "written under %s", partial);
+    buf = export_outfile_buffer(&f);
+    cr_assert_eq(export_outfile_close(&f, buf, len), 0);
+    data = read_all(path, &got);
+    cr_assert_eq(got, 4);
+    cr_assert_eq(memcmp(data, "new\n", 4), 0);
+    free(data);
+    cr_assert_neq(access(partial, F_OK), 0, "no partial file is left");
+    unlink(path);
 }
