@@ -377,6 +377,19 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     return ret;
 }
 
+/* write_sent_inputs rewrites a multi-turn run's inputs.json once the turns are sent: each
+ * payload as its conversation's first play sent it, the replies in its history, so that a
+ * replay of the file sends the same requests. */
+static int write_sent_inputs(struct profile_run *run, char *errbuf, size_t errcap)
+{
+    const char *inputs_dir = cluster_share_inputs_dir(&run->cluster, run->artifact_dir);
+    int ret = inputs_dir != NULL ? workload_requests_write_inputs(inputs_dir, &run->requests) : 0;
+    if (ret != 0) {
+        snprintf(errbuf, errcap, "cannot write %s/inputs.json: %s", inputs_dir, strerror(-ret));
+    }
+    return ret;
+}
+
 /* stop_profiler stops the server profiler --server-profiler started, even
  * after Ctrl-C; a failure is a warning, as the run's results stand. */
 static void stop_profiler(struct profile_run *run)
@@ -433,7 +446,13 @@ static int execute(struct profile_run *run)
     run->exp.start_wall_ns = export_wall_now_ns();
     /* watch_signals may be setting the flag right now: read it as it is written. */
     if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
+        if (run->requests.multi_turn) {
+            workload_sessions_keep_sent(&run->requests.sessions, true);
+        }
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+        if (ret == 0 && run->requests.multi_turn) {
+            ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
+        }
     }
     if (profiler_started) {
         stop_profiler(run);

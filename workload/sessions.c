@@ -142,7 +142,24 @@ static char *build(const struct workload_sessions *s, const struct workload_turn
     return payload_build(&spec, err, errcap);
 }
 
-/* turn_body runs on shard threads: it reads only what seal left behind. */
+/* keep_sent keeps a copy of the body the first play of a conversation sends for inputs.json.
+ * Only session k < conv_count plays conversation k first, and one shard builds each of its
+ * turns once, so each slot has one writer. Out of memory, the slot stays empty and inputs.json
+ * falls back to the dataset's turn. */
+static void keep_sent(const struct workload_sessions *s, uint64_t session, uint32_t turn,
+                      const char *body)
+{
+    if (!s->keep_sent || s->sent == NULL || session >= s->conv_count) {
+        return;
+    }
+    size_t slot = s->convs[session].first_turn + turn;
+    if (s->sent[slot] == NULL) {
+        s->sent[slot] = strdup(body);
+    }
+}
+
+/* turn_body runs on shard threads: it reads only what seal left behind (and writes its own
+ * slot of sent). */
 static int turn_body(void *ctx, uint64_t session, uint32_t turn,
                      const struct engine_turn_reply *replies, struct engine_turn_body *out,
                      char *err, size_t errcap)
@@ -195,6 +212,7 @@ static int turn_body(void *ctx, uint64_t session, uint32_t turn,
     if (body == NULL) {
         return -1;
     }
+    keep_sent(s, session, turn, body);
     *out = (struct engine_turn_body){.body = body, .len = strlen(body), .owned = true};
     return 0;
 }
@@ -212,7 +230,8 @@ int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency)
         s->open_cap *= 2;
     }
     s->open = calloc(s->open_cap, sizeof(*s->open));
-    if (s->first_offset == NULL || s->open == NULL) {
+    s->sent = calloc(s->turn_count, sizeof(*s->sent));
+    if (s->first_offset == NULL || s->open == NULL || s->sent == NULL) {
         return -ENOMEM;
     }
     bool live = false;
@@ -296,6 +315,11 @@ int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct
     return t->static_tokens < 0 ? -1 : t->static_tokens + replies;
 }
 
+void workload_sessions_keep_sent(struct workload_sessions *s, bool keep)
+{
+    s->keep_sent = keep;
+}
+
 static void write_string(FILE *f, const char *text)
 {
     json_t *str = json_string(text);
@@ -311,6 +335,11 @@ static int write_turn(FILE *f, const struct workload_sessions *s,
 {
     if (t->body != NULL) {
         return fwrite(t->body, 1, t->body_len, f) == t->body_len ? 0 : -EIO;
+    }
+    const char *sent = s->sent != NULL ? s->sent[t - s->turns] : NULL;
+    if (sent != NULL) {
+        fputs(sent, f);
+        return 0;
     }
     char err[256];
     struct payload_message context = {
@@ -363,5 +392,9 @@ void workload_sessions_free(struct workload_sessions *s)
     free(s->convs);
     free(s->first_offset);
     free(s->open);
+    for (size_t i = 0; s->sent != NULL && i < s->turn_count; i++) {
+        free(s->sent[i]);
+    }
+    free(s->sent);
     *s = (struct workload_sessions){0};
 }

@@ -71,6 +71,12 @@ struct workload_sessions {
      * (open addressing on the session number + 1; 0 = empty). */
     struct workload_session_tokens *open;
     size_t open_cap;
+    /* The bodies the first play of each conversation sent (session k < conv_count plays
+     * conversation k), per turn, with the replies it got in their history: what inputs.json
+     * holds after the run. Owned; NULL where none was kept. Each slot is written once, by the
+     * shard that built the turn, and read after the run's threads are joined. */
+    char **sent;
+    bool keep_sent; /* workload_sessions_keep_sent: the profiling phase keeps them */
 };
 
 /* workload_sessions_add appends a turn: to a new conversation when
@@ -89,6 +95,11 @@ int workload_sessions_set_context(struct workload_sessions *s, char *context);
  * sessions at once (sizes the token bookkeeping). Returns 0, -EINVAL (no
  * conversations) or -ENOMEM. */
 int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency);
+
+/* workload_sessions_keep_sent makes the turns built from now on keep their bodies for
+ * inputs.json (the profiling phase's; a warmup's are not the run's), or stops that. Call
+ * while no engine runs. */
+void workload_sessions_keep_sent(struct workload_sessions *s, bool keep);
 
 /* workload_sessions_input_tokens returns the input tokens of a session's record:
  * its turn's static tokens plus the output tokens of the replies before it
@@ -110,9 +121,9 @@ const char *workload_sessions_conversation_name(const struct workload_sessions *
                                                 char *scratch, size_t cap, size_t *out_len);
 
 /* workload_sessions_write_inputs writes the inputs.json file `path`: per conversation its
- * session id and its turns' bodies as the dataset holds them (built turns
- * without the history, which only exists once the replies arrive). Returns
- * 0 or -EIO. */
+ * session id and its turns' bodies as sent: the first play's, with the replies it got in
+ * their history (so that replaying the file sends the same requests); a turn not sent yet as
+ * the dataset holds it, without the replies. Returns 0 or -EIO. */
 int workload_sessions_write_inputs(const struct workload_sessions *s, const char *path);
 
 /* workload_sessions_free releases what s owns; safe on a zeroed struct. */

@@ -144,6 +144,50 @@ Test(sessions_e2e, synthetic_conversations_think_and_resend_the_live_history, .t
     e2e_finish(&w);
 }
 
+/* inputs.json holds what a multi-turn run sent, each turn with the replies it got in its
+ * history, so replaying it (inputs_json) sends the same requests: the mock counts the words of
+ * every message as prompt tokens, and each (conversation, turn) gets the same count in the
+ * replay as in the run. (The file used to hold each turn's new message only: 89/198/310
+ * prompt tokens in the run, 89/89/92 in the replay.) */
+Test(sessions_e2e, a_replay_of_inputs_json_sends_what_the_run_sent, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --concurrency 3 --conversation-num 3 "
+                           "--conversation-turn-mean 3 --isl 20 --osl 8 --random-seed 7");
+    struct records *run = calloc(1, sizeof(*run));
+    read_records(&w, run);
+    cr_assert_eq(run->count, 9);
+    char src[512];
+    char dst[512];
+    snprintf(src, sizeof(src), "%s/inputs.json", w.dir);
+    snprintf(dst, sizeof(dst), "%s/sent.json", w.dir);
+    cr_assert_eq(rename(src, dst), 0);
+    e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --concurrency 3 --input-file "
+                           "IN/sent.json --custom-dataset-type inputs_json");
+    struct records *replay = calloc(1, sizeof(*replay));
+    read_records(&w, replay);
+    cr_assert_eq(replay->count, 9);
+    for (size_t i = 0; i < replay->count; i++) {
+        const struct turn_record *r = &replay->items[i];
+        const struct turn_record *same = NULL;
+        for (size_t k = 0; k < run->count && same == NULL; k++) {
+            const struct turn_record *o = &run->items[k];
+            same = strcmp(o->conversation, r->conversation) == 0 && o->turn == r->turn ? o : NULL;
+        }
+        cr_assert_not_null(same, "%s turn %lld was in the run", r->conversation,
+                           (long long)r->turn);
+        cr_assert_gt(r->prompt_tokens, 0);
+        cr_assert_eq(r->prompt_tokens, same->prompt_tokens,
+                     "%s turn %lld: %lld prompt tokens in the replay, %lld in the run",
+                     r->conversation, (long long)r->turn, (long long)r->prompt_tokens,
+                     (long long)same->prompt_tokens);
+    }
+    free(run);
+    free(replay);
+    e2e_finish(&w);
+}
+
 /* --conversation-num is AIPerf's --num-sessions: without --request-count or
  * --benchmark-duration it ends the run after that many sessions, whole. */
 Test(sessions_e2e, conversation_num_alone_ends_the_run_after_its_sessions, .timeout = 120)
@@ -391,8 +435,10 @@ Test(sessions_e2e, every_turn_of_a_conversation_carries_its_own_images, .timeout
     const char *first_url = NULL;
     for (size_t t = 0; t < 3; t++) {
         json_t *payload = json_array_get(json_object_get(json_array_get(data, 0), "payloads"), t);
-        json_t *content =
-            json_object_get(json_array_get(json_object_get(payload, "messages"), 0), "content");
+        /* The turn's own message is its last: the history as sent comes before it. */
+        json_t *messages = json_object_get(payload, "messages");
+        cr_assert_eq(json_array_size(messages), 2 * t + 1, "turn %zu carries its history", t);
+        json_t *content = json_object_get(json_array_get(messages, 2 * t), "content");
         cr_assert(json_is_array(content), "turn %zu is content parts", t);
         const char *url = json_string_value(
             json_object_get(json_object_get(json_array_get(content, 1), "image_url"), "url"));
