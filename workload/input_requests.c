@@ -112,6 +112,7 @@ static char *entry_body(struct input_source *src, struct workload_requests *out,
                             "verbatim (raw_payload, inputs_json): drop it, or give texts\n");
             return NULL;
         }
+        *out_isl = workload__body_tokens(e->payload, src->tok, &src->prompts.scratch);
         return strdup(e->payload);
     }
     if (out->type == ENDPOINT_RAW) {

@@ -28,6 +28,12 @@ struct prompt_source {
     struct workload_prompt_extras extras; /* prefixes, user context, batches, rankings */
 };
 
+/* workload__body_tokens returns the input tokens of a body sent verbatim: its messages'
+ * contents, or its prompt, input or inputs, each text counted without special tokens
+ * (body_tokens.c). METRICS_ABSENT without a tokenizer or any text to count. */
+int64_t workload__body_tokens(const char *body, const struct tokenizer *tok,
+                              struct tokenizer_scratch *scratch);
+
 /* workload__cache_bust_key returns the --cache-bust key of conversation `conv` of
  * a run whose nonce is `nonce`: a different marker for every conversation
  * and every run. */

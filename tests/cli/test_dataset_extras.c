@@ -305,3 +305,71 @@ Test(dataset_extras_e2e, a_short_run_over_a_long_file_builds_what_it_sends, .tim
     }
     e2e_finish(&w);
 }
+
+/* record_isl returns record i's input_sequence_length, -1 when it has none. */
+static int64_t record_isl(const struct e2e *w, size_t i)
+{
+    char *text = e2e_read_text(w, "profile_export.jsonl");
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save);
+    for (size_t k = 0; k < i && line != NULL; k++) {
+        line = strtok_r(NULL, "\n", &save);
+    }
+    cr_assert_not_null(line, "record %zu", i);
+    json_t *rec = json_loads(line, 0, NULL);
+    json_t *isl = json_object_get(
+        json_object_get(json_object_get(rec, "metrics"), "input_sequence_length"), "value");
+    int64_t value = json_is_number(isl) ? (int64_t)json_number_value(isl) : -1;
+    json_decref(rec);
+    free(text);
+    return value;
+}
+
+/* A body sent verbatim (raw_payload, inputs_json) is tokenized as sent, as AIPerf does: its
+ * input length is the tokens of its messages' text, the same as the texts' own run, with
+ * total_isl and input_token_throughput in the summary. */
+Test(dataset_extras_e2e, replayed_bodies_report_their_input_length, .timeout = 300)
+{
+    if (access(RINGPERF_TOKENIZER_QWEN3, R_OK) != 0) {
+        cr_skip_test("no Qwen3 tokenizer at %s", RINGPERF_TOKENIZER_QWEN3);
+    }
+    struct tokenizer *tok = NULL;
+    char err[TOKENIZER_ERR_CAP];
+    cr_assert_eq(tokenizer_load(RINGPERF_TOKENIZER_QWEN3, &tok, err, sizeof(err)), 0, "%s", err);
+    static const char text[] = "Rivers carve canyons over millions of years.";
+    struct tokenizer_scratch s = {0};
+    size_t want = 0;
+    cr_assert_eq(tokenizer_count(tok, &s, text, strlen(text), &want), TOKENIZER_OK);
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "raw.jsonl",
+              "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"Rivers carve "
+              "canyons over millions of years.\"}], \"max_tokens\": 4}\n");
+    char *out = NULL;
+    int status = run_words(&w, &out,
+                           PROFILE "--tokenizer %s --input-file IN/raw.jsonl --custom-dataset-type "
+                                   "raw_payload --request-count 1",
+                           RINGPERF_TOKENIZER_QWEN3);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    cr_assert_eq(record_isl(&w, 0), (int64_t)want, "the raw body's text, tokenized");
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
+    cr_assert_not_null(json_object_get(summary, "total_isl"));
+    cr_assert_not_null(json_object_get(summary, "input_token_throughput"));
+    json_decref(summary);
+    char src[512];
+    char dst[512];
+    snprintf(src, sizeof(src), "%s/inputs.json", w.dir);
+    snprintf(dst, sizeof(dst), "%s/first.json", w.dir);
+    cr_assert_eq(rename(src, dst), 0);
+    status = run_words(&w, &out,
+                       PROFILE "--tokenizer %s --input-file IN/first.json --custom-dataset-type "
+                               "inputs_json",
+                       RINGPERF_TOKENIZER_QWEN3);
+    cr_assert_eq(status, 0, "%s", out);
+    free(out);
+    cr_assert_eq(record_isl(&w, 0), (int64_t)want, "the replay of inputs.json, as its run");
+    e2e_finish(&w);
+    tokenizer_scratch_free(&s);
+    tokenizer_free(tok);
+}
