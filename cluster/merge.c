@@ -260,6 +260,34 @@ static void replay_times(const json_t *rec, struct record *r)
     }
 }
 
+/* replay_http reads a share's HTTP exchange of the record (cluster/run.c put_http); a records
+ * file without one leaves the http_req_* metrics out. */
+static void replay_http(const json_t *rec, const struct record *r, struct metrics_http *out)
+{
+    const json_t *h = json_object_get(rec, "http");
+    int64_t v[9];
+    if (json_array_size(h) != sizeof(v) / sizeof(v[0])) {
+        return;
+    }
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        v[i] = json_integer_value(json_array_get(h, i));
+    }
+    *out = (struct metrics_http){
+        .present = true,
+        .reused = v[0] != 0,
+        .blocked_ns = v[1],
+        .connect_ns = v[2],
+        .send_start_ns = r->send_start_ns,
+        .send_end_ns = v[8],
+        .first_byte_ns = v[3],
+        .end_ns = r->end_ns,
+        .bytes_sent = v[4] > 0 ? (uint64_t)v[4] : 0,
+        .bytes_received = v[5] > 0 ? (uint64_t)v[5] : 0,
+        .sends = v[6] > 0 ? (uint32_t)v[6] : 0,
+        .reads = v[7] > 0 ? (uint32_t)v[7] : 0,
+    };
+}
+
 static int replay_request(struct merge_state *m, const json_t *rec, const struct record *r,
                           struct metrics_request *req)
 {
@@ -273,6 +301,7 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
         .client_tokens = json_is_true(json_object_get(rec, "client_tokens")),
         .first_chunk_tokens = get_int(rec, "first_chunk_tokens"),
     };
+    replay_http(rec, r, &req->http);
     const json_t *content = json_object_get(rec, "content_ns");
     size_t n = json_array_size(content);
     if (n > CONTENT_MAX || req->first_output_index > n || r->outcome < RECORD_SUCCESS ||

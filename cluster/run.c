@@ -470,6 +470,31 @@ static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *fi
     put_key_int(w, first, "cancel_ns", rec->cancel_ns);
 }
 
+/* put_http writes the request's HTTP exchange for the merge's http_req_* metrics: [reused,
+ * blocked_ns, connect_ns, first_byte_ns, bytes_sent, bytes_received, sends, reads,
+ * send_end_ns]; the send start and end times are the record's own. */
+static void put_http(struct export_jsonw *w, bool *first, const struct metrics_http *h)
+{
+    if (!h->present) {
+        return;
+    }
+    const int64_t values[] = {h->reused,
+                              h->blocked_ns,
+                              h->connect_ns,
+                              h->first_byte_ns,
+                              (int64_t)h->bytes_sent,
+                              (int64_t)h->bytes_received,
+                              h->sends,
+                              h->reads,
+                              h->send_end_ns};
+    export_jsonw_key(w, first, "http");
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        export_jsonw_raw(w, i == 0 ? "[" : ",", 1);
+        export_jsonw_int(w, values[i]);
+    }
+    export_jsonw_raw(w, "]", 1);
+}
+
 void cluster_share_record(struct cluster_share *cc, const struct record *rec,
                           const struct metrics_record *metrics, const struct export_run *exp)
 {
@@ -496,6 +521,7 @@ void cluster_share_record(struct cluster_share *cc, const struct record *rec,
     put_key_int(w, &first, "http_status", rec->http_status);
     put_request(w, &first, &metrics->request);
     put_key_int(w, &first, "same_read", metrics->shared_reads);
+    put_http(w, &first, &metrics->request.http);
     export_jsonw_key(w, &first, "error");
     export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);

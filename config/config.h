@@ -297,6 +297,8 @@ struct profile_config {
     enum config_export_level export_level; /* --export-level; default records */
     double stats_interval_seconds;         /* --stats-interval; default 1 */
     bool export_outputs_json;              /* --export-outputs-json (implied by raw) */
+    bool export_http_trace;                /* --export-http-trace: trace_data on each record */
+    bool show_trace_timing;                /* --show-trace-timing: the HTTP trace table */
     char *goodput;                         /* --goodput SLO text; NULL = not given */
     double slice_duration_seconds;         /* --slice-duration; 0 = not given */
     /* UI, service, workers */

@@ -714,8 +714,11 @@ static const struct config__flag flag_table[] = {
     NOPE(OUTPUT, STRING, "--wandb-run-name", "Weights & Biases run name."),
     NOPE(OUTPUT, LIST, "--wandb-tag", "Weights & Biases tags."),
     /* HTTP trace */
-    NOPE(HTTP_TRACE, SWITCH, "--export-http-trace", "Add HTTP trace data to the records."),
-    NOPE(HTTP_TRACE, SWITCH, "--show-trace-timing", "Print HTTP trace timing."),
+    {SUP(HTTP_TRACE, SWITCH, "--export-http-trace", 0, OFF(export_http_trace)),
+     .help = "Add each request's HTTP trace (send, first and last byte, connect, bytes and reads, "
+             "wall-clock ns) as trace_data to its profile_export.jsonl line."},
+    {SUP(HTTP_TRACE, SWITCH, "--show-trace-timing", 0, OFF(show_trace_timing)),
+     .help = "Print the HTTP trace timing table (the http_req_* metrics) before the main table."},
     /* Server metrics */
     NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
     {SUP(SERVER_METRICS, SWITCH, "--no-server-metrics", 0, OFF(no_server_metrics)),

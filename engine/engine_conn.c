@@ -347,6 +347,13 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
                     strerror((int)-head_len));
         return;
     }
+    if (rec->http.connect_start_ns != 0 && rec->http.connect_end_ns == 0) {
+        /* Sent from the completion that made the new connection ready (TCP connect, or the
+         * last step of the TLS handshake), reaped at reaped_ns. */
+        rec->http.connect_end_ns = shard->reaped_ns;
+    }
+    rec->http.bytes_sent = (uint64_t)head_len + payload->body_len;
+    rec->http.sends = 1;
     c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
     c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
     c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
@@ -375,6 +382,10 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     engine__enable_rx_timestamps(shard, c, fd);
     c->fd = fd;
+    if (c->record != NULL) {
+        c->record->http.connect_start_ns = engine_now_ns();
+        c->record->http.connect_end_ns = 0;
+    }
     c->fixed_file =
         shard->fixed_files && io_uring_register_files_update(&shard->ring, c->id, &fd, 1) == 1;
     c->state = ENGINE__CONN_CONNECTING;
@@ -423,6 +434,7 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c, 
         rec->payload_index = (size_t)(work->ordinal % config->payload_count);
     }
     rec->scheduled_ns = work->due_ns != 0 ? work->due_ns : now;
+    rec->http.dispatch_ns = now;
     c->record = rec;
     c->retried = false;
     c->cancel_ns = 0;
@@ -453,6 +465,8 @@ static bool retry_on_fresh_socket(struct engine__shard *shard, struct engine__co
     close_socket(shard, c);
     c->record->send_start_ns = 0;
     c->record->send_end_ns = 0;
+    c->record->http.bytes_sent = 0;
+    c->record->http.sends = 0;
     reset_request_state(c);
     open_and_connect(shard, c);
     return true;
@@ -527,6 +541,7 @@ static void on_send(struct engine__shard *shard, struct engine__conn *c, int res
                 c->msg.msg_iovlen--;
             }
         }
+        c->record->http.sends++;
         submit_sendmsg(shard, c);
         return;
     }

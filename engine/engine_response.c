@@ -177,6 +177,12 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
     const char *body = NULL;
     size_t body_len = 0;
     c->response_started = true;
+    struct record_http *http = &c->record->http;
+    if (http->first_byte_ns == 0) {
+        http->first_byte_ns = arrival_ns;
+    }
+    http->bytes_received += len;
+    http->reads++;
     /* Call again after every event, even with nothing left: a response that
      * ends exactly at a body boundary reports its end on that call. */
     for (;;) {

@@ -219,10 +219,16 @@ static void stats_header(struct table *t, const char *title, const char *title_c
     }
 }
 
-/* row_wanted says whether metric `index` (records first, then scalars) goes
- * in a table: a usage table takes the usage group, the main table every
- * console metric. */
-static bool row_wanted(const struct metrics_summary *s, int index, bool usage)
+/* console_group is which table a metric row goes in. */
+enum console_group {
+    GROUP_MAIN,       /* every console metric */
+    GROUP_USAGE,      /* AIPerf's "Usage" group */
+    GROUP_HTTP_TRACE, /* --show-trace-timing: the http_req_* metrics */
+};
+
+/* row_wanted says whether metric `index` (records first, then scalars) goes in the table of
+ * `group`. */
+static bool row_wanted(const struct metrics_summary *s, int index, enum console_group group)
 {
     bool scalar = index >= METRICS_ID_COUNT;
     int sid = index - METRICS_ID_COUNT;
@@ -231,12 +237,20 @@ static bool row_wanted(const struct metrics_summary *s, int index, bool usage)
     if (!present || info->display_order <= 0) {
         return false;
     }
-    return usage ? (info->flags & METRICS_F_USAGE) != 0 : (info->flags & METRICS_F_NO_CONSOLE) == 0;
+    switch (group) {
+    case GROUP_USAGE:
+        return (info->flags & METRICS_F_USAGE) != 0;
+    case GROUP_HTTP_TRACE:
+        return (info->flags & METRICS_F_HTTP_TRACE) != 0;
+    case GROUP_MAIN:
+    default:
+        return (info->flags & METRICS_F_NO_CONSOLE) == 0;
+    }
 }
 
-/* ordered_rows adds the wanted metrics by display_order; on a tie a record
- * metric comes before a scalar one (a usage metric above its total). */
-static void ordered_rows(struct table *t, const struct metrics_summary *s, bool usage)
+/* ordered_rows adds the metrics of `group` by display_order; on a tie a record metric comes
+ * before a scalar one (a usage metric above its total). */
+static void ordered_rows(struct table *t, const struct metrics_summary *s, enum console_group group)
 {
     enum { ALL = METRICS_ID_COUNT + METRICS_SCALAR_COUNT };
     long long last = -1;
@@ -247,7 +261,7 @@ static void ordered_rows(struct table *t, const struct metrics_summary *s, bool 
             const struct metrics_info *info =
                 scalar ? metrics_scalar_info_of(i - METRICS_ID_COUNT) : metrics_info_of(i);
             long long key = (long long)info->display_order * ALL + i;
-            if (key > last && (best < 0 || key < best) && row_wanted(s, i, usage)) {
+            if (key > last && (best < 0 || key < best) && row_wanted(s, i, group)) {
                 best = key;
             }
         }
@@ -265,13 +279,16 @@ static void ordered_rows(struct table *t, const struct metrics_summary *s, bool 
     }
 }
 
-static void usage_table(FILE *out, struct table *t, const struct metrics_summary *s,
-                        const char *title, bool color)
+/* group_table prints the table of one group, titled "<title>: <name>" (or `title` when name is
+ * NULL), when it has rows. */
+static void group_table(FILE *out, struct table *t, const struct metrics_summary *s,
+                        const char *title, const char *name, enum console_group group, bool color)
 {
-    char usage_title[160];
-    snprintf(usage_title, sizeof(usage_title), "%s: Usage", title);
-    stats_header(t, usage_title, ANSI_BOLD);
-    ordered_rows(t, s, true);
+    char group_title[160];
+    snprintf(group_title, sizeof(group_title), "%s%s%s", title, name != NULL ? ": " : "",
+             name != NULL ? name : "");
+    stats_header(t, group_title, ANSI_BOLD);
+    ordered_rows(t, s, group);
     if (t->rows > 1) {
         fputc('\n', out);
         table_print(out, t, color);
@@ -322,10 +339,15 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
         fprintf(out, "ringperf: out of memory while printing the report\n");
         return;
     }
+    if (opts->show_trace_timing) {
+        /* AIPerf prints its HTTP trace table before the main one. */
+        group_table(out, t, summary, "ringperf | HTTP Trace Timing", NULL, GROUP_HTTP_TRACE,
+                    opts->color);
+    }
     stats_header(t, opts->title, ANSI_BOLD);
-    ordered_rows(t, summary, false);
+    ordered_rows(t, summary, GROUP_MAIN);
     table_print(out, t, opts->color);
-    usage_table(out, t, summary, opts->title, opts->color);
+    group_table(out, t, summary, opts->title, "Usage", GROUP_USAGE, opts->color);
     error_table(out, t, results, opts->color);
     free(t);
 }

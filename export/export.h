@@ -276,6 +276,7 @@ struct export_run {
     bool streaming;
     int profiling_phase_index; /* the profiling phase's index in input_config.phases: 1 after a
                                   warmup, else 0 (export_run_open) */
+    bool http_trace;           /* --export-http-trace: trace_data on each record line */
     uint64_t request_id_nonce;
     uint64_t lines;
     /* CLOCK_REALTIME when the profiling phase started (after warmup); set by
@@ -412,13 +413,14 @@ struct json_t *export_input_config(const struct profile_config *cfg, const char 
 
 /* export_console_options say how the console report looks. */
 struct export_console_options {
-    const char *title; /* e.g. "ringperf | LLM Metrics" */
-    bool color;        /* ANSI colours: only on a terminal without NO_COLOR */
+    const char *title;      /* e.g. "ringperf | LLM Metrics" */
+    bool color;             /* ANSI colours: only on a terminal without NO_COLOR */
+    bool show_trace_timing; /* --show-trace-timing: the HTTP trace table first */
 };
 
-/* export_console_print writes the console report to `out`: the metrics table in
- * AIPerf's row order, the usage table when the server reported usage, and the
- * error summary table when there were errors. */
+/* export_console_print writes the console report to `out`: with show_trace_timing the HTTP
+ * trace timing table, the metrics table in AIPerf's row order, the usage table when the server
+ * reported usage, and the error summary table when there were errors. */
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts);

@@ -299,6 +299,22 @@ enum metrics_id {
      * schedule said the request was due, not from when it actually left. */
     METRICS_TTFT_FROM_SCHEDULE,            /* time_to_first_token_from_schedule */
     METRICS_REQUEST_LATENCY_FROM_SCHEDULE, /* request_latency_from_schedule */
+    /* AIPerf's HTTP trace (k6/HAR style), from the engine's own timestamps and counts
+     * (struct metrics_http): ns, bytes, counts and a 0/1 reuse flag. */
+    METRICS_HTTP_BLOCKED,             /* http_req_blocked: waiting for a connection */
+    METRICS_HTTP_DNS_LOOKUP,          /* http_req_dns_lookup: 0, resolved before the run */
+    METRICS_HTTP_CONNECTING,          /* http_req_connecting: TCP and TLS; 0 when reused */
+    METRICS_HTTP_SENDING,             /* http_req_sending */
+    METRICS_HTTP_WAITING,             /* http_req_waiting: TTFB after the request was sent */
+    METRICS_HTTP_RECEIVING,           /* http_req_receiving: first to last response read */
+    METRICS_HTTP_CONNECTION_REUSED,   /* http_req_connection_reused */
+    METRICS_HTTP_DATA_SENT,           /* http_req_data_sent, bytes */
+    METRICS_HTTP_CHUNKS_SENT,         /* http_req_chunks_sent */
+    METRICS_HTTP_DATA_RECEIVED,       /* http_req_data_received, bytes */
+    METRICS_HTTP_CHUNKS_RECEIVED,     /* http_req_chunks_received */
+    METRICS_HTTP_CONNECTION_OVERHEAD, /* http_req_connection_overhead */
+    METRICS_HTTP_DURATION,            /* http_req_duration: send start to last byte */
+    METRICS_HTTP_TOTAL,               /* http_req_total: the six phases added */
     METRICS_ID_COUNT
 };
 
@@ -359,6 +375,7 @@ enum metrics_flags {
     METRICS_F_LIST = 1u << 4,             /* several values per request */
     METRICS_F_INTEGER = 1u << 5,          /* integral values (CSV prints no decimals) */
     METRICS_F_USAGE = 1u << 6,            /* AIPerf's "Usage" console group */
+    METRICS_F_HTTP_TRACE = 1u << 7,       /* AIPerf's HTTP_TRACE_ONLY: the trace timing table */
 };
 
 /* metrics_info describes one metric: AIPerf's tag and console header, the
@@ -422,8 +439,27 @@ struct metrics_tokens {
  * `client_tokens` says `tokens` were counted by the client (a tokenizer)
  * rather than taken from `usage`; only then are the usage diff metrics
  * computed (comparing the server with itself would always give 0). */
+/* metrics_http is a request's HTTP exchange for the http_req_* metrics: monotonic ns on the
+ * request's clock (0 = did not happen) and counts. `present` is false where it is not known
+ * (a merged records file written before it carried them). */
+struct metrics_http {
+    bool present;
+    bool reused;           /* sent on a kept-alive connection */
+    int64_t blocked_ns;    /* from when it was due to when a connection took it */
+    int64_t connect_ns;    /* a new connection's TCP and TLS handshakes; 0 when reused */
+    int64_t send_start_ns; /* the request's first byte left ... */
+    int64_t send_end_ns;   /* ... and its last */
+    int64_t first_byte_ns; /* the response's first read ... */
+    int64_t end_ns;        /* ... and its end */
+    uint64_t bytes_sent;
+    uint64_t bytes_received;
+    uint32_t sends;
+    uint32_t reads;
+};
+
 struct metrics_request {
     bool failed; /* any error, cancellation included: only error_isl applies */
+    struct metrics_http http;
     bool streaming;
     int64_t start_ns;
     int64_t scheduled_ns;

@@ -20,6 +20,8 @@
 #define NOCON METRICS_F_NO_CONSOLE
 #define LARGER METRICS_F_LARGER_IS_BETTER
 #define INT METRICS_F_INTEGER
+/* The trace timing group: not in the main table, a table of its own with --show-trace-timing. */
+#define HTTP (METRICS_F_HTTP_TRACE | METRICS_F_NO_CONSOLE)
 #define USAGE                                                                                      \
     (METRICS_F_USAGE | METRICS_F_NO_CONSOLE | METRICS_F_INTEGER | METRICS_F_LARGER_IS_BETTER)
 
@@ -99,6 +101,31 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_REQUEST_LATENCY_FROM_SCHEDULE] = {"request_latency_from_schedule",
                                                "Request Latency From Schedule", "ms", MS_PER_NS, 0,
                                                320},
+    [METRICS_HTTP_BLOCKED] = {"http_req_blocked", "HTTP Blocked", "ms", MS_PER_NS, HTTP, 2000},
+    [METRICS_HTTP_DNS_LOOKUP] = {"http_req_dns_lookup", "HTTP DNS Lookup", "ms", MS_PER_NS, HTTP,
+                                 2010},
+    [METRICS_HTTP_CONNECTING] = {"http_req_connecting", "HTTP Connecting", "ms", MS_PER_NS, HTTP,
+                                 2020},
+    [METRICS_HTTP_SENDING] = {"http_req_sending", "HTTP Sending", "ms", MS_PER_NS, HTTP, 2030},
+    [METRICS_HTTP_WAITING] = {"http_req_waiting", "HTTP Waiting (TTFB)", "ms", MS_PER_NS, HTTP,
+                              2040},
+    [METRICS_HTTP_RECEIVING] = {"http_req_receiving", "HTTP Receiving", "ms", MS_PER_NS, HTTP,
+                                2050},
+    [METRICS_HTTP_CONNECTION_REUSED] = {"http_req_connection_reused", "HTTP Connection Reused",
+                                        "ratio", 1.0, HTTP, 2060},
+    [METRICS_HTTP_DATA_SENT] = {"http_req_data_sent", "HTTP Data Sent", "KB", 1.0 / 1024, HTTP,
+                                2070},
+    [METRICS_HTTP_CHUNKS_SENT] = {"http_req_chunks_sent", "HTTP Chunks Sent", "count", 1.0,
+                                  HTTP | INT, 2080},
+    [METRICS_HTTP_DATA_RECEIVED] = {"http_req_data_received", "HTTP Data Received", "KB",
+                                    1.0 / 1024, HTTP, 2090},
+    [METRICS_HTTP_CHUNKS_RECEIVED] = {"http_req_chunks_received", "HTTP Chunks Received", "count",
+                                      1.0, HTTP | INT, 2100},
+    [METRICS_HTTP_CONNECTION_OVERHEAD] = {"http_req_connection_overhead",
+                                          "HTTP Connection Overhead", "ms", MS_PER_NS, HTTP, 2110},
+    [METRICS_HTTP_DURATION] = {"http_req_duration", "HTTP Duration (excl. conn)", "ms", MS_PER_NS,
+                               HTTP, 2120},
+    [METRICS_HTTP_TOTAL] = {"http_req_total", "HTTP Total Time", "ms", MS_PER_NS, HTTP, 2130},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -324,6 +351,50 @@ static void compute_from_schedule(const struct metrics_request *req, struct metr
     }
 }
 
+/* set_span sets a trace interval from `from` to `to` when both happened and it is not
+ * negative (AIPerf drops a negative one). */
+static void set_span(struct metrics_values *out, enum metrics_id id, int64_t from, int64_t to)
+{
+    if (from != 0 && to != 0 && to >= from) {
+        set(out, id, (double)(to - from));
+    }
+}
+
+/* compute_http sets AIPerf's http_req_* metrics (spec §3.1). DNS is 0: every address is
+ * resolved before the run, AIPerf's cache hit. Missing phases count as 0 in the sums. */
+static void compute_http(const struct metrics_http *h, struct metrics_values *out)
+{
+    if (!h->present) {
+        return;
+    }
+    double blocked = h->blocked_ns > 0 ? (double)h->blocked_ns : 0.0;
+    double connecting = h->reused ? 0.0 : (double)h->connect_ns;
+    set(out, METRICS_HTTP_BLOCKED, blocked);
+    set(out, METRICS_HTTP_DNS_LOOKUP, 0.0);
+    set(out, METRICS_HTTP_CONNECTING, connecting);
+    set_span(out, METRICS_HTTP_SENDING, h->send_start_ns, h->send_end_ns);
+    set_span(out, METRICS_HTTP_WAITING, h->send_end_ns, h->first_byte_ns);
+    if (h->reads == 1) {
+        set(out, METRICS_HTTP_RECEIVING, 0.0);
+    } else if (h->reads > 1) {
+        set_span(out, METRICS_HTTP_RECEIVING, h->first_byte_ns, h->end_ns);
+    }
+    set(out, METRICS_HTTP_CONNECTION_REUSED, h->reused ? 1.0 : 0.0);
+    set(out, METRICS_HTTP_DATA_SENT, (double)h->bytes_sent);
+    set(out, METRICS_HTTP_CHUNKS_SENT, (double)h->sends);
+    set(out, METRICS_HTTP_DATA_RECEIVED, (double)h->bytes_received);
+    set(out, METRICS_HTTP_CHUNKS_RECEIVED, (double)h->reads);
+    set(out, METRICS_HTTP_CONNECTION_OVERHEAD, blocked + connecting);
+    set_span(out, METRICS_HTTP_DURATION, h->send_start_ns, h->end_ns);
+    double total = blocked + connecting;
+    static const enum metrics_id phases[] = {METRICS_HTTP_SENDING, METRICS_HTTP_WAITING,
+                                             METRICS_HTTP_RECEIVING};
+    for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+        total += out->has[phases[i]] ? out->value[phases[i]] : 0.0;
+    }
+    set(out, METRICS_HTTP_TOTAL, total);
+}
+
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out)
 {
     *out = (struct metrics_values){0};
@@ -331,6 +402,7 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
         set_count(out, METRICS_ERROR_ISL, req->tokens.input);
         return;
     }
+    compute_http(&req->http, out);
     compute_tokens(req, out);
     compute_usage(&req->usage, out);
     compute_usage_diffs(req, out);

@@ -137,6 +137,25 @@ void metrics_record_compute(struct metrics_results *results, const struct record
         .start_wall_ns = rec->wall_start_ns,
         .scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0,
     };
+    const struct record_http *h = &rec->http;
+    req->http = (struct metrics_http){
+        .present = true,
+        .reused = rec->reused_connection,
+        .blocked_ns = h->dispatch_ns != 0 ? h->dispatch_ns - rec->scheduled_ns : 0,
+        .connect_ns = h->connect_end_ns != 0 ? h->connect_end_ns - h->connect_start_ns : 0,
+        .send_start_ns = rec->send_start_ns,
+        /* The send's completion can be reaped after the reply's first read (both in one batch):
+         * the server had the whole request by the time it answered. */
+        .send_end_ns = h->first_byte_ns != 0 && rec->send_end_ns > h->first_byte_ns
+                           ? h->first_byte_ns
+                           : rec->send_end_ns,
+        .first_byte_ns = h->first_byte_ns,
+        .end_ns = rec->end_ns,
+        .bytes_sent = h->bytes_sent,
+        .bytes_received = h->bytes_received,
+        .sends = h->sends,
+        .reads = h->reads,
+    };
     server_tokens(&rec->usage, req);
     if (results->tokenizer != NULL && !results->use_server_token_count) {
         client_tokens(results, rec, req);

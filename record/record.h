@@ -93,6 +93,19 @@ struct record_usage {
  * it on different chunks). Nothing happens when latest is not present. */
 void record_usage_keep(struct record_usage *kept, const struct record_usage *latest);
 
+/* record_http is the HTTP exchange of one request as the engine saw it, for AIPerf's
+ * http_req_* trace metrics: monotonic ns (0 = did not happen) and byte and operation counts. */
+struct record_http {
+    int64_t dispatch_ns;      /* a connection took the request (scheduled_ns until then) */
+    int64_t connect_start_ns; /* a new connection's socket opened; 0 on a reused one */
+    int64_t connect_end_ns;   /* it was ready to send: TCP (and TLS) handshakes done */
+    int64_t first_byte_ns;    /* the first response bytes were read */
+    uint64_t bytes_sent;      /* HTTP bytes of the request (head and body) */
+    uint64_t bytes_received;  /* HTTP bytes of the response (head and body) */
+    uint32_t sends;           /* send operations that carried the request */
+    uint32_t reads;           /* network reads that carried the response */
+};
+
 /* record is everything measured about one request. Timestamps are
  * CLOCK_MONOTONIC nanoseconds, 0 when the request never reached that point. */
 struct record {
@@ -116,6 +129,7 @@ struct record {
     int64_t cancel_ns;      /* when a cancellation was applied, else 0 */
     int http_status;        /* 0 when no response head arrived */
     bool reused_connection; /* sent on a kept-alive connection */
+    struct record_http http;
     bool saw_done;          /* stream ended with [DONE] */
     bool saw_finish_reason; /* a finish_reason arrived */
     bool saw_content;       /* a content event arrived */

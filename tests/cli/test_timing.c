@@ -278,3 +278,84 @@ Test(timing_e2e, realtime_priority_with_the_privilege_runs_sched_fifo, .timeout 
     free(out);
     e2e_finish(&w);
 }
+
+/* metric_value returns a record line's metric `tag`, or -1 when it has none. */
+static double metric_value(json_t *line, const char *tag)
+{
+    json_t *v = json_object_get(json_object_get(json_object_get(line, "metrics"), tag), "value");
+    return json_is_number(v) ? json_number_value(v) : -1.0;
+}
+
+/* AIPerf's HTTP trace from the engine's own timestamps: every record has the 14 http_req_*
+ * metrics; one connection carries the four requests, so only the first connects and the rest
+ * reuse it; a streamed reply comes in several reads; --export-http-trace adds trace_data and
+ * --show-trace-timing the table. */
+Test(timing_e2e, http_trace_metrics_trace_data_and_table, .timeout = 120)
+{
+    static const char *const tags[] = {"http_req_blocked",           "http_req_dns_lookup",
+                                       "http_req_connecting",        "http_req_sending",
+                                       "http_req_waiting",           "http_req_receiving",
+                                       "http_req_connection_reused", "http_req_data_sent",
+                                       "http_req_chunks_sent",       "http_req_data_received",
+                                       "http_req_chunks_received",   "http_req_connection_overhead",
+                                       "http_req_duration",          "http_req_total"};
+    char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "5", "--tokens-per-chunk", "1", NULL};
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --streaming --concurrency 1 --request-count 4 "
+                              "--osl 6 --export-http-trace --show-trace-timing --artifact-dir DIR",
+                              false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "ringperf | HTTP Trace Timing"), "%s", out);
+    cr_assert_not_null(strstr(out, "HTTP Waiting (TTFB) (ms)"), "%s", out);
+    free(out);
+    char *text = e2e_read_text(&w, "profile_export.jsonl");
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"), n++) {
+        json_t *rec = json_loads(line, 0, NULL);
+        cr_assert_not_null(rec);
+        for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+            cr_assert_geq(metric_value(rec, tags[i]), 0.0, "record %zu: %s", n, tags[i]);
+        }
+        cr_assert_eq(metric_value(rec, "http_req_connection_reused"), n == 0 ? 0.0 : 1.0);
+        cr_assert(n == 0 ? metric_value(rec, "http_req_connecting") > 0
+                         : metric_value(rec, "http_req_connecting") == 0,
+                  "record %zu connects only on a new connection", n);
+        cr_assert_geq(metric_value(rec, "http_req_chunks_received"), 2, "a streamed reply");
+        cr_assert_gt(metric_value(rec, "http_req_data_sent"), 1.0, "KB of a 550-word prompt");
+        cr_assert_geq(metric_value(rec, "http_req_duration"),
+                      metric_value(rec, "http_req_waiting") +
+                          metric_value(rec, "http_req_receiving") - 1e-6);
+        json_t *trace = json_object_get(rec, "trace_data");
+        cr_assert(json_is_object(trace), "--export-http-trace");
+        cr_assert_gt(json_integer_value(json_object_get(trace, "request_send_start_ns")), 0);
+        cr_assert_eq(json_integer_value(json_object_get(trace, "response_status_code")), 200);
+        cr_assert_geq(json_integer_value(json_object_get(trace, "response_receive_end_ns")),
+                      json_integer_value(json_object_get(trace, "response_receive_start_ns")));
+        cr_assert_eq(json_object_get(trace, "tcp_connect_start_ns") != NULL, n == 0);
+        json_decref(rec);
+    }
+    free(text);
+    cr_assert_eq(n, 4);
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
+    for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+        cr_assert(json_is_object(json_object_get(summary, tags[i])), "summary %s", tags[i]);
+    }
+    cr_assert_float_eq(json_number_value(json_object_get(
+                           json_object_get(summary, "http_req_connection_reused"), "avg")),
+                       0.75, 1e-9, "three of four requests reused the connection");
+    json_decref(summary);
+    /* Without the switches: the metrics stay, the trace data and the table do not. */
+    status =
+        run_ringperf(&w, "profile -m m -u URL --request-count 2 --artifact-dir DIR", false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_null(strstr(out, "HTTP Trace Timing"), "%s", out);
+    free(out);
+    text = e2e_read_text(&w, "profile_export.jsonl");
+    cr_assert_null(strstr(text, "trace_data"));
+    cr_assert_not_null(strstr(text, "http_req_total"));
+    free(text);
+    e2e_finish(&w);
+}

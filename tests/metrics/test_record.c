@@ -369,3 +369,76 @@ Test(metrics_record, per_chunk_usage_leaves_the_first_chunk_tokens_out_of_itl)
         assert_value(&v, METRICS_ITL, 30.0 * MS / 9);
     }
 }
+
+/* The http_req_* metrics (AIPerf §3.1) of a request on a new connection that waited 2 ms for
+ * it, took 3 ms to connect, 1 ms to send, got its first byte 40 ms later and its last after
+ * three reads, 10 ms after that. */
+Test(metrics_record, http_trace_phases_of_a_new_connection)
+{
+    int64_t content[] = {1041 * MS, 1051 * MS};
+    struct metrics_request req = request(content, 2, 0, 2, METRICS_ABSENT, 5);
+    req.http = (struct metrics_http){
+        .present = true,
+        .blocked_ns = 2 * MS,
+        .connect_ns = 3 * MS,
+        .send_start_ns = 1000 * MS,
+        .send_end_ns = 1001 * MS,
+        .first_byte_ns = 1041 * MS,
+        .end_ns = 1051 * MS,
+        .bytes_sent = 2048,
+        .bytes_received = 512,
+        .sends = 1,
+        .reads = 3,
+    };
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    const struct {
+        enum metrics_id id;
+        double want;
+    } cases[] = {
+        {METRICS_HTTP_BLOCKED, 2 * MS},      {METRICS_HTTP_DNS_LOOKUP, 0},
+        {METRICS_HTTP_CONNECTING, 3 * MS},   {METRICS_HTTP_SENDING, 1 * MS},
+        {METRICS_HTTP_WAITING, 40 * MS},     {METRICS_HTTP_RECEIVING, 10 * MS},
+        {METRICS_HTTP_CONNECTION_REUSED, 0}, {METRICS_HTTP_DATA_SENT, 2048},
+        {METRICS_HTTP_CHUNKS_SENT, 1},       {METRICS_HTTP_DATA_RECEIVED, 512},
+        {METRICS_HTTP_CHUNKS_RECEIVED, 3},   {METRICS_HTTP_CONNECTION_OVERHEAD, 5 * MS},
+        {METRICS_HTTP_DURATION, 51 * MS},    {METRICS_HTTP_TOTAL, 56 * MS},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct metrics_info *info = metrics_info_of(cases[i].id);
+        cr_assert(v.has[cases[i].id], "%s", info->tag);
+        cr_assert_float_eq(v.value[cases[i].id], cases[i].want, 1e-6, "%s: %g", info->tag,
+                           v.value[cases[i].id]);
+        cr_assert((info->flags & METRICS_F_HTTP_TRACE) != 0, "%s", info->tag);
+    }
+    cr_assert_float_eq(metrics_info_of(METRICS_HTTP_DATA_SENT)->display_per_base, 1.0 / 1024, 1e-12,
+                       "KB, as AIPerf divides by 1024");
+}
+
+/* A reused connection connects in 0; one read receives in 0; a request without trace data
+ * (a merged share that predates it) has none of the metrics. */
+Test(metrics_record, http_trace_of_a_reused_connection_and_of_none)
+{
+    int64_t content[] = {1010 * MS};
+    struct metrics_request req = request(content, 1, 0, 1, METRICS_ABSENT, 5);
+    req.http = (struct metrics_http){.present = true,
+                                     .reused = true,
+                                     .connect_ns = 7 * MS,
+                                     .send_start_ns = 1000 * MS,
+                                     .send_end_ns = 1000 * MS,
+                                     .first_byte_ns = 1010 * MS,
+                                     .end_ns = 1010 * MS,
+                                     .reads = 1};
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    cr_assert_float_eq(v.value[METRICS_HTTP_CONNECTING], 0, 1e-9);
+    cr_assert_float_eq(v.value[METRICS_HTTP_CONNECTION_REUSED], 1, 1e-9);
+    cr_assert(v.has[METRICS_HTTP_RECEIVING]);
+    cr_assert_float_eq(v.value[METRICS_HTTP_RECEIVING], 0, 1e-9);
+    cr_assert_float_eq(v.value[METRICS_HTTP_TOTAL], 10 * MS, 1e-6);
+    req.http.present = false;
+    metrics_request_compute(&req, &v);
+    for (int id = METRICS_HTTP_BLOCKED; id <= METRICS_HTTP_TOTAL; id++) {
+        cr_assert_not(v.has[id], "%s", metrics_info_of(id)->tag);
+    }
+}
