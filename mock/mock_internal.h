@@ -179,11 +179,18 @@ enum mock__api_status {
 /* mock__api_parse reads a request body of any completion route into `out` (route, stream,
  * include_usage, output length or item count, prompt word count, model; report_cache off).
  * `default_tokens` is the output length when the body gives no max tokens. On an error the reason
- * is written to `msg` (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside
- * jansson. */
+ * is written to `msg` (NUL-terminated when msgcap > 0). Borrows `body` and reads it in place,
+ * allocating nothing, except that a body that is not JSON is loaded with jansson to word the
+ * reason (jansson's line, column and text). */
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);
+
+/* mock__prompt_words counts the whitespace-separated words of a JSON string's raw bytes (between
+ * the quotes, escapes undecoded; from a text response_walk_check() accepted) as they would be
+ * counted after decoding: an escape that decodes to a space (\t \n \f \r, \u0009-\u000D,
+ * \u0020) separates words, any other is part of one. Spaces are the ASCII six of isspace(). */
+uint64_t mock__prompt_words(const char *raw, size_t len);
 
 /* mock__word returns the word emitted as token `index` (leading space included) and its
  * length in `*out_len`. */

@@ -47,7 +47,9 @@ enum response_walk_type {
  * grammar, valid UTF-8 throughout (no overlong forms, surrogates or code points past
  * U+10FFFF), \u escapes of surrogates only in high-low pairs, no \u0000 in member names,
  * integers (no fraction or exponent) within int64_t, other numbers within a double's range,
- * and at most RESPONSE_WALK_DEPTH_MAX levels of values. Reads each byte a few times, writes
+ * and at most RESPONSE_WALK_DEPTH_MAX levels of values. One difference: jansson loses a NUL
+ * byte that directly follows a number or a literal (its one-byte unget drops it) and so
+ * loads "[1\0]"; this check refuses it, as RFC 8259 does. Reads each byte a few times, writes
  * nothing, uses about 300 bytes of stack. */
 bool response_walk_check(struct response_str text);
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_mock_openai.c - request bodies through the jansson reader, then every response piece the
+ * fuzz_mock_openai.c - request bodies through the body reader, then every response piece the
  * server would format for the parsed job: nothing may overflow the sizes the server reserves,
  * and every event and body must be valid JSON (the model name is echoed, so escaping is tested).
  */
