@@ -94,7 +94,9 @@ struct mock__request {
     bool has_session_header; /* carries the header named session_header (a conversation's turn) */
     const char *body;
     size_t body_len;
-    const char *error; /* static reason for an error status, or NULL */
+    size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
+                           is in, so the caller can make room for its body; else 0 */
+    const char *error;  /* static reason for an error status, or NULL */
 };
 
 /* mock__request_parse parses one request from `buf[0..len)`. It keeps no state between calls:
