@@ -40,21 +40,27 @@ static uint64_t space_mask(uint64_t x)
     return blank | control;
 }
 
-/* step_words counts the words starting in the eight bytes x; *carry is 0x80 when the byte
- * before them was a space (or they start the string) and is updated. */
-static uint64_t step_words(uint64_t x, uint64_t *carry)
+/* step_words counts the words starting in the first n (1 to 8) bytes of x; *carry is 0x80
+ * when the byte before them was a space (or they start the string) and becomes the same for
+ * their last byte. */
+static uint64_t step_words(uint64_t x, size_t n, uint64_t *carry)
 {
     uint64_t space = space_mask(x);
     uint64_t starts = ~space & HIGHS & (space << 8 | *carry);
-    *carry = space >> 56;
+    if (n < 8) {
+        starts &= (UINT64_C(1) << (8 * n)) - 1;
+    }
+    *carry = space >> (8 * (n - 1)) & 0x80;
     return ((starts >> 7) * ONES) >> 56; /* bytes are 0 or 1: the multiply sums them */
 }
 
-/* has_backslash reports whether any byte of x is a backslash (exact for whether, not where). */
-static bool has_backslash(uint64_t x)
+/* first_backslash returns the index of the first backslash among the eight bytes of x, or 8.
+ * The borrow trick flags the lowest zero byte of y exactly, which is all this needs. */
+static size_t first_backslash(uint64_t x)
 {
     uint64_t y = x ^ (ONES * '\\');
-    return ((y - ONES) & ~y & HIGHS) != 0;
+    uint64_t hit = (y - ONES) & ~y & HIGHS;
+    return hit == 0 ? 8 : (size_t)__builtin_ctzll(hit) / 8;
 }
 
 static unsigned hex4(const char *s)
@@ -73,15 +79,22 @@ uint64_t mock__prompt_words(const char *raw, size_t len)
     uint64_t carry = 0x80; /* the string's start counts as a space before it */
     size_t i = 0;
     while (i < len) {
-        uint64_t x;
-        if (len - i >= 8 && (memcpy(&x, raw + i, sizeof(x)), !has_backslash(x))) {
-            words += step_words(x, &carry);
-            i += 8;
-            continue;
+        size_t plain = 0; /* bytes before the next backslash, within eight */
+        if (len - i >= 8) {
+            uint64_t x;
+            memcpy(&x, raw + i, sizeof(x));
+            plain = first_backslash(x);
+            if (plain > 0) {
+                words += step_words(x, plain, &carry);
+                i += plain;
+            }
+            if (plain == 8) {
+                continue;
+            }
         }
-        /* A byte at a time up to and over an escape, or at the end. One escape is one
-         * character: \uXXXX of a surrogate pair is one of two halves, both not spaces, so
-         * counting each half alone gives the same words. */
+        /* One escape, or one byte of the last few. One escape is one character: \uXXXX of a
+         * surrogate pair is one of two halves, both not spaces, so counting each half alone
+         * gives the same words. */
         bool space;
         if (raw[i] == '\\') {
             char e = raw[i + 1];
