@@ -178,6 +178,10 @@ enum mock__api_status {
     MOCK__API_INVALID,  /* JSON, but a field is missing, of the wrong type or out of range */
 };
 
+/* mock__job_start resets `out` for a request of `route`: not streaming, no usage flags, output
+ * length `default_tokens` (no limit given), no prompt words, no cache report. */
+void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t default_tokens);
+
 /* mock__api_parse reads a request body of any completion route into `out` (route, stream,
  * include_usage, output length or item count, prompt word count, model; report_cache off).
  * `default_tokens` is the output length when the body gives no max tokens. On an error the reason

@@ -440,7 +440,7 @@ static void bad_json_message(const char *body, size_t len, char *msg, size_t msg
     json_error_t err;
     json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, &err);
     if (root != NULL) {
-        /* Not reached while response_walk_check() and jansson agree (fuzz_mock_body). */
+        /* Not reached while response_walk_check() and jansson agree (fuzz_mock_openai). */
         json_decref(root);
         snprintf(msg, msgcap, "request body is not valid JSON");
         return;
@@ -449,9 +449,7 @@ static void bad_json_message(const char *body, size_t len, char *msg, size_t msg
              err.column, err.text);
 }
 
-enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
-                                      uint32_t default_tokens, struct mock__job *out, char *msg,
-                                      size_t msgcap)
+void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t default_tokens)
 {
     out->route = route;
     out->stream = false;
@@ -463,6 +461,13 @@ enum mock__api_status mock__api_parse(enum mock__route route, const char *body, 
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
     out->seq = 0;
+}
+
+enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
+                                      uint32_t default_tokens, struct mock__job *out, char *msg,
+                                      size_t msgcap)
+{
+    mock__job_start(out, route, default_tokens);
     char none[1];
     struct body b = {.text = {body, len},
                      .out = out,

@@ -14,22 +14,9 @@
 #include <string.h>
 
 #include "response/response_walk.h"
+#include "tests/support/jansson_quirk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* jansson_drops_nul reports whether the text holds a NUL byte right after a digit or a letter:
- * jansson's one-byte unget loses such a NUL after a number or literal and loads the text
- * anyway, which response_walk_check() refuses (response_walk.h). */
-static bool jansson_drops_nul(const uint8_t *p, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        uint8_t c = p[i - 1];
-        if (p[i] == 0 && ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))) {
-            return true;
-        }
-    }
-    return false;
-}
 
 static void same(struct response_str t, size_t v, const json_t *j);
 

@@ -2,7 +2,7 @@
  * api_jansson.c - the mock's request-body reader as it was before it read bodies in place:
  * every body loaded into a jansson tree, every prompt string counted after jansson decoded it.
  * Kept as the reference the in-place reader (mock/mock_openai.c) is checked against, field by
- * field and message by message (tests/mock/test_body.c, tests/fuzz/fuzz_mock_body.c), and as
+ * field and message by message (tests/mock/test_body.c, tests/fuzz/fuzz_mock_openai.c), and as
  * the old path bench/mock_body measures beside it.
  */
 #include <jansson.h>
@@ -15,7 +15,7 @@
 
 #define DEFAULT_MODEL "mock-model"
 
-static uint64_t count_words(const char *s, size_t n)
+uint64_t mock_ref_count_words(const char *s, size_t n)
 {
     uint64_t words = 0;
     bool in_word = false;
@@ -33,7 +33,7 @@ static uint64_t count_words(const char *s, size_t n)
 
 static uint64_t string_words(const json_t *s)
 {
-    return count_words(json_string_value(s), json_string_length(s));
+    return mock_ref_count_words(json_string_value(s), json_string_length(s));
 }
 
 /* Words of a string, or of the "text" members of a list of parts/blocks. */
@@ -317,16 +317,7 @@ enum mock__api_status mock_ref_api_parse(enum mock__route route, const char *bod
                                          uint32_t default_tokens, struct mock__job *out, char *msg,
                                          size_t msgcap)
 {
-    out->route = route;
-    out->stream = false;
-    out->include_usage = false;
-    out->continuous_usage = false;
-    out->limit_given = false;
-    out->output_tokens = default_tokens;
-    out->prompt_tokens = 0;
-    out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
-    out->cached_tokens = 0;
-    out->seq = 0;
+    mock__job_start(out, route, default_tokens);
     if (msgcap > 0) {
         msg[0] = '\0';
     }
@@ -346,4 +337,26 @@ enum mock__api_status mock_ref_api_parse(enum mock__route route, const char *bod
     }
     json_decref(root);
     return status;
+}
+
+static bool same_job(const struct mock__job *a, const struct mock__job *b)
+{
+    return a->output_tokens == b->output_tokens && a->prompt_tokens == b->prompt_tokens &&
+           a->stream == b->stream && a->include_usage == b->include_usage &&
+           a->continuous_usage == b->continuous_usage && a->limit_given == b->limit_given &&
+           a->model_len == b->model_len && memcmp(a->model, b->model, a->model_len + 1) == 0 &&
+           a->model_json_len == b->model_json_len &&
+           memcmp(a->model_json, b->model_json, a->model_json_len) == 0;
+}
+
+bool mock_ref_compare(enum mock__route route, const char *body, size_t len,
+                      struct mock_ref_pair *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->got =
+        mock__api_parse(route, body, len, 16, &out->got_job, out->got_msg, sizeof(out->got_msg));
+    out->want = mock_ref_api_parse(route, body, len, 16, &out->want_job, out->want_msg,
+                                   sizeof(out->want_msg));
+    return out->got == out->want && strcmp(out->got_msg, out->want_msg) == 0 &&
+           (out->got != MOCK__API_OK || same_job(&out->got_job, &out->want_job));
 }

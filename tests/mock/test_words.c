@@ -1,7 +1,7 @@
 /*
- * test_words.c - prompt word counting on raw JSON string bytes: the same count as splitting the
- * decoded string on the six ASCII spaces, for every escape, for words across the eight-byte
- * steps, and for every length and offset of a generated string.
+ * test_words.c - prompt word counting on raw JSON string bytes: the same count as the jansson
+ * reader's count of the decoded string (split on the six ASCII spaces), for every escape, for words
+ * across the eight-byte steps, and for every length and offset of a generated string.
  */
 #include <criterion/criterion.h>
 #include <stdbool.h>
@@ -9,21 +9,7 @@
 #include <string.h>
 
 #include "mock/mock_internal.h"
-
-/* The count of the decoded bytes, as the server counted before (jansson decoded first). */
-static uint64_t plain_words(const char *s, size_t n)
-{
-    uint64_t words = 0;
-    bool in_word = false;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        bool space =
-            ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
-        words += !space && !in_word;
-        in_word = !space;
-    }
-    return words;
-}
+#include "tests/mock/api_jansson.h"
 
 struct words_case {
     const char *raw;
@@ -83,8 +69,8 @@ Test(mock_words, every_byte_at_every_offset)
             buf[off] = (char)b;
             buf[off + 2] = ' ';
             size_t n = off + 3 + (b % 7);
-            cr_assert_eq(mock__prompt_words(buf, n), plain_words(buf, n), "byte 0x%02x at %zu", b,
-                         off);
+            cr_assert_eq(mock__prompt_words(buf, n), mock_ref_count_words(buf, n),
+                         "byte 0x%02x at %zu", b, off);
         }
     }
 }
@@ -111,7 +97,7 @@ Test(mock_words, random_strings_match_the_decoded_count)
             memcpy(dec + dn, decoded[p], strlen(decoded[p]));
             dn += strlen(decoded[p]);
         }
-        cr_assert_eq(mock__prompt_words(raw, rn), plain_words(dec, dn), "round %d: %.*s", round,
-                     (int)rn, raw);
+        cr_assert_eq(mock__prompt_words(raw, rn), mock_ref_count_words(dec, dn), "round %d: %.*s",
+                     round, (int)rn, raw);
     }
 }
