@@ -401,16 +401,40 @@ def section7(res):
     return out
 
 
+MOCK_BODY_CASES = [("chat_4k", "chat, a 550-word prompt (4 KiB)"),
+                   ("chat_1m", "chat, a 1 MiB prompt"),
+                   ("chat_16m", "chat, a 16 MiB prompt"),
+                   ("lines_1m", "chat, 1 MiB of 80-byte lines (`\\n`)"),
+                   ("escapes_1m", "chat, 1 MiB, a `\\n` after every word")]
+
+
+def section8_mock_body(res):
+    if ("s8.mock_body.chat_4k", "in_place_mb_per_s") not in res:
+        return []
+    g = lambda k, m: res.get((k, m), "n/a")
+    rows = []
+    for key, name in MOCK_BODY_CASES:
+        fast = g(f"s8.mock_body.{key}", "in_place_mb_per_s")
+        slow = g(f"s8.mock_body.{key}", "jansson_mb_per_s")
+        rows.append([name, fmt(fast, 0), fmt(slow, 1), ratio(fast, slow) + "×"])
+    return ["`bench/mock_body/run.sh`: the mock server reading request bodies on one core "
+            "(`mock__api_parse`: check, find the route's fields, count the prompt's words), the "
+            "in-place reader beside the jansson reader it replaced (`tests/mock/api_jansson.c`), "
+            "taking turns on the same bodies.", "",
+            table(["body", "in-place MB/s", "jansson MB/s", "ratio"], rows), ""]
+
+
 def section8(res):
     g = lambda k, m: res.get((k, m), "n/a")
     rows = [["ringperf (C)", fmt(g("s8.tokenizer.ringperf", "mb_per_s"), 2)],
             ["reference (JS, @lenml/tokenizers)", fmt(g("s8.tokenizer.reference", "mb_per_s"), 2)],
             ["**ratio**", "**" + ratio(g("s8.tokenizer.ringperf", "mb_per_s"),
                                        g("s8.tokenizer.reference", "mb_per_s")) + "×**"]]
-    out = ["## 8. Tokenizer encode speed and dataset load time", "",
+    out = ["## 8. Tokenizer encode speed, the mock's body reading and dataset load time", "",
            f"`bench/tokenizer/run.sh {g('s8', 'tokenizer_seconds')}`: the Qwen3 tokenizer.json, the "
            "tests' varied corpus (code, CJK, emoji, whitespace runs), one core each, single-threaded.",
            "", table(["encoder", "encode MB/s"], rows), ""]
+    out += section8_mock_body(res)
     if ("s8.dataset", "lines") in res:
         load = "n/a"
         try:

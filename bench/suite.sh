@@ -363,7 +363,7 @@ scenario7() {
 }
 
 scenario8() {
-    echo "== 8. tokenizer encode speed and dataset load time" >&2
+    echo "== 8. tokenizer encode speed, the mock's body reading and dataset load time" >&2
     local tok_s=$((seconds / 2 > 3 ? seconds / 2 : 3))
     put s8 tokenizer_seconds "$tok_s"
     note "bench/tokenizer/run.sh $tok_s"
@@ -373,6 +373,15 @@ scenario8() {
             "$out/s8.tokenizer.txt" >>"$results"
     else
         echo "warning: bench/tokenizer/run.sh failed (see $out/s8.tokenizer.err)" >&2
+    fi
+    note "bench/mock_body/run.sh $tok_s"
+    if "$root/bench/mock_body/run.sh" "$tok_s" >"$out/s8.mock_body.txt" 2>"$out/s8.mock_body.err"; then
+        awk '$1 ~ /^(chat|lines|escapes)_/ {
+                 print "s8.mock_body." $1 "\tin_place_mb_per_s\t" $2
+                 print "s8.mock_body." $1 "\tjansson_mb_per_s\t" $3
+             }' "$out/s8.mock_body.txt" >>"$results"
+    else
+        echo "warning: bench/mock_body/run.sh failed (see $out/s8.mock_body.err)" >&2
     fi
     # Shuffle draws from the whole file (the run then loads only the entries it drew).
     local lines=1000000

@@ -6,7 +6,8 @@
  * A load-test target that imitates an LLM inference engine (like AIPerf's mock server) and is
  * cheap enough never to be the bottleneck when ringperf is benchmarked against it: each worker
  * thread runs its own io_uring loop with its own SO_REUSEPORT listener, every connection's
- * buffers are allocated at start-up, tokens are paced with io_uring timeouts (one pending timer
+ * buffers are allocated at start-up (a request body past 48 KiB gets receive room of its own
+ * while it is read), tokens are paced with io_uring timeouts (one pending timer
  * per active stream, never a sleep) and written with IORING_OP_SEND. Emitting a token costs no
  * allocation and no syscall beyond the (batched) send.
  *
@@ -29,7 +30,8 @@
  *   --seed N               seed of the fault and jitter random generator (default 0)
  *   --token-log FILE       write the token log described below to FILE (truncated first)
  *   --max-connections N    open connections across all threads (default 4096)
- *   --max-body-kb N        largest request body accepted, in KiB (default 1024)
+ *   --max-body-kb N        largest request body accepted, in KiB (default 65536 = 64 MiB, at
+ *                          most 1 GiB); receive room past 64 KiB is mapped per request
  *   --help                 print the flags and exit
  * The five fault rates must add up to at most 100. Each completion request draws one number
  * from the seeded generator and gets at most one fault.
@@ -142,7 +144,7 @@
 /* Limits of the configuration. */
 #define MOCK_THREADS_MAX 256
 #define MOCK_CONNECTIONS_MAX (1u << 20)
-#define MOCK_BODY_KB_MAX (64u * 1024)     /* 64 MiB */
+#define MOCK_BODY_KB_MAX (1024u * 1024)   /* 1 GiB */
 #define MOCK_OUTPUT_TOKENS_MAX (1u << 20) /* largest output length a request may ask for */
 #define MOCK_TOKENS_PER_CHUNK_MAX 4096
 #define MOCK_DELAY_MS_MAX (3600.0 * 1000.0) /* any latency or jitter flag: one hour */
@@ -167,7 +169,7 @@ struct mock_config {
     uint64_t seed;              /* seed of the fault and jitter generator */
     const char *token_log_path; /* NULL = no token log */
     uint32_t max_connections;   /* across all threads; default 4096 */
-    uint32_t max_body_bytes;    /* largest request body; default 1 MiB */
+    uint32_t max_body_bytes;    /* largest request body; default 64 MiB */
     /* Percent of each prompt's tokens reported as read from the prompt cache,
      * 0..100, rounded down per request; 0 (the default) reports no cache
      * fields. Chat and completions report usage.prompt_tokens_details

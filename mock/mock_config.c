@@ -18,7 +18,7 @@
 #define DEFAULT_PORT 8000
 #define DEFAULT_OUTPUT_TOKENS 16
 #define DEFAULT_MAX_CONNECTIONS 4096
-#define DEFAULT_BODY_KB 1024
+#define DEFAULT_BODY_KB (64u * 1024) /* 64 MiB: a prompt of about 16 million tokens */
 #define RATE_SUM_SLACK 1e-9
 
 enum flag_kind {

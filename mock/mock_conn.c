@@ -364,8 +364,10 @@ void mock__conn_input(struct mock__worker *w, struct mock__conn *c)
             mock__request_parse(c->rx + c->rx_used, c->rx_len - c->rx_used, w->cfg->max_body_bytes,
                                 w->cfg->session_header, &req, &consumed);
         if (st == MOCK__REQ_NEED_MORE) {
+            c->rx_want = req.size_needed;
             break;
         }
+        c->rx_want = 0;
         w->stats.requests++;
         if (st != MOCK__REQ_OK) {
             w->stats.client_errors++;

@@ -288,6 +288,7 @@ enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t bo
                     "request body larger than the server's limit (--max-body-kb)");
     }
     if (len - pos < h.content_length) {
+        out->size_needed = pos + (size_t)h.content_length;
         return MOCK__REQ_NEED_MORE;
     }
     out->keep_alive = out->minor_version == 1 ? !h.saw_close : (h.saw_keep_alive && !h.saw_close);

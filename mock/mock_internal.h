@@ -94,7 +94,9 @@ struct mock__request {
     bool has_session_header; /* carries the header named session_header (a conversation's turn) */
     const char *body;
     size_t body_len;
-    const char *error; /* static reason for an error status, or NULL */
+    size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
+                           is in, so the caller can make room for its body; else 0 */
+    const char *error;  /* static reason for an error status, or NULL */
 };
 
 /* mock__request_parse parses one request from `buf[0..len)`. It keeps no state between calls:
@@ -176,14 +178,25 @@ enum mock__api_status {
     MOCK__API_INVALID,  /* JSON, but a field is missing, of the wrong type or out of range */
 };
 
+/* mock__job_start resets `out` for a request of `route`: not streaming, no usage flags, output
+ * length `default_tokens` (no limit given), no prompt words, no cache report. */
+void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t default_tokens);
+
 /* mock__api_parse reads a request body of any completion route into `out` (route, stream,
  * include_usage, output length or item count, prompt word count, model; report_cache off).
  * `default_tokens` is the output length when the body gives no max tokens. On an error the reason
- * is written to `msg` (NUL-terminated when msgcap > 0). Borrows `body`; allocates only inside
- * jansson. */
+ * is written to `msg` (NUL-terminated when msgcap > 0). Borrows `body` and reads it in place,
+ * allocating nothing, except that a body that is not JSON is loaded with jansson to word the
+ * reason (jansson's line, column and text). */
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);
+
+/* mock__prompt_words counts the whitespace-separated words of a JSON string's raw bytes (between
+ * the quotes, escapes undecoded; from a text response_walk_check() accepted) as they would be
+ * counted after decoding: an escape that decodes to a space (\t \n \f \r, \u0009-\u000D,
+ * \u0020) separates words, any other is part of one. Spaces are the ASCII six of isspace(). */
+uint64_t mock__prompt_words(const char *raw, size_t len);
 
 /* mock__word returns the word emitted as token `index` (leading space included) and its
  * length in `*out_len`. */

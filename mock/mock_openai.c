@@ -1,6 +1,12 @@
 /*
- * mock_openai.c - routing and reading request bodies of every route (jansson), and the
- * shared table of model names behind GET /v1/models.
+ * mock_openai.c - routing and reading request bodies of every route, and the shared table of
+ * model names behind GET /v1/models.
+ *
+ * A body is read where it was received: response_walk_check() refuses what jansson would,
+ * then the walk visits the few members a route reads and steps over the rest, and prompt
+ * strings are counted in their escaped form (mock_words.c). Nothing is copied or allocated,
+ * so a prompt of megabytes costs a few passes at memory speed; jansson only words the reason
+ * a body is refused.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -12,6 +18,7 @@
 
 #include "mock/mock_internal.h"
 #include "mock/mock_worker.h"
+#include "response/response_walk.h"
 
 #define DEFAULT_MODEL "mock-model"
 
@@ -61,307 +68,388 @@ enum mock__route mock__route_find(const char *method, size_t method_len, const c
     return MOCK__ROUTE_NONE;
 }
 
-static uint64_t count_words(const char *s, size_t n)
+/* The members of a request body's root that any route reads. */
+enum body_key {
+    KEY_MODEL,
+    KEY_STREAM,
+    KEY_STREAM_OPTIONS,
+    KEY_MAX_TOKENS,
+    KEY_MAX_COMPLETION_TOKENS,
+    KEY_MAX_OUTPUT_TOKENS,
+    KEY_MESSAGES,
+    KEY_PROMPT,
+    KEY_INPUT,
+    KEY_INSTRUCTIONS,
+    KEY_SYSTEM,
+    KEY_INPUTS,
+    KEY_PARAMETERS,
+    KEY_QUERY,
+    KEY_PASSAGES,
+    KEY_DOCUMENTS,
+    KEY_TEXTS,
+    KEY_COUNT,
+};
+
+static const struct response_walk_key BODY_KEYS[KEY_COUNT] = {
+    [KEY_MODEL] = RESPONSE_WALK_KEY("model"),
+    [KEY_STREAM] = RESPONSE_WALK_KEY("stream"),
+    [KEY_STREAM_OPTIONS] = RESPONSE_WALK_KEY("stream_options"),
+    [KEY_MAX_TOKENS] = RESPONSE_WALK_KEY("max_tokens"),
+    [KEY_MAX_COMPLETION_TOKENS] = RESPONSE_WALK_KEY("max_completion_tokens"),
+    [KEY_MAX_OUTPUT_TOKENS] = RESPONSE_WALK_KEY("max_output_tokens"),
+    [KEY_MESSAGES] = RESPONSE_WALK_KEY("messages"),
+    [KEY_PROMPT] = RESPONSE_WALK_KEY("prompt"),
+    [KEY_INPUT] = RESPONSE_WALK_KEY("input"),
+    [KEY_INSTRUCTIONS] = RESPONSE_WALK_KEY("instructions"),
+    [KEY_SYSTEM] = RESPONSE_WALK_KEY("system"),
+    [KEY_INPUTS] = RESPONSE_WALK_KEY("inputs"),
+    [KEY_PARAMETERS] = RESPONSE_WALK_KEY("parameters"),
+    [KEY_QUERY] = RESPONSE_WALK_KEY("query"),
+    [KEY_PASSAGES] = RESPONSE_WALK_KEY("passages"),
+    [KEY_DOCUMENTS] = RESPONSE_WALK_KEY("documents"),
+    [KEY_TEXTS] = RESPONSE_WALK_KEY("texts"),
+};
+
+/* body is one request body being read: the checked text, its root's members, the job being
+ * filled and where a refusal's reason goes. */
+struct body {
+    struct response_str text;
+    size_t v[KEY_COUNT];
+    struct mock__job *out;
+    char *msg;
+    size_t msgcap;
+};
+
+static enum response_walk_type type_of(const struct body *b, size_t v)
 {
-    uint64_t words = 0;
-    bool in_word = false;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        bool space =
-            ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v';
-        if (!space && !in_word) {
-            words++;
-        }
-        in_word = !space;
-    }
-    return words;
+    return response_walk_type(b->text, v);
 }
 
-static uint64_t string_words(const json_t *s)
+static bool is_null_or_absent(const struct body *b, size_t v)
 {
-    return count_words(json_string_value(s), json_string_length(s));
+    return type_of(b, v) == RESPONSE_WALK_ABSENT || type_of(b, v) == RESPONSE_WALK_NULL;
+}
+
+/* Words of a string value; 0 for any other value. */
+static uint64_t string_words(const struct body *b, size_t v)
+{
+    struct response_str raw;
+    return response_walk_string(b->text, v, &raw) ? mock__prompt_words(raw.ptr, raw.len) : 0;
 }
 
 /* Words of a string, or of the "text" members of a list of parts/blocks. */
-static uint64_t content_words(const json_t *content)
+static uint64_t content_words(const struct body *b, size_t content)
 {
-    if (json_is_string(content)) {
-        return string_words(content);
+    if (type_of(b, content) == RESPONSE_WALK_STRING) {
+        return string_words(b, content);
     }
     uint64_t words = 0;
-    size_t k;
-    const json_t *part;
-    json_array_foreach(content, k, part)
-    {
-        const json_t *text = json_object_get(part, "text");
-        if (json_is_string(text)) {
-            words += string_words(text);
-        }
+    struct response_walk_iter it;
+    size_t part;
+    response_walk_iter_init(
+        &it, b->text, type_of(b, content) == RESPONSE_WALK_ARRAY ? content : RESPONSE_WALK_NONE);
+    while (response_walk_iter_next(&it, NULL, &part)) {
+        words += string_words(b, response_walk_get(b->text, part, "text"));
     }
     return words;
 }
 
 /* Chat (and messages, responses input items): every message's content, a string or a list of
  * parts of which text parts count. */
-static bool chat_prompt_words(const json_t *root, const char *key, uint64_t *out, char *msg,
-                              size_t msgcap)
+static bool chat_prompt_words(const struct body *b, size_t messages, const char *key, uint64_t *out)
 {
-    const json_t *messages = json_object_get(root, key);
-    if (!json_is_array(messages)) {
-        snprintf(msg, msgcap, "'%s' is required and must be an array", key);
+    if (type_of(b, messages) != RESPONSE_WALK_ARRAY) {
+        snprintf(b->msg, b->msgcap, "'%s' is required and must be an array", key);
         return false;
     }
-    size_t i;
-    const json_t *m;
-    json_array_foreach(messages, i, m)
-    {
-        *out += content_words(json_object_get(m, "content"));
+    struct response_walk_iter it;
+    size_t m;
+    response_walk_iter_init(&it, b->text, messages);
+    while (response_walk_iter_next(&it, NULL, &m)) {
+        *out += content_words(b, response_walk_get(b->text, m, "content"));
     }
     return true;
 }
 
 /* Completions: a string, or a list of strings, token ids, or lists of token ids. */
-static bool completion_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+static bool completion_prompt_words(const struct body *b, uint64_t *out)
 {
-    const json_t *prompt = json_object_get(root, "prompt");
-    if (json_is_string(prompt)) {
-        *out = string_words(prompt);
+    size_t prompt = b->v[KEY_PROMPT];
+    if (type_of(b, prompt) == RESPONSE_WALK_STRING) {
+        *out = string_words(b, prompt);
         return true;
     }
-    if (!json_is_array(prompt)) {
-        snprintf(msg, msgcap, "'prompt' is required and must be a string or an array");
+    if (type_of(b, prompt) != RESPONSE_WALK_ARRAY) {
+        snprintf(b->msg, b->msgcap, "'prompt' is required and must be a string or an array");
         return false;
     }
-    size_t i;
-    const json_t *item;
-    json_array_foreach(prompt, i, item)
-    {
-        if (json_is_string(item)) {
-            *out += string_words(item);
-        } else if (json_is_integer(item)) {
+    struct response_walk_iter it;
+    size_t item;
+    int64_t id;
+    response_walk_iter_init(&it, b->text, prompt);
+    while (response_walk_iter_next(&it, NULL, &item)) {
+        if (type_of(b, item) == RESPONSE_WALK_STRING) {
+            *out += string_words(b, item);
+        } else if (response_walk_int(b->text, item, &id)) {
             *out += 1;
-        } else if (json_is_array(item)) {
-            *out += json_array_size(item);
+        } else if (type_of(b, item) == RESPONSE_WALK_ARRAY) {
+            *out += response_walk_count(b->text, item);
         } else {
-            snprintf(msg, msgcap, "'prompt' items must be strings or token ids");
+            snprintf(b->msg, b->msgcap, "'prompt' items must be strings or token ids");
             return false;
         }
     }
     return true;
 }
 
-static bool read_max_tokens(const json_t *root, const char *key, struct mock__job *out, char *msg,
-                            size_t msgcap)
+static bool read_max_tokens(const struct body *b, size_t v, const char *key)
 {
-    const json_t *v = json_object_get(root, key);
-    if (v == NULL || json_is_null(v) || out->limit_given) {
+    if (is_null_or_absent(b, v) || b->out->limit_given) {
         return true;
     }
-    json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
-    if (n < 1 || n > (json_int_t)MOCK_OUTPUT_TOKENS_MAX) {
-        snprintf(msg, msgcap, "'%s' must be an integer from 1 to %u", key,
+    int64_t n = -1;
+    if (!response_walk_int(b->text, v, &n) || n < 1 || n > (int64_t)MOCK_OUTPUT_TOKENS_MAX) {
+        snprintf(b->msg, b->msgcap, "'%s' must be an integer from 1 to %u", key,
                  (unsigned)MOCK_OUTPUT_TOKENS_MAX);
         return false;
     }
-    out->output_tokens = (uint32_t)n;
-    out->limit_given = true;
+    b->out->output_tokens = (uint32_t)n;
+    b->out->limit_given = true;
     return true;
 }
 
-static bool read_bool(const json_t *obj, const char *key, bool *out, char *msg, size_t msgcap)
+static bool read_bool(const struct body *b, size_t v, const char *key, bool *out)
 {
-    const json_t *v = json_object_get(obj, key);
-    if (v == NULL || json_is_null(v)) {
+    if (is_null_or_absent(b, v)) {
         return true;
     }
-    if (!json_is_boolean(v)) {
-        snprintf(msg, msgcap, "'%s' must be true or false", key);
+    if (type_of(b, v) != RESPONSE_WALK_BOOL) {
+        snprintf(b->msg, b->msgcap, "'%s' must be true or false", key);
         return false;
     }
-    *out = json_is_true(v);
+    *out = response_walk_is_true(b->text, v);
     return true;
 }
 
-static bool read_model(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+static bool read_model(const struct body *b)
 {
-    const json_t *v = json_object_get(root, "model");
-    const char *name = DEFAULT_MODEL;
+    struct mock__job *out = b->out;
+    size_t v = b->v[KEY_MODEL];
     size_t len = strlen(DEFAULT_MODEL);
-    if (v != NULL && !json_is_null(v)) {
-        if (!json_is_string(v) || json_string_length(v) == 0 ||
-            json_string_length(v) > MOCK__MODEL_BYTES_MAX) {
-            snprintf(msg, msgcap, "'model' must be a string of 1 to %d bytes",
+    memcpy(out->model, DEFAULT_MODEL, len);
+    if (!is_null_or_absent(b, v)) {
+        /* Every escape decodes to at least one byte, from at most six. */
+        struct response_str raw = {"", 0};
+        bool truncated = true;
+        if (response_walk_string(b->text, v, &raw) && raw.len > 0 &&
+            raw.len <= 6 * (size_t)MOCK__MODEL_BYTES_MAX) {
+            len = response_json_unescape(raw.ptr, raw.len, out->model, MOCK__MODEL_BYTES_MAX,
+                                         &truncated);
+        }
+        if (truncated) {
+            snprintf(b->msg, b->msgcap, "'model' must be a string of 1 to %d bytes",
                      MOCK__MODEL_BYTES_MAX);
             return false;
         }
-        name = json_string_value(v);
-        len = json_string_length(v);
     }
-    memcpy(out->model, name, len);
     out->model[len] = '\0';
     out->model_len = len;
-    struct mock__buf b = {.p = out->model_json, .cap = sizeof(out->model_json)};
-    mock__json_escape(&b, name, len, false);
-    out->model_json_len = b.len;
+    struct mock__buf mb = {.p = out->model_json, .cap = sizeof(out->model_json)};
+    mock__json_escape(&mb, out->model, len, false);
+    out->model_json_len = mb.len;
     return true;
 }
 
 /* Responses: "input" is a string or a list of items with string or part-list content;
  * "instructions" counts too. */
-static bool responses_prompt_words(const json_t *root, uint64_t *out, char *msg, size_t msgcap)
+static bool responses_prompt_words(const struct body *b, uint64_t *out)
 {
-    const json_t *input = json_object_get(root, "input");
-    *out = content_words(json_object_get(root, "instructions"));
-    if (json_is_string(input)) {
-        *out += string_words(input);
+    size_t input = b->v[KEY_INPUT];
+    *out = content_words(b, b->v[KEY_INSTRUCTIONS]);
+    if (type_of(b, input) == RESPONSE_WALK_STRING) {
+        *out += string_words(b, input);
         return true;
     }
-    return chat_prompt_words(root, "input", out, msg, msgcap);
+    return chat_prompt_words(b, input, "input", out);
 }
 
 /* The number of items of `key` (an array), checked against the output limit. */
-static bool read_items(const json_t *root, const char *key, struct mock__job *out, char *msg,
-                       size_t msgcap)
+static bool read_items(const struct body *b, enum body_key key)
 {
-    const json_t *list = json_object_get(root, key);
-    if (!json_is_array(list) || json_array_size(list) > MOCK_OUTPUT_TOKENS_MAX) {
-        snprintf(msg, msgcap, "'%s' is required and must be an array of at most %u items", key,
-                 (unsigned)MOCK_OUTPUT_TOKENS_MAX);
-        return false;
-    }
-    out->output_tokens = (uint32_t)json_array_size(list);
-    size_t i;
-    const json_t *item;
-    json_array_foreach(list, i, item)
-    {
-        out->prompt_tokens += json_is_string(item) ? string_words(item) : content_words(item);
-        if (json_is_object(item)) {
-            out->prompt_tokens += string_words(json_object_get(item, "text"));
+    size_t list = b->v[key];
+    uint64_t count = 0;
+    uint64_t words = 0;
+    struct response_walk_iter it;
+    size_t item;
+    response_walk_iter_init(&it, b->text,
+                            type_of(b, list) == RESPONSE_WALK_ARRAY ? list : RESPONSE_WALK_NONE);
+    while (response_walk_iter_next(&it, NULL, &item)) {
+        count++;
+        words += type_of(b, item) == RESPONSE_WALK_STRING ? string_words(b, item)
+                                                          : content_words(b, item);
+        if (type_of(b, item) == RESPONSE_WALK_OBJECT) {
+            words += string_words(b, response_walk_get(b->text, item, "text"));
         }
     }
+    if (type_of(b, list) != RESPONSE_WALK_ARRAY || count > MOCK_OUTPUT_TOKENS_MAX) {
+        snprintf(b->msg, b->msgcap, "'%s' is required and must be an array of at most %u items",
+                 BODY_KEYS[key].name, (unsigned)MOCK_OUTPUT_TOKENS_MAX);
+        return false;
+    }
+    b->out->output_tokens = (uint32_t)count;
+    b->out->prompt_tokens += words;
     return true;
 }
 
 /* Embeddings: "input" is a string, a list of strings or token ids; chat_embeddings sends
  * "messages" instead, which is one input. */
-static bool embeddings_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+static bool embeddings_fields(const struct body *b)
 {
-    const json_t *input = json_object_get(root, "input");
-    if (input == NULL && json_object_get(root, "messages") != NULL) {
+    struct mock__job *out = b->out;
+    size_t input = b->v[KEY_INPUT];
+    if (input == RESPONSE_WALK_NONE && b->v[KEY_MESSAGES] != RESPONSE_WALK_NONE) {
         out->output_tokens = 1;
-        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+        return chat_prompt_words(b, b->v[KEY_MESSAGES], "messages", &out->prompt_tokens);
     }
-    if (json_is_string(input)) {
+    if (type_of(b, input) == RESPONSE_WALK_STRING) {
         out->output_tokens = 1;
-        out->prompt_tokens = string_words(input);
+        out->prompt_tokens = string_words(b, input);
         return true;
     }
-    if (!read_items(root, "input", out, msg, msgcap)) {
-        snprintf(msg, msgcap, "'input' (or 'messages') is required: a string or an array");
+    if (!read_items(b, KEY_INPUT)) {
+        snprintf(b->msg, b->msgcap, "'input' (or 'messages') is required: a string or an array");
         return false;
     }
     return true;
 }
 
 /* Rankings: a query and the list to rank, in each API's own names. */
-static bool rankings_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+static bool rankings_fields(const struct body *b)
 {
-    const json_t *query = json_object_get(root, "query");
-    if (out->route == MOCK__ROUTE_NIM_RANKING) {
-        query = json_object_get(query, "text");
+    enum mock__route route = b->out->route;
+    size_t query = b->v[KEY_QUERY];
+    if (route == MOCK__ROUTE_NIM_RANKING) {
+        query = response_walk_get(b->text, query, "text");
     }
-    if (!json_is_string(query)) {
-        snprintf(msg, msgcap, "'query'%s is required and must be a string",
-                 out->route == MOCK__ROUTE_NIM_RANKING ? ".text" : "");
+    if (type_of(b, query) != RESPONSE_WALK_STRING) {
+        snprintf(b->msg, b->msgcap, "'query'%s is required and must be a string",
+                 route == MOCK__ROUTE_NIM_RANKING ? ".text" : "");
         return false;
     }
-    const char *key = out->route == MOCK__ROUTE_NIM_RANKING     ? "passages"
-                      : out->route == MOCK__ROUTE_COHERE_RERANK ? "documents"
-                                                                : "texts";
-    if (!read_items(root, key, out, msg, msgcap)) {
+    enum body_key key = route == MOCK__ROUTE_NIM_RANKING     ? KEY_PASSAGES
+                        : route == MOCK__ROUTE_COHERE_RERANK ? KEY_DOCUMENTS
+                                                             : KEY_TEXTS;
+    if (!read_items(b, key)) {
         return false;
     }
-    out->prompt_tokens += string_words(query);
+    b->out->prompt_tokens += string_words(b, query);
     return true;
 }
 
 /* TGI: "inputs" and "parameters.max_new_tokens"; the route says whether it streams. */
-static bool tgi_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+static bool tgi_fields(const struct body *b)
 {
-    const json_t *inputs = json_object_get(root, "inputs");
-    if (!json_is_string(inputs)) {
-        snprintf(msg, msgcap, "'inputs' is required and must be a string");
+    struct mock__job *out = b->out;
+    size_t inputs = b->v[KEY_INPUTS];
+    if (type_of(b, inputs) != RESPONSE_WALK_STRING) {
+        snprintf(b->msg, b->msgcap, "'inputs' is required and must be a string");
         return false;
     }
-    out->prompt_tokens = string_words(inputs);
+    out->prompt_tokens = string_words(b, inputs);
     out->stream = out->route == MOCK__ROUTE_GENERATE_STREAM;
-    const json_t *params = json_object_get(root, "parameters");
-    if (params != NULL && !json_is_null(params) && !json_is_object(params)) {
-        snprintf(msg, msgcap, "'parameters' must be an object");
+    size_t params = b->v[KEY_PARAMETERS];
+    if (!is_null_or_absent(b, params) && type_of(b, params) != RESPONSE_WALK_OBJECT) {
+        snprintf(b->msg, b->msgcap, "'parameters' must be an object");
         return false;
     }
-    return read_max_tokens(params, "max_new_tokens", out, msg, msgcap);
+    return read_max_tokens(b, response_walk_get(b->text, params, "max_new_tokens"),
+                           "max_new_tokens");
 }
 
-static bool read_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+/* The streaming flags and max tokens of the chat, completions, responses and messages
+ * routes. */
+static bool stream_fields(const struct body *b)
 {
-    if (!read_model(root, out, msg, msgcap)) {
+    struct mock__job *out = b->out;
+    if (!read_bool(b, b->v[KEY_STREAM], "stream", &out->stream)) {
+        return false;
+    }
+    size_t opts = b->v[KEY_STREAM_OPTIONS];
+    if (!is_null_or_absent(b, opts)) {
+        if (type_of(b, opts) != RESPONSE_WALK_OBJECT) {
+            snprintf(b->msg, b->msgcap, "'stream_options' must be an object");
+            return false;
+        }
+        if (!read_bool(b, response_walk_get(b->text, opts, "include_usage"), "include_usage",
+                       &out->include_usage) ||
+            !read_bool(b, response_walk_get(b->text, opts, "continuous_usage_stats"),
+                       "continuous_usage_stats", &out->continuous_usage)) {
+            return false;
+        }
+    }
+    if (out->route == MOCK__ROUTE_CHAT &&
+        !read_max_tokens(b, b->v[KEY_MAX_COMPLETION_TOKENS], "max_completion_tokens")) {
+        return false;
+    }
+    if (out->route == MOCK__ROUTE_RESPONSES &&
+        !read_max_tokens(b, b->v[KEY_MAX_OUTPUT_TOKENS], "max_output_tokens")) {
+        return false;
+    }
+    return read_max_tokens(b, b->v[KEY_MAX_TOKENS], "max_tokens");
+}
+
+static bool read_fields(const struct body *b)
+{
+    struct mock__job *out = b->out;
+    if (!read_model(b)) {
         return false;
     }
     switch (out->route) {
     case MOCK__ROUTE_GENERATE:
     case MOCK__ROUTE_GENERATE_STREAM:
-        return tgi_fields(root, out, msg, msgcap);
+        return tgi_fields(b);
     case MOCK__ROUTE_EMBEDDINGS:
-        return embeddings_fields(root, out, msg, msgcap);
+        return embeddings_fields(b);
     case MOCK__ROUTE_NIM_RANKING:
     case MOCK__ROUTE_COHERE_RERANK:
     case MOCK__ROUTE_TEI_RERANK:
-        return rankings_fields(root, out, msg, msgcap);
+        return rankings_fields(b);
     default:
         break;
     }
-    if (!read_bool(root, "stream", &out->stream, msg, msgcap)) {
-        return false;
-    }
-    const json_t *opts = json_object_get(root, "stream_options");
-    if (opts != NULL && !json_is_null(opts)) {
-        if (!json_is_object(opts)) {
-            snprintf(msg, msgcap, "'stream_options' must be an object");
-            return false;
-        }
-        if (!read_bool(opts, "include_usage", &out->include_usage, msg, msgcap) ||
-            !read_bool(opts, "continuous_usage_stats", &out->continuous_usage, msg, msgcap)) {
-            return false;
-        }
-    }
-    if (out->route == MOCK__ROUTE_CHAT &&
-        !read_max_tokens(root, "max_completion_tokens", out, msg, msgcap)) {
-        return false;
-    }
-    if (out->route == MOCK__ROUTE_RESPONSES &&
-        !read_max_tokens(root, "max_output_tokens", out, msg, msgcap)) {
-        return false;
-    }
-    if (!read_max_tokens(root, "max_tokens", out, msg, msgcap)) {
+    if (!stream_fields(b)) {
         return false;
     }
     switch (out->route) {
     case MOCK__ROUTE_CHAT:
-        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+        return chat_prompt_words(b, b->v[KEY_MESSAGES], "messages", &out->prompt_tokens);
     case MOCK__ROUTE_MESSAGES:
-        out->prompt_tokens = content_words(json_object_get(root, "system"));
-        return chat_prompt_words(root, "messages", &out->prompt_tokens, msg, msgcap);
+        out->prompt_tokens = content_words(b, b->v[KEY_SYSTEM]);
+        return chat_prompt_words(b, b->v[KEY_MESSAGES], "messages", &out->prompt_tokens);
     case MOCK__ROUTE_RESPONSES:
-        return responses_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+        return responses_prompt_words(b, &out->prompt_tokens);
     default:
-        return completion_prompt_words(root, &out->prompt_tokens, msg, msgcap);
+        return completion_prompt_words(b, &out->prompt_tokens);
     }
 }
 
-enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
-                                      uint32_t default_tokens, struct mock__job *out, char *msg,
-                                      size_t msgcap)
+/* bad_json_message explains why a body is not JSON in jansson's words (line, column, reason),
+ * as the server always has: only refused bodies are loaded into a tree. */
+static void bad_json_message(const char *body, size_t len, char *msg, size_t msgcap)
+{
+    json_error_t err;
+    json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, &err);
+    if (root != NULL) {
+        /* Not reached while response_walk_check() and jansson agree (fuzz_mock_openai). */
+        json_decref(root);
+        snprintf(msg, msgcap, "request body is not valid JSON");
+        return;
+    }
+    snprintf(msg, msgcap, "request body is not valid JSON (line %d, column %d): %s", err.line,
+             err.column, err.text);
+}
+
+void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t default_tokens)
 {
     out->route = route;
     out->stream = false;
@@ -373,25 +461,31 @@ enum mock__api_status mock__api_parse(enum mock__route route, const char *body, 
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
     out->seq = 0;
-    if (msgcap > 0) {
-        msg[0] = '\0';
-    }
-    json_error_t err;
-    json_t *root = json_loadb(body, len, JSON_ALLOW_NUL, &err);
-    if (root == NULL) {
-        snprintf(msg, msgcap, "request body is not valid JSON (line %d, column %d): %s", err.line,
-                 err.column, err.text);
+}
+
+enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
+                                      uint32_t default_tokens, struct mock__job *out, char *msg,
+                                      size_t msgcap)
+{
+    mock__job_start(out, route, default_tokens);
+    char none[1];
+    struct body b = {.text = {body, len},
+                     .out = out,
+                     .msg = msgcap > 0 ? msg : none,
+                     .msgcap = msgcap > 0 ? msgcap : sizeof(none)};
+    b.msg[0] = '\0';
+    size_t root = response_walk_root(b.text);
+    if (!response_walk_check(b.text) ||
+        (type_of(&b, root) != RESPONSE_WALK_OBJECT && type_of(&b, root) != RESPONSE_WALK_ARRAY)) {
+        bad_json_message(body, len, b.msg, b.msgcap);
         return MOCK__API_BAD_JSON;
     }
-    enum mock__api_status status = MOCK__API_OK;
-    if (!json_is_object(root)) {
-        snprintf(msg, msgcap, "request body must be a JSON object");
-        status = MOCK__API_INVALID;
-    } else if (!read_fields(root, out, msg, msgcap)) {
-        status = MOCK__API_INVALID;
+    if (type_of(&b, root) != RESPONSE_WALK_OBJECT) {
+        snprintf(b.msg, b.msgcap, "request body must be a JSON object");
+        return MOCK__API_INVALID;
     }
-    json_decref(root);
-    return status;
+    response_walk_members(b.text, root, BODY_KEYS, KEY_COUNT, b.v);
+    return read_fields(&b) ? MOCK__API_OK : MOCK__API_INVALID;
 }
 
 void mock__models_add(struct mock__models *models, const char *name, size_t len)

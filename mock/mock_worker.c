@@ -33,6 +33,9 @@
 #define TOKENLOG_BYTES (256u * 1024) /* per worker */
 #define TX_BYTES_MIN (64u * 1024)    /* fits the largest /v1/models answer */
 #define SUBMIT_RETRIES 64
+/* Receive room of each connection at start-up: a whole header block and a 48 KiB body (a
+ * prompt of several thousand words); a larger request gets room of its own (rx_fit). */
+#define RX_SLOT_BYTES (MOCK__HEADER_BYTES_MAX + 48u * 1024)
 
 static uint64_t op_data(enum mock__op op, uint32_t index)
 {
@@ -84,10 +87,35 @@ void mock__conn_send(struct mock__worker *w, struct mock__conn *c)
     }
 }
 
-void mock__conn_recv(struct mock__worker *w, struct mock__conn *c)
+/* map_slab maps `bytes` of lazily backed memory: connections only touch the pages they use. */
+static char *map_slab(size_t bytes)
 {
-    if (c->recv_armed || c->state != MOCK__CONN_OPEN || c->peer_eof) {
-        return;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* rx_to_slot moves the unanswered bytes of a connection's own mapping back to its slot. */
+static void rx_to_slot(struct mock__worker *w, struct mock__conn *c)
+{
+    char *slot = w->rx_slab + (size_t)c->index * w->rx_slot;
+    memcpy(slot, c->rx + c->rx_used, c->rx_len - c->rx_used);
+    munmap(c->rx, c->rx_cap);
+    c->rx = slot;
+    c->rx_cap = w->rx_slot;
+    c->rx_len -= c->rx_used;
+    c->rx_used = 0;
+    c->rx_big = false;
+}
+
+/* rx_fit makes room in rx for the request at its front, whose size is c->rx_want: a body
+ * larger than the slot gets a mapping of its own, sized to the request, for as long as it
+ * takes to read and answer it, so that a large --max-body-kb costs memory only while such a
+ * request is in. Returns false when the memory is not there. */
+static bool rx_fit(struct mock__worker *w, struct mock__conn *c)
+{
+    if (c->rx_big && c->rx_want <= w->rx_slot && c->rx_len - c->rx_used <= w->rx_slot) {
+        rx_to_slot(w, c);
     }
     /* No receive is in flight, so answered requests can be dropped from the front. */
     if (c->rx_used > 0) {
@@ -95,11 +123,45 @@ void mock__conn_recv(struct mock__worker *w, struct mock__conn *c)
         c->rx_len -= c->rx_used;
         c->rx_used = 0;
     }
-    if (c->rx_len == w->rx_cap) {
+    if (c->rx_want <= c->rx_cap) {
+        return true;
+    }
+    size_t page = 4096;
+    size_t cap = (c->rx_want + page - 1) / page * page;
+    char *big = map_slab(cap < w->rx_max ? cap : w->rx_max);
+    if (big == NULL) {
+        return false;
+    }
+    memcpy(big, c->rx, c->rx_len);
+    if (c->rx_big) {
+        munmap(c->rx, c->rx_cap);
+    }
+    c->rx = big;
+    c->rx_cap = cap < w->rx_max ? cap : w->rx_max;
+    c->rx_big = true;
+    return true;
+}
+
+void mock__conn_recv(struct mock__worker *w, struct mock__conn *c)
+{
+    if (c->recv_armed || c->state != MOCK__CONN_OPEN || c->peer_eof) {
+        return;
+    }
+    if (!rx_fit(w, c)) {
+        if (!w->rx_nomem_logged) {
+            fprintf(stderr,
+                    "mock-server: no memory for a %zu-byte request; closing its connection\n",
+                    c->rx_want);
+            w->rx_nomem_logged = true;
+        }
+        mock__conn_close(w, c);
+        return;
+    }
+    if (c->rx_len == c->rx_cap) {
         return; /* pipelined requests fill rx; receiving resumes once one is answered */
     }
     struct io_uring_sqe *sqe = get_sqe(w, op_data(MOCK__OP_RECV, c->index));
-    io_uring_prep_recv(sqe, c->fd, c->rx + c->rx_len, w->rx_cap - c->rx_len, 0);
+    io_uring_prep_recv(sqe, c->fd, c->rx + c->rx_len, c->rx_cap - c->rx_len, 0);
     c->recv_armed = true;
     c->ops++;
 }
@@ -119,6 +181,10 @@ void mock__conn_timer(struct mock__worker *w, struct mock__conn *c, uint64_t due
 
 static void conn_release(struct mock__worker *w, struct mock__conn *c)
 {
+    if (c->rx_big) {
+        c->rx_len = c->rx_used = 0;
+        rx_to_slot(w, c);
+    }
     close(c->fd);
     c->fd = -1;
     c->state = MOCK__CONN_FREE;
@@ -191,7 +257,7 @@ static void conn_open(struct mock__worker *w, int fd)
     c->recv_armed = c->send_armed = c->timer_armed = false;
     c->keep_alive = true;
     c->peer_eof = false;
-    c->rx_len = c->rx_used = 0;
+    c->rx_len = c->rx_used = c->rx_want = 0;
     c->tx_head = c->tx_len = 0;
     mock__conn_reset(c);
     w->stats.connections_accepted++;
@@ -379,22 +445,15 @@ static int worker_loop(struct mock__worker *w)
     return 0;
 }
 
-/* map_slab maps `bytes` of lazily backed memory: connections only touch the pages they use. */
-static char *map_slab(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
 static int alloc_conns(struct mock__worker *w)
 {
     const struct mock_config *cfg = w->cfg;
     w->conn_cap = (cfg->max_connections + cfg->threads - 1) / cfg->threads;
     w->event_bytes_max = mock__event_bytes_max(cfg->tokens_per_chunk);
-    w->rx_cap = MOCK__HEADER_BYTES_MAX + (size_t)cfg->max_body_bytes;
+    w->rx_max = MOCK__HEADER_BYTES_MAX + (size_t)cfg->max_body_bytes;
+    w->rx_slot = w->rx_max < RX_SLOT_BYTES ? w->rx_max : RX_SLOT_BYTES;
     w->tx_cap = 2 * w->event_bytes_max > TX_BYTES_MIN ? 2 * w->event_bytes_max : TX_BYTES_MIN;
-    w->rx_slab_bytes = w->rx_cap * w->conn_cap;
+    w->rx_slab_bytes = w->rx_slot * w->conn_cap;
     w->tx_slab_bytes = w->tx_cap * w->conn_cap;
     w->conns = calloc(w->conn_cap, sizeof(*w->conns));
     w->free_slots = calloc(w->conn_cap, sizeof(*w->free_slots));
@@ -407,7 +466,8 @@ static int alloc_conns(struct mock__worker *w)
         struct mock__conn *c = &w->conns[i];
         c->fd = -1;
         c->index = i;
-        c->rx = w->rx_slab + (size_t)i * w->rx_cap;
+        c->rx = w->rx_slab + (size_t)i * w->rx_slot;
+        c->rx_cap = w->rx_slot;
         c->tx = w->tx_slab + (size_t)i * w->tx_cap;
         w->free_slots[i] = w->conn_cap - 1 - i;
     }
@@ -472,6 +532,9 @@ static void worker_teardown(struct mock__worker *w)
         for (uint32_t i = 0; i < w->conn_cap; i++) {
             if (w->conns[i].state != MOCK__CONN_FREE) {
                 close(w->conns[i].fd);
+            }
+            if (w->conns[i].rx_big) {
+                munmap(w->conns[i].rx, w->conns[i].rx_cap);
             }
         }
     }

@@ -79,9 +79,12 @@ struct mock__conn {
     uint32_t log_first;
     uint32_t log_count;
     uint64_t due_ns; /* CLOCK_MONOTONIC time the next event (or the body) is due */
-    char *rx;
-    size_t rx_len;  /* bytes received */
-    size_t rx_used; /* bytes of requests already answered or being answered */
+    char *rx;        /* the connection's slot of rx_slab, or a mapping of its own (rx_big) */
+    size_t rx_cap;   /* bytes rx holds */
+    size_t rx_len;   /* bytes received */
+    size_t rx_used;  /* bytes of requests already answered or being answered */
+    size_t rx_want;  /* the size of the request at rx_used once known to outgrow rx, else 0 */
+    bool rx_big;
     char *tx;
     size_t tx_head;              /* bytes of tx already sent */
     size_t tx_len;               /* bytes of tx queued */
@@ -109,8 +112,9 @@ struct mock__worker {
     uint32_t free_count;
     char *rx_slab;
     char *tx_slab;
-    size_t rx_cap; /* per connection: header block limit + body limit */
-    size_t tx_cap; /* per connection */
+    size_t rx_slot; /* per connection in rx_slab: a header block and a small body */
+    size_t rx_max;  /* the most a connection's rx grows to: header block limit + body limit */
+    size_t tx_cap;  /* per connection */
     size_t rx_slab_bytes;
     size_t tx_slab_bytes;
     size_t event_bytes_max;
@@ -127,6 +131,7 @@ struct mock__worker {
     bool accept_multishot;
     bool accept_armed;
     bool limit_logged;
+    bool rx_nomem_logged; /* a request that found no memory for its body was logged */
     struct __kernel_timespec retry_ts;
     int result; /* 0 or the -errno the loop ended with */
     struct mock_stats stats;
@@ -170,7 +175,10 @@ void mock__worker_report(struct mock__worker *w, int result);
 /* mock__conn_send starts a send of the queued bytes unless one is in flight or none wait. */
 void mock__conn_send(struct mock__worker *w, struct mock__conn *c);
 
-/* mock__conn_recv arms a receive into the free part of rx unless one is armed or rx is full. */
+/* mock__conn_recv arms a receive into the free part of rx unless one is armed or rx is full.
+ * Before that it drops answered requests from rx, gives rx a mapping of its own when the next
+ * request (rx_want) outgrows it, and returns to the slot once requests fit there again. A
+ * connection whose request cannot get the memory is closed. */
 void mock__conn_recv(struct mock__worker *w, struct mock__conn *c);
 
 /* mock__conn_timer arms the connection's timer to fire at absolute `due_ns`. */

@@ -33,7 +33,7 @@ Test(mock_config, defaults)
                      cfg.malformed_rate,
                  0);
     cr_assert_null(cfg.token_log_path);
-    cr_assert_eq(cfg.max_body_bytes, 1024 * 1024);
+    cr_assert_eq(cfg.max_body_bytes, 64 * 1024 * 1024);
     cr_assert_eq(mock_config_validate(&cfg, err, sizeof(err)), 0);
 }
 

@@ -111,6 +111,11 @@ Test(mock_http, every_prefix_needs_more)
             cr_assert_eq(mock__request_parse(raw, cut, BODY_MAX, NULL, &r, &consumed),
                          MOCK__REQ_NEED_MORE, "%s cut at %zu", raw, cut);
             cr_assert_eq(consumed, 0);
+            /* Once the header block is in, the whole request's size is known. */
+            size_t head = strlen(raw) - strlen(VALID[i].body);
+            cr_assert(r.size_needed == 0 || r.size_needed == strlen(raw), "%s cut at %zu", raw,
+                      cut);
+            cr_assert(cut < head || r.size_needed == strlen(raw), "%s cut at %zu", raw, cut);
         }
     }
 }
