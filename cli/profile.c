@@ -570,6 +570,7 @@ static int prepare_results(struct profile_run *run)
     run->exp.conversation_name = conversation_name;
     run->exp.conversation_ctx = &run->requests;
     run->results.open_loop = run->engine.schedule != NULL;
+    run->results.fixed_schedule = run->requests.fixed_schedule;
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
     }

@@ -464,6 +464,7 @@ static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *fi
     put_key_int(w, first, "wall_start_ns", wall);
     put_key_int(w, first, "start_ns", rec->send_start_ns);
     put_key_int(w, first, "scheduled_ns", req->scheduled_ns);
+    put_key_int(w, first, "credit_ns", req->credit_issued_ns);
     put_key_int(w, first, "send_end_ns", rec->send_end_ns);
     put_key_int(w, first, "headers_ns", rec->headers_ns);
     put_key_int(w, first, "end_ns", rec->end_ns);

@@ -315,6 +315,11 @@ enum metrics_id {
     METRICS_HTTP_CONNECTION_OVERHEAD, /* http_req_connection_overhead */
     METRICS_HTTP_DURATION,            /* http_req_duration: send start to last byte */
     METRICS_HTTP_TOTAL,               /* http_req_total: the six phases added */
+    METRICS_E2E_OUTPUT_TPS,           /* e2e_output_token_throughput: OSL / request latency */
+    /* AIPerf's derived latencies from when the request was issued (its credit): the due time
+     * in an open loop, when a connection was free in a closed one; not on fixed schedules. */
+    METRICS_EFFECTIVE_LATENCY,       /* effective_latency: issued to the response's end */
+    METRICS_CREDIT_TO_START_LATENCY, /* credit_to_start_latency: issued to sent */
     METRICS_ID_COUNT
 };
 
@@ -470,6 +475,9 @@ struct metrics_request {
     struct metrics_tokens tokens;
     struct record_usage usage;
     bool client_tokens;
+    /* When the request was issued (AIPerf's credit): scheduled or a connection free, on
+     * start_ns's clock; 0 on fixed schedules, which issue no credits ahead. */
+    int64_t credit_issued_ns;
     /* With --per-chunk-usage: the completion_tokens the server reported with
      * the first content chunk, which ITL's divisor leaves out instead of 1
      * (when 0 < it < OSL); 0 = not in use. */

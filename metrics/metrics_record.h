@@ -45,6 +45,7 @@ struct metrics_results {
     bool use_server_token_count;
     bool per_chunk_usage; /* ITL leaves out the first chunk's tokens (--per-chunk-usage) */
     bool open_loop;       /* requests follow a schedule: add the *_from_schedule metrics */
+    bool fixed_schedule;  /* a trace's schedule: no credits, so no effective_latency */
     /* Client-side token counts (AIPerf's default): the run's tokenizer, or
      * NULL to take them from the server's usage. Borrowed. */
     const struct tokenizer *tokenizer;

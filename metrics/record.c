@@ -126,6 +126,12 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_HTTP_DURATION] = {"http_req_duration", "HTTP Duration (excl. conn)", "ms", MS_PER_NS,
                                HTTP, 2120},
     [METRICS_HTTP_TOTAL] = {"http_req_total", "HTTP Total Time", "ms", MS_PER_NS, HTTP, 2130},
+    [METRICS_E2E_OUTPUT_TPS] = {"e2e_output_token_throughput", "E2E Output Token Throughput",
+                                "tokens/sec/user", 1.0, LARGER, 510},
+    [METRICS_EFFECTIVE_LATENCY] = {"effective_latency", "Effective Latency", "ms", MS_PER_NS, NOCON,
+                                   0},
+    [METRICS_CREDIT_TO_START_LATENCY] = {"credit_to_start_latency", "Credit to Start Latency", "ms",
+                                         MS_PER_NS, NOCON, 0},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -351,6 +357,22 @@ static void compute_from_schedule(const struct metrics_request *req, struct metr
     }
 }
 
+/* compute_from_credit sets AIPerf's effective_latency (issued to the response's end) and
+ * credit_to_start_latency (issued to sent). */
+static void compute_from_credit(const struct metrics_request *req, struct metrics_values *out)
+{
+    int64_t credit = req->credit_issued_ns;
+    if (credit == 0) {
+        return;
+    }
+    if (req->http.end_ns >= credit && req->http.end_ns != 0) {
+        set(out, METRICS_EFFECTIVE_LATENCY, (double)(req->http.end_ns - credit));
+    }
+    if (req->start_ns >= credit && req->start_ns != 0) {
+        set(out, METRICS_CREDIT_TO_START_LATENCY, (double)(req->start_ns - credit));
+    }
+}
+
 /* set_span sets a trace interval from `from` to `to` when both happened and it is not
  * negative (AIPerf drops a negative one). */
 static void set_span(struct metrics_values *out, enum metrics_id id, int64_t from, int64_t to)
@@ -403,14 +425,18 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
         return;
     }
     compute_http(&req->http, out);
+    compute_from_credit(req, out);
     compute_tokens(req, out);
     compute_usage(&req->usage, out);
     compute_usage_diffs(req, out);
     if (req->content_count == 0 || req->content_ns == NULL) {
         return; /* no content response: AIPerf computes no latency metric */
     }
-    set(out, METRICS_REQUEST_LATENCY,
-        (double)(req->content_ns[req->content_count - 1] - req->start_ns));
+    double latency = (double)(req->content_ns[req->content_count - 1] - req->start_ns);
+    set(out, METRICS_REQUEST_LATENCY, latency);
+    if (out->has[METRICS_OSL] && latency > 0) {
+        set(out, METRICS_E2E_OUTPUT_TPS, out->value[METRICS_OSL] / (latency / NS_PER_S));
+    }
     if (req->streaming) {
         compute_streaming(req, out);
     }

@@ -136,6 +136,7 @@ void metrics_record_compute(struct metrics_results *results, const struct record
         .start_ns = rec->send_start_ns,
         .start_wall_ns = rec->wall_start_ns,
         .scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0,
+        .credit_issued_ns = results->fixed_schedule ? 0 : rec->scheduled_ns,
     };
     const struct record_http *h = &rec->http;
     req->http = (struct metrics_http){

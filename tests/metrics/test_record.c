@@ -442,3 +442,24 @@ Test(metrics_record, http_trace_of_a_reused_connection_and_of_none)
         cr_assert_not(v.has[id], "%s", metrics_info_of(id)->tag);
     }
 }
+
+/* e2e_output_token_throughput is OSL over the request latency; effective_latency and
+ * credit_to_start_latency run from when the request was issued, and a fixed schedule (no
+ * credit) has neither. */
+Test(metrics_record, e2e_throughput_and_the_latencies_from_the_credit)
+{
+    int64_t content[] = {1100 * MS, 1500 * MS};
+    struct metrics_request req = request(content, 2, 0, 10, METRICS_ABSENT, 5);
+    req.credit_issued_ns = 990 * MS;
+    req.http = (struct metrics_http){.present = true, .end_ns = 1510 * MS};
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    cr_assert_float_eq(v.value[METRICS_E2E_OUTPUT_TPS], 10 / 0.5, 1e-9, "10 tokens in 500 ms");
+    cr_assert_float_eq(v.value[METRICS_EFFECTIVE_LATENCY], 520 * MS, 1e-3);
+    cr_assert_float_eq(v.value[METRICS_CREDIT_TO_START_LATENCY], 10 * MS, 1e-3);
+    req.credit_issued_ns = 0;
+    metrics_request_compute(&req, &v);
+    cr_assert_not(v.has[METRICS_EFFECTIVE_LATENCY]);
+    cr_assert_not(v.has[METRICS_CREDIT_TO_START_LATENCY]);
+    cr_assert(v.has[METRICS_E2E_OUTPUT_TPS]);
+}
