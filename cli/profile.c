@@ -159,7 +159,7 @@ static int make_dirs(char *path)
 }
 
 /* artifact_dir follows AIPerf: without --artifact-dir, a per-run subdirectory
- * of "artifacts" named <model>-openai-<endpoint>-concurrency<N>. */
+ * of "artifacts" named <model>-openai-<endpoint>-<stimulus>. */
 static int prepare_artifact_dir(struct profile_run *run)
 {
     const struct profile_config *cfg = &run->cfg;
@@ -175,7 +175,8 @@ static int prepare_artifact_dir(struct profile_run *run)
             }
         }
         char stimulus[96];
-        workload_stimulus(cfg, &run->engine, stimulus, sizeof(stimulus));
+        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule, stimulus,
+                          sizeof(stimulus));
         snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
                  cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }

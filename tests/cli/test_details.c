@@ -1,12 +1,16 @@
 /*
  * test_details.c - AIPerf's smaller contracts, as a user meets them (real
- * processes on loopback): how the error summary groups cancellations.
+ * processes on loopback): how the error summary groups cancellations, the
+ * default artifact directory of each load mode, and the console's warning
+ * panels.
  */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -36,5 +40,47 @@ Test(details_e2e, cancellations_are_one_row_of_the_error_summary, .timeout = 120
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(rows, 0), "count")),
                  (json_int_t)errors);
     json_decref(doc);
+    e2e_finish(&w);
+}
+
+/* run_in_dir runs `ringperf WORDS` with the world's directory as the working directory, so
+ * that the default ./artifacts lands there, and requires exit status 0. */
+static void run_in_dir(const struct e2e *w, const char *words)
+{
+    char cwd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+    cr_assert_eq(chdir(w->dir), 0);
+    e2e_run_ok(w, words);
+    cr_assert_eq(chdir(cwd), 0);
+}
+
+static void assert_dir(const struct e2e *w, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/artifacts/%s/profile_export_aiperf.json", w->dir, name);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0, "no %s", path);
+}
+
+/* Without --artifact-dir, the directory is named for the load as AIPerf names it (spec §10). */
+Test(details_e2e, default_artifact_directories_are_named_for_the_load, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "trace.jsonl",
+              "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 4}\n"
+              "{\"timestamp\": 20, \"input_length\": 10, \"output_length\": 4}\n");
+    run_in_dir(&w, PROFILE "--input-file IN/trace.jsonl --custom-dataset-type mooncake_trace");
+    assert_dir(&w, "m-openai-chat-fixed_schedule");
+    run_in_dir(&w, PROFILE "--request-count 8 --conversation-turn-mean 2 --user-centric-rate 200 "
+                           "--num-users 4");
+    assert_dir(&w, "m-openai-chat-user_centric-users4-qps200.0");
+    run_in_dir(&w, PROFILE "--request-count 4 --request-rate 50");
+    assert_dir(&w, "m-openai-chat-request_rate50.0");
+    run_in_dir(&w, PROFILE "--request-count 2 --concurrency 2");
+    assert_dir(&w, "m-openai-chat-concurrency2");
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/artifacts", w.dir);
+    cr_assert_eq(system(cmd), 0);
     e2e_finish(&w);
 }
