@@ -239,6 +239,14 @@ int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *
  * written on success. */
 int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats *out);
 
+/* metrics_python_float writes `value` into `out` (cap bytes, always
+ * NUL-terminated, truncated if short; 32 is enough) as Python's str(float)
+ * does, which AIPerf's directory names and Prometheus values use: the
+ * shortest text that reads back the same, fixed-point for exponents -4..15
+ * with ".0" on whole numbers (10 -> "10.0", 0.125 -> "0.125"), scientific
+ * otherwise (1e-05, 1.5e+16), and "nan", "inf", "-inf". */
+void metrics_python_float(double value, char *out, size_t cap);
+
 /* metrics_stats_scale multiplies every value field of `s` (avg, min, max,
  * percentiles, std, sum; not count) by `factor`, e.g. 1e-6 for ns -> ms. */
 void metrics_stats_scale(struct metrics_stats *s, double factor);

@@ -2,9 +2,8 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "metrics/metrics.h"
 #include "workload/workload_internal.h"
 
 /* load_shape is what shapes one phase's load: the profiling phase's flags,
@@ -197,36 +196,13 @@ void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offs
     engine->request_count = fewer ? (uint64_t)cfg->request_count : request_total;
 }
 
-/* python_float writes `value` as Python's str(float) does, which AIPerf's
- * directory names use: the shortest text that reads back the same, with a
- * ".0" on whole numbers (10 -> "10.0", 2.5 -> "2.5"). */
-static void python_float(double value, char *out, size_t cap)
-{
-    int precision = 1;
-    for (; precision < 17; precision++) {
-        snprintf(out, cap, "%.*e", precision - 1, value);
-        if (strtod(out, NULL) == value) {
-            break;
-        }
-    }
-    char sci[64];
-    snprintf(sci, sizeof(sci), "%.*e", precision - 1, value);
-    const char *e = strchr(sci, 'e');
-    long exponent = e != NULL ? strtol(e + 1, NULL, 10) : 0;
-    if (!isfinite(value) || exponent < -4 || exponent >= 16) {
-        snprintf(out, cap, "%s", sci); /* Python: 1e+16, 1e-05 */
-        return;
-    }
-    int decimals = precision - 1 - (int)exponent;
-    snprintf(out, cap, "%.*f", decimals > 1 ? decimals : 1, value);
-}
-
 void workload_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
                        bool fixed_schedule, char *out, size_t cap)
 {
     char rate[64];
-    python_float(cfg->user_centric_rate > 0 ? cfg->user_centric_rate : cfg->request_rate_per_second,
-                 rate, sizeof(rate));
+    metrics_python_float(cfg->user_centric_rate > 0 ? cfg->user_centric_rate
+                                                    : cfg->request_rate_per_second,
+                         rate, sizeof(rate));
     if (fixed_schedule) {
         snprintf(out, cap, "fixed_schedule");
     } else if (cfg->user_centric_rate > 0 && cfg->num_users > 0) {
