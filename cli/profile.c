@@ -542,6 +542,7 @@ static int prepare_results(struct profile_run *run)
     }
     run->results.tokenizer = run->tokenizer;
     run->results.payload_isl = run->requests.payload_isl;
+    run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
         run->results.session_ctx = &run->requests.sessions;
@@ -555,6 +556,7 @@ static int prepare_results(struct profile_run *run)
         ret = metrics_results_init(&run->warmup, &results_opts, errbuf, sizeof(errbuf));
         run->warmup.tokenizer = run->tokenizer;
         run->warmup.payload_isl = run->requests.payload_isl;
+        run->warmup.payload_osl = run->requests.payload_osl;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;

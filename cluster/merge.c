@@ -272,6 +272,7 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
         .first_output_index = (uint32_t)get_int(rec, "first_output_index"),
         .client_tokens = json_is_true(json_object_get(rec, "client_tokens")),
         .first_chunk_tokens = get_int(rec, "first_chunk_tokens"),
+        .requested_osl = get_int(rec, "requested_osl"),
     };
     const json_t *content = json_object_get(rec, "content_ns");
     size_t n = json_array_size(content);

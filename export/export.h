@@ -394,8 +394,10 @@ struct export_console_options {
 };
 
 /* export_console_print writes the console report to `out`: the metrics table in
- * AIPerf's row order, the usage table when the server reported usage, and the
- * error summary table when there were errors. */
+ * AIPerf's row order, the usage table when the server reported usage, the
+ * error summary table when there were errors, and AIPerf's "Token Count
+ * Discrepancy Warning" and "Output Sequence Length Mismatch Warning" panels
+ * when usage_discrepancy_count or osl_mismatch_count is above zero. */
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts);

@@ -84,3 +84,43 @@ Test(details_e2e, default_artifact_directories_are_named_for_the_load, .timeout 
     cr_assert_eq(system(cmd), 0);
     e2e_finish(&w);
 }
+
+/* A server that stops short of the requested length (here told so by an --extra-inputs override
+ * of max_completion_tokens) draws AIPerf's OSL-mismatch panel on the console and in its copy;
+ * a run that gets what it asked for draws none. */
+Test(details_e2e, a_short_output_draws_the_osl_mismatch_panel, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --osl 20 --request-count 4 --extra-inputs "
+                              "max_completion_tokens:5 --artifact-dir DIR",
+                              false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    const char *want[] = {
+        " Output Sequence Length Mismatch Warning ",
+        "│  4 of 4 requests (100.0%) have output length differing from requested by more than "
+        "the threshold.  │\n",
+        "│  Average mismatch: -75.0%",
+    };
+    char *copy = e2e_read_text(&w, "profile_export_console.txt");
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        cr_assert_not_null(strstr(out, want[i]), "missing %s in:\n%s", want[i], out);
+        cr_assert_not_null(strstr(copy, want[i]), "missing %s in:\n%s", want[i], copy);
+    }
+    free(copy);
+    free(out);
+    json_t *doc = e2e_load_json(&w, "profile_export_aiperf.json");
+    json_t *count = json_object_get(json_object_get(doc, "osl_mismatch_count"), "avg");
+    cr_assert_float_eq(json_number_value(count), 4.0, 1e-9);
+    json_decref(doc);
+    e2e_finish(&w);
+
+    e2e_start(&w, NULL);
+    status = run_ringperf(&w, PROFILE "--request-count 2 --artifact-dir DIR", false, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_null(strstr(out, "Warning"), "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
