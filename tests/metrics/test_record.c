@@ -369,3 +369,13 @@ Test(metrics_record, per_chunk_usage_leaves_the_first_chunk_tokens_out_of_itl)
         assert_value(&v, METRICS_ITL, 30.0 * MS / 9);
     }
 }
+
+/* The per-user rates' units are AIPerf's (spec §1.9: stored and exported in tokens/sec/user; the
+ * older reference's "tokens/sec" is [old] prefill_throughput's). */
+Test(metrics_record, per_user_rates_are_in_tokens_per_sec_per_user)
+{
+    const struct metrics_info *prefill = metrics_info_of(METRICS_PREFILL_TPS_PER_USER);
+    cr_assert_str_eq(prefill->tag, "prefill_throughput_per_user");
+    cr_assert_str_eq(prefill->unit, "tokens/sec/user");
+    cr_assert_str_eq(metrics_info_of(METRICS_OTPS_PER_USER)->unit, "tokens/sec/user");
+}
