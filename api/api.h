@@ -29,7 +29,6 @@
 #include "metrics/metrics.h"
 
 #define API_SHARDS_MAX 256           /* per-worker rows in a snapshot */
-#define API_BUCKETS_MAX 24           /* Prometheus histogram buckets, +Inf excluded */
 #define API_REQUEST_BYTES_MAX 16384  /* request line plus headers */
 #define API_CONNECTIONS_MAX 64       /* concurrent clients */
 #define API_CONNECTION_TIMEOUT_S 10  /* idle seconds before a client is dropped */
@@ -47,49 +46,55 @@ enum api_state { API_STATE_STARTING, API_STATE_RUNNING, API_STATE_COMPLETE, API_
 /* api_state_name returns the lower-case name of state ("running"); static. */
 const char *api_state_name(enum api_state state);
 
-/* api_metric lists the record metrics the API exposes as histograms. */
+/* api_metric lists the record metrics the API exposes. */
 enum api_metric {
-    API_M_TTFT,            /* time_to_first_token, seconds */
-    API_M_ITL,             /* inter_token_latency, seconds */
-    API_M_REQUEST_LATENCY, /* request_latency, seconds */
-    API_M_OSL,             /* output_sequence_length, tokens */
-    API_M_ISL,             /* input_sequence_length, tokens */
+    API_M_TTFT,            /* time_to_first_token */
+    API_M_ITL,             /* inter_token_latency */
+    API_M_REQUEST_LATENCY, /* request_latency */
+    API_M_OSL,             /* output_sequence_length */
+    API_M_ISL,             /* input_sequence_length */
     API_METRIC_COUNT
 };
 
-/* api_metric_info describes one api_metric: AIPerf's tag, the Prometheus
- * family name (base unit suffixed), the base unit, the factor from the
- * metrics/ histogram's unit to the base unit (1e-9 for ns -> s), the bucket
- * upper bounds (`bucket_count` of them, increasing, in base units) and the
- * metrics_id it is read from. Static, never freed. */
+/* api_metric_info names one api_metric: the metrics_id it is read from, whose
+ * metrics_info gives AIPerf's tag, header and display unit. Static. */
 struct api_metric_info {
-    const char *tag;
-    const char *prom_name;
-    const char *unit;
-    double base_per_hist_unit;
-    const double *bounds;
-    size_t bucket_count;
     enum metrics_id source;
 };
 
 /* api_metric_info_of returns the description of metric m (static). */
 const struct api_metric_info *api_metric_info_of(enum api_metric m);
 
-/* api_hist_view is one metric reduced to numbers, in base units.
- * bucket_le[i] counts the values <= bounds[i] (cumulative; within one
- * HdrHistogram bucket width of exact). Without values, present is false and
- * every number is 0. */
+/* api_hist_view is one metric reduced to AIPerf's statistics, in its display
+ * unit (ms for latencies, tokens): count, sum, min and max exact, the
+ * percentiles within one histogram bucket (metrics_stats_from_hist). Without
+ * values, present is false and every number is 0. */
 struct api_hist_view {
     bool present;
     uint64_t count;
     double sum;
-    double avg, min, max, p50, p90, p99;
-    uint64_t bucket_le[API_BUCKETS_MAX];
+    double avg, min, max, std;
+    double p1, p5, p10, p25, p50, p75, p90, p95, p99;
 };
 
 /* api_hist_view_fill reduces histogram h (NULL = empty) of metric m into
- * *out. Walks h's buckets once; no allocation. Borrows h for the call. */
+ * *out. Walks h's buckets; no allocation. Borrows h for the call. */
 void api_hist_view_fill(enum api_metric m, const struct metrics_hist *h, struct api_hist_view *out);
+
+/* API_LABEL_BYTES_MAX bounds one label value kept by the server. */
+#define API_LABEL_BYTES_MAX 512
+
+/* api_labels are AIPerf's info labels (spec §4.2): on every /metrics sample
+ * and at the top of /api/metrics. Strings are borrowed (NULL = ""). */
+struct api_labels {
+    const char *benchmark_id;
+    const char *model;         /* the model names, sorted, comma-joined */
+    const char *endpoint_type; /* e.g. "chat" */
+    bool streaming;
+    uint32_t concurrency; /* 0 = the profiling phase has none */
+    double request_rate;  /* requests/sec; 0 = not a rate run */
+    const char *version;  /* aiperf_info's version label */
+};
 
 /* api_shard_view is one worker (engine shard) as the coordinator saw it. */
 struct api_shard_view {
@@ -123,6 +128,7 @@ struct api_options {
     const char *artifact_dir; /* served by /api/results/list and /files/ */
     const char *config_json;  /* body of /api/config: a JSON object without secrets */
     const char *run_json;     /* body of /api/run: a JSON object, cli_command redacted */
+    struct api_labels labels; /* copied, each string cut at API_LABEL_BYTES_MAX */
 };
 
 /* api_server is an opaque running server. */
@@ -173,11 +179,15 @@ bool api_port_from_env(char *const *envp, uint16_t *out_port);
  * control byte. Symbolic links are refused separately, when opening. */
 bool api_filename_is_safe(const char *name, size_t len);
 
-/* api_prometheus_render writes the Prometheus text exposition (format 0.0.4)
- * of snap into buf (cap bytes). Counters end in _total; histograms have
- * _bucket{le=...}, _sum and _count in base units (seconds, tokens). Returns
- * the length written (buf is NUL-terminated), or -ENOSPC when cap is too
- * small. */
-long api_prometheus_render(const struct api_snapshot *snap, char *buf, size_t cap);
+/* api_prometheus_render writes AIPerf's Prometheus text exposition (format
+ * 0.0.4, spec §4.2) of snap into buf (cap bytes): the aiperf_info gauge, then
+ * per record metric a summary aiperf_<tag>_<unit> (quantile 0.01 ... 0.99,
+ * _sum, _count) and gauges aiperf_<tag>_{avg,min,max,std}_<unit>, and per
+ * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, every sample with
+ * `labels`, values as Python prints them. Empty before the first record.
+ * Returns the length written (buf is NUL-terminated), or -ENOSPC when cap is
+ * too small. */
+long api_prometheus_render(const struct api_snapshot *snap, const struct api_labels *labels,
+                           char *buf, size_t cap);
 
 #endif

@@ -3,6 +3,7 @@
  * exposition and the JSON bodies of /api/metrics, /api/progress and
  * /api/workers. Everything here is pure: no I/O, no locks.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,33 +12,15 @@
 
 #include "api/api_internal.h"
 
-static const double latency_bounds_s[] = {0.001, 0.0025, 0.005, 0.01,  0.025, 0.05,
-                                          0.1,   0.25,   0.5,   1.0,   2.5,   5.0,
-                                          10.0,  25.0,   50.0,  100.0, 250.0, 600.0};
-static const double itl_bounds_s[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
-                                      0.1,    0.2,   0.5,   1.0,   2.0,  5.0};
-static const double token_bounds[] = {1,     2,     4,     8,      16,     32,     64,
-                                      128,   256,   512,   1024,   2048,   4096,   8192,
-                                      16384, 32768, 65536, 131072, 262144, 524288, 1048576};
-
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct api_metric_info metric_infos[API_METRIC_COUNT] = {
-    [API_M_TTFT] = {"time_to_first_token", "ringperf_time_to_first_token_seconds", "seconds", 1e-9,
-                    latency_bounds_s, COUNT_OF(latency_bounds_s), METRICS_TTFT},
-    [API_M_ITL] = {"inter_token_latency", "ringperf_inter_token_latency_seconds", "seconds", 1e-9,
-                   itl_bounds_s, COUNT_OF(itl_bounds_s), METRICS_ITL},
-    [API_M_REQUEST_LATENCY] = {"request_latency", "ringperf_request_latency_seconds", "seconds",
-                               1e-9, latency_bounds_s, COUNT_OF(latency_bounds_s),
-                               METRICS_REQUEST_LATENCY},
-    [API_M_OSL] = {"output_sequence_length", "ringperf_output_sequence_length_tokens", "tokens",
-                   1.0, token_bounds, COUNT_OF(token_bounds), METRICS_OSL},
-    [API_M_ISL] = {"input_sequence_length", "ringperf_input_sequence_length_tokens", "tokens", 1.0,
-                   token_bounds, COUNT_OF(token_bounds), METRICS_ISL},
+    [API_M_TTFT] = {METRICS_TTFT},
+    [API_M_ITL] = {METRICS_ITL},
+    [API_M_REQUEST_LATENCY] = {METRICS_REQUEST_LATENCY},
+    [API_M_OSL] = {METRICS_OSL},
+    [API_M_ISL] = {METRICS_ISL},
 };
-
-_Static_assert(COUNT_OF(latency_bounds_s) <= API_BUCKETS_MAX, "bucket table too long");
-_Static_assert(COUNT_OF(token_bounds) <= API_BUCKETS_MAX, "bucket table too long");
 
 const struct api_metric_info *api_metric_info_of(enum api_metric m)
 {
@@ -62,39 +45,30 @@ const char *api_state_name(enum api_state state)
 void api_hist_view_fill(enum api_metric m, const struct metrics_hist *h, struct api_hist_view *out)
 {
     memset(out, 0, sizeof(*out));
-    if (h == NULL || metrics_hist_count(h) == 0) {
+    struct metrics_stats st;
+    if (h == NULL || metrics_stats_from_hist(h, &st) != 0) {
         return;
     }
-    const struct api_metric_info *info = api_metric_info_of(m);
-    double f = info->base_per_hist_unit;
-    out->present = true;
-    out->count = metrics_hist_count(h);
-    out->sum = metrics_hist_sum(h) * f;
-    out->avg = metrics_hist_mean(h) * f;
-    out->min = (double)metrics_hist_min(h) * f;
-    out->max = (double)metrics_hist_max(h) * f;
-    out->p50 = (double)metrics_hist_value_at_percentile(h, 50) * f;
-    out->p90 = (double)metrics_hist_value_at_percentile(h, 90) * f;
-    out->p99 = (double)metrics_hist_value_at_percentile(h, 99) * f;
-    /* A bucket is placed by its lowest value: every value in it is >= that,
-     * so a bucket straddling a bound counts below it by at most its width. */
-    uint64_t per_bound[API_BUCKETS_MAX] = {0};
-    struct metrics_hist_iter it;
-    metrics_hist_iter_init(&it, h);
-    while (metrics_hist_iter_next(&it)) {
-        double v = (double)it.lowest_value * f;
-        for (size_t i = 0; i < info->bucket_count; i++) {
-            if (v <= info->bounds[i]) {
-                per_bound[i] += it.count;
-                break;
-            }
-        }
-    }
-    uint64_t running = 0;
-    for (size_t i = 0; i < info->bucket_count; i++) {
-        running += per_bound[i];
-        out->bucket_le[i] = running;
-    }
+    enum metrics_id id = api_metric_info_of(m)->source;
+    metrics_stats_scale(&st, 1.0 / metrics_record_hist_per_display(id));
+    *out = (struct api_hist_view){
+        .present = true,
+        .count = st.count,
+        .sum = st.sum,
+        .avg = st.avg,
+        .min = st.min,
+        .max = st.max,
+        .std = st.std,
+        .p1 = st.p1,
+        .p5 = st.p5,
+        .p10 = st.p10,
+        .p25 = st.p25,
+        .p50 = st.p50,
+        .p75 = st.p75,
+        .p90 = st.p90,
+        .p95 = st.p95,
+        .p99 = st.p99,
+    };
 }
 
 /* out is a bounded appender: the first overflow sticks. */
@@ -121,85 +95,184 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o, const char 
     o->len += (size_t)n;
 }
 
-static void put_family(struct out *o, const char *name, const char *type, const char *help)
+/* prom_unit writes AIPerf's unit suffix (spec §4.2): "%" -> percent, "/" ->
+ * _per_, tokens_per_sec -> tps, then every character outside [a-z0-9_] as _. */
+static void prom_unit(const char *unit, char *out, size_t cap)
 {
-    put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+    char spelled[64] = "";
+    size_t n = 0;
+    for (const char *p = unit; *p != '\0' && n + 6 < sizeof(spelled); p++) {
+        const char *piece = *p == '%' ? "percent" : *p == '/' ? "_per_" : NULL;
+        if (piece != NULL) {
+            n += (size_t)snprintf(spelled + n, sizeof(spelled) - n, "%s", piece);
+        } else {
+            spelled[n++] = *p;
+            spelled[n] = '\0';
+        }
+    }
+    char *tps = strstr(spelled, "tokens_per_sec");
+    if (tps != NULL) {
+        memmove(tps + 3, tps + 14, strlen(tps + 14) + 1);
+        memcpy(tps, "tps", 3);
+    }
+    size_t len = 0;
+    for (const char *p = spelled; *p != '\0' && len + 1 < cap; p++) {
+        char c = (char)tolower((unsigned char)*p);
+        c = isalnum((unsigned char)c) ? c : '_';
+        if (c == '_' && len > 0 && out[len - 1] == '_') {
+            continue;
+        }
+        out[len++] = c;
+    }
+    out[len] = '\0';
 }
 
-static void put_histogram(struct out *o, enum api_metric m, const struct api_hist_view *v)
+/* put_label_value writes a label value with Prometheus' escapes. */
+static void put_label_value(struct out *o, const char *value)
 {
-    const struct api_metric_info *info = api_metric_info_of(m);
-    char help[128];
-    snprintf(help, sizeof(help), "AIPerf %s of successful requests, in %s.", info->tag, info->unit);
-    put_family(o, info->prom_name, "histogram", help);
-    for (size_t i = 0; i < info->bucket_count; i++) {
-        put(o, "%s_bucket{le=\"%.17g\"} %llu\n", info->prom_name, info->bounds[i],
-            (unsigned long long)v->bucket_le[i]);
-    }
-    put(o, "%s_bucket{le=\"+Inf\"} %llu\n", info->prom_name, (unsigned long long)v->count);
-    put(o, "%s_sum %.17g\n%s_count %llu\n", info->prom_name, v->sum, info->prom_name,
-        (unsigned long long)v->count);
-}
-
-static void put_counters(struct out *o, const struct api_snapshot *snap)
-{
-    put_family(o, "ringperf_requests_total", "counter",
-               "Requests finished in the current phase, by result.");
-    put(o, "ringperf_requests_total{phase=\"%s\",result=\"success\"} %llu\n", snap->phase,
-        (unsigned long long)snap->success);
-    put(o, "ringperf_requests_total{phase=\"%s\",result=\"error\"} %llu\n", snap->phase,
-        (unsigned long long)(snap->errors - snap->cancelled));
-    put(o, "ringperf_requests_total{phase=\"%s\",result=\"cancelled\"} %llu\n", snap->phase,
-        (unsigned long long)snap->cancelled);
-    put_family(o, "ringperf_output_tokens_total", "counter",
-               "Output tokens (reasoning included) of successful requests.");
-    put(o, "ringperf_output_tokens_total %.17g\n", snap->hist[API_M_OSL].sum);
-    put_family(o, "ringperf_input_tokens_total", "counter", "Input tokens of successful requests.");
-    put(o, "ringperf_input_tokens_total %.17g\n", snap->hist[API_M_ISL].sum);
-    put_family(o, "ringperf_worker_requests_total", "counter",
-               "Requests finished per worker (engine shard).");
-    for (uint32_t i = 0; i < snap->shard_count && i < API_SHARDS_MAX; i++) {
-        put(o, "ringperf_worker_requests_total{worker=\"%u\"} %llu\n", i,
-            (unsigned long long)snap->shards[i].requests);
-    }
-    put_family(o, "ringperf_worker_errors_total", "counter",
-               "Failed requests per worker (engine shard).");
-    for (uint32_t i = 0; i < snap->shard_count && i < API_SHARDS_MAX; i++) {
-        put(o, "ringperf_worker_errors_total{worker=\"%u\"} %llu\n", i,
-            (unsigned long long)snap->shards[i].errors);
+    for (const char *p = value != NULL ? value : ""; *p != '\0'; p++) {
+        if (*p == '\\' || *p == '"') {
+            put(o, "\\%c", *p);
+        } else if (*p == '\n') {
+            put(o, "\\n");
+        } else {
+            put(o, "%c", *p);
+        }
     }
 }
 
-static void put_gauges(struct out *o, const struct api_snapshot *snap)
+/* put_labels writes AIPerf's info labels, then `extra_name`="`extra`" when
+ * extra_name is not NULL, inside braces. */
+static void put_labels(struct out *o, const struct api_labels *l, const char *extra_name,
+                       const char *extra)
 {
-    put_family(o, "ringperf_benchmark_running", "gauge", "1 while the benchmark is running.");
-    put(o, "ringperf_benchmark_running %d\n", snap->state == API_STATE_RUNNING);
-    put_family(o, "ringperf_benchmark_elapsed_seconds", "gauge",
-               "Seconds since the current phase started.");
-    put(o, "ringperf_benchmark_elapsed_seconds %.17g\n", (double)snap->elapsed_ns / 1e9);
-    put_family(o, "ringperf_requests_expected", "gauge",
-               "Requests the phase will send; 0 when it is limited by duration.");
-    put(o, "ringperf_requests_expected %llu\n", (unsigned long long)snap->total);
-    put_family(o, "ringperf_request_throughput_per_second", "gauge",
-               "Successful requests per second so far.");
-    put(o, "ringperf_request_throughput_per_second %.17g\n", snap->request_throughput);
-    put_family(o, "ringperf_output_token_throughput_per_second", "gauge",
-               "Output tokens per second so far.");
-    put(o, "ringperf_output_token_throughput_per_second %.17g\n", snap->output_token_throughput);
+    put(o, "{benchmark_id=\"");
+    put_label_value(o, l->benchmark_id);
+    put(o, "\",model=\"");
+    put_label_value(o, l->model);
+    put(o, "\",endpoint_type=\"");
+    put_label_value(o, l->endpoint_type);
+    put(o, "\",streaming=\"%s\"", l->streaming ? "true" : "false");
+    if (l->concurrency > 0) {
+        put(o, ",concurrency=\"%u\"", l->concurrency);
+    }
+    if (l->request_rate > 0) {
+        char rate[40];
+        metrics_python_float(l->request_rate, rate, sizeof(rate));
+        put(o, ",request_rate=\"%s\"", rate);
+    }
+    if (extra_name != NULL) {
+        put(o, ",%s=\"", extra_name);
+        put_label_value(o, extra);
+        put(o, "\"");
+    }
+    put(o, "}");
 }
 
-long api_prometheus_render(const struct api_snapshot *snap, char *buf, size_t cap)
+/* put_value writes a float as Python's str() does, and NaN/Inf as Prometheus spells them. */
+static void put_value(struct out *o, double v)
+{
+    char text[40];
+    if (isnan(v)) {
+        snprintf(text, sizeof(text), "NaN");
+    } else if (isinf(v)) {
+        snprintf(text, sizeof(text), "%s", v > 0 ? "+Inf" : "-Inf");
+    } else {
+        metrics_python_float(v, text, sizeof(text));
+    }
+    put(o, " %s\n", text);
+}
+
+/* prom_metric is what one metric family group needs: AIPerf's tag, header and unit suffix. */
+struct prom_metric {
+    const struct metrics_info *info;
+    char unit[64];
+};
+
+static void put_gauge(struct out *o, const struct api_labels *l, const struct prom_metric *pm,
+                      const char *stat, const char *word, double value, bool integer)
+{
+    const char *sep = pm->unit[0] != '\0' ? "_" : "";
+    put(o, "# HELP aiperf_%s_%s%s%s %s %s (in %s)\n", pm->info->tag, stat, sep, pm->unit,
+        pm->info->header, word, pm->info->unit);
+    put(o, "# TYPE aiperf_%s_%s%s%s gauge\n", pm->info->tag, stat, sep, pm->unit);
+    put(o, "aiperf_%s_%s%s%s", pm->info->tag, stat, sep, pm->unit);
+    put_labels(o, l, NULL, NULL);
+    if (integer) {
+        put(o, " %.0f\n", value);
+    } else {
+        put_value(o, value);
+    }
+}
+
+static void put_summary(struct out *o, const struct api_labels *l, const struct prom_metric *pm,
+                        const struct api_hist_view *v)
+{
+    static const char *const quantiles[] = {"0.01", "0.05", "0.1",  "0.25", "0.5",
+                                            "0.75", "0.9",  "0.95", "0.99"};
+    const double values[] = {v->p1, v->p5, v->p10, v->p25, v->p50, v->p75, v->p90, v->p95, v->p99};
+    char name[160];
+    snprintf(name, sizeof(name), "aiperf_%s%s%s", pm->info->tag, pm->unit[0] != '\0' ? "_" : "",
+             pm->unit);
+    put(o, "# HELP %s %s (in %s)\n# TYPE %s summary\n", name, pm->info->header, pm->info->unit,
+        name);
+    for (size_t i = 0; i < COUNT_OF(quantiles); i++) {
+        put(o, "%s", name);
+        put_labels(o, l, "quantile", quantiles[i]);
+        put_value(o, values[i]);
+    }
+    put(o, "%s_sum", name);
+    put_labels(o, l, NULL, NULL);
+    put_value(o, v->sum);
+    put(o, "%s_count", name);
+    put_labels(o, l, NULL, NULL);
+    put(o, " %llu\n", (unsigned long long)v->count);
+    put_gauge(o, l, pm, "avg", "average", v->avg, false);
+    put_gauge(o, l, pm, "min", "minimum", v->min, false);
+    put_gauge(o, l, pm, "max", "maximum", v->max, false);
+    put_gauge(o, l, pm, "std", "standard deviation", v->std, false);
+}
+
+static void put_scalar(struct out *o, const struct api_labels *l, enum metrics_scalar_id id,
+                       double value)
+{
+    struct prom_metric pm = {.info = metrics_scalar_info_of(id)};
+    prom_unit(pm.info->unit, pm.unit, sizeof(pm.unit));
+    put_gauge(o, l, &pm, "avg", "average", value, false);
+    /* A realtime scalar result carries count=1. */
+    put_gauge(o, l, &pm, "count", "observation count", 1, true);
+}
+
+long api_prometheus_render(const struct api_snapshot *snap, const struct api_labels *labels,
+                           char *buf, size_t cap)
 {
     struct out o = {.buf = buf, .cap = cap};
     if (cap == 0) {
         return -ENOSPC;
     }
     buf[0] = '\0';
-    put_counters(&o, snap);
-    put_gauges(&o, snap);
-    for (int m = 0; m < API_METRIC_COUNT; m++) {
-        put_histogram(&o, (enum api_metric)m, &snap->hist[m]);
+    if (snap->finished == 0 && snap->success == 0) {
+        return 0; /* nothing to report yet */
     }
+    put(&o, "# HELP aiperf_info AIPerf benchmark information\n# TYPE aiperf_info gauge\n");
+    put(&o, "aiperf_info");
+    put_labels(&o, labels, "version", labels->version);
+    put(&o, " 1\n\n");
+    /* AIPerf's console order: TTFT, request latency, ITL, OSL, ISL. */
+    static const enum api_metric order[] = {API_M_TTFT, API_M_REQUEST_LATENCY, API_M_ITL, API_M_OSL,
+                                            API_M_ISL};
+    for (size_t i = 0; i < COUNT_OF(order); i++) {
+        const struct api_hist_view *v = &snap->hist[order[i]];
+        if (!v->present) {
+            continue;
+        }
+        struct prom_metric pm = {.info = metrics_info_of(api_metric_info_of(order[i])->source)};
+        prom_unit(pm.info->unit, pm.unit, sizeof(pm.unit));
+        put_summary(&o, labels, &pm, v);
+    }
+    put_scalar(&o, labels, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, snap->output_token_throughput);
+    put_scalar(&o, labels, METRICS_S_REQUEST_THROUGHPUT, snap->request_throughput);
+    put_scalar(&o, labels, METRICS_S_REQUEST_COUNT, (double)snap->success);
     if (o.overflow) {
         buf[0] = '\0';
         return -ENOSPC;
@@ -207,16 +280,17 @@ long api_prometheus_render(const struct api_snapshot *snap, char *buf, size_t ca
     return (long)o.len;
 }
 
-/* metric_json is AIPerf's metric shape: unit and statistics in display
- * units (ms for latencies, as profile_export_aiperf.json). */
+/* metric_json is AIPerf's MetricResult shape (spec §4.4): header, display
+ * unit and statistics in display units (ms for latencies). */
 static json_t *metric_json(enum api_metric m, const struct api_hist_view *v)
 {
-    const struct api_metric_info *info = api_metric_info_of(m);
-    bool seconds = strcmp(info->unit, "seconds") == 0;
-    double k = seconds ? 1e3 : 1.0;
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:I}", "unit", seconds ? "ms" : "tokens",
-                     "avg", v->avg * k, "min", v->min * k, "max", v->max * k, "p50", v->p50 * k,
-                     "p90", v->p90 * k, "p99", v->p99 * k, "count", (json_int_t)v->count);
+    const struct metrics_info *info = metrics_info_of(api_metric_info_of(m)->source);
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+                     "s:I, s:f}",
+                     "header", info->header, "unit", info->unit, "avg", v->avg, "p1", v->p1, "p5",
+                     v->p5, "p10", v->p10, "p25", v->p25, "p50", v->p50, "p75", v->p75, "p90",
+                     v->p90, "p95", v->p95, "p99", v->p99, "min", v->min, "max", v->max, "std",
+                     v->std, "count", (json_int_t)v->count, "sum", v->sum);
 }
 
 json_t *api__metrics_json(const struct api_snapshot *snap)
@@ -230,8 +304,9 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
     }
     for (int m = 0; m < API_METRIC_COUNT; m++) {
         if (snap->hist[m].present) {
-            json_object_set_new(metrics, api_metric_info_of((enum api_metric)m)->tag,
-                                metric_json((enum api_metric)m, &snap->hist[m]));
+            json_object_set_new(
+                metrics, metrics_info_of(api_metric_info_of((enum api_metric)m)->source)->tag,
+                metric_json((enum api_metric)m, &snap->hist[m]));
         }
     }
     json_object_set_new(

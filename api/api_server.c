@@ -32,6 +32,12 @@ struct api_server {
     char *artifact_dir;
     int artifact_fd; /* -1 when the directory could not be opened */
     uint16_t port;
+    /* The info labels of /metrics: labels' strings point into the arrays. */
+    struct api_labels labels;
+    char benchmark_id[API_LABEL_BYTES_MAX];
+    char model[API_LABEL_BYTES_MAX];
+    char endpoint_type[API_LABEL_BYTES_MAX];
+    char version[API_LABEL_BYTES_MAX];
 };
 
 /* copy_snapshot takes the published snapshot (and the final state, which
@@ -89,10 +95,11 @@ static enum MHD_Result reply_detail(struct MHD_Connection *c, unsigned status, c
     return reply_json(c, status, json_pack("{s:s}", "detail", detail));
 }
 
-static enum MHD_Result reply_prometheus(struct MHD_Connection *c, const struct api_snapshot *snap)
+static enum MHD_Result reply_prometheus(const struct api_server *s, struct MHD_Connection *c,
+                                        const struct api_snapshot *snap)
 {
     char *buf = malloc(PROM_BYTES_MAX);
-    long n = buf != NULL ? api_prometheus_render(snap, buf, PROM_BYTES_MAX) : -ENOMEM;
+    long n = buf != NULL ? api_prometheus_render(snap, &s->labels, buf, PROM_BYTES_MAX) : -ENOMEM;
     if (n < 0) {
         free(buf);
         return reply_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", "render failed\n");
@@ -220,7 +227,7 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
     if (strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0) {
         ret = route_probe(c, url, snap);
     } else if (strcmp(url, "/metrics") == 0) {
-        ret = reply_prometheus(c, snap);
+        ret = reply_prometheus(s, c, snap);
     } else if (strcmp(url, "/api/metrics") == 0) {
         ret = reply_json(c, MHD_HTTP_OK, api__metrics_json(snap));
     } else if (strcmp(url, "/api/progress") == 0) {
@@ -291,8 +298,24 @@ static int resolve_bind(const char *host, uint16_t port, struct sockaddr_storage
     return 0;
 }
 
+static void copy_labels(struct api_server *s, const struct api_labels *l)
+{
+    snprintf(s->benchmark_id, sizeof(s->benchmark_id), "%s",
+             l->benchmark_id ? l->benchmark_id : "");
+    snprintf(s->model, sizeof(s->model), "%s", l->model ? l->model : "");
+    snprintf(s->endpoint_type, sizeof(s->endpoint_type), "%s",
+             l->endpoint_type ? l->endpoint_type : "");
+    snprintf(s->version, sizeof(s->version), "%s", l->version ? l->version : "");
+    s->labels = *l;
+    s->labels.benchmark_id = s->benchmark_id;
+    s->labels.model = s->model;
+    s->labels.endpoint_type = s->endpoint_type;
+    s->labels.version = s->version;
+}
+
 static int copy_strings(struct api_server *s, const struct api_options *opts)
 {
+    copy_labels(s, &opts->labels);
     s->config_json = strdup(opts->config_json != NULL ? opts->config_json : "{}");
     s->run_json = strdup(opts->run_json != NULL ? opts->run_json : "{}");
     s->artifact_dir = strdup(opts->artifact_dir != NULL ? opts->artifact_dir : ".");

@@ -44,6 +44,7 @@ struct profile_run {
     struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
     struct metrics_results results;
+    struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
     struct export_run exp;
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
@@ -158,7 +159,7 @@ static int make_dirs(char *path)
 }
 
 /* artifact_dir follows AIPerf: without --artifact-dir, a per-run subdirectory
- * of "artifacts" named <model>-openai-<endpoint>-concurrency<N>. */
+ * of "artifacts" named <model>-openai-<endpoint>-<stimulus>. */
 static int prepare_artifact_dir(struct profile_run *run)
 {
     const struct profile_config *cfg = &run->cfg;
@@ -174,7 +175,8 @@ static int prepare_artifact_dir(struct profile_run *run)
             }
         }
         char stimulus[96];
-        workload_stimulus(cfg, &run->engine, stimulus, sizeof(stimulus));
+        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule, stimulus,
+                          sizeof(stimulus));
         snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
                  cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }
@@ -332,14 +334,18 @@ struct warmup_tally {
     uint64_t errors;
 };
 
-/* on_warmup_record counts a warmup request; its only other trace is its
- * entry in outputs.json, when that is written. */
+/* on_warmup_record counts a warmup request and adds it to the warmup's own
+ * results (the JSON's warmup_metrics) and to outputs.json, when that is
+ * written; outputs.json keeps the profiling results' token counts. */
 static void on_warmup_record(void *ctx, const struct record *rec)
 {
     struct warmup_tally *tally = ctx;
     struct profile_run *run = tally->run;
     tally->records++;
     tally->errors += rec->outcome != RECORD_SUCCESS;
+    struct metrics_record warm_metrics;
+    metrics_record_compute(&run->warmup, rec, &warm_metrics);
+    metrics_results_add(&run->warmup, rec, &warm_metrics);
     if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
         struct metrics_record metrics;
         metrics_record_compute(&run->results, rec, &metrics);
@@ -349,7 +355,7 @@ static void on_warmup_record(void *ctx, const struct record *rec)
 }
 
 /* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
- * records only count towards a one-line summary. */
+ * records count towards a one-line summary and warmup_metrics only. */
 static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
 {
     struct workload_phase warm_load;
@@ -484,6 +490,7 @@ static int execute(struct profile_run *run)
         .title = report_title(run),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
         .run_info_extra = timing_provenance(run),
+        .warmup = &run->warmup,
     };
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
@@ -563,6 +570,7 @@ static int prepare_results(struct profile_run *run)
     }
     run->results.tokenizer = run->tokenizer;
     run->results.payload_isl = run->requests.payload_isl;
+    run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
         run->results.session_ctx = &run->requests.sessions;
@@ -571,6 +579,14 @@ static int prepare_results(struct profile_run *run)
     run->exp.conversation_ctx = &run->requests;
     run->results.open_loop = run->engine.schedule != NULL;
     run->results.fixed_schedule = run->requests.fixed_schedule;
+    /* The warmup's results count tokens as the run's do, but leave the
+     * conversations' histories to the profiling phase. */
+    if (ret == 0) {
+        ret = metrics_results_init(&run->warmup, &results_opts, errbuf, sizeof(errbuf));
+        run->warmup.tokenizer = run->tokenizer;
+        run->warmup.payload_isl = run->requests.payload_isl;
+        run->warmup.payload_osl = run->requests.payload_osl;
+    }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
     }
@@ -703,6 +719,7 @@ static void release(struct profile_run *run)
     cli_live_free(&run->live);
     export_run_close(&run->exp);
     metrics_results_free(&run->results);
+    metrics_results_free(&run->warmup);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     workload_requests_free(&run->requests);

@@ -44,17 +44,56 @@ static char *config_json(const struct profile_config *cfg, const char *artifact_
     return text;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* api_labels_of fills AIPerf's /metrics info labels: the models sorted and
+ * comma-joined into `models` (cap bytes), and the profiling phase's
+ * concurrency (a closed loop's is 1 by default) and request rate. */
+static struct api_labels api_labels_of(const struct profile_config *cfg, const char *benchmark_id,
+                                       char *models, size_t cap)
+{
+    const char *sorted[64];
+    size_t n = cfg->models.count < 64 ? cfg->models.count : 64;
+    memcpy(sorted, cfg->models.items, n * sizeof(sorted[0]));
+    qsort(sorted, n, sizeof(sorted[0]), by_name);
+    size_t len = 0;
+    models[0] = '\0';
+    for (size_t i = 0; i < n && len < cap; i++) {
+        int w = snprintf(models + len, cap - len, "%s%s", i > 0 ? "," : "", sorted[i]);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    bool open_loop =
+        cfg->request_rate_per_second > 0 || cfg->user_centric_rate > 0 || cfg->fixed_schedule;
+    int64_t concurrency = cfg->concurrency > 0 ? cfg->concurrency : open_loop ? 0 : 1;
+    return (struct api_labels){
+        .benchmark_id = benchmark_id,
+        .model = models,
+        .endpoint_type = config_endpoint_type_name(cfg->endpoint_type),
+        .streaming = cfg->streaming,
+        .concurrency = (uint32_t)concurrency,
+        .request_rate = cfg->request_rate_per_second,
+        .version = EXPORT_AIPERF_VERSION,
+    };
+}
+
 static int start_api(struct cli_live *live, const struct profile_config *cfg,
                      const char *artifact_dir, uint64_t nonce, uint16_t port)
 {
     char *config_text = config_json(cfg, artifact_dir);
     char *run_text = run_json(cfg, nonce);
+    char id[32];
+    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    char models[API_LABEL_BYTES_MAX];
     struct api_options opts = {
         .host = cfg->api_host,
         .port = port,
         .artifact_dir = artifact_dir,
         .config_json = config_text,
         .run_json = run_text,
+        .labels = api_labels_of(cfg, id, models, sizeof(models)),
     };
     char errbuf[512];
     int ret = config_text != NULL && run_text != NULL
@@ -207,8 +246,7 @@ static void make_view(const struct cli_live *live, const struct api_snapshot *s,
     format_eta(v->eta, sizeof(v->eta), eta_s < 0 ? -1 : eta_s);
     const char *sep = live->display == CLI_LIVE_BAR ? " |" : ",";
     snprintf(v->stats, sizeof(v->stats), "TTFT p50 %.1f ms%s ITL p50 %.2f ms%s %.0f tok/s",
-             s->hist[API_M_TTFT].p50 * 1e3, sep, s->hist[API_M_ITL].p50 * 1e3, sep,
-             s->output_token_throughput);
+             s->hist[API_M_TTFT].p50, sep, s->hist[API_M_ITL].p50, sep, s->output_token_throughput);
 }
 
 static void draw_bar(const struct progress_view *v, uint64_t errors)

@@ -346,6 +346,10 @@ static void run_coordinator(struct coordinator *co)
         }
         wait_for_wake(co);
     }
+    /* The last word: a run shorter than one interval has shown nothing yet. */
+    if (co->sink->on_progress != NULL) {
+        co->sink->on_progress(co->sink->ctx, co->finished, progress_total(&co->config));
+    }
 }
 
 /* pin_coordinator moves the caller's thread, for the run, onto a CPU no shard

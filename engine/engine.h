@@ -275,8 +275,8 @@ struct engine_run_stats {
  * The record is borrowed: it is reused after the sink returns. */
 struct engine_record_sink {
     void (*on_record)(void *ctx, const struct record *record);
-    /* Called about every progress_interval_ns with the number of finished
-     * records (may be NULL). */
+    /* Called about every progress_interval_ns, and once after the last
+     * record, with the number of finished records (may be NULL). */
     void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
     /* Called once after the last record (may be NULL). */
     void (*on_finish)(void *ctx, const struct engine_run_stats *stats);

@@ -330,6 +330,162 @@ static void error_table(FILE *out, struct table *t, const struct metrics_results
     table_print(out, t, color);
 }
 
+#define ANSI_YELLOW "\033[1;33m"
+#define PANEL_TEXT_BYTES 4096
+#define PANEL_LINE_BYTES 256
+
+/* next_line copies the line of `text` at *pos into `line` (cap bytes, cut
+ * if longer) and moves *pos past it; false at the end of the text. */
+static bool next_line(const char *text, size_t *pos, char *line, size_t cap)
+{
+    if (text[*pos] == '\0') {
+        return false;
+    }
+    const char *start = text + *pos;
+    const char *nl = strchr(start, '\n');
+    size_t len = nl != NULL ? (size_t)(nl - start) : strlen(start);
+    snprintf(line, cap, "%.*s", (int)len, start);
+    *pos += len + (nl != NULL);
+    return true;
+}
+
+static void put_rule(FILE *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fputs("─", out);
+    }
+}
+
+/* warning_panel prints `text` (lines separated by '\n') as Rich draws
+ * AIPerf's warning panels: a blank line, then a rounded box as wide as its
+ * longest line plus two spaces of padding each side, the title centred in
+ * the top border, the border bold yellow in colour. */
+static void warning_panel(FILE *out, const char *title, const char *text, bool color)
+{
+    char line[PANEL_LINE_BYTES];
+    size_t title_w = text_width(title) + 2;
+    size_t inner = title_w;
+    for (size_t pos = 0; next_line(text, &pos, line, sizeof(line));) {
+        size_t w = text_width(line) + 4;
+        inner = w > inner ? w : inner;
+    }
+    const char *on = color ? ANSI_YELLOW : "";
+    const char *off = color ? ANSI_RESET : "";
+    fprintf(out, "\n%s╭", on);
+    put_rule(out, (inner - title_w) / 2);
+    fprintf(out, " %s ", title);
+    put_rule(out, inner - title_w - (inner - title_w) / 2);
+    fprintf(out, "╮%s\n", off);
+    for (size_t pos = 0; next_line(text, &pos, line, sizeof(line));) {
+        int pad = (int)(inner - 4 - text_width(line));
+        fprintf(out, "%s│%s  %s%*s  %s│%s\n", on, off, line, pad, "", on, off);
+    }
+    fprintf(out, "%s╰", on);
+    put_rule(out, inner);
+    fprintf(out, "╯%s\n", off);
+}
+
+/* panel_counts are the figures of a warning panel's first line, "<found> of
+ * <total> requests (<pct>%)", the counts written as Python's f"{n:,}". */
+struct panel_counts {
+    char found[64];
+    char total[64];
+    double pct;
+};
+
+/* format_count writes a whole number as Python's f"{n:,}". */
+static void format_count(char *out, size_t cap, double n)
+{
+    export_format_number(out, cap, n);
+    char *dot = strchr(out, '.');
+    if (dot != NULL) {
+        *dot = '\0';
+    }
+}
+
+/* panel_counts fills `out` for the panel about scalar `id`; false when the
+ * panel does not show: that count or request_count is absent or not above 0. */
+static bool panel_counts(const struct metrics_summary *s, enum metrics_scalar_id id,
+                         struct panel_counts *out)
+{
+    double found = trunc(s->scalar[id]);
+    double total = trunc(s->scalar[METRICS_S_REQUEST_COUNT]);
+    if (!s->scalar_present[id] || !(found > 0) || !s->scalar_present[METRICS_S_REQUEST_COUNT] ||
+        !(total > 0)) {
+        return false;
+    }
+    format_count(out->found, sizeof(out->found), found);
+    format_count(out->total, sizeof(out->total), total);
+    out->pct = found / total * 100.0;
+    return true;
+}
+
+/* usage_discrepancy_panel is AIPerf's "Token Count Discrepancy Warning":
+ * some requests' usage differs from the client's count by more than the
+ * threshold. */
+static void usage_discrepancy_panel(FILE *out, const struct metrics_summary *s, bool color)
+{
+    struct panel_counts c;
+    if (!panel_counts(s, METRICS_S_USAGE_DISCREPANCY_COUNT, &c)) {
+        return;
+    }
+    char text[PANEL_TEXT_BYTES];
+    snprintf(text, sizeof(text),
+             "%s of %s requests (%.1f%%) show a difference exceeding %g%% between:\n"
+             "  • API-reported usage tokens (from 'usage' field)\n"
+             "  • Client-computed token counts (from tokenization)\n"
+             "\n"
+             "Possible Causes:\n"
+             "  • Different tokenization methods (API vs client)\n"
+             "  • API special tokens or preprocessing\n"
+             "\n"
+             "Investigation Steps:\n"
+             "  1. Review profile_export.jsonl for per-request usage_*_diff_pct values\n"
+             "  2. Verify client tokenizer matches the model's tokenizer\n"
+             "  4. Adjust threshold: AIPERF_METRICS_USAGE_PCT_DIFF_THRESHOLD=%g",
+             c.found, c.total, c.pct, METRICS_USAGE_DIFF_PCT_THRESHOLD,
+             METRICS_USAGE_DIFF_PCT_THRESHOLD);
+    warning_panel(out, "Token Count Discrepancy Warning", text, color);
+}
+
+/* osl_mismatch_panel is AIPerf's "Output Sequence Length Mismatch Warning":
+ * some requests' OSL missed the requested length by more than the threshold. */
+static void osl_mismatch_panel(FILE *out, const struct metrics_summary *s, bool color)
+{
+    struct panel_counts c;
+    if (!panel_counts(s, METRICS_S_OSL_MISMATCH_COUNT, &c)) {
+        return;
+    }
+    char avg[64] = "N/A";
+    if (s->record_present[METRICS_OSL_MISMATCH_DIFF_PCT]) {
+        snprintf(avg, sizeof(avg), "%.1f%%", s->record[METRICS_OSL_MISMATCH_DIFF_PCT].avg);
+    }
+    char text[PANEL_TEXT_BYTES];
+    snprintf(text, sizeof(text),
+             "%s of %s requests (%.1f%%) have output length differing from requested by more "
+             "than the threshold.\n"
+             "Threshold (tokens): min(requested x %g%%, %g)\n"
+             "Average mismatch: %s\n"
+             "\n"
+             "Why: Server hit EOS token before reaching requested output length.\n"
+             "\n"
+             "Fix Options:\n"
+             "  - --extra-inputs ignore_eos:true - Generate until max_tokens (vLLM, TensorRT-LLM)\n"
+             "  - --extra-inputs min_tokens:<N> - Set minimum output length (vLLM, TensorRT-LLM, "
+             "SGLang)\n"
+             "  - --use-server-token-count - Use server-reported token counts if tokenizer "
+             "mismatch suspected\n"
+             "\n"
+             "Diagnostics:\n"
+             "  - Review profile_export.jsonl -> osl_mismatch_diff_pct for per-request values\n"
+             "  - Adjust: AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD=%g\n"
+             "  - Adjust: AIPERF_METRICS_OSL_MISMATCH_MAX_TOKEN_THRESHOLD=%g",
+             c.found, c.total, c.pct, METRICS_OSL_MISMATCH_PCT_THRESHOLD,
+             METRICS_OSL_MISMATCH_TOKENS_MAX, avg, METRICS_OSL_MISMATCH_PCT_THRESHOLD,
+             METRICS_OSL_MISMATCH_TOKENS_MAX);
+    warning_panel(out, "Output Sequence Length Mismatch Warning", text, color);
+}
+
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts)
@@ -350,4 +506,6 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
     group_table(out, t, summary, opts->title, "Usage", GROUP_USAGE, opts->color);
     error_table(out, t, results, opts->color);
     free(t);
+    usage_discrepancy_panel(out, summary, opts->color);
+    osl_mismatch_panel(out, summary, opts->color);
 }

@@ -56,13 +56,17 @@ struct export_run_info {
     /* Members appended to run_info after AIPerf's (borrowed; NULL = none):
      * ringperf's own provenance, e.g. the clock source and send lag. */
     json_t *extra;
+    /* The warmup phase's metrics, written as AIPerf's `warmup_metrics` after
+     * end_time (borrowed; NULL = no warmup records, no key). */
+    const struct metrics_summary *warmup_metrics;
 };
 
 /* export_summary_json builds the profile_export_aiperf.json document: the
  * schema version, every present metric as a flat top-level key (record
  * metrics with unit, avg, p1..p99, min, max, std, count, sum; scalar metrics
  * with unit and avg) in AIPerf's key order, then input_config, run_info,
- * was_cancelled, error_summary, start_time and end_time. Returns a new
+ * was_cancelled, error_summary, start_time, end_time and, after a warmup,
+ * warmup_metrics (the same blocks over the warmup's records). Returns a new
  * reference owned by the caller, or NULL when out of memory. */
 json_t *export_summary_json(const struct metrics_summary *summary,
                             const struct export_run_info *info);
@@ -386,6 +390,9 @@ struct export_finish_info {
      * trace time), for AIPerf's replay_sched_lag_* metrics; else NULL. */
     const struct metrics_hist *schedule_lag;
     json_t *run_info_extra; /* members added to run_info (borrowed), or NULL */
+    /* The warmup phase's results, for the JSON's warmup_metrics (borrowed;
+     * NULL or empty when the run had no warmup records). */
+    struct metrics_results *warmup;
 };
 
 /* export_run_finish ends a run: summarises `results`, prints the console
@@ -420,7 +427,9 @@ struct export_console_options {
 
 /* export_console_print writes the console report to `out`: with show_trace_timing the HTTP
  * trace timing table, the metrics table in AIPerf's row order, the usage table when the server
- * reported usage, and the error summary table when there were errors. */
+ * reported usage, the error summary table when there were errors, and AIPerf's "Token Count
+ * Discrepancy Warning" and "Output Sequence Length Mismatch Warning" panels when
+ * usage_discrepancy_count or osl_mismatch_count is above zero. */
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts);

@@ -649,6 +649,12 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         const struct metrics_error_kind *k = &results->errors[i];
         rows[i] = (struct export_error_row){k->code, k->type, k->message, k->count};
     }
+    struct metrics_summary warmup;
+    struct metrics_results *warm = info->warmup;
+    bool has_warmup = warm != NULL && warm->success_count + warm->error_count > 0;
+    if (has_warmup) {
+        metrics_run_summarize(warm->run, &warmup);
+    }
     char benchmark_id[32];
     snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
              (unsigned long long)exp->request_id_nonce);
@@ -666,6 +672,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .errors = rows,
         .error_count = results->error_kind_count,
         .extra = info->run_info_extra,
+        .warmup_metrics = has_warmup ? &warmup : NULL,
     };
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     if (ret == 0) {

@@ -166,6 +166,11 @@ static int put_provenance(json_t *root, const struct export_run_info *info)
     ret |= json_object_set_new(root, "error_summary", errors_json(info));
     ret |= json_object_set_new(root, "start_time", time_json(info->start_wall_ns));
     ret |= json_object_set_new(root, "end_time", time_json(info->end_wall_ns));
+    if (info->warmup_metrics != NULL) {
+        json_t *warmup = json_object();
+        ret |= warmup != NULL ? put_metrics(warmup, info->warmup_metrics) : -1;
+        ret |= json_object_set_new(root, "warmup_metrics", warmup);
+    }
     return ret;
 }
 

@@ -239,6 +239,14 @@ int metrics_stats_from_hist(const struct metrics_hist *h, struct metrics_stats *
  * written on success. */
 int metrics_stats_exact_hist(const struct metrics_hist *h, struct metrics_stats *out);
 
+/* metrics_python_float writes `value` into `out` (cap bytes, always
+ * NUL-terminated, truncated if short; 32 is enough) as Python's str(float)
+ * does, which AIPerf's directory names and Prometheus values use: the
+ * shortest text that reads back the same, fixed-point for exponents -4..15
+ * with ".0" on whole numbers (10 -> "10.0", 0.125 -> "0.125"), scientific
+ * otherwise (1e-05, 1.5e+16), and "nan", "inf", "-inf". */
+void metrics_python_float(double value, char *out, size_t cap);
+
 /* metrics_stats_scale multiplies every value field of `s` (avg, min, max,
  * percentiles, std, sum; not count) by `factor`, e.g. 1e-6 for ns -> ms. */
 void metrics_stats_scale(struct metrics_stats *s, double factor);
@@ -320,6 +328,9 @@ enum metrics_id {
      * in an open loop, when a connection was free in a closed one; not on fixed schedules. */
     METRICS_EFFECTIVE_LATENCY,       /* effective_latency: issued to the response's end */
     METRICS_CREDIT_TO_START_LATENCY, /* credit_to_start_latency: issued to sent */
+    /* osl_mismatch_diff_pct: 100 * (OSL - requested) / requested, signed, for
+     * requests that asked for an output length (max_tokens). */
+    METRICS_OSL_MISMATCH_DIFF_PCT,
     METRICS_ID_COUNT
 };
 
@@ -368,6 +379,9 @@ enum metrics_scalar_id {
     METRICS_S_REPLAY_SCHED_LAG_P90,
     METRICS_S_REPLAY_SCHED_LAG_P99,
     METRICS_S_REPLAY_SCHED_DEGRADED,
+    /* valid requests whose OSL is off the requested one by more than
+     * min(requested x METRICS_OSL_MISMATCH_PCT_THRESHOLD %, METRICS_OSL_MISMATCH_TOKENS_MAX) */
+    METRICS_S_OSL_MISMATCH_COUNT,
     METRICS_SCALAR_COUNT
 };
 
@@ -431,6 +445,13 @@ struct metrics_tokens {
  * from the client's count by more than this many percent is a discrepancy. */
 #define METRICS_USAGE_DIFF_PCT_THRESHOLD 10.0
 
+/* METRICS_OSL_MISMATCH_PCT_THRESHOLD and METRICS_OSL_MISMATCH_TOKENS_MAX are
+ * AIPerf's default AIPERF_METRICS_OSL_MISMATCH_PCT_THRESHOLD and
+ * AIPERF_METRICS_OSL_MISMATCH_MAX_TOKEN_THRESHOLD: an OSL more than
+ * min(requested x 5%, 50) tokens off the requested one is a mismatch. */
+#define METRICS_OSL_MISMATCH_PCT_THRESHOLD 5.0
+#define METRICS_OSL_MISMATCH_TOKENS_MAX 50.0
+
 /* metrics_request is the caller's view of one finished request. Timestamps
  * are one monotonic clock in ns; `start_wall_ns` is the wall clock at
  * `start_ns` (for min_request_timestamp and the per-request exports).
@@ -482,6 +503,8 @@ struct metrics_request {
      * the first content chunk, which ITL's divisor leaves out instead of 1
      * (when 0 < it < OSL); 0 = not in use. */
     int64_t first_chunk_tokens;
+    /* The output length the request asked for (its max_tokens); 0 = none. */
+    int64_t requested_osl;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -502,8 +525,8 @@ struct metrics_values {
  * left early); a failed request gets error_isl only. Every usage field reported becomes its usage_*
  * metric. With client_tokens, the usage diff metrics compare usage.prompt_tokens with tokens.input,
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
- * when both sides are present and the client's count is positive. Metrics that cannot be computed
- * are absent. */
+ * when both sides are present and the client's count is positive. With a requested_osl and an
+ * OSL, osl_mismatch_diff_pct. Metrics that cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has

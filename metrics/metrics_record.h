@@ -51,6 +51,9 @@ struct metrics_results {
     const struct tokenizer *tokenizer;
     struct tokenizer_scratch token_scratch;
     const int64_t *payload_isl; /* input tokens of each payload, by payload index */
+    /* The output length each payload asks for (max_tokens), by payload index,
+     * 0 for none; NULL when no payload asks (osl_mismatch_*). Borrowed. */
+    const int64_t *payload_osl;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for

@@ -41,6 +41,8 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
                                STREAM | LARGER, 500},
     [METRICS_PREFILL_TPS_PER_USER] = {"prefill_throughput_per_user", "Prefill Throughput Per User",
                                       "tokens/sec/user", 1.0, STREAM | LARGER | NOCON, 0},
+    [METRICS_OSL_MISMATCH_DIFF_PCT] = {"osl_mismatch_diff_pct", "OSL Mismatch Diff %", "%", 1.0,
+                                       NOCON, 0},
     [METRICS_OSL] = {"output_sequence_length", "Output Sequence Length", "tokens", 1.0,
                      LARGER | INT, 600},
     [METRICS_ISL] = {"input_sequence_length", "Input Sequence Length", "tokens", 1.0, LARGER | INT,
@@ -204,6 +206,8 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
     [METRICS_S_OVERALL_USAGE_PROMPT_CACHE_READ_PCT] = {"overall_usage_prompt_cache_read_pct",
                                                        "Overall Usage Prompt Cache Read %", "%",
                                                        1.0, USAGE & ~(unsigned)INT, 2012},
+    [METRICS_S_OSL_MISMATCH_COUNT] = {"osl_mismatch_count", "OSL Mismatch Count", "requests", 1.0,
+                                      INT | NOCON, 0},
     [METRICS_S_USAGE_DISCREPANCY_COUNT] = {"usage_discrepancy_count", "Usage Discrepancy Count",
                                            "requests", 1.0, INT | NOCON, 0},
     [METRICS_S_INPUT_TOKEN_THROUGHPUT] = {"input_token_throughput", "Input Token Throughput",
@@ -429,6 +433,11 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     compute_tokens(req, out);
     compute_usage(&req->usage, out);
     compute_usage_diffs(req, out);
+    if (req->requested_osl > 0 && out->has[METRICS_OSL]) {
+        double requested = (double)req->requested_osl;
+        set(out, METRICS_OSL_MISMATCH_DIFF_PCT,
+            100.0 * (out->value[METRICS_OSL] - requested) / requested);
+    }
     if (req->content_count == 0 || req->content_ns == NULL) {
         return; /* no content response: AIPerf computes no latency metric */
     }

@@ -168,6 +168,9 @@ void metrics_record_compute(struct metrics_results *results, const struct record
     if (results->per_chunk_usage) {
         req->first_chunk_tokens = rec->first_content_completion_tokens;
     }
+    if (results->payload_osl != NULL && !rec->in_session) {
+        req->requested_osl = results->payload_osl[rec->payload_index];
+    }
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }

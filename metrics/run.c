@@ -63,8 +63,10 @@ struct metrics_run {
     uint64_t valid_count;
     uint64_t error_count;
     uint64_t good_count;
-    uint64_t usage_diff_count;  /* valid requests with at least one usage diff */
-    uint64_t discrepancy_count; /* ... of which one exceeds the threshold */
+    uint64_t usage_diff_count;    /* valid requests with at least one usage diff */
+    uint64_t discrepancy_count;   /* ... of which one exceeds the threshold */
+    uint64_t osl_requested_count; /* valid requests with a requested OSL and an OSL */
+    uint64_t osl_mismatch_count;  /* ... whose OSL is off by more than AIPerf's threshold */
     bool has_window;
     int64_t min_request_wall_ns;
     int64_t max_response_wall_ns;
@@ -84,6 +86,7 @@ static double hist_scale(enum metrics_id id)
     case METRICS_USAGE_PROMPT_TOKENS_DIFF_PCT:
     case METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT:
     case METRICS_USAGE_REASONING_TOKENS_DIFF_PCT:
+    case METRICS_OSL_MISMATCH_DIFF_PCT:
         return 1000.0;
     default:
         return 1.0;
@@ -316,6 +319,22 @@ static void add_discrepancy(struct metrics_run *run, const struct metrics_values
     run->discrepancy_count += over;
 }
 
+/* add_osl_mismatch counts a valid request that asked for an output length,
+ * and whether its OSL missed it by more than AIPerf's threshold. */
+static void add_osl_mismatch(struct metrics_run *run, const struct metrics_request *req,
+                             const struct metrics_values *v)
+{
+    if (!v->has[METRICS_OSL_MISMATCH_DIFF_PCT]) {
+        return;
+    }
+    double requested = (double)req->requested_osl;
+    double threshold = requested * METRICS_OSL_MISMATCH_PCT_THRESHOLD / 100.0;
+    threshold =
+        threshold < METRICS_OSL_MISMATCH_TOKENS_MAX ? threshold : METRICS_OSL_MISMATCH_TOKENS_MAX;
+    run->osl_requested_count++;
+    run->osl_mismatch_count += fabs(v->value[METRICS_OSL] - requested) > threshold;
+}
+
 static void add_window(struct metrics_run *run, const struct metrics_request *req,
                        const struct metrics_values *v)
 {
@@ -342,6 +361,7 @@ void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
         run->good_count += run->has_goodput && metrics_goodput_is_good(&run->goodput, values);
         add_window(run, req, values);
         add_discrepancy(run, values);
+        add_osl_mismatch(run, req, values);
     }
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (id != METRICS_ICL && values->has[id]) {
@@ -398,7 +418,8 @@ static void put_total(struct metrics_summary *out, const struct metrics_run *run
 }
 
 /* summarize_usage adds the usage totals beyond the four basic ones, the
- * token-weighted cache-read share and the discrepancy count. */
+ * token-weighted cache-read share, the discrepancy count and the OSL
+ * mismatch count. */
 static void summarize_usage(const struct metrics_run *run, struct metrics_summary *out)
 {
     static const struct {
@@ -428,6 +449,9 @@ static void summarize_usage(const struct metrics_run *run, struct metrics_summar
     }
     if (run->usage_diff_count > 0) {
         put(out, METRICS_S_USAGE_DISCREPANCY_COUNT, (double)run->discrepancy_count);
+    }
+    if (run->osl_requested_count > 0) {
+        put(out, METRICS_S_OSL_MISMATCH_COUNT, (double)run->osl_mismatch_count);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,4 +295,32 @@ void metrics_stats_scale(struct metrics_stats *s, double factor)
     }
     s->std *= factor;
     s->sum *= factor;
+}
+
+void metrics_python_float(double value, char *out, size_t cap)
+{
+    if (cap == 0) {
+        return;
+    }
+    if (!isfinite(value)) {
+        snprintf(out, cap, "%s", isnan(value) ? "nan" : value > 0 ? "inf" : "-inf");
+        return;
+    }
+    int precision = 1;
+    char sci[40];
+    for (; precision < 17; precision++) {
+        snprintf(sci, sizeof(sci), "%.*e", precision - 1, value);
+        if (strtod(sci, NULL) == value) {
+            break;
+        }
+    }
+    snprintf(sci, sizeof(sci), "%.*e", precision - 1, value);
+    const char *e = strchr(sci, 'e');
+    long exponent = e != NULL ? strtol(e + 1, NULL, 10) : 0;
+    if (exponent < -4 || exponent >= 16) {
+        snprintf(out, cap, "%s", sci); /* Python: 1e-05, 1.5e+16 */
+        return;
+    }
+    int decimals = precision - 1 - (int)exponent;
+    snprintf(out, cap, "%.*f", decimals > 1 ? decimals : 1, value);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "metrics/metrics.h"
 #include "workload/workload_internal.h"
 
 /* load_shape is what shapes one phase's load: the profiling phase's flags,
@@ -196,14 +197,23 @@ void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offs
 }
 
 void workload_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
-                       char *out, size_t cap)
+                       bool fixed_schedule, char *out, size_t cap)
 {
-    if (engine->schedule == NULL) {
+    char rate[64];
+    metrics_python_float(cfg->user_centric_rate > 0 ? cfg->user_centric_rate
+                                                    : cfg->request_rate_per_second,
+                         rate, sizeof(rate));
+    if (fixed_schedule) {
+        snprintf(out, cap, "fixed_schedule");
+    } else if (cfg->user_centric_rate > 0 && cfg->num_users > 0) {
+        snprintf(out, cap, "user_centric-users%lld-qps%s", (long long)cfg->num_users, rate);
+    } else if (cfg->user_centric_rate > 0) {
+        snprintf(out, cap, "user_centric-qps%s", rate);
+    } else if (engine->schedule == NULL) {
         snprintf(out, cap, "concurrency%u", engine->concurrency);
     } else if (cfg->concurrency > 0) {
-        snprintf(out, cap, "concurrency%u-request_rate%g", engine->concurrency,
-                 cfg->request_rate_per_second);
+        snprintf(out, cap, "concurrency%u-request_rate%s", engine->concurrency, rate);
     } else {
-        snprintf(out, cap, "request_rate%g", cfg->request_rate_per_second);
+        snprintf(out, cap, "request_rate%s", rate);
     }
 }

@@ -237,6 +237,9 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     if (out->payload_isl != NULL) {
         out->payload_isl[i] = isl;
     }
+    if (out->payload_osl != NULL) {
+        out->payload_osl[i] = (int64_t)max_tokens;
+    }
     return body;
 }
 
@@ -347,8 +350,11 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
     }
     out->payloads = calloc(count, sizeof(*out->payloads));
     out->payload_isl = tok != NULL ? calloc(count, sizeof(*out->payload_isl)) : NULL;
+    out->payload_osl = out->multi_turn ? NULL : calloc(count, sizeof(*out->payload_osl));
     char *prompt = malloc(PROMPT_BYTES_MAX);
-    int ret = out->payloads != NULL && prompt != NULL && (tok == NULL || out->payload_isl != NULL)
+    int ret = out->payloads != NULL && prompt != NULL &&
+                      (tok == NULL || out->payload_isl != NULL) &&
+                      (out->multi_turn || out->payload_osl != NULL)
                   ? 0
                   : -ENOMEM;
     for (size_t i = 0; ret == 0 && out->multi_turn && i < count; i++) {
@@ -502,11 +508,13 @@ void workload_requests_free(struct workload_requests *requests)
     requests->inputs = NULL;
     free(requests->payloads);
     free(requests->payload_isl);
+    free(requests->payload_osl);
     free(requests->presampled);
     requests->presampled = NULL;
     free(requests->payload_entries);
     requests->payload_entries = NULL;
     requests->payload_isl = NULL;
+    requests->payload_osl = NULL;
     free(requests->headers);
     requests->payloads = NULL;
     requests->headers = NULL;

@@ -28,6 +28,9 @@ struct workload_requests {
     struct engine_payload *payloads;
     size_t payload_count;
     int64_t *payload_isl; /* input tokens of each payload; NULL without a tokenizer */
+    /* The max_tokens each synthetic payload asks for (0 = none), for the
+     * osl_mismatch_* metrics; NULL for other runs. */
+    int64_t *payload_osl;
     struct http_header *headers;
     size_t header_count;
     char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */

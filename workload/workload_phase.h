@@ -63,8 +63,11 @@ void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offs
                            struct engine_config *engine);
 
 /* workload_stimulus writes AIPerf's stimulus part of the artifact directory
- * name: concurrency<N>, request_rate<R> or concurrency<N>-request_rate<R>. */
+ * name (spec §10): fixed_schedule for a trace replayed on its timestamps,
+ * user_centric-users<U>-qps<R> for --user-centric-rate, else concurrency<N>,
+ * request_rate<R> or concurrency<N>-request_rate<R>, the rates written as
+ * Python writes a float (10.0). */
 void workload_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
-                       char *out, size_t cap);
+                       bool fixed_schedule, char *out, size_t cap);
 
 #endif

@@ -17,66 +17,124 @@ Test(api_hist_view, empty_histogram_is_absent_and_zero)
     api_hist_view_fill(API_M_TTFT, NULL, &v);
     cr_assert(!v.present);
     cr_assert_eq(v.count, 0);
-    cr_assert_eq(v.bucket_le[0], 0);
+    cr_assert_eq(v.p50, 0);
 }
 
-Test(api_hist_view, latencies_become_seconds_in_cumulative_buckets)
+Test(api_hist_view, latencies_are_in_milliseconds_as_aiperf_shows_them)
 {
     struct metrics_hist *h = NULL;
-    cr_assert_eq(metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &h), 0);
+    cr_assert_eq(metrics_record_hist_new(METRICS_TTFT, 3, &h), 0);
     metrics_hist_record(h, 500 * 1000);               /* 0.5 ms */
     metrics_hist_record(h, 20 * 1000 * 1000);         /* 20 ms */
     metrics_hist_record(h, 3LL * 1000 * 1000 * 1000); /* 3 s */
     struct api_hist_view v;
     api_hist_view_fill(API_M_TTFT, h, &v);
-    const struct api_metric_info *info = api_metric_info_of(API_M_TTFT);
     cr_assert(v.present);
     cr_assert_eq(v.count, 3);
-    cr_assert_float_eq(v.sum, 3.0205, 1e-3);
-    cr_assert_float_eq(v.max, 3.0, 1e-2);
-    for (size_t i = 0; i < info->bucket_count; i++) {
-        uint64_t want = info->bounds[i] < 0.0005 ? 0
-                        : info->bounds[i] < 0.02 ? 1
-                        : info->bounds[i] < 3.0  ? 2
-                                                 : 3;
-        cr_assert_eq(v.bucket_le[i], want, "le=%g: %llu, want %llu", info->bounds[i],
-                     (unsigned long long)v.bucket_le[i], (unsigned long long)want);
-        if (i > 0) {
-            cr_assert_geq(v.bucket_le[i], v.bucket_le[i - 1], "cumulative");
-        }
-    }
+    cr_assert_float_eq(v.sum, 3020.5, 3.0);
+    cr_assert_float_eq(v.min, 0.5, 1e-3);
+    cr_assert_float_eq(v.max, 3000, 3.0);
+    cr_assert_float_eq(v.p50, 20, 0.05);
+    cr_assert(v.p1 <= v.p25 && v.p25 <= v.p50 && v.p50 <= v.p95 && v.p95 <= v.p99);
     metrics_hist_free(h);
 }
 
-Test(api_prometheus, exposition_has_counters_and_histograms_in_base_units)
+static const struct api_labels labels = {
+    .benchmark_id = "abc",
+    .model = "m",
+    .endpoint_type = "chat",
+    .streaming = true,
+    .concurrency = 8,
+    .version = "0.8.0",
+};
+
+#define LABELS                                                                                     \
+    "benchmark_id=\"abc\",model=\"m\",endpoint_type=\"chat\",streaming=\"true\",concurrency=\"8\""
+
+/* AIPerf's /metrics (spec §4.2, §4.3): aiperf_info, then a summary and gauges per record metric,
+ * named aiperf_<tag>[_<stat>]_<unit>, values as Python's str() writes them; no histograms. */
+Test(api_prometheus, exposition_is_aiperfs_summaries_and_gauges)
 {
     struct api_snapshot *snap = calloc(1, sizeof(*snap));
     snap->state = API_STATE_RUNNING;
     snap->phase = "profiling";
+    snap->finished = 10;
     snap->success = 7;
     snap->errors = 3;
-    snap->cancelled = 1;
-    snap->shard_count = 2;
-    snap->shards[1].requests = 10;
-    snap->hist[API_M_TTFT].count = 7;
-    snap->hist[API_M_TTFT].sum = 0.25;
+    snap->request_throughput = 2.5;
+    snap->output_token_throughput = 100;
+    struct api_hist_view *v = &snap->hist[API_M_REQUEST_LATENCY];
+    *v = (struct api_hist_view){.present = true,
+                                .count = 7,
+                                .sum = 17.5,
+                                .avg = 2.5,
+                                .min = 1,
+                                .max = 4,
+                                .std = 0.5,
+                                .p1 = 0.0025,
+                                .p50 = 2.5,
+                                .p99 = 4};
     char *buf = malloc(1 << 16);
-    long n = api_prometheus_render(snap, buf, 1 << 16);
+    long n = api_prometheus_render(snap, &labels, buf, 1 << 16);
     cr_assert_gt(n, 0);
     cr_assert_eq((size_t)n, strlen(buf));
-    cr_assert_not_null(strstr(buf, "# TYPE ringperf_requests_total counter\n"));
-    cr_assert_not_null(
-        strstr(buf, "ringperf_requests_total{phase=\"profiling\",result=\"success\"} 7\n"));
-    cr_assert_not_null(
-        strstr(buf, "ringperf_requests_total{phase=\"profiling\",result=\"error\"} 2\n"));
-    cr_assert_not_null(strstr(buf, "ringperf_worker_requests_total{worker=\"1\"} 10\n"));
-    cr_assert_not_null(strstr(buf, "# TYPE ringperf_time_to_first_token_seconds histogram\n"));
-    cr_assert_not_null(strstr(buf, "ringperf_time_to_first_token_seconds_bucket{le=\"+Inf\"} 7\n"));
-    cr_assert_not_null(strstr(buf, "ringperf_time_to_first_token_seconds_sum 0.25\n"));
-    cr_assert_not_null(strstr(buf, "ringperf_time_to_first_token_seconds_count 7\n"));
-    cr_assert_not_null(strstr(buf, "ringperf_benchmark_running 1\n"));
+    const char *want[] = {
+        "# HELP aiperf_info AIPerf benchmark information\n# TYPE aiperf_info gauge\n"
+        "aiperf_info{" LABELS ",version=\"0.8.0\"} 1\n\n",
+        "# HELP aiperf_request_latency_ms Request Latency (in ms)\n"
+        "# TYPE aiperf_request_latency_ms summary\n"
+        "aiperf_request_latency_ms{" LABELS ",quantile=\"0.01\"} 0.0025\n",
+        "aiperf_request_latency_ms{" LABELS ",quantile=\"0.5\"} 2.5\n",
+        "aiperf_request_latency_ms_sum{" LABELS "} 17.5\n",
+        "aiperf_request_latency_ms_count{" LABELS "} 7\n",
+        "# HELP aiperf_request_latency_avg_ms Request Latency average (in ms)\n"
+        "# TYPE aiperf_request_latency_avg_ms gauge\n"
+        "aiperf_request_latency_avg_ms{" LABELS "} 2.5\n",
+        "aiperf_request_latency_std_ms{" LABELS "} 0.5\n",
+        "aiperf_request_throughput_avg_requests_per_sec{" LABELS "} 2.5\n",
+        "aiperf_request_throughput_count_requests_per_sec{" LABELS "} 1\n",
+        "aiperf_output_token_throughput_avg_tps{" LABELS "} 100.0\n",
+        "aiperf_request_count_avg_requests{" LABELS "} 7.0\n",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        cr_assert_not_null(strstr(buf, want[i]), "missing:\n%s\nin:\n%s", want[i], buf);
+    }
+    cr_assert_eq(strncmp(buf, "# HELP aiperf_info ", 19), 0, "aiperf_info comes first");
+    cr_assert_null(strstr(buf, "ringperf_"));
+    cr_assert_null(strstr(buf, "_bucket"), "no histogram buckets");
+    cr_assert_null(strstr(buf, "time_to_first_token"), "absent metrics are left out");
     cr_assert_eq(buf[n - 1], '\n');
     free(buf);
+    free(snap);
+}
+
+Test(api_prometheus, labels_are_escaped_and_rate_runs_carry_their_rate)
+{
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->phase = "profiling";
+    snap->finished = 1;
+    struct api_labels rate = {.benchmark_id = "b",
+                              .model = "a\"b\\c\nd",
+                              .endpoint_type = "chat",
+                              .request_rate = 10,
+                              .version = "v"};
+    char *buf = malloc(1 << 16);
+    cr_assert_gt(api_prometheus_render(snap, &rate, buf, 1 << 16), 0);
+    cr_assert_not_null(strstr(buf, "aiperf_info{benchmark_id=\"b\",model=\"a\\\"b\\\\c\\nd\","
+                                   "endpoint_type=\"chat\",streaming=\"false\","
+                                   "request_rate=\"10.0\",version=\"v\"} 1\n"),
+                       "%s", buf);
+    free(buf);
+    free(snap);
+}
+
+Test(api_prometheus, nothing_to_report_is_an_empty_body)
+{
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->phase = "profiling";
+    char buf[64];
+    cr_assert_eq(api_prometheus_render(snap, &labels, buf, sizeof(buf)), 0);
+    cr_assert_str_eq(buf, "");
     free(snap);
 }
 
@@ -84,10 +142,11 @@ Test(api_prometheus, too_small_buffer_is_enospc)
 {
     struct api_snapshot *snap = calloc(1, sizeof(*snap));
     snap->phase = "profiling";
+    snap->finished = 1;
     char buf[64];
-    cr_assert_eq(api_prometheus_render(snap, buf, sizeof(buf)), -ENOSPC);
+    cr_assert_eq(api_prometheus_render(snap, &labels, buf, sizeof(buf)), -ENOSPC);
     cr_assert_eq(buf[0], '\0');
-    cr_assert_eq(api_prometheus_render(snap, buf, 0), -ENOSPC);
+    cr_assert_eq(api_prometheus_render(snap, &labels, buf, 0), -ENOSPC);
     free(snap);
 }
 

@@ -52,6 +52,7 @@ static void world_start(struct world *w)
         .artifact_dir = w->dir,
         .config_json = "{\"endpoint\":{\"model_names\":[\"m\"]}}",
         .run_json = "{\"cli_command\":\"ringperf profile --api-key '<redacted>'\"}",
+        .labels = {.benchmark_id = "id1", .model = "m", .endpoint_type = "chat", .version = "v"},
     };
     char err[256];
     cr_assert_eq(api_server_start(&opts, &w->server, err, sizeof(err)), 0, "%s", err);
@@ -199,7 +200,7 @@ Test(api_server, live_views_show_the_published_snapshot, .timeout = 30)
     snap->shard_count = 2;
     snap->shards[0] = (struct api_shard_view){.requests = 25, .errors = 2};
     snap->shards[1] = (struct api_shard_view){.requests = 15};
-    snap->hist[API_M_TTFT] = (struct api_hist_view){.present = true, .count = 38, .p50 = 0.012};
+    snap->hist[API_M_TTFT] = (struct api_hist_view){.present = true, .count = 38, .p50 = 12.0};
     api_server_publish(w.server, snap);
     json_t *doc = get_json(&w, "/api/progress", 200);
     json_t *phase = json_object_get(json_object_get(doc, "phases"), "profiling");
@@ -217,7 +218,11 @@ Test(api_server, live_views_show_the_published_snapshot, .timeout = 30)
     json_decref(doc);
     char *body = NULL;
     cr_assert_eq(get(&w, "/metrics", &body), 200);
-    cr_assert_not_null(strstr(body, "ringperf_worker_requests_total{worker=\"0\"} 25\n"));
+    cr_assert_not_null(strstr(body,
+                              "aiperf_time_to_first_token_ms{benchmark_id=\"id1\",model=\"m\","
+                              "endpoint_type=\"chat\",streaming=\"false\",quantile=\"0.5\"} "
+                              "12.0\n"),
+                       "%s", body);
     free(body);
     free(snap);
     world_stop(&w);

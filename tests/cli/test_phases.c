@@ -176,6 +176,43 @@ Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
     e2e_finish(&w);
 }
 
+/* AIPerf's JSON keeps the warmup's numbers apart, in warmup_metrics (spec §1.2 key 37), with the
+ * top-level blocks' shapes; a run without a warmup has no such key. */
+Test(profile_e2e, warmup_numbers_are_in_warmup_metrics, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-count 4 --warmup-request-count 3 --streaming "
+                   "--artifact-dir DIR");
+    json_t *doc = e2e_load_json(&w, "profile_export_aiperf.json");
+    json_t *warm = json_object_get(doc, "warmup_metrics");
+    cr_assert(json_is_object(warm), "no warmup_metrics");
+    json_t *count = json_object_get(json_object_get(warm, "request_count"), "avg");
+    cr_assert_float_eq(json_number_value(count), 3.0, 1e-9);
+    json_t *ttft = json_object_get(warm, "time_to_first_token");
+    cr_assert_eq(json_integer_value(json_object_get(ttft, "count")), 3);
+    cr_assert_str_eq(json_string_value(json_object_get(ttft, "unit")), "ms");
+    count = json_object_get(json_object_get(doc, "request_count"), "avg");
+    cr_assert_float_eq(json_number_value(count), 4.0, 1e-9, "the top level is profiling only");
+    const char *last = NULL;
+    const char *key;
+    json_t *value;
+    json_object_foreach(doc, key, value)
+    {
+        last = key;
+    }
+    cr_assert_str_eq(last, "warmup_metrics", "warmup_metrics follows end_time");
+    json_decref(doc);
+    e2e_finish(&w);
+
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-count 2 --artifact-dir DIR");
+    doc = e2e_load_json(&w, "profile_export_aiperf.json");
+    cr_assert_null(json_object_get(doc, "warmup_metrics"));
+    json_decref(doc);
+    e2e_finish(&w);
+}
+
 /* --request-rate-ramp-duration: 40 req/s ramped over 1 s, constant, for 1.91 s sends the
  * integral of the ramped rate, 4 req/s climbing to 40: 59 requests, due at 0, 0.149 s, ...,
  * 1.9 s. (A ramp that took each gap from the rate at its start sent one request, then waited

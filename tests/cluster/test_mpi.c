@@ -477,8 +477,10 @@ Test(mpi, rank_0s_live_api_shows_the_whole_run, .timeout = 240)
     cr_assert_eq(total, 60, "the whole run's total, not rank 0's share");
     char *metrics = NULL;
     cr_assert_eq(http_get(port, "/metrics", &metrics), 200);
-    cr_assert_not_null(strstr(metrics, "request_latency_seconds_count 60"),
-                       "the histograms hold both ranks' requests:\n%s", metrics);
+    const char *count = strstr(metrics, "aiperf_request_latency_ms_count{");
+    const char *eol = count != NULL ? strchr(count, '\n') : NULL;
+    cr_assert(eol != NULL && eol - count > 4 && strncmp(eol - 4, "} 60", 4) == 0,
+              "the histograms hold both ranks' requests:\n%s", metrics);
     free(metrics);
     char *rest = test_read_stream(run.out);
     int status = wait_child(&run);

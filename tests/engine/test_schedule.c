@@ -147,6 +147,8 @@ Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 6
             cancelled++;
             cr_assert_eq(c->error_code, 499);
             cr_assert_str_eq(c->error_type, "RequestCancellationError");
+            /* One message for all, so that the error summary has one row. */
+            cr_assert_str_eq(c->error_message, "Request was cancelled after 0.005 seconds");
         }
     }
     cr_assert(cancelled > 60 && cancelled < 140, "about half: %zu", cancelled);

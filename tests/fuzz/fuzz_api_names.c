@@ -51,19 +51,26 @@ static void check_render(const uint8_t *data, size_t size)
     snap->errors = (uint64_t)size;
     snap->cancelled = (uint64_t)size / 2;
     snap->shard_count = size % (API_SHARDS_MAX + 8);
+    snap->finished = size;
     snap->request_throughput = values[0];
     snap->output_token_throughput = values[1];
     for (int m = 0; m < API_METRIC_COUNT; m++) {
         snap->hist[m].sum = values[2 + m];
         snap->hist[m].count = (uint64_t)m * size;
-        for (int b = 0; b < API_BUCKETS_MAX; b++) {
-            snap->hist[m].bucket_le[b] = (uint64_t)b;
-        }
+        snap->hist[m].present = (size & 1) != 0;
+        snap->hist[m].p50 = values[8 + m];
+        snap->hist[m].std = values[16 + m];
     }
     size_t cap = size < 200000 ? size * 4 : 800000;
     char *buf = malloc(cap + 1);
     if (buf != NULL) {
-        long n = api_prometheus_render(snap, buf, cap);
+        struct api_labels labels = {.benchmark_id = "b",
+                                    .model = "m\"\\",
+                                    .endpoint_type = "chat",
+                                    .request_rate = values[3],
+                                    .concurrency = (uint32_t)size,
+                                    .version = "v"};
+        long n = api_prometheus_render(snap, &labels, buf, cap);
         if (n >= 0 && (size_t)n != strlen(buf)) {
             abort();
         }

@@ -463,3 +463,13 @@ Test(metrics_record, e2e_throughput_and_the_latencies_from_the_credit)
     cr_assert_not(v.has[METRICS_CREDIT_TO_START_LATENCY]);
     cr_assert(v.has[METRICS_E2E_OUTPUT_TPS]);
 }
+
+/* The per-user rates' units are AIPerf's (spec §1.9: stored and exported in tokens/sec/user;
+ * the older reference's "tokens/sec" is [old] prefill_throughput's). */
+Test(metrics_record, per_user_rates_are_in_tokens_per_sec_per_user)
+{
+    const struct metrics_info *prefill = metrics_info_of(METRICS_PREFILL_TPS_PER_USER);
+    cr_assert_str_eq(prefill->tag, "prefill_throughput_per_user");
+    cr_assert_str_eq(prefill->unit, "tokens/sec/user");
+    cr_assert_str_eq(metrics_info_of(METRICS_OTPS_PER_USER)->unit, "tokens/sec/user");
+}

@@ -334,3 +334,56 @@ Test(metrics_run, interval_histograms_match_the_run_layout)
     cr_assert_float_eq(metrics_record_hist_per_display(METRICS_ISL), 1.0, 1e-12);
     metrics_run_free(run);
 }
+
+/* osl_mismatch_*: the signed diff against the requested output length, and the requests off by
+ * more than min(requested x 5%, 50) tokens; a request that asked for nothing has neither. */
+Test(metrics_run, osl_mismatch_follows_aiperfs_threshold)
+{
+    static const struct {
+        int64_t requested, osl;
+        bool mismatch;
+    } cases[] = {
+        {20, 5, true},       {20, 20, false},    {100, 95, false},   {100, 94, true},
+        {2000, 1951, false}, {2000, 1949, true}, {2000, 2051, true}, {0, 7, false},
+    };
+    struct metrics_run *run = new_run(false, NULL, 0);
+    const int64_t t[1] = {10 * MS};
+    double diff_sum = 0;
+    uint64_t want = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct metrics_request req = {
+            .start_ns = 0,
+            .content_ns = t,
+            .content_count = 1,
+            .tokens = {.input = 10, .output = cases[i].osl, .reasoning = METRICS_ABSENT},
+            .usage = RECORD_USAGE_NONE,
+            .requested_osl = cases[i].requested,
+        };
+        struct metrics_values v;
+        metrics_request_compute(&req, &v);
+        cr_assert_eq(v.has[METRICS_OSL_MISMATCH_DIFF_PCT], cases[i].requested > 0, "case %zu", i);
+        if (cases[i].requested > 0) {
+            double diff =
+                100.0 * (double)(cases[i].osl - cases[i].requested) / (double)cases[i].requested;
+            cr_assert_float_eq(v.value[METRICS_OSL_MISMATCH_DIFF_PCT], diff, 1e-9, "case %zu", i);
+            diff_sum += diff;
+        }
+        want += cases[i].mismatch;
+        metrics_run_add(run, &req, &v);
+    }
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(s.scalar_present[METRICS_S_OSL_MISMATCH_COUNT]);
+    cr_assert_float_eq(s.scalar[METRICS_S_OSL_MISMATCH_COUNT], (double)want, 1e-9);
+    cr_assert(s.record_present[METRICS_OSL_MISMATCH_DIFF_PCT]);
+    cr_assert_float_eq(s.record[METRICS_OSL_MISMATCH_DIFF_PCT].avg, diff_sum / 7, 1e-9,
+                       "signed values, exactly");
+    cr_assert_float_eq(s.record[METRICS_OSL_MISMATCH_DIFF_PCT].min, -75.0, 1e-9);
+    metrics_run_free(run);
+
+    run = new_run(false, NULL, 0);
+    add_request(run, 0, (const int64_t[]){5}, 1, 4, 10, false);
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(!s.scalar_present[METRICS_S_OSL_MISMATCH_COUNT], "no request asked for a length");
+    metrics_run_free(run);
+}

@@ -456,3 +456,31 @@ Test(stats_exact, long_arrays_sort_as_a_comparison_sort)
     free(values);
     free(expected);
 }
+
+Test(python_float, writes_numbers_as_python_str_does)
+{
+    static const struct {
+        double value;
+        const char *want;
+    } cases[] = {
+        {10, "10.0"},
+        {2.5, "2.5"},
+        {0.125, "0.125"},
+        {0.0025, "0.0025"},
+        {100000, "100000.0"},
+        {0.1, "0.1"},
+        {1.0 / 3, "0.3333333333333333"},
+        {-7, "-7.0"},
+        {0, "0.0"},
+        {1e-05, "1e-05"},
+        {1.5e16, "1.5e+16"},
+        {1e15, "1000000000000000.0"},
+        {NAN, "nan"},
+        {-INFINITY, "-inf"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char out[40];
+        metrics_python_float(cases[i].value, out, sizeof(out));
+        cr_assert_str_eq(out, cases[i].want, "case %zu", i);
+    }
+}
