@@ -99,10 +99,18 @@ static int flush_interval(struct export_intervals *iv, const char *hlog_base)
     return ret;
 }
 
+/* logged says whether metric `id` gets an interval log: not the HTTP trace's phases and
+ * counts, whose distributions the summary files hold, and which would double the logs and
+ * their cost per request. */
+static bool logged(int id)
+{
+    return (metrics_info_of((enum metrics_id)id)->flags & METRICS_F_HTTP_TRACE) == 0;
+}
+
 static void record_values(struct export_intervals *iv, const struct metrics_record *m)
 {
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
-        if (id != METRICS_ICL && m->values.has[id]) {
+        if (id != METRICS_ICL && m->values.has[id] && logged(id)) {
             metrics_hist_record(
                 iv->hist[id], metrics_record_hist_value((enum metrics_id)id, m->values.value[id]));
             iv->open_has_values = true;
