@@ -322,8 +322,8 @@ static void error_table(FILE *out, struct table *t, const struct metrics_results
     row = results->errors_unlisted > 0 ? (char(*)[CELL_BYTES])add_row(t) : NULL;
     if (row != NULL) {
         snprintf(row[0], CELL_BYTES, "N/A");
-        snprintf(row[1], CELL_BYTES, "(other)");
-        snprintf(row[2], CELL_BYTES, "more distinct errors than the summary lists");
+        snprintf(row[1], CELL_BYTES, "Other");
+        snprintf(row[2], CELL_BYTES, "errors of further kinds than the summary lists");
         snprintf(row[3], CELL_BYTES, "%llu", (unsigned long long)results->errors_unlisted);
     }
     fputc('\n', out);

@@ -53,6 +53,7 @@ struct export_run_info {
     int64_t random_seed;
     const struct export_error_row *errors;
     size_t error_count;
+    uint64_t errors_unlisted; /* errors of kinds past the listed ones: one "other" row */
     /* Members appended to run_info after AIPerf's (borrowed; NULL = none):
      * ringperf's own provenance, e.g. the clock source and send lag. */
     json_t *extra;

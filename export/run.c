@@ -671,6 +671,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .random_seed = info->cfg->random_seed,
         .errors = rows,
         .error_count = results->error_kind_count,
+        .errors_unlisted = results->errors_unlisted,
         .extra = info->run_info_extra,
         .warmup_metrics = has_warmup ? &warmup : NULL,
     };

@@ -154,6 +154,15 @@ static json_t *errors_json(const struct export_run_info *info)
             return NULL;
         }
     }
+    /* The counts add up to error_request_count: kinds past the listed ones in one row. */
+    if (list != NULL && info->errors_unlisted > 0 &&
+        json_array_append_new(list, json_pack("{s:{s:n, s:s, s:s}, s:I}", "error_details", "code",
+                                              "type", "Other", "message",
+                                              "errors of further kinds than the summary lists",
+                                              "count", (json_int_t)info->errors_unlisted)) != 0) {
+        json_decref(list);
+        return NULL;
+    }
     return list;
 }
 

@@ -9,6 +9,7 @@
 #include "metrics/metrics_record.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,12 +184,29 @@ int64_t metrics_record_wall_ns(const struct record *rec, int64_t monotonic_ns)
     return rec->wall_start_ns + (monotonic_ns - rec->send_start_ns);
 }
 
+/* error_key_len is how much of an error message tells its kind: all of it, or what comes
+ * before a response payload it quotes (": {", ": [" or ': "'), so that malformed responses,
+ * each with its own payload, are one kind in the summary (the records keep every payload). */
+static size_t error_key_len(const char *message)
+{
+    size_t len = strlen(message);
+    static const char *const payload_starts[] = {": {", ": [", ": \""};
+    for (size_t i = 0; i < sizeof(payload_starts) / sizeof(payload_starts[0]); i++) {
+        const char *at = strstr(message, payload_starts[i]);
+        if (at != NULL && (size_t)(at - message) < len) {
+            len = (size_t)(at - message);
+        }
+    }
+    return len;
+}
+
 static void add_error(struct metrics_results *results, const struct record *rec)
 {
+    size_t key = error_key_len(rec->error_message);
     for (size_t i = 0; i < results->error_kind_count; i++) {
         struct metrics_error_kind *kind = &results->errors[i];
         if (kind->code == rec->error_code && strcmp(kind->type, rec->error_type) == 0 &&
-            strcmp(kind->message, rec->error_message) == 0) {
+            strlen(kind->message) == key && strncmp(kind->message, rec->error_message, key) == 0) {
             kind->count++;
             return;
         }
@@ -200,7 +218,7 @@ static void add_error(struct metrics_results *results, const struct record *rec)
     struct metrics_error_kind *kind = &results->errors[results->error_kind_count++];
     kind->code = rec->error_code;
     memcpy(kind->type, rec->error_type, sizeof(kind->type));
-    memcpy(kind->message, rec->error_message, sizeof(kind->message));
+    snprintf(kind->message, sizeof(kind->message), "%.*s", (int)key, rec->error_message);
     kind->count = 1;
 }
 

@@ -256,3 +256,24 @@ Test(export_files, write_to_paths_and_report_errors)
     remove(csv_path);
     rmdir(dir);
 }
+
+/* error_summary adds up to error_request_count: kinds past the listed ones are one "Other"
+ * row with their count. */
+Test(export_json, errors_past_the_listed_kinds_are_one_other_row)
+{
+    struct metrics_summary s;
+    summary_of_two_requests(&s);
+    struct export_run_info info = run_info(json_object());
+    info.errors_unlisted = 7;
+    json_t *root = export_summary_json(&s, &info);
+    cr_assert_not_null(root);
+    json_t *rows = json_object_get(root, "error_summary");
+    cr_assert_eq(json_array_size(rows), 2);
+    json_t *other = json_array_get(rows, 1);
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(other, "error_details"), "type")),
+        "Other");
+    cr_assert_eq(json_integer_value(json_object_get(other, "count")), 7);
+    json_decref(root);
+    json_decref(info.input_config);
+}
