@@ -129,6 +129,9 @@ struct api_options {
     const char *config_json;  /* body of /api/config: a JSON object without secrets */
     const char *run_json;     /* body of /api/run: a JSON object, cli_command redacted */
     struct api_labels labels; /* copied, each string cut at API_LABEL_BYTES_MAX */
+    /* A bearer token every route but /healthz and /readyz asks for (401 without it), or NULL:
+     * none (copied). */
+    const char *token;
 };
 
 /* api_server is an opaque running server. */

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@ struct api_server {
     char *config_json;
     char *run_json;
     char *artifact_dir;
+    char *token;     /* the bearer token routes want, or NULL */
     int artifact_fd; /* -1 when the directory could not be opened */
     uint16_t port;
     /* The info labels of /metrics: labels' strings point into the arrays. */
@@ -244,6 +246,26 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
     return ret;
 }
 
+/* authorized says whether the request carries "Authorization: Bearer <token>", compared in
+ * time that does not depend on where a guess first differs. */
+static bool authorized(const struct api_server *s, struct MHD_Connection *c)
+{
+    const char *value =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    static const char scheme[] = "Bearer ";
+    if (value == NULL || strncasecmp(value, scheme, sizeof(scheme) - 1) != 0) {
+        return false;
+    }
+    const char *given = value + sizeof(scheme) - 1;
+    size_t want_len = strlen(s->token);
+    size_t given_len = strlen(given);
+    unsigned char diff = given_len != want_len;
+    for (size_t i = 0; i < want_len; i++) {
+        diff |= (unsigned char)(s->token[i] ^ (i < given_len ? given[i] : 0));
+    }
+    return diff == 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls)
@@ -272,6 +294,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (url == NULL || url[0] != '/') {
         return reply_detail(c, MHD_HTTP_BAD_REQUEST, "bad request target");
+    }
+    bool probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
+    if (s->token != NULL && !probe && !authorized(s, c)) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(
+            strlen("{\"detail\":\"Unauthorized\"}"), "{\"detail\":\"Unauthorized\"}",
+            MHD_RESPMEM_PERSISTENT);
+        if (r != NULL) {
+            MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+        }
+        return reply(c, MHD_HTTP_UNAUTHORIZED, "application/json", r);
     }
     return route(s, c, url);
 }
@@ -319,7 +351,9 @@ static int copy_strings(struct api_server *s, const struct api_options *opts)
     s->config_json = strdup(opts->config_json != NULL ? opts->config_json : "{}");
     s->run_json = strdup(opts->run_json != NULL ? opts->run_json : "{}");
     s->artifact_dir = strdup(opts->artifact_dir != NULL ? opts->artifact_dir : ".");
-    if (s->config_json == NULL || s->run_json == NULL || s->artifact_dir == NULL) {
+    s->token = opts->token != NULL ? strdup(opts->token) : NULL;
+    if (s->config_json == NULL || s->run_json == NULL || s->artifact_dir == NULL ||
+        (opts->token != NULL && s->token == NULL)) {
         return -ENOMEM;
     }
     s->artifact_fd = open(s->artifact_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -425,6 +459,7 @@ void api_server_free(struct api_server *server)
         close(server->artifact_fd);
     }
     free(server->config_json);
+    free(server->token);
     free(server->run_json);
     free(server->artifact_dir);
     pthread_mutex_destroy(&server->lock);

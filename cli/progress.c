@@ -79,6 +79,13 @@ static struct api_labels api_labels_of(const struct profile_config *cfg, const c
     };
 }
 
+/* loopback_host says whether --api-host names this host only: 127.0.0.0/8, ::1, localhost. */
+static bool loopback_host(const char *host)
+{
+    return strncmp(host, "127.", 4) == 0 || strcmp(host, "::1") == 0 ||
+           strcmp(host, "localhost") == 0;
+}
+
 static int start_api(struct cli_live *live, const struct profile_config *cfg,
                      const char *artifact_dir, uint64_t nonce, uint16_t port)
 {
@@ -94,6 +101,7 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
         .config_json = config_text,
         .run_json = run_text,
         .labels = api_labels_of(cfg, id, models, sizeof(models)),
+        .token = cfg->api_token,
     };
     char errbuf[512];
     int ret = config_text != NULL && run_text != NULL
@@ -110,6 +118,13 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
     bool v6 = strchr(host, ':') != NULL;
     fprintf(stderr, "API server listening on http://%s%s%s:%u (docs at /docs)\n", v6 ? "[" : "",
             host, v6 ? "]" : "", (unsigned)api_server_port(live->api));
+    if (!loopback_host(host) && cfg->api_token == NULL) {
+        fprintf(stderr,
+                "ringperf profile: warning: --api-host %s is reachable from other hosts, and "
+                "the API serves inputs.json, the records and the logs without asking who "
+                "is there: give --api-token TOKEN, or bind 127.0.0.1\n",
+                host);
+    }
     live->grace_ms = api_grace_ms_from_env(environ);
     return 0;
 }

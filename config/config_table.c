@@ -795,6 +795,11 @@ static const struct config__flag flag_table[] = {
     {SUP(SERVICE, STRING, "--api-host", 0, OFF(api_host)),
      .help = "Address the live HTTP API binds; 0.0.0.0 exposes it beyond this host.",
      .default_text = "127.0.0.1", .example = "0.0.0.0"},
+    {SUP(SERVICE, STRING, "--api-token", CONFIG__T_SECRET, OFF(api_token)),
+     .help = "Bearer token the live API asks for on every route but /healthz and /readyz "
+             "(Authorization: Bearer TOKEN); give one whenever --api-host is not loopback. "
+             "Not an AIPerf flag.",
+     .example = "s3cret"},
     /* Workers */
     {SUP(WORKERS, INT, "--workers-max --max-workers", 0, OFF(workers_max)),
      .help = "Maximum worker threads; by default chosen from the CPU count and concurrency.",

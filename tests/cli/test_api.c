@@ -37,15 +37,24 @@ static int port_after(FILE *f, const char *marker)
     return 0;
 }
 
+/* http_get_with is http_get with one more request header line ("Name: value"), or NULL. */
+static int http_get_with(int port, const char *target, const char *header, char **out_body);
+
 static int http_get(int port, const char *target, char **out_body)
+{
+    return http_get_with(port, target, NULL, out_body);
+}
+
+static int http_get_with(int port, const char *target, const char *header, char **out_body)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "connect %s", target);
     char req[1024];
-    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-                     target);
+    int n =
+        snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n%s%sConnection: close\r\n\r\n",
+                 target, header != NULL ? header : "", header != NULL ? "\r\n" : "");
     cr_assert_eq(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
@@ -81,11 +90,11 @@ static json_t *get_json(int port, const char *target, int want)
 
 /* wait_status polls target until it answers want (the run's state changes
  * are what we wait for, never a fixed time). */
-static void wait_status(int port, const char *target, int want)
+static void wait_status_with(int port, const char *target, const char *header, int want)
 {
     for (int i = 0; i < 600; i++) {
         char *body = NULL;
-        int status = http_get(port, target, &body);
+        int status = http_get_with(port, target, header, &body);
         free(body);
         if (status == want) {
             return;
@@ -94,6 +103,11 @@ static void wait_status(int port, const char *target, int want)
         nanosleep(&pause, NULL);
     }
     cr_assert_fail("%s never answered %d", target, want);
+}
+
+static void wait_status(int port, const char *target, int want)
+{
+    wait_status_with(port, target, NULL, want);
 }
 
 /* wait_records polls /api/progress until the published snapshot has
@@ -309,6 +323,44 @@ Test(cli_api, a_short_finished_run_shows_its_progress, .timeout = 120)
     cr_assert_float_eq(json_number_value(json_object_get(phase, "percent_complete")), 100.0, 1e-9);
     cr_assert(json_is_true(json_object_get(phase, "is_complete")));
     json_decref(doc);
+    api_run_finish(&r);
+}
+
+/* --api-token: every route but the probes wants "Authorization: Bearer <token>"; the token is
+ * a secret, so it is not in the run's cli_command. */
+Test(cli_api, a_token_guards_every_route_but_the_probes, .timeout = 120)
+{
+    static const char *const args[] = {"--osl",        "4", "--request-count", "4", "--api-token",
+                                       "s3cret-token", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    char *body = NULL;
+    cr_assert_eq(http_get(r.port, "/api/progress", &body), 401, "%s", body);
+    free(body);
+    cr_assert_eq(http_get_with(r.port, "/api/progress", "Authorization: Bearer wrong", &body), 401);
+    free(body);
+    cr_assert_eq(http_get(r.port, "/healthz", &body), 200, "%s", body);
+    free(body);
+    cr_assert_eq(http_get_with(r.port, "/api/run", "Authorization: Bearer s3cret-token", &body),
+                 200);
+    cr_assert_null(strstr(body, "s3cret-token"), "the token is redacted: %s", body);
+    free(body);
+    wait_status_with(r.port, "/api/results", "Authorization: Bearer s3cret-token", 200);
+    api_run_finish(&r);
+}
+
+/* An API bound beyond loopback without a token says what it exposes. */
+Test(cli_api, an_exposed_api_without_a_token_warns, .timeout = 120)
+{
+    static const char *const args[] = {"--osl",   "4", "--request-count", "4", "--api-host",
+                                       "0.0.0.0", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    char line[1024] = "";
+    cr_assert_not_null(fgets(line, sizeof(line), r.run.out));
+    cr_assert_not_null(strstr(line, "warning: --api-host 0.0.0.0"), "%s", line);
+    cr_assert_not_null(strstr(line, "--api-token"), "%s", line);
+    wait_status(r.port, "/api/results", 200);
     api_run_finish(&r);
 }
 
