@@ -79,6 +79,26 @@ static bool is_declared(struct metric_ref ref)
     return false;
 }
 
+/* adj_json is AIPerf's adj_<tag> block: avg, p1..p99, min, max, count, sum, no std; what a
+ * failure (+Inf) makes non-finite is null. */
+static json_t *adj_json(const struct metrics_info *info, const struct metrics_adj *adj)
+{
+    static const char *const names[METRICS_ADJ_PERCENTILES] = {"p1",  "p5",  "p10", "p25", "p50",
+                                                               "p75", "p90", "p95", "p99"};
+    json_t *o = json_pack("{s:s, s:n}", "unit", info->unit, "avg");
+    for (int i = 0; o != NULL && i < METRICS_ADJ_PERCENTILES; i++) {
+        json_object_set_new(o, names[i],
+                            adj->finite[i] ? json_real(adj->percentile[i]) : json_null());
+    }
+    if (o != NULL) {
+        json_object_set_new(o, "min", adj->has_min ? json_real(adj->min) : json_null());
+        json_object_set_new(o, "max", json_null());
+        json_object_set_new(o, "count", json_integer((json_int_t)adj->count));
+        json_object_set_new(o, "sum", json_null());
+    }
+    return o;
+}
+
 static int put_metrics(json_t *root, const struct metrics_summary *s)
 {
     int ret = 0;
@@ -92,6 +112,14 @@ static int put_metrics(json_t *root, const struct metrics_summary *s)
     for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
         struct metric_ref ref = {true, id};
         ret |= is_declared(ref) ? 0 : put_metric(root, s, ref);
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (s->adj_present[id]) {
+            const struct metrics_info *info = metrics_info_of((enum metrics_id)id);
+            char key[96];
+            snprintf(key, sizeof(key), "adj_%s", info->tag);
+            ret |= json_object_set_new(root, key, adj_json(info, &s->adj[id]));
+        }
     }
     return ret;
 }

@@ -625,9 +625,28 @@ double metrics_record_hist_per_display(enum metrics_id id);
  * (present false) for an empty distribution; scalar[id] for a value that does
  * not apply (AIPerf omits both). `exact` is false when some statistics came
  * from histograms. */
+/* METRICS_ADJ_PERCENTILES are the percentiles of an error-adjusted block: p1 p5 p10 p25 p50
+ * p75 p90 p95 p99. */
+#define METRICS_ADJ_PERCENTILES 9
+
+/* metrics_adj is AIPerf's error-adjusted block (adj_<tag>) of a metric whose percentiles count
+ * failed requests (request_latency, TTFT, ITL, decode_duration): every failed request is one
+ * more value of +Inf, percentiles take the nearest rank, and a percentile that falls on a
+ * failure is not finite (null in the JSON), as are avg, max and sum. In display units. */
+struct metrics_adj {
+    double percentile[METRICS_ADJ_PERCENTILES];
+    bool finite[METRICS_ADJ_PERCENTILES];
+    double min; /* the least value of a successful request */
+    bool has_min;
+    uint64_t count; /* values and failures */
+};
+
 struct metrics_summary {
     bool record_present[METRICS_ID_COUNT];
     struct metrics_stats record[METRICS_ID_COUNT];
+    /* Only when the run had an error: adj_present[id] for the four metrics above. */
+    bool adj_present[METRICS_ID_COUNT];
+    struct metrics_adj adj[METRICS_ID_COUNT];
     bool scalar_present[METRICS_SCALAR_COUNT];
     double scalar[METRICS_SCALAR_COUNT];
     bool streaming;

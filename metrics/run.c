@@ -543,12 +543,74 @@ static void summarize_rates(const struct metrics_run *run, struct metrics_summar
     }
 }
 
+/* series_value_at returns the value of rank k (0-based, ascending) of a series whose stats
+ * were just computed, in display units: its sorted samples, or its histogram's buckets. */
+static double series_value_at(const struct metrics_series *s, enum metrics_id id, uint64_t k)
+{
+    double display = metrics_info_of(id)->display_per_base;
+    if (!s->in_hist && !s->lost) {
+        return s->samples[k] * display; /* sorted by metrics_stats_exact */
+    }
+    struct metrics_hist_iter it;
+    metrics_hist_iter_init(&it, s->hist);
+    while (metrics_hist_iter_next(&it)) {
+        if (it.seen > k) {
+            return (double)it.lowest_value * display / hist_scale(id);
+        }
+    }
+    return (double)metrics_hist_max(s->hist) * display / hist_scale(id);
+}
+
+/* nearest_rank is NumPy's percentile(method="nearest") index of q in n values: q/100 * (n-1)
+ * rounded half to even. */
+static uint64_t nearest_rank(double q, uint64_t n)
+{
+    double at = q / 100.0 * (double)(n - 1);
+    double floor_at = floor(at);
+    double frac = at - floor_at;
+    uint64_t low = (uint64_t)floor_at;
+    if (frac > 0.5 || (frac == 0.5 && low % 2 == 1)) {
+        return low + 1;
+    }
+    return low;
+}
+
+/* summarize_adj fills AIPerf's adj_* block of `id` when the run had failures. */
+static void summarize_adj(const struct metrics_run *run, enum metrics_id id,
+                          struct metrics_summary *out)
+{
+    static const double qs[METRICS_ADJ_PERCENTILES] = {1, 5, 10, 25, 50, 75, 90, 95, 99};
+    const struct metrics_series *s = &run->series[id];
+    uint64_t valid = metrics_hist_count(s->hist);
+    uint64_t n = valid + run->error_count;
+    struct metrics_adj *adj = &out->adj[id];
+    *adj = (struct metrics_adj){.count = n, .has_min = valid > 0};
+    if (valid > 0) {
+        adj->min = out->record[id].min;
+    }
+    for (int i = 0; i < METRICS_ADJ_PERCENTILES; i++) {
+        uint64_t k = nearest_rank(qs[i], n);
+        adj->finite[i] = k < valid;
+        adj->percentile[i] = adj->finite[i] ? series_value_at(s, id, k) : 0.0;
+    }
+    out->adj_present[id] = true;
+}
+
 int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
 {
     *out = (struct metrics_summary){.streaming = run->streaming, .exact = true};
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         out->record_present[id] =
             series_stats(&run->series[id], (enum metrics_id)id, &out->record[id], &out->exact);
+    }
+    /* AIPerf's PERCENTILE_INCLUDES_FAILED_REQUESTS metrics: adj_* blocks once a request failed. */
+    static const enum metrics_id with_failures[] = {METRICS_REQUEST_LATENCY, METRICS_TTFT,
+                                                    METRICS_ITL, METRICS_DECODE_DURATION};
+    for (size_t i = 0; run->error_count > 0 && i < sizeof(with_failures) / sizeof(with_failures[0]);
+         i++) {
+        if (out->record_present[with_failures[i]]) {
+            summarize_adj(run, with_failures[i], out);
+        }
     }
     summarize_counts(run, out);
     summarize_totals(run, out);

@@ -253,6 +253,24 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
              RINGPERF_TOKENIZER_QWEN3);
     e2e_run_ok(&w, words);
     check_produced(&w, TAG_RUN);
+    /* The run had errors: AIPerf's error-adjusted blocks, every request counted. */
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
+    static const char *const adj[] = {"adj_request_latency", "adj_time_to_first_token",
+                                      "adj_inter_token_latency", "adj_decode_duration"};
+    double requests =
+        json_number_value(json_object_get(json_object_get(summary, "request_count"), "avg"));
+    double errors =
+        json_number_value(json_object_get(json_object_get(summary, "error_request_count"), "avg"));
+    cr_assert_gt(errors, 0, "the mock failed some requests");
+    for (size_t i = 0; i < sizeof(adj) / sizeof(adj[0]); i++) {
+        json_t *block = json_object_get(summary, adj[i]);
+        cr_assert(json_is_object(block), "%s", adj[i]);
+        cr_assert(json_is_null(json_object_get(block, "avg")), "%s: +Inf is null", adj[i]);
+        cr_assert_null(json_object_get(block, "std"), "%s", adj[i]);
+        cr_assert_eq(json_integer_value(json_object_get(block, "count")),
+                     (json_int_t)(requests + errors), "%s", adj[i]);
+    }
+    json_decref(summary);
     e2e_finish(&w);
 
     e2e_start(&w, NULL);

@@ -387,3 +387,43 @@ Test(metrics_run, osl_mismatch_follows_aiperfs_threshold)
     cr_assert(!s.scalar_present[METRICS_S_OSL_MISMATCH_COUNT], "no request asked for a length");
     metrics_run_free(run);
 }
+
+/* AIPerf's adj_* blocks: eight successes of 10..80 ms and two failures are ten values, the two
+ * last +Inf; NumPy's nearest rank of p50 is 4.5 -> 4 (half to even), of p75 6.75 -> 7, of p90
+ * 8.1 -> 8, a failure. Only with an error, and only for the metrics whose percentiles include
+ * failed requests. */
+Test(metrics_run, error_adjusted_blocks_count_failures_as_infinite)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        /* Exact, and past the exact-sample cap (from the histogram's one-value buckets). */
+        struct metrics_run *run = new_run(true, NULL, pass == 0 ? 0 : 2);
+        for (int i = 1; i <= 8; i++) {
+            const int64_t offsets[] = {i * 5, i * 10};
+            add_request(run, i * 1000, offsets, 2, 4, 10, false);
+        }
+        const int64_t none[] = {0};
+        add_request(run, 20000, none, 0, 0, 10, true);
+        add_request(run, 21000, none, 0, 0, 10, true);
+        struct metrics_summary s;
+        cr_assert_eq(metrics_run_summarize(run, &s), 0);
+        cr_assert(s.adj_present[METRICS_REQUEST_LATENCY]);
+        cr_assert(s.adj_present[METRICS_TTFT]);
+        cr_assert_not(s.adj_present[METRICS_TTST], "TTST's percentiles leave failures out");
+        const struct metrics_adj *a = &s.adj[METRICS_REQUEST_LATENCY];
+        cr_assert_eq(a->count, 10);
+        cr_assert_float_eq(a->min, 10.0, 0.02);
+        cr_assert(a->finite[4] && fabs(a->percentile[4] - 50.0) < 0.05, "p50 %g", a->percentile[4]);
+        cr_assert(a->finite[5] && fabs(a->percentile[5] - 80.0) < 0.1, "p75 %g", a->percentile[5]);
+        cr_assert_not(a->finite[6], "p90 falls on a failure");
+        cr_assert_not(a->finite[8]);
+        cr_assert(a->finite[0] && fabs(a->percentile[0] - 10.0) < 0.02);
+        metrics_run_free(run);
+    }
+    struct metrics_run *clean = new_run(true, NULL, 0);
+    const int64_t offsets[] = {5, 10};
+    add_request(clean, 1000, offsets, 2, 4, 10, false);
+    struct metrics_summary s;
+    metrics_run_summarize(clean, &s);
+    cr_assert_not(s.adj_present[METRICS_REQUEST_LATENCY], "no error, no adj_ block");
+    metrics_run_free(clean);
+}
