@@ -15,7 +15,8 @@ void export_metric_label(const struct metrics_info *info, char *out, size_t cap)
     if (cap == 0) {
         return;
     }
-    if (strcmp(info->unit, "requests") == 0) {
+    /* AIPerf's CSV leaves the unit out for counts of requests and of things. */
+    if (strcmp(info->unit, "requests") == 0 || strcmp(info->unit, "count") == 0) {
         snprintf(out, cap, "%s", info->header);
     } else {
         snprintf(out, cap, "%s (%s)", info->header, info->unit);
@@ -79,18 +80,18 @@ static void record_section(FILE *out, const struct metrics_summary *s)
 {
     int ids[METRICS_ID_COUNT];
     size_t n = export__sorted_ids(s, false, ids);
-    fputs("Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
+    fputs("Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
     for (size_t i = 0; i < n; i++) {
         const struct metrics_info *info = metrics_info_of(ids[i]);
         const struct metrics_stats *st = &s->record[ids[i]];
-        const double values[] = {st->avg, st->min, st->max, st->p1,  st->p5,  st->p10, st->p25,
-                                 st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
+        const double values[] = {st->avg, st->min, st->max, st->sum, st->p1,  st->p5,  st->p10,
+                                 st->p25, st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
         char label[160];
         export_metric_label(info, label, sizeof(label));
         export__put_field(out, label);
         for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
             /* avg and std are means and spreads: never integers in AIPerf. */
-            bool stat_is_value = v != 0 && v != 12;
+            bool stat_is_value = v != 0 && v != 13;
             if (stat_is_value) {
                 export__put_number(out, info, values[v]);
             } else {

@@ -193,18 +193,18 @@ Test(export_csv, two_sections_sorted_by_tag)
     char *text = csv_text(&s);
     char *blank = strstr(text, "\n\n");
     cr_assert_not_null(blank, "a blank line separates the sections");
-    static const char head[] = "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n";
+    static const char head[] = "Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n";
     cr_assert(strncmp(text, head, strlen(head)) == 0);
     cr_assert(strncmp(blank + 2, "Metric,Value\n", 13) == 0);
     /* Sorted by tag: inter_chunk_latency before request_latency. */
     char *icl = strstr(text, "\nInter Chunk Latency (ms),");
-    char *latency = strstr(text, "\nRequest Latency (ms),35.00,30.00,40.00,");
+    char *latency = strstr(text, "\nRequest Latency (ms),35.00,30.00,40.00,70.00,");
     cr_assert_not_null(icl);
     cr_assert_not_null(latency, "%s", text);
     cr_assert_lt(icl, latency);
     cr_assert_lt(latency, blank);
     /* Integer metrics keep integral values as integers. */
-    cr_assert_not_null(strstr(text, "\nOutput Sequence Length (tokens),4.50,4,5,"), "%s", text);
+    cr_assert_not_null(strstr(text, "\nOutput Sequence Length (tokens),4.50,4,5,9,"), "%s", text);
     /* Scalars: counts have no unit suffix and no decimals. */
     cr_assert_not_null(strstr(blank, "\nRequest Count,2\n"), "%s", blank);
     cr_assert_not_null(strstr(blank, "\nBenchmark Duration (sec),1.03\n"), "%s", blank);
@@ -228,7 +228,7 @@ Test(export_csv, empty_summary_has_both_headers)
 {
     struct metrics_summary s = {0};
     char *text = csv_text(&s);
-    cr_assert_str_eq(text, "Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n\n"
+    cr_assert_str_eq(text, "Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n\n"
                            "Metric,Value\n");
     free(text);
 }
