@@ -68,7 +68,9 @@ void e2e_start(struct e2e *w, char *const mock_flags[])
 /* run_ringperf runs `ringperf WORDS...` (words separated by single spaces; the
  * tokens URL and DIR are replaced by the world's) and returns its exit status
  * and its output (stdout, plus stderr when merge_stderr). */
-int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out)
+/* spawn_words starts `ringperf WORDS` as run_ringperf describes, its output on the child's
+ * pipe (stderr merged in when merge_stderr). */
+static struct child spawn_words(const struct e2e *w, const char *words, bool merge_stderr)
 {
     char *copy = strdup(words);
     char *argv[64] = {RINGPERF_BINARY};
@@ -93,13 +95,36 @@ int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char
     }
     argv[argc] = NULL;
     struct child run = spawn_child(argv, merge_stderr);
-    *out = test_read_stream(run.out);
-    int status = wait_child(&run);
     for (int i = 0; i < argc; i++) {
         free(expanded[i]);
     }
     free(copy);
-    return status;
+    return run;
+}
+
+int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out)
+{
+    struct child run = spawn_words(w, words, merge_stderr);
+    *out = test_read_stream(run.out);
+    return wait_child(&run);
+}
+
+void e2e_read_until(struct child *run, const char *marker)
+{
+    char line[1024];
+    bool seen = false;
+    while (!seen && fgets(line, sizeof(line), run->out) != NULL) {
+        seen = strstr(line, marker) != NULL;
+    }
+    cr_assert(seen, "the output said \"%s\"", marker);
+}
+
+struct child e2e_spawn_running(const struct e2e *w, const char *words)
+{
+    struct child run = spawn_words(w, words, true);
+    /* Progress lines appear once requests are finishing. */
+    e2e_read_until(&run, "Profiling:");
+    return run;
 }
 
 size_t count_export_lines(const struct e2e *w, size_t *out_errors)

@@ -48,6 +48,15 @@ void e2e_start(struct e2e *w, char *const mock_flags[]);
  * output (stdout, plus stderr when merge_stderr). w may be NULL. */
 int run_ringperf(const struct e2e *w, const char *words, bool merge_stderr, char **out);
 
+/* e2e_spawn_running starts `ringperf WORDS` as run_ringperf does, stderr merged, and returns
+ * once it reports progress (requests are finishing); the caller reads the rest of child.out and
+ * waits for it. */
+struct child e2e_spawn_running(const struct e2e *w, const char *words);
+
+/* e2e_read_until reads run's output up to a line containing marker, and fails the test when
+ * the output ends first. */
+void e2e_read_until(struct child *run, const char *marker);
+
 /* count_export_lines is count_lines for the world's profile_export.jsonl. */
 size_t count_export_lines(const struct e2e *w, size_t *out_errors);
 

@@ -108,37 +108,12 @@ Test(artifacts, a_second_interrupt_cancels_in_flight_and_keeps_every_record, .ti
     struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "20", NULL};
     e2e_start(&w, mock_flags);
-    char *argv[] = {RINGPERF_BINARY,
-                    "profile",
-                    "-m",
-                    "m",
-                    "-u",
-                    w.url,
-                    "--streaming",
-                    "--osl",
-                    "50",
-                    "--concurrency",
-                    "4",
-                    "--request-count",
-                    "1000000",
-                    "--artifact-dir",
-                    w.dir,
-                    NULL};
-    struct child run = spawn_child(argv, true);
-    /* Progress lines come once requests finish: interrupt then, with four in flight. */
-    char line[512];
-    bool running = false;
-    while (!running && fgets(line, sizeof(line), run.out) != NULL) {
-        running = strstr(line, "Profiling:") != NULL;
-    }
-    cr_assert(running, "the run reported progress");
+    struct child run = e2e_spawn_running(&w, "profile -m m -u URL --streaming --osl 50 "
+                                             "--concurrency 4 --request-count 1000000 "
+                                             "--artifact-dir DIR");
     kill(run.pid, SIGINT);
     /* Signals of one kind pending together are one: the second goes once the first is seen. */
-    bool stopping = false;
-    while (!stopping && fgets(line, sizeof(line), run.out) != NULL) {
-        stopping = strstr(line, "ringperf: stopping") != NULL;
-    }
-    cr_assert(stopping, "the first interrupt was taken");
+    e2e_read_until(&run, "ringperf: stopping");
     kill(run.pid, SIGINT);
     char *rest = test_read_stream(run.out);
     int status = wait_child(&run);

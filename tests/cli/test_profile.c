@@ -583,30 +583,8 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "5", NULL};
     e2e_start(&w, mock_flags);
-    char *argv[] = {RINGPERF_BINARY,
-                    "profile",
-                    "-m",
-                    "m",
-                    "-u",
-                    w.url,
-                    "--streaming",
-                    "--concurrency",
-                    "4",
-                    "--request-count",
-                    "1000000",
-                    "--osl",
-                    "10",
-                    "--artifact-dir",
-                    w.dir,
-                    NULL};
-    struct child run = spawn_child(argv, true);
-    /* Progress lines appear once requests are finishing: interrupt then. */
-    char line[512];
-    bool running = false;
-    while (!running && fgets(line, sizeof(line), run.out) != NULL) {
-        running = strstr(line, "Profiling:") != NULL;
-    }
-    cr_assert(running, "the run reported progress");
+    struct child run = e2e_spawn_running(&w, "profile -m m -u URL --streaming --concurrency 4 "
+                                             "--request-count 1000000 --osl 10 --artifact-dir DIR");
     kill(run.pid, SIGINT);
     char *rest = test_read_stream(run.out);
     int status = wait_child(&run);
