@@ -260,10 +260,16 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
                             "--user-centric-rate cannot be combined with %s; give one load mode",
                             cfg->fixed_schedule ? "--fixed-schedule" : "--request-rate");
     }
-    if (cfg->concurrency > 0) {
+    /* AIPerf takes --concurrency as a cap on the requests in flight across users. A ringperf
+     * user holds a connection and at most one request, so a cap of --num-users or more is
+     * met already; a lower one would need users sharing connections. */
+    if (cfg->concurrency > 0 && cfg->concurrency < cfg->num_users) {
         return config__fail(errbuf, errcap,
-                            "--user-centric-rate cannot be combined with --concurrency: each of "
-                            "the --num-users users has at most one request in flight");
+                            "--concurrency %lld is below --num-users %lld: each user holds a "
+                            "connection with at most one request in flight, so ringperf cannot "
+                            "cap them lower; give --concurrency %lld or more, or leave it out",
+                            (long long)cfg->concurrency, (long long)cfg->num_users,
+                            (long long)cfg->num_users);
     }
     if (cfg->input_file == NULL && cfg->conversation_turn_mean < 2) {
         return config__fail(errbuf, errcap,

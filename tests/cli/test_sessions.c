@@ -277,8 +277,10 @@ Test(sessions_e2e, user_centric_users_never_overlap_themselves, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
+    /* A --concurrency cap at or above the users is met already (AIPerf allows it). */
     e2e_run_ok(&w, PROFILE "--endpoint-type chat --streaming --request-count 16 "
-                           "--conversation-turn-mean 2 --user-centric-rate 200 --num-users 4");
+                           "--conversation-turn-mean 2 --user-centric-rate 200 --num-users 4 "
+                           "--concurrency 8");
     struct records *rs = calloc(1, sizeof(*rs));
     read_records(&w, rs);
     cr_assert_eq(rs->count, 16);
@@ -300,6 +302,8 @@ Test(sessions_e2e, conversation_flags_are_checked_by_name, .timeout = 60)
                "--request-rate 5",
          "--request-rate"},
         {CHECK "--conversation-turn-mean 0", "--conversation-turn-mean"},
+        {CHECK "--user-centric-rate 10 --num-users 4 --conversation-turn-mean 2 --concurrency 3",
+         "--concurrency 3 is below --num-users 4"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *out = NULL;
