@@ -562,6 +562,8 @@ static int prepare_results(struct profile_run *run)
         .use_server_token_count = run->cfg.use_server_token_count,
         .per_chunk_usage = run->cfg.per_chunk_usage,
         .goodput = run->cfg.goodput,
+        .network_rtt_given = config_flag_given(&run->cfg, "--network-latency-mean"),
+        .network_rtt_ns = (int64_t)(run->cfg.network_latency_mean_ms * 1e6),
     };
     char errbuf[512];
     int ret = metrics_results_init(&run->results, &results_opts, errbuf, sizeof(errbuf));

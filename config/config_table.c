@@ -41,6 +41,7 @@ static const struct config__range range_shard_index = {0, 4095, MIN_IN | MAX_IN}
 static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN};
 /* SCHED_FIFO's priorities on Linux; config__finalize checks the kernel's own maximum. */
 static const struct config__range range_rt_priority = {1, 99, MIN_IN | MAX_IN};
+static const struct config__range range_network_rtt = {0, 3600000, MIN_IN | MAX_IN};
 static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
@@ -727,7 +728,10 @@ static const struct config__flag flag_table[] = {
     NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
     /* Network latency */
     NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
-    NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", "Fixed network RTT in ms."),
+    {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", 0, OFF(network_latency_mean_ms)),
+     .help = "The network round trip to the server, in ms: the summary adds network_rtt and "
+             "request latency, TTFT and TTFO blocks less it (network_adjusted_*).",
+     .example = "0.5", .range = &range_network_rtt},
     NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
     /* GPU telemetry */
     NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),

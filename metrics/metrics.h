@@ -328,6 +328,11 @@ enum metrics_id {
      * in an open loop, when a connection was free in a closed one; not on fixed schedules. */
     METRICS_EFFECTIVE_LATENCY,       /* effective_latency: issued to the response's end */
     METRICS_CREDIT_TO_START_LATENCY, /* credit_to_start_latency: issued to sent */
+    /* With a network round trip (--network-latency-mean): AIPerf's network-adjusted blocks,
+     * every statistic of the metric less the round trip, at least 0. Summary only. */
+    METRICS_NET_ADJ_REQUEST_LATENCY, /* network_adjusted_request_latency */
+    METRICS_NET_ADJ_TTFT,            /* network_adjusted_time_to_first_token */
+    METRICS_NET_ADJ_TTFO,            /* network_adjusted_time_to_first_output_token */
     /* osl_mismatch_diff_pct: 100 * (OSL - requested) / requested, signed, for
      * requests that asked for an output length (max_tokens). */
     METRICS_OSL_MISMATCH_DIFF_PCT,
@@ -379,6 +384,7 @@ enum metrics_scalar_id {
     METRICS_S_REPLAY_SCHED_LAG_P90,
     METRICS_S_REPLAY_SCHED_LAG_P99,
     METRICS_S_REPLAY_SCHED_DEGRADED,
+    METRICS_S_NETWORK_RTT, /* network_rtt: the round trip the network-adjusted blocks take off */
     /* valid requests whose OSL is off the requested one by more than
      * min(requested x METRICS_OSL_MISMATCH_PCT_THRESHOLD %, METRICS_OSL_MISMATCH_TOKENS_MAX) */
     METRICS_S_OSL_MISMATCH_COUNT,
@@ -572,6 +578,9 @@ struct metrics_run_config {
     int significant_figures; /* histograms; 0 = 3 */
     size_t exact_samples_max;
     const struct metrics_goodput *goodput;
+    /* --network-latency-mean: the summary adds network_rtt and the network-adjusted blocks. */
+    bool network_rtt_given;
+    int64_t network_rtt_ns;
 };
 
 #define METRICS_RUN_EXACT_DEFAULT ((size_t)1 << 22)

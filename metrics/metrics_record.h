@@ -83,6 +83,8 @@ struct metrics_results_options {
     bool use_server_token_count; /* --use-server-token-count */
     bool per_chunk_usage;        /* --per-chunk-usage */
     const char *goodput;         /* --goodput, or NULL */
+    bool network_rtt_given;      /* --network-latency-mean ... */
+    int64_t network_rtt_ns;      /* ... in ns */
 };
 
 /* metrics_results_init prepares `results` for a run with `opts`. Returns 0;

@@ -134,6 +134,14 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
                                    0},
     [METRICS_CREDIT_TO_START_LATENCY] = {"credit_to_start_latency", "Credit to Start Latency", "ms",
                                          MS_PER_NS, NOCON, 0},
+    [METRICS_NET_ADJ_REQUEST_LATENCY] = {"network_adjusted_request_latency",
+                                         "Network-Adjusted Request Latency", "ms", MS_PER_NS, 0,
+                                         301},
+    [METRICS_NET_ADJ_TTFT] = {"network_adjusted_time_to_first_token",
+                              "Network-Adjusted Time to First Token", "ms", MS_PER_NS, STREAM, 101},
+    [METRICS_NET_ADJ_TTFO] = {"network_adjusted_time_to_first_output_token",
+                              "Network-Adjusted Time to First Output Token", "ms", MS_PER_NS,
+                              STREAM, 211},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -226,6 +234,7 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
                                         1.0, NOCON, 0},
     [METRICS_S_REPLAY_SCHED_DEGRADED] = {"replay_sched_degraded", "Replay Schedule Degraded", "",
                                          1.0, INT | NOCON, 0},
+    [METRICS_S_NETWORK_RTT] = {"network_rtt", "Network RTT", "ms", 1.0, 0, 305},
 };
 
 const struct metrics_info *metrics_info_of(enum metrics_id id)

@@ -26,7 +26,9 @@ int metrics_results_init(struct metrics_results *results,
         return -EINVAL;
     }
     struct metrics_run_config run_cfg = {.streaming = opts->streaming,
-                                         .goodput = &results->goodput};
+                                         .goodput = &results->goodput,
+                                         .network_rtt_given = opts->network_rtt_given,
+                                         .network_rtt_ns = opts->network_rtt_ns};
     return metrics_run_new(&run_cfg, &results->run);
 }
 

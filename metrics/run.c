@@ -56,6 +56,7 @@ struct metrics_series {
 
 struct metrics_run {
     bool streaming;
+    int64_t network_rtt_ns; /* < 0: no network-adjusted blocks (no --network-latency-mean) */
     bool has_goodput;
     struct metrics_goodput goodput;
     size_t exact_max;
@@ -147,6 +148,7 @@ int metrics_run_new(const struct metrics_run_config *config, struct metrics_run 
     run->streaming = config->streaming;
     run->exact_max =
         config->exact_samples_max != 0 ? config->exact_samples_max : METRICS_RUN_EXACT_DEFAULT;
+    run->network_rtt_ns = config->network_rtt_given ? config->network_rtt_ns : -1;
     if (config->goodput != NULL && config->goodput->count > 0) {
         run->has_goodput = true;
         run->goodput = *config->goodput;
@@ -596,6 +598,38 @@ static void summarize_adj(const struct metrics_run *run, enum metrics_id id,
     out->adj_present[id] = true;
 }
 
+/* summarize_network adds AIPerf's network_rtt and network-adjusted blocks: every statistic of
+ * request latency, TTFT and TTFO less the round trip, at least 0 (the sum less one round trip a
+ * request; count and std as they are). */
+static void summarize_network(const struct metrics_run *run, struct metrics_summary *out)
+{
+    if (run->network_rtt_ns < 0) {
+        return;
+    }
+    double rtt_ms = (double)run->network_rtt_ns / 1e6;
+    put(out, METRICS_S_NETWORK_RTT, rtt_ms);
+    static const enum metrics_id pairs[][2] = {
+        {METRICS_REQUEST_LATENCY, METRICS_NET_ADJ_REQUEST_LATENCY},
+        {METRICS_TTFT, METRICS_NET_ADJ_TTFT},
+        {METRICS_TTFO, METRICS_NET_ADJ_TTFO},
+    };
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        if (!out->record_present[pairs[i][0]]) {
+            continue;
+        }
+        struct metrics_stats st = out->record[pairs[i][0]];
+        double *values[] = {&st.avg, &st.min, &st.max, &st.p1,  &st.p5,  &st.p10,
+                            &st.p25, &st.p50, &st.p75, &st.p90, &st.p95, &st.p99};
+        for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+            *values[v] = *values[v] > rtt_ms ? *values[v] - rtt_ms : 0.0;
+        }
+        double less = rtt_ms * (double)st.count;
+        st.sum = st.sum > less ? st.sum - less : 0.0;
+        out->record[pairs[i][1]] = st;
+        out->record_present[pairs[i][1]] = true;
+    }
+}
+
 int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
 {
     *out = (struct metrics_summary){.streaming = run->streaming, .exact = true};
@@ -612,6 +646,7 @@ int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
             summarize_adj(run, with_failures[i], out);
         }
     }
+    summarize_network(run, out);
     summarize_counts(run, out);
     summarize_totals(run, out);
     summarize_usage(run, out);

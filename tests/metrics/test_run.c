@@ -427,3 +427,34 @@ Test(metrics_run, error_adjusted_blocks_count_failures_as_infinite)
     cr_assert_not(s.adj_present[METRICS_REQUEST_LATENCY], "no error, no adj_ block");
     metrics_run_free(clean);
 }
+
+/* --network-latency-mean: network_rtt, and the latency blocks less it, never below 0. */
+Test(metrics_run, network_adjusted_blocks_take_the_round_trip_off)
+{
+    struct metrics_run_config cfg = {
+        .streaming = true, .network_rtt_given = true, .network_rtt_ns = 15 * MS};
+    struct metrics_run *run = NULL;
+    cr_assert_eq(metrics_run_new(&cfg, &run), 0);
+    const int64_t fast[] = {10, 20};
+    const int64_t slow[] = {30, 50};
+    add_request(run, 1000, fast, 2, 4, 10, false);
+    add_request(run, 2000, slow, 2, 4, 10, false);
+    struct metrics_summary s;
+    cr_assert_eq(metrics_run_summarize(run, &s), 0);
+    cr_assert(s.scalar_present[METRICS_S_NETWORK_RTT]);
+    cr_assert_float_eq(s.scalar[METRICS_S_NETWORK_RTT], 15.0, 1e-9);
+    const struct metrics_stats *adj = &s.record[METRICS_NET_ADJ_REQUEST_LATENCY];
+    cr_assert(s.record_present[METRICS_NET_ADJ_REQUEST_LATENCY]);
+    cr_assert_float_eq(adj->min, 5.0, 1e-9);
+    cr_assert_float_eq(adj->max, 35.0, 1e-9);
+    cr_assert_float_eq(adj->sum, 40.0, 1e-9);
+    cr_assert_float_eq(s.record[METRICS_NET_ADJ_TTFT].min, 0.0, 1e-9, "10 ms less 15 is 0");
+    cr_assert_float_eq(s.record[METRICS_NET_ADJ_TTFT].max, 15.0, 1e-9);
+    metrics_run_free(run);
+    struct metrics_run *plain = new_run(true, NULL, 0);
+    add_request(plain, 1000, fast, 2, 4, 10, false);
+    metrics_run_summarize(plain, &s);
+    cr_assert_not(s.scalar_present[METRICS_S_NETWORK_RTT]);
+    cr_assert_not(s.record_present[METRICS_NET_ADJ_REQUEST_LATENCY]);
+    metrics_run_free(plain);
+}
