@@ -408,6 +408,7 @@ static void reset_request_state(struct engine__conn *c)
     c->body_is_sse = false;
     c->status_ok = false;
     c->response_started = false;
+    c->last_arrival_ns = 0;
 }
 
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,

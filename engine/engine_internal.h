@@ -94,7 +94,11 @@ struct engine__conn {
     bool kernel_timestamps; /* receives carry SO_TIMESTAMPING arrival times */
     struct msghdr recv_msg; /* multishot recvmsg layout: control space only */
     bool send_pending;
-    bool response_started;       /* any response byte arrived for this request */
+    bool response_started; /* any response byte arrived for this request */
+    /* The arrival time of the response's last read: a later read never gets an earlier one
+     * (a read without a kernel timestamp takes the reap time, which can be after the next
+     * read's kernel time; the real-to-monotonic offset is resynchronised as the run goes). */
+    int64_t last_arrival_ns;
     uint32_t requests_on_socket; /* how many requests this socket has carried */
     struct record *record;       /* the request in flight, or NULL */
     int64_t deadline_ns;         /* request timeout, 0 = none */

@@ -109,6 +109,10 @@ static int64_t kernel_arrival(struct engine__shard *shard, struct engine__conn *
 static void deliver(struct engine__shard *shard, struct engine__conn *c, const char *data,
                     size_t len, int64_t arrival_ns)
 {
+    if (arrival_ns < c->last_arrival_ns) {
+        arrival_ns = c->last_arrival_ns;
+    }
+    c->last_arrival_ns = arrival_ns;
     if (c->state == ENGINE__CONN_TUNNELLING) {
         engine__proxy_on_bytes(shard, c, data, len, arrival_ns);
         return;
