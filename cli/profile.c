@@ -60,12 +60,13 @@ struct profile_run {
 
 /* check_failure_threshold stops the run once failures exceed
  * --failed-request-threshold, judged after max(concurrency, 10) records as
- * AIPerf does. */
+ * AIPerf does; an open loop without --concurrency has none, so 10. */
 static void check_failure_threshold(struct profile_run *run)
 {
     double threshold = run->cfg.failed_request_threshold;
     uint64_t seen = run->results.success_count + run->results.error_count;
-    uint64_t minimum = run->engine.concurrency > 10 ? run->engine.concurrency : 10;
+    uint64_t cap = workload_phase_session_cap(&run->cfg, &run->engine);
+    uint64_t minimum = cap > 10 ? cap : 10;
     if (threshold <= 0 || run->threshold_exceeded || seen < minimum) {
         return;
     }
