@@ -39,6 +39,13 @@
 #define CONFIG_USERINFO_BYTES_MAX 255 /* `user:password` in a URL */
 #define CONFIG_CLI_COMMAND_BYTES_MAX (1u << 20)
 
+/* CONFIG_TIME_MAX_SECONDS is the longest time a duration, delay, gap between requests or
+ * schedule may span: 1e9 s, about 31.7 years. In nanoseconds (1e18) it stays well inside an
+ * int64_t even added to the monotonic clock, a grace period and a timeout. */
+#define CONFIG_TIME_MAX_SECONDS 1e9
+/* CONFIG_TIME_MAX_TEXT is CONFIG_TIME_MAX_SECONDS as messages say it. */
+#define CONFIG_TIME_MAX_TEXT "1e9 s (about 31 years)"
+
 /* CONFIG_EXIT_INVALID is the exit status of a command line that is refused (a bad flag value, a
  * combination that cannot run, a missing file): 1, as AIPerf exits on a configuration error. A
  * run that fails exits 1 as well, so scripts test for zero, as they do with AIPerf. */

@@ -473,6 +473,7 @@ int workload__build_input_payloads(const struct profile_config *cfg, uint64_t se
     int ret = cfg->public_dataset != NULL
                   ? workload_prompt_extras_load_public(cfg, tok, &out->inputs)
                   : load_inputs(cfg, seed, out);
+    ret = ret != 0 ? ret : workload__check_trace_times(cfg, out->inputs);
     if (ret != 0) {
         return ret;
     }

@@ -66,7 +66,8 @@ bool workload__in_window(const struct profile_config *cfg, double timestamp_ms);
  * the start offset, else (auto offset) first_ms, else 0. */
 double workload__schedule_zero_ms(const struct profile_config *cfg, double first_ms);
 
-/* workload__offset_ns is a timestamp's due time after time zero (never negative). */
+/* workload__offset_ns is a timestamp's due time after time zero (never negative,
+ * never past CONFIG_TIME_MAX_SECONDS). */
 int64_t workload__offset_ns(double timestamp_ms, double zero_ms);
 
 /* workload__shape_schedule applies the replay knobs to n due times in order: every
@@ -74,10 +75,19 @@ int64_t workload__offset_ns(double timestamp_ms, double zero_ms);
  * of them are divided by --replay-speedup. */
 void workload__shape_schedule(const struct profile_config *cfg, int64_t *offsets, size_t n);
 
+/* workload__check_trace_times checks that the replayed times of inputs (its
+ * "timestamp"s when the run replays them on a fixed schedule, its "delay"s
+ * unless --ignore-trace-delays), after time zero and --replay-speedup, fit in
+ * CONFIG_TIME_MAX_SECONDS. Returns 0, or -EINVAL after printing the first
+ * that does not, by file and line, with a hint when it looks like an epoch
+ * time. */
+int workload__check_trace_times(const struct profile_config *cfg,
+                                const struct dataset_inputs *inputs);
+
 /* workload__turn_delay_ns is a delay before a turn, in ns, as the run applies it:
  * a recorded one (a trace's or a file's "delay") is dropped with
  * --ignore-trace-delays and divided by --replay-speedup; any is capped at
- * --inter-turn-delay-cap-seconds. */
+ * --inter-turn-delay-cap-seconds, and at CONFIG_TIME_MAX_SECONDS. */
 int64_t workload__turn_delay_ns(const struct profile_config *cfg, double delay_ms, bool recorded);
 
 /* ---- Input-file conversations (input_conversations.c) ---- */

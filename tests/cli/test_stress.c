@@ -41,3 +41,60 @@ Test(stress_e2e, failure_threshold_applies_to_an_uncapped_open_loop, .timeout = 
     cr_assert_lt(lines, 300, "the run stopped early: %zu records", lines);
     e2e_finish(&w);
 }
+
+/* A rate whose gap overflows the clock is refused before anything is sent,
+ * instead of leaving every request at once with negative latencies. */
+Test(stress_e2e, a_rate_that_overflows_the_clock_is_refused, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    static const char *const says[] = {"--request-rate 1e-30", "give at least 1e-09", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --request-rate 1e-30 --request-count 3 --artifact-dir DIR",
+                    1, says));
+    e2e_finish(&w);
+}
+
+/* Epoch microseconds read as a mooncake trace's milliseconds are refused by
+ * file and line, with a hint; auto-offset rebases them and the run goes on. */
+Test(stress_e2e, epoch_timestamps_in_a_trace_are_refused_with_a_hint, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_write(&w, "trace.jsonl",
+              "{\"timestamp\": 0, \"input_length\": 10, \"hash_ids\": [1], \"output_length\": 2}\n"
+              "{\"timestamp\": 9000000000000000, \"input_length\": 10, \"hash_ids\": [1], "
+              "\"output_length\": 2}\n");
+    static const char *const says[] = {
+        "trace.jsonl:2: \"timestamp\" 9e+15 ms", "looks like epoch microseconds",
+        "mooncake timestamps are milliseconds from the trace start", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --input-file IN/trace.jsonl --isl-block-size 16 "
+                    "--artifact-dir DIR",
+                    1, says));
+    e2e_write(&w, "slow.jsonl",
+              "{\"timestamp\": 0, \"input_length\": 10, \"hash_ids\": [1], \"output_length\": 2}\n"
+              "{\"timestamp\": 1000, \"input_length\": 10, \"hash_ids\": [1], "
+              "\"output_length\": 2}\n");
+    static const char *const slowed[] = {"slow.jsonl:2:", "(after --replay-speedup)", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --input-file IN/slow.jsonl --isl-block-size 16 "
+                    "--replay-speedup 1e-18 --artifact-dir DIR",
+                    1, slowed));
+    e2e_write(&w, "epoch.jsonl",
+              "{\"timestamp\": 1700000000000, \"input_length\": 10, \"hash_ids\": [1], "
+              "\"output_length\": 2}\n"
+              "{\"timestamp\": 1700000000100, \"input_length\": 10, \"hash_ids\": [1], "
+              "\"output_length\": 2}\n");
+    static const char *const epoch_ms[] = {"looks like epoch milliseconds",
+                                           "--fixed-schedule-auto-offset", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --input-file IN/epoch.jsonl --isl-block-size 16 "
+                    "--artifact-dir DIR",
+                    1, epoch_ms));
+    e2e_run_ok(&w, "profile -m m -u URL --input-file IN/epoch.jsonl --isl-block-size 16 "
+                   "--fixed-schedule-auto-offset --artifact-dir DIR");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 2);
+    e2e_finish(&w);
+}

@@ -7,7 +7,8 @@
 #include "workload/workload_phase.h"
 
 /* configured fills an engine run from cfg as `ringperf profile` does. */
-static struct engine_config configured(const struct profile_config *cfg, struct workload_phase *load)
+static struct engine_config configured(const struct profile_config *cfg,
+                                       struct workload_phase *load)
 {
     struct engine_config engine = {0};
     workload_phase_configure(cfg, 1, load, &engine);
