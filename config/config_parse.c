@@ -426,6 +426,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
         rc = check_conversations(cfg, errbuf, errcap);
     }
     rc = rc != 0 ? rc : config__check_times(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_context(cfg, errbuf, errcap);
     return rc != 0 ? rc : check_urls(cfg, errbuf, errcap);
 }
 

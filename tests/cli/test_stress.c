@@ -5,8 +5,10 @@
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -97,4 +99,48 @@ Test(stress_e2e, epoch_timestamps_in_a_trace_are_refused_with_a_hint, .timeout =
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 2);
     e2e_finish(&w);
+}
+
+/* Flags that would do nothing are refused instead of running a different
+ * benchmark than the one asked for; nothing is sent. */
+Test(stress_e2e, input_file_flags_without_an_input_file_are_refused, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    static const char *const schedule[] = {"--fixed-schedule applies to an --input-file", NULL};
+    free(run_expect(&w, "profile -m m -u URL --fixed-schedule --request-count 2 --artifact-dir DIR",
+                    1, schedule));
+    static const char *const type[] = {"--custom-dataset-type applies to an --input-file", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --custom-dataset-type mooncake_trace --request-count 2 "
+                    "--artifact-dir DIR",
+                    1, type));
+    char *report = e2e_finish_report(&w);
+    cr_assert_not_null(strstr(report, "stopped: 0 requests"), "nothing was sent: %s", report);
+    free(report);
+}
+
+/* --profile-export-prefix cannot write outside the artifact directory. */
+Test(stress_e2e, export_prefix_cannot_leave_the_artifact_directory, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    static const char *const says[] = {"has a '/'", NULL};
+    free(run_expect(&w,
+                    "profile -m m -u URL --request-count 1 --profile-export-prefix ../escaped "
+                    "--artifact-dir IN/sub",
+                    1, says));
+    char path[512];
+    snprintf(path, sizeof(path), "%s/escaped.jsonl", w.dir);
+    cr_assert_neq(access(path, F_OK), 0, "nothing was written above the artifact directory");
+    e2e_finish(&w);
+}
+
+/* A -H value without a colon may be a bare token: the error does not show it. */
+Test(stress_e2e, a_header_without_a_colon_is_not_echoed, .timeout = 60)
+{
+    static const char *const says[] = {"not shown: it may be a credential", NULL};
+    char *out = run_expect(NULL, "profile -m m -H sk-live-abcdef0123456789", 1, says);
+    cr_assert_null(strstr(out, "sk-live"), "%s", out);
+    free(out);
 }
