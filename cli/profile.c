@@ -49,6 +49,7 @@ struct profile_run {
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
+    int stop_signal;               /* SIGINT or SIGTERM that stopped the run; 0: none */
     struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
     struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
@@ -216,12 +217,14 @@ struct signal_watch {
     sigset_t set;
     struct engine_stop *stop;
     struct cluster_share *cluster; /* told about the stop (MPI: a rank may have died) */
+    int *stop_signal;              /* the first signal, written atomically */
 };
 
 /* watch_signals turns the first Ctrl-C into a graceful stop, the second into cancelling the
  * requests in flight at once (the run then writes its exports, every request accounted for,
- * and exits 130), and a third into an immediate exit, for a run that cannot end. Signals are
- * blocked in every other thread, so this thread is the only one that sees them. */
+ * and exits 128 + the first signal: 130, or 143 after SIGTERM), and a third into an immediate exit,
+ * for a run that cannot end. Signals are blocked in every other thread, so this thread is the only
+ * one that sees them. */
 static void *watch_signals(void *arg)
 {
     struct signal_watch *watch = arg;
@@ -234,10 +237,13 @@ static void *watch_signals(void *arg)
         if (interrupts == 0 && watch->cluster != NULL) {
             cluster_share_stop_notice(watch->cluster);
         }
+        if (interrupts == 0) {
+            __atomic_store_n(watch->stop_signal, sig, __ATOMIC_RELEASE);
+        }
         interrupts++;
         if (interrupts >= 3) {
             fprintf(stderr, "\nringperf: forced quit; the exports are not finished\n");
-            _exit(130);
+            _exit(128 + sig);
         }
         if (interrupts == 2) {
             fprintf(stderr, "\nringperf: cancelling the requests in flight now and writing the "
@@ -412,7 +418,8 @@ static void stop_profiler(struct profile_run *run)
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct signal_watch watch = {.stop = &run->stop, .cluster = &run->cluster};
+    struct signal_watch watch = {
+        .stop = &run->stop, .cluster = &run->cluster, .stop_signal = &run->stop_signal};
     sigemptyset(&watch.set);
     sigaddset(&watch.set, SIGINT);
     sigaddset(&watch.set, SIGTERM);
@@ -470,9 +477,11 @@ static int execute(struct profile_run *run)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     cli_live_end_display(&run->live);
+    /* A run a signal stopped exits 128 + the signal, as shells expect, its exports written. */
+    int sig = __atomic_load_n(&run->stop_signal, __ATOMIC_ACQUIRE);
     if (not_ready) {
         cli_live_finish(&run->live, &run->results, true, NULL);
-        return 1;
+        return sig != 0 ? 128 + sig : 1;
     }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -503,8 +512,8 @@ static int execute(struct profile_run *run)
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
-    /* Ctrl-C twice: interrupted, as the shell's own status for SIGINT says. */
-    return run->stop.requested >= ENGINE_STOP_NOW ? 130 : status;
+    /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
+    return sig != 0 ? 128 + sig : status;
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
