@@ -7,6 +7,8 @@
 #ifndef RINGPERF_WORKLOAD_INTERNAL_H
 #define RINGPERF_WORKLOAD_INTERNAL_H
 
+#include <stdio.h>
+
 #include "workload/workload_prompt_extras.h"
 #include "workload/workload.h"
 
@@ -116,6 +118,10 @@ int workload__build_input_payloads(const struct profile_config *cfg, uint64_t se
  * is given, and neither --request-count nor --benchmark-duration is (AIPerf
  * defaults to 10 requests only when none of the three is). */
 bool workload__sessions_end_run(const struct profile_config *cfg);
+
+/* workload__close_written closes f, a file written, and returns 0 or -errno
+ * of the first write, flush or close that failed (-EIO when none said). */
+int workload__close_written(FILE *f);
 
 /* workload__read_file returns the contents of path (malloc'd, NUL-terminated
  * after *out_len bytes), which may hold at most cap bytes. NULL with *out_err

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -183,5 +185,29 @@ Test(stress_e2e, sigterm_exits_143_with_complete_exports, .timeout = 120)
     free(e2e_read_text(&w, "profile_export_aiperf.csv"));
     size_t errors = 0;
     cr_assert_gt(count_export_lines(&w, &errors), 0);
+    e2e_finish(&w);
+}
+
+/* "cannot write inputs.json" says why: on a full disk, "No space left on
+ * device", not a generic I/O error. A real ENOSPC needs a small tmpfs, so root. */
+Test(stress_e2e, an_unwritable_inputs_json_gives_its_reason, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char full[128];
+    snprintf(full, sizeof(full), "%s/full", w.dir);
+    cr_assert_eq(mkdir(full, 0755), 0);
+    if (mount("tmpfs", full, "tmpfs", 0, "size=16k") != 0) {
+        e2e_finish(&w);
+        cr_skip_test("mounting a small tmpfs needs root (CAP_SYS_ADMIN)");
+    }
+    char *out = NULL;
+    int status = run_ringperf(
+        &w, "profile -m m -u URL --request-count 10 --isl 2000 --artifact-dir IN/full", true, &out);
+    int unmounted = umount(full); /* before any assertion, so that none leaves it mounted */
+    cr_assert_eq(unmounted, 0);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "inputs.json: No space left on device"), "%s", out);
+    free(out);
     e2e_finish(&w);
 }
