@@ -57,6 +57,7 @@ struct profile_run {
     /* --wait-for-model-timeout: what the readiness probes send */
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
     struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
+    struct record_secrets secrets;      /* what responses must not echo into the exports */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -644,6 +645,23 @@ static int write_first_files(struct profile_run *run)
     return 0;
 }
 
+/* collect_secrets lists the credentials the run sends (the API key, and the
+ * value of every header config_header_is_sensitive names), for the engine to
+ * redact from responses. */
+static void collect_secrets(struct profile_run *run)
+{
+    if (run->cfg.api_key != NULL) {
+        record_secrets_add(&run->secrets, run->cfg.api_key, strlen(run->cfg.api_key));
+    }
+    for (size_t i = 0; i < run->requests.header_count; i++) {
+        const struct http_header *h = &run->requests.headers[i];
+        if (config_header_is_sensitive(h->name, h->name_len)) {
+            record_secrets_add(&run->secrets, h->value, h->value_len);
+        }
+    }
+    run->engine.secrets = &run->secrets;
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -684,6 +702,7 @@ static int prepare(struct profile_run *run)
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
+    collect_secrets(run);
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return CONFIG_EXIT_INVALID;
     }

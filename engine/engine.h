@@ -189,6 +189,9 @@ struct engine_config {
     const char *session_header;
     const struct http_header *extra_headers;
     size_t extra_header_count;
+    /* The credentials those headers carry (borrowed), redacted from every
+     * response before its record leaves the shard; NULL: none. */
+    const struct record_secrets *secrets;
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */

@@ -191,6 +191,8 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
         rec->send_end_ns = rec->headers_ns;
     }
     rec->outcome = outcome;
+    /* A server may echo the credentials it was sent: they are never stored. */
+    record_redact(rec, shard->config->secrets);
     engine__prefill_done(shard, c);
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);

@@ -5,11 +5,16 @@
  */
 #include <criterion/criterion.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -210,4 +215,158 @@ Test(stress_e2e, an_unwritable_inputs_json_gives_its_reason, .timeout = 60)
     cr_assert_not_null(strstr(out, "inputs.json: No space left on device"), "%s", out);
     free(out);
     e2e_finish(&w);
+}
+
+/* echo_server is a scripted server on loopback: it answers every request
+ * with `status` and a chat completion (200) or an OpenAI-style error (else)
+ * that echoes the Authorization header it was sent, as misconfigured
+ * proxies and some error pages do, and keeps the last one it saw. */
+struct echo_server {
+    int fd;
+    int port;
+    int status;
+    pthread_t thread;
+    char auth[512];
+};
+
+/* echo_header copies the value of header `name` in head into out ("" if absent). */
+static void echo_header(const char *head, const char *name, char *out, size_t cap)
+{
+    out[0] = '\0';
+    size_t n = strlen(name);
+    for (const char *line = strstr(head, "\r\n"); line != NULL; line = strstr(line + 2, "\r\n")) {
+        if (strncasecmp(line + 2, name, n) == 0 && line[2 + n] == ':') {
+            const char *v = line + 3 + n + strspn(line + 3 + n, " ");
+            snprintf(out, cap, "%.*s", (int)strcspn(v, "\r"), v);
+            return;
+        }
+    }
+}
+
+/* echo_one reads one request from fd and answers it; false when the peer closed. */
+static bool echo_one(struct echo_server *srv, int fd)
+{
+    char req[65536];
+    size_t used = 0;
+    char *end = NULL;
+    while (end == NULL) {
+        ssize_t got = recv(fd, req + used, sizeof(req) - 1 - used, 0);
+        if (got <= 0) {
+            return false;
+        }
+        used += (size_t)got;
+        req[used] = '\0';
+        end = strstr(req, "\r\n\r\n");
+    }
+    char length[32];
+    echo_header(req, "Content-Length", length, sizeof(length));
+    size_t want = (size_t)(end + 4 - req) + (size_t)strtoul(length, NULL, 10);
+    while (used < want && used < sizeof(req) - 1) {
+        ssize_t got = recv(fd, req + used, sizeof(req) - 1 - used, 0);
+        if (got <= 0) {
+            return false;
+        }
+        used += (size_t)got;
+    }
+    req[used] = '\0';
+    echo_header(req, "Authorization", srv->auth, sizeof(srv->auth));
+    char body[1024];
+    if (srv->status == 200) {
+        snprintf(body, sizeof(body),
+                 "{\"id\":\"e\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+                 "\"message\":{\"role\":\"assistant\",\"content\":\"you sent %s\"},"
+                 "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":3,"
+                 "\"completion_tokens\":4,\"total_tokens\":7}}",
+                 srv->auth);
+    } else {
+        snprintf(body, sizeof(body),
+                 "{\"error\":{\"message\":\"Incorrect API key provided: %s\",\"type\":"
+                 "\"invalid_request_error\"}}",
+                 srv->auth);
+    }
+    char reply[2048];
+    int n = snprintf(reply, sizeof(reply),
+                     "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: "
+                     "%zu\r\n\r\n%s",
+                     srv->status, strlen(body), body);
+    return send(fd, reply, (size_t)n, MSG_NOSIGNAL) == n;
+}
+
+static void *echo_serve(void *arg)
+{
+    struct echo_server *srv = arg;
+    for (;;) {
+        int fd = accept(srv->fd, NULL, NULL);
+        if (fd < 0) {
+            return NULL;
+        }
+        while (echo_one(srv, fd)) {
+        }
+        close(fd);
+    }
+}
+
+static void echo_start(struct echo_server *srv, int status)
+{
+    *srv = (struct echo_server){.status = status};
+    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(addr);
+    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+    cr_assert_eq(listen(srv->fd, 16), 0);
+    cr_assert_eq(getsockname(srv->fd, (struct sockaddr *)&addr, &len), 0);
+    srv->port = ntohs(addr.sin_port);
+    cr_assert_eq(pthread_create(&srv->thread, NULL, echo_serve, srv), 0);
+}
+
+static void echo_stop(struct echo_server *srv)
+{
+    shutdown(srv->fd, SHUT_RDWR);
+    pthread_join(srv->thread, NULL);
+    close(srv->fd);
+}
+
+/* check_no_trace requires that no file under dir holds secret. */
+static void check_no_trace(const char *dir, const char *secret)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "grep -rqF -- '%s' '%s'", secret, dir);
+    cr_assert_neq(system(cmd), 0, "%s is in a file of %s", secret, dir);
+}
+
+#define ECHOED_KEY "sk-live-echo-0123456789"
+
+/* A response that echoes the API key has it redacted in every file the run
+ * writes and everything it prints: the records, the raw export, outputs.json,
+ * the error summary and the log. */
+Test(stress_e2e, a_response_echoing_the_api_key_is_redacted, .timeout = 60)
+{
+    static const int statuses[] = {200, 401};
+    for (size_t i = 0; i < 2; i++) {
+        struct echo_server srv;
+        echo_start(&srv, statuses[i]);
+        struct e2e w = {0};
+        snprintf(w.url, sizeof(w.url), "127.0.0.1:%d", srv.port);
+        snprintf(w.dir, sizeof(w.dir), "/tmp/ringperf-e2e-XXXXXX");
+        cr_assert_not_null(mkdtemp(w.dir));
+        char *out = NULL;
+        int status = run_ringperf(&w,
+                                  "profile -m m -u URL --api-key " ECHOED_KEY
+                                  " --request-count 2 --export-level raw --export-outputs-json "
+                                  "--artifact-dir DIR",
+                                  true, &out);
+        echo_stop(&srv);
+        cr_assert_str_eq(srv.auth, "Bearer " ECHOED_KEY, "the key was sent");
+        cr_assert_eq(status, statuses[i] == 200 ? 0 : 1, "%s", out);
+        cr_assert_null(strstr(out, ECHOED_KEY), "printed:\n%s", out);
+        free(out);
+        check_no_trace(w.dir, ECHOED_KEY);
+        /* A reply's text is in outputs.json; an error's message in the records. */
+        char *kept = e2e_read_text(&w, i == 0 ? "outputs.json" : "profile_export.jsonl");
+        cr_assert_not_null(strstr(kept, "<redacted>"), "%s", kept);
+        free(kept);
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", w.dir);
+        cr_assert_eq(system(cmd), 0);
+    }
 }
