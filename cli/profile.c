@@ -659,6 +659,10 @@ static void collect_secrets(struct profile_run *run)
             record_secrets_add(&run->secrets, h->value, h->value_len);
         }
     }
+    for (size_t i = 0; i < run->targets.count; i++) {
+        const char *basic = run->targets.targets[i].authorization;
+        record_secrets_add(&run->secrets, basic, strlen(basic));
+    }
     run->engine.secrets = &run->secrets;
 }
 

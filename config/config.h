@@ -452,6 +452,13 @@ int config_resolve_url(const struct profile_config *cfg, size_t url_index,
 /* CONFIG_NO_PROXY_ENTRY_BYTES_MAX bounds one NO_PROXY entry; longer entries never match. */
 #define CONFIG_NO_PROXY_ENTRY_BYTES_MAX 300
 
+/* config_basic_authorization writes "Basic " and the base64 of the percent-decoded user
+ * and password (userinfo: "user[:password]" as a URL holds it, still encoded) into out,
+ * or "" for an empty userinfo: the Authorization a URL's user:password@ stands for, as
+ * curl and aiohttp (AIPerf's client) send it. Returns false when it does not fit in cap
+ * (CONFIG_PROXY_AUTHORIZATION_BYTES always fits). out is a secret. */
+bool config_basic_authorization(const char *userinfo, char *out, size_t cap);
+
 /* config_proxy is the forward proxy one target is reached through (config_proxy_for).
  * Caller-allocated; holds no pointers. */
 struct config_proxy {

@@ -192,7 +192,8 @@ int config__check_media(const struct profile_config *cfg, char *errbuf, size_t e
 int config__check_times(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
 /* config__check_context refuses flags that do nothing where they are given
- * (the --input-file flags without one) and a --profile-export-prefix that
+ * (the --input-file flags without one, a --url user:password@ another
+ * Authorization header would leave unused) and a --profile-export-prefix that
  * would leave the artifact directory: config_context.c. Returns 0, or
  * -EINVAL with a message. */
 int config__check_context(const struct profile_config *cfg, char *errbuf, size_t errcap);

@@ -70,6 +70,9 @@ struct engine_target {
     struct tls_context *tls;
     char tls_host[256];
     struct engine_proxy proxy; /* zero: no proxy */
+    /* "" or "Basic ..." from the URL's user:password@, sent as Authorization on every
+     * request to this target. A secret: never printed or exported. */
+    char authorization[360];
 };
 
 /* engine_target_set_path sets t's request target to `path` ("/...", with any

@@ -50,7 +50,8 @@ static int head_prefixes_init(struct engine__shard *shard)
                                 : NULL,
             .accept = config->streaming ? "text/event-stream" : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
-            .authorization = config->authorization,
+            .authorization =
+                target->authorization[0] != '\0' ? target->authorization : config->authorization,
             .extra_headers = fixed,
             .extra_header_count = fixed_count,
         };

@@ -370,3 +370,28 @@ Test(stress_e2e, a_response_echoing_the_api_key_is_redacted, .timeout = 60)
         cr_assert_eq(system(cmd), 0);
     }
 }
+
+/* A --url user:password@ is sent as Basic auth, as AIPerf's aiohttp sends
+ * it; a reply that echoes it has it redacted. */
+Test(stress_e2e, url_credentials_are_sent_as_basic_auth, .timeout = 60)
+{
+    struct echo_server srv;
+    echo_start(&srv, 200);
+    struct e2e w = {0};
+    snprintf(w.url, sizeof(w.url), "http://user:pa%%73s@127.0.0.1:%d", srv.port);
+    snprintf(w.dir, sizeof(w.dir), "/tmp/ringperf-e2e-XXXXXX");
+    cr_assert_not_null(mkdtemp(w.dir));
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --request-count 1 --export-outputs-json "
+                              "--artifact-dir DIR",
+                              true, &out);
+    echo_stop(&srv);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_str_eq(srv.auth, "Basic dXNlcjpwYXNz", "base64 of user:pass");
+    free(out);
+    check_no_trace(w.dir, "dXNlcjpwYXNz");
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", w.dir);
+    cr_assert_eq(system(cmd), 0);
+}

@@ -24,6 +24,15 @@ Test(config_context, flags_without_their_context_are_refused_by_name)
         {W("-m", "m", "--profile-export-prefix", "/tmp/x"), "has a '/'"},
         {W("-m", "m", "--profile-export-prefix", "my_run.jsonl"), NULL},
         {W("-m", "m", "--profile-export-prefix", ".."), NULL},
+        {W("-m", "m", "-u", "http://user:hunter2@host:8000", "--api-key", "sk-1"),
+         "--url 'http://<redacted>@host:8000': its user:password would be sent as Basic auth, "
+         "and --api-key sends an Authorization header already"},
+        {W("-m", "m", "-u", "http://user:hunter2@host:8000", "-H", "authorization: Bearer t"),
+         "-H Authorization sends an Authorization header already"},
+        {W("-m", "m", "-u", "http://user:hunter2@host:8000"), NULL},
+        {W("-m", "m", "-u", "http://user:hunter2@host:8000", "--endpoint-type", "messages",
+           "--api-key", "sk-1"),
+         NULL},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct profile_config cfg;
@@ -35,7 +44,18 @@ Test(config_context, flags_without_their_context_are_refused_by_name)
             cr_assert_neq(rc, 0, "case %zu is refused", i);
             cr_assert(strstr(err, cases[i].says) != NULL, "case %zu: [%s] lacks [%s]", i, err,
                       cases[i].says);
+            cr_assert_null(strstr(err, "hunter2"), "case %zu shows the password: %s", i, err);
         }
         config_free(&cfg);
     }
+}
+
+Test(config_context, url_credentials_become_a_basic_authorization)
+{
+    char out[CONFIG_PROXY_AUTHORIZATION_BYTES];
+    cr_assert(config_basic_authorization("user:pa%73s", out, sizeof(out)));
+    cr_assert_str_eq(out, "Basic dXNlcjpwYXNz", "base64 of the percent-decoded user:pass");
+    cr_assert(config_basic_authorization("", out, sizeof(out)));
+    cr_assert_str_eq(out, "");
+    cr_assert_not(config_basic_authorization("user:pass", out, 8), "too small a buffer");
 }
