@@ -82,6 +82,18 @@ static void check_failure_threshold(struct profile_run *run)
     }
 }
 
+/* stop_on_export_error says, when it happens, which file could not be written
+ * and why (a full disk: "No space left on device"), and stops sending: the
+ * records would be lost. The in-flight requests still finish. */
+static void stop_on_export_error(struct profile_run *run)
+{
+    char file[EXPORT_PATH_BYTES + 16];
+    export_run_failed_file(&run->exp, file, sizeof(file));
+    fprintf(stderr, "\nringperf profile: writing %s failed: %s; stopping the run\n", file,
+            strerror(-run->export_error));
+    __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
+}
+
 static void on_record(void *ctx, const struct record *rec)
 {
     struct profile_run *run = ctx;
@@ -93,6 +105,9 @@ static void on_record(void *ctx, const struct record *rec)
     metrics_results_add(&run->results, rec, &metrics);
     if (run->export_error == 0) {
         run->export_error = export_run_record(&run->exp, rec, &metrics);
+        if (run->export_error != 0) {
+            stop_on_export_error(run);
+        }
     }
     cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
     cli_live_record(&run->live, rec);
@@ -416,6 +431,21 @@ static void stop_profiler(struct profile_run *run)
     }
 }
 
+/* report_export_failure names the file that could not be written, why, and
+ * how many records the records file kept. */
+static void report_export_failure(const struct profile_run *run, int err)
+{
+    char file[EXPORT_PATH_BYTES + 16];
+    export_run_failed_file(&run->exp, file, sizeof(file));
+    long kept = export_run_records_kept(&run->exp);
+    fprintf(stderr, "ringperf profile: writing %s failed: %s",
+            file[0] != '\0' ? file : run->exp.paths.dir, strerror(-err));
+    if (kept >= 0) {
+        fprintf(stderr, "; %ld complete records kept in %s", kept, run->exp.paths.records);
+    }
+    fprintf(stderr, "\n");
+}
+
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
@@ -491,8 +521,7 @@ static int execute(struct profile_run *run)
     }
     int close_ret = export_run_close(&run->exp);
     if (run->export_error != 0 || close_ret != 0) {
-        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", run->exp.paths.records,
-                strerror(-(run->export_error != 0 ? run->export_error : close_ret)));
+        report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
     struct export_finish_info finish = {

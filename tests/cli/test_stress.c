@@ -395,3 +395,87 @@ Test(stress_e2e, url_credentials_are_sent_as_basic_auth, .timeout = 60)
     snprintf(cmd, sizeof(cmd), "rm -rf %s", w.dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* mock_requests reads how many requests the mock server's report counted. */
+static unsigned long mock_requests(const char *report)
+{
+    const char *at = strstr(report, "stopped: ");
+    cr_assert_not_null(at, "%s", report);
+    return strtoul(at + strlen("stopped: "), NULL, 10);
+}
+
+/* A full disk is reported when it happens, with the errno text, the file and
+ * the records kept, and the run stops sending instead of running on for
+ * nothing. A real ENOSPC needs a small tmpfs, so root. */
+Test(stress_e2e, a_full_disk_is_reported_at_once_and_stops_the_run, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char full[128];
+    snprintf(full, sizeof(full), "%s/full", w.dir);
+    cr_assert_eq(mkdir(full, 0755), 0);
+    if (mount("tmpfs", full, "tmpfs", 0, "size=512k") != 0) {
+        e2e_finish(&w);
+        cr_skip_test("mounting a small tmpfs needs root (CAP_SYS_ADMIN)");
+    }
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --concurrency 4 --request-count 200000 "
+                              "--num-dataset-entries 5 --artifact-dir IN/full/run",
+                              true, &out);
+    int unmounted = umount(full); /* before any assertion, so that none leaves it mounted */
+    cr_assert_eq(unmounted, 0);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(
+        strstr(out, "profile_export.jsonl failed: No space left on device; stopping the run"), "%s",
+        out);
+    cr_assert_not_null(strstr(out, "complete records kept in"), "%s", out);
+    free(out);
+    char *report = e2e_finish_report(&w);
+    cr_assert_lt(mock_requests(report), 100000, "the run stopped sending: %s", report);
+    free(report);
+}
+
+/* When a summary file cannot be written, the message names that file, not
+ * the log directory or a records file --export-level summary never writes.
+ * A 4 KiB file size limit (SIGXFSZ ignored, so writes fail with EFBIG) lets
+ * the small files through and stops the summary JSON, which is larger. */
+Test(stress_e2e, a_summary_that_cannot_be_written_is_named, .timeout = 60)
+{
+    if (access("/usr/bin/prlimit", X_OK) != 0) {
+        cr_skip_test("needs prlimit (util-linux)");
+    }
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *argv[] = {"/usr/bin/prlimit",
+                    "--fsize=4096",
+                    RINGPERF_BINARY,
+                    "profile",
+                    "-m",
+                    "m",
+                    "-u",
+                    w.url,
+                    "--request-count",
+                    "2",
+                    "--num-dataset-entries",
+                    "1",
+                    "--isl",
+                    "10",
+                    "--osl",
+                    "5",
+                    "--export-level",
+                    "summary",
+                    "--artifact-dir",
+                    w.dir,
+                    NULL};
+    signal(SIGXFSZ, SIG_IGN); /* inherited: the limit fails writes instead of killing */
+    struct child run = spawn_child(argv, true);
+    char *out = test_read_stream(run.out);
+    int status = wait_child(&run);
+    signal(SIGXFSZ, SIG_DFL);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "profile_export_aiperf.json failed: File too large"), "%s", out);
+    cr_assert_null(strstr(out, "profile_export.jsonl"), "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
