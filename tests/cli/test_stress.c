@@ -153,46 +153,6 @@ Test(stress_e2e, a_header_without_a_colon_is_not_echoed, .timeout = 60)
     free(out);
 }
 
-/* One SIGTERM (as a scheduler or `timeout` sends) stops the run: it exits
- * 143, as shells expect, with every export written and marked cancelled. */
-Test(stress_e2e, sigterm_exits_143_with_complete_exports, .timeout = 120)
-{
-    struct e2e w;
-    e2e_start(&w, (char *const[]){"--ttft-ms", "5", "--itl-ms", "5", NULL});
-    char *argv[] = {RINGPERF_BINARY,
-                    "profile",
-                    "-m",
-                    "m",
-                    "-u",
-                    w.url,
-                    "--streaming",
-                    "--concurrency",
-                    "4",
-                    "--request-count",
-                    "1000000",
-                    "--artifact-dir",
-                    w.dir,
-                    NULL};
-    struct child run = spawn_child(argv, true);
-    char line[512];
-    bool running = false;
-    while (!running && fgets(line, sizeof(line), run.out) != NULL) {
-        running = strstr(line, "Profiling:") != NULL;
-    }
-    cr_assert(running, "the run reported progress");
-    kill(run.pid, SIGTERM);
-    char *rest = test_read_stream(run.out);
-    cr_assert_eq(wait_child(&run), 143, "128 + SIGTERM:\n%s", rest);
-    free(rest);
-    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
-    cr_assert(json_is_true(json_object_get(root, "was_cancelled")));
-    json_decref(root);
-    free(e2e_read_text(&w, "profile_export_aiperf.csv"));
-    size_t errors = 0;
-    cr_assert_gt(count_export_lines(&w, &errors), 0);
-    e2e_finish(&w);
-}
-
 /* "cannot write inputs.json" says why: on a full disk, "No space left on
  * device", not a generic I/O error. A real ENOSPC needs a small tmpfs, so root. */
 Test(stress_e2e, an_unwritable_inputs_json_gives_its_reason, .timeout = 60)

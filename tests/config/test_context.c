@@ -4,14 +4,9 @@
  */
 #include "config_test_util.h"
 
-struct context_case {
-    const char *const *words;
-    const char *says; /* NULL: accepted */
-};
-
 Test(config_context, flags_without_their_context_are_refused_by_name)
 {
-    const struct context_case cases[] = {
+    const struct config_case cases[] = {
         {W("-m", "m", "--custom-dataset-type", "mooncake_trace"),
          "--custom-dataset-type applies to an --input-file, and there is none"},
         {W("-m", "m", "--fixed-schedule"), "--fixed-schedule applies to an --input-file"},
@@ -34,20 +29,7 @@ Test(config_context, flags_without_their_context_are_refused_by_name)
            "--api-key", "sk-1"),
          NULL},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct profile_config cfg;
-        char err[512] = "";
-        int rc = parse(cases[i].words, &cfg, err, sizeof(err));
-        if (cases[i].says == NULL) {
-            cr_assert_eq(rc, 0, "case %zu: %s", i, err);
-        } else {
-            cr_assert_neq(rc, 0, "case %zu is refused", i);
-            cr_assert(strstr(err, cases[i].says) != NULL, "case %zu: [%s] lacks [%s]", i, err,
-                      cases[i].says);
-            cr_assert_null(strstr(err, "hunter2"), "case %zu shows the password: %s", i, err);
-        }
-        config_free(&cfg);
-    }
+    check_config_cases(cases, sizeof(cases) / sizeof(cases[0]), "hunter2");
 }
 
 Test(config_context, url_credentials_become_a_basic_authorization)

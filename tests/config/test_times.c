@@ -4,14 +4,9 @@
  */
 #include "config_test_util.h"
 
-struct times_case {
-    const char *const *words;
-    const char *says; /* NULL: accepted */
-};
-
 Test(config_times, rates_and_times_that_overflow_the_clock_are_refused)
 {
-    const struct times_case cases[] = {
+    const struct config_case cases[] = {
         {W("-m", "m", "--request-rate", "1e-30"), "give at least 1e-09"},
         {W("-m", "m", "--request-rate", "1e-9", "--request-count", "1"), NULL},
         {W("-m", "m", "--request-rate", "0.001", "--request-count", "1000000000000"),
@@ -32,19 +27,5 @@ Test(config_times, rates_and_times_that_overflow_the_clock_are_refused)
         {W("-m", "m", "--conversation-turn-delay-mean", "1e8"), NULL},
         {W("-m", "m", "--benchmark-duration", "2e9"), "at most 1000000000"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct profile_config cfg;
-        char err[512] = "";
-        int rc = parse(cases[i].words, &cfg, err, sizeof(err));
-        if (cases[i].says == NULL) {
-            cr_assert_eq(rc, 0, "case %zu: %s", i, err);
-        } else {
-            cr_assert_neq(rc, 0, "case %zu is refused", i);
-            cr_assert(strstr(err, cases[i].says) != NULL, "case %zu: [%s] lacks [%s]", i, err,
-                      cases[i].says);
-            cr_assert(strstr(err, "31 years") != NULL || strstr(err, "at most") != NULL,
-                      "case %zu names the range: %s", i, err);
-        }
-        config_free(&cfg);
-    }
+    check_config_cases(cases, sizeof(cases) / sizeof(cases[0]), NULL);
 }
