@@ -49,6 +49,7 @@ struct profile_run {
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
+    int stop_signal;               /* SIGINT or SIGTERM that stopped the run; 0: none */
     struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
     struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
@@ -56,16 +57,18 @@ struct profile_run {
     /* --wait-for-model-timeout: what the readiness probes send */
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
     struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
+    struct record_secrets secrets;      /* what responses must not echo into the exports */
 };
 
 /* check_failure_threshold stops the run once failures exceed
  * --failed-request-threshold, judged after max(concurrency, 10) records as
- * AIPerf does. */
+ * AIPerf does; an open loop without --concurrency has none, so 10. */
 static void check_failure_threshold(struct profile_run *run)
 {
     double threshold = run->cfg.failed_request_threshold;
     uint64_t seen = run->results.success_count + run->results.error_count;
-    uint64_t minimum = run->engine.concurrency > 10 ? run->engine.concurrency : 10;
+    uint64_t cap = workload_phase_session_cap(&run->cfg, &run->engine);
+    uint64_t minimum = cap > 10 ? cap : 10;
     if (threshold <= 0 || run->threshold_exceeded || seen < minimum) {
         return;
     }
@@ -79,6 +82,18 @@ static void check_failure_threshold(struct profile_run *run)
     }
 }
 
+/* stop_on_export_error says, when it happens, which file could not be written
+ * and why (a full disk: "No space left on device"), and stops sending: the
+ * records would be lost. The in-flight requests still finish. */
+static void stop_on_export_error(struct profile_run *run)
+{
+    char file[EXPORT_PATH_BYTES + 16];
+    export_run_failed_file(&run->exp, file, sizeof(file));
+    fprintf(stderr, "\nringperf profile: writing %s failed: %s; stopping the run\n", file,
+            strerror(-run->export_error));
+    __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
+}
+
 static void on_record(void *ctx, const struct record *rec)
 {
     struct profile_run *run = ctx;
@@ -90,6 +105,9 @@ static void on_record(void *ctx, const struct record *rec)
     metrics_results_add(&run->results, rec, &metrics);
     if (run->export_error == 0) {
         run->export_error = export_run_record(&run->exp, rec, &metrics);
+        if (run->export_error != 0) {
+            stop_on_export_error(run);
+        }
     }
     cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
     cli_live_record(&run->live, rec);
@@ -215,12 +233,14 @@ struct signal_watch {
     sigset_t set;
     struct engine_stop *stop;
     struct cluster_share *cluster; /* told about the stop (MPI: a rank may have died) */
+    int *stop_signal;              /* the first signal, written atomically */
 };
 
 /* watch_signals turns the first Ctrl-C into a graceful stop, the second into cancelling the
  * requests in flight at once (the run then writes its exports, every request accounted for,
- * and exits 130), and a third into an immediate exit, for a run that cannot end. Signals are
- * blocked in every other thread, so this thread is the only one that sees them. */
+ * and exits 128 + the first signal: 130, or 143 after SIGTERM), and a third into an immediate exit,
+ * for a run that cannot end. Signals are blocked in every other thread, so this thread is the only
+ * one that sees them. */
 static void *watch_signals(void *arg)
 {
     struct signal_watch *watch = arg;
@@ -233,10 +253,13 @@ static void *watch_signals(void *arg)
         if (interrupts == 0 && watch->cluster != NULL) {
             cluster_share_stop_notice(watch->cluster);
         }
+        if (interrupts == 0) {
+            __atomic_store_n(watch->stop_signal, sig, __ATOMIC_RELEASE);
+        }
         interrupts++;
         if (interrupts >= 3) {
             fprintf(stderr, "\nringperf: forced quit; the exports are not finished\n");
-            _exit(130);
+            _exit(128 + sig);
         }
         if (interrupts == 2) {
             fprintf(stderr, "\nringperf: cancelling the requests in flight now and writing the "
@@ -408,10 +431,26 @@ static void stop_profiler(struct profile_run *run)
     }
 }
 
+/* report_export_failure names the file that could not be written, why, and
+ * how many records the records file kept. */
+static void report_export_failure(const struct profile_run *run, int err)
+{
+    char file[EXPORT_PATH_BYTES + 16];
+    export_run_failed_file(&run->exp, file, sizeof(file));
+    long kept = export_run_records_kept(&run->exp);
+    fprintf(stderr, "ringperf profile: writing %s failed: %s",
+            file[0] != '\0' ? file : run->exp.paths.dir, strerror(-err));
+    if (kept >= 0) {
+        fprintf(stderr, "; %ld complete records kept in %s", kept, run->exp.paths.records);
+    }
+    fprintf(stderr, "\n");
+}
+
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct signal_watch watch = {.stop = &run->stop, .cluster = &run->cluster};
+    struct signal_watch watch = {
+        .stop = &run->stop, .cluster = &run->cluster, .stop_signal = &run->stop_signal};
     sigemptyset(&watch.set);
     sigaddset(&watch.set, SIGINT);
     sigaddset(&watch.set, SIGTERM);
@@ -469,9 +508,11 @@ static int execute(struct profile_run *run)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     cli_live_end_display(&run->live);
+    /* A run a signal stopped exits 128 + the signal, as shells expect, its exports written. */
+    int sig = __atomic_load_n(&run->stop_signal, __ATOMIC_ACQUIRE);
     if (not_ready) {
         cli_live_finish(&run->live, &run->results, true, NULL);
-        return 1;
+        return sig != 0 ? 128 + sig : 1;
     }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -480,8 +521,7 @@ static int execute(struct profile_run *run)
     }
     int close_ret = export_run_close(&run->exp);
     if (run->export_error != 0 || close_ret != 0) {
-        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", run->exp.paths.records,
-                strerror(-(run->export_error != 0 ? run->export_error : close_ret)));
+        report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
     struct export_finish_info finish = {
@@ -502,8 +542,8 @@ static int execute(struct profile_run *run)
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
-    /* Ctrl-C twice: interrupted, as the shell's own status for SIGINT says. */
-    return run->stop.requested >= ENGINE_STOP_NOW ? 130 : status;
+    /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
+    return sig != 0 ? 128 + sig : status;
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -636,6 +676,27 @@ static int write_first_files(struct profile_run *run)
     return 0;
 }
 
+/* collect_secrets lists the credentials the run sends (the API key, and the
+ * value of every header config_header_is_sensitive names), for the engine to
+ * redact from responses. */
+static void collect_secrets(struct profile_run *run)
+{
+    if (run->cfg.api_key != NULL) {
+        record_secrets_add(&run->secrets, run->cfg.api_key, strlen(run->cfg.api_key));
+    }
+    for (size_t i = 0; i < run->requests.header_count; i++) {
+        const struct http_header *h = &run->requests.headers[i];
+        if (config_header_is_sensitive(h->name, h->name_len)) {
+            record_secrets_add(&run->secrets, h->value, h->value_len);
+        }
+    }
+    for (size_t i = 0; i < run->targets.count; i++) {
+        const char *basic = run->targets.targets[i].authorization;
+        record_secrets_add(&run->secrets, basic, strlen(basic));
+    }
+    run->engine.secrets = &run->secrets;
+}
+
 static int prepare(struct profile_run *run)
 {
     char errbuf[512];
@@ -676,6 +737,7 @@ static int prepare(struct profile_run *run)
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
+    collect_secrets(run);
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return CONFIG_EXIT_INVALID;
     }

@@ -86,6 +86,10 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         return -EINVAL;
     }
     snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
+    /* AIPerf's aiohttp sends a URL's user:password@ as Basic auth; so does ringperf. */
+    _Static_assert(sizeof(out->authorization) == CONFIG_PROXY_AUTHORIZATION_BYTES, "fits");
+    config_basic_authorization(target.userinfo, out->authorization, sizeof(out->authorization));
+    explicit_bzero(target.userinfo, sizeof(target.userinfo));
     engine_target_set_path(out, target.path);
     if (target.scheme == CONFIG_SCHEME_HTTPS) {
         /* prepare_tls gives the target the run's context. */

@@ -39,6 +39,13 @@
 #define CONFIG_USERINFO_BYTES_MAX 255 /* `user:password` in a URL */
 #define CONFIG_CLI_COMMAND_BYTES_MAX (1u << 20)
 
+/* CONFIG_TIME_MAX_SECONDS is the longest time a duration, delay, gap between requests or
+ * schedule may span: 1e9 s, about 31.7 years. In nanoseconds (1e18) it stays well inside an
+ * int64_t even added to the monotonic clock, a grace period and a timeout. */
+#define CONFIG_TIME_MAX_SECONDS 1e9
+/* CONFIG_TIME_MAX_TEXT is CONFIG_TIME_MAX_SECONDS as messages say it. */
+#define CONFIG_TIME_MAX_TEXT "1e9 s (about 31 years)"
+
 /* CONFIG_EXIT_INVALID is the exit status of a command line that is refused (a bad flag value, a
  * combination that cannot run, a missing file): 1, as AIPerf exits on a configuration error. A
  * run that fails exits 1 as well, so scripts test for zero, as they do with AIPerf. */
@@ -446,6 +453,13 @@ int config_resolve_url(const struct profile_config *cfg, size_t url_index,
 #define CONFIG_PROXY_AUTHORIZATION_BYTES 360
 /* CONFIG_NO_PROXY_ENTRY_BYTES_MAX bounds one NO_PROXY entry; longer entries never match. */
 #define CONFIG_NO_PROXY_ENTRY_BYTES_MAX 300
+
+/* config_basic_authorization writes "Basic " and the base64 of the percent-decoded user
+ * and password (userinfo: "user[:password]" as a URL holds it, still encoded) into out,
+ * or "" for an empty userinfo: the Authorization a URL's user:password@ stands for, as
+ * curl and aiohttp (AIPerf's client) send it. Returns false when it does not fit in cap
+ * (CONFIG_PROXY_AUTHORIZATION_BYTES always fits). out is a secret. */
+bool config_basic_authorization(const char *userinfo, char *out, size_t cap);
 
 /* config_proxy is the forward proxy one target is reached through (config_proxy_for).
  * Caller-allocated; holds no pointers. */

@@ -193,11 +193,12 @@ int config__store_header(struct profile_config *cfg, const struct config__occurr
     }
     const char *colon = strchr(start, ':');
     if (colon == NULL) {
-        char shown[80];
+        /* Not echoed: a value without a name may be a bare token or key. */
         int sl = (int)occ->spelled_len;
-        return config__fail(errbuf, errcap, "%.*s: '%s' must be Name:Value (e.g. %.*s %s)", sl,
-                            occ->spelled, config__show(value, shown, sizeof(shown)), sl,
-                            occ->spelled, occ->flag->example);
+        return config__fail(errbuf, errcap,
+                            "%.*s: a value of %zu characters (not shown: it may be a credential) "
+                            "has no ':'; it must be Name:Value (e.g. %.*s %s)",
+                            sl, occ->spelled, strlen(value), sl, occ->spelled, occ->flag->example);
     }
     const char *name_end = trim_blanks_end(start, colon);
     const char *v = skip_blanks(colon + 1, end);

@@ -185,6 +185,19 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap);
  * other and the endpoint type (config_media.c); 0 or -EINVAL with a message. */
 int config__check_media(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__check_times checks that every rate and time of the run fits in
+ * CONFIG_TIME_MAX_SECONDS once combined (a rate's gap, a count-limited
+ * schedule, a user's turn gap, a think time): config_times.c. Returns 0, or
+ * -EINVAL with a message that names the flags and the fix. */
+int config__check_times(const struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__check_context refuses flags that do nothing where they are given
+ * (the --input-file flags without one, a --url user:password@ another
+ * Authorization header would leave unused) and a --profile-export-prefix that
+ * would leave the artifact directory: config_context.c. Returns 0, or
+ * -EINVAL with a message. */
+int config__check_context(const struct profile_config *cfg, char *errbuf, size_t errcap);
+
 /* config__strlist_push appends an owned copy of len bytes of s. */
 int config__strlist_push(struct config_strlist *list, const char *s, size_t len);
 

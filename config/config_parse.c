@@ -431,6 +431,8 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     if (rc == 0) {
         rc = check_conversations(cfg, errbuf, errcap);
     }
+    rc = rc != 0 ? rc : config__check_times(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_context(cfg, errbuf, errcap);
     return rc != 0 ? rc : check_urls(cfg, errbuf, errcap);
 }
 

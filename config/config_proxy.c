@@ -181,10 +181,7 @@ static bool percent_decode(const char *in, size_t len, char *out, size_t cap, si
     return true;
 }
 
-/* basic_authorization writes "Basic " and the base64 of the percent-decoded user and
- * password (userinfo: "user[:password]", still encoded) into out, or "" for no userinfo.
- * Returns false when it does not fit. */
-static bool basic_authorization(const char *userinfo, char *out, size_t cap)
+bool config_basic_authorization(const char *userinfo, char *out, size_t cap)
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -254,7 +251,8 @@ int config_proxy_for(char *const *envp, const struct config_target *target,
     }
     char userinfo[CONFIG_USERINFO_BYTES_MAX + 1];
     int rc = config__proxy_url(name, url, out, userinfo, errbuf, errcap);
-    if (rc == 0 && !basic_authorization(userinfo, out->authorization, sizeof(out->authorization))) {
+    if (rc == 0 &&
+        !config_basic_authorization(userinfo, out->authorization, sizeof(out->authorization))) {
         rc = config__fail(errbuf, errcap, "%s: the proxy's user:password is too long", name);
     }
     explicit_bzero(userinfo, sizeof(userinfo));

@@ -70,6 +70,9 @@ struct engine_target {
     struct tls_context *tls;
     char tls_host[256];
     struct engine_proxy proxy; /* zero: no proxy */
+    /* "" or "Basic ..." from the URL's user:password@, sent as Authorization on every
+     * request to this target. A secret: never printed or exported. */
+    char authorization[360];
 };
 
 /* engine_target_set_path sets t's request target to `path` ("/...", with any
@@ -189,6 +192,9 @@ struct engine_config {
     const char *session_header;
     const struct http_header *extra_headers;
     size_t extra_header_count;
+    /* The credentials those headers carry (borrowed), redacted from every
+     * response before its record leaves the shard; NULL: none. */
+    const struct record_secrets *secrets;
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */

@@ -50,7 +50,8 @@ static int head_prefixes_init(struct engine__shard *shard)
                                 : NULL,
             .accept = config->streaming ? "text/event-stream" : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
-            .authorization = config->authorization,
+            .authorization =
+                target->authorization[0] != '\0' ? target->authorization : config->authorization,
             .extra_headers = fixed,
             .extra_header_count = fixed_count,
         };
@@ -191,6 +192,8 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
         rec->send_end_ns = rec->headers_ns;
     }
     rec->outcome = outcome;
+    /* A server may echo the credentials it was sent: they are never stored. */
+    record_redact(rec, shard->config->secrets);
     engine__prefill_done(shard, c);
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);

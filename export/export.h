@@ -350,6 +350,17 @@ const char *export_run_conversation_name(const struct export_run *exp, const str
                                          char scratch[EXPORT_CONVERSATION_NAME_BYTES],
                                          size_t *out_len);
 
+/* export_run_failed_file writes into out (cap bytes) the file a failed
+ * export_run_record or export_run_close could not write: the records, the raw
+ * records, outputs.json, or the interval logs ("<base>_*.hlog"); "" when none
+ * failed. */
+void export_run_failed_file(const struct export_run *exp, char *out, size_t cap);
+
+/* export_run_records_kept counts the complete records in the records file
+ * as it is on disk (after export_run_close): what a run whose export failed
+ * kept. Returns -1 when there is no records file or it cannot be read. */
+long export_run_records_kept(const struct export_run *exp);
+
 /* export_run_close writes the last interval of the interval logs, flushes
  * and closes the files. Returns 0 or -errno. The timeslices stay in memory
  * for export_run_finish; export_intervals_free(&exp->intervals) releases them. */

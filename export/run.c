@@ -602,6 +602,40 @@ int export_run_close(struct export_run *exp)
     return ret != 0 ? ret : hlog_ret;
 }
 
+void export_run_failed_file(const struct export_run *exp, char *out, size_t cap)
+{
+    const char *path = exp->writer.error != 0           ? exp->paths.records
+                       : exp->raw_writer.error != 0     ? exp->paths.raw
+                       : exp->outputs_writer.error != 0 ? exp->paths.outputs
+                                                        : NULL;
+    if (path != NULL) {
+        snprintf(out, cap, "%s", path);
+    } else if (exp->intervals.error != 0) {
+        snprintf(out, cap, "%s_*.hlog", exp->paths.hlog_base);
+    } else {
+        snprintf(out, cap, "%s", "");
+    }
+}
+
+long export_run_records_kept(const struct export_run *exp)
+{
+    FILE *f = exp->level != CONFIG_EXPORT_SUMMARY ? fopen(exp->paths.records, "r") : NULL;
+    if (f == NULL) {
+        return -1;
+    }
+    long lines = 0;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + n - p))) != NULL; p++) {
+            lines++;
+        }
+    }
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    return failed ? -1 : lines;
+}
+
 static void log_line(FILE *log, const char *level, const char *message)
 {
     struct timespec now;
@@ -642,7 +676,7 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
 
 static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
                            const struct metrics_results *results,
-                           const struct export_finish_info *info)
+                           const struct export_finish_info *info, const char **out_failed)
 {
     struct export_error_row rows[METRICS_ERROR_KINDS_MAX];
     for (size_t i = 0; i < results->error_kind_count; i++) {
@@ -676,6 +710,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .warmup_metrics = has_warmup ? &warmup : NULL,
     };
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
+    *out_failed = exp->paths.json;
     if (ret == 0) {
         ret = export_summary_json_write(exp->paths.json, summary, &run_info);
     }
@@ -685,9 +720,13 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
                           : run_info.end_wall_ns;
         ret = export_intervals_write_timeslices(&exp->intervals, &exp->paths, run_info.input_config,
                                                 end);
+        *out_failed = exp->paths.timeslices_json;
     }
     json_decref(run_info.input_config);
     int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
+    if (ret == 0) {
+        *out_failed = exp->paths.csv;
+    }
     return ret != 0 ? ret : csv_ret;
 }
 
@@ -817,16 +856,18 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
         .show_trace_timing = info->cfg->show_trace_timing,
     };
     export_console_print(stdout, &summary, results, &opts);
-    int ret = write_summaries(exp, &summary, results, info);
+    const char *failed = NULL;
+    int ret = write_summaries(exp, &summary, results, info, &failed);
     if (ret == 0) {
         ret = write_console_copy(exp, &summary, results, info);
+        failed = exp->paths.console;
     }
     int log_ret = write_log(exp, results, info, ret);
     print_footer(stdout, exp, &summary, info);
     fflush(stdout);
     if (ret != 0 || log_ret != 0) {
-        fprintf(stderr, "ringperf profile: writing the exports in %s failed: %s\n",
-                exp->paths.log_dir, strerror(-(ret != 0 ? ret : log_ret)));
+        fprintf(stderr, "ringperf profile: writing %s failed: %s\n",
+                ret != 0 ? failed : exp->paths.log, strerror(-(ret != 0 ? ret : log_ret)));
         return 1;
     }
     return 0;

@@ -237,8 +237,11 @@ int export_summary_json_write(const char *path, const struct metrics_summary *su
     if (root == NULL) {
         return -ENOMEM;
     }
+    errno = 0;
     int ret =
         json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    /* jansson keeps the errno of the open, write or close that failed: the reason to show. */
+    int err = ret == 0 ? 0 : errno != 0 ? errno : EIO;
     json_decref(root);
-    return ret == 0 ? 0 : -EIO;
+    return -err;
 }

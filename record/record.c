@@ -3,6 +3,9 @@
  */
 #include "record/record.h"
 
+#include <string.h>
+#include <strings.h>
+
 const char *record_outcome_name(enum record_outcome outcome)
 {
     switch (outcome) {
@@ -69,5 +72,76 @@ void record_usage_keep(struct record_usage *kept, const struct record_usage *lat
 #undef RECORD__KEEP
     if (latest->prompt_audio_seconds >= 0) {
         kept->prompt_audio_seconds = latest->prompt_audio_seconds;
+    }
+}
+
+void record_secrets_add(struct record_secrets *s, const char *value, size_t len)
+{
+    static const char *const schemes[] = {"Bearer ", "Basic ", "Token "};
+    for (size_t i = 0; i < sizeof(schemes) / sizeof(schemes[0]); i++) {
+        size_t n = strlen(schemes[i]);
+        if (len > n && strncasecmp(value, schemes[i], n) == 0) {
+            record_secrets_add(s, value + n, len - n);
+            break;
+        }
+    }
+    if (len >= RECORD_SECRET_BYTES_MIN && s->count < RECORD_SECRETS_MAX) {
+        s->items[s->count].ptr = value;
+        s->items[s->count].len = len;
+        s->count++;
+    }
+}
+
+/* match_len returns how many bytes of the secret start at buf[i]: all of
+ * it, or the part a text cut at its cap ends with (a leak all the same),
+ * else 0. */
+static size_t match_len(const char *buf, size_t len, size_t i, const char *secret,
+                        size_t secret_len)
+{
+    size_t n = len - i < secret_len ? len - i : secret_len;
+    if (buf[i] != secret[0] || n < RECORD_SECRET_BYTES_MIN || memcmp(buf + i, secret, n) != 0) {
+        return 0;
+    }
+    return n;
+}
+
+/* redact_span rewrites buf (len bytes) with every `secret` replaced, and
+ * returns its new length: never longer, so the copy runs in place. */
+static size_t redact_span(char *buf, size_t len, const char *secret, size_t secret_len)
+{
+    const size_t mark_len = strlen(RECORD_REDACTED);
+    size_t out = 0;
+    size_t i = 0;
+    while (i < len) {
+        size_t n = match_len(buf, len, i, secret, secret_len);
+        if (n > 0) {
+            if (n >= mark_len) {
+                memcpy(buf + out, RECORD_REDACTED, mark_len);
+                out += mark_len;
+            } else {
+                memset(buf + out, '*', n);
+                out += n;
+            }
+            i += n;
+        } else {
+            buf[out++] = buf[i++];
+        }
+    }
+    return out;
+}
+
+void record_redact(struct record *rec, const struct record_secrets *s)
+{
+    for (size_t k = 0; s != NULL && k < s->count; k++) {
+        const char *secret = s->items[k].ptr;
+        size_t len = s->items[k].len;
+        if (rec->text != NULL) {
+            rec->text_len = redact_span(rec->text, rec->text_len, secret, len);
+        }
+        if (rec->reasoning_text != NULL) {
+            rec->reasoning_len = redact_span(rec->reasoning_text, rec->reasoning_len, secret, len);
+        }
+        size_t message_len = strnlen(rec->error_message, sizeof(rec->error_message) - 1);
+        rec->error_message[redact_span(rec->error_message, message_len, secret, len)] = '\0';
     }
 }

@@ -167,4 +167,36 @@ size_t record_request_id(uint64_t nonce, uint64_t ordinal, char *out, size_t cap
  * the engine sends with every turn of a session, as record_request_id does. */
 size_t record_correlation_id(uint64_t nonce, uint64_t session, char *out, size_t cap);
 
+/* RECORD_SECRETS_MAX bounds the secrets one run redacts (the API key, each
+ * credential header's value and its token). */
+#define RECORD_SECRETS_MAX 32
+/* RECORD_SECRET_BYTES_MIN: shorter values are not redacted, as they would
+ * match ordinary text everywhere. */
+#define RECORD_SECRET_BYTES_MIN 4
+/* RECORD_REDACTED replaces a secret found in a response. */
+#define RECORD_REDACTED "<redacted>"
+
+/* record_secrets is the run's credentials as sent, borrowed (they outlive the
+ * run), so that a server that echoes them does not get them stored. */
+struct record_secrets {
+    struct {
+        const char *ptr;
+        size_t len;
+    } items[RECORD_SECRETS_MAX];
+    size_t count;
+};
+
+/* record_secrets_add adds the credential `value` (len bytes, borrowed) to s,
+ * and for "Bearer X", "Basic X" or "Token X" the token X as well. Values
+ * shorter than RECORD_SECRET_BYTES_MIN, and those past RECORD_SECRETS_MAX,
+ * are not added. */
+void record_secrets_add(struct record_secrets *s, const char *value, size_t len);
+
+/* record_redact replaces every secret of s in rec's response (its text, its
+ * reasoning text and its error message) with RECORD_REDACTED, or with as
+ * many '*' when the secret is shorter than that: in place, never longer, no
+ * allocation. A text that ends with the start of a secret (cut at its cap)
+ * has that part redacted too. s may be NULL. */
+void record_redact(struct record *rec, const struct record_secrets *s);
+
 #endif

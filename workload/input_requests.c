@@ -473,6 +473,7 @@ int workload__build_input_payloads(const struct profile_config *cfg, uint64_t se
     int ret = cfg->public_dataset != NULL
                   ? workload_prompt_extras_load_public(cfg, tok, &out->inputs)
                   : load_inputs(cfg, seed, out);
+    ret = ret != 0 ? ret : workload__check_trace_times(cfg, out->inputs);
     if (ret != 0) {
         return ret;
     }
@@ -549,9 +550,14 @@ static int write_payload_inputs(const char *path, const struct engine_payload *p
                                               body != NULL ? body : json_null()));
     }
     json_t *root = json_pack("{s:o}", "data", data);
-    int ret = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        json_decref(root);
+        return -errno;
+    }
+    json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
-    return ret == 0 ? 0 : -EIO;
+    return workload__close_written(f);
 }
 
 /* write_file_inputs writes the inputs.json file `path` of an --input-file run: its entries,
@@ -560,7 +566,7 @@ static int write_file_inputs(const char *path, const struct workload_requests *r
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
-        return -EIO;
+        return -errno;
     }
     fputs("{\n  \"data\": [", f);
     size_t written = 0;
@@ -590,7 +596,7 @@ static int write_file_inputs(const char *path, const struct workload_requests *r
         written++;
     }
     fputs(written > 0 ? "\n      ]\n    }\n  ]\n}\n" : "]\n}\n", f);
-    return fclose(f) == 0 ? 0 : -EIO;
+    return workload__close_written(f);
 }
 
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests)

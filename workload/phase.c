@@ -196,6 +196,12 @@ void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offs
     engine->request_count = fewer ? (uint64_t)cfg->request_count : request_total;
 }
 
+uint32_t workload_phase_session_cap(const struct profile_config *cfg,
+                                    const struct engine_config *engine)
+{
+    return engine->schedule != NULL && cfg->concurrency <= 0 ? 0 : engine->concurrency;
+}
+
 void workload_stimulus(const struct profile_config *cfg, const struct engine_config *engine,
                        bool fixed_schedule, char *out, size_t cap)
 {

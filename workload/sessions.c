@@ -358,7 +358,7 @@ int workload_sessions_write_inputs(const struct workload_sessions *s, const char
 {
     FILE *f = fopen(path, "w");
     if (f == NULL) {
-        return -EIO;
+        return -errno;
     }
     int ret = 0;
     fputs("{\n  \"data\": [", f);
@@ -376,7 +376,8 @@ int workload_sessions_write_inputs(const struct workload_sessions *s, const char
         fputs("\n      ]\n    }", f);
     }
     fputs("\n  ]\n}\n", f);
-    return fclose(f) == 0 && ret == 0 ? 0 : -EIO;
+    int closed = workload__close_written(f);
+    return ret != 0 ? ret : closed;
 }
 
 void workload_sessions_free(struct workload_sessions *s)

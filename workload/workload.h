@@ -61,7 +61,8 @@ struct workload_requests {
  * an --input-file run's entries, each body once, grouped by session in file
  * order, with the file's session ids (inputs_json, raw_payload directories)
  * or session_<n>; or each synthetic payload as a session of its own. The file is
- * written as inputs.json.partial and renamed when whole. Returns 0 or -errno. */
+ * written as inputs.json.partial and renamed when whole. Returns 0 or -errno
+ * of the write, flush, close or rename that failed (-ENOSPC: the disk is full). */
 int workload_requests_write_inputs(const char *dir, const struct workload_requests *requests);
 
 /* workload_requests_conversation_name returns the name inputs.json gives the conversation that

@@ -7,6 +7,8 @@
 #ifndef RINGPERF_WORKLOAD_INTERNAL_H
 #define RINGPERF_WORKLOAD_INTERNAL_H
 
+#include <stdio.h>
+
 #include "workload/workload_prompt_extras.h"
 #include "workload/workload.h"
 
@@ -66,7 +68,8 @@ bool workload__in_window(const struct profile_config *cfg, double timestamp_ms);
  * the start offset, else (auto offset) first_ms, else 0. */
 double workload__schedule_zero_ms(const struct profile_config *cfg, double first_ms);
 
-/* workload__offset_ns is a timestamp's due time after time zero (never negative). */
+/* workload__offset_ns is a timestamp's due time after time zero (never negative,
+ * never past CONFIG_TIME_MAX_SECONDS). */
 int64_t workload__offset_ns(double timestamp_ms, double zero_ms);
 
 /* workload__shape_schedule applies the replay knobs to n due times in order: every
@@ -74,10 +77,19 @@ int64_t workload__offset_ns(double timestamp_ms, double zero_ms);
  * of them are divided by --replay-speedup. */
 void workload__shape_schedule(const struct profile_config *cfg, int64_t *offsets, size_t n);
 
+/* workload__check_trace_times checks that the replayed times of inputs (its
+ * "timestamp"s when the run replays them on a fixed schedule, its "delay"s
+ * unless --ignore-trace-delays), after time zero and --replay-speedup, fit in
+ * CONFIG_TIME_MAX_SECONDS. Returns 0, or -EINVAL after printing the first
+ * that does not, by file and line, with a hint when it looks like an epoch
+ * time. */
+int workload__check_trace_times(const struct profile_config *cfg,
+                                const struct dataset_inputs *inputs);
+
 /* workload__turn_delay_ns is a delay before a turn, in ns, as the run applies it:
  * a recorded one (a trace's or a file's "delay") is dropped with
  * --ignore-trace-delays and divided by --replay-speedup; any is capped at
- * --inter-turn-delay-cap-seconds. */
+ * --inter-turn-delay-cap-seconds, and at CONFIG_TIME_MAX_SECONDS. */
 int64_t workload__turn_delay_ns(const struct profile_config *cfg, double delay_ms, bool recorded);
 
 /* ---- Input-file conversations (input_conversations.c) ---- */
@@ -106,6 +118,10 @@ int workload__build_input_payloads(const struct profile_config *cfg, uint64_t se
  * is given, and neither --request-count nor --benchmark-duration is (AIPerf
  * defaults to 10 requests only when none of the three is). */
 bool workload__sessions_end_run(const struct profile_config *cfg);
+
+/* workload__close_written closes f, a file written, and returns 0 or -errno
+ * of the first write, flush or close that failed (-EIO when none said). */
+int workload__close_written(FILE *f);
 
 /* workload__read_file returns the contents of path (malloc'd, NUL-terminated
  * after *out_len bytes), which may hold at most cap bytes. NULL with *out_err

@@ -62,6 +62,13 @@ void workload_phase_inputs(const struct profile_config *cfg, const int64_t *offs
                            size_t offset_count, size_t request_total, struct workload_phase *load,
                            struct engine_config *engine);
 
+/* workload_phase_session_cap returns how many requests *engine (configured
+ * from cfg) lets be in flight as AIPerf counts them: its concurrency, or 0
+ * for an open loop without --concurrency, where AIPerf has no session limit
+ * (WORKLOAD_OPEN_LOOP_CONNECTIONS bounds ringperf's pool, not the load). */
+uint32_t workload_phase_session_cap(const struct profile_config *cfg,
+                                    const struct engine_config *engine);
+
 /* workload_stimulus writes AIPerf's stimulus part of the artifact directory
  * name (spec §10): fixed_schedule for a trace replayed on its timestamps,
  * user_centric-users<U>-qps<R> for --user-centric-rate, else concurrency<N>,

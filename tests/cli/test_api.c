@@ -272,11 +272,12 @@ static void api_run_start(struct api_run *r, const char *const args[])
     cr_assert_gt(r->port, 0);
 }
 
-/* api_run_finish ends the API's grace period, requires clean exits and removes the directory. */
-static void api_run_finish(struct api_run *r)
+/* api_run_finish ends the API's grace period, requires the run's exit status (0, or 143
+ * when a SIGTERM stopped it) and the mock's clean exit, and removes the directory. */
+static void api_run_finish(struct api_run *r, int status)
 {
     kill(r->run.pid, SIGTERM);
-    cr_assert_eq(wait_child(&r->run), 0);
+    cr_assert_eq(wait_child(&r->run), status);
     kill(r->mock.pid, SIGTERM);
     cr_assert_eq(wait_child(&r->mock), 0);
     char cmd[128];
@@ -304,7 +305,7 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
     check_prometheus(r.port, r.dir);
     kill(r.run.pid, SIGTERM); /* cancels the run; the API stays for the grace period */
     check_after_run(r.port);
-    api_run_finish(&r);
+    api_run_finish(&r, 128 + SIGTERM); /* the SIGTERM above stopped it */
 }
 
 /* A run shorter than one progress interval still ends with its counts published: /api/progress
@@ -323,7 +324,7 @@ Test(cli_api, a_short_finished_run_shows_its_progress, .timeout = 120)
     cr_assert_float_eq(json_number_value(json_object_get(phase, "percent_complete")), 100.0, 1e-9);
     cr_assert(json_is_true(json_object_get(phase, "is_complete")));
     json_decref(doc);
-    api_run_finish(&r);
+    api_run_finish(&r, 0);
 }
 
 /* --api-token: every route but the probes wants "Authorization: Bearer <token>"; the token is
@@ -346,7 +347,7 @@ Test(cli_api, a_token_guards_every_route_but_the_probes, .timeout = 120)
     cr_assert_null(strstr(body, "s3cret-token"), "the token is redacted: %s", body);
     free(body);
     wait_status_with(r.port, "/api/results", "Authorization: Bearer s3cret-token", 200);
-    api_run_finish(&r);
+    api_run_finish(&r, 0);
 }
 
 /* An API bound beyond loopback without a token says what it exposes. */
@@ -361,7 +362,7 @@ Test(cli_api, an_exposed_api_without_a_token_warns, .timeout = 120)
     cr_assert_not_null(strstr(line, "warning: --api-host 0.0.0.0"), "%s", line);
     cr_assert_not_null(strstr(line, "--api-token"), "%s", line);
     wait_status(r.port, "/api/results", 200);
-    api_run_finish(&r);
+    api_run_finish(&r, 0);
 }
 
 Test(cli_api, port_from_the_environment_and_a_taken_port_fails, .timeout = 120)

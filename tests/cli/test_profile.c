@@ -576,23 +576,25 @@ Test(profile_e2e, missing_tokenizer_is_an_error_only_when_asked_for, .timeout = 
     free(run_case(NULL, &k));
 }
 
-/* Ctrl-C: the run stops sending, lets requests in flight finish, and still
- * writes every export, marked as cancelled early. */
-Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout = 120)
+/* check_stop_signal sends `sig` to a running profile: the run stops sending,
+ * lets requests in flight finish, still writes every export, marked as
+ * cancelled early, and exits 128 + sig, as shells expect. */
+static void check_stop_signal(int sig)
 {
     struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "5", NULL};
     e2e_start(&w, mock_flags);
     struct child run = e2e_spawn_running(&w, "profile -m m -u URL --streaming --concurrency 4 "
                                              "--request-count 1000000 --osl 10 --artifact-dir DIR");
-    kill(run.pid, SIGINT);
+    kill(run.pid, sig);
     char *rest = test_read_stream(run.out);
     int status = wait_child(&run);
-    cr_assert_eq(status, 0, "a stopped run with successes exits 0:\n%s", rest);
+    cr_assert_eq(status, 128 + sig, "a run signal %d stopped exits 128 + it:\n%s", sig, rest);
     cr_assert(strstr(rest, "cancelled early") != NULL, "%s", rest);
     json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
     cr_assert(json_is_true(json_object_get(root, "was_cancelled")));
     json_decref(root);
+    free(e2e_read_text(&w, "profile_export_aiperf.csv"));
     size_t errors = 0;
     size_t lines = count_export_lines(&w, &errors);
     cr_assert_gt(lines, 0);
@@ -600,6 +602,18 @@ Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout
     cr_assert_eq(errors, 0, "requests in flight were allowed to finish");
     free(rest);
     e2e_finish(&w);
+}
+
+/* Ctrl-C (SIGINT) exits 130. */
+Test(profile_e2e, interrupt_stops_the_run_and_still_writes_the_exports, .timeout = 120)
+{
+    check_stop_signal(SIGINT);
+}
+
+/* SIGTERM (a scheduler, `timeout`, `kill`) exits 143 the same way. */
+Test(profile_e2e, sigterm_stops_the_run_exits_143_and_still_writes_the_exports, .timeout = 120)
+{
+    check_stop_signal(SIGTERM);
 }
 
 /* run_under_nofile runs a 300-connection run of 300 requests under

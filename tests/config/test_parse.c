@@ -488,7 +488,8 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--api-key", ""), "--api-key: the value is empty"},
     {W("-m", ""), "-m: empty value in list"},
     {W("-m", "a,,b"), "-m: empty value in list"},
-    {W("-m", "x", "-H", "NoColon"), "-H: 'NoColon' must be Name:Value"},
+    {W("-m", "x", "-H", "NoColon"), "-H: a value of 7 characters (not shown: it may be a "
+                                    "credential) has no ':'; it must be Name:Value"},
     {W("-m", "x", "-H", "Bad Name:v"), "header name 'Bad Name' may only contain"},
     {W("-m", "x", "-H", ":v"), "the header name is empty"},
     {W("-m", "x", "--header", "X-A:a\r\nX-Injected: 1"), "contains a control character (CR and LF"},
@@ -577,6 +578,12 @@ Test(config_parse, never_echoes_secrets_in_errors)
     rc = parse(W("-m", "x", "-H", "Authorization: Bearer tok\n"), &cfg, err, sizeof(err));
     cr_assert_eq(rc, -EINVAL);
     cr_assert_null(strstr(err, "Bearer"), "%s", err);
+    rc = parse(W("-m", "x", "-H", "sk-live-0123456789"), &cfg, err, sizeof(err));
+    cr_assert_eq(rc, -EINVAL);
+    cr_assert_null(strstr(err, "sk-live"), "a bare token is not echoed: %s", err);
+    rc = parse(W("-m", "x", "--header", "Bearer sk-live-0123456789"), &cfg, err, sizeof(err));
+    cr_assert_eq(rc, -EINVAL);
+    cr_assert_null(strstr(err, "sk-live"), "%s", err);
 }
 
 Test(config_parse, help_returns_the_help_code_before_checking_anything)
@@ -672,6 +679,11 @@ static void partner_flag(const char *name, const char **out)
         {"--image-height-mean", "--image-width-mean", "512"},
         {"--user-centric-rate", "--num-users", "4", "--conversation-turn-mean", "2"},
         {"--num-users", "--user-centric-rate", "10", "--conversation-turn-mean", "2"},
+        {"--custom-dataset-type", "--input-file", "t.jsonl"},
+        {"--fixed-schedule", "--input-file", "t.jsonl"},
+        {"--fixed-schedule-auto-offset", "--input-file", "t.jsonl"},
+        {"--fixed-schedule-start-offset", "--input-file", "t.jsonl"},
+        {"--fixed-schedule-end-offset", "--input-file", "t.jsonl"},
         {"--warmup-concurrency", "--warmup-request-count", "5"},
         {"--warmup-request-rate", "--warmup-request-count", "5"},
         {"--warmup-arrival-pattern", "--warmup-request-count", "5"},
@@ -718,7 +730,7 @@ Test(config_parse, every_table_spelling_is_recognised)
                 words[3] = "--streaming"; /* a switch: its partners take the value's place */
                 words[4] = "--use-server-token-count";
             } else {
-                partner_flag(name, &words[4]);
+                partner_flag(name, &words[value != NULL ? 4 : 3]); /* a switch takes none */
             }
             struct profile_config cfg;
             char err[256];

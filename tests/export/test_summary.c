@@ -251,7 +251,8 @@ Test(export_files, write_to_paths_and_report_errors)
     cr_assert(json_is_object(json_object_get(root, "input_config")));
     json_decref(root);
     cr_assert_neq(export_summary_csv_write("/nonexistent/dir/a.csv", &s), 0);
-    cr_assert_eq(export_summary_json_write("/nonexistent/dir/a.json", &s, &info), -EIO);
+    cr_assert_eq(export_summary_json_write("/nonexistent/dir/a.json", &s, &info), -ENOENT,
+                 "the reason the file could not be written");
     remove(json_path);
     remove(csv_path);
     rmdir(dir);

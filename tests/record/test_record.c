@@ -2,6 +2,7 @@
  * ids it is exported with. */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "record/record.h"
@@ -49,4 +50,51 @@ Test(record_ids, request_ids_are_uuid_shaped_and_distinct_from_correlation_ids)
     cr_assert_str_neq(a, b);
     cr_assert_eq(record_request_id(1, 2, a, 36), 0, "too small a buffer");
     cr_assert_str_eq(record_outcome_name(RECORD_CANCELLED), "cancelled");
+}
+
+/* redacted returns the text rec_text becomes once s is redacted from it. */
+static char *redacted(const struct record_secrets *s, const char *rec_text, char *out, size_t cap)
+{
+    struct record rec = {0};
+    size_t len = strlen(rec_text);
+    cr_assert_lt(len, cap);
+    memcpy(out, rec_text, len + 1);
+    rec.text = out;
+    rec.text_len = len;
+    snprintf(rec.error_message, sizeof(rec.error_message), "%s", rec_text);
+    record_redact(&rec, s);
+    out[rec.text_len] = '\0';
+    cr_assert_str_eq(rec.error_message, out, "the error message is redacted alike");
+    return out;
+}
+
+Test(record_redact, echoed_credentials_are_replaced_in_place)
+{
+    static const char bearer[] = "Bearer sk-live-0123456789";
+    static const char shorty[] = "abcd1";
+    struct record_secrets s = {0};
+    record_secrets_add(&s, bearer, strlen(bearer));
+    record_secrets_add(&s, shorty, strlen(shorty));
+    record_secrets_add(&s, "abc", 3); /* too short to redact */
+    cr_assert_eq(s.count, 3, "the header value, its token, and the short key");
+    char buf[256];
+    const struct {
+        const char *in;
+        const char *out;
+    } cases[] = {
+        {"your key is sk-live-0123456789!", "your key is <redacted>!"},
+        {"Authorization: Bearer sk-live-0123456789", "Authorization: Bearer <redacted>"},
+        {"sk-live-0123456789sk-live-0123456789", "<redacted><redacted>"},
+        {"short abcd1 key", "short ***** key"},
+        {"cut at the cap: sk-live-01", "cut at the cap: <redacted>"},
+        {"cut short: sk-l", "cut short: ****"},
+        {"nothing here, abc", "nothing here, abc"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cr_assert_str_eq(redacted(&s, cases[i].in, buf, sizeof(buf)), cases[i].out, "case %zu", i);
+    }
+    struct record rec = {0};
+    record_redact(&rec, NULL);
+    record_redact(&rec, &s); /* no text at all */
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "config/config.h"
 #include "workload/workload_arrivals.h"
 
 enum { SAMPLES = 200000 };
@@ -150,4 +151,14 @@ Test(workload_arrivals, a_ramp_climbs_to_the_target_rate)
     }
     cr_assert_gt(early_gap, 0.05, "slow at the start of the ramp: %g s", early_gap);
     cr_assert_float_eq(late_gap, 0.01, 1e-9, "the target rate after the ramp");
+}
+
+Test(workload_arrivals, offsets_past_the_clock_range_stay_at_its_end)
+{
+    struct workload_arrivals a;
+    cr_assert_eq(workload_arrivals_init(&a, WORKLOAD_POISSON, 1e-30, 0, 42), 0);
+    cr_assert_eq(workload_arrivals_offset_ns(&a, 0), 0);
+    int64_t max_ns = (int64_t)(CONFIG_TIME_MAX_SECONDS * 1e9);
+    cr_assert_eq(workload_arrivals_offset_ns(&a, 1), max_ns, "never wrapped negative");
+    cr_assert_eq(workload_arrivals_offset_ns(&a, 2), max_ns);
 }
