@@ -99,7 +99,8 @@ Test(dataset_extras_e2e, rankings_passages_and_query_lengths, .timeout = 120)
     e2e_finish(&w);
 }
 
-Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
+/* qwen3_or_skip loads the Qwen3 tokenizer the fixture fetched, or skips the test without it. */
+static struct tokenizer *qwen3_or_skip(void)
 {
     if (access(RINGPERF_TOKENIZER_QWEN3, R_OK) != 0) {
         cr_skip_test("no Qwen3 tokenizer at %s", RINGPERF_TOKENIZER_QWEN3);
@@ -107,6 +108,12 @@ Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
     struct tokenizer *tok = NULL;
     char err[TOKENIZER_ERR_CAP];
     cr_assert_eq(tokenizer_load(RINGPERF_TOKENIZER_QWEN3, &tok, err, sizeof(err)), 0, "%s", err);
+    return tok;
+}
+
+Test(dataset_extras_e2e, prefix_prompts_are_token_exact, .timeout = 300)
+{
+    struct tokenizer *tok = qwen3_or_skip();
     struct e2e w;
     size_t errors = 0;
     e2e_start(&w, NULL);
@@ -330,12 +337,7 @@ static int64_t record_isl(const struct e2e *w, size_t i)
  * total_isl and input_token_throughput in the summary. */
 Test(dataset_extras_e2e, replayed_bodies_report_their_input_length, .timeout = 300)
 {
-    if (access(RINGPERF_TOKENIZER_QWEN3, R_OK) != 0) {
-        cr_skip_test("no Qwen3 tokenizer at %s", RINGPERF_TOKENIZER_QWEN3);
-    }
-    struct tokenizer *tok = NULL;
-    char err[TOKENIZER_ERR_CAP];
-    cr_assert_eq(tokenizer_load(RINGPERF_TOKENIZER_QWEN3, &tok, err, sizeof(err)), 0, "%s", err);
+    struct tokenizer *tok = qwen3_or_skip();
     static const char text[] = "Rivers carve canyons over millions of years.";
     struct tokenizer_scratch s = {0};
     size_t want = 0;
