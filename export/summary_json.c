@@ -99,12 +99,20 @@ static json_t *adj_json(const struct metrics_info *info, const struct metrics_ad
     return o;
 }
 
-static int put_metrics(json_t *root, const struct metrics_summary *s)
+/* put_declared writes AIPerf's 25 declared metric slots, in their order. */
+static int put_declared(json_t *root, const struct metrics_summary *s)
 {
     int ret = 0;
     for (size_t i = 0; i < DECLARED_COUNT; i++) {
         ret |= put_metric(root, s, declared_order[i]);
     }
+    return ret;
+}
+
+/* put_extras writes every other metric (AIPerf's "extra" keys), then the adj_* blocks. */
+static int put_extras(json_t *root, const struct metrics_summary *s)
+{
+    int ret = 0;
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         struct metric_ref ref = {false, id};
         ret |= is_declared(ref) ? 0 : put_metric(root, s, ref);
@@ -122,6 +130,11 @@ static int put_metrics(json_t *root, const struct metrics_summary *s)
         }
     }
     return ret;
+}
+
+static int put_metrics(json_t *root, const struct metrics_summary *s)
+{
+    return put_declared(root, s) | put_extras(root, s);
 }
 
 int export_iso_time(int64_t wall_ns, char *out, size_t cap)
@@ -221,8 +234,11 @@ json_t *export_summary_json(const struct metrics_summary *summary,
     int ret = json_object_set_new(root, "schema_version", json_string(EXPORT_SCHEMA_VERSION));
     ret |= json_object_set_new(root, "aiperf_version", json_string(EXPORT_AIPERF_VERSION));
     ret |= json_object_set_new(root, "benchmark_id", string_or_null(info->benchmark_id));
-    ret |= put_metrics(root, summary);
+    /* Pydantic's order: the declared fields (metric slots, then the provenance), then the
+     * extra keys, every other metric among them (spec §1.2). */
+    ret |= put_declared(root, summary);
     ret |= put_provenance(root, info);
+    ret |= put_extras(root, summary);
     if (ret != 0) {
         json_decref(root);
         return NULL;

@@ -127,26 +127,36 @@ Test(export_json, metrics_are_flat_keys_in_aiperf_order)
     json_decref(config);
 }
 
-Test(export_json, provenance_follows_the_metrics)
+/* Pydantic's order (spec §1.2): the declared metric slots, the provenance, then every other
+ * metric as an extra key. */
+Test(export_json, provenance_follows_the_declared_metrics)
 {
     struct metrics_summary s;
     summary_of_two_requests(&s);
     json_t *config = json_pack("{s:{s:s}}", "endpoint", "type", "chat");
     struct export_run_info info = run_info(config);
     json_t *root = export_summary_json(&s, &info);
-    const char *tail[] = {"input_config",  "run_info",   "was_cancelled",
-                          "error_summary", "start_time", "end_time"};
-    size_t total = json_object_size(root);
-    size_t i = 0;
+    const char *provenance[] = {"input_config",  "run_info",   "was_cancelled",
+                                "error_summary", "start_time", "end_time"};
+    size_t at = 0;
+    bool extra_after = false;
     const char *key;
     json_t *value;
     json_object_foreach(root, key, value)
     {
-        if (i >= total - 6) {
-            cr_assert_str_eq(key, tail[i - (total - 6)]);
+        if (at > 0 && at < 6) {
+            cr_assert_str_eq(key, provenance[at], "provenance key %zu", at);
+            at++;
+        } else if (at == 0 && strcmp(key, "input_config") == 0) {
+            at = 1;
+        } else if (at == 6) {
+            extra_after |= strcmp(key, "time_to_first_output_token") == 0;
         }
-        i++;
+        cr_assert(at > 0 || strcmp(key, "time_to_first_output_token") != 0,
+                  "an extra metric before the provenance");
     }
+    cr_assert_eq(at, 6, "the six provenance keys, in order");
+    cr_assert(extra_after, "extra metrics follow the provenance");
     json_t *run = json_object_get(root, "run_info");
     cr_assert_str_eq(json_string_value(json_object_get(run, "cli_command")), info.cli_command);
     cr_assert_eq(json_integer_value(json_object_get(run, "random_seed")), 42);
