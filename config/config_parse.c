@@ -70,6 +70,7 @@ void config_free(struct profile_config *cfg)
     free(cfg->dataset_sampling_strategy);
     free(cfg->artifact_dir);
     free(cfg->api_host);
+    free(cfg->api_token);
     free(cfg->profile_export_prefix);
     free(cfg->goodput);
     free(cfg->system_prompt);
