@@ -317,10 +317,10 @@ Test(dataset_extras_e2e, a_short_run_over_a_long_file_builds_what_it_sends, .tim
 static int64_t record_isl(const struct e2e *w, size_t i)
 {
     char *text = e2e_read_text(w, "profile_export.jsonl");
-    char *save = NULL;
-    char *line = strtok_r(text, "\n", &save);
+    char *cursor = text;
+    char *line = test_next_line(&cursor);
     for (size_t k = 0; k < i && line != NULL; k++) {
-        line = strtok_r(NULL, "\n", &save);
+        line = test_next_line(&cursor);
     }
     cr_assert_not_null(line, "record %zu", i);
     json_t *rec = json_loads(line, 0, NULL);

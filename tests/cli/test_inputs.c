@@ -196,7 +196,8 @@ Test(inputs_e2e, records_join_inputs_json_on_conversation_and_turn, .timeout = 1
     char *text = e2e_read_text(&w, "profile_export.jsonl");
     size_t records = 0;
     char previous[64] = "";
-    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
         json_t *rec = json_loads(line, 0, NULL);
         cr_assert_not_null(rec);
         json_t *meta = json_object_get(rec, "metadata");

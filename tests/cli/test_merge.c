@@ -104,13 +104,12 @@ Test(merge, merging_one_share_reproduces_its_own_summary_exactly, .timeout = 120
     /* The records join the same inputs.json: conversation ids as the share wrote them. */
     char *own_lines = e2e_read_text(&w, "rank_0/profile_export.jsonl");
     char *merged_lines = e2e_read_text(&w, "merged/profile_export.jsonl");
-    char *own_save = NULL;
-    char *merged_save = NULL;
+    char *own_cursor = own_lines;
+    char *merged_cursor = merged_lines;
     size_t lines = 0;
-    for (char *a = strtok_r(own_lines, "\n", &own_save),
-              *b = strtok_r(merged_lines, "\n", &merged_save);
+    for (char *a = test_next_line(&own_cursor), *b = test_next_line(&merged_cursor);
          a != NULL && b != NULL;
-         a = strtok_r(NULL, "\n", &own_save), b = strtok_r(NULL, "\n", &merged_save)) {
+         a = test_next_line(&own_cursor), b = test_next_line(&merged_cursor)) {
         json_t *ja = json_loads(a, 0, NULL);
         json_t *jb = json_loads(b, 0, NULL);
         const char *ca =

@@ -189,7 +189,8 @@ static json_t *record_tags(const struct e2e *w)
 {
     json_t *seen = json_object();
     char *text = e2e_read_text(w, "profile_export.jsonl");
-    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
         json_t *rec = json_loads(line, 0, NULL);
         cr_assert_not_null(rec);
         json_object_update(seen, json_object_get(rec, "metrics"));

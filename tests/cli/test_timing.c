@@ -313,7 +313,8 @@ Test(timing_e2e, http_trace_metrics_trace_data_and_table, .timeout = 120)
     free(out);
     char *text = e2e_read_text(&w, "profile_export.jsonl");
     size_t n = 0;
-    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"), n++) {
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor), n++) {
         json_t *rec = json_loads(line, 0, NULL);
         cr_assert_not_null(rec);
         for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
