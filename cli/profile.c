@@ -11,11 +11,10 @@
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
+#include "cli/cli_signals.h"
 #include "cli/cli_targets.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +48,6 @@ struct profile_run {
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
-    int stop_signal;               /* SIGINT or SIGTERM that stopped the run; 0: none */
     struct cli_live live;          /* progress display and the --api-port API */
     int export_error;
     struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
@@ -228,53 +226,6 @@ static void configure_engine(struct profile_run *run)
     e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
 }
 
-struct signal_watch {
-    pthread_t thread;
-    sigset_t set;
-    struct engine_stop *stop;
-    struct cluster_share *cluster; /* told about the stop (MPI: a rank may have died) */
-    int *stop_signal;              /* the first signal, written atomically */
-};
-
-/* watch_signals turns the first Ctrl-C into a graceful stop, the second into cancelling the
- * requests in flight at once (the run then writes its exports, every request accounted for,
- * and exits 128 + the first signal: 130, or 143 after SIGTERM), and a third into an immediate exit,
- * for a run that cannot end. Signals are blocked in every other thread, so this thread is the only
- * one that sees them. */
-static void *watch_signals(void *arg)
-{
-    struct signal_watch *watch = arg;
-    int interrupts = 0;
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&watch->set, &sig) != 0 || sig == SIGUSR1) {
-            return NULL;
-        }
-        if (interrupts == 0 && watch->cluster != NULL) {
-            cluster_share_stop_notice(watch->cluster);
-        }
-        if (interrupts == 0) {
-            __atomic_store_n(watch->stop_signal, sig, __ATOMIC_RELEASE);
-        }
-        interrupts++;
-        if (interrupts >= 3) {
-            fprintf(stderr, "\nringperf: forced quit; the exports are not finished\n");
-            _exit(128 + sig);
-        }
-        if (interrupts == 2) {
-            fprintf(stderr, "\nringperf: cancelling the requests in flight now and writing the "
-                            "exports. Press Ctrl+C again to quit without them\n");
-            __atomic_store_n(&watch->stop->requested, ENGINE_STOP_NOW, __ATOMIC_RELEASE);
-            continue;
-        }
-        fprintf(stderr,
-                "\nringperf: stopping: no new requests; those in flight get %lld s "
-                "to finish. Press Ctrl+C again to cancel them now\n",
-                STOP_GRACE_NS / 1000000000);
-        __atomic_store_n(&watch->stop->requested, ENGINE_STOP_GRACEFUL, __ATOMIC_RELEASE);
-    }
-}
-
 /* print_send_lag reports how late open-loop requests left, and warns when the
  * client, not the server, was the limit. */
 static void print_send_lag(const struct profile_run *run)
@@ -449,15 +400,8 @@ static void report_export_failure(const struct profile_run *run, int err)
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct signal_watch watch = {
-        .stop = &run->stop, .cluster = &run->cluster, .stop_signal = &run->stop_signal};
-    sigemptyset(&watch.set);
-    sigaddset(&watch.set, SIGINT);
-    sigaddset(&watch.set, SIGTERM);
-    sigaddset(&watch.set, SIGUSR1);
-    sigset_t old;
-    pthread_sigmask(SIG_BLOCK, &watch.set, &old);
-    bool watching = pthread_create(&watch.thread, NULL, watch_signals, &watch) == 0;
+    struct cli_signals signals;
+    cli_signals_start(&signals, &run->stop, &run->cluster, STOP_GRACE_NS);
     struct engine_record_sink sink = {
         .on_record = on_record,
         .on_progress = on_progress,
@@ -489,7 +433,7 @@ static int execute(struct profile_run *run)
         ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
-    /* watch_signals may be setting the flag right now: read it as it is written. */
+    /* The signal watcher may be setting the flag right now: read it as it is written. */
     if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
         if (run->requests.multi_turn) {
             workload_sessions_keep_sent(&run->requests.sessions, true);
@@ -502,17 +446,12 @@ static int execute(struct profile_run *run)
     if (profiler_started) {
         stop_profiler(run);
     }
-    if (watching) {
-        pthread_kill(watch.thread, SIGUSR1);
-        pthread_join(watch.thread, NULL);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    cli_signals_end(&signals);
     cli_live_end_display(&run->live);
     /* A run a signal stopped exits 128 + the signal, as shells expect, its exports written. */
-    int sig = __atomic_load_n(&run->stop_signal, __ATOMIC_ACQUIRE);
     if (not_ready) {
         cli_live_finish(&run->live, &run->results, true, NULL);
-        return sig != 0 ? 128 + sig : 1;
+        return cli_signals_exit_status(&signals, 1);
     }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -543,7 +482,7 @@ static int execute(struct profile_run *run)
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
     /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
-    return sig != 0 ? 128 + sig : status;
+    return cli_signals_exit_status(&signals, status);
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
