@@ -1,6 +1,6 @@
 /*
- * export_internal.h - helpers shared by the CSV writers of export/ (not
- * public).
+ * export_internal.h - helpers shared by the files of export/ (not public): the CSV writers'
+ * fields and the record lines' optional members.
  */
 #ifndef RINGPERF_EXPORT_INTERNAL_H
 #define RINGPERF_EXPORT_INTERNAL_H
@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "export/export_jsonw.h"
 #include "metrics/metrics.h"
+#include "record/record.h"
 
 /* export__put_field writes a CSV field, quoted when it holds a comma, quote
  * or newline. */
@@ -23,5 +25,13 @@ void export__put_number(FILE *out, const struct metrics_info *info, double v);
  * present record (scalar false) or scalar metrics of `s`, sorted by tag, and
  * returns how many. */
 size_t export__sorted_ids(const struct metrics_summary *s, bool scalar, int *ids);
+
+/* export__put_int_if_known writes "key": v, or nothing for 0 (not known), as AIPerf leaves a
+ * None out of a record's metadata. */
+void export__put_int_if_known(struct export_jsonw *w, bool *first, const char *key, int64_t v);
+
+/* export__trace_data writes a record's trace_data object (trace_data.c). */
+void export__trace_data(struct export_jsonw *w, const struct record *rec,
+                        const struct metrics_http *h);
 
 #endif

@@ -11,7 +11,6 @@
 #include "export/export.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,91 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/export_internal.h"
 #include "export/export_outfile.h"
 
 #define WRITER_BYTES (1u << 20)
-
-static int join(char *out, const char *dir, const char *name, const char *suffix)
-{
-    int n = snprintf(out, EXPORT_PATH_BYTES, "%s/%s%s", dir, name, suffix);
-    return n >= 0 && n < EXPORT_PATH_BYTES ? 0 : -ENAMETOOLONG;
-}
-
-int export_paths_init(struct export_paths *out, const char *dir, const char *prefix)
-{
-    static const char *const known[] = {".jsonl", ".json", ".csv"};
-    char base[EXPORT_PATH_BYTES];
-    snprintf(base, sizeof(base), "%s", prefix != NULL ? prefix : "");
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        size_t len = strlen(base);
-        size_t suffix = strlen(known[i]);
-        if (len > suffix && strcmp(base + len - suffix, known[i]) == 0) {
-            base[len - suffix] = '\0';
-            break;
-        }
-    }
-    bool custom = base[0] != '\0';
-    int dir_len = snprintf(out->dir, sizeof(out->dir), "%s", dir);
-    int ret = join(out->records, dir, custom ? base : "profile_export", ".jsonl");
-    ret |= join(out->raw, dir, custom ? base : "profile_export", "_raw.jsonl");
-    ret |= join(out->outputs, dir, "outputs", ".json");
-    ret |= join(out->json, dir, custom ? base : "profile_export_aiperf", ".json");
-    ret |= join(out->csv, dir, custom ? base : "profile_export_aiperf", ".csv");
-    ret |= join(out->console, dir, custom ? base : "profile_export", "_console.txt");
-    ret |= join(out->log_dir, dir, "logs", "");
-    ret |= join(out->log, dir, "logs/aiperf.log", "");
-    ret |= join(out->timeslices_json, dir, custom ? base : "profile_export_aiperf",
-                "_timeslices.json");
-    ret |=
-        join(out->timeslices_csv, dir, custom ? base : "profile_export_aiperf", "_timeslices.csv");
-    ret |= join(out->hlog_base, dir, custom ? base : "profile_export", "");
-    bool dir_fits = dir_len >= 0 && (size_t)dir_len < sizeof(out->dir);
-    return ret != 0 || !dir_fits ? -ENAMETOOLONG : 0;
-}
-
-/* remove_file unlinks path and path.partial; a file that is not there is no error. */
-static int remove_file(const char *path)
-{
-    char partial[EXPORT_OUTFILE_PATH_BYTES];
-    snprintf(partial, sizeof(partial), "%s%s", path, EXPORT_OUTFILE_PARTIAL);
-    int ret = 0;
-    if (unlink(path) != 0 && errno != ENOENT) {
-        ret = -errno;
-    }
-    if (unlink(partial) != 0 && errno != ENOENT && ret == 0) {
-        ret = -errno;
-    }
-    return ret;
-}
-
-int export_run_clear(const char *dir, const struct profile_config *cfg)
-{
-    struct export_paths p;
-    int ret = export_paths_init(&p, dir, cfg->profile_export_prefix);
-    if (ret != 0) {
-        return ret;
-    }
-    char inputs[EXPORT_PATH_BYTES + 16];
-    snprintf(inputs, sizeof(inputs), "%s/inputs.json", dir);
-    const char *const set[] = {p.records, p.raw,     p.outputs,         p.json,
-                               p.csv,     p.console, p.timeslices_json, p.timeslices_csv,
-                               p.log,     inputs};
-    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
-        int r = remove_file(set[i]);
-        ret = ret != 0 ? ret : r;
-    }
-    char pattern[EXPORT_PATH_BYTES + 16];
-    snprintf(pattern, sizeof(pattern), "%s_*.hlog", p.hlog_base);
-    glob_t found;
-    if (glob(pattern, GLOB_NOSORT, NULL, &found) == 0) {
-        for (size_t i = 0; i < found.gl_pathc; i++) {
-            int r = remove_file(found.gl_pathv[i]);
-            ret = ret != 0 ? ret : r;
-        }
-        globfree(&found);
-    }
-    return ret;
-}
 
 int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg)
 {
@@ -219,9 +137,7 @@ const char *export_run_conversation_name(const struct export_run *exp, const str
     return scratch;
 }
 
-/* put_int_if_known writes "key": v, or nothing for 0 (not known), as AIPerf leaves a None out
- * of a record's metadata. */
-static void put_int_if_known(struct export_jsonw *w, bool *first, const char *key, int64_t v)
+void export__put_int_if_known(struct export_jsonw *w, bool *first, const char *key, int64_t v)
 {
     if (v != 0) {
         export_jsonw_key(w, first, key);
@@ -286,9 +202,10 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_string(w, request_id, id_len);
     put_conversation(w, &first, exp, rec, exp->request_id_nonce);
     /* AIPerf's keys in its order, a None left out; ringperf's own after them. */
-    put_int_if_known(w, &first, "request_start_ns", rec->wall_start_ns);
-    put_int_if_known(w, &first, "request_ack_ns", metrics_record_wall_ns(rec, rec->headers_ns));
-    put_int_if_known(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
+    export__put_int_if_known(w, &first, "request_start_ns", rec->wall_start_ns);
+    export__put_int_if_known(w, &first, "request_ack_ns",
+                             metrics_record_wall_ns(rec, rec->headers_ns));
+    export__put_int_if_known(w, &first, "request_end_ns", metrics_record_wall_ns(rec, rec->end_ns));
     export_jsonw_key(w, &first, "worker_id");
     export_jsonw_lit(w, "\"shard_");
     export_jsonw_int(w, rec->shard_id);
@@ -307,8 +224,8 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_key(w, &first, "was_cancelled");
     export_jsonw_lit(w, rec->outcome == RECORD_CANCELLED ? "true" : "false");
     if (rec->outcome == RECORD_CANCELLED) {
-        put_int_if_known(w, &first, "cancellation_time_ns",
-                         metrics_record_wall_ns(rec, rec->cancel_ns));
+        export__put_int_if_known(w, &first, "cancellation_time_ns",
+                                 metrics_record_wall_ns(rec, rec->cancel_ns));
     }
     export_jsonw_lit(w, ",\"context_overflow_skip\":false,\"agent_depth\":0");
     if (exp->record_host != NULL) {
@@ -478,76 +395,6 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
-/* put_wall_if writes "key": the wall-clock time of monotonic `ns`, when it happened. */
-static void put_wall_if(struct export_jsonw *w, bool *first, const struct record *rec,
-                        const char *key, int64_t ns)
-{
-    put_int_if_known(w, first, key, metrics_record_wall_ns(rec, ns));
-}
-
-/* put_span_if writes "key": to - from, when both happened and it is not negative. */
-static void put_span_if(struct export_jsonw *w, bool *first, const char *key, int64_t from,
-                        int64_t to)
-{
-    if (from != 0 && to != 0 && to >= from) {
-        export_jsonw_key(w, first, key);
-        export_jsonw_int(w, to - from);
-    }
-}
-
-/* put_trace_data writes AIPerf's trace_data (--export-http-trace, spec §3.3) from the engine's
- * timestamps and counts, wall-clock ns, Nones left out. Headers, chunk lists, addresses and
- * DNS events are not kept by the engine, so they are not written. */
-static void put_trace_data(struct export_jsonw *w, const struct record *rec,
-                           const struct metrics_http *h)
-{
-    const struct record_http *r = &rec->http;
-    bool first = true;
-    export_jsonw_lit(w, "{\"trace_type\":\"ringperf\"");
-    first = false;
-    put_wall_if(w, &first, rec, "request_send_start_ns", rec->send_start_ns);
-    put_wall_if(w, &first, rec, "request_send_end_ns", h->send_end_ns);
-    export_jsonw_lit(w, ",\"request_chunks\":[]");
-    export_jsonw_key(w, &first, "request_chunks_count");
-    export_jsonw_int(w, r->sends);
-    export_jsonw_key(w, &first, "request_bytes_total");
-    export_jsonw_int(w, (int64_t)r->bytes_sent);
-    put_int_if_known(w, &first, "response_status_code", rec->http_status);
-    put_wall_if(w, &first, rec, "response_receive_start_ns", r->first_byte_ns);
-    put_wall_if(w, &first, rec, "response_headers_received_ns", rec->headers_ns);
-    put_wall_if(w, &first, rec, "response_receive_end_ns", rec->end_ns);
-    export_jsonw_lit(w, ",\"response_chunks\":[]");
-    export_jsonw_key(w, &first, "response_chunks_count");
-    export_jsonw_int(w, r->reads);
-    export_jsonw_key(w, &first, "response_bytes_total");
-    export_jsonw_int(w, (int64_t)r->bytes_received);
-    if (rec->outcome != RECORD_SUCCESS) {
-        put_wall_if(w, &first, rec, "error_timestamp_ns", rec->end_ns);
-    }
-    if (h->blocked_ns > 0) {
-        put_wall_if(w, &first, rec, "connection_pool_wait_start_ns", rec->scheduled_ns);
-        put_wall_if(w, &first, rec, "connection_pool_wait_end_ns", r->dispatch_ns);
-    }
-    put_wall_if(w, &first, rec, "tcp_connect_start_ns", r->connect_start_ns);
-    put_wall_if(w, &first, rec, "tcp_connect_end_ns", r->connect_end_ns);
-    if (rec->reused_connection) {
-        put_wall_if(w, &first, rec, "connection_reused_ns", r->dispatch_ns);
-    }
-    put_span_if(w, &first, "sending_ns", rec->send_start_ns, h->send_end_ns);
-    put_span_if(w, &first, "waiting_ns", h->send_end_ns, r->first_byte_ns);
-    if (r->reads == 1) {
-        export_jsonw_lit(w, ",\"receiving_ns\":0");
-    } else if (r->reads > 1) {
-        put_span_if(w, &first, "receiving_ns", r->first_byte_ns, rec->end_ns);
-    }
-    put_span_if(w, &first, "duration_ns", rec->send_start_ns, rec->end_ns);
-    if (h->blocked_ns > 0) {
-        put_span_if(w, &first, "blocked_ns", rec->scheduled_ns, r->dispatch_ns);
-    }
-    put_span_if(w, &first, "connecting_ns", r->connect_start_ns, r->connect_end_ns);
-    export_jsonw_raw(w, "}", 1);
-}
-
 int export_run_record(struct export_run *exp, const struct record *rec,
                       const struct metrics_record *metrics)
 {
@@ -574,7 +421,7 @@ int export_run_record(struct export_run *exp, const struct record *rec,
     export_record_error(w, rec);
     if (exp->http_trace) {
         export_jsonw_lit(w, ",\"trace_data\":");
-        put_trace_data(w, rec, &metrics->request.http);
+        export__trace_data(w, rec, &metrics->request.http);
     }
     export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
