@@ -39,6 +39,11 @@ static int64_t records_shared_reads(const struct e2e *w, size_t expect_records)
         cr_assert_gt(due, 0);
         cr_assert_geq(lag, 0, "nothing leaves before it is due");
         cr_assert_eq(start - due, lag, "send_lag_ns = request_start_ns - request_scheduled_ns");
+        /* Open loop: the scheduler releases a request's credit when it is due. */
+        cr_assert_eq(json_integer_value(json_object_get(meta, "credit_issued_ns")), due, "%s",
+                     line);
+        cr_assert_lt(strstr(line, "\"credit_issued_ns\""), strstr(line, "\"request_start_ns\""),
+                     "AIPerf's key order");
         shared += json_integer_value(json_object_get(meta, "shared_read_events"));
         json_decref(root);
         count++;
