@@ -295,6 +295,24 @@ static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t
     return 0;
 }
 
+/* check_network_latency refuses two sources of the round trip, and an interval without
+ * probes, as AIPerf does. */
+static int check_network_latency(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->network_latency_automatic && config_flag_given(cfg, "--network-latency-mean")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-automatic and --network-latency-mean cannot be "
+                            "combined: probe the round trip, or give it");
+    }
+    if (!cfg->network_latency_automatic &&
+        config_flag_given(cfg, "--network-latency-ping-interval")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-ping-interval applies to "
+                            "--network-latency-automatic; add it, or drop the interval");
+    }
+    return 0;
+}
+
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     if (cfg->models.count == 0) {
@@ -418,6 +436,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_network_latency(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0
