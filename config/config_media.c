@@ -107,10 +107,12 @@ static int check_images(const struct profile_config *cfg, char *errbuf, size_t e
     }
     enum config_endpoint_type t = cfg->endpoint_type;
     if (width && cfg->image_batch_size > 0 && t != CONFIG_ENDPOINT_CHAT &&
-        t != CONFIG_ENDPOINT_RESPONSES && t != CONFIG_ENDPOINT_MESSAGES) {
+        t != CONFIG_ENDPOINT_RESPONSES && t != CONFIG_ENDPOINT_MESSAGES &&
+        t != CONFIG_ENDPOINT_IMAGE_RETRIEVAL) {
         return config__fail(errbuf, errcap,
                             "--image-width-mean: --endpoint-type %s cannot carry images; use "
-                            "chat, responses or messages (or drop the --image-* flags)",
+                            "chat, responses, messages or image_retrieval (or drop the --image-* "
+                            "flags)",
                             config_endpoint_type_name(t));
     }
     return 0;

@@ -273,6 +273,10 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
         answer_error(w, c, 400, "invalid_request_error", msg, 0, NULL);
         return;
     }
+    if (route == MOCK__ROUTE_RAG) {
+        /* SOLIDO's body has no "stream": it streams to a client that asks for events. */
+        job->stream = req->accepts_event_stream;
+    }
     remember_model(w, job);
     job->report_cache = w->cfg->cache_hit_rate > 0;
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);

@@ -44,12 +44,16 @@ static const struct route_entry ROUTES[] = {
     {"/reset_prefix_cache", "POST", MOCK__ROUTE_RESET_CACHE},
     {"/start_profile", "POST", MOCK__ROUTE_START_PROFILE},
     {"/stop_profile", "POST", MOCK__ROUTE_STOP_PROFILE},
+    {"/v1/images/generations", "POST", MOCK__ROUTE_IMAGES},
+    {"/v1/infer", "POST", MOCK__ROUTE_INFER},
+    {"/rag/api/prompt", "POST", MOCK__ROUTE_RAG},
 };
 
 bool mock__route_tokens(enum mock__route route)
 {
     return route != MOCK__ROUTE_EMBEDDINGS && route != MOCK__ROUTE_NIM_RANKING &&
-           route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK;
+           route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK &&
+           route != MOCK__ROUTE_IMAGES && route != MOCK__ROUTE_INFER;
 }
 
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
@@ -87,6 +91,8 @@ enum body_key {
     KEY_PASSAGES,
     KEY_DOCUMENTS,
     KEY_TEXTS,
+    KEY_N,
+    KEY_INFERENCE_MODEL,
     KEY_COUNT,
 };
 
@@ -108,6 +114,8 @@ static const struct response_walk_key BODY_KEYS[KEY_COUNT] = {
     [KEY_PASSAGES] = RESPONSE_WALK_KEY("passages"),
     [KEY_DOCUMENTS] = RESPONSE_WALK_KEY("documents"),
     [KEY_TEXTS] = RESPONSE_WALK_KEY("texts"),
+    [KEY_N] = RESPONSE_WALK_KEY("n"),
+    [KEY_INFERENCE_MODEL] = RESPONSE_WALK_KEY("inference_model"),
 };
 
 /* body is one request body being read: the checked text, its root's members, the job being
@@ -234,7 +242,7 @@ static bool read_bool(const struct body *b, size_t v, const char *key, bool *out
 static bool read_model(const struct body *b)
 {
     struct mock__job *out = b->out;
-    size_t v = b->v[KEY_MODEL];
+    size_t v = out->route == MOCK__ROUTE_RAG ? b->v[KEY_INFERENCE_MODEL] : b->v[KEY_MODEL];
     size_t len = strlen(DEFAULT_MODEL);
     memcpy(out->model, DEFAULT_MODEL, len);
     if (!is_null_or_absent(b, v)) {
@@ -398,6 +406,49 @@ static bool stream_fields(const struct body *b)
     return read_max_tokens(b, b->v[KEY_MAX_TOKENS], "max_tokens");
 }
 
+/* Image generation: "prompt", the number of images "n" (1 when absent) and "stream". */
+static bool images_fields(const struct body *b)
+{
+    struct mock__job *out = b->out;
+    size_t prompt = b->v[KEY_PROMPT];
+    if (type_of(b, prompt) != RESPONSE_WALK_STRING) {
+        snprintf(b->msg, b->msgcap, "'prompt' is required and must be a string");
+        return false;
+    }
+    out->prompt_tokens = string_words(b, prompt);
+    out->output_tokens = 1;
+    int64_t n = 1;
+    if (!is_null_or_absent(b, b->v[KEY_N]) &&
+        (!response_walk_int(b->text, b->v[KEY_N], &n) || n < 1 || n > (int64_t)MOCK__IMAGES_MAX)) {
+        snprintf(b->msg, b->msgcap, "'n' must be an integer from 1 to %u",
+                 (unsigned)MOCK__IMAGES_MAX);
+        return false;
+    }
+    out->output_tokens = (uint32_t)n;
+    return read_bool(b, b->v[KEY_STREAM], "stream", &out->stream);
+}
+
+/* SOLIDO RAG: "query", a list of strings; the answer's length is the server's default. */
+static bool rag_fields(const struct body *b)
+{
+    size_t query = b->v[KEY_QUERY];
+    struct response_walk_iter it;
+    size_t item;
+    if (type_of(b, query) != RESPONSE_WALK_ARRAY) {
+        snprintf(b->msg, b->msgcap, "'query' is required and must be an array of strings");
+        return false;
+    }
+    response_walk_iter_init(&it, b->text, query);
+    while (response_walk_iter_next(&it, NULL, &item)) {
+        if (type_of(b, item) != RESPONSE_WALK_STRING) {
+            snprintf(b->msg, b->msgcap, "'query' items must be strings");
+            return false;
+        }
+        b->out->prompt_tokens += string_words(b, item);
+    }
+    return true;
+}
+
 static bool read_fields(const struct body *b)
 {
     struct mock__job *out = b->out;
@@ -414,6 +465,12 @@ static bool read_fields(const struct body *b)
     case MOCK__ROUTE_COHERE_RERANK:
     case MOCK__ROUTE_TEI_RERANK:
         return rankings_fields(b);
+    case MOCK__ROUTE_IMAGES:
+        return images_fields(b);
+    case MOCK__ROUTE_INFER:
+        return read_items(b, KEY_INPUT);
+    case MOCK__ROUTE_RAG:
+        return rag_fields(b);
     default:
         break;
     }

@@ -100,7 +100,8 @@ struct payload_spec {
     size_t history_count;
     /* chat, chat_embeddings, responses, messages: the images and audio clips of
      * the user's new turn, sent with the prompt as content parts (see
-     * payload_build). Other types reject media. */
+     * payload_build); image_retrieval: its images (audio is refused). Other
+     * types reject media. */
     struct payload_media media;
 };
 
@@ -132,6 +133,12 @@ char *payload_cache_bust_text(enum payload_cache_bust where, uint64_t key, const
  *   hf_tei_rankings: {"query":Q,"texts":[p,...]}
  *   huggingface_generate: {"inputs":"T joined by ' '","parameters":{"max_new_tokens":N}}
  *                 -- here the extra inputs merge into "parameters", as AIPerf does
+ *   image_generation: {"prompt":P,"model":M,"response_format":"b64_json","n":1,
+ *                 "stream":true (only when S)}
+ *   image_retrieval: {"input":[{"type":"image_url","url":I},...]} (the media's images,
+ *                 at least one; no model)
+ *   solido_rag:  {"query":[T...],"filters":{"family":"Solido","tool":"SDE"},
+ *                 "inference_model":M}
  *   raw / raw_payload: the raw_payload bytes, unchanged.
  * With media (spec.media), the user message's "content" becomes a list of parts
  * in AIPerf's order, text (when not empty), images, then audio; without media

@@ -386,6 +386,12 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_tgi(d, out);
     case ENDPOINT_RAW:
         return response__read_raw(d, reader, out);
+    case ENDPOINT_IMAGE_GENERATION:
+        return response__read_images(d, out);
+    case ENDPOINT_IMAGE_RETRIEVAL:
+        return response__read_infer(d, out);
+    case ENDPOINT_SOLIDO_RAG:
+        return response__read_solido(d, out);
     case ENDPOINT_TYPE_COUNT:
         break;
     }
@@ -442,7 +448,8 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     st = chunk__dispatch(reader, state, name, &d, out);
     if (st == RESPONSE_PARSE_OK) {
         out->is_content |= out->text_count > 0 || out->embedding_count > 0 ||
-                           out->ranking_count > 0 || out->texts_truncated;
+                           out->ranking_count > 0 || out->image_count > 0 || out->infer_count > 0 ||
+                           out->texts_truncated;
     } else if (st != RESPONSE_PARSE_ERROR) {
         out->is_content = false;
     }

@@ -25,12 +25,17 @@ int workload_requests_type(const struct profile_config *cfg, enum endpoint_type 
 {
     const char *name = config_endpoint_type_name(cfg->endpoint_type);
     if (endpoint_type_parse(name, out) != 0) {
+        char supported[512] = "";
+        size_t used = 0;
+        for (int t = 0; t < ENDPOINT_TYPE_COUNT && used < sizeof(supported); t++) {
+            int n = snprintf(supported + used, sizeof(supported) - used, "%s%s", t > 0 ? ", " : "",
+                             endpoint_type_name((enum endpoint_type)t));
+            used += n > 0 ? (size_t)n : 0;
+        }
         fprintf(stderr,
-                "ringperf profile: --endpoint-type %s is not supported yet; supported: chat, "
-                "completions, responses, messages, embeddings, chat_embeddings, "
-                "nim_embeddings, nim_rankings, cohere_rankings, hf_tei_rankings, "
-                "huggingface_generate\n",
-                name);
+                "ringperf profile: --endpoint-type %s is not supported yet (see README's "
+                "compatibility section); supported: %s\n",
+                name, supported);
         return -ENOTSUP;
     }
     if (*out == ENDPOINT_RAW && cfg->input_file == NULL) {

@@ -12,6 +12,7 @@
 #include "response/response.h"
 #include "mock/mock.h"
 #include "mock_client.h"
+#include "tests/media/b64_decode.h"
 
 /* What a whole answer parsed into. */
 struct parsed {
@@ -19,8 +20,10 @@ struct parsed {
     size_t content_events; /* payloads with is_content */
     size_t embeddings;
     size_t rankings;
-    bool finished; /* the end marker (has_finish_reason) was seen */
-    bool done;     /* [DONE] was seen */
+    size_t images;  /* image_generation images */
+    size_t results; /* image_retrieval results */
+    bool finished;  /* the end marker (has_finish_reason) was seen */
+    bool done;      /* [DONE] was seen */
     bool usage;
     int64_t prompt_tokens;
     int64_t completion_tokens;
@@ -36,6 +39,8 @@ static void take(enum response_parse_status st, const struct response_chunk *c, 
     p->content_events += c->is_content;
     p->embeddings += c->embedding_count;
     p->rankings += c->ranking_count;
+    p->images += c->image_count;
+    p->results += c->infer_count;
     if (c->usage.present) {
         p->usage = true;
         if (c->usage.prompt_tokens != RECORD_ABSENT) {
@@ -306,5 +311,81 @@ Test(mock_routes, long_outputs_leave_the_full_text_out, .timeout = 60)
     cr_assert(p.finished);
     cr_assert_eq(p.completion_tokens, 5000);
     tc_resp_free(&r);
+    mock_server_free(s);
+}
+
+/* require_png requires `b64` (a JSON string's bytes) to be a base64 PNG. */
+static void require_png(const char *b64)
+{
+    uint8_t *png = NULL;
+    size_t n = b64_decode(b64, strlen(b64), &png);
+    static const uint8_t magic[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    cr_assert(n > sizeof(magic) && memcmp(png, magic, sizeof(magic)) == 0, "not a PNG: %s", b64);
+    free(png);
+}
+
+/* Image generation answers base64 PNGs, "n" of them, whole or streamed as partial images and a
+ * completed one; image retrieval one result per input image; SOLIDO RAG its "content", streamed
+ * only to a client that accepts an event stream (its body has no "stream"). */
+Test(mock_routes, image_retrieval_and_rag_routes_answer_in_their_shapes, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.tokens_per_chunk = 2;
+    struct mock_server *s = tc_start(&cfg);
+    struct tc_resp r;
+    struct parsed p;
+    cr_assert_eq(exchange(s, "/v1/images/generations",
+                          "{\"prompt\":\"a cat\",\"model\":\"flux\",\"n\":2}", &r),
+                 200);
+    json_t *root = tc_json(r.body);
+    cr_assert_eq(json_array_size(json_object_get(root, "data")), 2);
+    require_png(json_string_value(
+        json_object_get(json_array_get(json_object_get(root, "data"), 1), "b64_json")));
+    json_decref(root);
+    parse_body(ENDPOINT_IMAGE_GENERATION, r.body, r.body_len, &p);
+    cr_assert_eq(p.images, 2);
+    tc_resp_free(&r);
+    cr_assert_eq(
+        exchange(s, "/v1/images/generations", "{\"prompt\":\"a cat\",\"n\":3,\"stream\":true}", &r),
+        200);
+    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    cr_assert_not_null(strstr(r.body, "event: image_generation.completed"));
+    parse_stream(ENDPOINT_IMAGE_GENERATION, r.body, &p);
+    cr_assert_eq(p.images, 3);
+    cr_assert_eq(p.events, 3);
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/v1/infer",
+                          "{\"input\":[{\"type\":\"image_url\",\"url\":\"data:x\"},"
+                          "{\"type\":\"image_url\",\"url\":\"data:y\"}]}",
+                          &r),
+                 200);
+    parse_body(ENDPOINT_IMAGE_RETRIEVAL, r.body, r.body_len, &p);
+    cr_assert_eq(p.results, 2);
+    tc_resp_free(&r);
+    const char *rag = "{\"query\":[\"one two\"],\"filters\":{},\"inference_model\":\"m\"}";
+    cr_assert_eq(exchange(s, "/rag/api/prompt", rag, &r), 200);
+    cr_assert(tc_header(&r, "Content-Type: application/json"));
+    parse_body(ENDPOINT_SOLIDO_RAG, r.body, r.body_len, &p);
+    cr_assert_gt(strlen(p.text), 0);
+    tc_resp_free(&r);
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_post(&c, "/rag/api/prompt", rag, "Accept: text/event-stream\r\n");
+    tc_read(&c, &r);
+    tc_close(&c);
+    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    parse_stream(ENDPOINT_SOLIDO_RAG, r.body, &p);
+    cr_assert_gt(p.content_events, 1);
+    tc_resp_free(&r);
+    const char *const bad[][2] = {
+        {"/v1/images/generations", "{\"model\":\"m\"}"},
+        {"/v1/images/generations", "{\"prompt\":\"x\",\"n\":0}"},
+        {"/v1/infer", "{\"input\":\"x\"}"},
+        {"/rag/api/prompt", "{\"query\":[1]}"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(exchange(s, bad[i][0], bad[i][1], &r), 400, "%s %s", bad[i][0], bad[i][1]);
+        tc_resp_free(&r);
+    }
     mock_server_free(s);
 }

@@ -1,0 +1,65 @@
+/*
+ * chunk_services.c - reading the responses of the endpoint types that are not
+ * LLM, embeddings or rankings APIs: OpenAI image generation, NIM image
+ * retrieval and SOLIDO RAG, each as the matching AIPerf endpoint's
+ * parse_response (openai_image_generation.py, nim_image_retrieval.py,
+ * solido_rag.py).
+ */
+#include "response/response_json.h"
+
+/* image_generation: a streamed event carries one image in "b64_json" (its
+ * presence is enough, as AIPerf tests `"b64_json" in json_obj`); a whole
+ * body lists them in "data", whose items that are not objects are skipped. */
+enum response_parse_status response__read_images(const struct response__doc *d,
+                                                 struct response_chunk *out)
+{
+    if (!response__is(d, 0, JSMN_OBJECT)) {
+        return RESPONSE_PARSE_ERR_NOT_OBJECT;
+    }
+    out->object = response__string(d, response__get(d, 0, "type"));
+    if (response__get(d, 0, "b64_json") >= 0) {
+        out->image_count = 1;
+        return RESPONSE_PARSE_OK;
+    }
+    int data = response__get(d, 0, "data");
+    if (!response__is(d, data, JSMN_ARRAY)) {
+        return RESPONSE_PARSE_IGNORED;
+    }
+    int j = data + 1;
+    for (int m = 0; m < d->tok[data].size; m++) {
+        out->image_count += response__is(d, j, JSMN_OBJECT);
+        j = response__skip(d, j);
+    }
+    return RESPONSE_PARSE_OK;
+}
+
+/* image_retrieval: a truthy "data" (the detections of each image). */
+enum response_parse_status response__read_infer(const struct response__doc *d,
+                                                struct response_chunk *out)
+{
+    if (!response__is(d, 0, JSMN_OBJECT)) {
+        return RESPONSE_PARSE_ERR_NOT_OBJECT;
+    }
+    int data = response__get(d, 0, "data");
+    if (!response__truthy(d, data)) {
+        return RESPONSE_PARSE_IGNORED;
+    }
+    out->infer_count = response__is(d, data, JSMN_ARRAY) ? (size_t)d->tok[data].size : 1;
+    return RESPONSE_PARSE_OK;
+}
+
+/* solido_rag: the generated text is "content", in every streamed event and
+ * in a whole body; "sources" (the retrieved documents) are not output. */
+enum response_parse_status response__read_solido(const struct response__doc *d,
+                                                 struct response_chunk *out)
+{
+    if (!response__is(d, 0, JSMN_OBJECT)) {
+        return RESPONSE_PARSE_ERR_NOT_OBJECT;
+    }
+    int content = response__get(d, 0, "content");
+    if (!response__truthy(d, content)) {
+        return RESPONSE_PARSE_IGNORED;
+    }
+    response__add_string(d, content, out, RESPONSE_TEXT_CONTENT);
+    return RESPONSE_PARSE_OK;
+}
