@@ -547,6 +547,7 @@ static int prepare_results(struct profile_run *run)
     /* AIPerf's TOKENIZES_INPUT_ONLY metrics (ISL, ...): none for image_retrieval. */
     run->results.payload_isl =
         endpoint_type_tokenizes_input(run->requests.type) ? run->requests.payload_isl : NULL;
+    run->results.payload_images = run->requests.payload_images;
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
@@ -563,6 +564,7 @@ static int prepare_results(struct profile_run *run)
         run->warmup.tokenizer = run->tokenizer;
         run->warmup.payload_isl = run->results.payload_isl;
         run->warmup.payload_osl = run->requests.payload_osl;
+        run->warmup.payload_images = run->requests.payload_images;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;

@@ -302,6 +302,7 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
         .first_chunk_tokens = get_int(rec, "first_chunk_tokens"),
         .credit_issued_ns = get_int(rec, "credit_ns"),
         .requested_osl = get_int(rec, "requested_osl"),
+        .images = get_int(rec, "images"),
     };
     replay_http(rec, r, &req->http);
     const json_t *content = json_object_get(rec, "content_ns");

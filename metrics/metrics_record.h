@@ -54,6 +54,9 @@ struct metrics_results {
     /* The output length each payload asks for (max_tokens), by payload index,
      * 0 for none; NULL when no payload asks (osl_mismatch_*). Borrowed. */
     const int64_t *payload_osl;
+    /* The input images of each payload, by payload index; NULL when the endpoint carries no
+     * images (AIPerf's SUPPORTS_IMAGE_ONLY metrics are then not computed). Borrowed. */
+    const int64_t *payload_images;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for

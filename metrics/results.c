@@ -174,6 +174,9 @@ void metrics_record_compute(struct metrics_results *results, const struct record
     if (results->payload_osl != NULL && !rec->in_session) {
         req->requested_osl = results->payload_osl[rec->payload_index];
     }
+    if (results->payload_images != NULL && !rec->in_session) {
+        req->images = results->payload_images[rec->payload_index];
+    }
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }

@@ -481,6 +481,9 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
                   ? workload__build_input_payloads(cfg, seed, tok, extra, out)
                   : build_payloads(cfg, seed, tok, extra, out);
     }
+    if (ret == 0) {
+        ret = workload__count_payload_images(out);
+    }
     if (ret == 0 && out->multi_turn) {
         out->sessions_extra = extra;
         extra = NULL;
@@ -514,6 +517,8 @@ void workload_requests_free(struct workload_requests *requests)
     free(requests->payloads);
     free(requests->payload_isl);
     free(requests->payload_osl);
+    free(requests->payload_images);
+    requests->payload_images = NULL;
     free(requests->presampled);
     requests->presampled = NULL;
     free(requests->payload_entries);

@@ -31,6 +31,9 @@ struct workload_requests {
     /* The max_tokens each synthetic payload asks for (0 = none), for the
      * osl_mismatch_* metrics; NULL for other runs. */
     int64_t *payload_osl;
+    /* The input images of each payload (AIPerf's num_images); NULL when the endpoint carries
+     * no images, and for multi-turn runs. */
+    int64_t *payload_images;
     struct http_header *headers;
     size_t header_count;
     char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */

@@ -30,6 +30,14 @@ struct prompt_source {
     struct workload_prompt_extras extras; /* prefixes, user context, batches, rankings */
 };
 
+/* workload__body_images returns how many input images a request body carries (its image
+ * parts; body_images.c), 0 for a body that is not a JSON object. */
+int64_t workload__body_images(const char *body);
+
+/* workload__count_payload_images fills out->payload_images from the built payloads when the
+ * endpoint carries images and the run is single-turn (else leaves it NULL). 0 or -ENOMEM. */
+int workload__count_payload_images(struct workload_requests *out);
+
 /* workload__body_tokens returns the input tokens of a body sent verbatim: its messages'
  * contents, or its prompt, input or inputs, each text counted without special tokens
  * (body_tokens.c). METRICS_ABSENT without a tokenizer or any text to count. */
