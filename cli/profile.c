@@ -548,6 +548,10 @@ static int prepare_results(struct profile_run *run)
     run->results.payload_isl =
         endpoint_type_tokenizes_input(run->requests.type) ? run->requests.payload_isl : NULL;
     run->results.payload_images = run->requests.payload_images;
+    run->results.payload_audio_seconds = run->requests.payload_audio_seconds;
+    /* AIPerf's PRODUCES_TOKENS_ONLY and TOKENIZES_INPUT_ONLY metrics, by endpoint metadata. */
+    run->results.produces_tokens = endpoint_type_produces_tokens(run->requests.type);
+    run->results.tokenizes_input = endpoint_type_tokenizes_input(run->requests.type);
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
@@ -565,6 +569,9 @@ static int prepare_results(struct profile_run *run)
         run->warmup.payload_isl = run->results.payload_isl;
         run->warmup.payload_osl = run->requests.payload_osl;
         run->warmup.payload_images = run->requests.payload_images;
+        run->warmup.payload_audio_seconds = run->requests.payload_audio_seconds;
+        run->warmup.produces_tokens = run->results.produces_tokens;
+        run->warmup.tokenizes_input = run->results.tokenizes_input;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
@@ -668,6 +675,8 @@ static int prepare(struct profile_run *run)
     }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
+    run->engine.content_type =
+        run->requests.content_type[0] != '\0' ? run->requests.content_type : NULL;
     if (run->requests.multi_turn) {
         workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, true, &run->load,
                                 &run->engine);

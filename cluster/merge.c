@@ -340,6 +340,8 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     }
     const char *audio = json_string_value(json_object_get(rec, "audio_seconds"));
     req->usage.prompt_audio_seconds = audio != NULL ? strtod(audio, NULL) : -1.0;
+    const char *input_audio = json_string_value(json_object_get(rec, "input_audio_seconds"));
+    req->audio_seconds = input_audio != NULL ? strtod(input_audio, NULL) : 0.0;
     return 0;
 }
 

@@ -32,6 +32,8 @@ enum endpoint_type {
     ENDPOINT_IMAGE_GENERATION,     /* "image_generation": /v1/images/generations */
     ENDPOINT_IMAGE_RETRIEVAL,      /* "image_retrieval": /v1/infer (NIM) */
     ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
+    ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
+    ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
     ENDPOINT_TYPE_COUNT
 };
 
@@ -72,6 +74,16 @@ bool endpoint_type_tokenizes_input(enum endpoint_type t);
  * (num_images, image_throughput, image_latency): chat, responses, messages,
  * chat_embeddings, nim_embeddings, image_retrieval and raw. */
 bool endpoint_type_supports_images(enum endpoint_type t);
+
+/* endpoint_type_supports_audio reports whether `t` carries input audio
+ * (plugins.yaml supports_audio), which gates AIPerf's audio metrics
+ * (audio_duration, rtfx): chat, responses, audio_transcription and raw. */
+bool endpoint_type_supports_audio(enum endpoint_type t);
+
+/* endpoint_type_form_data reports whether `t`'s requests are
+ * multipart/form-data (plugins.yaml requires_form_data): image_edit and
+ * audio_transcription. Their bodies come from payload_form_build(). */
+bool endpoint_type_form_data(enum endpoint_type t);
 
 /* endpoint_type_metrics_title returns the static title of `t`'s metrics
  * (plugins.yaml metrics_title): "LLM Metrics", "Embeddings Metrics", ...;

@@ -341,6 +341,10 @@ enum metrics_id {
     METRICS_NUM_IMAGES,       /* num_images */
     METRICS_IMAGE_THROUGHPUT, /* image_throughput, images/sec */
     METRICS_IMAGE_LATENCY,    /* image_latency, ns per image (ms/image displayed) */
+    /* AIPerf's audio metrics (SUPPORTS_AUDIO_ONLY): the input audio's length (s), and the
+     * inverse real-time factor audio_duration / request latency (s). */
+    METRICS_AUDIO_DURATION, /* audio_duration, seconds */
+    METRICS_RTFX,           /* rtfx, ratio */
     METRICS_ID_COUNT
 };
 
@@ -519,6 +523,8 @@ struct metrics_request {
     /* The input images the request carried, on endpoints that carry images; 0 = none
      * (AIPerf's num_images then has no value). */
     int64_t images;
+    /* The length of the input audio in seconds; <= 0 = unknown (no audio_duration, rtfx). */
+    double audio_seconds;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -541,7 +547,8 @@ struct metrics_values {
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
  * when both sides are present and the client's count is positive. With a requested_osl and an
  * OSL, osl_mismatch_diff_pct. With images and a request latency, num_images, image_throughput
- * and image_latency. Metrics that cannot be computed are absent. */
+ * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. Metrics that
+ * cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has

@@ -146,6 +146,8 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_IMAGE_THROUGHPUT] = {"image_throughput", "Image Throughput", "images/sec", 1.0, 0,
                                   860},
     [METRICS_IMAGE_LATENCY] = {"image_latency", "Image Latency", "ms/image", MS_PER_NS, 0, 861},
+    [METRICS_AUDIO_DURATION] = {"audio_duration", "Audio Duration", "sec", 1.0, NOCON, 870},
+    [METRICS_RTFX] = {"rtfx", "Inverse Real-Time Factor (RTFx)", "ratio", 1.0, LARGER, 850},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -460,6 +462,9 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     compute_tokens(req, out);
     compute_usage(&req->usage, out);
     compute_usage_diffs(req, out);
+    if (req->audio_seconds > 0) {
+        set(out, METRICS_AUDIO_DURATION, req->audio_seconds);
+    }
     if (req->requested_osl > 0 && out->has[METRICS_OSL]) {
         double requested = (double)req->requested_osl;
         set(out, METRICS_OSL_MISMATCH_DIFF_PCT,
@@ -471,6 +476,9 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     double latency = (double)(req->content_ns[req->content_count - 1] - req->start_ns);
     set(out, METRICS_REQUEST_LATENCY, latency);
     compute_images(req->images, latency, out);
+    if (req->audio_seconds > 0 && latency > 0) {
+        set(out, METRICS_RTFX, req->audio_seconds / (latency / NS_PER_S));
+    }
     if (out->has[METRICS_OSL] && latency > 0) {
         set(out, METRICS_E2E_OUTPUT_TPS, out->value[METRICS_OSL] / (latency / NS_PER_S));
     }

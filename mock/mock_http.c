@@ -211,6 +211,9 @@ static enum mock__req_status parse_header(struct line l, struct headers *h,
         h->content_length = n;
     } else if (equals_nocase(l.p, name_len, "transfer-encoding")) {
         h->has_transfer_encoding = true;
+    } else if (equals_nocase(l.p, name_len, "content-type")) {
+        out->content_type = v;
+        out->content_type_len = v_len;
     } else if (equals_nocase(l.p, name_len, "accept")) {
         out->accepts_event_stream = contains_nocase(v, v_len, "text/event-stream");
     } else if (equals_nocase(l.p, name_len, "connection")) {

@@ -93,6 +93,8 @@ struct mock__request {
     size_t request_id_len;
     bool has_session_header;   /* carries the header named session_header (a conversation's turn) */
     bool accepts_event_stream; /* its Accept lists text/event-stream (SOLIDO RAG streams then) */
+    const char *content_type;  /* the Content-Type value, or NULL */
+    size_t content_type_len;
     const char *body;
     size_t body_len;
     size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
@@ -135,6 +137,8 @@ enum mock__route {
     MOCK__ROUTE_IMAGES,          /* POST /v1/images/generations (OpenAI; units are images) */
     MOCK__ROUTE_INFER,           /* POST /v1/infer (NIM image retrieval; a unit per image) */
     MOCK__ROUTE_RAG,             /* POST /rag/api/prompt (SOLIDO RAG; streams on Accept) */
+    MOCK__ROUTE_IMAGE_EDITS,     /* POST /v1/images/edits (multipart; units are images) */
+    MOCK__ROUTE_TRANSCRIPTIONS,  /* POST /v1/audio/transcriptions (multipart; words) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -175,6 +179,8 @@ struct mock__job {
     bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
     uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
     uint64_t created_s;
+    bool has_file;     /* multipart routes: the file (or image URL) part arrived */
+    uint64_t audio_ms; /* transcriptions: the WAV file's length, 0 when not a WAV */
     size_t model_len;
     char model[MOCK__MODEL_BYTES_MAX + 1]; /* raw, NUL-terminated */
     size_t model_json_len;
@@ -202,6 +208,15 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);
+
+/* mock__form_parse reads a multipart/form-data body of the image edit or transcription route
+ * into `out` (model, prompt words, "n" images, the audio's length), as mock__api_parse does a
+ * JSON body: in place, allocating nothing. `content_type` is the request's Content-Type (its
+ * boundary). */
+enum mock__api_status mock__form_parse(enum mock__route route, const char *content_type,
+                                       size_t content_type_len, const char *body, size_t len,
+                                       uint32_t default_tokens, struct mock__job *out, char *msg,
+                                       size_t msgcap);
 
 /* mock__prompt_words counts the whitespace-separated words of a JSON string's raw bytes (between
  * the quotes, escapes undecoded; from a text response_walk_check() accepted) as they would be

@@ -47,13 +47,16 @@ static const struct route_entry ROUTES[] = {
     {"/v1/images/generations", "POST", MOCK__ROUTE_IMAGES},
     {"/v1/infer", "POST", MOCK__ROUTE_INFER},
     {"/rag/api/prompt", "POST", MOCK__ROUTE_RAG},
+    {"/v1/images/edits", "POST", MOCK__ROUTE_IMAGE_EDITS},
+    {"/v1/audio/transcriptions", "POST", MOCK__ROUTE_TRANSCRIPTIONS},
 };
 
 bool mock__route_tokens(enum mock__route route)
 {
     return route != MOCK__ROUTE_EMBEDDINGS && route != MOCK__ROUTE_NIM_RANKING &&
            route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK &&
-           route != MOCK__ROUTE_IMAGES && route != MOCK__ROUTE_INFER;
+           route != MOCK__ROUTE_IMAGES && route != MOCK__ROUTE_INFER &&
+           route != MOCK__ROUTE_IMAGE_EDITS;
 }
 
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
@@ -518,6 +521,8 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
     out->seq = 0;
+    out->has_file = false;
+    out->audio_ms = 0;
 }
 
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,

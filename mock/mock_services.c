@@ -3,7 +3,9 @@
  * rankings APIs: OpenAI image generation (images as base64 PNG, streamed as
  * image_generation.partial_image / .completed events), NIM image retrieval (/v1/infer: one
  * detection result per input image) and SOLIDO RAG (/rag/api/prompt: "content", streamed
- * word by word when the client accepts an event stream). mock_api.c dispatches here.
+ * word by word when the client accepts an event stream), OpenAI image edits (as generation)
+ * and audio transcriptions ("text", and the duration of the audio sent as usage; their
+ * multipart bodies are read in mock_form.c). mock_api.c dispatches here.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,7 +14,8 @@
 
 bool mock__route_service(enum mock__route route)
 {
-    return route == MOCK__ROUTE_IMAGES || route == MOCK__ROUTE_INFER || route == MOCK__ROUTE_RAG;
+    return route == MOCK__ROUTE_IMAGES || route == MOCK__ROUTE_INFER || route == MOCK__ROUTE_RAG ||
+           route == MOCK__ROUTE_IMAGE_EDITS || route == MOCK__ROUTE_TRANSCRIPTIONS;
 }
 
 /* One streamed image; the last one of the request is the completed image. */
@@ -51,12 +54,14 @@ void mock__svc_token_event(struct mock__buf *b, struct mock__job *job, uint32_t 
 
 void mock__svc_body_prefix(struct mock__buf *b, const struct mock__job *job)
 {
-    if (job->route == MOCK__ROUTE_IMAGES) {
+    if (job->route == MOCK__ROUTE_IMAGES || job->route == MOCK__ROUTE_IMAGE_EDITS) {
         mock__buf_str(b, "{\"created\":");
         mock__buf_u64(b, job->created_s);
         mock__buf_str(b, ",\"data\":[");
     } else if (job->route == MOCK__ROUTE_INFER) {
         mock__buf_str(b, "{\"data\":[");
+    } else if (job->route == MOCK__ROUTE_TRANSCRIPTIONS) {
+        mock__buf_str(b, "{\"text\":\"");
     } else {
         mock__buf_str(b, "{\"content\":\"");
     }
@@ -64,7 +69,14 @@ void mock__svc_body_prefix(struct mock__buf *b, const struct mock__job *job)
 
 void mock__svc_body_suffix(struct mock__buf *b, const struct mock__job *job)
 {
-    if (job->route == MOCK__ROUTE_IMAGES) {
+    if (job->route == MOCK__ROUTE_TRANSCRIPTIONS) {
+        /* OpenAI's duration usage: the seconds of audio it was sent, rounded up. */
+        mock__buf_str(b, "\",\"usage\":{\"type\":\"duration\",\"seconds\":");
+        mock__buf_u64(b, (job->audio_ms + 999) / 1000);
+        mock__buf_str(b, "}}");
+        return;
+    }
+    if (job->route == MOCK__ROUTE_IMAGES || job->route == MOCK__ROUTE_IMAGE_EDITS) {
         mock__buf_str(b, "],\"size\":\"2x2\",\"output_format\":\"png\"}");
     } else if (job->route == MOCK__ROUTE_INFER) {
         mock__buf_str(b, "]}");
@@ -76,7 +88,7 @@ void mock__svc_body_suffix(struct mock__buf *b, const struct mock__job *job)
 /* One generated image, or one image's (empty) detections; after mock__api_unit's "{"index":i. */
 void mock__svc_unit(struct mock__buf *b, const struct mock__job *job)
 {
-    if (job->route == MOCK__ROUTE_IMAGES) {
+    if (job->route == MOCK__ROUTE_IMAGES || job->route == MOCK__ROUTE_IMAGE_EDITS) {
         mock__buf_str(b, ",\"b64_json\":\"" MOCK__PNG_B64 "\",\"revised_prompt\":null}");
     } else {
         mock__buf_str(b, ",\"bounding_boxes\":{\"chart\":[],\"table\":[]}}");

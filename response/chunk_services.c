@@ -1,9 +1,10 @@
 /*
  * chunk_services.c - reading the responses of the endpoint types that are not
- * LLM, embeddings or rankings APIs: OpenAI image generation, NIM image
- * retrieval and SOLIDO RAG, each as the matching AIPerf endpoint's
- * parse_response (openai_image_generation.py, nim_image_retrieval.py,
- * solido_rag.py).
+ * LLM, embeddings or rankings APIs: OpenAI image generation and edits, NIM
+ * image retrieval, SOLIDO RAG and OpenAI audio transcription, each as the
+ * matching AIPerf endpoint's parse_response (openai_image_generation.py,
+ * openai_image_edit.py, nim_image_retrieval.py, solido_rag.py,
+ * openai_audio_transcription.py).
  */
 #include "response/response_json.h"
 
@@ -61,5 +62,23 @@ enum response_parse_status response__read_solido(const struct response__doc *d,
         return RESPONSE_PARSE_IGNORED;
     }
     response__add_string(d, content, out, RESPONSE_TEXT_CONTENT);
+    return RESPONSE_PARSE_OK;
+}
+
+/* audio_transcription: the transcript is "text" (a body that is not JSON is the text itself,
+ * read before this). */
+enum response_parse_status response__read_transcript(const struct response__doc *d,
+                                                     struct response_chunk *out)
+{
+    if (!response__is(d, 0, JSMN_OBJECT)) {
+        return RESPONSE_PARSE_ERR_NOT_OBJECT;
+    }
+    int text = response__get(d, 0, "text");
+    if (!response__is(d, text, JSMN_STRING)) {
+        return RESPONSE_PARSE_IGNORED;
+    }
+    response__add_string(d, text, out, RESPONSE_TEXT_CONTENT);
+    /* An empty transcript (silence) is still the answer. */
+    out->is_content = true;
     return RESPONSE_PARSE_OK;
 }

@@ -172,5 +172,7 @@ enum response_parse_status response__read_infer(const struct response__doc *d,
                                                 struct response_chunk *out);
 enum response_parse_status response__read_solido(const struct response__doc *d,
                                                  struct response_chunk *out);
+enum response_parse_status response__read_transcript(const struct response__doc *d,
+                                                     struct response_chunk *out);
 
 #endif

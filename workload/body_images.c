@@ -51,6 +51,16 @@ int64_t workload__body_images(const char *body)
     return count;
 }
 
+/* form_images counts the reference image of a multipart body, from its inputs.json view: an
+ * "image" file part or an image "url" field. */
+static int64_t form_images(const char *summary_json)
+{
+    json_t *root = json_loads(summary_json, 0, NULL);
+    int64_t count = json_object_get(root, "image") != NULL || json_object_get(root, "url") != NULL;
+    json_decref(root);
+    return count;
+}
+
 int workload__count_payload_images(struct workload_requests *out)
 {
     if (!endpoint_type_supports_images(out->type) || out->multi_turn || out->payload_count == 0) {
@@ -61,7 +71,9 @@ int workload__count_payload_images(struct workload_requests *out)
         return -ENOMEM;
     }
     for (size_t i = 0; i < out->payload_count; i++) {
-        out->payload_images[i] = workload__body_images(out->payloads[i].body);
+        out->payload_images[i] = out->payload_json != NULL
+                                     ? form_images(out->payload_json[i])
+                                     : workload__body_images(out->payloads[i].body);
     }
     return 0;
 }

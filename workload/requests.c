@@ -233,12 +233,19 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     }
     spec.media = media.view;
     char errbuf[512];
-    char *body = payload_build(&spec, errbuf, sizeof(errbuf));
-    workload_media_set_free(&media);
-    if (body == NULL) {
-        fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+    char *body = NULL;
+    if (endpoint_type_form_data(out->type)) {
+        body = workload__form_payload(out, i, &spec) == 0 ? (char *)out->payloads[i].body : NULL;
+    } else {
+        body = payload_build(&spec, errbuf, sizeof(errbuf));
+        if (body == NULL) {
+            fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+        }
     }
-    body = workload_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    workload_media_set_free(&media);
+    if (!endpoint_type_form_data(out->type)) {
+        body = workload_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    }
     if (out->payload_isl != NULL) {
         out->payload_isl[i] = isl;
     }
@@ -362,6 +369,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
                       (out->multi_turn || out->payload_osl != NULL)
                   ? 0
                   : -ENOMEM;
+    if (ret == 0) {
+        ret = workload__form_init(out, count);
+    }
     for (size_t i = 0; ret == 0 && out->multi_turn && i < count; i++) {
         ret = add_conversation(cfg, out, &src, i, prompt);
     }
@@ -376,7 +386,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
             ret = -EINVAL;
             break;
         }
-        out->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        if (!endpoint_type_form_data(out->type)) {
+            out->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        }
         out->payload_count++;
     }
     free(prompt);
@@ -477,6 +489,9 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     out->multi_turn = cfg->input_file == NULL &&
                       (cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0);
     if (ret == 0) {
+        ret = workload__form_check(cfg, out);
+    }
+    if (ret == 0) {
         ret = cfg->input_file != NULL || cfg->public_dataset != NULL
                   ? workload__build_input_payloads(cfg, seed, tok, extra, out)
                   : build_payloads(cfg, seed, tok, extra, out);
@@ -495,6 +510,7 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
 
 void workload_requests_free(struct workload_requests *requests)
 {
+    workload__form_free(requests);
     workload_sessions_free(&requests->sessions);
     free(requests->sessions_extra);
     free(requests->sessions_system);

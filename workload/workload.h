@@ -57,6 +57,13 @@ struct workload_requests {
     char *sessions_extra;
     char *sessions_system;     /* the system prompt of every conversation, or NULL */
     uint64_t cache_bust_nonce; /* --cache-bust markers differ from run to run */
+    /* multipart/form-data endpoints (image_edit, audio_transcription; form_requests.c): the
+     * Content-Type with the run's boundary, each payload as inputs.json shows it, and each
+     * payload's audio length in seconds (-1: none), for audio_duration and rtfx. NULL/"" for
+     * other endpoints. payloads[i].file and .tail are owned too. */
+    char content_type[128];
+    char **payload_json;
+    double *payload_audio_seconds;
 };
 
 /* workload_requests_write_inputs writes dir/inputs.json, the payloads as

@@ -1,6 +1,7 @@
 /*
  * `ringperf profile` with the endpoint types that are not LLM, embeddings or rankings APIs
- * (image_generation, image_retrieval, solido_rag), against the mock server's routes: the bodies
+ * (image_generation, image_retrieval, solido_rag, and the multipart image_edit and
+ * audio_transcription), against the mock server's routes: the bodies
  * sent (inputs.json), the records, the summary's metrics and the console's title.
  */
 #include <criterion/criterion.h>
@@ -143,8 +144,7 @@ Test(endpoints_e2e, request_bodies_have_aiperf_shapes, .timeout = 120)
 /* Endpoint types ringperf does not run yet stop the run at once, pointing at the README. */
 Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60)
 {
-    static const char *const types[] = {"template", "video_generation", "image_edit",
-                                        "audio_transcription"};
+    static const char *const types[] = {"template", "video_generation"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char words[256];
         snprintf(words, sizeof(words),
@@ -156,4 +156,40 @@ Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60
         cr_assert_not_null(strstr(out, "not supported yet (see README"), "%s\n%s", words, out);
         free(out);
     }
+}
+
+/* A transcription's audio_duration is the length of the clip sent (its WAV header), the mock
+ * read the whole multipart body (it answers 400 otherwise), and rtfx = duration / latency. */
+Test(endpoints_e2e, transcription_reports_the_audio_length_and_rtfx, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m whisper -u URL --endpoint-type audio_transcription "
+                   "--audio-length-mean 2 --audio-sample-rates 16 --request-count 3 "
+                   "--artifact-dir DIR");
+    char *text = e2e_read_text(&w, "profile_export.jsonl");
+    char *cursor = text;
+    size_t lines = 0;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
+        json_t *rec = json_loads(line, 0, NULL);
+        json_t *m = json_object_get(rec, "metrics");
+        double duration =
+            json_number_value(json_object_get(json_object_get(m, "audio_duration"), "value"));
+        double latency_ms =
+            json_number_value(json_object_get(json_object_get(m, "request_latency"), "value"));
+        double rtfx = json_number_value(json_object_get(json_object_get(m, "rtfx"), "value"));
+        cr_assert_float_eq(duration, 2.0, 1e-9);
+        cr_assert_float_eq(rtfx, 2.0 / (latency_ms / 1000.0), rtfx * 1e-6);
+        json_decref(rec);
+        lines++;
+    }
+    free(text);
+    cr_assert_eq(lines, 3);
+    json_t *body = first_body(&w);
+    json_t *file = json_object_get(body, "file");
+    cr_assert_str_eq(json_string_value(json_object_get(file, "filename")), "audio.wav");
+    /* 2 s of 16-bit mono at 16 kHz, and the 44-byte header. */
+    cr_assert_eq(json_integer_value(json_object_get(file, "bytes")), 64044);
+    json_decref(body);
+    e2e_finish(&w);
 }

@@ -500,3 +500,23 @@ Test(metrics_record, image_metrics_divide_the_latency_by_the_input_images)
     metrics_request_compute(&req, &v);
     assert_absent(&v, METRICS_IMAGE_THROUGHPUT);
 }
+
+/* AIPerf's audio metrics: the input audio's length, and rtfx = that length / latency (s). */
+Test(metrics_record, audio_metrics_compare_the_audio_length_with_the_latency)
+{
+    const int64_t t[] = {1500 * MS};
+    struct metrics_request req = request(t, 1, 0, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT);
+    req.streaming = false;
+    req.audio_seconds = 10.0;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_AUDIO_DURATION, 10.0);
+    assert_value(&v, METRICS_RTFX, 10.0 / 0.5);
+    cr_assert_str_eq(metrics_info_of(METRICS_RTFX)->header, "Inverse Real-Time Factor (RTFx)");
+    cr_assert_eq(metrics_record_hist_value(METRICS_AUDIO_DURATION, 1.2345), 1235,
+                 "kept in milliseconds");
+    req.audio_seconds = 0;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_AUDIO_DURATION);
+    assert_absent(&v, METRICS_RTFX);
+}

@@ -389,3 +389,85 @@ Test(mock_routes, image_retrieval_and_rag_routes_answer_in_their_shapes, .timeou
     }
     mock_server_free(s);
 }
+
+/* post_form sends a multipart body with the given Content-Type and reads the answer. */
+static int post_form(struct mock_server *s, const char *path, const char *ct, const char *body,
+                     size_t len, struct tc_resp *out)
+{
+    char head[512];
+    int n = snprintf(head, sizeof(head),
+                     "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     path, ct, len);
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_send(&c, head, (size_t)n);
+    tc_send(&c, body, len);
+    tc_read(&c, out);
+    tc_close(&c);
+    cr_assert(out->complete, "no whole answer from %s", path);
+    return out->status;
+}
+
+/* The multipart routes read their parts in place: a transcription answers with the length of
+ * the WAV it was sent, an edit with "n" images; a body without its file, or not multipart,
+ * is a 400. */
+Test(mock_routes, multipart_routes_read_their_parts, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    struct mock_server *s = tc_start(&cfg);
+    /* 16-bit mono at 8 kHz, 24000 bytes of samples: 1.5 s, reported rounded up. */
+    static char audio[4096 + 24100];
+    size_t len = (size_t)snprintf(audio, 512,
+                                  "--b\r\nContent-Disposition: form-data; name=\"file\"; "
+                                  "filename=\"audio.wav\"\r\nContent-Type: audio/wav\r\n\r\n");
+    static const unsigned char wav_head[44] = {
+        'R', 'I', 'F', 'F', 0x04, 0x5e, 0,   0,   'W', 'A',  'V',  'E',  'f', 'm',  't',
+        ' ', 16,  0,   0,   0,    1,    0,   1,   0,   0x40, 0x1f, 0,    0,   0x80, 0x3e,
+        0,   0,   2,   0,   16,   0,    'd', 'a', 't', 'a',  0xc0, 0x5d, 0,   0};
+    memcpy(audio + len, wav_head, sizeof(wav_head));
+    len += sizeof(wav_head);
+    memset(audio + len, 0x01, 24000);
+    len += 24000;
+    len += (size_t)snprintf(audio + len, 256,
+                            "\r\n--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\n"
+                            "whisper\r\n--b--\r\n");
+    struct tc_resp r;
+    cr_assert_eq(
+        post_form(s, "/v1/audio/transcriptions", "multipart/form-data; boundary=b", audio, len, &r),
+        200, "%s", r.body);
+    json_t *root = tc_json(r.body);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(root, "usage"), "seconds")), 2);
+    cr_assert_gt(json_string_length(json_object_get(root, "text")), 0);
+    json_decref(root);
+    struct parsed p;
+    parse_body(ENDPOINT_AUDIO_TRANSCRIPTION, r.body, r.body_len, &p);
+    cr_assert_gt(strlen(p.text), 0);
+    tc_resp_free(&r);
+    const char *edit =
+        "--x\r\nContent-Disposition: form-data; name=\"prompt\"\r\n\r\nblue\r\n"
+        "--x\r\nContent-Disposition: form-data; name=\"n\"\r\n\r\n3\r\n"
+        "--x\r\nContent-Disposition: form-data; name=\"url\"\r\n\r\nhttp://i/a.png\r\n"
+        "--x--\r\n";
+    cr_assert_eq(post_form(s, "/v1/images/edits", "multipart/form-data; boundary=\"x\"", edit,
+                           strlen(edit), &r),
+                 200, "%s", r.body);
+    parse_body(ENDPOINT_IMAGE_EDIT, r.body, r.body_len, &p);
+    cr_assert_eq(p.images, 3);
+    tc_resp_free(&r);
+    const char *no_file =
+        "--x\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nm\r\n--x--\r\n";
+    const char *const bad[][3] = {
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=x", no_file},
+        {"/v1/images/edits", "multipart/form-data; boundary=x", no_file},
+        {"/v1/images/edits", "application/json", "{}"},
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=x", "--x\r\nno end"},
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=y", no_file},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(post_form(s, bad[i][0], bad[i][1], bad[i][2], strlen(bad[i][2]), &r), 400,
+                     "%s %s", bad[i][0], bad[i][2]);
+        tc_resp_free(&r);
+    }
+    mock_server_free(s);
+}
