@@ -245,7 +245,9 @@ static bool read_bool(const struct body *b, size_t v, const char *key, bool *out
 static bool read_model(const struct body *b)
 {
     struct mock__job *out = b->out;
-    size_t v = out->route == MOCK__ROUTE_RAG ? b->v[KEY_INFERENCE_MODEL] : b->v[KEY_MODEL];
+    /* SOLIDO names its model "inference_model". */
+    enum body_key key = out->route == MOCK__ROUTE_RAG ? KEY_INFERENCE_MODEL : KEY_MODEL;
+    size_t v = b->v[key];
     size_t len = strlen(DEFAULT_MODEL);
     memcpy(out->model, DEFAULT_MODEL, len);
     if (!is_null_or_absent(b, v)) {
@@ -258,8 +260,8 @@ static bool read_model(const struct body *b)
                                          &truncated);
         }
         if (truncated) {
-            snprintf(b->msg, b->msgcap, "'model' must be a string of 1 to %d bytes",
-                     MOCK__MODEL_BYTES_MAX);
+            snprintf(b->msg, b->msgcap, "'%s' must be a string of 1 to %d bytes",
+                     BODY_KEYS[key].name, MOCK__MODEL_BYTES_MAX);
             return false;
         }
     }

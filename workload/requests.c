@@ -33,8 +33,8 @@ int workload_requests_type(const struct profile_config *cfg, enum endpoint_type 
             used += n > 0 ? (size_t)n : 0;
         }
         fprintf(stderr,
-                "ringperf profile: --endpoint-type %s is not supported yet (see README's "
-                "compatibility section); supported: %s\n",
+                "ringperf profile: --endpoint-type %s is not supported yet (README, \"What "
+                "works, and what does not yet\", says why); supported: %s\n",
                 name, supported);
         return -ENOTSUP;
     }
