@@ -88,6 +88,9 @@ static double hist_scale(enum metrics_id id)
     case METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT:
     case METRICS_USAGE_REASONING_TOKENS_DIFF_PCT:
     case METRICS_OSL_MISMATCH_DIFF_PCT:
+    case METRICS_IMAGE_THROUGHPUT:
+    case METRICS_AUDIO_DURATION:
+    case METRICS_RTFX:
         return 1000.0;
     default:
         return 1.0;

@@ -20,6 +20,8 @@
 enum tag_where {
     TAG_RUN,     /* a streaming run with a tokenizer, errors, cached prompts, warmup and goodput */
     TAG_FIXED,   /* a fixed-schedule replay */
+    TAG_IMAGES,  /* a run whose requests carry images (image_retrieval) */
+    TAG_AUDIO,   /* an audio transcription run */
     TAG_SERVER,  /* only when the server reports it (usage details, reasoning) */
     TAG_MISSING, /* not produced: the README says why */
 };
@@ -33,7 +35,7 @@ struct tag {
 
 /* The appendix's §1.9 table, less the INTERNAL and EXPERIMENTAL tags no export shows. */
 static const struct tag TAGS[] = {
-    {"audio_duration", true, TAG_MISSING, "audio"},
+    {"audio_duration", true, TAG_AUDIO, NULL},
     {"benchmark_duration", false, TAG_RUN, NULL},
     {"completed_request_count", false, TAG_RUN, NULL},
     {"context_overflow_count", false, TAG_MISSING, "agentic"},
@@ -57,9 +59,9 @@ static const struct tag TAGS[] = {
     {"http_req_sending", true, TAG_RUN, NULL},
     {"http_req_total", true, TAG_RUN, NULL},
     {"http_req_waiting", true, TAG_RUN, NULL},
-    {"image_latency", true, TAG_MISSING, "image"},
-    {"image_throughput", true, TAG_MISSING, "image"},
-    {"num_images", true, TAG_MISSING, "image"},
+    {"image_latency", true, TAG_IMAGES, NULL},
+    {"image_throughput", true, TAG_IMAGES, NULL},
+    {"num_images", true, TAG_IMAGES, NULL},
     {"error_isl", true, TAG_RUN, NULL},
     {"input_sequence_length", true, TAG_RUN, NULL},
     {"total_error_isl", false, TAG_RUN, NULL},
@@ -114,7 +116,7 @@ static const struct tag TAGS[] = {
     {"request_error_rate", false, TAG_RUN, NULL},
     {"request_latency", true, TAG_RUN, NULL},
     {"request_throughput", false, TAG_RUN, NULL},
-    {"rtfx", true, TAG_MISSING, "audio"},
+    {"rtfx", true, TAG_AUDIO, NULL},
     {"spec_decode_acceptance_length", true, TAG_MISSING, "spec"},
     {"spec_decode_accepted_draft_tokens", true, TAG_MISSING, "spec"},
     {"spec_decode_accepted_per_verified", true, TAG_MISSING, "spec"},
@@ -317,5 +319,12 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
              RINGPERF_TOKENIZER_QWEN3);
     e2e_run_ok(&w, words);
     check_produced(&w, TAG_FIXED);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type image_retrieval --image-width-mean 8 "
+                   "--image-height-mean 8 --image-batch-size 2 --request-count 4 "
+                   "--artifact-dir DIR");
+    check_produced(&w, TAG_IMAGES);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type audio_transcription "
+                   "--audio-length-mean 0.5 --request-count 4 --artifact-dir DIR");
+    check_produced(&w, TAG_AUDIO);
     e2e_finish(&w);
 }
