@@ -61,6 +61,10 @@ void config_free(struct profile_config *cfg)
     free(cfg->headers);
     free(cfg->custom_endpoint);
     free(cfg->api_key);
+    free(cfg->aws_region);
+    free(cfg->aws_service);
+    free(cfg->aws_profile);
+    free(cfg->sagemaker_endpoint_name);
     free(cfg->tls_ca_file);
     free(cfg->tls_cert_file);
     free(cfg->tls_key_file);
@@ -299,8 +303,13 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     if (cfg->models.count == 0) {
         return config__fail(errbuf, errcap, "--model is required (e.g. --model Qwen/Qwen3-0.6B)");
     }
+    char sagemaker_url[128];
+    const char *default_url =
+        config__sagemaker_default_url(cfg, sagemaker_url, sizeof(sagemaker_url))
+            ? sagemaker_url
+            : CONFIG__DEFAULT_URL;
     if (cfg->urls.count == 0 &&
-        config__strlist_push(&cfg->urls, CONFIG__DEFAULT_URL, strlen(CONFIG__DEFAULT_URL)) != 0) {
+        config__strlist_push(&cfg->urls, default_url, strlen(default_url)) != 0) {
         return -ENOMEM;
     }
     if (cfg->artifact_dir == NULL) {
@@ -419,6 +428,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_aws(cfg, errbuf, errcap);
     rc = rc != 0
              ? rc
              : check_hook_path("--reset-kv-cache-path", cfg->reset_kv_cache_path, errbuf, errcap);

@@ -96,6 +96,51 @@ bool sigv4_amz_date(int64_t unix_s, char out[17])
     return true;
 }
 
+/* days_from_civil is days_to_civil's inverse (the same algorithm's other half). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+static bool read_digits(const char *s, int width, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < width; i++) {
+        if (s[i] < '0' || s[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+bool sigv4_amz_date_parse(const char *s, size_t n, int64_t *out_unix_s)
+{
+    unsigned year, month, day, hour, minute, second;
+    if (n != 16 || s[8] != 'T' || s[15] != 'Z' || !read_digits(s, 4, &year) ||
+        !read_digits(s + 4, 2, &month) || !read_digits(s + 6, 2, &day) ||
+        !read_digits(s + 9, 2, &hour) || !read_digits(s + 11, 2, &minute) ||
+        !read_digits(s + 13, 2, &second) || year < 1970 || month < 1 || month > 12 || day < 1 ||
+        hour > 23 || minute > 59 || second > 59) {
+        return false;
+    }
+    int64_t days = days_from_civil(year, month, day);
+    int64_t y = 0;
+    unsigned m = 0, d = 0;
+    days_to_civil(days, &y, &m, &d);
+    if (m != month || d != day) {
+        return false; /* 31 April, 29 February of a common year */
+    }
+    *out_unix_s = days * 86400 + hour * 3600 + minute * 60 + second;
+    return true;
+}
+
 /* copy_checked copies a NUL-terminated credential of 1..max bytes (0..max when may_be_empty),
  * refusing control characters and DEL, which cannot go in a header. */
 static bool copy_checked(char *dst, const char *src, size_t max, bool may_be_empty, size_t *out_len)

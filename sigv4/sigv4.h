@@ -106,6 +106,17 @@ const char *sigv4_status_name(enum sigv4_status s);
 
 struct sigv4_signer;
 
+/* sigv4_credentials_load fills *out with the credentials to sign with, in botocore's order
+ * for the sources ringperf reads: without a profile, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+ * and AWS_SESSION_TOKEN when AWS_ACCESS_KEY_ID is set; otherwise (and always when `profile` is
+ * given) the section `profile` (else $AWS_PROFILE, else "default") of the shared credentials
+ * file, $AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials (aws_access_key_id,
+ * aws_secret_access_key, aws_session_token). Writes where they came from into source (a file
+ * and profile, never a value). Returns 0, or -errno with a message in errbuf that names the
+ * variable, file or profile and never a credential. */
+int sigv4_credentials_load(const char *profile, struct sigv4_credentials *out, char *source,
+                           size_t source_cap, char *errbuf, size_t errcap);
+
 /* sigv4_signer_new makes a signer for credentials `creds` (copied) in scope region/service
  * (NUL-terminated, copied). Returns NULL when a credential or scope part is empty (the
  * session token may be) or too long, holds a byte that cannot go in a header (a control
@@ -135,5 +146,9 @@ ssize_t sigv4_canonical_request(struct sigv4_signer *s, const struct sigv4_reque
 /* sigv4_amz_date formats unix_s as X-Amz-Date ("YYYYMMDDTHHMMSSZ") into out. Returns false
  * (out untouched) for a time before 1970 or after 9999. */
 bool sigv4_amz_date(int64_t unix_s, char out[17]);
+
+/* sigv4_amz_date_parse reads an X-Amz-Date value (exactly "YYYYMMDDTHHMMSSZ", n bytes) into
+ * *out_unix_s. Returns false for anything else, an impossible date included. */
+bool sigv4_amz_date_parse(const char *s, size_t n, int64_t *out_unix_s);
 
 #endif

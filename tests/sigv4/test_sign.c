@@ -321,3 +321,21 @@ Test(sigv4_sign, signs_without_allocating)
     sigv4_signer_free(s);
 }
 #endif
+
+Test(sigv4_date, parses_what_it_formats)
+{
+    int64_t t = 0;
+    for (int64_t s = 0; s < 253402300799LL; s += 7777777) {
+        char out[17];
+        cr_assert(sigv4_amz_date(s, out));
+        cr_assert(sigv4_amz_date_parse(out, 16, &t), "%s", out);
+        cr_assert_eq(t, s, "%s", out);
+    }
+    cr_assert(sigv4_amz_date_parse("20000229T000000Z", 16, &t));
+    cr_assert_not(sigv4_amz_date_parse("20010229T000000Z", 16, &t));
+    cr_assert_not(sigv4_amz_date_parse("20000431T000000Z", 16, &t));
+    cr_assert_not(sigv4_amz_date_parse("20000101T240000Z", 16, &t));
+    cr_assert_not(sigv4_amz_date_parse("20000101 000000Z", 16, &t));
+    cr_assert_not(sigv4_amz_date_parse("20000101T000000", 15, &t));
+    cr_assert_not(sigv4_amz_date_parse("2000010aT000000Z", 16, &t));
+}

@@ -1,0 +1,46 @@
+#include "cli/cli_aws.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
+                    struct engine_config *engine, struct record_secrets *secrets)
+{
+    if (cfg->auth_type != CONFIG_AUTH_SIGV4) {
+        return 0;
+    }
+    char source[4200];
+    char errbuf[4400];
+    if (sigv4_credentials_load(cfg->aws_profile, &aws->credentials, source, sizeof(source), errbuf,
+                               sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: --auth-type sigv4: %s\n", errbuf);
+        return -EINVAL;
+    }
+    aws->loaded = true;
+    struct sigv4_signer *check =
+        sigv4_signer_new(&aws->credentials, cfg->aws_region, cfg->aws_service);
+    if (check == NULL) {
+        fprintf(stderr,
+                "ringperf profile: --auth-type sigv4: the credentials from %s hold a control "
+                "character or are empty; fix them\n",
+                source);
+        return -EINVAL;
+    }
+    sigv4_signer_free(check);
+    fprintf(stderr, "Signing requests with AWS SigV4 (%s/%s), credentials from %s\n",
+            cfg->aws_region, cfg->aws_service, source);
+    engine->sigv4_credentials = &aws->credentials;
+    engine->sigv4_region = cfg->aws_region;
+    engine->sigv4_service = cfg->aws_service;
+    const struct sigv4_credentials *c = &aws->credentials;
+    record_secrets_add(secrets, c->secret_access_key, strlen(c->secret_access_key));
+    record_secrets_add(secrets, c->session_token, strlen(c->session_token));
+    record_secrets_add(secrets, c->access_key_id, strlen(c->access_key_id));
+    return 0;
+}
+
+void cli_aws_free(struct cli_aws *aws)
+{
+    explicit_bzero(aws, sizeof(*aws));
+}
