@@ -80,6 +80,12 @@ static const struct flag FLAGS[] = {
      "largest request body accepted, KiB"},
     {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
      "answer the first N control requests (cache reset, profiler) of each thread 503"},
+    {"--sigv4-secret", FLAG_PATH, FIELD(sigv4_secret), 0, 0, "wJalrXUtnFEMI",
+     "answer 403 to requests without a valid AWS SigV4 signature made with SECRET"},
+    {"--sigv4-region", FLAG_PATH, FIELD(sigv4_region), 0, 0, "us-east-1",
+     "with --sigv4-secret: the credential scope's region must be this"},
+    {"--sigv4-service", FLAG_PATH, FIELD(sigv4_service), 0, 0, "sagemaker",
+     "with --sigv4-secret: the credential scope's service must be this"},
 };
 #define FLAG_COUNT_ALL (sizeof(FLAGS) / sizeof(FLAGS[0]))
 

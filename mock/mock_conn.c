@@ -322,6 +322,18 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     w->stats.session_requests += req->has_session_header ? 1 : 0;
     w->seq++;
     set_request_id(w, c, req);
+    if (w->cfg->sigv4_secret != NULL) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        const char *why = mock__sigv4_verify(w->cfg, req, now.tv_sec);
+        if (why != NULL) {
+            w->stats.sigv4_rejected++;
+            w->stats.client_errors++;
+            answer_error(w, c, 403, "access_denied", why, 0, NULL);
+            return;
+        }
+        w->stats.sigv4_verified++;
+    }
     bool method_ok = false;
     enum mock__route route =
         mock__route_find(req->method, req->method_len, req->path, req->path_len, &method_ok);

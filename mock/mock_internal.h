@@ -92,6 +92,8 @@ struct mock__request {
     const char *request_id; /* X-Request-ID value, or NULL */
     size_t request_id_len;
     bool has_session_header; /* carries the header named session_header (a conversation's turn) */
+    const char *head;        /* the request line and header fields, as received */
+    size_t head_len;
     const char *body;
     size_t body_len;
     size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
@@ -108,6 +110,11 @@ struct mock__request {
 enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
                                           const char *session_header, struct mock__request *out,
                                           size_t *out_consumed);
+
+/* mock__sigv4_verify checks req's AWS SigV4 signature (mock_config.sigv4_secret) at server
+ * time now_unix_s. Returns NULL when it holds, else a static reason for the 403. */
+const char *mock__sigv4_verify(const struct mock_config *cfg, const struct mock__request *req,
+                               int64_t now_unix_s);
 
 /* mock__req_status_code maps an error status to its HTTP status code (0 for OK/NEED_MORE). */
 int mock__req_status_code(enum mock__req_status status);
