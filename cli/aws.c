@@ -30,6 +30,11 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
     sigv4_signer_free(check);
     fprintf(stderr, "Signing requests with AWS SigV4 (%s/%s), credentials from %s\n",
             cfg->aws_region, cfg->aws_service, source);
+    if (cfg->sagemaker_endpoint_name != NULL) {
+        /* Both SageMaker operations take application/json; the stream's framing is the
+         * operation's, not negotiated. */
+        engine->accept = "application/json";
+    }
     engine->sigv4_credentials = &aws->credentials;
     engine->sigv4_region = cfg->aws_region;
     engine->sigv4_service = cfg->aws_service;

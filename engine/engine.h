@@ -175,7 +175,10 @@ struct engine_config {
     /* The run's response reader (response_reader_init); NULL = a plain reader
      * for endpoint_type. */
     const struct response_reader *reader;
-    bool streaming;     /* ask for text/event-stream (Accept header) */
+    bool streaming; /* ask for text/event-stream (Accept header) */
+    /* The Accept header instead of the one `streaming` picks (SageMaker's operations take
+     * application/json even when they stream); NULL = by streaming. */
+    const char *accept;
     const char *method; /* request method; NULL = POST */
     /* Read each response to its end without parsing its body: for control
      * requests and probes, whose answers are not benchmark data (a 2xx

@@ -45,7 +45,9 @@ static int head_prefixes_init(struct engine__shard *shard)
             .path = target->path,
             .host = target->host_header,
             .content_type = engine__content_type(config),
-            .accept = config->streaming ? "text/event-stream" : "application/json",
+            .accept = config->accept != NULL ? config->accept
+                      : config->streaming    ? "text/event-stream"
+                                             : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
             /* With SigV4 the signature is the Authorization, written per request. */
             .authorization = config->sigv4_credentials != NULL  ? NULL
@@ -422,6 +424,7 @@ static void reset_request_state(struct engine__conn *c)
     c->body_len = 0;
     c->body_truncated = false;
     c->body_is_sse = false;
+    c->body_is_evs = false;
     c->status_ok = false;
     c->response_started = false;
     c->last_arrival_ns = 0;

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/engine_ring.h"
 #include "sigv4/sigv4.h"
+#include "evs/evs.h"
 #include "sse/sse.h"
 
 struct tls_conn;
@@ -123,6 +124,11 @@ struct engine__conn {
     char *header_buf;  /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
+    /* An AWS event stream (SageMaker's streamed replies) instead of SSE: frames, then the
+     * lines their PayloadPart events carry; both borrow halves of `body` (engine_response.c). */
+    struct evs_parser evs;
+    struct evs_lines evs_lines;
+    bool body_is_evs;
     struct response_parse_state parse_state; /* per response; borrows the shard's scratch */
     bool body_is_sse;
     bool status_ok;

@@ -38,7 +38,8 @@ void mock__conn_reset(struct mock__conn *c)
 
 static struct mock__buf tx_buf(const struct mock__worker *w, struct mock__conn *c)
 {
-    return (struct mock__buf){.p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len};
+    return (struct mock__buf){
+        .p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len, .eventstream = c->job.eventstream};
 }
 
 static size_t tx_free(const struct mock__worker *w, const struct mock__conn *c)
@@ -263,7 +264,8 @@ static const char *id_prefix(enum mock__route route)
 }
 
 static void start_completion(struct mock__worker *w, struct mock__conn *c,
-                             const struct mock__request *req, enum mock__route route)
+                             const struct mock__request *req, enum mock__route route,
+                             bool eventstream)
 {
     char msg[MOCK__ERROR_MESSAGE_BYTES];
     struct mock__job *job = &c->job;
@@ -274,6 +276,7 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
         return;
     }
     remember_model(w, job);
+    job->eventstream = eventstream && job->stream;
     job->report_cache = w->cfg->cache_hit_rate > 0;
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
     if (job->cached_tokens > job->prompt_tokens) {
@@ -335,8 +338,13 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         w->stats.sigv4_verified++;
     }
     bool method_ok = false;
+    /* SageMaker routes on the body, not the path: its invocations are chat completions here. */
+    bool sagemaker_stream = false;
+    bool sagemaker = mock__sagemaker_path(req->path, req->path_len, &sagemaker_stream);
+    static const char chat_path[] = "/v1/chat/completions";
     enum mock__route route =
-        mock__route_find(req->method, req->method_len, req->path, req->path_len, &method_ok);
+        mock__route_find(req->method, req->method_len, sagemaker ? chat_path : req->path,
+                         sagemaker ? sizeof(chat_path) - 1 : req->path_len, &method_ok);
     if (route == MOCK__ROUTE_NONE) {
         w->stats.client_errors++;
         answer_error(w, c, 404, "not_found_error",
@@ -364,7 +372,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         answer_control(w, c, route);
         return;
     }
-    start_completion(w, c, req, route);
+    start_completion(w, c, req, route, sagemaker_stream);
 }
 
 void mock__conn_input(struct mock__worker *w, struct mock__conn *c)

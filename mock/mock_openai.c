@@ -461,6 +461,7 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
     out->seq = 0;
+    out->eventstream = false;
 }
 
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,

@@ -230,3 +230,100 @@ Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
                    "AWS_SECRET_ACCESS_KEY is not");
     e2e_finish(&w);
 }
+
+/* first_metric returns metric `name`'s value in the first record of the world's records. */
+static double first_metric(const struct e2e *w, const char *name)
+{
+    char *text = e2e_read_text(w, "profile_export.jsonl");
+    char *nl = strchr(text, '\n');
+    if (nl != NULL) {
+        *nl = '\0';
+    }
+    json_t *record = json_loads(text, 0, NULL);
+    cr_assert_not_null(record, "%s", text);
+    json_t *metric = json_object_get(json_object_get(record, "metrics"), name);
+    cr_assert_not_null(metric, "no %s in %s", name, text);
+    double v = json_number_value(json_object_get(metric, "value"));
+    json_decref(record);
+    free(text);
+    return v;
+}
+
+#define SAGEMAKER                                                                                  \
+    "profile -m m -u URL --osl 8 --sagemaker-endpoint-name my-ep-1 "                               \
+    "--aws-region us-west-2 --artifact-dir DIR "
+
+/* The streaming operation answers in AWS event-stream frames, which ringperf decodes: the
+ * tokens arrive one frame at a time, 3 ms apart, so ITL is measured, not lumped into one read. */
+Test(sigv4_e2e, sagemaker_streams_in_event_stream_frames, .timeout = 120)
+{
+    struct e2e w;
+    char *flags[] = {"--sigv4-secret",
+                     SECRET,
+                     "--sigv4-region",
+                     "us-west-2",
+                     "--sigv4-service",
+                     "sagemaker",
+                     "--itl-ms",
+                     "3",
+                     NULL};
+    e2e_start(&w, flags);
+    use_environment(&w, SECRET);
+    e2e_run_ok(&w, SAGEMAKER "--streaming --request-count 6 --concurrency 2");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 6);
+    cr_assert_eq(errors, 0);
+    cr_assert_eq(first_metric(&w, "output_sequence_length"), 8);
+    double itl = first_metric(&w, "inter_token_latency");
+    /* Under load two frames may share a read (a zero gap), so the average may dip below 3. */
+    cr_assert(itl > 0.5, "ITL %g ms: the frames were not read as they came", itl);
+    json_t *doc = e2e_load_json(&w, "profile_export_aiperf.json");
+    json_t *endpoint = json_object_get(json_object_get(doc, "input_config"), "endpoint");
+    cr_assert_str_eq(json_string_value(json_object_get(endpoint, "sagemaker_endpoint_name")),
+                     "my-ep-1");
+    json_decref(doc);
+    assert_no_credentials(w.dir);
+    char *report = e2e_finish_report(&w);
+    cr_assert_eq(report_count(report, "signatures verified"), 6, "%s", report);
+    free(report);
+}
+
+Test(sigv4_e2e, sagemaker_invokes_without_streaming, .timeout = 120)
+{
+    struct e2e w;
+    char *flags[] = {"--sigv4-secret", SECRET, "--sigv4-service", "sagemaker", NULL};
+    e2e_start(&w, flags);
+    use_environment(&w, SECRET);
+    e2e_run_ok(&w, SAGEMAKER "--request-count 4");
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 4);
+    cr_assert_eq(errors, 0);
+    cr_assert_eq(first_metric(&w, "output_sequence_length"), 8);
+    char *report = e2e_finish_report(&w);
+    cr_assert_eq(report_count(report, "signatures verified"), 4, "%s", report);
+    free(report);
+}
+
+/* A container that fails mid-stream: SageMaker sends an exception message, which ends the
+ * request with its :exception-type. */
+Test(sigv4_e2e, a_sagemaker_exception_frame_fails_the_request, .timeout = 120)
+{
+    struct e2e w;
+    char *flags[] = {"--sigv4-secret", SECRET, "--malformed-rate", "100", NULL};
+    e2e_start(&w, flags);
+    use_environment(&w, SECRET);
+    char *out = NULL;
+    run_ringperf(&w, SAGEMAKER "--streaming --request-count 3", true, &out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 3, "%s", out);
+    cr_assert_eq(errors, 3);
+    cr_assert_not_null(strstr(out, "3 x 502 ModelStreamError"), "%s", out);
+    char *records = e2e_read_text(&w, "profile_export.jsonl");
+    cr_assert_not_null(strstr(records, "\"type\":\"ModelStreamError\",\"message\":\"AWS event "
+                                       "stream ModelStreamError: {\\\"Message\\\":\\\"mock-server: "
+                                       "injected model stream error\\\"}\""),
+                       "%s", records);
+    free(records);
+    free(out);
+    e2e_finish(&w);
+}
