@@ -128,6 +128,19 @@ static int check_conflicts(const struct profile_config *cfg, char *errbuf, size_
                             "--api-key and --auth-type sigv4 both authenticate the request, and "
                             "the signature owns the Authorization header: drop --api-key");
     }
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        const char *url = cfg->urls.items[i];
+        const char *host = strstr(url, "://");
+        host = host != NULL ? host + 3 : url;
+        size_t authority = strcspn(host, "/?#");
+        if (memchr(host, '@', authority) != NULL) {
+            return config__fail(errbuf, errcap,
+                                "--url %zu carries user:password@, which would be sent as "
+                                "Authorization: Basic, and the SigV4 signature owns that header: "
+                                "drop the credentials from the URL",
+                                i + 1);
+        }
+    }
     for (size_t i = 0; i < cfg->header_count; i++) {
         const char *name = cfg->headers[i].name;
         if (strcasecmp(name, "authorization") == 0 || strncasecmp(name, "x-amz-", 6) == 0) {

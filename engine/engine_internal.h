@@ -162,7 +162,7 @@ struct engine__head_prefix {
     struct http_request_prefix prefix;
     ssize_t status;
     /* With SigV4: the target's fixed headers the signature covers (engine_sign.c). */
-    struct sigv4_header *sign_headers;
+    struct http_header *sign_headers;
     size_t sign_header_count;
 };
 

@@ -39,15 +39,13 @@ static int sign_headers_init(struct engine__shard *shard)
         }
         const char *host = config->targets[t].host_header;
         size_t n = 0;
-        p->sign_headers[n++] = (struct sigv4_header){"Host", 4, host, strlen(host)};
+        p->sign_headers[n++] = (struct http_header){"Host", 4, host, strlen(host)};
         if (content_type != NULL) {
             p->sign_headers[n++] =
-                (struct sigv4_header){"Content-Type", 12, content_type, strlen(content_type)};
+                (struct http_header){"Content-Type", 12, content_type, strlen(content_type)};
         }
         for (size_t h = 0; h < config->extra_header_count; h++) {
-            const struct http_header *e = &config->extra_headers[h];
-            p->sign_headers[n++] =
-                (struct sigv4_header){e->name, e->name_len, e->value, e->value_len};
+            p->sign_headers[n++] = config->extra_headers[h];
         }
         p->sign_header_count = n;
     }

@@ -47,7 +47,9 @@ size_t evs_message_write(uint8_t *out, size_t cap, const struct evs_string_heade
     if (!headers_ok(headers, count) || total > cap || total > UINT32_MAX) {
         return 0;
     }
-    memmove(out + EVS_PRELUDE_BYTES + hlen, payload, payload_len);
+    if (payload_len > 0) {
+        memmove(out + EVS_PRELUDE_BYTES + hlen, payload, payload_len);
+    }
     put_be32(out, (uint32_t)total);
     put_be32(out + 4, (uint32_t)hlen);
     put_be32(out + 8, (uint32_t)crc32(0L, out, 8));

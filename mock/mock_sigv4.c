@@ -136,7 +136,7 @@ static bool owned(struct span name)
 }
 
 /* collect gathers every occurrence of each signed header but the signer's own, in order. */
-static const char *collect(struct span head, struct span signed_headers, struct sigv4_header *out,
+static const char *collect(struct span head, struct span signed_headers, struct http_header *out,
                            size_t *out_count)
 {
     size_t count = 0;
@@ -153,7 +153,7 @@ static const char *collect(struct span head, struct span signed_headers, struct 
                 if (count == SIGV4_HEADERS_MAX) {
                     return "too many signed headers";
                 }
-                out[count++] = (struct sigv4_header){n.p, n.n, v.p, v.n};
+                out[count++] = (struct http_header){n.p, n.n, v.p, v.n};
                 seen = true;
             }
         }
@@ -176,7 +176,7 @@ static const char *resign(const struct mock_config *cfg, const struct mock__requ
                           const struct auth *a, struct span authorization, int64_t when)
 {
     struct span head = {req->head, req->head_len};
-    struct sigv4_header headers[SIGV4_HEADERS_MAX];
+    struct http_header headers[SIGV4_HEADERS_MAX];
     size_t header_count = 0;
     const char *why = collect(head, a->signed_headers, headers, &header_count);
     if (why != NULL) {

@@ -233,7 +233,7 @@ static enum sigv4_status put_query(struct sigv4_signer *s, const char *q, size_t
     return SIGV4_OK;
 }
 
-static int compare_names(const struct sigv4_header *a, const struct sigv4_header *b)
+static int compare_names(const struct http_header *a, const struct http_header *b)
 {
     size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
     for (size_t i = 0; i < n; i++) {
@@ -246,14 +246,14 @@ static int compare_names(const struct sigv4_header *a, const struct sigv4_header
     return (a->name_len > b->name_len) - (a->name_len < b->name_len);
 }
 
-static bool names_equal(const struct sigv4_header *h, const char *lower_name)
+static bool names_equal(const struct http_header *h, const char *lower_name)
 {
-    struct sigv4_header other = {.name = lower_name, .name_len = strlen(lower_name)};
+    struct http_header other = {.name = lower_name, .name_len = strlen(lower_name)};
     return compare_names(h, &other) == 0;
 }
 
 /* The headers the signer writes itself: a caller's copy would be signed twice. */
-static bool owned(const struct sigv4_header *h)
+static bool owned(const struct http_header *h)
 {
     return names_equal(h, "x-amz-date") || names_equal(h, "x-amz-content-sha256") ||
            names_equal(h, "x-amz-security-token") || names_equal(h, "authorization");
@@ -274,11 +274,11 @@ static enum sigv4_status collect_headers(struct sigv4_signer *s, const struct si
         }
         s->headers[n++] = req->headers[i];
     }
-    s->headers[n++] = (struct sigv4_header){"x-amz-content-sha256", 20, content_sha256, 64};
-    s->headers[n++] = (struct sigv4_header){"x-amz-date", 10, amz_date, 16};
+    s->headers[n++] = (struct http_header){"x-amz-content-sha256", 20, content_sha256, 64};
+    s->headers[n++] = (struct http_header){"x-amz-date", 10, amz_date, 16};
     if (s->token_len > 0) {
         s->headers[n++] =
-            (struct sigv4_header){"x-amz-security-token", 20, s->creds.session_token, s->token_len};
+            (struct http_header){"x-amz-security-token", 20, s->creds.session_token, s->token_len};
     }
     for (size_t i = 0; i < n; i++) {
         size_t j = i;
@@ -325,7 +325,7 @@ static void put_trimmed(struct sigv4__sink *k, const char *v, size_t n)
 static void put_headers(const struct sigv4_signer *s, struct sigv4__sink *k)
 {
     for (size_t i = 0; i < s->header_count; i++) {
-        const struct sigv4_header *h = &s->headers[s->header_order[i]];
+        const struct http_header *h = &s->headers[s->header_order[i]];
         bool repeat = i > 0 && compare_names(&s->headers[s->header_order[i - 1]], h) == 0;
         if (repeat) {
             sigv4__put(k, ",", 1);
@@ -344,7 +344,7 @@ static void put_headers(const struct sigv4_signer *s, struct sigv4__sink *k)
 void sigv4__signed_headers(const struct sigv4_signer *s, struct sigv4__sink *k)
 {
     for (size_t i = 0; i < s->header_count; i++) {
-        const struct sigv4_header *h = &s->headers[s->header_order[i]];
+        const struct http_header *h = &s->headers[s->header_order[i]];
         if (i > 0 && compare_names(&s->headers[s->header_order[i - 1]], h) == 0) {
             continue;
         }

@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "http/http.h"
+
 /* Limits on what a signer takes and signs. Longer credentials are refused by
  * sigv4_signer_new(); a request beyond the others fails with the status named. */
 #define SIGV4_ACCESS_KEY_MAX 128    /* bytes of an access key id */
@@ -51,14 +53,6 @@ struct sigv4_credentials {
     char session_token[SIGV4_TOKEN_MAX + 1];
 };
 
-/* sigv4_header is a header to sign, as views (not NUL-terminated), borrowed for the call. */
-struct sigv4_header {
-    const char *name;
-    size_t name_len;
-    const char *value;
-    size_t value_len;
-};
-
 /* sigv4_request describes one request to sign; everything is borrowed for the call.
  * `target` is the request-target in origin form ("/path?query", no fragment). `headers` are
  * the headers to sign besides the three the signer owns and adds (X-Amz-Date,
@@ -69,7 +63,7 @@ struct sigv4_request {
     size_t method_len;
     const char *target;
     size_t target_len;
-    const struct sigv4_header *headers;
+    const struct http_header *headers; /* views, as http/ writes them */
     size_t header_count;
     const void *body;
     size_t body_len;

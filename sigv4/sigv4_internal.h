@@ -39,7 +39,7 @@ struct sigv4_signer {
     uint16_t param_order[SIGV4_QUERY_PARAMS_MAX];
     uint32_t segment_off[SIGV4_PATH_SEGMENTS_MAX];
     uint32_t segment_len[SIGV4_PATH_SEGMENTS_MAX];
-    struct sigv4_header headers[SIGV4_HEADERS_MAX + SIGV4__OWN_HEADERS];
+    struct http_header headers[SIGV4_HEADERS_MAX + SIGV4__OWN_HEADERS];
     uint8_t header_order[SIGV4_HEADERS_MAX + SIGV4__OWN_HEADERS];
     size_t header_count;
 };

@@ -177,7 +177,9 @@ static struct stream raw(uint32_t total, uint32_t headers, const uint8_t *body, 
     put_be32(s.bytes, total);
     put_be32(s.bytes + 4, headers);
     put_be32(s.bytes + 8, (uint32_t)crc32(0, s.bytes, 8));
-    memcpy(s.bytes + 12, body, body_len);
+    if (body_len > 0) {
+        memcpy(s.bytes + 12, body, body_len);
+    }
     s.len = 12 + body_len;
     put_be32(s.bytes + s.len, (uint32_t)crc32(0, s.bytes, (uInt)s.len));
     s.len += 4;

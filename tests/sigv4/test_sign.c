@@ -98,11 +98,11 @@ static struct sigv4_signer *signer_for(const struct oracle_case *c)
     return s;
 }
 
-static struct sigv4_request request_of(const struct oracle_case *c, struct sigv4_header *headers)
+static struct sigv4_request request_of(const struct oracle_case *c, struct http_header *headers)
 {
     for (size_t i = 0; i < c->header_count; i++) {
-        headers[i] = (struct sigv4_header){c->names[i], strlen(c->names[i]), c->values[i],
-                                           strlen(c->values[i])};
+        headers[i] = (struct http_header){c->names[i], strlen(c->names[i]), c->values[i],
+                                          strlen(c->values[i])};
     }
     return (struct sigv4_request){
         .method = c->method,
@@ -119,7 +119,7 @@ static struct sigv4_request request_of(const struct oracle_case *c, struct sigv4
 
 static void check_case(struct sigv4_signer *s, const struct oracle_case *c, size_t index)
 {
-    struct sigv4_header headers[CASE_HEADERS_MAX];
+    struct http_header headers[CASE_HEADERS_MAX];
     struct sigv4_request req = request_of(c, headers);
     struct sigv4_signature sig;
     enum sigv4_status st = sigv4_sign(s, &req, &sig);
@@ -181,7 +181,7 @@ static struct sigv4_signer *example_signer(const char *token)
     return s;
 }
 
-static const struct sigv4_header host_only[] = {{"Host", 4, "example.com", 11}};
+static const struct http_header host_only[] = {{"Host", 4, "example.com", 11}};
 
 static struct sigv4_request simple_request(const char *target)
 {
@@ -245,14 +245,14 @@ Test(sigv4_sign, refuses_what_it_cannot_sign)
     cr_assert_eq(sigv4_sign(s, &req, &sig), SIGV4_ERR_BAD_TIME);
     req.unix_s = 253402300800LL;
     cr_assert_eq(sigv4_sign(s, &req, &sig), SIGV4_ERR_BAD_TIME);
-    struct sigv4_header owned[] = {{"Host", 4, "h", 1}, {"X-Amz-Date", 10, "x", 1}};
+    struct http_header owned[] = {{"Host", 4, "h", 1}, {"X-Amz-Date", 10, "x", 1}};
     req = simple_request("/");
     req.headers = owned;
     req.header_count = 2;
     cr_assert_eq(sigv4_sign(s, &req, &sig), SIGV4_ERR_OWNED_HEADER);
-    struct sigv4_header many[SIGV4_HEADERS_MAX + 1];
+    struct http_header many[SIGV4_HEADERS_MAX + 1];
     for (size_t i = 0; i < SIGV4_HEADERS_MAX + 1; i++) {
-        many[i] = (struct sigv4_header){"X-A", 3, "v", 1};
+        many[i] = (struct http_header){"X-A", 3, "v", 1};
     }
     req.headers = many;
     req.header_count = SIGV4_HEADERS_MAX + 1;
@@ -262,8 +262,9 @@ Test(sigv4_sign, refuses_what_it_cannot_sign)
     memcpy(long_query, "/?a=", 4);
     req = simple_request(long_query);
     cr_assert_eq(sigv4_sign(s, &req, &sig), SIGV4_ERR_QUERY_TOO_LONG);
-    static char many_segments[2 * SIGV4_PATH_SEGMENTS_MAX + 8];
-    for (size_t i = 0; i + 1 < sizeof(many_segments); i += 2) {
+    /* SIGV4_PATH_SEGMENTS_MAX + 1 segments "/a", then the NUL. */
+    static char many_segments[2 * (SIGV4_PATH_SEGMENTS_MAX + 1) + 1];
+    for (size_t i = 0; i + 2 < sizeof(many_segments); i += 2) {
         memcpy(many_segments + i, "/a", 2);
     }
     req = simple_request(many_segments);
