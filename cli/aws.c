@@ -18,6 +18,14 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
         return -EINVAL;
     }
     aws->loaded = true;
+    /* Host and Content-Type are signed with the -H headers. */
+    if (engine->extra_header_count + 2 > SIGV4_HEADERS_MAX) {
+        fprintf(stderr,
+                "ringperf profile: --auth-type sigv4 signs every --header, and %zu are more than "
+                "the %d it signs: drop some\n",
+                engine->extra_header_count, SIGV4_HEADERS_MAX - 2);
+        return -EINVAL;
+    }
     struct sigv4_signer *check =
         sigv4_signer_new(&aws->credentials, cfg->aws_region, cfg->aws_service);
     if (check == NULL) {

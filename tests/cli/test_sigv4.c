@@ -109,7 +109,7 @@ Test(sigv4_e2e, every_request_is_signed_and_no_credential_leaks, .timeout = 120)
     int status = run_ringperf(&w,
                               SIGNED "--streaming --request-count 12 --concurrency 3 "
                                      "--wait-for-model-timeout 10 --wait-for-model-mode both "
-                                     "--reset-kv-cache --header X-Custom:abc",
+                                     "--reset-kv-cache --header X-Custom:abc --export-level raw",
                               true, &out);
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "Signing requests with AWS SigV4 (us-west-2/execute-api)"));
