@@ -185,6 +185,10 @@ struct profile_config {
     char *aws_service;               /* --aws-service; "sagemaker" for a SageMaker endpoint */
     char *aws_profile;               /* --aws-profile; NULL = the environment, then AWS_PROFILE */
     char *sagemaker_endpoint_name;   /* --sagemaker-endpoint-name; NULL = none */
+    /* SageMaker routing, sent as X-Amzn-SageMaker-* headers; NULL = not sent. */
+    char *sagemaker_target_model;        /* --sagemaker-target-model (not when streaming) */
+    char *sagemaker_target_variant;      /* --sagemaker-target-variant */
+    char *sagemaker_inference_component; /* --sagemaker-inference-component-name */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
     bool per_chunk_usage;                    /* --per-chunk-usage */

@@ -53,8 +53,8 @@ static bool endpoint_name_ok(const char *s)
     return true;
 }
 
-/* profile_ok: a section name of ~/.aws/credentials. */
-static bool profile_ok(const char *s)
+/* visible_name_ok: a section name of ~/.aws/credentials, or a SageMaker routing value. */
+static bool visible_name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > 128) {
@@ -112,7 +112,7 @@ static int check_values(const struct profile_config *cfg, char *errbuf, size_t e
                             "digits, '-', '.' and '_', e.g. execute-api",
                             cfg->aws_service);
     }
-    if (cfg->aws_profile != NULL && !profile_ok(cfg->aws_profile)) {
+    if (cfg->aws_profile != NULL && !visible_name_ok(cfg->aws_profile)) {
         return config__fail(errbuf, errcap,
                             "--aws-profile must name a section of ~/.aws/credentials: visible "
                             "characters without blanks or brackets, e.g. --aws-profile staging");
@@ -189,8 +189,44 @@ static int sagemaker_setup(struct profile_config *cfg, char *errbuf, size_t errc
     return 0;
 }
 
+/* check_sagemaker_routing refuses the routing flags without an endpoint to route, and values
+ * that cannot go in a header. */
+static int check_sagemaker_routing(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    const struct {
+        const char *flag;
+        const char *value;
+    } flags[] = {
+        {"--sagemaker-target-model", cfg->sagemaker_target_model},
+        {"--sagemaker-target-variant", cfg->sagemaker_target_variant},
+        {"--sagemaker-inference-component-name", cfg->sagemaker_inference_component},
+    };
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        if (flags[i].value == NULL) {
+            continue;
+        }
+        if (cfg->sagemaker_endpoint_name == NULL) {
+            return config__fail(errbuf, errcap,
+                                "%s routes a SageMaker endpoint's requests: add "
+                                "--sagemaker-endpoint-name NAME, or drop %s",
+                                flags[i].flag, flags[i].flag);
+        }
+        if (!visible_name_ok(flags[i].value)) {
+            return config__fail(errbuf, errcap,
+                                "%s: 1 to 128 visible characters without blanks, e.g. %s "
+                                "variant-b",
+                                flags[i].flag, flags[i].flag);
+        }
+    }
+    return 0;
+}
+
 int config__check_aws(struct profile_config *cfg, char *errbuf, size_t errcap)
 {
+    int routing = check_sagemaker_routing(cfg, errbuf, errcap);
+    if (routing != 0) {
+        return routing;
+    }
     if (cfg->sagemaker_endpoint_name != NULL) {
         int rc = sagemaker_setup(cfg, errbuf, errcap);
         if (rc != 0) {

@@ -65,6 +65,9 @@ void config_free(struct profile_config *cfg)
     free(cfg->aws_service);
     free(cfg->aws_profile);
     free(cfg->sagemaker_endpoint_name);
+    free(cfg->sagemaker_target_model);
+    free(cfg->sagemaker_target_variant);
+    free(cfg->sagemaker_inference_component);
     free(cfg->tls_ca_file);
     free(cfg->tls_cert_file);
     free(cfg->tls_key_file);

@@ -311,6 +311,18 @@ static const struct config__flag flag_table[] = {
              "frames), signed with SigV4 as service sagemaker. --url defaults to "
              "https://runtime.sagemaker.REGION.amazonaws.com.",
      .example = "my-vllm-endpoint"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-model", 0, OFF(sagemaker_target_model)),
+     .help = "Multi-model endpoints: the model artifact to invoke, relative to the endpoint's "
+             "model location (X-Amzn-SageMaker-Target-Model; not sent with --streaming, whose "
+             "operation does not take it).",
+     .example = "model-a.tar.gz"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-variant", 0, OFF(sagemaker_target_variant)),
+     .help = "Send every request to this production variant (X-Amzn-SageMaker-Target-Variant).",
+     .example = "variant-b"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-inference-component-name", 0,
+         OFF(sagemaker_inference_component)),
+     .help = "The inference component to invoke (X-Amzn-SageMaker-Inference-Component).",
+     .example = "my-component"},
     /* Tokenizer */
     {SUP(TOKENIZER, STRING, "--tokenizer", 0, OFF(tokenizer)),
      .help = "Tokenizer name or path used for token counts; defaults to the first model.",

@@ -201,6 +201,12 @@ static json_t *endpoint_json(const struct profile_config *c)
     set_str_if(e, "aws_profile", given(c, "--aws-profile"), c->aws_profile);
     set_str_if(e, "sagemaker_endpoint_name", given(c, "--sagemaker-endpoint-name"),
                c->sagemaker_endpoint_name);
+    set_str_if(e, "sagemaker_target_model", given(c, "--sagemaker-target-model"),
+               c->sagemaker_target_model);
+    set_str_if(e, "sagemaker_target_variant", given(c, "--sagemaker-target-variant"),
+               c->sagemaker_target_variant);
+    set_str_if(e, "sagemaker_inference_component_name",
+               given(c, "--sagemaker-inference-component-name"), c->sagemaker_inference_component);
     set_real_if(e, "wait_for_model_timeout", given(c, "--wait-for-model-timeout"),
                 c->wait_for_model_seconds);
     set_real_if(e, "wait_for_model_interval", given(c, "--wait-for-model-interval"),

@@ -151,6 +151,9 @@
 
 /* mock_config is the server's configuration. Fill it with mock_config_init() or
  * mock_config_parse(); strings are borrowed and must outlive the server. */
+/* MOCK_SIGV4_SECRET_MAX is the longest --sigv4-secret (sigv4.h's SIGV4_SECRET_MAX). */
+#define MOCK_SIGV4_SECRET_MAX 128
+
 struct mock_config {
     const char *host;          /* address to bind; default "127.0.0.1" */
     uint16_t port;             /* default 8000; 0 = pick a free port */

@@ -349,6 +349,19 @@ int mock_config_validate(const struct mock_config *cfg, char *errbuf, size_t err
                  sum);
         return -EINVAL;
     }
+    if (cfg->sigv4_secret != NULL && strlen(cfg->sigv4_secret) > MOCK_SIGV4_SECRET_MAX) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-secret: longer than the %d bytes of an AWS secret access key; give "
+                 "the secret the client signs with",
+                 MOCK_SIGV4_SECRET_MAX);
+        return -EINVAL;
+    }
+    if ((cfg->sigv4_region != NULL || cfg->sigv4_service != NULL) && cfg->sigv4_secret == NULL) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-region and --sigv4-service pin the scope of the signatures "
+                 "--sigv4-secret checks: add --sigv4-secret SECRET");
+        return -EINVAL;
+    }
     if (cfg->max_connections < cfg->threads) {
         snprintf(errbuf, errcap,
                  "--max-connections: %u is fewer than --threads %u; give at least one "

@@ -184,8 +184,9 @@ static const char *resign(const struct mock_config *cfg, const struct mock__requ
     }
     static _Thread_local struct sigv4_credentials creds;
     struct span token = find_header(head, "x-amz-security-token");
-    if (token.n > SIGV4_TOKEN_MAX) {
-        return "session token too long";
+    _Static_assert(MOCK_SIGV4_SECRET_MAX == SIGV4_SECRET_MAX, "one limit");
+    if (token.n > SIGV4_TOKEN_MAX || strlen(cfg->sigv4_secret) > SIGV4_SECRET_MAX) {
+        return "session token or secret too long";
     }
     copy_span(creds.access_key_id, a->access_key);
     copy_span(creds.secret_access_key, (struct span){cfg->sigv4_secret, strlen(cfg->sigv4_secret)});

@@ -214,6 +214,8 @@ Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
     expect_refused(&w,
                    "profile -m m -u URL --sagemaker-endpoint-name bad_name --aws-region us-east-1",
                    "--sagemaker-endpoint-name 'bad_name' is not a SageMaker endpoint name");
+    expect_refused(&w, "profile -m m -u URL --sagemaker-target-variant v",
+                   "--sagemaker-target-variant routes a SageMaker endpoint's requests");
     expect_refused(&w,
                    "profile -m m -u URL --sagemaker-endpoint-name ep --aws-region us-east-1 "
                    "--reset-kv-cache",
@@ -294,7 +296,10 @@ Test(sigv4_e2e, sagemaker_invokes_without_streaming, .timeout = 120)
     char *flags[] = {"--sigv4-secret", SECRET, "--sigv4-service", "sagemaker", NULL};
     e2e_start(&w, flags);
     use_environment(&w, SECRET);
-    e2e_run_ok(&w, SAGEMAKER "--request-count 4");
+    /* The routing headers are signed: the mock's check fails on one changed or missing. */
+    e2e_run_ok(&w, SAGEMAKER "--request-count 4 --sagemaker-target-variant variant-b "
+                             "--sagemaker-target-model model-a.tar.gz "
+                             "--sagemaker-inference-component-name comp-1");
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 4);
     cr_assert_eq(errors, 0);
