@@ -255,6 +255,24 @@ static double first_metric(const struct e2e *w, const char *name)
     "profile -m m -u URL --osl 8 --sagemaker-endpoint-name my-ep-1 "                               \
     "--aws-region us-west-2 --artifact-dir DIR "
 
+/* assert_sagemaker_run requires n records, all successes of 8 output tokens. */
+static void assert_sagemaker_run(const struct e2e *w, size_t n)
+{
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(w, &errors), n);
+    cr_assert_eq(errors, 0);
+    cr_assert_eq(first_metric(w, "output_sequence_length"), 8);
+}
+
+/* finish_verified stops the mock and requires that it verified n signatures. */
+static void finish_verified(struct e2e *w, unsigned long long n)
+{
+    char *report = e2e_finish_report(w);
+    cr_assert_eq(report_count(report, "signatures verified"), n, "%s", report);
+    cr_assert_eq(report_count(report, "rejected"), 0, "%s", report);
+    free(report);
+}
+
 /* The streaming operation answers in AWS event-stream frames, which ringperf decodes: the
  * tokens arrive one frame at a time, 3 ms apart, so ITL is measured, not lumped into one read. */
 Test(sigv4_e2e, sagemaker_streams_in_event_stream_frames, .timeout = 120)
@@ -272,10 +290,7 @@ Test(sigv4_e2e, sagemaker_streams_in_event_stream_frames, .timeout = 120)
     e2e_start(&w, flags);
     use_environment(&w, SECRET);
     e2e_run_ok(&w, SAGEMAKER "--streaming --request-count 6 --concurrency 2");
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 6);
-    cr_assert_eq(errors, 0);
-    cr_assert_eq(first_metric(&w, "output_sequence_length"), 8);
+    assert_sagemaker_run(&w, 6);
     double itl = first_metric(&w, "inter_token_latency");
     /* Under load two frames may share a read (a zero gap), so the average may dip below 3. */
     cr_assert(itl > 0.5, "ITL %g ms: the frames were not read as they came", itl);
@@ -285,9 +300,7 @@ Test(sigv4_e2e, sagemaker_streams_in_event_stream_frames, .timeout = 120)
                      "my-ep-1");
     json_decref(doc);
     assert_no_credentials(w.dir);
-    char *report = e2e_finish_report(&w);
-    cr_assert_eq(report_count(report, "signatures verified"), 6, "%s", report);
-    free(report);
+    finish_verified(&w, 6);
 }
 
 Test(sigv4_e2e, sagemaker_invokes_without_streaming, .timeout = 120)
@@ -300,13 +313,8 @@ Test(sigv4_e2e, sagemaker_invokes_without_streaming, .timeout = 120)
     e2e_run_ok(&w, SAGEMAKER "--request-count 4 --sagemaker-target-variant variant-b "
                              "--sagemaker-target-model model-a.tar.gz "
                              "--sagemaker-inference-component-name comp-1");
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 4);
-    cr_assert_eq(errors, 0);
-    cr_assert_eq(first_metric(&w, "output_sequence_length"), 8);
-    char *report = e2e_finish_report(&w);
-    cr_assert_eq(report_count(report, "signatures verified"), 4, "%s", report);
-    free(report);
+    assert_sagemaker_run(&w, 4);
+    finish_verified(&w, 4);
 }
 
 /* A container that fails mid-stream: SageMaker sends an exception message, which ends the
