@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cluster/cluster.h"
+#include "cli/cli_aws.h"
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
 #include "cli/cli_netprobe.h"
@@ -57,6 +58,7 @@ struct profile_run {
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
     struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
     struct record_secrets secrets;      /* what responses must not echo into the exports */
+    struct cli_aws aws;                 /* --auth-type sigv4: the credentials */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -692,6 +694,9 @@ static int prepare(struct profile_run *run)
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
     collect_secrets(run);
+    if (cli_aws_prepare(&run->aws, &run->cfg, &run->engine, &run->secrets) != 0) {
+        return CONFIG_EXIT_INVALID;
+    }
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return CONFIG_EXIT_INVALID;
     }
@@ -743,6 +748,7 @@ static void release(struct profile_run *run)
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     cli_readiness_free(&run->probes);
+    cli_aws_free(&run->aws);
     cli_targets_free(&run->targets);   /* after the engine freed every connection made from them */
     cluster_share_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);

@@ -110,6 +110,9 @@ enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_
  * each conversation, closed after its last turn. */
 enum config_conn_reuse { CONFIG_REUSE_POOLED, CONFIG_REUSE_NEVER, CONFIG_REUSE_STICKY };
 
+/* config_auth_type is --auth-type: how requests are authenticated beyond --api-key. */
+enum config_auth_type { CONFIG_AUTH_NONE, CONFIG_AUTH_SIGV4 };
+
 /* config_cache_bust is --cache-bust: where a per-conversation marker goes. */
 enum config_cache_bust {
     CONFIG_CACHE_BUST_NONE,
@@ -175,6 +178,17 @@ struct profile_config {
     bool streaming_requested;                /* --streaming as given */
     double request_timeout_seconds;          /* > 0, default 600 */
     char *api_key;                           /* NULL = none; a secret, never log it */
+    /* AWS SigV4 (--auth-type sigv4, or implied by --sagemaker-endpoint-name). The
+     * credentials are never flags: see sigv4_credentials_load(). */
+    enum config_auth_type auth_type; /* effective: SIGV4 also with a SageMaker endpoint */
+    char *aws_region;                /* --aws-region; required for SigV4 */
+    char *aws_service;               /* --aws-service; "sagemaker" for a SageMaker endpoint */
+    char *aws_profile;               /* --aws-profile; NULL = the environment, then AWS_PROFILE */
+    char *sagemaker_endpoint_name;   /* --sagemaker-endpoint-name; NULL = none */
+    /* SageMaker routing, sent as X-Amzn-SageMaker-* headers; NULL = not sent. */
+    char *sagemaker_target_model;        /* --sagemaker-target-model (not when streaming) */
+    char *sagemaker_target_variant;      /* --sagemaker-target-variant */
+    char *sagemaker_inference_component; /* --sagemaker-inference-component-name */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
     bool per_chunk_usage;                    /* --per-chunk-usage */

@@ -191,6 +191,14 @@ int config__check_media(const struct profile_config *cfg, char *errbuf, size_t e
  * -EINVAL with a message that names the flags and the fix. */
 int config__check_times(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__check_aws checks the AWS flags together and applies what --sagemaker-endpoint-name
+ * implies (SigV4, service sagemaker, the invocation path). */
+int config__check_aws(struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__sagemaker_default_url writes the SageMaker Runtime URL of cfg's region into out and
+ * returns true, or returns false when cfg names no SageMaker endpoint or no valid region. */
+bool config__sagemaker_default_url(const struct profile_config *cfg, char *out, size_t cap);
+
 /* config__check_context refuses flags that do nothing where they are given
  * (the --input-file flags without one, a --url user:password@ another
  * Authorization header would leave unused) and a --profile-export-prefix that

@@ -318,8 +318,13 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     if (cfg->models.count == 0) {
         return config__fail(errbuf, errcap, "--model is required (e.g. --model Qwen/Qwen3-0.6B)");
     }
+    char sagemaker_url[128];
+    const char *default_url =
+        config__sagemaker_default_url(cfg, sagemaker_url, sizeof(sagemaker_url))
+            ? sagemaker_url
+            : CONFIG__DEFAULT_URL;
     if (cfg->urls.count == 0 &&
-        config__strlist_push(&cfg->urls, CONFIG__DEFAULT_URL, strlen(CONFIG__DEFAULT_URL)) != 0) {
+        config__strlist_push(&cfg->urls, default_url, strlen(default_url)) != 0) {
         return -ENOMEM;
     }
     if (cfg->artifact_dir == NULL) {
@@ -439,6 +444,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     rc = rc != 0 ? rc : check_network_latency(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_aws(cfg, errbuf, errcap);
     rc = rc != 0
              ? rc
              : check_hook_path("--reset-kv-cache-path", cfg->reset_kv_cache_path, errbuf, errcap);

@@ -136,6 +136,12 @@ static const struct config__choice wait_mode_choices[] = {
     {NULL, 0, false},
 };
 
+static const struct config__choice auth_type_choices[] = {
+    {"none", CONFIG_AUTH_NONE, false},
+    {"sigv4", CONFIG_AUTH_SIGV4, false},
+    {NULL, 0, false},
+};
+
 static const struct config__choice conn_reuse_choices[] = {
     {"pooled", CONFIG_REUSE_POOLED, false},
     {"never", CONFIG_REUSE_NEVER, false},
@@ -284,11 +290,40 @@ static const struct config__flag flag_table[] = {
      .help = "The header that carries a conversation's id on each of its turns, instead of "
              "X-Correlation-ID (X-Session-Affinity carries it too).",
      .default_text = "X-Correlation-ID", .example = "X-Session-ID"},
-    NOPE(ENDPOINT, STRING, "--auth-type", "Request signing, e.g. sigv4."),
-    NOPE(ENDPOINT, STRING, "--aws-region", "AWS region for SigV4 signing."),
-    NOPE(ENDPOINT, STRING, "--aws-service", "AWS service name for SigV4 signing."),
-    NOPE(ENDPOINT, STRING, "--aws-profile", "AWS credentials profile."),
-    NOPE(ENDPOINT, STRING, "--sagemaker-endpoint-name", "SageMaker endpoint to invoke."),
+    {SUP(ENDPOINT, CHOICE, "--auth-type", 0, OFF(auth_type)),
+     .help = "sigv4: sign every request (probes and control hooks included) with AWS Signature "
+             "Version 4, with the credentials of the environment (AWS_ACCESS_KEY_ID, "
+             "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) or of ~/.aws/credentials "
+             "(AWS_SHARED_CREDENTIALS_FILE); never from a flag. Needs --aws-region and "
+             "--aws-service.",
+     .default_text = "none", .example = "sigv4", .choices = auth_type_choices},
+    {SUP(ENDPOINT, STRING, "--aws-region", 0, OFF(aws_region)),
+     .help = "AWS region of the SigV4 credential scope.", .example = "us-east-1"},
+    {SUP(ENDPOINT, STRING, "--aws-service", 0, OFF(aws_service)),
+     .help = "AWS service name of the SigV4 credential scope (execute-api for API Gateway, "
+             "sagemaker for SageMaker Runtime).",
+     .example = "execute-api"},
+    {SUP(ENDPOINT, STRING, "--aws-profile", 0, OFF(aws_profile)),
+     .help = "Section of ~/.aws/credentials to sign with, instead of the environment's keys.",
+     .default_text = "$AWS_PROFILE, else default", .example = "staging"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-endpoint-name", 0, OFF(sagemaker_endpoint_name)),
+     .help = "Invoke this SageMaker Runtime endpoint: POST /endpoints/NAME/invocations (or "
+             "invocations-response-stream with --streaming, whose replies are AWS event-stream "
+             "frames), signed with SigV4 as service sagemaker. --url defaults to "
+             "https://runtime.sagemaker.REGION.amazonaws.com.",
+     .example = "my-vllm-endpoint"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-model", 0, OFF(sagemaker_target_model)),
+     .help = "Multi-model endpoints: the model artifact to invoke, relative to the endpoint's "
+             "model location (X-Amzn-SageMaker-Target-Model; not sent with --streaming, whose "
+             "operation does not take it).",
+     .example = "model-a.tar.gz"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-variant", 0, OFF(sagemaker_target_variant)),
+     .help = "Send every request to this production variant (X-Amzn-SageMaker-Target-Variant).",
+     .example = "variant-b"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-inference-component-name", 0,
+         OFF(sagemaker_inference_component)),
+     .help = "The inference component to invoke (X-Amzn-SageMaker-Inference-Component).",
+     .example = "my-component"},
     /* Tokenizer */
     {SUP(TOKENIZER, STRING, "--tokenizer", 0, OFF(tokenizer)),
      .help = "Tokenizer name or path used for token counts; defaults to the first model.",

@@ -35,6 +35,7 @@
 #define ENGINE_MAX_SHARDS 256
 
 struct tls_context;
+struct sigv4_credentials;
 
 /* engine_proxy_mode is how a target is reached through a forward proxy. */
 enum engine_proxy_mode {
@@ -180,7 +181,10 @@ struct engine_config {
     /* The run's response reader (response_reader_init); NULL = a plain reader
      * for endpoint_type. */
     const struct response_reader *reader;
-    bool streaming;     /* ask for text/event-stream (Accept header) */
+    bool streaming; /* ask for text/event-stream (Accept header) */
+    /* The Accept header instead of the one `streaming` picks (SageMaker's operations take
+     * application/json even when they stream); NULL = by streaming. */
+    const char *accept;
     const char *method; /* request method; NULL = POST */
     /* The Content-Type of a POST body; NULL = application/json (e.g. "multipart/form-data;
      * boundary=..."). */
@@ -204,6 +208,14 @@ struct engine_config {
     /* The credentials those headers carry (borrowed), redacted from every
      * response before its record leaves the shard; NULL: none. */
     const struct record_secrets *secrets;
+    /* AWS SigV4: when set, every request is signed on its shard as it is sent, with these
+     * credentials (borrowed; a secret) in scope sigv4_region/sigv4_service, and carries
+     * X-Amz-Date, X-Amz-Content-Sha256, X-Amz-Security-Token (with a session token) and the
+     * signature as Authorization (authorization and URL user:password are then not sent).
+     * NULL = unsigned. */
+    const struct sigv4_credentials *sigv4_credentials;
+    const char *sigv4_region;
+    const char *sigv4_service;
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */

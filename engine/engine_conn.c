@@ -44,14 +44,15 @@ static int head_prefixes_init(struct engine__shard *shard)
             .method = config->method != NULL ? config->method : "POST",
             .path = target->path,
             .host = target->host_header,
-            /* A GET (a readiness probe) sends no body to describe. */
-            .content_type = config->method != NULL && strcmp(config->method, "POST") != 0 ? NULL
-                            : config->content_type != NULL ? config->content_type
-                                                           : "application/json",
-            .accept = config->streaming ? "text/event-stream" : "application/json",
+            .content_type = engine__content_type(config),
+            .accept = config->accept != NULL ? config->accept
+                      : config->streaming    ? "text/event-stream"
+                                             : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
-            .authorization =
-                target->authorization[0] != '\0' ? target->authorization : config->authorization,
+            /* With SigV4 the signature is the Authorization, written per request. */
+            .authorization = config->sigv4_credentials != NULL  ? NULL
+                             : target->authorization[0] != '\0' ? target->authorization
+                                                                : config->authorization,
             .extra_headers = fixed,
             .extra_header_count = fixed_count,
         };
@@ -70,6 +71,7 @@ static void head_prefixes_destroy(struct engine__shard *shard)
 {
     for (size_t t = 0; shard->head_prefixes != NULL && t < shard->config->target_count; t++) {
         free(shard->head_prefixes[t].buf);
+        free(shard->head_prefixes[t].sign_headers);
     }
     free(shard->head_prefixes);
     shard->head_prefixes = NULL;
@@ -80,6 +82,10 @@ int engine__conns_init(struct engine__shard *shard)
     const struct engine_config *config = shard->config;
     if (head_prefixes_init(shard) != 0) {
         return -ENOMEM;
+    }
+    int ret = engine__sign_init(shard);
+    if (ret != 0) {
+        return ret;
     }
     /* A JSON token takes at least two bytes, so this many always suffice for
      * a body that fits the body buffer. */
@@ -143,6 +149,7 @@ void engine__conns_destroy(struct engine__shard *shard)
 {
     response_scratch_free(shard->json_scratch);
     shard->json_scratch = NULL;
+    engine__sign_destroy(shard);
     head_prefixes_destroy(shard);
     if (shard->conns == NULL) {
         return;
@@ -355,6 +362,14 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
                                                           .value = "close",
                                                           .value_len = 5};
     }
+    if (shard->signer != NULL) {
+        enum sigv4_status st = engine__sign_request(shard, c, payload, &header_count);
+        if (st != SIGV4_OK) {
+            fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
+                        "cannot sign the request with SigV4: %s", sigv4_status_name(st));
+            return;
+        }
+    }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
     ssize_t head_len = prefix->status;
     size_t content_len = payload->body_len + payload->file_len + payload->tail_len;
@@ -425,6 +440,7 @@ static void reset_request_state(struct engine__conn *c)
     c->body_len = 0;
     c->body_truncated = false;
     c->body_is_sse = false;
+    c->body_is_evs = false;
     c->status_ok = false;
     c->response_started = false;
     c->last_arrival_ns = 0;

@@ -194,6 +194,19 @@ static json_t *endpoint_json(const struct profile_config *c)
         }
     }
     set_str_if(e, "session_header", given(c, "--session-header"), c->session_header);
+    /* The AWS settings, never the credentials (they are not flags). */
+    set_choice_if(e, "auth_type", c, "--auth-type", (int)c->auth_type);
+    set_str_if(e, "aws_region", given(c, "--aws-region"), c->aws_region);
+    set_str_if(e, "aws_service", given(c, "--aws-service"), c->aws_service);
+    set_str_if(e, "aws_profile", given(c, "--aws-profile"), c->aws_profile);
+    set_str_if(e, "sagemaker_endpoint_name", given(c, "--sagemaker-endpoint-name"),
+               c->sagemaker_endpoint_name);
+    set_str_if(e, "sagemaker_target_model", given(c, "--sagemaker-target-model"),
+               c->sagemaker_target_model);
+    set_str_if(e, "sagemaker_target_variant", given(c, "--sagemaker-target-variant"),
+               c->sagemaker_target_variant);
+    set_str_if(e, "sagemaker_inference_component_name",
+               given(c, "--sagemaker-inference-component-name"), c->sagemaker_inference_component);
     set_real_if(e, "wait_for_model_timeout", given(c, "--wait-for-model-timeout"),
                 c->wait_for_model_seconds);
     set_real_if(e, "wait_for_model_interval", given(c, "--wait-for-model-interval"),

@@ -80,6 +80,12 @@ static const struct flag FLAGS[] = {
      "largest request body accepted, KiB"},
     {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
      "answer the first N control requests (cache reset, profiler) of each thread 503"},
+    {"--sigv4-secret", FLAG_PATH, FIELD(sigv4_secret), 0, 0, "wJalrXUtnFEMI",
+     "answer 403 to requests without a valid AWS SigV4 signature made with SECRET"},
+    {"--sigv4-region", FLAG_PATH, FIELD(sigv4_region), 0, 0, "us-east-1",
+     "with --sigv4-secret: the credential scope's region must be this"},
+    {"--sigv4-service", FLAG_PATH, FIELD(sigv4_service), 0, 0, "sagemaker",
+     "with --sigv4-secret: the credential scope's service must be this"},
 };
 #define FLAG_COUNT_ALL (sizeof(FLAGS) / sizeof(FLAGS[0]))
 
@@ -341,6 +347,19 @@ int mock_config_validate(const struct mock_config *cfg, char *errbuf, size_t err
                  "fault rates add up to %g%%; lower --error-500-rate, --error-429-rate, "
                  "--drop-rate, --stall-rate or --malformed-rate so they total at most 100",
                  sum);
+        return -EINVAL;
+    }
+    if (cfg->sigv4_secret != NULL && strlen(cfg->sigv4_secret) > MOCK_SIGV4_SECRET_MAX) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-secret: longer than the %d bytes of an AWS secret access key; give "
+                 "the secret the client signs with",
+                 MOCK_SIGV4_SECRET_MAX);
+        return -EINVAL;
+    }
+    if ((cfg->sigv4_region != NULL || cfg->sigv4_service != NULL) && cfg->sigv4_secret == NULL) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-region and --sigv4-service pin the scope of the signatures "
+                 "--sigv4-secret checks: add --sigv4-secret SECRET");
         return -EINVAL;
     }
     if (cfg->max_connections < cfg->threads) {

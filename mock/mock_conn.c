@@ -38,7 +38,8 @@ void mock__conn_reset(struct mock__conn *c)
 
 static struct mock__buf tx_buf(const struct mock__worker *w, struct mock__conn *c)
 {
-    return (struct mock__buf){.p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len};
+    return (struct mock__buf){
+        .p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len, .eventstream = c->job.eventstream};
 }
 
 static size_t tx_free(const struct mock__worker *w, const struct mock__conn *c)
@@ -263,7 +264,8 @@ static const char *id_prefix(enum mock__route route)
 }
 
 static void start_completion(struct mock__worker *w, struct mock__conn *c,
-                             const struct mock__request *req, enum mock__route route)
+                             const struct mock__request *req, enum mock__route route,
+                             bool eventstream)
 {
     char msg[MOCK__ERROR_MESSAGE_BYTES];
     struct mock__job *job = &c->job;
@@ -283,6 +285,7 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
         job->stream = req->accepts_event_stream;
     }
     remember_model(w, job);
+    job->eventstream = eventstream && job->stream;
     job->report_cache = w->cfg->cache_hit_rate > 0;
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
     if (job->cached_tokens > job->prompt_tokens) {
@@ -331,9 +334,26 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     w->stats.session_requests += req->has_session_header ? 1 : 0;
     w->seq++;
     set_request_id(w, c, req);
+    if (w->cfg->sigv4_secret != NULL) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        const char *why = mock__sigv4_verify(w->cfg, req, now.tv_sec);
+        if (why != NULL) {
+            w->stats.sigv4_rejected++;
+            w->stats.client_errors++;
+            answer_error(w, c, 403, "access_denied", why, 0, NULL);
+            return;
+        }
+        w->stats.sigv4_verified++;
+    }
     bool method_ok = false;
+    /* SageMaker routes on the body, not the path: its invocations are chat completions here. */
+    bool sagemaker_stream = false;
+    bool sagemaker = mock__sagemaker_path(req->path, req->path_len, &sagemaker_stream);
+    static const char chat_path[] = "/v1/chat/completions";
     enum mock__route route =
-        mock__route_find(req->method, req->method_len, req->path, req->path_len, &method_ok);
+        mock__route_find(req->method, req->method_len, sagemaker ? chat_path : req->path,
+                         sagemaker ? sizeof(chat_path) - 1 : req->path_len, &method_ok);
     if (route == MOCK__ROUTE_NONE) {
         w->stats.client_errors++;
         answer_error(w, c, 404, "not_found_error",
@@ -361,7 +381,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         answer_control(w, c, route);
         return;
     }
-    start_completion(w, c, req, route);
+    start_completion(w, c, req, route, sagemaker_stream);
 }
 
 void mock__conn_input(struct mock__worker *w, struct mock__conn *c)

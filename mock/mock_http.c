@@ -311,6 +311,8 @@ enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t bo
         return MOCK__REQ_NEED_MORE;
     }
     out->keep_alive = out->minor_version == 1 ? !h.saw_close : (h.saw_keep_alive && !h.saw_close);
+    out->head = buf;
+    out->head_len = pos;
     out->body = buf + pos;
     out->body_len = (size_t)h.content_length;
     *out_consumed = pos + (size_t)h.content_length;

@@ -40,6 +40,8 @@ struct mock__buf {
     size_t len;
     size_t cap;
     bool overflow;
+    bool eventstream;   /* frame each stream event as an AWS event-stream message (mock_evs.c) */
+    bool evs_exception; /* ... as an exception message (a ModelStreamError) */
 };
 
 static inline void mock__buf_put(struct mock__buf *b, const char *s, size_t n)
@@ -95,6 +97,8 @@ struct mock__request {
     bool accepts_event_stream; /* its Accept lists text/event-stream (SOLIDO RAG streams then) */
     const char *content_type;  /* the Content-Type value, or NULL */
     size_t content_type_len;
+    const char *head; /* the request line and header fields, as received */
+    size_t head_len;
     const char *body;
     size_t body_len;
     size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
@@ -111,6 +115,22 @@ struct mock__request {
 enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
                                           const char *session_header, struct mock__request *out,
                                           size_t *out_consumed);
+
+/* mock__sigv4_verify checks req's AWS SigV4 signature (mock_config.sigv4_secret) at server
+ * time now_unix_s. Returns NULL when it holds, else a static reason for the 403. */
+const char *mock__sigv4_verify(const struct mock_config *cfg, const struct mock__request *req,
+                               int64_t now_unix_s);
+
+/* mock__sagemaker_path reports whether path is SageMaker Runtime's /endpoints/NAME/invocations
+ * (*out_stream false) or /endpoints/NAME/invocations-response-stream (*out_stream true). */
+bool mock__sagemaker_path(const char *path, size_t len, bool *out_stream);
+
+/* MOCK__EVS_FRAMING_BYTES bounds what event-stream framing adds to one event. */
+#define MOCK__EVS_FRAMING_BYTES 128
+
+/* mock__evs_frame frames b->p[start..b->len) in place as one PayloadPart message, or as a
+ * ModelStreamError exception message (overflow set when it does not fit). */
+void mock__evs_frame(struct mock__buf *b, size_t start, bool exception);
 
 /* mock__req_status_code maps an error status to its HTTP status code (0 for OK/NEED_MORE). */
 int mock__req_status_code(enum mock__req_status status);
@@ -187,6 +207,7 @@ struct mock__job {
     char model_json[MOCK__MODEL_JSON_BYTES_MAX]; /* escaped for a JSON string */
     size_t id_len;
     char id[MOCK__RESPONSE_ID_BYTES]; /* "chatcmpl-..." / "cmpl-..." */
+    bool eventstream; /* SageMaker's streaming operation: AWS event-stream framing */
 };
 
 enum mock__api_status {

@@ -525,6 +525,7 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->seq = 0;
     out->has_file = false;
     out->audio_ms = 0;
+    out->eventstream = false;
 }
 
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,

@@ -12,6 +12,7 @@ packages=(
     libpcre2-dev libutf8proc-dev libmicrohttpd-dev prometheus python3-prometheus-client
     clang clang-format
     android-libboringssl-dev nginx-light openssl tinyproxy
+    python3-botocore
     default-jdk-headless libhdrhistogram-java
     libopenmpi-dev openmpi-bin
     libpng-dev libturbojpeg0-dev libmp3lame-dev

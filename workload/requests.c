@@ -410,6 +410,35 @@ static bool user_sets(const struct profile_config *cfg, const char *name)
     return false;
 }
 
+/* The most X-Amzn-SageMaker-* headers add_sagemaker_headers adds. */
+#define SAGEMAKER_HEADERS_MAX 4
+
+static void add_header(struct workload_requests *out, const char *name, const char *value)
+{
+    out->headers[out->header_count++] =
+        (struct http_header){name, strlen(name), value, strlen(value)};
+}
+
+/* add_sagemaker_headers adds SageMaker Runtime's routing headers, as its API names them: the
+ * streaming operation takes its Accept as X-Amzn-SageMaker-Accept, and no TargetModel. */
+static void add_sagemaker_headers(const struct profile_config *cfg, struct workload_requests *out)
+{
+    if (cfg->sagemaker_endpoint_name == NULL) {
+        return;
+    }
+    if (cfg->streaming) {
+        add_header(out, "X-Amzn-SageMaker-Accept", "application/json");
+    } else if (cfg->sagemaker_target_model != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Target-Model", cfg->sagemaker_target_model);
+    }
+    if (cfg->sagemaker_target_variant != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Target-Variant", cfg->sagemaker_target_variant);
+    }
+    if (cfg->sagemaker_inference_component != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Inference-Component", cfg->sagemaker_inference_component);
+    }
+}
+
 static int build_headers(const struct profile_config *cfg, struct workload_requests *out)
 {
     struct endpoint_header auth[ENDPOINT_AUTH_HEADERS_MAX];
@@ -420,7 +449,8 @@ static int build_headers(const struct profile_config *cfg, struct workload_reque
                 sizeof(out->auth_value) - 8);
         return -EINVAL;
     }
-    out->headers = calloc(auth_count + cfg->header_count + 1, sizeof(*out->headers));
+    out->headers =
+        calloc(auth_count + cfg->header_count + SAGEMAKER_HEADERS_MAX + 1, sizeof(*out->headers));
     if (out->headers == NULL) {
         return -ENOMEM;
     }
@@ -435,6 +465,7 @@ static int build_headers(const struct profile_config *cfg, struct workload_reque
         out->headers[out->header_count++] =
             (struct http_header){h->name, strlen(h->name), h->value, strlen(h->value)};
     }
+    add_sagemaker_headers(cfg, out);
     return 0;
 }
 

@@ -666,6 +666,15 @@ static void partner_flag(const char *name, const char **out)
     /* The flag, then up to five words (flags and values) it needs to be valid. */
     static const char *const pairs[][6] = {
         {"--prefix-prompt-length", "--num-prefix-prompts", "2"},
+        {"--auth-type", "--aws-region", "us-east-1", "--aws-service", "sagemaker"},
+        {"--aws-region", "--auth-type", "sigv4", "--aws-service", "sagemaker"},
+        {"--aws-service", "--auth-type", "sigv4", "--aws-region", "us-east-1"},
+        {"--aws-profile", "--sagemaker-endpoint-name", "ep", "--aws-region", "us-east-1"},
+        {"--sagemaker-endpoint-name", "--aws-region", "us-east-1"},
+        {"--sagemaker-target-model", "--sagemaker-endpoint-name", "ep", "--aws-region", "r-1"},
+        {"--sagemaker-target-variant", "--sagemaker-endpoint-name", "ep", "--aws-region", "r-1"},
+        {"--sagemaker-inference-component-name", "--sagemaker-endpoint-name", "ep", "--aws-region",
+         "r-1"},
         {"--prompt-prefix-length", "--num-prefix-prompts", "2"},
         {"--num-prefix-prompts", "--prefix-prompt-length", "9"},
         {"--prefix-prompt-pool-size", "--prefix-prompt-length", "9"},
