@@ -54,11 +54,28 @@ static void restore_point(struct profile_run *run, const struct point_fields *ke
     run->run_dir = NULL;
 }
 
+/* point_info is what run_info says of a run of a session: its trial, its label, its cell. */
+static json_t *point_info(const struct profile_run *run, const struct multirun_point *p)
+{
+    json_t *values = json_object();
+    for (size_t i = 0; i < run->cfg.sweep.dim_count; i++) {
+        enum config_sweep_param param = run->cfg.sweep.dims[i].param;
+        json_object_set_new(values, config_sweep_param_name(param),
+                            config_sweep_param_is_integer(param)
+                                ? json_integer((json_int_t)p->values[i])
+                                : json_real(p->values[i]));
+    }
+    return json_pack("{s:I, s:s, s:s, s:I, s:o}", "trial", (json_int_t)p->trial, "run_label",
+                     p->label, "variation_label", p->cell_name[0] != '\0' ? p->cell_name : "base",
+                     "variation_index", (json_int_t)p->cell, "variation_values", values);
+}
+
 static int run_point(void *ctx, const struct multirun_point *p, char *summary_path, size_t cap,
                      char *error, size_t errcap)
 {
     struct profile_run *run = ctx;
     struct point_fields kept = apply_point(run, p);
+    run->point_info = point_info(run, p);
     int status = cli_profile_prepare_run(run);
     if (status == 0 && stopped(run)) {
         status = 130; /* Ctrl-C while the run was being prepared: it does not start */
@@ -68,6 +85,8 @@ static int run_point(void *ctx, const struct multirun_point *p, char *summary_pa
     }
     cli_profile_release_run(run);
     restore_point(run, &kept);
+    json_decref(run->point_info);
+    run->point_info = NULL;
     if (status != 0) {
         snprintf(error, errcap, "%s (exit status %d)",
                  stopped(run) ? "interrupted" : "the run failed", status);

@@ -367,6 +367,9 @@ int cli_profile_execute(struct profile_run *run)
         .run_info_extra = timing_provenance(run),
         .warmup = &run->warmup,
     };
+    if (finish.run_info_extra != NULL && run->point_info != NULL) {
+        json_object_update(finish.run_info_extra, run->point_info);
+    }
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
     cli_report_send_lag(run);

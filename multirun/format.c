@@ -20,14 +20,23 @@ void multirun_py_float(double v, char *out, size_t cap)
         snprintf(out, cap, v > 0 ? "inf" : "-inf");
         return;
     }
-    /* repr: the fewest digits that read back as the same double. */
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(out, cap, "%.*g", digits, v);
+    /* repr: the fewest significant digits that read back as the same double, written in
+     * fixed notation for decimal exponents -4 to 15, in scientific notation beyond. */
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        snprintf(out, cap, "%.*e", digits - 1, v);
         if (strtod(out, NULL) == v) {
             break;
         }
     }
-    if (strpbrk(out, ".en") == NULL && strlen(out) + 3 <= cap) {
+    snprintf(out, cap, "%.*e", digits - 1, v);
+    int exponent = (int)strtol(strchr(out, 'e') + 1, NULL, 10);
+    if (exponent < -4 || exponent >= 16) {
+        return; /* C's 1.5e-05 is Python's too */
+    }
+    int decimals = digits - 1 - exponent;
+    snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
+    if (strchr(out, '.') == NULL && strlen(out) + 3 <= cap) {
         strcat(out, ".0");
     }
 }

@@ -134,6 +134,10 @@ static bool make_run(struct plan *pl, size_t cell, size_t trial)
     char dir[MULTIRUN_PATH_BYTES];
     char name[MULTIRUN__LABEL_BYTES] = "";
     double values[CONFIG_SWEEP_PARAM_COUNT] = {0};
+    cool_down(pl, cell, trial);
+    if (pl->ops->stopped(pl->ops->ctx)) {
+        return false;
+    }
     *r = (struct multirun__run){.cell = cell, .trial = trial};
     if (!run_place(pl, cell, trial, dir, r->label) || multirun__make_dirs(dir) != 0) {
         fprintf(stderr, "ringperf profile: cannot create the run directory under %s\n", pl->base);
@@ -149,10 +153,6 @@ static bool make_run(struct plan *pl, size_t cell, size_t trial)
                                    .cell_name = name};
     point.seed_set = seed_of(pl, cell, &point.seed);
     point.warmup = trial == 0 || !pl->cfg->multi_run.disable_warmup_after_first;
-    cool_down(pl, cell, trial);
-    if (pl->ops->stopped(pl->ops->ctx)) {
-        return false;
-    }
     fprintf(stderr, "ringperf: run %s%s%s -> %s\n", name, name[0] != '\0' ? " " : "", r->label,
             dir);
     char summary[MULTIRUN_PATH_BYTES];

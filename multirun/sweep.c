@@ -475,8 +475,13 @@ static json_t *sweep_document(const struct profile_config *cfg, const struct mul
     for (size_t i = 0; i < n; i++) {
         ok += runs[i].ok;
         if (!runs[i].ok) {
-            json_array_append_new(
-                failed, json_pack("{s:s, s:s}", "label", runs[i].label, "error", runs[i].error));
+            /* A trial label names no cell: the sweep's failures say which. */
+            char label[2 * MULTIRUN__LABEL_BYTES] = "";
+            char cell[MULTIRUN__LABEL_BYTES] = "";
+            multirun_cell_name(cfg, runs[i].cell, cell, sizeof(cell));
+            snprintf(label, sizeof(label), "%s/%s", cell, runs[i].label);
+            json_array_append_new(failed,
+                                  json_pack("{s:s, s:s}", "label", label, "error", runs[i].error));
         }
     }
     json_t *combos = json_array();

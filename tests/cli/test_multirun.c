@@ -287,3 +287,159 @@ Test(multirun, sweep_of_three_concurrencies_twice, .timeout = 300)
     }
     e2e_finish(&w);
 }
+
+Test(multirun, repeated_runs_share_a_seed_and_warm_up_once, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --num-profile-runs 3 --request-count 6 "
+                   "--warmup-request-count 2 --ui-type none --artifact-dir DIR");
+    json_t *runs[3];
+    const char *labels[] = {"run_0001", "run_0002", "run_0003"};
+    char *inputs[3];
+    for (size_t r = 0; r < 3; r++) {
+        char rel[128];
+        snprintf(rel, sizeof(rel), "profile_runs/%s/profile_export_aiperf.json", labels[r]);
+        runs[r] = e2e_load_json(&w, rel);
+        json_t *info = json_object_get(runs[r], "run_info");
+        cr_assert_eq(json_integer_value(json_object_get(info, "random_seed")), 42,
+                     "AIPerf's consistent seed");
+        cr_assert_eq(json_integer_value(json_object_get(info, "trial")), (json_int_t)r);
+        cr_assert_str_eq(json_string_value(json_object_get(info, "run_label")), labels[r]);
+        cr_assert_eq(json_object_get(runs[r], "warmup_metrics") != NULL, r == 0,
+                     "only the first run warms up");
+        snprintf(rel, sizeof(rel), "profile_runs/%s/inputs.json", labels[r]);
+        inputs[r] = e2e_read_text(&w, rel);
+    }
+    cr_assert_str_eq(inputs[0], inputs[1], "one seed, the same requests");
+    cr_assert_str_eq(inputs[0], inputs[2]);
+    json_t *agg = e2e_load_json(&w, "aggregate/profile_export_aiperf_aggregate.json");
+    /* df = 2: t = (1 - 2q) / sqrt(2q(1 - q)) at q = 0.025 */
+    check_aggregate(agg, runs, 3, 0.95 / sqrt(0.05 * 0.975), labels);
+    check_aggregate_csv(&w, "aggregate/profile_export_aiperf_aggregate.csv", agg);
+    cr_assert(!exists(&w, "profile_export_aiperf.json"), "no run writes into the base");
+    json_decref(agg);
+    for (size_t r = 0; r < 3; r++) {
+        json_decref(runs[r]);
+        free(inputs[r]);
+    }
+    e2e_finish(&w);
+}
+
+Test(multirun, single_trial_sweep_has_one_directory_per_cell, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --request-rate 200,400 --request-count 6 --ui-type none "
+                   "--artifact-dir DIR");
+    json_t *run = e2e_load_json(&w, "request_rate_200.0/profile_export_aiperf.json");
+    cr_assert(exists(&w, "request_rate_400.0/profile_export_aiperf.json"));
+    cr_assert(!exists(&w, "aggregate"), "one trial: no confidence aggregate");
+    json_t *info = json_object_get(run, "run_info");
+    cr_assert_str_eq(json_string_value(json_object_get(info, "variation_label")),
+                     "request_rate_200.0");
+    json_t *sweep = e2e_load_json(&w, "sweep_aggregate/profile_export_aiperf_sweep.json");
+    json_t *metrics = json_object_get(
+        json_array_get(json_object_get(sweep, "per_combination_metrics"), 0), "metrics");
+    double tput =
+        json_number_value(json_object_get(json_object_get(run, "request_throughput"), "avg"));
+    json_t *flat = json_object_get(metrics, "request_throughput_avg");
+    assert_close(json_number_value(json_object_get(flat, "mean")), tput, "mean", "single");
+    cr_assert_eq(json_number_value(json_object_get(flat, "std")), 0.0);
+    json_t *nested = json_object_get(metrics, "request_throughput");
+    assert_close(json_number_value(json_object_get(nested, "avg")), tput, "avg", "nested");
+    json_t *rate = json_object_get(
+        json_object_get(json_array_get(json_object_get(sweep, "per_combination_metrics"), 1),
+                        "parameters"),
+        "request_rate");
+    cr_assert(json_is_real(rate) && json_real_value(rate) == 400.0);
+    json_decref(sweep);
+    json_decref(run);
+    e2e_finish(&w);
+}
+
+Test(multirun, independent_sweep_runs_each_cell_to_the_end, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --concurrency 1,2 --num-profile-runs 2 "
+                              "--parameter-sweep-mode independent --request-count 4 "
+                              "--ui-type none --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    /* Every trial of concurrency 1 before any of concurrency 2. */
+    const char *a = strstr(out, "concurrency_1/profile_runs/trial_0002");
+    const char *b = strstr(out, "concurrency_2/profile_runs/trial_0001");
+    cr_assert(a != NULL && b != NULL && a < b, "%s", out);
+    cr_assert(exists(&w, "concurrency_2/profile_runs/trial_0002/profile_export_aiperf.json"));
+    cr_assert(exists(&w, "concurrency_1/aggregate/profile_export_aiperf_aggregate.json"));
+    cr_assert(exists(&w, "concurrency_2/aggregate/profile_export_aiperf_aggregate.csv"));
+    cr_assert(exists(&w, "sweep_aggregate/profile_export_aiperf_sweep.json"));
+    free(out);
+    e2e_finish(&w);
+}
+
+Test(multirun, convergence_stops_after_three_stable_runs, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --num-profile-runs 6 --request-count 4 "
+                   "--convergence-metric request_count --convergence-mode cv --ui-type none "
+                   "--artifact-dir DIR");
+    cr_assert(exists(&w, "profile_runs/run_0003/profile_export_aiperf.json"));
+    cr_assert(!exists(&w, "profile_runs/run_0004"), "request_count never varies: stable at 3");
+    json_t *agg = e2e_load_json(&w, "aggregate/profile_export_aiperf_aggregate.json");
+    cr_assert_eq(
+        json_integer_value(json_object_get(json_object_get(agg, "metadata"), "num_profile_runs")),
+        3);
+    json_decref(agg);
+    e2e_finish(&w);
+}
+
+Test(multirun, fewer_than_two_successes_exit_1, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--error-500-rate", "100", NULL});
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --num-profile-runs 2 --request-count 3 "
+                              "--ui-type none --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 1, "%s", out);
+    cr_assert_not_null(strstr(out, "no run succeeded"), "%s", out);
+    cr_assert(exists(&w, "profile_runs/run_0002"), "both runs were made");
+    cr_assert(!exists(&w, "aggregate"));
+    free(out);
+    e2e_finish(&w);
+}
+
+Test(multirun, ctrl_c_keeps_the_finished_runs, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--ttft-ms", "5", NULL});
+    struct child run = e2e_spawn_running(&w, "profile -m m -u URL --num-profile-runs 3 "
+                                             "--request-count 300 --ui-type none "
+                                             "--artifact-dir DIR");
+    e2e_read_until(&run, "run_0002");
+    e2e_read_until(&run, "Profiling:"); /* the second run is sending */
+    cr_assert_eq(kill(run.pid, SIGINT), 0);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 130, "interrupted: 128 + SIGINT");
+    cr_assert(exists(&w, "profile_runs/run_0001/profile_export_aiperf.json"));
+    cr_assert(exists(&w, "profile_runs/run_0002/profile_export_aiperf.json"),
+              "the interrupted run's exports are written");
+    cr_assert(!exists(&w, "profile_runs/run_0003"), "no run starts after Ctrl-C");
+    json_t *agg = e2e_load_json(&w, "aggregate/profile_export_aiperf_aggregate.json");
+    json_t *meta = json_object_get(agg, "metadata");
+    cr_assert_eq(json_integer_value(json_object_get(meta, "num_successful_runs")), 1);
+    cr_assert(json_is_true(json_object_get(meta, "single_run")));
+    json_t *failed = json_array_get(json_object_get(meta, "failed_runs"), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(failed, "label")), "run_0002");
+    cr_assert_not_null(strstr(json_string_value(json_object_get(failed, "error")), "interrupted"));
+    json_t *entry = json_object_get(json_object_get(agg, "metrics"), "request_count_avg");
+    cr_assert(json_is_null(json_object_get(entry, "t_critical")), "one run: no t");
+    json_decref(agg);
+    e2e_finish(&w);
+}
