@@ -201,13 +201,13 @@ static int write_csv(const char *dir, const struct multirun__stats *stats, json_
         const double cells[] = {c->mean, c->std,    c->min,     c->max,       c->cv,
                                 c->se,   c->ci_low, c->ci_high, c->t_critical};
         const int decimals[] = {2, 2, 2, 2, 4, 4, 2, 2, 4};
-        multirun__csv_field(out, stats->items[i].key);
+        export_csv_field(out, stats->items[i].key);
         for (size_t k = 0; k < sizeof(cells) / sizeof(cells[0]); k++) {
             fputc(',', out);
             multirun__csv_number(out, cells[k], decimals[k]);
         }
         fputc(',', out);
-        multirun__csv_field(out, stats->items[i].unit);
+        export_csv_field(out, stats->items[i].unit);
         fputs("\r\n", out);
     }
     fprintf(out, "\r\nAggregation Type,confidence\r\nTotal Runs,%lld\r\nSuccessful Runs,%lld\r\n",
@@ -225,24 +225,30 @@ static int write_csv(const char *dir, const struct multirun__stats *stats, json_
         char text[4096];
         multirun__title(key, title, sizeof(title));
         multirun__py_repr(value, text, sizeof(text));
-        multirun__csv_field(out, title);
+        export_csv_field(out, title);
         fputc(',', out);
-        multirun__csv_field(out, text);
+        export_csv_field(out, text);
         fputs("\r\n", out);
     }
     return fclose(out) == 0 ? 0 : -EIO;
 }
 
+size_t multirun__successful(const struct multirun__run *runs, size_t n, json_t **out, size_t cap)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < n && ok < cap; i++) {
+        if (runs[i].ok) {
+            out[ok++] = runs[i].summary;
+        }
+    }
+    return ok;
+}
+
 int multirun__write_confidence(const char *dir, const struct profile_config *cfg,
                                const struct multirun__run *runs, size_t n, json_t *extra)
 {
-    json_t *summaries[CONFIG_PROFILE_RUNS_MAX * 2];
-    size_t ok = 0;
-    for (size_t i = 0; i < n && ok < sizeof(summaries) / sizeof(summaries[0]); i++) {
-        if (runs[i].ok) {
-            summaries[ok++] = runs[i].summary;
-        }
-    }
+    json_t *summaries[CONFIG_PROFILE_RUNS_MAX];
+    size_t ok = multirun__successful(runs, n, summaries, CONFIG_PROFILE_RUNS_MAX);
     struct multirun__stats stats;
     int ret = multirun__make_dirs(dir);
     ret = ret != 0 ? ret

@@ -41,22 +41,6 @@ void multirun_py_float(double v, char *out, size_t cap)
     }
 }
 
-void multirun__csv_field(FILE *out, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n") == NULL) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s != '\0'; s++) {
-        if (*s == '"') {
-            fputc('"', out);
-        }
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 void multirun__csv_number(FILE *out, double v, int decimals)
 {
     if (isnan(v)) {

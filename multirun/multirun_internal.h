@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "export/export.h"
 #include "metrics/metrics.h"
 #include "multirun/multirun.h"
 
@@ -42,6 +43,10 @@ const char *const *multirun__stat_keys(size_t *out_count);
 /* multirun__is_metric reports whether a summary's top-level member is a metric block. */
 bool multirun__is_metric(json_t *value);
 
+/* multirun__successful puts the summaries of the successful ones of n runs into out (at
+ * most cap) and returns how many. */
+size_t multirun__successful(const struct multirun__run *runs, size_t n, json_t **out, size_t cap);
+
 /* multirun__confidence fills *out from the summaries of n successful runs (borrowed).
  * Returns 0, -ENOMEM, or -EINVAL for a level outside (0, 1). */
 int multirun__confidence(json_t *const *summaries, size_t n, double level,
@@ -64,9 +69,6 @@ int multirun__write_confidence(const char *dir, const struct profile_config *cfg
  * from every run of the sweep. Returns 0, or -errno after saying why on stderr. */
 int multirun__write_sweep(const char *dir, const struct profile_config *cfg,
                           const struct multirun__run *runs, size_t n);
-
-/* multirun__csv_field writes s as one CSV field, quoted as Python's csv module quotes. */
-void multirun__csv_field(FILE *out, const char *s);
 
 /* multirun__csv_number writes v with `decimals` decimals, as AIPerf's _format_number. */
 void multirun__csv_number(FILE *out, double v, int decimals);

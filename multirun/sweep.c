@@ -103,13 +103,8 @@ static void nested_from_stats(const struct multirun__stats *stats, json_t *summa
 static json_t *cell_metrics(const struct profile_config *cfg, const struct multirun__run *runs,
                             size_t n)
 {
-    json_t *summaries[CONFIG_PROFILE_RUNS_MAX * 2];
-    size_t ok = 0;
-    for (size_t i = 0; i < n && ok < sizeof(summaries) / sizeof(summaries[0]); i++) {
-        if (runs[i].ok) {
-            summaries[ok++] = runs[i].summary;
-        }
-    }
+    json_t *summaries[CONFIG_PROFILE_RUNS_MAX];
+    size_t ok = multirun__successful(runs, n, summaries, CONFIG_PROFILE_RUNS_MAX);
     struct multirun__stats stats;
     if (ok == 0 || multirun__confidence(summaries, ok, cfg->multi_run.confidence_level, &stats)) {
         return NULL;
@@ -309,7 +304,7 @@ static void write_params(FILE *out, json_t *params, json_t *names, bool leading_
             multirun__py_repr(v, text, sizeof(text));
         }
         fputs(leading_comma || i > 0 ? "," : "", out);
-        multirun__csv_field(out, text);
+        export_csv_field(out, text);
     }
 }
 
@@ -329,7 +324,7 @@ static void write_combinations(FILE *out, const struct cell *cells, size_t n, js
     static const char *const cols[] = {"mean", "std", "min", "max", "cv"};
     for (size_t i = 0; i < json_array_size(names); i++) {
         fputs(i > 0 ? "," : "", out);
-        multirun__csv_field(out, json_string_value(json_array_get(names, i)));
+        export_csv_field(out, json_string_value(json_array_get(names, i)));
     }
     for (size_t k = 0; k < count; k++) {
         for (size_t c = 0; c < 5; c++) {
@@ -365,7 +360,7 @@ static void write_best(FILE *out, json_t *best, json_t *names)
     fputs("Configuration", out);
     for (size_t i = 0; i < json_array_size(names); i++) {
         fputc(',', out);
-        multirun__csv_field(out, json_string_value(json_array_get(names, i)));
+        export_csv_field(out, json_string_value(json_array_get(names, i)));
     }
     fputs(",Metric,Unit\r\n", out);
     const char *key;
@@ -374,7 +369,7 @@ static void write_best(FILE *out, json_t *best, json_t *names)
     {
         char title[64];
         multirun__title(key, title, sizeof(title));
-        multirun__csv_field(out, title);
+        export_csv_field(out, title);
         write_params(out, json_object_get(entry, "parameters"), names, true);
         fputc(',', out);
         json_t *metric = json_object_get(entry, "metric");
@@ -382,7 +377,7 @@ static void write_best(FILE *out, json_t *best, json_t *names)
             multirun__csv_number(out, json_number_value(metric), 2);
         }
         fputc(',', out);
-        multirun__csv_field(out, json_string_value(json_object_get(entry, "unit")));
+        export_csv_field(out, json_string_value(json_object_get(entry, "unit")));
         fputs("\r\n", out);
     }
 }
@@ -415,7 +410,7 @@ static int write_sweep_csv(const char *dir, json_t *doc, const struct cell *cell
     } else {
         for (size_t k = 0; k < json_array_size(names); k++) {
             fputs(k > 0 ? "," : "", out);
-            multirun__csv_field(out, json_string_value(json_array_get(names, k)));
+            export_csv_field(out, json_string_value(json_array_get(names, k)));
         }
         fputs("\r\n", out);
     }
@@ -431,7 +426,7 @@ static int write_sweep_csv(const char *dir, json_t *doc, const struct cell *cell
                  json_string_value(json_array_get(names, k)));
     }
     fputs("\r\nMetadata\r\nField,Value\r\nAggregation Type,sweep\r\nSweep Parameters,", out);
-    multirun__csv_field(out, joined);
+    export_csv_field(out, joined);
     fprintf(out,
             "\r\nNumber of Combinations,%lld\r\nNumber of Profile Runs,%lld\r\n"
             "Number of Successful Runs,%lld\r\n",
