@@ -441,6 +441,10 @@ void config_sweep_apply(struct profile_config *cfg, enum config_sweep_param para
  * "request_rate", "isl", "osl", "benchmark_duration", "num_users"); static. */
 const char *config_sweep_param_name(enum config_sweep_param param);
 
+/* config_sweep_param_flag returns the flag that sweeps param ("--concurrency", "--isl"...),
+ * the spelling a YAML sweep: section can hand config_parse_profile a list with; static. */
+const char *config_sweep_param_flag(enum config_sweep_param param);
+
 /* config_sweep_param_is_integer reports whether param takes whole numbers. */
 bool config_sweep_param_is_integer(enum config_sweep_param param);
 

@@ -49,6 +49,11 @@ const char *config_sweep_param_name(enum config_sweep_param param)
     return (unsigned)param < CONFIG_SWEEP_PARAM_COUNT ? sweep_params[param].name : "unknown";
 }
 
+const char *config_sweep_param_flag(enum config_sweep_param param)
+{
+    return (unsigned)param < CONFIG_SWEEP_PARAM_COUNT ? sweep_params[param].flag : "unknown";
+}
+
 bool config_sweep_param_is_integer(enum config_sweep_param param)
 {
     return (unsigned)param < CONFIG_SWEEP_PARAM_COUNT && sweep_params[param].integer;

@@ -491,6 +491,28 @@ static json_t *sweep_document(const struct profile_config *cfg, const struct mul
                      best_configurations(cells, count), "pareto_optimal", pareto(cells, count));
 }
 
+/* print_summary says the best configurations and the Pareto set, as AIPerf logs them. */
+static void print_summary(json_t *doc)
+{
+    json_t *best = json_object_get(doc, "best_configurations");
+    static const char *const names[][2] = {{"best_throughput", "Best throughput"},
+                                           {"best_latency_p99", "Best latency (p99)"}};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *entry = json_object_get(best, names[i][0]);
+        if (entry == NULL) {
+            continue;
+        }
+        char params[256];
+        multirun__py_repr(json_object_get(entry, "parameters"), params, sizeof(params));
+        printf("%s: %s (%.2f %s)\n", names[i][1], params,
+               json_number_value(json_object_get(entry, "metric")),
+               json_string_value(json_object_get(entry, "unit")));
+    }
+    char front[1024];
+    multirun__py_repr(json_object_get(doc, "pareto_optimal"), front, sizeof(front));
+    printf("Pareto optimal points: %s\n", front);
+}
+
 int multirun__write_sweep(const char *dir, const struct profile_config *cfg,
                           const struct multirun__run *runs, size_t n)
 {
@@ -503,6 +525,9 @@ int multirun__write_sweep(const char *dir, const struct profile_config *cfg,
         json_t *doc = sweep_document(cfg, runs, n, cells, count, trials);
         ret = doc == NULL ? -ENOMEM : multirun__dump(doc, dir, "profile_export_aiperf_sweep.json");
         ret = ret != 0 ? ret : write_sweep_csv(dir, doc, cells, count);
+        if (ret == 0) {
+            print_summary(doc);
+        }
         json_decref(doc);
     }
     if (ret != 0) {

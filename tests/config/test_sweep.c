@@ -75,6 +75,9 @@ Test(config_sweep, grid_cells_vary_the_last_list_fastest)
     cr_assert_str_eq(config_sweep_param_name(CONFIG_SWEEP_REQUEST_RATE), "request_rate");
     cr_assert(!config_sweep_param_is_integer(CONFIG_SWEEP_REQUEST_RATE));
     cr_assert(config_sweep_param_is_integer(CONFIG_SWEEP_ISL));
+    cr_assert_str_eq(config_sweep_param_flag(CONFIG_SWEEP_BENCHMARK_DURATION),
+                     "--benchmark-duration");
+    cr_assert_str_eq(config_sweep_param_flag(CONFIG_SWEEP_PARAM_COUNT), "unknown");
     config_free(&cfg);
 }
 
