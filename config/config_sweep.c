@@ -231,6 +231,16 @@ static int check_sweep_shape(const struct profile_config *cfg, char *errbuf, siz
                                 sweep_params[sw->dims[i].param].flag, sw->dims[i].count);
         }
     }
+    if (sw->same_seed && !cfg->random_seed_set) {
+        return config__fail(errbuf, errcap,
+                            "--parameter-sweep-same-seed gives every cell --random-seed: give it "
+                            "too (e.g. --random-seed 42)");
+    }
+    if (cfg->ui_type == CONFIG_UI_DASHBOARD) {
+        return config__fail(errbuf, errcap,
+                            "--ui-type dashboard cannot follow a sweep's runs, as in AIPerf; use "
+                            "--ui-type simple or none");
+    }
     if (config_sweep_cells(cfg) > CONFIG_SWEEP_CELLS_MAX) {
         return config__fail(errbuf, errcap,
                             "the sweep has more than %d combinations; shorten the comma lists "

@@ -74,15 +74,20 @@ static bool run_place(const struct plan *pl, size_t cell, size_t trial, char *di
 }
 
 /* seed_of is the run's seed: --random-seed, else AIPerf's 42 when runs must send the same
- * requests; a sweep's cell i adds i unless --parameter-sweep-same-seed. */
+ * requests. A sweep from a --random-seed gives cell i that seed plus i, unless
+ * --parameter-sweep-same-seed, as AIPerf derives variation seeds. */
 static bool seed_of(const struct plan *pl, size_t cell, uint64_t *out)
 {
     const struct profile_config *cfg = pl->cfg;
     if (!cfg->random_seed_set && !cfg->multi_run.set_consistent_seed) {
         return false;
     }
-    uint64_t seed = cfg->random_seed_set ? (uint64_t)cfg->random_seed : MULTIRUN_DEFAULT_SEED;
-    *out = pl->sweep && !cfg->sweep.same_seed ? seed + cell : seed;
+    if (!cfg->random_seed_set) {
+        *out = MULTIRUN_DEFAULT_SEED;
+        return true;
+    }
+    bool derive = pl->sweep && !cfg->sweep.same_seed;
+    *out = (uint64_t)cfg->random_seed + (derive ? cell : 0);
     return true;
 }
 

@@ -331,9 +331,15 @@ Test(multirun, single_trial_sweep_has_one_directory_per_cell, .timeout = 300)
     struct e2e w;
     e2e_start(&w, NULL);
     e2e_run_ok(&w, "profile -m m -u URL --request-rate 200,400 --request-count 6 --ui-type none "
-                   "--artifact-dir DIR");
+                   "--random-seed 5 --artifact-dir DIR");
     json_t *run = e2e_load_json(&w, "request_rate_200.0/profile_export_aiperf.json");
-    cr_assert(exists(&w, "request_rate_400.0/profile_export_aiperf.json"));
+    json_t *second = e2e_load_json(&w, "request_rate_400.0/profile_export_aiperf.json");
+    /* AIPerf's seed derivation: cell i gets --random-seed + i. */
+    cr_assert_eq(
+        json_integer_value(json_object_get(json_object_get(run, "run_info"), "random_seed")), 5);
+    cr_assert_eq(
+        json_integer_value(json_object_get(json_object_get(second, "run_info"), "random_seed")), 6);
+    json_decref(second);
     cr_assert(!exists(&w, "aggregate"), "one trial: no confidence aggregate");
     json_t *info = json_object_get(run, "run_info");
     cr_assert_str_eq(json_string_value(json_object_get(info, "variation_label")),

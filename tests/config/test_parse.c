@@ -701,7 +701,7 @@ static void partner_flag(const char *name, const char **out)
         {"--sweep-type", "--concurrency", "1,2"},
         {"--parameter-sweep-mode", "--concurrency", "1,2"},
         {"--parameter-sweep-cooldown-seconds", "--concurrency", "1,2"},
-        {"--parameter-sweep-same-seed", "--concurrency", "1,2"},
+        {"--parameter-sweep-same-seed", "--concurrency", "1,2", "--random-seed", "1"},
         {"--no-parameter-sweep-same-seed", "--concurrency", "1,2"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {

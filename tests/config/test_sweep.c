@@ -86,7 +86,7 @@ Test(config_sweep, zip_cells_pair_the_lists)
     struct profile_config cfg;
     char err[512];
     cr_assert_eq(parse(W("-m", "m", "--isl", "100,200,300", "--osl", "10,20,30", "--sweep-type",
-                         "zip", "--parameter-sweep-same-seed"),
+                         "zip", "--parameter-sweep-same-seed", "--random-seed", "7"),
                        &cfg, err, sizeof(err)),
                  0, "%s", err);
     cr_assert_eq(config_sweep_cells(&cfg), 3);
@@ -145,6 +145,9 @@ Test(config_sweep, refusals_name_the_flag)
         {W("-m", "m", "--num-profile-runs", "2", "--shard-count", "2", "--shard-index", "0",
            "--random-seed", "1"),
          "--shard-count"},
+        {W("-m", "m", "--concurrency", "1,2", "--parameter-sweep-same-seed"),
+         "--parameter-sweep-same-seed gives every cell --random-seed"},
+        {W("-m", "m", "--concurrency", "1,2", "--ui-type", "dashboard"), "--ui-type dashboard"},
         {W("-m", "m", "--concurrency", "1,2", "--num-profile-runs", "3"), NULL},
     };
     check_config_cases(cases, ARRAY_LEN(cases), NULL);
