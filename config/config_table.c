@@ -469,8 +469,8 @@ static const struct config__flag flag_table[] = {
     /* Input sequence length */
     {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean",
          CONFIG__T_SWEEP, OFF(isl_tokens_mean)),
-     .help = "Mean input length in tokens of synthetic prompts.", .default_text = "550",
-     .example = "550", .range = &range_tokens},
+     .help = "Mean input length in tokens of synthetic prompts. A comma list sweeps it.",
+     .default_text = "550", .example = "550", .range = &range_tokens},
     {SUP(ISL, DOUBLE, "--isl-stddev --synthetic-input-tokens-stddev --prompt-input-tokens-stddev",
          0, OFF(isl_tokens_stddev)),
      .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
@@ -489,7 +489,7 @@ static const struct config__flag flag_table[] = {
     {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", CONFIG__T_SWEEP,
                OFF(osl_tokens_mean), OFF(osl_set)),
      .help = "Mean output length in tokens, sent as max_completion_tokens (max_tokens). "
-             "Unset: the model decides.",
+             "Unset: the model decides. A comma list sweeps it.",
      .example = "200", .range = &range_tokens},
     {SUP(OSL, DOUBLE, "--osl-stddev --output-tokens-stddev --prompt-output-tokens-stddev", 0,
          OFF(osl_tokens_stddev)),
@@ -595,22 +595,24 @@ static const struct config__flag flag_table[] = {
     /* Load generator */
     {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", CONFIG__T_SWEEP,
          OFF(benchmark_duration_seconds)),
-     .help = "Stop sending new requests after this many seconds.", .example = "60",
-     .range = &range_seconds_gt0},
+     .help = "Stop sending new requests after this many seconds. A comma list sweeps it.",
+     .example = "60", .range = &range_seconds_gt0},
     {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--benchmark-grace-period", CONFIG__T_ALLOW_INF,
                OFF(benchmark_grace_period_seconds), OFF(benchmark_grace_period_set)),
      .help = "Seconds to keep counting responses after --benchmark-duration ends; 'inf' "
              "waits for all.",
      .default_text = "30", .example = "30", .range = &range_seconds_ge0},
     {SUP(LOAD_GENERATOR, INT, "--concurrency", CONFIG__T_SWEEP, OFF(concurrency)),
-     .help = "Requests kept in flight (closed loop): a new one is sent as one completes.",
+     .help = "Requests kept in flight (closed loop): a new one is sent as one completes. A "
+             "comma list (1,4,16) sweeps it.",
      .example = "64", .range = &range_concurrency},
     {SUP(LOAD_GENERATOR, INT, "--prefill-concurrency", 0, OFF(prefill_concurrency)),
      .help = "At most this many requests wait for their first token at once (needs "
              "--streaming; at most --concurrency).",
      .example = "8", .range = &range_concurrency},
     {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", CONFIG__T_SWEEP, OFF(request_rate_per_second)),
-     .help = "Target requests per second (open loop), optionally capped by --concurrency.",
+     .help = "Target requests per second (open loop), optionally capped by --concurrency. A "
+             "comma list sweeps it.",
      .example = "5.0", .range = &range_rate},
     {SUP_GIVEN(LOAD_GENERATOR, CHOICE, "--arrival-pattern --request-rate-mode", 0,
                OFF(arrival_pattern), OFF(arrival_pattern_set)),
@@ -694,7 +696,7 @@ static const struct config__flag flag_table[] = {
              "later), never two at a time. Needs multi-turn conversations.",
      .example = "10", .range = &range_rate},
     {SUP(USER_CENTRIC, INT, "--num-users", CONFIG__T_SWEEP, OFF(num_users)),
-     .help = "Simulated users for --user-centric-rate.", .example = "16",
+     .help = "Simulated users for --user-centric-rate. A comma list sweeps it.", .example = "16",
      .range = &range_concurrency},
     /* Request cancellation */
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
