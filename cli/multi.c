@@ -70,7 +70,7 @@ static json_t *point_info(const struct profile_run *run, const struct multirun_p
                      "variation_index", (json_int_t)p->cell, "variation_values", values);
 }
 
-static int run_point(void *ctx, const struct multirun_point *p, char *summary_path, size_t cap,
+static int run_point(void *ctx, const struct multirun_point *p, struct multirun_outputs *out,
                      char *error, size_t errcap)
 {
     struct profile_run *run = ctx;
@@ -81,7 +81,10 @@ static int run_point(void *ctx, const struct multirun_point *p, char *summary_pa
         status = 130; /* Ctrl-C while the run was being prepared: it does not start */
     } else if (status == 0) {
         status = cli_profile_execute(run);
-        snprintf(summary_path, cap, "%s", run->exp.paths.json);
+        snprintf(out->summary, sizeof(out->summary), "%s", run->exp.paths.json);
+        if (run->cfg.export_level != CONFIG_EXPORT_SUMMARY) {
+            snprintf(out->records, sizeof(out->records), "%s", run->exp.paths.records);
+        }
     }
     cli_profile_release_run(run);
     restore_point(run, &kept);

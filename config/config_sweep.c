@@ -290,11 +290,11 @@ static int check_convergence(const struct profile_config *cfg, char *errbuf, siz
                             "std or p1, p5, p10, p25, p50, p75, p90, p95, p99",
                             mr->convergence_stat);
     }
-    if (mr->convergence_mode == CONFIG_CONVERGENCE_DISTRIBUTION) {
+    if (mr->convergence_mode == CONFIG_CONVERGENCE_DISTRIBUTION &&
+        cfg->export_level == CONFIG_EXPORT_SUMMARY) {
         return config__fail(errbuf, errcap,
-                            "--convergence-mode distribution (a Kolmogorov-Smirnov test of the "
-                            "per-request values) is not supported by ringperf yet; use ci_width "
-                            "or cv");
+                            "--convergence-mode distribution compares the runs' per-request "
+                            "records, which --export-level summary does not write; use records");
     }
     if (cfg->sweep.dim_count > 0 && cfg->sweep.mode == CONFIG_SWEEP_REPEATED) {
         return config__fail(errbuf, errcap,

@@ -808,8 +808,9 @@ static const struct config__flag flag_table[] = {
      .help = "ci_width: the interval's width over the mean; cv: std over mean; stable below it.",
      .default_text = "0.10", .example = "0.05", .range = &range_convergence},
     {SUP(MULTI_RUN, CHOICE, "--convergence-mode", 0, OFF(multi_run.convergence_mode)),
-     .help = "How --convergence-metric is judged: ci_width or cv.", .default_text = "ci_width",
-     .example = "cv", .choices = convergence_choices},
+     .help = "How --convergence-metric is judged: ci_width, cv, or distribution (a "
+             "Kolmogorov-Smirnov test of its per-request values, stable above the threshold).",
+     .default_text = "ci_width", .example = "cv", .choices = convergence_choices},
     {SUP(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", 0, OFF(sweep.cooldown_seconds)),
      .help = "Pause between the cells of a sweep.", .default_text = "0", .example = "10",
      .range = &range_seconds_ge0},

@@ -39,11 +39,17 @@ struct multirun_point {
     const char *cell_name; /* concurrency_10__isl_100; "" without a sweep */
 };
 
+/* multirun_outputs is where a run left the files multirun/ reads back. */
+struct multirun_outputs {
+    char summary[MULTIRUN_PATH_BYTES]; /* profile_export_aiperf.json */
+    char records[MULTIRUN_PATH_BYTES]; /* profile_export.jsonl; "" when none was written */
+};
+
 /* multirun_ops is what multirun_execute needs of its caller. */
 struct multirun_ops {
-    /* run makes one run. Returns 0 when it succeeded, its summary JSON's path written into
-     * summary_path (cap bytes); otherwise nonzero with a one-line reason in error. */
-    int (*run)(void *ctx, const struct multirun_point *point, char *summary_path, size_t cap,
+    /* run makes one run. Returns 0 when it succeeded, with its files named in *out;
+     * otherwise nonzero with a one-line reason in error. */
+    int (*run)(void *ctx, const struct multirun_point *point, struct multirun_outputs *out,
                char *error, size_t errcap);
     /* stopped reports whether the session was told to end (Ctrl-C): no further run starts. */
     bool (*stopped)(void *ctx);

@@ -21,7 +21,8 @@ struct multirun__run {
     char label[MULTIRUN__LABEL_BYTES]; /* run_0001, or <cell>/trial_0001 in a sweep */
     bool ok;
     char error[MULTIRUN_ERROR_BYTES];
-    json_t *summary; /* owned; NULL unless ok */
+    json_t *summary;                   /* owned; NULL unless ok */
+    char records[MULTIRUN_PATH_BYTES]; /* its per-request records, or "" */
 };
 
 /* multirun__stat is the spread of one <tag>_<stat> over a cell's runs. */
@@ -36,6 +37,25 @@ struct multirun__stats {
     struct multirun__stat *items;
     size_t count;
 };
+
+/* multirun__values is a growable list of per-request values. */
+struct multirun__values {
+    double *items;
+    size_t count;
+    size_t cap;
+};
+
+/* multirun__record_values appends metric tag's per-request values of the records file at
+ * path to *out. Returns 0, -errno when it cannot be read, -ENOMEM or -E2BIG (too many). */
+int multirun__record_values(const char *path, const char *tag, struct multirun__values *out);
+
+/* multirun__values_free releases the list; safe on a zeroed one. */
+void multirun__values_free(struct multirun__values *v);
+
+/* multirun__ks_pvalue is scipy's two-sided ks_2samp p-value of samples a (n values) and b
+ * (m values), both sorted in place; *out_d (may be NULL) gets the statistic. NaN when a
+ * sample is empty or memory ran out. */
+double multirun__ks_pvalue(double *a, size_t n, double *b, size_t m, double *out_d);
 
 /* multirun__stat_keys lists AIPerf's STAT_KEYS in its order; *out_count gets how many. */
 const char *const *multirun__stat_keys(size_t *out_count);

@@ -160,29 +160,65 @@ static bool make_run(struct plan *pl, size_t cell, size_t trial)
     point.warmup = trial == 0 || !pl->cfg->multi_run.disable_warmup_after_first;
     fprintf(stderr, "ringperf: run %s%s%s -> %s\n", name, name[0] != '\0' ? " " : "", r->label,
             dir);
-    char summary[MULTIRUN_PATH_BYTES];
-    r->ok = pl->ops->run(pl->ops->ctx, &point, summary, sizeof(summary), r->error,
-                         sizeof(r->error)) == 0;
+    struct multirun_outputs out = {.summary = "", .records = ""};
+    r->ok = pl->ops->run(pl->ops->ctx, &point, &out, r->error, sizeof(r->error)) == 0;
     if (r->ok) {
-        load_summary(r, summary);
+        load_summary(r, out.summary);
+        snprintf(r->records, sizeof(r->records), "%s", out.records);
     }
     pl->count++;
     pl->last_cell = cell;
     return true;
 }
 
-/* converged applies --convergence-metric to the successful runs of cell (AIPerf's
- * ci_width and cv criteria; never before MULTIRUN_CONVERGENCE_MIN_RUNS runs). */
-static bool converged(const struct plan *pl, size_t cell)
+/* distribution_stable is AIPerf's distribution criterion: the last successful run's
+ * per-request values against all the earlier ones pooled, stable when the two-sample
+ * Kolmogorov-Smirnov p-value exceeds the threshold. */
+static bool distribution_stable(const struct plan *pl, size_t cell, size_t *out_p_runs,
+                                double *out_p)
 {
     const struct config_multi_run *mr = &pl->cfg->multi_run;
-    double values[CONFIG_PROFILE_RUNS_MAX];
-    size_t made = 0;
-    size_t n = 0;
+    size_t last = pl->count;
+    size_t ok = 0;
+    for (size_t i = 0; i < pl->count; i++) {
+        if (pl->runs[i].cell == cell && pl->runs[i].ok && pl->runs[i].records[0] != '\0') {
+            ok++;
+            last = i;
+        }
+    }
+    *out_p_runs = ok;
+    if (ok < MULTIRUN_CONVERGENCE_MIN_RUNS) {
+        return false;
+    }
+    struct multirun__values earlier = {0};
+    struct multirun__values latest = {0};
+    int ret = 0;
+    for (size_t i = 0; i < pl->count && ret == 0; i++) {
+        const struct multirun__run *r = &pl->runs[i];
+        if (r->cell == cell && r->ok && r->records[0] != '\0') {
+            ret = multirun__record_values(r->records, mr->convergence_metric,
+                                          i == last ? &latest : &earlier);
+        }
+    }
+    *out_p =
+        ret == 0 && earlier.count >= 2 && latest.count >= 2
+            ? multirun__ks_pvalue(earlier.items, earlier.count, latest.items, latest.count, NULL)
+            : NAN;
+    multirun__values_free(&earlier);
+    multirun__values_free(&latest);
+    return *out_p > mr->convergence_threshold;
+}
+
+/* stat_measure is the ci_width or cv measure of the cell's successful runs' statistic, NaN
+ * before MULTIRUN_CONVERGENCE_MIN_RUNS values or at a zero mean. */
+static double stat_measure(const struct plan *pl, size_t cell, size_t *out_runs)
+{
+    const struct config_multi_run *mr = &pl->cfg->multi_run;
     const char *stat = mr->convergence_stat != NULL ? mr->convergence_stat : "avg";
+    double values[CONFIG_PROFILE_RUNS_MAX];
+    size_t n = 0;
     for (size_t i = 0; i < pl->count; i++) {
         const struct multirun__run *r = &pl->runs[i];
-        made += r->cell == cell;
         json_t *v = r->cell == cell && r->ok
                         ? json_object_get(json_object_get(r->summary, mr->convergence_metric), stat)
                         : NULL;
@@ -190,23 +226,44 @@ static bool converged(const struct plan *pl, size_t cell)
             values[n++] = json_number_value(v);
         }
     }
+    *out_runs = n;
     struct metrics_confidence c;
-    if (mr->convergence_metric == NULL || made < MULTIRUN_CONVERGENCE_MIN_RUNS ||
-        n < MULTIRUN_CONVERGENCE_MIN_RUNS ||
+    if (n < MULTIRUN_CONVERGENCE_MIN_RUNS ||
         metrics_confidence_compute(values, n, mr->confidence_level, &c) != 0 || c.mean == 0.0) {
+        return NAN;
+    }
+    return mr->convergence_mode == CONFIG_CONVERGENCE_CV ? c.std / c.mean
+                                                         : 2.0 * c.t_critical * c.se / c.mean;
+}
+
+/* converged applies --convergence-metric to the runs of cell, never before
+ * MULTIRUN_CONVERGENCE_MIN_RUNS runs were made (AIPerf's min_runs). */
+static bool converged(const struct plan *pl, size_t cell)
+{
+    const struct config_multi_run *mr = &pl->cfg->multi_run;
+    size_t made = 0;
+    for (size_t i = 0; i < pl->count; i++) {
+        made += pl->runs[i].cell == cell;
+    }
+    if (mr->convergence_metric == NULL || made < MULTIRUN_CONVERGENCE_MIN_RUNS) {
         return false;
     }
-    double measure = mr->convergence_mode == CONFIG_CONVERGENCE_CV
-                         ? c.std / c.mean
-                         : 2.0 * c.t_critical * c.se / c.mean;
-    if (measure < mr->convergence_threshold) {
-        fprintf(stderr, "ringperf: %s %s converged after %zu runs (%s %.4g < %g)\n",
-                mr->convergence_metric, stat, made,
-                mr->convergence_mode == CONFIG_CONVERGENCE_CV ? "cv" : "ci width / mean", measure,
-                mr->convergence_threshold);
-        return true;
+    size_t used = 0;
+    double measure = NAN;
+    bool stable = false;
+    const char *what = "ks p-value";
+    if (mr->convergence_mode == CONFIG_CONVERGENCE_DISTRIBUTION) {
+        stable = distribution_stable(pl, cell, &used, &measure);
+    } else {
+        measure = stat_measure(pl, cell, &used);
+        stable = measure < mr->convergence_threshold;
+        what = mr->convergence_mode == CONFIG_CONVERGENCE_CV ? "cv" : "ci width / mean";
     }
-    return false;
+    if (stable) {
+        fprintf(stderr, "ringperf: %s converged after %zu runs (%s %.4g, threshold %g)\n",
+                mr->convergence_metric, made, what, measure, mr->convergence_threshold);
+    }
+    return stable;
 }
 
 /* make_runs makes every run in AIPerf's order: the trials of each cell in a row without a

@@ -401,6 +401,20 @@ Test(multirun, convergence_stops_after_three_stable_runs, .timeout = 300)
         json_integer_value(json_object_get(json_object_get(agg, "metadata"), "num_profile_runs")),
         3);
     json_decref(agg);
+    /* distribution: the third run's request latencies against the first two's (a KS test);
+     * any p-value above 1e-300 is stable. */
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --num-profile-runs 5 --request-count 20 "
+                              "--convergence-metric request_latency --convergence-mode "
+                              "distribution --convergence-threshold 1e-300 --ui-type none "
+                              "--artifact-dir DIR/ks",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "request_latency converged after 3 runs (ks p-value"), "%s",
+                       out);
+    cr_assert(!exists(&w, "ks/profile_runs/run_0004"));
+    free(out);
     e2e_finish(&w);
 }
 

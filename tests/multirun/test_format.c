@@ -98,3 +98,52 @@ Test(multirun_format, confidence_of_hand_made_summaries)
     json_decref(a);
     json_decref(b);
 }
+
+static double ks(const double *a0, size_t n, const double *b0, size_t m, double *d)
+{
+    double a[8];
+    double b[8];
+    memcpy(a, a0, n * sizeof(*a));
+    memcpy(b, b0, m * sizeof(*b));
+    return multirun__ks_pvalue(a, n, b, m, d);
+}
+
+/* Exact p-values by counting paths: C(n+m, n) in all, the separated ones outside. */
+Test(multirun_ks, exact_pvalues_of_small_samples)
+{
+    double d;
+    const double low[] = {1, 2, 3, 4, 5};
+    const double high[] = {6, 7, 8, 9, 10};
+    cr_assert_float_eq(ks(low, 3, high, 3, &d), 2.0 / 20.0, 1e-15);
+    cr_assert_eq(d, 1.0);
+    cr_assert_float_eq(ks(low, 5, high, 5, &d), 2.0 / 252.0, 1e-15);
+    cr_assert_float_eq(ks(low, 2, high, 3, &d), 2.0 / 10.0, 1e-15, "unequal sizes");
+    const double shifted[] = {2, 3, 4, 5, 6};
+    cr_assert_float_eq(ks(low, 5, shifted, 5, &d), 1.0, 1e-15, "D = 1/5 is the least there is");
+    cr_assert_float_eq(d, 0.2, 1e-15);
+    cr_assert_eq(ks(low, 5, low, 5, &d), 1.0, "the same sample");
+    cr_assert_eq(d, 0.0);
+    cr_assert(isnan(ks(low, 0, high, 3, &d)));
+}
+
+Test(multirun_ks, large_samples_use_the_limiting_distribution)
+{
+    size_t n = 20000;
+    double *a = malloc(n * sizeof(*a));
+    double *b = malloc(n * sizeof(*b));
+    for (size_t i = 0; i < n; i++) {
+        a[i] = (double)i;
+        b[i] = (double)i + 2000.0; /* D = 0.1, sqrt(n/2) D = 10 */
+    }
+    double d;
+    double p = multirun__ks_pvalue(a, n, b, n, &d);
+    cr_assert_float_eq(d, 0.1, 1e-12);
+    cr_assert(p >= 0 && p < 1e-80, "p = %g", p);
+    for (size_t i = 0; i < n; i++) {
+        b[i] = (double)i + 10.5; /* D = 0.00055: indistinguishable */
+    }
+    p = multirun__ks_pvalue(a, n, b, n, &d);
+    cr_assert(p > 0.99 && p <= 1.0, "p = %g", p);
+    free(a);
+    free(b);
+}

@@ -31,7 +31,7 @@ struct fake {
     bool vary;         /* throughput differs run to run */
 };
 
-static int fake_run(void *ctx, const struct multirun_point *p, char *summary, size_t cap,
+static int fake_run(void *ctx, const struct multirun_point *p, struct multirun_outputs *out,
                     char *error, size_t errcap)
 {
     struct fake *f = ctx;
@@ -48,8 +48,8 @@ static int fake_run(void *ctx, const struct multirun_point *p, char *summary, si
         json_pack("{s:s, s:{s:s, s:f}, s:{s:s, s:f, s:f}}", "schema_version", "1.5",
                   "request_throughput", "unit", "requests/sec", "avg", tput, "time_to_first_token",
                   "unit", "ms", "avg", 5.0 + (double)p->cell, "p99", 10.0 - (double)p->cell);
-    snprintf(summary, cap, "%s/profile_export_aiperf.json", p->dir);
-    cr_assert_eq(json_dump_file(doc, summary, 0), 0);
+    snprintf(out->summary, sizeof(out->summary), "%s/profile_export_aiperf.json", p->dir);
+    cr_assert_eq(json_dump_file(doc, out->summary, 0), 0);
     json_decref(doc);
     return 0;
 }
