@@ -14,6 +14,7 @@
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
 #include "cli/cli_signals.h"
+#include "cli/cli_profile.h"
 #include "cli/cli_targets.h"
 
 #include <errno.h>
@@ -30,36 +31,7 @@
 #include "tokenizer/tokenizer.h"
 #include "tls/tls.h"
 
-/* After Ctrl-C (or the failure threshold), requests in flight get this long
- * to finish before they are cancelled. */
-#define STOP_GRACE_NS (3LL * 1000 * 1000 * 1000)
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
-
-struct profile_run {
-    struct profile_config cfg;
-    struct cli_targets targets; /* one per --url; outlives every engine_run */
-    struct engine_config engine;
-    struct workload_phase load;
-    uint64_t seed; /* --random-seed, or drawn from the clock */
-    struct workload_requests requests;
-    struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
-    char artifact_dir[4096];
-    struct metrics_results results;
-    struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
-    struct export_run exp;
-    struct engine_stop stop;
-    struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
-    bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
-    struct cli_live live;          /* progress display and the --api-port API */
-    int export_error;
-    struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
-    struct engine_run_stats engine_stats; /* of the profiling phase */
-    /* --wait-for-model-timeout: what the readiness probes send */
-    struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
-    struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
-    struct record_secrets secrets;      /* what responses must not echo into the exports */
-    struct cli_aws aws;                 /* --auth-type sigv4: the credentials */
-};
 
 /* check_failure_threshold stops the run once failures exceed
  * --failed-request-threshold, judged after max(concurrency, 10) records as
@@ -177,13 +149,13 @@ static int make_dirs(char *path)
     return 0;
 }
 
-/* artifact_dir follows AIPerf: without --artifact-dir, a per-run subdirectory
- * of "artifacts" named <model>-openai-<endpoint>-<stimulus>. */
-static int prepare_artifact_dir(struct profile_run *run)
+int cli_profile_artifact_dir(struct profile_run *run, char *out, size_t cap)
 {
     const struct profile_config *cfg = &run->cfg;
-    if (cfg->artifact_dir_set) {
-        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s", cfg->artifact_dir);
+    if (run->run_dir != NULL) {
+        snprintf(out, cap, "%s", run->run_dir);
+    } else if (cfg->artifact_dir_set) {
+        snprintf(out, cap, "%s", cfg->artifact_dir);
     } else {
         char model[256];
         snprintf(model, sizeof(model), "%s%s", cfg->models.items[0],
@@ -194,15 +166,15 @@ static int prepare_artifact_dir(struct profile_run *run)
             }
         }
         char stimulus[96];
-        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule, stimulus,
-                          sizeof(stimulus));
-        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
-                 cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
+        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule || cfg->fixed_schedule,
+                          stimulus, sizeof(stimulus));
+        snprintf(out, cap, "%s/%s-openai-%s-%s", cfg->artifact_dir, model,
+                 config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }
-    int ret = make_dirs(run->artifact_dir);
+    int ret = make_dirs(out);
     if (ret != 0) {
-        fprintf(stderr, "ringperf profile: --artifact-dir: cannot create '%s': %s\n",
-                run->artifact_dir, strerror(-ret));
+        fprintf(stderr, "ringperf profile: --artifact-dir: cannot create '%s': %s\n", out,
+                strerror(-ret));
     }
     return ret;
 }
@@ -227,72 +199,6 @@ static void configure_engine(struct profile_run *run)
     /* Not an AIPerf flag: bench/ compares kernel receive timestamps with user-space ones. */
     const char *user_ts = getenv("RINGPERF_USER_TIMESTAMPS");
     e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
-}
-
-/* print_send_lag reports how late open-loop requests left, and warns when the
- * client, not the server, was the limit. */
-static void print_send_lag(const struct profile_run *run)
-{
-    if (run->engine.schedule == NULL || metrics_hist_count(run->send_lag) == 0) {
-        return;
-    }
-    double p50_us = (double)metrics_hist_value_at_percentile(run->send_lag, 50) / 1e3;
-    double p99_us = (double)metrics_hist_value_at_percentile(run->send_lag, 99) / 1e3;
-    double max_us = (double)metrics_hist_max(run->send_lag) / 1e3;
-    printf("Send Lag (send start - due time): p50 %.1f us, p99 %.1f us, max %.1f us\n", p50_us,
-           p99_us, max_us);
-    if (p99_us > 1000.0) {
-        printf("Warning: 1%% of requests left over %.1f ms late. Either every connection was busy "
-               "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
-               p99_us / 1e3);
-    }
-}
-
-/* print_itl_fallbacks says, once, how many requests --per-chunk-usage could
- * not apply to. */
-static void print_itl_fallbacks(const struct profile_run *run)
-{
-    uint64_t n = run->results.itl_first_chunk_fallbacks;
-    if (n > 0) {
-        printf("Warning: --per-chunk-usage: %llu streamed request%s reported no usage with the "
-               "first content chunk (or as many tokens as the whole output); their ITL divides "
-               "by OSL - 1. Check that the server honours stream_options.continuous_usage_stats.\n",
-               (unsigned long long)n, n == 1 ? "" : "s");
-    }
-}
-
-/* CLIENT_BUSY_WARN is the share of a shard's CPU above which the client, not
- * the server, may have set the pace. */
-#define CLIENT_BUSY_WARN 0.9
-
-/* print_client_load warns when a shard had no CPU to spare, and says when
- * receive times did not all come from the kernel. */
-static void print_client_load(const struct profile_run *run)
-{
-    const struct engine_run_stats *st = &run->engine_stats;
-    if (st->user_timestamp_reads > 0) {
-        printf("Notice: %llu of %llu reads were timed in user space, not by the kernel "
-               "(SO_TIMESTAMPING was unavailable%s): their arrival times include the client's "
-               "wake-up delay.\n",
-               (unsigned long long)st->user_timestamp_reads,
-               (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
-               run->engine.user_timestamps ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
-    }
-    if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
-        return;
-    }
-    printf("Warning: shard %u was busy %.0f%% of the run (pacing spins left out): the client may "
-           "have limited the load and its timings. Raise --workers-max, give ringperf more "
-           "cores, or spread the run over machines.\n",
-           st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
-}
-
-/* report_title writes AIPerf's console title for the endpoint's metrics
- * (its "NVIDIA AIPerf" is ours "ringperf") into buf and returns it. */
-static const char *report_title(const struct profile_run *run, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "ringperf | %s", endpoint_type_metrics_title(run->requests.type));
-    return buf;
 }
 
 struct warmup_tally {
@@ -391,11 +297,10 @@ static void report_export_failure(const struct profile_run *run, int err)
     fprintf(stderr, "\n");
 }
 
-static int execute(struct profile_run *run)
+int cli_profile_execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct cli_signals signals;
-    cli_signals_start(&signals, &run->stop, &run->cluster, STOP_GRACE_NS);
+    struct cli_signals *signals = &run->signals;
     struct engine_record_sink sink = {
         .on_record = on_record,
         .on_progress = on_progress,
@@ -447,12 +352,11 @@ static int execute(struct profile_run *run)
     if (profiler_started) {
         stop_profiler(run);
     }
-    cli_signals_end(&signals);
     cli_live_end_display(&run->live);
     /* A run a signal stopped exits 128 + the signal, as shells expect, its exports written. */
     if (not_ready) {
         cli_live_finish(&run->live, &run->results, true, NULL);
-        return cli_signals_exit_status(&signals, 1);
+        return cli_signals_exit_status(signals, 1);
     }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -468,23 +372,26 @@ static int execute(struct profile_run *run)
     struct export_finish_info finish = {
         .cfg = &run->cfg,
         .was_cancelled = run->stop.requested,
-        .title = report_title(run, title, sizeof(title)),
+        .title = cli_report_title(run, title, sizeof(title)),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
         .run_info_extra = timing_provenance(run),
         .warmup = &run->warmup,
     };
+    if (finish.run_info_extra != NULL && run->point_info != NULL) {
+        json_object_update(finish.run_info_extra, run->point_info);
+    }
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
-    print_send_lag(run);
-    print_itl_fallbacks(run);
-    print_client_load(run);
+    cli_report_send_lag(run);
+    cli_report_itl_fallbacks(run);
+    cli_report_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, run->stop.requested,
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
     /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
-    return cli_signals_exit_status(&signals, status);
+    return cli_signals_exit_status(signals, status);
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -651,30 +558,48 @@ static void collect_secrets(struct profile_run *run)
     run->engine.secrets = &run->secrets;
 }
 
-static int prepare(struct profile_run *run)
+int cli_profile_prepare_session(struct profile_run *run)
 {
     char errbuf[512];
     if (workload_requests_type(&run->cfg, &run->requests.type) != 0 ||
         cli_targets_resolve(&run->targets, &run->cfg) != 0) {
         return CONFIG_EXIT_INVALID;
     }
-    run->engine.targets = run->targets.targets;
-    run->engine.target_count = run->targets.count;
-    run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
-                                         : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
-    if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
-        return 1;
-    }
-    configure_engine(run);
-    cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return 1;
     }
-    if (load_tokenizer(run) != 0 ||
-        workload_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
+    return load_tokenizer(run) != 0 ? CONFIG_EXIT_INVALID : 0;
+}
+
+/* prepare_requests makes the run's payloads, or keeps the last run's when they were made
+ * for the same lengths and seed: a sweep over concurrency sends the same requests. A
+ * multi-turn run's conversations keep state, so they are made anew. */
+static int prepare_requests(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    if (run->requests_ready && !run->requests.multi_turn &&
+        run->requests_isl == cfg->isl_tokens_mean && run->requests_osl == cfg->osl_tokens_mean &&
+        run->requests_seed == run->seed) {
+        return 0;
+    }
+    enum endpoint_type type = run->requests.type;
+    workload_requests_free(&run->requests);
+    run->requests = (struct workload_requests){.type = type};
+    run->requests_ready = false;
+    if (workload_requests_prepare(cfg, run->seed, run->tokenizer, &run->requests) != 0) {
         return CONFIG_EXIT_INVALID;
     }
+    run->requests_ready = true;
+    run->requests_isl = cfg->isl_tokens_mean;
+    run->requests_osl = cfg->osl_tokens_mean;
+    run->requests_seed = run->seed;
+    return 0;
+}
+
+/* prepare_load gives the engine this run's load and payloads. */
+static void prepare_load(struct profile_run *run)
+{
     if (run->requests.inputs != NULL) {
         workload_phase_inputs(&run->cfg, run->requests.schedule_offsets_ns,
                               run->requests.multi_turn ? run->requests.sessions.conv_count
@@ -693,6 +618,35 @@ static int prepare(struct profile_run *run)
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
+}
+
+int cli_profile_configure(struct profile_run *run)
+{
+    run->engine =
+        (struct engine_config){.targets = run->targets.targets, .target_count = run->targets.count};
+    run->load = (struct workload_phase){0};
+    run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
+                                         : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
+    if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
+        return 1;
+    }
+    configure_engine(run);
+    return 0;
+}
+
+int cli_profile_prepare_run(struct profile_run *run)
+{
+    int ret = cli_profile_configure(run);
+    if (ret != 0) {
+        return ret;
+    }
+    cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
+    ret = prepare_requests(run);
+    if (ret != 0) {
+        return ret;
+    }
+    prepare_load(run);
+    run->secrets = (struct record_secrets){0};
     collect_secrets(run);
     if (cli_aws_prepare(&run->aws, &run->cfg, &run->engine, &run->secrets) != 0) {
         return CONFIG_EXIT_INVALID;
@@ -700,7 +654,7 @@ static int prepare(struct profile_run *run)
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return CONFIG_EXIT_INVALID;
     }
-    if (prepare_artifact_dir(run) != 0) {
+    if (cli_profile_artifact_dir(run, run->artifact_dir, sizeof(run->artifact_dir)) != 0) {
         return 1;
     }
     int split = cluster_share_prepare(&run->cluster, &run->cfg, run->seed, &run->load, &run->engine,
@@ -713,7 +667,7 @@ static int prepare(struct profile_run *run)
     }
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
-    int ret = prepare_results(run);
+    ret = prepare_results(run);
     if (ret != 0) {
         return ret;
     }
@@ -737,7 +691,7 @@ static int prepare(struct profile_run *run)
     return write_first_files(run);
 }
 
-static void release(struct profile_run *run)
+void cli_profile_release_run(struct profile_run *run)
 {
     cli_live_free(&run->live);
     export_run_close(&run->exp);
@@ -745,6 +699,22 @@ static void release(struct profile_run *run)
     metrics_results_free(&run->warmup);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
+    cli_readiness_free(&run->probes);
+    run->live = (struct cli_live){0};
+    run->exp = (struct export_run){0};
+    run->results = (struct metrics_results){0};
+    run->warmup = (struct metrics_results){0};
+    run->send_lag = NULL;
+    run->probes = (struct cli_readiness_probes){0};
+    run->stop = (struct engine_stop){0};
+    run->threshold_exceeded = false;
+    run->export_error = 0;
+    run->engine_stats = (struct engine_run_stats){0};
+}
+
+static void release(struct profile_run *run)
+{
+    cli_profile_release_run(run);
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     cli_readiness_free(&run->probes);
@@ -752,6 +722,19 @@ static void release(struct profile_run *run)
     cli_targets_free(&run->targets);   /* after the engine freed every connection made from them */
     cluster_share_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);
+}
+
+/* run_one is `ringperf profile` without repeats: one run in AIPerf's directory. */
+static int run_one(struct profile_run *run)
+{
+    int ret = cli_profile_prepare_run(run);
+    if (ret != 0) {
+        return ret;
+    }
+    cli_signals_start(&run->signals, &run->stop, &run->cluster, STOP_GRACE_NS);
+    ret = cli_profile_execute(run);
+    cli_signals_end(&run->signals);
+    return ret;
 }
 
 int cli_profile_main(int argc, char **argv)
@@ -772,9 +755,9 @@ int cli_profile_main(int argc, char **argv)
         ret = CONFIG_EXIT_INVALID;
     } else {
         ret = cluster_share_init(&run->cluster, &run->cfg);
-        ret = ret != 0 ? ret : prepare(run);
+        ret = ret != 0 ? ret : cli_profile_prepare_session(run);
         if (ret == 0) {
-            ret = execute(run);
+            ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
     release(run);

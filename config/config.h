@@ -164,6 +164,74 @@ struct config_header {
     char *value;
 };
 
+/* config_sweep_param is one parameter a comma list sweeps (AIPerf's in-process sweep): the
+ * CLI flag --concurrency, --request-rate, --isl, --osl, --benchmark-duration or --num-users.
+ * A YAML `sweep:` section maps its keys onto the same values. */
+enum config_sweep_param {
+    CONFIG_SWEEP_CONCURRENCY,
+    CONFIG_SWEEP_REQUEST_RATE,
+    CONFIG_SWEEP_ISL,
+    CONFIG_SWEEP_OSL,
+    CONFIG_SWEEP_BENCHMARK_DURATION,
+    CONFIG_SWEEP_NUM_USERS,
+    CONFIG_SWEEP_PARAM_COUNT
+};
+
+/* Limits of a sweep: values of one parameter, and cells (runs per trial) in all. */
+#define CONFIG_SWEEP_VALUES_MAX 64
+#define CONFIG_SWEEP_CELLS_MAX 1024
+/* CONFIG_PROFILE_RUNS_MAX is AIPerf's bound on --num-profile-runs. */
+#define CONFIG_PROFILE_RUNS_MAX 10
+
+/* config_sweep_type is --sweep-type: every combination of the lists (grid), or the i-th
+ * value of every list together (zip, lists of one length). */
+enum config_sweep_type { CONFIG_SWEEP_GRID, CONFIG_SWEEP_ZIP };
+
+/* config_sweep_mode is --parameter-sweep-mode: with --num-profile-runs > 1, every cell once
+ * per trial (repeated), or every trial of a cell before the next cell (independent). */
+enum config_sweep_mode { CONFIG_SWEEP_REPEATED, CONFIG_SWEEP_INDEPENDENT };
+
+/* config_convergence_mode is --convergence-mode. */
+enum config_convergence_mode {
+    CONFIG_CONVERGENCE_CI_WIDTH,
+    CONFIG_CONVERGENCE_CV,
+    CONFIG_CONVERGENCE_DISTRIBUTION
+};
+
+/* config_sweep_dim is one swept parameter and its values, in the order given. */
+struct config_sweep_dim {
+    enum config_sweep_param param;
+    size_t count; /* >= 2 */
+    double values[CONFIG_SWEEP_VALUES_MAX];
+};
+
+/* config_sweep is the parameter sweep of a run (dim_count 0: none). Holds no pointers. */
+struct config_sweep {
+    struct config_sweep_dim dims[CONFIG_SWEEP_PARAM_COUNT]; /* in command-line order */
+    size_t dim_count;
+    enum config_sweep_type type; /* --sweep-type; default grid */
+    enum config_sweep_mode mode; /* --parameter-sweep-mode; default repeated */
+    double cooldown_seconds;     /* --parameter-sweep-cooldown-seconds; default 0 */
+    bool same_seed;              /* --parameter-sweep-same-seed; default false */
+    bool seed_per_cell;          /* --no-parameter-sweep-same-seed */
+};
+
+/* config_multi_run is how often a run is repeated and how the repeats are summarised
+ * (--num-profile-runs and its companions). convergence_metric NULL: a fixed count. */
+struct config_multi_run {
+    int64_t num_profile_runs;                      /* 1..10; default 1 */
+    double confidence_level;                       /* inside (0, 1); default 0.95 */
+    double cooldown_seconds;                       /* --profile-run-cooldown-seconds; default 0 */
+    bool disable_warmup_after_first;               /* default true */
+    bool warmup_every_run;                         /* --no-profile-run-disable-warmup-after-first */
+    bool set_consistent_seed;                      /* default true: seed 42 without --random-seed */
+    bool seed_per_run;                             /* --no-set-consistent-seed */
+    char *convergence_metric;                      /* a metric tag, e.g. time_to_first_token */
+    char *convergence_stat;                        /* NULL = avg */
+    double convergence_threshold;                  /* default 0.10 */
+    enum config_convergence_mode convergence_mode; /* default ci_width */
+};
+
 /* profile_config is the parsed and validated `ringperf profile` command line.
  * Every pointer is owned by the struct and released by config_free(). Optional
  * numbers use 0 (or a `_set` flag where 0 is a legal value) for "not given". */
@@ -362,12 +430,43 @@ struct profile_config {
     struct config_strlist audio_depths;       /* bits, each 8|16|24|32; empty = [16] */
     struct config_strlist audio_sample_rates; /* kHz (values > 96 are Hz); empty = [16] */
     int64_t audio_num_channels;               /* 1 or 2; default 1 */
+    /* Repeated runs and sweeps (config_sweep.c) */
+    struct config_multi_run multi_run;
+    struct config_sweep sweep;
     /* Provenance */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
     /* One bit per flag table entry, set when the flag was on the command line
      * (read it with config_flag_given). */
     uint64_t flags_given[CONFIG_FLAGS_MAX / 64];
 };
+
+/* config_sweep_cells returns how many cells cfg's sweep has: 1 without one, the product
+ * of the lists' lengths for a grid, their common length for a zip. */
+size_t config_sweep_cells(const struct profile_config *cfg);
+
+/* config_sweep_cell_values writes cell `cell`'s value of every dim of cfg's sweep, in dim
+ * order, into out (cfg->sweep.dim_count entries). Grid cells vary the last list fastest.
+ * Returns false for a cell past config_sweep_cells. */
+bool config_sweep_cell_values(const struct profile_config *cfg, size_t cell, double *out);
+
+/* config_sweep_apply sets the field of cfg that param sweeps to value (an integer parameter
+ * takes it rounded). */
+void config_sweep_apply(struct profile_config *cfg, enum config_sweep_param param, double value);
+
+/* config_sweep_param_name returns the name a sweep's files give param ("concurrency",
+ * "request_rate", "isl", "osl", "benchmark_duration", "num_users"); static. */
+const char *config_sweep_param_name(enum config_sweep_param param);
+
+/* config_sweep_param_flag returns the flag that sweeps param ("--concurrency", "--isl"...),
+ * the spelling a YAML sweep: section can hand config_parse_profile a list with; static. */
+const char *config_sweep_param_flag(enum config_sweep_param param);
+
+/* config_sweep_param_is_integer reports whether param takes whole numbers. */
+bool config_sweep_param_is_integer(enum config_sweep_param param);
+
+/* config_is_multi_run reports whether cfg asks for more than one run: a sweep, or
+ * --num-profile-runs above 1. */
+bool config_is_multi_run(const struct profile_config *cfg);
 
 /* config_scheme is the scheme of a resolved URL. */
 enum config_scheme { CONFIG_SCHEME_HTTP, CONFIG_SCHEME_HTTPS };

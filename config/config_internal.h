@@ -70,6 +70,7 @@ enum config__kind {
 #define CONFIG__T_HEADER 0x20u      /* -H: parsed into struct config_header */
 #define CONFIG__T_EXTRA 0x40u       /* --extra-inputs: key:value or a JSON object */
 #define CONFIG__T_ALLOW_EMPTY 0x80u /* "" is a meaningful value */
+#define CONFIG__T_SWEEP 0x100u      /* a number that also takes a comma list (a sweep) */
 
 /* Range flags. */
 #define CONFIG__R_MIN_INCL 0x1u
@@ -106,7 +107,7 @@ struct config__flag {
     size_t given_offset;                  /* bool set when given, or CONFIG__NO_FIELD */
     unsigned char group;
     unsigned char kind;
-    unsigned char traits;
+    unsigned short traits;
 };
 
 /* config__occurrence is one flag found on the command line with its values:
@@ -205,6 +206,23 @@ bool config__sagemaker_default_url(const struct profile_config *cfg, char *out, 
  * would leave the artifact directory: config_context.c. Returns 0, or
  * -EINVAL with a message. */
 int config__check_context(const struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__store_sweep stores a comma list of occ's flag (value holds a ','): every entry
+ * is converted and range checked as the flag's single value, the field takes the first and
+ * cfg->sweep the list (config_sweep.c). Returns 0 or -EINVAL with a message. */
+int config__store_sweep(struct profile_config *cfg, const struct config__occurrence *occ,
+                        const char *value, char *errbuf, size_t errcap);
+
+/* config__sweep_forget drops the sweep of the field at offset: a later single value wins. */
+void config__sweep_forget(struct profile_config *cfg, size_t offset);
+
+/* config__check_multi_run checks the repeated-run and sweep flags against each other (not
+ * the cells): config_sweep.c. Returns 0, or -EINVAL with a message naming the flag. */
+int config__check_multi_run(struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__check_sweep_cells checks every cell of a finalized cfg's sweep as a run of its
+ * own would be checked. Returns 0, or -EINVAL with a message naming the cell. */
+int config__check_sweep_cells(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
 /* config__strlist_push appends an owned copy of len bytes of s. */
 int config__strlist_push(struct config_strlist *list, const char *s, size_t len);

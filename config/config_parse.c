@@ -34,6 +34,11 @@ static void init_defaults(struct profile_config *cfg)
     cfg->audio_num_channels = 1;
     cfg->prompt_batch_size = 1;
     cfg->rankings_passages_mean = 1;
+    cfg->multi_run.num_profile_runs = 1;
+    cfg->multi_run.confidence_level = 0.95;
+    cfg->multi_run.disable_warmup_after_first = true;
+    cfg->multi_run.set_consistent_seed = true;
+    cfg->multi_run.convergence_threshold = 0.10;
 }
 
 static void strlist_free(struct config_strlist *list)
@@ -460,6 +465,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     rc = rc != 0 ? rc : config__check_times(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : config__check_context(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_multi_run(cfg, errbuf, errcap);
     return rc != 0 ? rc : check_urls(cfg, errbuf, errcap);
 }
 
@@ -521,6 +527,9 @@ int config_parse_profile(int argc, char **argv, struct profile_config *out, char
     }
     if (rc == 0) {
         rc = config__finalize(out, errbuf, errcap);
+    }
+    if (rc == 0) {
+        rc = config__check_sweep_cells(out, errbuf, errcap);
     }
     if (rc == 0) {
         out->cli_command = config__build_cli_command(argc, argv);

@@ -88,6 +88,31 @@ static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
 static const struct config__range range_ratio = {0, 1, MIN_IN | MAX_IN};
 static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
 
+static const struct config__range range_profile_runs = {1, CONFIG_PROFILE_RUNS_MAX,
+                                                        MIN_IN | MAX_IN};
+/* The upper end is exclusive too: config__check_multi_run refuses 1. */
+static const struct config__range range_confidence = {0, 1, MIN_EX | MAX_IN};
+static const struct config__range range_convergence = {0, 1e6, MIN_EX | MAX_IN};
+
+static const struct config__choice convergence_choices[] = {
+    {"ci_width", CONFIG_CONVERGENCE_CI_WIDTH, false},
+    {"cv", CONFIG_CONVERGENCE_CV, false},
+    {"distribution", CONFIG_CONVERGENCE_DISTRIBUTION, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice sweep_mode_choices[] = {
+    {"repeated", CONFIG_SWEEP_REPEATED, false},
+    {"independent", CONFIG_SWEEP_INDEPENDENT, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice sweep_type_choices[] = {
+    {"grid", CONFIG_SWEEP_GRID, false},
+    {"zip", CONFIG_SWEEP_ZIP, false},
+    {NULL, 0, false},
+};
+
 static const struct config__choice model_selection_choices[] = {
     {"round_robin", CONFIG_MODEL_SELECTION_ROUND_ROBIN, false},
     {"random", CONFIG_MODEL_SELECTION_RANDOM, false},
@@ -478,10 +503,10 @@ static const struct config__flag flag_table[] = {
              "user message before the prompt (needs --num-dataset-entries).",
      .example = "200", .range = &range_count},
     /* Input sequence length */
-    {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean", 0,
-         OFF(isl_tokens_mean)),
-     .help = "Mean input length in tokens of synthetic prompts.", .default_text = "550",
-     .example = "550", .range = &range_tokens},
+    {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean",
+         CONFIG__T_SWEEP, OFF(isl_tokens_mean)),
+     .help = "Mean input length in tokens of synthetic prompts. A comma list sweeps it.",
+     .default_text = "550", .example = "550", .range = &range_tokens},
     {SUP(ISL, DOUBLE, "--isl-stddev --synthetic-input-tokens-stddev --prompt-input-tokens-stddev",
          0, OFF(isl_tokens_stddev)),
      .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
@@ -497,10 +522,10 @@ static const struct config__flag flag_table[] = {
              "N|STDDEV); each request draws one pair. Replaces --isl/--osl.",
      .example = "'256,128:60;1024,512:40'"},
     /* Output sequence length */
-    {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", 0,
+    {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", CONFIG__T_SWEEP,
                OFF(osl_tokens_mean), OFF(osl_set)),
      .help = "Mean output length in tokens, sent as max_completion_tokens (max_tokens). "
-             "Unset: the model decides.",
+             "Unset: the model decides. A comma list sweeps it.",
      .example = "200", .range = &range_tokens},
     {SUP(OSL, DOUBLE, "--osl-stddev --output-tokens-stddev --prompt-output-tokens-stddev", 0,
          OFF(osl_tokens_stddev)),
@@ -604,23 +629,26 @@ static const struct config__flag flag_table[] = {
     NOPE(SYNTHESIS, INT, "--synthesis-max-isl", "Skip traces with a longer input."),
     NOPE(SYNTHESIS, INT, "--synthesis-max-osl", "Cap trace output lengths."),
     /* Load generator */
-    {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", 0, OFF(benchmark_duration_seconds)),
-     .help = "Stop sending new requests after this many seconds.", .example = "60",
-     .range = &range_seconds_gt0},
+    {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", CONFIG__T_SWEEP,
+         OFF(benchmark_duration_seconds)),
+     .help = "Stop sending new requests after this many seconds. A comma list sweeps it.",
+     .example = "60", .range = &range_seconds_gt0},
     {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--benchmark-grace-period", CONFIG__T_ALLOW_INF,
                OFF(benchmark_grace_period_seconds), OFF(benchmark_grace_period_set)),
      .help = "Seconds to keep counting responses after --benchmark-duration ends; 'inf' "
              "waits for all.",
      .default_text = "30", .example = "30", .range = &range_seconds_ge0},
-    {SUP(LOAD_GENERATOR, INT, "--concurrency", 0, OFF(concurrency)),
-     .help = "Requests kept in flight (closed loop): a new one is sent as one completes.",
+    {SUP(LOAD_GENERATOR, INT, "--concurrency", CONFIG__T_SWEEP, OFF(concurrency)),
+     .help = "Requests kept in flight (closed loop): a new one is sent as one completes. A "
+             "comma list (1,4,16) sweeps it.",
      .example = "64", .range = &range_concurrency},
     {SUP(LOAD_GENERATOR, INT, "--prefill-concurrency", 0, OFF(prefill_concurrency)),
      .help = "At most this many requests wait for their first token at once (needs "
              "--streaming; at most --concurrency).",
      .example = "8", .range = &range_concurrency},
-    {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", 0, OFF(request_rate_per_second)),
-     .help = "Target requests per second (open loop), optionally capped by --concurrency.",
+    {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", CONFIG__T_SWEEP, OFF(request_rate_per_second)),
+     .help = "Target requests per second (open loop), optionally capped by --concurrency. A "
+             "comma list sweeps it.",
      .example = "5.0", .range = &range_rate},
     {SUP_GIVEN(LOAD_GENERATOR, CHOICE, "--arrival-pattern --request-rate-mode", 0,
                OFF(arrival_pattern), OFF(arrival_pattern_set)),
@@ -703,8 +731,8 @@ static const struct config__flag flag_table[] = {
              "turn num_users/rate seconds after its previous one (at once when the reply is "
              "later), never two at a time. Needs multi-turn conversations.",
      .example = "10", .range = &range_rate},
-    {SUP(USER_CENTRIC, INT, "--num-users", 0, OFF(num_users)),
-     .help = "Simulated users for --user-centric-rate.", .example = "16",
+    {SUP(USER_CENTRIC, INT, "--num-users", CONFIG__T_SWEEP, OFF(num_users)),
+     .help = "Simulated users for --user-centric-rate. A comma list sweeps it.", .example = "16",
      .range = &range_concurrency},
     /* Request cancellation */
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
@@ -790,23 +818,56 @@ static const struct config__flag flag_table[] = {
              "(--ui-type simple or none, or no terminal); the bar and the API stay live.",
      .default_text = "1", .example = "30", .range = &range_seconds_gt0},
     /* Multi-run */
-    NOPE(MULTI_RUN, INT, "--num-profile-runs", "Repeated runs for confidence intervals."),
-    NOPE(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", "Pause between runs."),
-    NOPE(MULTI_RUN, DOUBLE, "--confidence-level", "Confidence level of the intervals."),
-    NOPE(MULTI_RUN, SWITCH,
-         "--profile-run-disable-warmup-after-first --no-profile-run-disable-warmup-after-first",
-         "Warm up only in the first run."),
-    NOPE(MULTI_RUN, SWITCH, "--set-consistent-seed --no-set-consistent-seed",
-         "Use one seed for every run."),
-    NOPE(MULTI_RUN, STRING, "--convergence-metric", "Metric that stops runs once stable."),
-    NOPE(MULTI_RUN, STRING, "--convergence-stat", "Statistic checked for convergence."),
-    NOPE(MULTI_RUN, DOUBLE, "--convergence-threshold", "Convergence threshold."),
-    NOPE(MULTI_RUN, STRING, "--convergence-mode", "ci_width, cv or distribution."),
-    NOPE(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", "Pause between variations."),
-    NOPE(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed --no-parameter-sweep-same-seed",
-         "Reuse the seed across variations."),
-    NOPE(MULTI_RUN, STRING, "--parameter-sweep-mode", "repeated or independent."),
-    NOPE(MULTI_RUN, STRING, "--sweep-type", "grid or zip."),
+    {SUP(MULTI_RUN, INT, "--num-profile-runs", 0, OFF(multi_run.num_profile_runs)),
+     .help = "Run the benchmark this many times (profile_runs/run_NNNN/) and write the spread "
+             "of every statistic, with confidence intervals, to aggregate/.",
+     .default_text = "1", .example = "5", .range = &range_profile_runs},
+    {SUP(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", 0, OFF(multi_run.cooldown_seconds)),
+     .help = "Pause between repeated runs.", .default_text = "0", .example = "10",
+     .range = &range_seconds_ge0},
+    {SUP(MULTI_RUN, DOUBLE, "--confidence-level", 0, OFF(multi_run.confidence_level)),
+     .help = "Confidence level of the Student-t intervals of repeated runs, below 1.",
+     .default_text = "0.95", .example = "0.99", .range = &range_confidence},
+    {SUP(MULTI_RUN, SWITCH, "--profile-run-disable-warmup-after-first", 0,
+         OFF(multi_run.disable_warmup_after_first)),
+     .help = "Warm up only before the first of the repeated runs (the default)."},
+    {SUP(MULTI_RUN, SWITCH, "--no-profile-run-disable-warmup-after-first", 0,
+         OFF(multi_run.warmup_every_run)),
+     .help = "Warm up before every repeated run."},
+    {SUP(MULTI_RUN, SWITCH, "--set-consistent-seed", 0, OFF(multi_run.set_consistent_seed)),
+     .help = "Without --random-seed, give every repeated run seed 42 (the default), so that "
+             "they send the same requests."},
+    {SUP(MULTI_RUN, SWITCH, "--no-set-consistent-seed", 0, OFF(multi_run.seed_per_run)),
+     .help = "Without --random-seed, give every repeated run a seed of its own."},
+    {SUP(MULTI_RUN, STRING, "--convergence-metric", 0, OFF(multi_run.convergence_metric)),
+     .help = "Stop repeating (after 3 runs, at most --num-profile-runs) once this metric's "
+             "statistic is stable.",
+     .example = "time_to_first_token"},
+    {SUP(MULTI_RUN, STRING, "--convergence-stat", 0, OFF(multi_run.convergence_stat)),
+     .help = "The statistic --convergence-metric watches: avg, min, max, sum, std or p1..p99.",
+     .default_text = "avg", .example = "p99"},
+    {SUP(MULTI_RUN, DOUBLE, "--convergence-threshold", 0, OFF(multi_run.convergence_threshold)),
+     .help = "ci_width: the interval's width over the mean; cv: std over mean; stable below it.",
+     .default_text = "0.10", .example = "0.05", .range = &range_convergence},
+    {SUP(MULTI_RUN, CHOICE, "--convergence-mode", 0, OFF(multi_run.convergence_mode)),
+     .help = "How --convergence-metric is judged: ci_width, cv, or distribution (a "
+             "Kolmogorov-Smirnov test of its per-request values, stable above the threshold).",
+     .default_text = "ci_width", .example = "cv", .choices = convergence_choices},
+    {SUP(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", 0, OFF(sweep.cooldown_seconds)),
+     .help = "Pause between the cells of a sweep.", .default_text = "0", .example = "10",
+     .range = &range_seconds_ge0},
+    {SUP(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed", 0, OFF(sweep.same_seed)),
+     .help = "Give every cell of a sweep the same seed (by default cell i adds i to it)."},
+    {SUP(MULTI_RUN, SWITCH, "--no-parameter-sweep-same-seed", 0, OFF(sweep.seed_per_cell)),
+     .help = "Give every cell of a sweep a seed of its own (the default)."},
+    {SUP(MULTI_RUN, CHOICE, "--parameter-sweep-mode", 0, OFF(sweep.mode)),
+     .help = "With --num-profile-runs: every cell once per trial (repeated) or all trials of a "
+             "cell before the next (independent).",
+     .default_text = "repeated", .example = "independent", .choices = sweep_mode_choices},
+    {SUP(MULTI_RUN, CHOICE, "--sweep-type", 0, OFF(sweep.type)),
+     .help = "Several comma lists: every combination (grid) or their i-th values together "
+             "(zip).",
+     .default_text = "grid", .example = "zip", .choices = sweep_type_choices},
     NOPE(MULTI_RUN, LIST, "--variant --sweep-variant", "One sweep variation."),
     NOPE(MULTI_RUN, LIST, "--search-sla", "SLA filter for search."),
     NOPE(MULTI_RUN, LIST, "--search-sla-tier", "Tier of SLA filters."),

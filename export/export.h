@@ -89,6 +89,10 @@ int export_summary_csv(FILE *out, const struct metrics_summary *summary);
  * or -errno. */
 int export_summary_csv_write(const char *path, const struct metrics_summary *summary);
 
+/* export_csv_field writes s as one CSV field, quoted (inner quotes doubled) when it holds a
+ * comma, a quote or a line break, as Python's csv module writes it. */
+void export_csv_field(FILE *out, const char *s);
+
 /* export_metric_label writes the CSV name of a metric ("Header (unit)")
  * into out (cap bytes, NUL-terminated when cap > 0). */
 void export_metric_label(const struct metrics_info *info, char *out, size_t cap);

@@ -13,10 +13,6 @@
 #include "metrics/metrics.h"
 #include "record/record.h"
 
-/* export__put_field writes a CSV field, quoted when it holds a comma, quote
- * or newline. */
-void export__put_field(FILE *out, const char *s);
-
 /* export__put_number writes ",v": integral values of integer metrics without
  * decimals, everything else with two. */
 void export__put_number(FILE *out, const struct metrics_info *info, double v);

@@ -23,7 +23,7 @@ void export_metric_label(const struct metrics_info *info, char *out, size_t cap)
     }
 }
 
-void export__put_field(FILE *out, const char *s)
+void export_csv_field(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -108,7 +108,7 @@ static void put_record_row(FILE *out, const struct metrics_info *info,
                              st->p25, st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
     char label[160];
     export_metric_label(info, label, sizeof(label));
-    export__put_field(out, label);
+    export_csv_field(out, label);
     for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
         /* avg and std are means and spreads: never integers in AIPerf. */
         put_stat(out, info, values[v], v != 0 && v != 13);
@@ -126,7 +126,7 @@ static void put_adj_row(FILE *out, const struct metrics_info *info, const struct
     adj_info.header = header;
     char label[160];
     export_metric_label(&adj_info, label, sizeof(label));
-    export__put_field(out, label);
+    export_csv_field(out, label);
     put_stat(out, info, INFINITY, false);                             /* avg */
     put_stat(out, info, adj->has_min ? adj->min : (double)NAN, true); /* min */
     put_stat(out, info, INFINITY, true);                              /* max */
@@ -173,7 +173,7 @@ static void scalar_section(FILE *out, const struct metrics_summary *s)
         const struct metrics_info *info = metrics_scalar_info_of(ids[i]);
         char label[160];
         export_metric_label(info, label, sizeof(label));
-        export__put_field(out, label);
+        export_csv_field(out, label);
         export__put_number(out, info, s->scalar[ids[i]]);
         fputc('\n', out);
     }

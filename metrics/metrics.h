@@ -688,4 +688,34 @@ struct metrics_summary {
  * more metrics_run_add calls. Returns 0. */
 int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out);
 
+/* metrics_confidence is the spread of one statistic over repeated runs, as
+ * AIPerf's multi-run aggregate reports it (spec §5.3): the mean, the sample
+ * std (ddof=1), the extremes, cv = std / mean (+Inf when the mean is 0),
+ * se = std / sqrt(n), and mean -/+ t_critical * se with t_critical the
+ * Student-t quantile at 1 - (1 - level) / 2 with n - 1 degrees of freedom.
+ * One value: std, cv and se are 0, the interval is [mean, mean] and
+ * t_critical is NaN (AIPerf's single-run shape). */
+struct metrics_confidence {
+    size_t n; /* finite values used */
+    double mean, std, min, max, cv, se, ci_low, ci_high, t_critical;
+};
+
+/* metrics_confidence_compute fills `*out` from the finite ones of `n` values
+ * (NaN and infinities are skipped, as AIPerf skips them) at confidence
+ * `level`. Returns 0; -EINVAL when level is not inside (0, 1); -ENODATA when
+ * no value is finite. `*out` is only written on success. */
+int metrics_confidence_compute(const double *values, size_t n, double level,
+                               struct metrics_confidence *out);
+
+/* metrics_t_upper_quantile returns t with P(T > t) = q for Student's t with
+ * df > 0 degrees of freedom (df may be fractional or +Inf, the normal), to
+ * about 1e-13 relative: scipy's t.ppf(1 - q, df). NaN when q is not inside
+ * (0, 1) or df is not positive. */
+double metrics_t_upper_quantile(double q, double df);
+
+/* metrics_t_cdf returns P(T <= t) for Student's t with df > 0 degrees of
+ * freedom (the normal's beyond 1e7), or NaN for a NaN t or a df that is
+ * not positive. */
+double metrics_t_cdf(double t, double df);
+
 #endif

@@ -447,7 +447,7 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--concurrency", "--streaming"), "--concurrency: missing value"},
     {W("-m", "x", "--concurrency", "ten"), "--concurrency: 'ten' must be a whole number"},
     {W("-m", "x", "--concurrency", "1.5"), "must be a whole number of at least 1"},
-    {W("-m", "x", "--concurrency", "10,20"), "parameter sweeps (comma-separated values) are not"},
+    {W("-m", "x", "--request-count", "10,20"), "take a comma list (a sweep)"},
     {W("-m", "x", "--concurrency", "99999999999999999999999"), "must be a whole number"},
     {W("-m", "x", "--concurrency", "2000000"), "must be a whole number of at most 1000000"},
     {W("-m", "x", "--num-requests", "0"),
@@ -704,6 +704,15 @@ static void partner_flag(const char *name, const char **out)
         {"--network-latency-ping-interval", "--network-latency-automatic"},
         {"--warmup-prefill-concurrency-ramp-duration", "--warmup-request-count", "5",
          "--prefill-concurrency", "2", "--streaming"},
+        {"--convergence-metric", "--num-profile-runs", "3"},
+        {"--convergence-stat", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--convergence-threshold", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--convergence-mode", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--sweep-type", "--concurrency", "1,2"},
+        {"--parameter-sweep-mode", "--concurrency", "1,2"},
+        {"--parameter-sweep-cooldown-seconds", "--concurrency", "1,2"},
+        {"--parameter-sweep-same-seed", "--concurrency", "1,2", "--random-seed", "1"},
+        {"--no-parameter-sweep-same-seed", "--concurrency", "1,2"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (strcmp(name, pairs[i][0]) == 0) {
