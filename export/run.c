@@ -539,7 +539,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
     struct metrics_results *warm = info->warmup;
     bool has_warmup = warm != NULL && warm->success_count + warm->error_count > 0;
     if (has_warmup) {
-        metrics_run_summarize(warm->run, &warmup);
+        metrics_results_summarize(warm, &warmup);
     }
     char benchmark_id[32];
     snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
@@ -699,7 +699,7 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
         return export_run_finish_failed(exp, results, info);
     }
     struct metrics_summary summary;
-    metrics_run_summarize(results->run, &summary);
+    metrics_results_summarize(results, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
     struct export_console_options opts = {
