@@ -520,6 +520,13 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
                  kind->code, kind->type, kind->message);
         log_line(log, "WARNING", line);
     }
+    if (results->sweep != NULL && metrics_sweep_truncated(results->sweep)) {
+        snprintf(line, sizeof(line),
+                 "more than %zu requests: the sweep-line metrics (effective_*, active_*, "
+                 "tokens_in_flight) are left out",
+                 metrics_sweep_count(results->sweep));
+        log_line(log, "WARNING", line);
+    }
     snprintf(line, sizeof(line), "exports written to %.900s", exp->paths.json);
     log_line(log, file_error == 0 ? "INFO" : "ERROR",
              file_error == 0 ? line : "some export files could not be written");
