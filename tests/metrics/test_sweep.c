@@ -67,37 +67,39 @@ Test(sweep, empty_collector_has_no_metrics)
     metrics_sweep_free(NULL);
 }
 
-/* A request that starts when another ends: the end comes first, so concurrency stays 1. */
-Test(sweep, an_end_and_a_start_at_one_time_do_not_overlap)
+/* two_failures sweeps two requests without a first token: [a0, a1) and [b0, b1), in seconds. */
+static struct metrics_sweep_summary two_failures(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 {
     struct metrics_sweep *s = new_sweep(0, 0);
-    add(s, 0, NONE, 10 * S, NO_TOKENS, NO_TOKENS);
-    add(s, 10 * S, NONE, 20 * S, NO_TOKENS, NO_TOKENS);
+    add(s, a0 * S, NONE, a1 * S, NO_TOKENS, NO_TOKENS);
+    add(s, b0 * S, NONE, b1 * S, NO_TOKENS, NO_TOKENS);
     struct metrics_sweep_summary sum;
     cr_assert_eq(metrics_sweep_summarize(s, &sum), 0);
     cr_assert(sum.present);
+    metrics_sweep_free(s);
+    return sum;
+}
+
+/* A request that starts when another ends: the end comes first, so concurrency stays 1. */
+Test(sweep, an_end_and_a_start_at_one_time_do_not_overlap)
+{
+    struct metrics_sweep_summary sum = two_failures(0, 10, 10, 20);
     expect_stats(stat(&sum, METRICS_SW_CONCURRENCY), 1, 1, 1, 1, 1, "concurrency");
     cr_expect_float_eq(stat(&sum, METRICS_SW_CONCURRENCY)->std, 0, EPS);
     /* Failures (no first token) are in flight but in neither phase. */
     expect_stats(stat(&sum, METRICS_SW_DECODE_CONCURRENCY), 0, 0, 0, 0, 0, "decode");
     expect_stats(stat(&sum, METRICS_SW_TOKENS_IN_FLIGHT), 0, 0, 0, 0, 0, "tokens");
-    metrics_sweep_free(s);
 }
 
 Test(sweep, overlap_weighs_by_time)
 {
-    struct metrics_sweep *s = new_sweep(0, 0);
-    add(s, 0, NONE, 10 * S, NO_TOKENS, NO_TOKENS);
-    add(s, 5 * S, NONE, 20 * S, NO_TOKENS, NO_TOKENS);
-    struct metrics_sweep_summary sum;
-    cr_assert_eq(metrics_sweep_summarize(s, &sum), 0);
+    struct metrics_sweep_summary sum = two_failures(0, 10, 5, 20);
     /* 1 for 15 s, 2 for 5 s: the median is 1, p90 needs the 2s. */
     const struct metrics_sweep_stats *c = stat(&sum, METRICS_SW_CONCURRENCY);
     expect_stats(c, 1.25, 1, 2, 1, 2, "concurrency");
     cr_expect_float_eq(c->p95, 2, EPS);
     cr_expect_float_eq(c->p99, 2, EPS);
     cr_expect_float_eq(c->std, sqrt(0.1875), EPS);
-    metrics_sweep_free(s);
 }
 
 /* Two requests: A in prefill [0, 2) (100 tokens: 50/s), decode [2, 6) (41 tokens: 10/s);
