@@ -71,46 +71,90 @@ static void expect_near(double got, double want, double rel, const char *what)
               got, want, rel * 100);
 }
 
+/* record_facts are what the records say the step functions must integrate to. */
+struct record_facts {
+    double in_flight_ns;   /* sum of (end - start) */
+    double prefill_ns;     /* sum of TTFT */
+    double window_ns;      /* last end - first start */
+    double timed_decoded;  /* output tokens - 1 of requests with an inter-chunk gap above 0 */
+    double spread_decoded; /* output tokens - 1 of requests whose end came after the first token */
+    double latency_ms_max; /* the slowest request */
+};
+
+static double metric_value(json_t *metrics, const char *tag)
+{
+    return json_number_value(json_object_get(json_object_get(metrics, tag), "value"));
+}
+
+static void add_record(struct record_facts *f, json_t *rec, int64_t *first, int64_t *last)
+{
+    json_t *meta = json_object_get(rec, "metadata");
+    json_t *metrics = json_object_get(rec, "metrics");
+    int64_t start = json_integer_value(json_object_get(meta, "request_start_ns"));
+    int64_t end = json_integer_value(json_object_get(meta, "request_end_ns"));
+    *first = *first == 0 || start < *first ? start : *first;
+    *last = end > *last ? end : *last;
+    f->in_flight_ns += (double)(end - start);
+    double ttft_ns = metric_value(metrics, "time_to_first_token") * 1e6;
+    f->prefill_ns += ttft_ns;
+    double latency = metric_value(metrics, "request_latency");
+    f->latency_ms_max = latency > f->latency_ms_max ? latency : f->latency_ms_max;
+    json_t *gaps = json_object_get(json_object_get(metrics, "inter_chunk_latency"), "value");
+    bool timed = false;
+    for (size_t i = 0; i < json_array_size(gaps); i++) {
+        timed |= json_number_value(json_array_get(gaps, i)) > 0;
+    }
+    double decoded = metric_value(metrics, "output_sequence_length") - 1;
+    f->timed_decoded += timed ? decoded : 0;
+    f->spread_decoded += (double)(end - start) - ttft_ns > 0.5 ? decoded : 0;
+}
+
+static struct record_facts read_facts(const struct e2e *w)
+{
+    struct record_facts f = {0};
+    int64_t first = 0, last = 0;
+    char *text = e2e_read_text(w, "profile_export.jsonl");
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
+        json_t *rec = json_loads(line, 0, NULL);
+        cr_assert_not_null(rec);
+        add_record(&f, rec, &first, &last);
+        json_decref(rec);
+    }
+    free(text);
+    f.window_ns = (double)(last - first);
+    return f;
+}
+
 /* check_load checks what the closed loop implies. Every request takes about 20 ms to its first
  * token and 7 x 5 ms more; four are in flight at a time. */
-static void check_load(json_t *summary)
+static void check_load(json_t *summary, const struct record_facts *f)
 {
     double conc = stat_of(summary, "effective_concurrency", "avg");
     double pf = stat_of(summary, "effective_prefill_concurrency", "avg");
     double dec = stat_of(summary, "effective_decode_concurrency", "avg");
-    /* Four slots are never more than four, and each is empty only between a reply and the next
-     * send (microseconds against 55 ms requests) and while the last round drains: a loaded
-     * machine's scheduling jitter stays well inside 20% of that. */
-    cr_expect_eq(stat_of(summary, "effective_concurrency", "max"), 4);
-    cr_expect(conc > 3.2 && conc <= 4.0, "effective_concurrency %.4f", conc);
+    /* Time-weighted concurrency is the requests' time in flight over the window, exactly (the
+     * records give the same ns; 1e-6 is float round-off); prefill's is the TTFTs'. */
+    expect_near(conc, f->in_flight_ns / f->window_ns, 1e-6, "effective_concurrency");
+    expect_near(pf, f->prefill_ns / f->window_ns, 1e-6, "effective_prefill_concurrency");
     /* A request is in prefill or decode all the time it is in flight but the instant between
      * its last token and the end of the response: the phases add up to the whole. */
     expect_near(pf + dec, conc, 0.02, "prefill + decode concurrency");
-    /* 20 ms of prefill and 35 ms of decode: decode holds more of the requests; the mock's
-     * timers are accurate to well under the 10 ms that would turn this around. */
-    cr_expect(dec > pf, "decode %.3f above prefill %.3f concurrency", dec, pf);
+    /* The first four leave together: four in flight, never more. */
+    cr_expect_eq(stat_of(summary, "effective_concurrency", "max"), 4);
 
     /* Over the window each rate integrates to its tokens: the average times the window is the
-     * total, whatever the timing. The window (first start to last end) is benchmark_duration
-     * (first start to last token) plus at most the last response's trailer: 1% covers it. */
-    double seconds = stat_of(summary, "benchmark_duration", "avg");
-    double requests = stat_of(summary, "request_count", "avg");
-    double decoded = stat_of(summary, "total_osl", "avg") - requests;
+     * total. The chunk-aware decode curve has the tokens of the requests with a timed gap, the
+     * total's uniform one those whose end came after their first token: a response read whole
+     * in one read has neither, as in AIPerf. */
+    double seconds = f->window_ns / 1e9;
     double prefilled = stat_of(summary, "total_isl", "avg");
-    expect_near(stat_of(summary, "effective_decode_throughput", "avg") * seconds, decoded, 0.01,
-                "decoded tokens");
-    expect_near(stat_of(summary, "effective_prefill_throughput", "avg") * seconds, prefilled, 0.01,
+    expect_near(stat_of(summary, "effective_decode_throughput", "avg") * seconds, f->timed_decoded,
+                1e-6, "decoded tokens");
+    expect_near(stat_of(summary, "effective_prefill_throughput", "avg") * seconds, prefilled, 1e-6,
                 "prefilled tokens");
-    /* The total uses the uniform decode rate, the decode curve the chunk gaps: the same tokens. */
-    expect_near(stat_of(summary, "effective_total_throughput", "avg"),
-                stat_of(summary, "effective_decode_throughput", "avg") +
-                    stat_of(summary, "effective_prefill_throughput", "avg"),
-                1e-6, "total = prefill + decode");
-    /* One token every 5 ms per request while it decodes: 200 tokens/s per user. The mock's
-     * sleeps overshoot by a fraction of a millisecond, and a chunk read together with the one
-     * before it hands its token to the next gap: 25% either way. */
-    expect_near(stat_of(summary, "active_decode_throughput_per_user", "avg"), 200, 0.25,
-                "decode tokens/s per user");
+    expect_near(stat_of(summary, "effective_total_throughput", "avg") * seconds,
+                prefilled + f->spread_decoded, 1e-6, "prefilled and decoded tokens");
     cr_expect(stat_of(summary, "active_decode_throughput", "avg") >=
                   stat_of(summary, "effective_decode_throughput", "avg"),
               "active decode at least the effective one");
@@ -119,6 +163,23 @@ static void check_load(json_t *summary)
     cr_expect(stat_of(summary, "tokens_in_flight", "max") <= 4 * (isl + osl),
               "no more than four requests' tokens in flight");
     cr_expect(stat_of(summary, "tokens_in_flight", "avg") > 0);
+
+    /* The mock's pace shows only when the client kept up with it: every request within 45% of
+     * its 55 ms, and the run within 20% of ten rounds of 55 ms (a starved test machine can hold
+     * a request, or the next send, back for far longer). The slots are then empty only between
+     * a reply and the next send and while the last round drains, and each request decodes one
+     * token per 5 ms: 200 tokens/s per user, within the mock's sleep overshoot and chunks read
+     * together (25%). */
+    if (f->latency_ms_max > 80 || f->window_ns > 1.2 * 10 * 55e6) {
+        /* Not cr_log_warn: Criterion 2.4 makes a warning fail the run's exit status. */
+        fprintf(stderr, "a request took %.1f ms, the run %.1f ms: the pace is not checked\n",
+                f->latency_ms_max, f->window_ns / 1e6);
+        return;
+    }
+    cr_expect(conc > 3.2, "effective_concurrency %.4f near 4", conc);
+    cr_expect(dec > pf, "decode %.3f above prefill %.3f concurrency", dec, pf);
+    expect_near(stat_of(summary, "active_decode_throughput_per_user", "avg"), 200, 0.25,
+                "decode tokens/s per user");
 }
 
 static void check_csv(const struct e2e *w)
@@ -172,7 +233,8 @@ Test(cli_sweep, closed_loop_effective_and_active_metrics, .timeout = 240)
     cr_expect_str_eq(json_string_value(json_object_get(
                          json_object_get(summary, "effective_concurrency"), "unit")),
                      "requests");
-    check_load(summary);
+    struct record_facts facts = read_facts(&w);
+    check_load(summary, &facts);
     /* The warmup's own requests get their own sweep, in warmup_metrics. */
     json_t *warmup = json_object_get(summary, "warmup_metrics");
     cr_expect(stat_of(warmup, "effective_concurrency", "max") <= 4);
@@ -190,7 +252,7 @@ Test(cli_sweep, non_streaming_has_concurrency_and_empty_phases, .timeout = 120)
                    "--artifact-dir DIR");
     json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     /* Without streaming there is no first token: AIPerf's phase curves are empty, all 0. */
-    cr_expect_gt(stat_of(summary, "effective_concurrency", "avg"), 1.0);
+    cr_expect_gt(stat_of(summary, "effective_concurrency", "avg"), 0);
     cr_expect_eq(stat_of(summary, "effective_concurrency", "max"), 2);
     for (size_t i = 1; i < SWEEP_TAG_COUNT; i++) {
         cr_expect_eq(stat_of(summary, SWEEP_TAGS[i], "max"), 0, "%s", SWEEP_TAGS[i]);
