@@ -123,6 +123,9 @@ struct api_snapshot {
     uint32_t shard_count;
     struct api_shard_view shards[API_SHARDS_MAX];
     struct api_hist_view hist[API_METRIC_COUNT];
+    /* The sweep-line metrics (effective_*, active_*, tokens_in_flight), known once the run has
+     * ended: present false until then. */
+    struct metrics_sweep_summary sweep;
 };
 
 /* api_options configure api_server_start. Strings are borrowed for the call
@@ -191,7 +194,9 @@ bool api_filename_is_safe(const char *name, size_t len);
  * 0.0.4, spec §4.2) of snap into buf (cap bytes): the aiperf_info gauge, then
  * per record metric a summary aiperf_<tag>_<unit> (quantile 0.01 ... 0.99,
  * _sum, _count) and gauges aiperf_<tag>_{avg,min,max,std}_<unit>, and per
- * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, every sample with
+ * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, per sweep-line metric (once
+ * present) a summary of quantiles 0.5, 0.9, 0.95 and 0.99 only and the gauges
+ * aiperf_<tag>_{avg,min,max,std}_<unit>, every sample with
  * `labels`, values as Python prints them. Empty before the first record.
  * Returns the length written (buf is NUL-terminated), or -ENOSPC when cap is
  * too small. */

@@ -233,6 +233,29 @@ static void put_summary(struct out *o, const struct api_labels *l, const struct 
     put_gauge(o, l, pm, "std", "standard deviation", v->std, false);
 }
 
+/* put_sweep is an injected sweep-line metric as AIPerf exposes it: a summary of the four
+ * quantiles it keeps (no _sum or _count), then its avg, min, max and std gauges. */
+static void put_sweep(struct out *o, const struct api_labels *l, enum metrics_sweep_id id,
+                      const struct metrics_sweep_stats *st)
+{
+    struct prom_metric pm = {.info = metrics_sweep_info_of(id)};
+    prom_unit(pm.info->unit, pm.unit, sizeof(pm.unit));
+    static const char *const quantiles[] = {"0.5", "0.9", "0.95", "0.99"};
+    const double values[] = {st->p50, st->p90, st->p95, st->p99};
+    char name[160];
+    snprintf(name, sizeof(name), "aiperf_%s_%s", pm.info->tag, pm.unit);
+    put(o, "# HELP %s %s (in %s)\n# TYPE %s summary\n", name, pm.info->header, pm.info->unit, name);
+    for (size_t i = 0; i < COUNT_OF(quantiles); i++) {
+        put(o, "%s", name);
+        put_labels(o, l, "quantile", quantiles[i]);
+        put_value(o, values[i]);
+    }
+    put_gauge(o, l, &pm, "avg", "average", st->avg, false);
+    put_gauge(o, l, &pm, "min", "minimum", st->min, false);
+    put_gauge(o, l, &pm, "max", "maximum", st->max, false);
+    put_gauge(o, l, &pm, "std", "standard deviation", st->std, false);
+}
+
 static void put_scalar(struct out *o, const struct api_labels *l, enum metrics_scalar_id id,
                        double value)
 {
@@ -273,6 +296,9 @@ long api_prometheus_render(const struct api_snapshot *snap, const struct api_lab
     put_scalar(&o, labels, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, snap->output_token_throughput);
     put_scalar(&o, labels, METRICS_S_REQUEST_THROUGHPUT, snap->request_throughput);
     put_scalar(&o, labels, METRICS_S_REQUEST_COUNT, (double)snap->success);
+    for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        put_sweep(&o, labels, (enum metrics_sweep_id)id, &snap->sweep.stat[id]);
+    }
     if (o.overflow) {
         buf[0] = '\0';
         return -ENOSPC;
@@ -291,6 +317,15 @@ static json_t *metric_json(enum api_metric m, const struct api_hist_view *v)
                      v->p5, "p10", v->p10, "p25", v->p25, "p50", v->p50, "p75", v->p75, "p90",
                      v->p90, "p95", v->p95, "p99", v->p99, "min", v->min, "max", v->max, "std",
                      v->std, "count", (json_int_t)v->count, "sum", v->sum);
+}
+
+/* sweep_json is a sweep-line metric's MetricResult: the statistics AIPerf keeps of it. */
+static json_t *sweep_json(enum metrics_sweep_id id, const struct metrics_sweep_stats *st)
+{
+    const struct metrics_info *info = metrics_sweep_info_of(id);
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "header", info->header,
+                     "unit", info->unit, "avg", st->avg, "p50", st->p50, "p90", st->p90, "p95",
+                     st->p95, "p99", st->p99, "min", st->min, "max", st->max, "std", st->std);
 }
 
 json_t *api__metrics_json(const struct api_snapshot *snap)
@@ -321,6 +356,10 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
     json_object_set_new(
         metrics, "output_token_throughput",
         json_pack("{s:s, s:f}", "unit", "tokens/sec", "avg", snap->output_token_throughput));
+    for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        json_object_set_new(metrics, metrics_sweep_info_of((enum metrics_sweep_id)id)->tag,
+                            sweep_json((enum metrics_sweep_id)id, &snap->sweep.stat[id]));
+    }
     return root;
 }
 

@@ -17,7 +17,7 @@
 
 #include "api/api_internal.h"
 
-#define PROM_BYTES_MAX (256u * 1024)
+#define PROM_BYTES_MAX (1024u * 1024)
 #define PATH_BYTES_MAX 4096
 #define FILES_PREFIX "/api/results/files/"
 

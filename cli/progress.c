@@ -339,6 +339,10 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
         return;
     }
     fill_snapshot(live, results, results->success_count + results->error_count, live->snap->total);
+    /* The sweep needs every request: /metrics shows it once the run is over. */
+    if (!failed && results->sweep != NULL) {
+        metrics_sweep_summarize(results->sweep, &live->snap->sweep);
+    }
     api_server_publish(live->api, live->snap);
     sigset_t set;
     sigset_t old;

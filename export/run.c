@@ -520,6 +520,13 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
                  kind->code, kind->type, kind->message);
         log_line(log, "WARNING", line);
     }
+    if (results->sweep != NULL && metrics_sweep_truncated(results->sweep)) {
+        snprintf(line, sizeof(line),
+                 "more than %zu requests: the sweep-line metrics (effective_*, active_*, "
+                 "tokens_in_flight) are left out",
+                 metrics_sweep_count(results->sweep));
+        log_line(log, "WARNING", line);
+    }
     snprintf(line, sizeof(line), "exports written to %.900s", exp->paths.json);
     log_line(log, file_error == 0 ? "INFO" : "ERROR",
              file_error == 0 ? line : "some export files could not be written");
@@ -539,7 +546,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
     struct metrics_results *warm = info->warmup;
     bool has_warmup = warm != NULL && warm->success_count + warm->error_count > 0;
     if (has_warmup) {
-        metrics_run_summarize(warm->run, &warmup);
+        metrics_results_summarize(warm, &warmup);
     }
     char benchmark_id[32];
     snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
@@ -699,7 +706,7 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
         return export_run_finish_failed(exp, results, info);
     }
     struct metrics_summary summary;
-    metrics_run_summarize(results->run, &summary);
+    metrics_results_summarize(results, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
     struct export_console_options opts = {

@@ -76,11 +76,12 @@ size_t export__sorted_ids(const struct metrics_summary *s, bool scalar, int *ids
     return n;
 }
 
-/* csv_row is one row of the record section: a metric, or its error-adjusted adj_<tag>. */
+/* csv_row is one row of the record section: a metric, its error-adjusted adj_<tag>, or a
+ * sweep-line metric. */
 struct csv_row {
     char tag[96];
     int id;
-    bool adj;
+    enum { ROW_RECORD, ROW_ADJ, ROW_SWEEP } kind;
 };
 
 static int compare_rows(const void *a, const void *b)
@@ -137,29 +138,49 @@ static void put_adj_row(FILE *out, const struct metrics_info *info, const struct
     fputs(",\n", out); /* std: None */
 }
 
+/* put_sweep_row writes a sweep-line metric's row: AIPerf keeps no sum, p1..p25 or p75 of those,
+ * so their cells are empty. */
+static void put_sweep_row(FILE *out, const struct metrics_info *info,
+                          const struct metrics_sweep_stats *st)
+{
+    char label[160];
+    export_metric_label(info, label, sizeof(label));
+    export_csv_field(out, label);
+    fprintf(out, ",%.2f,%.2f,%.2f,,,,,,%.2f,,%.2f,%.2f,%.2f,%.2f\n", st->avg, st->min, st->max,
+            st->p50, st->p90, st->p95, st->p99, st->std);
+}
+
 static void record_section(FILE *out, const struct metrics_summary *s)
 {
-    struct csv_row rows[2 * METRICS_ID_COUNT];
+    struct csv_row rows[2 * METRICS_ID_COUNT + METRICS_SWEEP_COUNT];
     size_t n = 0;
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         const char *tag = metrics_info_of(id)->tag;
         if (s->record_present[id]) {
-            rows[n] = (struct csv_row){.id = id};
+            rows[n] = (struct csv_row){.id = id, .kind = ROW_RECORD};
             snprintf(rows[n++].tag, sizeof(rows[0].tag), "%s", tag);
         }
         if (s->adj_present[id]) {
-            rows[n] = (struct csv_row){.id = id, .adj = true};
+            rows[n] = (struct csv_row){.id = id, .kind = ROW_ADJ};
             snprintf(rows[n++].tag, sizeof(rows[0].tag), "adj_%s", tag);
         }
+    }
+    for (int id = 0; s->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        rows[n] = (struct csv_row){.id = id, .kind = ROW_SWEEP};
+        snprintf(rows[n++].tag, sizeof(rows[0].tag), "%s",
+                 metrics_sweep_info_of((enum metrics_sweep_id)id)->tag);
     }
     qsort(rows, n, sizeof(rows[0]), compare_rows);
     fputs("Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
     for (size_t i = 0; i < n; i++) {
-        const struct metrics_info *info = metrics_info_of(rows[i].id);
-        if (rows[i].adj) {
-            put_adj_row(out, info, &s->adj[rows[i].id]);
+        int id = rows[i].id;
+        if (rows[i].kind == ROW_SWEEP) {
+            put_sweep_row(out, metrics_sweep_info_of((enum metrics_sweep_id)id),
+                          &s->sweep.stat[id]);
+        } else if (rows[i].kind == ROW_ADJ) {
+            put_adj_row(out, metrics_info_of(id), &s->adj[id]);
         } else {
-            put_record_row(out, info, &s->record[rows[i].id]);
+            put_record_row(out, metrics_info_of(id), &s->record[id]);
         }
     }
 }

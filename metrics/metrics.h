@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/metrics_sweep.h"
 #include "record/record.h"
 
 /* METRICS_HIST_SIGFIGS_MIN and METRICS_HIST_SIGFIGS_MAX bound the number of
@@ -679,6 +680,9 @@ struct metrics_summary {
     struct metrics_adj adj[METRICS_ID_COUNT];
     bool scalar_present[METRICS_SCALAR_COUNT];
     double scalar[METRICS_SCALAR_COUNT];
+    /* The sweep-line metrics (metrics_sweep.h): not present from metrics_run_summarize, which
+     * keeps no per-request timeline; metrics_results_summarize adds them. */
+    struct metrics_sweep_summary sweep;
     bool streaming;
     bool exact;
 };

@@ -74,6 +74,7 @@ struct metrics_results {
     void *session_ctx;
     struct metrics_goodput goodput;
     struct metrics_run *run;
+    struct metrics_sweep *sweep; /* every request's phases, for the sweep-line metrics */
     int64_t *content_ns; /* scratch for metrics_record_compute, grown to the longest record */
     uint32_t content_cap;
     uint64_t success_count;
@@ -127,5 +128,16 @@ int64_t metrics_record_wall_ns(const struct record *record, int64_t monotonic_ns
 /* metrics_results_add folds one record and its computed metrics into results. */
 void metrics_results_add(struct metrics_results *results, const struct record *record,
                          const struct metrics_record *metrics);
+
+/* metrics_results_sweep_add is the one hook that feeds the sweep-line metrics: it keeps the
+ * request's start, first token and end on the wall clock (send start plus the monotonic
+ * offsets), its input and output tokens and its content response times (metrics_results_add
+ * calls it; a request never sent is left out). */
+void metrics_results_sweep_add(struct metrics_results *results,
+                               const struct metrics_record *metrics);
+
+/* metrics_results_summarize is metrics_run_summarize of the run, with the sweep-line metrics.
+ * Returns 0. */
+int metrics_results_summarize(struct metrics_results *results, struct metrics_summary *out);
 
 #endif

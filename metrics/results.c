@@ -31,13 +31,16 @@ int metrics_results_init(struct metrics_results *results,
                                          .goodput = &results->goodput,
                                          .network_rtt_given = opts->network_rtt_given,
                                          .network_rtt_ns = opts->network_rtt_ns};
-    return metrics_run_new(&run_cfg, &results->run);
+    int ret = metrics_sweep_new(NULL, &results->sweep);
+    return ret != 0 ? ret : metrics_run_new(&run_cfg, &results->run);
 }
 
 void metrics_results_free(struct metrics_results *results)
 {
     metrics_run_free(results->run);
     results->run = NULL;
+    metrics_sweep_free(results->sweep);
+    results->sweep = NULL;
     tokenizer_scratch_free(&results->token_scratch);
     free(results->content_ns);
     results->content_ns = NULL;
@@ -273,7 +276,41 @@ void metrics_results_add(struct metrics_results *results, const struct record *r
         results->first_wall_ns = rec->wall_start_ns;
     }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
+    metrics_results_sweep_add(results, metrics);
     results->same_read_events += metrics->shared_reads;
+}
+
+void metrics_results_sweep_add(struct metrics_results *results,
+                               const struct metrics_record *metrics)
+{
+    const struct metrics_request *req = &metrics->request;
+    const struct metrics_values *v = &metrics->values;
+    if (results->sweep == NULL || req->start_wall_ns == 0 || req->start_ns == 0 ||
+        req->http.end_ns == 0) {
+        return;
+    }
+    /* AIPerf's times are wall-clock; the offsets from the send start are the monotonic ones. */
+    int64_t wall = req->start_wall_ns;
+    struct metrics_sweep_request s = {
+        .start_ns = wall,
+        .first_ns =
+            v->has[METRICS_TTFT] ? wall + (int64_t)v->value[METRICS_TTFT] : METRICS_SWEEP_NONE,
+        .end_ns = wall + (req->http.end_ns - req->start_ns),
+        .input_tokens = v->has[METRICS_ISL] ? v->value[METRICS_ISL] : METRICS_SWEEP_NO_TOKENS,
+        .output_tokens = v->has[METRICS_OSL] ? v->value[METRICS_OSL] : METRICS_SWEEP_NO_TOKENS,
+    };
+    /* The inter-chunk gaps are AIPerf's inter_chunk_latency: successful streamed requests. */
+    uint32_t gaps = metrics_request_icl_count(req);
+    metrics_sweep_add(results->sweep, &s, req->content_ns, gaps > 0 ? gaps + 1 : 0);
+}
+
+int metrics_results_summarize(struct metrics_results *results, struct metrics_summary *out)
+{
+    metrics_run_summarize(results->run, out);
+    if (results->sweep != NULL) {
+        metrics_sweep_summarize(results->sweep, &out->sweep);
+    }
+    return 0;
 }
 
 uint32_t metrics_record_shared_reads(const struct record *rec, bool streaming)

@@ -33,7 +33,8 @@ struct tag {
     const char *why; /* TAG_MISSING: what ringperf lacks */
 };
 
-/* The appendix's §1.9 table, less the INTERNAL and EXPERIMENTAL tags no export shows. */
+/* The appendix's §1.9 table, less the INTERNAL and EXPERIMENTAL tags no export shows, and the
+ * sweep-line tags of §1.10. */
 static const struct tag TAGS[] = {
     {"audio_duration", true, TAG_AUDIO, NULL},
     {"benchmark_duration", false, TAG_RUN, NULL},
@@ -165,6 +166,21 @@ static const struct tag TAGS[] = {
     {"total_usage_total_tokens", false, TAG_RUN, NULL},
     {"video_inference_time", true, TAG_MISSING, "video"},
     {"video_peak_memory", true, TAG_MISSING, "video"},
+    /* §1.10's injected sweep-line tags (summary only). */
+    {"effective_concurrency", false, TAG_RUN, NULL},
+    {"effective_decode_concurrency", false, TAG_RUN, NULL},
+    {"effective_prefill_concurrency", false, TAG_RUN, NULL},
+    {"effective_decode_throughput", false, TAG_RUN, NULL},
+    {"effective_prefill_throughput", false, TAG_RUN, NULL},
+    {"effective_total_throughput", false, TAG_RUN, NULL},
+    {"effective_decode_throughput_per_user", false, TAG_RUN, NULL},
+    {"effective_prefill_throughput_per_user", false, TAG_RUN, NULL},
+    {"tokens_in_flight", false, TAG_RUN, NULL},
+    {"active_decode_throughput", false, TAG_RUN, NULL},
+    {"active_prefill_throughput", false, TAG_RUN, NULL},
+    {"active_total_throughput", false, TAG_RUN, NULL},
+    {"active_decode_throughput_per_user", false, TAG_RUN, NULL},
+    {"active_prefill_throughput_per_user", false, TAG_RUN, NULL},
 };
 
 /* The README names a family of missing tags by its prefix and a star. */
