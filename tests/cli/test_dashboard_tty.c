@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,12 +121,56 @@ static void start_run(const struct tmux *t, const struct e2e *w, int cols, int r
 {
     char args[3072];
     snprintf(args, sizeof(args),
-             "new-session -d -s %s -x %d -y %d \"LANG=C.UTF-8 %s profile -m m -u %s --streaming "
-             "--concurrency 4 --benchmark-duration 120 --warmup-request-count 8 "
-             "--ui-type dashboard --workers-max 2 --artifact-dir %s; echo \\$? > %s/exit.code; "
-             "sleep 60\"",
-             t->session, cols, rows, RINGPERF_BINARY, w->url, w->dir, w->dir);
+             "new-session -d -s %s -x %d -y %d \"stty -g > %s/stty.before; LANG=C.UTF-8 %s "
+             "profile -m m -u %s --streaming --concurrency 4 --benchmark-duration 120 "
+             "--warmup-request-count 8 --ui-type dashboard --workers-max 2 --artifact-dir %s; "
+             "echo \\$? > %s/exit.code.tmp; stty -g > %s/stty.after; "
+             "mv %s/exit.code.tmp %s/exit.code; sleep 60\"",
+             t->session, cols, rows, w->dir, RINGPERF_BINARY, w->url, w->dir, w->dir, w->dir,
+             w->dir, w->dir);
     tmux_cmd(t, args);
+}
+
+/* terminal_given_back checks that the pane left the alternate screen and that the terminal's
+ * modes are what they were before the run. */
+static void terminal_given_back(const struct tmux *t, const struct e2e *w)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "tmux -L %s display-message -p -t %s '#{alternate_on}'", t->socket,
+             t->session);
+    FILE *f = popen(cmd, "r");
+    char *alternate = test_read_stream(f);
+    pclose(f);
+    cr_assert_str_eq(alternate, "0\n", "the alternate screen was left");
+    free(alternate);
+    char *before = e2e_read_text(w, "stty.before");
+    char *after = e2e_read_text(w, "stty.after");
+    cr_assert_str_eq(after, before, "the terminal's modes are restored");
+    free(before);
+    free(after);
+}
+
+/* shell_child returns the pid of the pane's shell's child: the ringperf run. */
+static pid_t run_pid(const struct tmux *t)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "tmux -L %s display-message -p -t %s '#{pane_pid}'", t->socket,
+             t->session);
+    FILE *f = popen(cmd, "r");
+    char *text = test_read_stream(f);
+    pclose(f);
+    long shell = strtol(text, NULL, 10);
+    free(text);
+    char path[128];
+    snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", shell, shell);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    text = test_read_stream(f);
+    fclose(f);
+    long child = strtol(text, NULL, 10);
+    free(text);
+    cr_assert_gt(child, 0, "the shell runs ringperf");
+    return (pid_t)child;
 }
 
 /* exports_complete checks that the records file and the summary agree after the stop. */
@@ -171,6 +216,13 @@ static void run_at(int cols, int rows)
         cr_assert_not_null(strstr(later, "Time to first token (ms)"), "%s", later);
         cr_assert_not_null(strstr(later, "shard 1"), "%s", later);
         cr_assert_not_null(strstr(later, "Internal Server Error"), "errors by type: %s", later);
+        /* SIGWINCH: a smaller window gets the one-pane layout, and no line wraps. */
+        tmux_cmd(&t, "resize-window -t run -x 70 -y 20");
+        const char *const one[] = {"-- Metrics ", "last p50"};
+        char *small = await_screen(&t, one, 2, -1);
+        cr_assert_null(strstr(small, "-- Shards "), "%s", small);
+        cr_assert_null(strstr(small, "run avg"), "columns dropped at 70: %s", small);
+        free(small);
     } else {
         cr_assert_null(strstr(later, "-- Shards "), "one pane at a time at %dx%d", cols, rows);
         tmux_cmd(&t, "send-keys -t run Tab");
@@ -186,6 +238,7 @@ static void run_at(int cols, int rows)
     cr_assert_null(strstr(after, "-- Metrics "), "the dashboard left the screen:\n%s", after);
     cr_assert_not_null(strstr(after, "ringperf: stopping"), "its messages replayed:\n%s", after);
     free(after);
+    terminal_given_back(&t, &w);
     exports_complete(&w);
     tmux_cmd(&t, "kill-server");
     e2e_finish(&w);
@@ -199,4 +252,29 @@ Test(dashboard_tty, at_200x50_every_pane_live_and_q_stops_with_exports, .timeout
 Test(dashboard_tty, at_80x24_one_pane_tab_switches_and_q_stops_with_exports, .timeout = 180)
 {
     run_at(80, 24);
+}
+
+/* A crash signal while the dashboard holds the terminal: the terminal comes back before the
+ * process dies of it. */
+Test(dashboard_tty, a_crash_signal_gives_the_terminal_back, .timeout = 180)
+{
+    if (system("command -v tmux >/dev/null 2>&1") != 0) {
+        cr_skip_test("tmux is not installed (scripts/install-deps.sh installs it)");
+    }
+    struct e2e w;
+    e2e_start(&w, NULL);
+    struct tmux t;
+    snprintf(t.socket, sizeof(t.socket), "ringperf-test-%d-crash", (int)getpid());
+    snprintf(t.session, sizeof(t.session), "run");
+    start_run(&t, &w, 100, 30);
+    const char *const shown[] = {"-- Metrics "};
+    free(await_screen(&t, shown, 1, 0));
+    cr_assert_eq(kill(run_pid(&t), SIGSEGV), 0);
+    cr_assert_eq(await_exit(&w), 128 + SIGSEGV, "it died of the signal");
+    terminal_given_back(&t, &w);
+    char *after = capture(&t);
+    cr_assert_null(strstr(after, "-- Metrics "), "%s", after);
+    free(after);
+    tmux_cmd(&t, "kill-server");
+    e2e_finish(&w);
 }
