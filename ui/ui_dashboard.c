@@ -127,22 +127,6 @@ static bool out_add(struct ui_dashboard *ui, size_t *len, const char *text, size
     return true;
 }
 
-static void write_frame(struct ui_dashboard *ui, size_t len)
-{
-    const char *p = ui->out;
-    while (len > 0) {
-        ssize_t n = write(ui->tty_fd, p, len);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            return;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
 static void draw(struct ui_dashboard *ui)
 {
     struct winsize ws = {0};
@@ -174,7 +158,7 @@ static void draw(struct ui_dashboard *ui)
             break;
         }
     }
-    write_frame(ui, len);
+    ui__write_all(ui->tty_fd, ui->out, len);
     ui->last_draw_ns = now_ns();
     __atomic_add_fetch(&ui->frames, 1, __ATOMIC_RELAXED);
 }

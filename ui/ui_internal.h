@@ -39,6 +39,10 @@ void ui__line_end(struct ui__line *l);
 /* ui__num writes v compactly into out ("1.23", "45.6", "12345", "1.20M"), or "-". */
 void ui__num(double v, bool present, char *out, size_t cap);
 
+/* ui__write_all writes len bytes of text to fd, through EINTR, until done or an error (which
+ * drops the rest: a terminal gone is nothing to report to). Async-signal-safe. */
+void ui__write_all(int fd, const char *text, size_t len);
+
 /* ui__terminal_take switches tty_fd (a terminal) to the dashboard's mode and
  * installs the restoring signal handlers; saved_stderr is the descriptor the
  * real stderr was moved to (-1: none), put back by a restore. Returns 0, or

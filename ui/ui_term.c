@@ -36,7 +36,7 @@ static struct {
     struct sigaction old_winch;
 } term;
 
-static void write_all(int fd, const char *text, size_t len)
+void ui__write_all(int fd, const char *text, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(fd, text, len);
@@ -57,7 +57,7 @@ void ui_terminal_emergency_restore(void)
         return;
     }
     int saved_errno = errno;
-    write_all(term.tty_fd, LEAVE, sizeof(LEAVE) - 1);
+    ui__write_all(term.tty_fd, LEAVE, sizeof(LEAVE) - 1);
     tcsetattr(term.tty_fd, TCSAFLUSH, &term.mode);
     if (term.saved_stderr >= 0) {
         dup2(term.saved_stderr, STDERR_FILENO);
@@ -125,7 +125,7 @@ int ui__terminal_take(int tty_fd, int saved_stderr, int wake_fd)
     }
     __atomic_store_n(&term.held, 1, __ATOMIC_RELEASE);
     install_handlers();
-    write_all(tty_fd, ENTER, sizeof(ENTER) - 1);
+    ui__write_all(tty_fd, ENTER, sizeof(ENTER) - 1);
     return 0;
 }
 

@@ -49,20 +49,6 @@ static char *capture(const struct tmux *t)
     return capture_with(t, false);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* pause_briefly spaces the polls below: each has its deadline, none relies on the pause. */
-static void pause_briefly(void)
-{
-    struct timespec ts = {.tv_nsec = 50 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-}
-
 /* requests_shown reads the profiling row's request count ("profiling [###...]  45%  123
  * requests"), or -1 when the row is not on screen. */
 static long requests_shown(const char *screen)
@@ -76,7 +62,7 @@ static long requests_shown(const char *screen)
  * a request count above it; returns that screen (owned). */
 static char *await_screen(const struct tmux *t, const char *const *want, size_t n, long more_than)
 {
-    int64_t deadline = now_ms() + POLL_DEADLINE_S * 1000;
+    int64_t deadline = e2e_now_ms() + POLL_DEADLINE_S * 1000;
     char *screen = NULL;
     for (;;) {
         free(screen);
@@ -88,8 +74,9 @@ static char *await_screen(const struct tmux *t, const char *const *want, size_t 
         if (ok) {
             return screen;
         }
-        cr_assert_lt(now_ms(), deadline, "the screen never showed what was awaited:\n%s", screen);
-        pause_briefly();
+        cr_assert_lt(e2e_now_ms(), deadline, "the screen never showed what was awaited:\n%s",
+                     screen);
+        e2e_pause_ms(50);
     }
 }
 
@@ -98,7 +85,7 @@ static int await_exit(const struct e2e *w)
 {
     char path[256];
     snprintf(path, sizeof(path), "%s/exit.code", w->dir);
-    int64_t deadline = now_ms() + POLL_DEADLINE_S * 1000;
+    int64_t deadline = e2e_now_ms() + POLL_DEADLINE_S * 1000;
     for (;;) {
         FILE *f = fopen(path, "r");
         int code = -1;
@@ -112,8 +99,8 @@ static int await_exit(const struct e2e *w)
         if (code >= 0) {
             return code;
         }
-        cr_assert_lt(now_ms(), deadline, "the run did not end after q");
-        pause_briefly();
+        cr_assert_lt(e2e_now_ms(), deadline, "the run did not end after q");
+        e2e_pause_ms(50);
     }
 }
 
@@ -131,16 +118,24 @@ static void start_run(const struct tmux *t, const struct e2e *w, int cols, int r
     tmux_cmd(t, args);
 }
 
+/* tmux_query returns a format's value for the pane ("#{alternate_on}"), newline included. */
+static char *tmux_query(const struct tmux *t, const char *format)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "tmux -L %s display-message -p -t %s '%s'", t->socket, t->session,
+             format);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    char *value = test_read_stream(f);
+    pclose(f);
+    return value;
+}
+
 /* terminal_given_back checks that the pane left the alternate screen and that the terminal's
  * modes are what they were before the run. */
 static void terminal_given_back(const struct tmux *t, const struct e2e *w)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "tmux -L %s display-message -p -t %s '#{alternate_on}'", t->socket,
-             t->session);
-    FILE *f = popen(cmd, "r");
-    char *alternate = test_read_stream(f);
-    pclose(f);
+    char *alternate = tmux_query(t, "#{alternate_on}");
     cr_assert_str_eq(alternate, "0\n", "the alternate screen was left");
     free(alternate);
     char *before = e2e_read_text(w, "stty.before");
@@ -150,20 +145,15 @@ static void terminal_given_back(const struct tmux *t, const struct e2e *w)
     free(after);
 }
 
-/* shell_child returns the pid of the pane's shell's child: the ringperf run. */
+/* run_pid returns the pid of the pane's shell's child: the ringperf run. */
 static pid_t run_pid(const struct tmux *t)
 {
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "tmux -L %s display-message -p -t %s '#{pane_pid}'", t->socket,
-             t->session);
-    FILE *f = popen(cmd, "r");
-    char *text = test_read_stream(f);
-    pclose(f);
+    char *text = tmux_query(t, "#{pane_pid}");
     long shell = strtol(text, NULL, 10);
     free(text);
     char path[128];
     snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", shell, shell);
-    f = fopen(path, "r");
+    FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s", path);
     text = test_read_stream(f);
     fclose(f);

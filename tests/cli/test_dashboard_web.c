@@ -36,19 +36,6 @@ static const struct {
     {864, 132, 400, 200, 0xd62728}, /* TTFT p50 */
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void pause_briefly(void)
-{
-    struct timespec ts = {.tv_nsec = 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-}
-
 /* api_get fetches one route with the bearer token and parses its JSON (NULL when the route
  * answers anything but 200). */
 static json_t *api_get(int port, const char *target)
@@ -180,7 +167,7 @@ static struct child start_run(const struct e2e *w, int *out_port)
 /* await_points waits until the API's timeline has n points: lines to draw. */
 static void await_points(int port, size_t n)
 {
-    int64_t deadline = now_ms() + POLL_DEADLINE_S * 1000;
+    int64_t deadline = e2e_now_ms() + POLL_DEADLINE_S * 1000;
     for (;;) {
         json_t *live = api_get(port, "/api/live");
         size_t have = json_array_size(json_object_get(live, "timeline"));
@@ -188,18 +175,18 @@ static void await_points(int port, size_t n)
         if (have >= n) {
             return;
         }
-        cr_assert_lt(now_ms(), deadline, "the timeline stayed at %zu points", have);
-        pause_briefly();
+        cr_assert_lt(e2e_now_ms(), deadline, "the timeline stayed at %zu points", have);
+        e2e_pause_ms(100);
     }
 }
 
 static void await_complete(int port)
 {
-    int64_t deadline = now_ms() + POLL_DEADLINE_S * 1000;
+    int64_t deadline = e2e_now_ms() + POLL_DEADLINE_S * 1000;
     const char *state = NULL;
     while (completed(port, &state), strcmp(state, "complete") != 0) {
-        cr_assert_lt(now_ms(), deadline, "the run never completed");
-        pause_briefly();
+        cr_assert_lt(e2e_now_ms(), deadline, "the run never completed");
+        e2e_pause_ms(100);
     }
 }
 
