@@ -221,6 +221,9 @@ void cli_live_phase(struct cli_live *live, const char *phase)
     live->last_fill_ns = live->start_ns;
     live->shard_count = 0;
     memset(live->shards, 0, sizeof(live->shards));
+    for (uint32_t i = 0; i < API_SHARDS_MAX; i++) {
+        live->shards[i].cpu_fraction = -1; /* until the engine's first report */
+    }
     /* The next phase's results are other histograms: its first interval starts empty. */
     for (int m = 0; m < API_METRIC_COUNT; m++) {
         if (live->before[m] != NULL) {
@@ -256,6 +259,7 @@ void cli_live_record(struct cli_live *live, const struct record *rec,
     if (rec->shard_id >= live->shard_count) {
         live->shard_count = rec->shard_id + 1;
     }
+    /* Allocated at a shard's first open-loop record, once for the run. */
     struct metrics_hist **lag = &live->send_lag[rec->shard_id];
     if (live->open_loop && rec->send_start_ns != 0 &&
         (*lag != NULL || metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 2, lag) == 0)) {

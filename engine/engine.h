@@ -282,9 +282,10 @@ struct engine_run_stats {
  * thread CPU clock, the rings' far ends it owns, its own counts): nothing a
  * shard does changes for it. */
 struct engine_shard_live {
-    double cpu_fraction;  /* the shard thread's CPU time over wall time, pacing spins included */
-    uint64_t outstanding; /* ordinals handed to the shard whose record is not back: queued or in
-                             flight */
+    double cpu_fraction;      /* the shard thread's CPU time over wall time, pacing spins included;
+                                 -1 before it could be read */
+    uint64_t outstanding;     /* ordinals handed to the shard whose record is not back: queued or in
+                                 flight */
     uint32_t records_waiting; /* most records one drain found waiting on the shard's done ring */
 };
 

@@ -161,6 +161,8 @@ struct engine__watch {
     uint32_t waiting_max; /* most records one drain popped since the last report */
     int64_t last_cpu_ns;  /* the thread's CPU clock at the last report */
     int64_t last_wall_ns; /* the monotonic clock then */
+    double cpu_fraction;  /* the last interval's CPU share, once cpu_measured */
+    bool cpu_measured;
 };
 
 struct engine__shard {

@@ -24,17 +24,20 @@ static int64_t thread_cpu_ns(pthread_t thread)
 static struct engine_shard_live watch_row(struct engine__shard *shard, int64_t now_ns)
 {
     struct engine__watch *w = &shard->watch;
-    struct engine_shard_live row = {
-        .outstanding = w->handed - w->returned,
-        .records_waiting = w->waiting_max,
-    };
     int64_t cpu_ns = thread_cpu_ns(shard->thread);
     int64_t since_ns = w->last_wall_ns != 0 ? w->last_wall_ns : shard->start_ns;
+    /* An ended thread's clock is gone: its last interval's share stands. */
     if (cpu_ns >= 0 && now_ns > since_ns) {
-        row.cpu_fraction = (double)(cpu_ns - w->last_cpu_ns) / (double)(now_ns - since_ns);
+        w->cpu_fraction = (double)(cpu_ns - w->last_cpu_ns) / (double)(now_ns - since_ns);
+        w->cpu_measured = true;
         w->last_cpu_ns = cpu_ns;
         w->last_wall_ns = now_ns;
     }
+    struct engine_shard_live row = {
+        .cpu_fraction = w->cpu_measured ? w->cpu_fraction : -1,
+        .outstanding = w->handed - w->returned,
+        .records_waiting = w->waiting_max,
+    };
     w->waiting_max = 0;
     return row;
 }

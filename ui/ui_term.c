@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -125,6 +126,12 @@ int ui__terminal_take(int tty_fd, int saved_stderr, int wake_fd)
     }
     __atomic_store_n(&term.held, 1, __ATOMIC_RELEASE);
     install_handlers();
+    /* exit() from anywhere (a library, a fatal path) runs this too; it does nothing once the
+     * terminal is back. */
+    static bool at_exit;
+    if (!at_exit) {
+        at_exit = atexit(ui_terminal_emergency_restore) == 0;
+    }
     ui__write_all(tty_fd, ENTER, sizeof(ENTER) - 1);
     return 0;
 }
