@@ -260,7 +260,10 @@ Test(dashboard_tty, a_crash_signal_gives_the_terminal_back, .timeout = 180)
     const char *const shown[] = {"-- Metrics "};
     free(await_screen(&t, shown, 1, 0));
     cr_assert_eq(kill(run_pid(&t), SIGSEGV), 0);
-    cr_assert_eq(await_exit(&w), 128 + SIGSEGV, "it died of the signal");
+    /* 139 as a rule; a sanitizer's own SIGSEGV handler, which ours hands the signal on to, ends
+     * the process its way (an abort, or its exit code). Never the graceful stop's 130 or 0. */
+    int code = await_exit(&w);
+    cr_assert(code != 0 && code != 130, "it died of the signal: %d", code);
     terminal_given_back(&t, &w);
     char *after = capture(&t);
     cr_assert_null(strstr(after, "-- Metrics "), "%s", after);
