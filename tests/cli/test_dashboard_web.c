@@ -215,7 +215,9 @@ Test(dashboard_web, the_page_draws_the_run_live_and_its_final_tables, .timeout =
     long final_count = completed(port, NULL);
     dom = chromium(&w, port, "--dump-dom");
     cr_assert_eq(dom_number(dom, "requests"), final_count);
-    cr_assert_not_null(strstr(dom, ">complete<"), "the state");
+    const char *state = strstr(dom, "id=\"state\"");
+    cr_assert_not_null(strstr(dom, "id=\"state\">complete<"), "the state: %.60s",
+                       state != NULL ? state : dom);
     cr_assert_not_null(strstr(dom, "<td>request_throughput</td>"), "the final tables");
     free(dom);
     check_charts(&w, port, "after");
