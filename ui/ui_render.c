@@ -116,11 +116,13 @@ static void current_phase(struct canvas *c)
         eta = s->duration_target_s - elapsed;
     }
     done = done < 1 ? done : 1;
+    /* A narrow terminal keeps room for the ETA and the errors with a shorter bar. */
+    int bar_cols = c->frame->cols >= 120 ? 20 : 10;
     char bar[24];
-    for (int i = 0; i < 20; i++) {
-        bar[i] = i < (int)(done * 20) ? '#' : '.';
+    for (int i = 0; i < bar_cols; i++) {
+        bar[i] = i < (int)(done * bar_cols) ? '#' : '.';
     }
-    bar[20] = '\0';
+    bar[bar_cols] = '\0';
     char eta_s[48];
     eta_text(eta, eta_s, sizeof(eta_s));
     ui__putf(&l, "  %-10s [%s] %3.0f%%  %llu", s->phase, bar, 100 * done,
@@ -128,7 +130,7 @@ static void current_phase(struct canvas *c)
     if (s->total > 0) {
         ui__putf(&l, "/%llu", (unsigned long long)s->total);
     }
-    ui__putf(&l, " requests  %.1f s  %.1f req/s  ETA %s  errors %llu", elapsed, rate, eta_s,
+    ui__putf(&l, " requests  %.1f s  %.1f req/s  ETA %s  %llu errors", elapsed, rate, eta_s,
              (unsigned long long)s->errors);
     ui__line_end(&l);
 }
