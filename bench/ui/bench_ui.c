@@ -110,8 +110,8 @@ static int measure(const char *slave_name, double seconds)
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? strtod(argv[1], NULL) : 10;
-    struct winsize ws = {.ws_col = (unsigned short)(argc > 2 ? atoi(argv[2]) : 200),
-                         .ws_row = (unsigned short)(argc > 3 ? atoi(argv[3]) : 50)};
+    struct winsize ws = {.ws_col = (unsigned short)(argc > 2 ? strtoul(argv[2], NULL, 10) : 200),
+                         .ws_row = (unsigned short)(argc > 3 ? strtoul(argv[3], NULL, 10) : 50)};
     int master = posix_openpt(O_RDWR | O_NOCTTY);
     if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
         perror("pty");
