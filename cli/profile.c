@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
+#include "cli/cli_netprobe.h"
 #include "cli/cli_realtime.h"
 #include "export/export.h"
 #include "workload/workload.h"
@@ -459,6 +460,10 @@ static int execute(struct profile_run *run)
         ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
+    struct netlatency *prober = NULL;
+    if (ret == 0) {
+        ret = cli_netprobe_start(&run->cfg, &prober, errbuf, sizeof(errbuf));
+    }
     /* The signal watcher may be setting the flag right now: read it as it is written. */
     if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
         if (run->requests.multi_turn) {
@@ -468,6 +473,9 @@ static int execute(struct profile_run *run)
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
+    }
+    if (cli_netprobe_finish(prober, &run->results, &run->exp.paths) != 0 && ret == 0) {
+        run->export_error = -EIO;
     }
     if (profiler_started) {
         stop_profiler(run);

@@ -585,6 +585,11 @@ struct metrics_run_config {
 
 #define METRICS_RUN_EXACT_DEFAULT ((size_t)1 << 22)
 
+/* metrics_run_set_network_rtt sets the round trip the summary's network_rtt and
+ * network_adjusted_* blocks take off (rtt_ns >= 0), when it is measured during the run
+ * (--network-latency-automatic) rather than given. */
+void metrics_run_set_network_rtt(struct metrics_run *run, int64_t rtt_ns);
+
 /* metrics_run_new allocates an empty run. Returns 0 and the run (owned by the
  * caller, release with metrics_run_free) in `*out`, or -EINVAL / -ENOMEM. */
 int metrics_run_new(const struct metrics_run_config *config, struct metrics_run **out);

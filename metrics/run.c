@@ -228,6 +228,11 @@ static bool grow_samples(const struct metrics_run *run, struct metrics_series *s
     return true;
 }
 
+void metrics_run_set_network_rtt(struct metrics_run *run, int64_t rtt_ns)
+{
+    run->network_rtt_ns = rtt_ns;
+}
+
 void metrics_run_free(struct metrics_run *run)
 {
     if (run == NULL) {

@@ -220,6 +220,37 @@ static void check_produced(const struct e2e *w, enum tag_where where)
     json_decref(summary);
 }
 
+/* check_adj_csv_row finds adj_request_latency's CSV row: sorted by its tag (before
+ * request_latency), the parent's header marked error-adjusted, the JSON's finite values, and
+ * empty cells where the JSON has null (avg, max, sum, the failure percentiles) and no std. */
+static void check_adj_csv_row(const struct e2e *w, json_t *block)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.csv", w->dir);
+    char *text = test_read_path(path);
+    cr_assert_not_null(text);
+    const char *adj = strstr(text, "\nRequest Latency (error-adjusted) (ms),");
+    const char *plain = strstr(text, "\nRequest Latency (ms),");
+    cr_assert(adj != NULL && plain != NULL && adj < plain, "%s", text);
+    static const char *const stats[] = {"avg", "min", "max", "sum", "p1",  "p5",  "p10",
+                                        "p25", "p50", "p75", "p90", "p95", "p99", "std"};
+    const char *cell = strchr(adj + 1, ',') + 1;
+    for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+        size_t len = strcspn(cell, ",\n");
+        json_t *v = json_object_get(block, stats[i]);
+        if (json_is_number(v)) {
+            char want[64];
+            snprintf(want, sizeof(want), "%.2f", json_number_value(v));
+            cr_assert(len == strlen(want) && strncmp(cell, want, len) == 0, "%s: %.*s vs %s",
+                      stats[i], (int)len, cell, want);
+        } else {
+            cr_assert_eq(len, 0, "%s: %.*s should be empty", stats[i], (int)len, cell);
+        }
+        cell += len + 1;
+    }
+    free(text);
+}
+
 Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
 {
     if (access(RINGPERF_TOKENIZER_QWEN3, R_OK) != 0) {
@@ -271,6 +302,7 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
         cr_assert_eq(json_integer_value(json_object_get(block, "count")),
                      (json_int_t)(requests + errors), "%s", adj[i]);
     }
+    check_adj_csv_row(&w, json_object_get(summary, "adj_request_latency"));
     json_decref(summary);
     e2e_finish(&w);
 
