@@ -33,6 +33,14 @@ int api__open_artifact(int dir_fd, const char *name, uint64_t *out_size);
 /* api__openapi_json returns the static OpenAPI 3 document of the routes. */
 const char *api__openapi_json(void);
 
+/* api__live_json builds the /api/live body the dashboard page polls: the
+ * timeline, per-metric interval and run percentiles, error kinds and shard
+ * health. A new reference, or NULL when out of memory. */
+json_t *api__live_json(const struct api_snapshot *snap);
+
+/* api__dashboard_html returns the static /dashboard page. */
+const char *api__dashboard_html(void);
+
 /* api__docs_html returns the static /docs page. */
 const char *api__docs_html(void);
 

@@ -15,11 +15,9 @@
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct api_metric_info metric_infos[API_METRIC_COUNT] = {
-    [API_M_TTFT] = {METRICS_TTFT},
-    [API_M_ITL] = {METRICS_ITL},
-    [API_M_REQUEST_LATENCY] = {METRICS_REQUEST_LATENCY},
-    [API_M_OSL] = {METRICS_OSL},
-    [API_M_ISL] = {METRICS_ISL},
+    [API_M_TTFT] = {METRICS_TTFT}, [API_M_TTST] = {METRICS_TTST},
+    [API_M_ITL] = {METRICS_ITL},   [API_M_REQUEST_LATENCY] = {METRICS_REQUEST_LATENCY},
+    [API_M_OSL] = {METRICS_OSL},   [API_M_ISL] = {METRICS_ISL},
 };
 
 const struct api_metric_info *api_metric_info_of(enum api_metric m)
@@ -281,9 +279,9 @@ long api_prometheus_render(const struct api_snapshot *snap, const struct api_lab
     put(&o, "aiperf_info");
     put_labels(&o, labels, "version", labels->version);
     put(&o, " 1\n\n");
-    /* AIPerf's console order: TTFT, request latency, ITL, OSL, ISL. */
-    static const enum api_metric order[] = {API_M_TTFT, API_M_REQUEST_LATENCY, API_M_ITL, API_M_OSL,
-                                            API_M_ISL};
+    /* AIPerf's console order: TTFT, TTST, request latency, ITL, OSL, ISL. */
+    static const enum api_metric order[] = {API_M_TTFT, API_M_TTST, API_M_REQUEST_LATENCY,
+                                            API_M_ITL,  API_M_OSL,  API_M_ISL};
     for (size_t i = 0; i < COUNT_OF(order); i++) {
         const struct api_hist_view *v = &snap->hist[order[i]];
         if (!v->present) {
@@ -363,6 +361,18 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
     return root;
 }
 
+static json_t *phase_row_json(const struct api_phase_row *p)
+{
+    double percent = p->total > 0 ? 100.0 * (double)p->finished / (double)p->total : 100.0;
+    return json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b}", "phase", p->name, "requests_total",
+        (json_int_t)p->total, "requests_completed", (json_int_t)p->finished, "requests_success",
+        (json_int_t)(p->finished - p->errors), "requests_error", (json_int_t)p->errors,
+        "requests_cancelled", (json_int_t)0, "percent_complete", percent > 100.0 ? 100.0 : percent,
+        "elapsed_sec", p->elapsed_s, "requests_per_sec",
+        p->elapsed_s > 0 ? (double)p->finished / p->elapsed_s : 0.0, "is_complete", true);
+}
+
 json_t *api__progress_json(const struct api_snapshot *snap)
 {
     double elapsed_s = (double)snap->elapsed_ns / 1e9;
@@ -383,10 +393,19 @@ json_t *api__progress_json(const struct api_snapshot *snap)
         "elapsed_sec", elapsed_s, "requests_per_sec",
         elapsed_s > 0 ? (double)snap->finished / elapsed_s : 0.0, "is_complete",
         snap->state == API_STATE_COMPLETE || snap->state == API_STATE_FAILED);
-    if (phase == NULL) {
+    json_t *phases = json_object();
+    if (phase == NULL || phases == NULL) {
+        json_decref(phase);
+        json_decref(phases);
         return NULL;
     }
-    json_t *phases = json_object();
+    /* The phases that ended before this one (warmup), then this one. */
+    for (uint32_t i = 0; i < snap->phase_count && i < API_PHASES_MAX; i++) {
+        const struct api_phase_row *p = &snap->phases[i];
+        if (p->name != NULL && p->complete && strcmp(p->name, snap->phase) != 0) {
+            json_object_set_new(phases, p->name, phase_row_json(p));
+        }
+    }
     json_object_set_new(phases, snap->phase, phase);
     return json_pack("{s:s, s:o}", "state", api_state_name(snap->state), "phases", phases);
 }
@@ -405,10 +424,12 @@ json_t *api__workers_json(const struct api_snapshot *snap)
         snprintf(id, sizeof(id), "worker_%u", i);
         json_object_set_new(
             workers, id,
-            json_pack("{s:s, s:I, s:I, s:I, s:s}", "worker_id", id, "requests_completed",
+            json_pack("{s:s, s:I, s:I, s:I, s:s, s:f, s:I}", "worker_id", id, "requests_completed",
                       (json_int_t)snap->shards[i].requests, "requests_success",
                       (json_int_t)(snap->shards[i].requests - snap->shards[i].errors),
-                      "requests_error", (json_int_t)snap->shards[i].errors, "state", state));
+                      "requests_error", (json_int_t)snap->shards[i].errors, "state", state,
+                      "cpu_fraction", snap->shards[i].cpu_fraction, "requests_outstanding",
+                      (json_int_t)snap->shards[i].outstanding));
     }
     return json_pack("{s:I, s:o}", "worker_count", (json_int_t)snap->shard_count, "workers",
                      workers);

@@ -199,6 +199,9 @@ static enum MHD_Result route_static(struct api_server *s, struct MHD_Connection 
     if (strcmp(url, "/openapi.json") == 0) {
         return reply_static(c, MHD_HTTP_OK, "application/json", api__openapi_json());
     }
+    if (strcmp(url, "/dashboard") == 0) {
+        return reply_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", api__dashboard_html());
+    }
     if (strcmp(url, "/docs") == 0 || strcmp(url, "/redoc") == 0 || strcmp(url, "/") == 0) {
         return reply_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", api__docs_html());
     }
@@ -235,6 +238,8 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
         ret = reply_json(c, MHD_HTTP_OK, api__metrics_json(snap));
     } else if (strcmp(url, "/api/progress") == 0) {
         ret = reply_json(c, MHD_HTTP_OK, api__progress_json(snap));
+    } else if (strcmp(url, "/api/live") == 0) {
+        ret = reply_json(c, MHD_HTTP_OK, api__live_json(snap));
     } else if (strcmp(url, "/api/workers") == 0) {
         ret = reply_json(c, MHD_HTTP_OK, api__workers_json(snap));
     } else if (strcmp(url, "/api/results") == 0) {
@@ -247,17 +252,10 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
     return ret;
 }
 
-/* authorized says whether the request carries "Authorization: Bearer <token>", compared in
- * time that does not depend on where a guess first differs. */
-static bool authorized(const struct api_server *s, struct MHD_Connection *c)
+/* token_matches compares given with the token in time that does not depend on where a guess
+ * first differs. */
+static bool token_matches(const struct api_server *s, const char *given)
 {
-    const char *value =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    static const char scheme[] = "Bearer ";
-    if (value == NULL || strncasecmp(value, scheme, sizeof(scheme) - 1) != 0) {
-        return false;
-    }
-    const char *given = value + sizeof(scheme) - 1;
     size_t want_len = strlen(s->token);
     size_t given_len = strlen(given);
     unsigned char diff = given_len != want_len;
@@ -265,6 +263,21 @@ static bool authorized(const struct api_server *s, struct MHD_Connection *c)
         diff |= (unsigned char)(s->token[i] ^ (i < given_len ? given[i] : 0));
     }
     return diff == 0;
+}
+
+/* authorized says whether the request carries "Authorization: Bearer <token>". A browser's
+ * address bar cannot send that header, so /dashboard alone also takes `?token=`; its script
+ * then sends the header on every route it polls. */
+static bool authorized(const struct api_server *s, struct MHD_Connection *c, const char *url)
+{
+    const char *value =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    static const char scheme[] = "Bearer ";
+    if (value != NULL && strncasecmp(value, scheme, sizeof(scheme) - 1) == 0) {
+        return token_matches(s, value + sizeof(scheme) - 1);
+    }
+    const char *query = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    return strcmp(url, "/dashboard") == 0 && query != NULL && token_matches(s, query);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -298,7 +311,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply_detail(c, MHD_HTTP_BAD_REQUEST, "bad request target");
     }
     bool probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
-    if (s->token != NULL && !probe && !authorized(s, c)) {
+    if (s->token != NULL && !probe && !authorized(s, c, url)) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             strlen("{\"detail\":\"Unauthorized\"}"), "{\"detail\":\"Unauthorized\"}",
             MHD_RESPMEM_PERSISTENT);

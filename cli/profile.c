@@ -83,7 +83,7 @@ static void on_record(void *ctx, const struct record *rec)
         }
     }
     cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
-    cli_live_record(&run->live, rec);
+    cli_live_record(&run->live, rec, &metrics);
     check_failure_threshold(run);
 }
 
@@ -122,6 +122,13 @@ static json_t *timing_provenance(const struct profile_run *run)
         json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
     }
     return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
+}
+
+static void on_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                      uint32_t count)
+{
+    struct profile_run *run = ctx;
+    cli_live_shards(&run->live, first, rows, count);
 }
 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
@@ -220,12 +227,26 @@ static void on_warmup_record(void *ctx, const struct record *rec)
     struct metrics_record warm_metrics;
     metrics_record_compute(&run->warmup, rec, &warm_metrics);
     metrics_results_add(&run->warmup, rec, &warm_metrics);
+    cli_live_record(&run->live, rec, &warm_metrics);
     if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
         struct metrics_record metrics;
         metrics_record_compute(&run->results, rec, &metrics);
         run->export_error =
             export_run_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
     }
+}
+
+static void on_warmup_progress(void *ctx, uint64_t finished, uint64_t total)
+{
+    struct warmup_tally *tally = ctx;
+    cli_live_progress(&tally->run->live, &tally->run->warmup, finished, total);
+}
+
+static void on_warmup_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                             uint32_t count)
+{
+    struct warmup_tally *tally = ctx;
+    cli_live_shards(&tally->run->live, first, rows, count);
 }
 
 /* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
@@ -248,7 +269,11 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
     struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
-    struct engine_record_sink sink = {.on_record = on_warmup_record, .ctx = &tally};
+    struct engine_record_sink sink = {.on_record = on_warmup_record,
+                                      .on_progress = on_warmup_progress,
+                                      .on_shards = on_warmup_shards,
+                                      .ctx = &tally,
+                                      .progress_interval_ns = PROGRESS_INTERVAL_NS};
     int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
     if (ret == 0) {
         fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
@@ -304,6 +329,7 @@ int cli_profile_execute(struct profile_run *run)
     struct engine_record_sink sink = {
         .on_record = on_record,
         .on_progress = on_progress,
+        .on_shards = on_shards,
         .on_finish = on_finish,
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
@@ -680,6 +706,8 @@ int cli_profile_prepare_run(struct profile_run *run)
         run->live.on_snapshot = cluster_share_live_snapshot;
         run->live.on_snapshot_ctx = &run->cluster;
     }
+    run->live.stop = &run->stop;
+    run->live.open_loop = run->engine.schedule != NULL;
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);
     /* MPI rank 0 serves the top directory, where the merged exports go. The API's port is

@@ -298,6 +298,18 @@ struct engine_run_stats {
     bool coordinator_apart;
 };
 
+/* engine_shard_live is one shard as the coordinator sees it between two
+ * progress calls, measured on the coordinator's side only (the shard's
+ * thread CPU clock, the rings' far ends it owns, its own counts): nothing a
+ * shard does changes for it. */
+struct engine_shard_live {
+    double cpu_fraction;      /* the shard thread's CPU time over wall time, pacing spins included;
+                                 -1 before it could be read */
+    uint64_t outstanding;     /* ordinals handed to the shard whose record is not back: queued or in
+                                 flight */
+    uint32_t records_waiting; /* most records one drain found waiting on the shard's done ring */
+};
+
 /* engine_record_sink receives each finished record on the coordinator's thread.
  * The record is borrowed: it is reused after the sink returns. */
 struct engine_record_sink {
@@ -305,6 +317,11 @@ struct engine_record_sink {
     /* Called about every progress_interval_ns, and once after the last
      * record, with the number of finished records (may be NULL). */
     void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
+    /* Called just before each on_progress with the figures since the
+     * previous call of shards first .. first + count - 1, in one or more
+     * calls (may be NULL). rows is borrowed for the call. */
+    void (*on_shards)(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                      uint32_t count);
     /* Called once after the last record (may be NULL). */
     void (*on_finish)(void *ctx, const struct engine_run_stats *stats);
     void *ctx;

@@ -168,6 +168,18 @@ struct engine__head_prefix {
 
 /* engine__shard is one io_uring loop on one thread. Everything here is touched
  * only by the shard's thread, except the rings and the atomics. */
+/* engine__watch is what the coordinator alone keeps about a shard for
+ * engine_shard_live: the shard's thread never reads or writes it. */
+struct engine__watch {
+    uint64_t handed;      /* ordinals pushed onto the work ring */
+    uint64_t returned;    /* records popped from the done ring */
+    uint32_t waiting_max; /* most records one drain popped since the last report */
+    int64_t last_cpu_ns;  /* the thread's CPU clock at the last report */
+    int64_t last_wall_ns; /* the monotonic clock then */
+    double cpu_fraction;  /* the last interval's CPU share, once cpu_measured */
+    bool cpu_measured;
+};
+
 struct engine__shard {
     uint32_t id;
     uint32_t shard_count; /* shards in the run */
@@ -247,6 +259,7 @@ struct engine__shard {
     bool wake_in_flight;
     char init_error[256];
     int init_status;
+    struct engine__watch watch; /* the coordinator's alone */
 };
 
 /* engine__content_type is the Content-Type of the run's requests, or NULL: a GET (a
@@ -258,6 +271,12 @@ static inline const char *engine__content_type(const struct engine_config *confi
     }
     return config->content_type != NULL ? config->content_type : "application/json";
 }
+
+/* engine__watch_report fills one engine_shard_live per shard from their
+ * watches and hands them to sink->on_shards (if any), then starts the next
+ * interval. Coordinator thread only. */
+void engine__watch_report(struct engine__shard *shards, uint32_t count,
+                          const struct engine_record_sink *sink);
 
 /* engine__shard_init allocates a shard's pools and rings (not its io_uring,
  * which its own thread creates). Returns 0 or -ENOMEM. */

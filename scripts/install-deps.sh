@@ -16,6 +16,7 @@ packages=(
     default-jdk-headless libhdrhistogram-java
     libopenmpi-dev openmpi-bin
     libpng-dev libturbojpeg0-dev libmp3lame-dev
+    tmux chromium  # the terminal dashboard and the live page in tests/cli/test_dashboard_*.c
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null
