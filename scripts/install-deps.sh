@@ -15,6 +15,7 @@ packages=(
     default-jdk-headless libhdrhistogram-java
     libopenmpi-dev openmpi-bin
     libpng-dev libturbojpeg0-dev libmp3lame-dev
+    libfyaml-dev
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null
