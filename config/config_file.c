@@ -190,8 +190,12 @@ int config__store_file(struct profile_config *cfg, const struct config_file *fil
     int rc = whole ? refuse_sweep(file, cli_given, errbuf, errcap) : 0;
     for (size_t i = 0; rc == 0 && i < file->count; i++) {
         const struct config__file_entry *e = &file->entries[i];
-        if (flag_on_cli(e->flag, cli_given) || (!whole && e->sweep == CONFIG__SWEEP_SETTING)) {
-            continue; /* the command line wins; one variation is no sweep */
+        bool supported = (e->flag->traits & CONFIG__T_SUPPORTED) != 0;
+        if (flag_on_cli(e->flag, cli_given) || (!whole && e->sweep == CONFIG__SWEEP_SETTING) ||
+            !supported) {
+            /* The command line wins; one variation is no sweep; and a sweep setting ringperf
+             * lacks only matters to a sweep, which refuse_sweep has refused. */
+            continue;
         }
         char value[VALUE_BYTES_MAX];
         const char *text = e->value;

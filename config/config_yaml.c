@@ -267,6 +267,8 @@ int config__yaml_add_as(struct config__yaml *y, enum config__sweep_role role, co
     int rc = config__file_add(y->file, flag, value, key, line, column, role);
     if (rc == -EINVAL) {
         rc = config__yaml_fail(y, node, "%s: more settings than ringperf reads from a file", key);
+    } else if (rc == -ENOENT) {
+        rc = config__yaml_fail(y, node, "%s: internal error: no flag %s", key, flag);
     }
     return rc;
 }
@@ -404,7 +406,13 @@ int config_file_load_text(const char *text, size_t len, const char *name, char *
         free(file);
         return config__fail(errbuf, errcap, "out of memory while reading a config file");
     }
-    struct config__yaml y = {.file = file, .envp = envp, .errbuf = errbuf, .errcap = errcap};
+    /* Without phases: the converter's one concurrency phase named profiling. */
+    struct config__yaml y = {.file = file,
+                             .envp = envp,
+                             .errbuf = errbuf,
+                             .errcap = errcap,
+                             .profiling_name = "profiling",
+                             .profiling_type = "concurrency"};
     struct fy_diag_cfg diag_cfg;
     fy_diag_cfg_default(&diag_cfg);
     diag_cfg.fp = NULL;
