@@ -430,15 +430,13 @@ static int warmup_phase(struct config__yaml *y, struct fy_node *key_node, struct
     char type[32];
     unsigned bit = 0;
     int rc = phase_type(y, map, path, true, type, sizeof(type), &bit);
-    /* ringperf's warmup takes the profiling rate when it has none of its own, so a
-     * concurrency warmup cannot precede a rate phase. */
-    if (rc == 0 && bit == T_CONC && strcmp(y->profiling_type, "concurrency") != 0 &&
-        strcmp(y->profiling_type, "fixed_schedule") != 0) {
-        rc = config__yaml_fail(y, map,
-                               "%s: a concurrency warmup before a %s profiling phase is not "
-                               "supported (the warmup would take its rate); give the warmup a "
-                               "type and rate",
-                               path, y->profiling_type);
+    /* A warmup without a rate of its own takes the profiling phase's; concurrency_burst
+     * keeps a concurrency warmup closed-loop before a rate phase. */
+    bool rate_profiling = strcmp(y->profiling_type, "poisson") == 0 ||
+                          strcmp(y->profiling_type, "gamma") == 0 ||
+                          strcmp(y->profiling_type, "constant") == 0;
+    if (rc == 0 && bit == T_CONC && rate_profiling) {
+        rc = config__yaml_add(y, "--warmup-arrival-pattern", "concurrency_burst", path, map);
     }
     struct fy_node *key = NULL;
     if (rc == 0 && bit == T_CONC && child(map, "rate", &key) != NULL) {

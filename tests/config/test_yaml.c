@@ -120,6 +120,17 @@ Test(config_yaml, phase_types_are_their_load_flags)
                           "1"));
 }
 
+/* A concurrency warmup stays a closed loop before a rate phase. */
+Test(config_yaml, concurrency_warmup_before_a_rate_phase_is_a_burst)
+{
+    check_same_as_flags("benchmark:\n  model: m\n  phases:\n"
+                        "    - {name: warmup, type: concurrency, concurrency: 8, requests: 50}\n"
+                        "    - {name: profiling, type: poisson, rate: 30, duration: 120}\n",
+                        W("-m", "m", "--warmup-concurrency", "8", "--warmup-request-count", "50",
+                          "--warmup-arrival-pattern", "concurrency_burst", "--request-rate", "30",
+                          "--benchmark-duration", "120"));
+}
+
 Test(config_yaml, endpoint_and_models_are_their_flags)
 {
     check_same_as_flags(
@@ -388,8 +399,6 @@ static const struct yaml_case refusals[] = {
     {BASE "  phases: [{name: warmup, requests: 2}]\n",
      "benchmark.phases: there is no profiling phase"},
     {BASE "  phases: []\n", "benchmark.phases: expected a phase or a list of phases"},
-    {BASE "  phases: [{name: warmup, requests: 2}, {type: poisson, rate: 2}]\n",
-     "a concurrency warmup before a poisson profiling phase is not supported"},
     {BASE "  phases: [{name: warmup, type: poisson, requests: 2}, {requests: 3}]\n",
      "a poisson warmup needs a rate"},
     {BASE "  artifacts: {records: [csv]}\n", "benchmark.artifacts.records: ringperf writes "
