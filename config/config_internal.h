@@ -255,6 +255,7 @@ struct config__yaml {
     char profiling_name[64];
     int profiling_index;
     char profiling_type[32];
+    bool profiling_rate; /* the profiling phase is poisson, gamma or constant */
 };
 
 /* config__yaml_fail writes "FILE:LINE:COLUMN: " and the message (FILE: alone when node has

@@ -534,30 +534,9 @@ static int start_parse(int argc, char **argv, struct profile_config *out, char *
     return rc;
 }
 
-int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
-                         size_t errcap)
-{
-    int rc = start_parse(argc, argv, out, errbuf, errcap);
-    if (rc != 0) {
-        return rc;
-    }
-    uint64_t cli_given[CONFIG_FLAGS_MAX / 64] = {0};
-    const char *path = NULL;
-    rc = cli_flags(argc, argv, cli_given, &path, errbuf, errcap);
-    struct config_file *file = NULL;
-    if (rc == 0 && path != NULL) {
-        /* ${VAR} in the file reads this process's environment, as AIPerf's loader does. */
-        rc = config_file_load(path, environ, &file, errbuf, errcap);
-    }
-    if (rc == 0) {
-        rc =
-            parse_layers(file, CONFIG_FILE_WHOLE_SWEEP, argc, argv, cli_given, out, errbuf, errcap);
-    }
-    config_file_free(file);
-    return rc;
-}
-
-int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+/* parse_with parses argv over file (NULL: the file argv names with -f, if any) for
+ * variation. */
+static int parse_with(const struct config_file *file, size_t variation, int argc, char **argv,
                       struct profile_config *out, char *errbuf, size_t errcap)
 {
     int rc = start_parse(argc, argv, out, errbuf, errcap);
@@ -567,9 +546,37 @@ int config_parse_file(const struct config_file *file, size_t variation, int argc
     uint64_t cli_given[CONFIG_FLAGS_MAX / 64] = {0};
     const char *path = NULL;
     rc = cli_flags(argc, argv, cli_given, &path, errbuf, errcap);
-    if (rc == 0 && variation != CONFIG_FILE_WHOLE_SWEEP &&
+    struct config_file *named = NULL;
+    if (rc == 0 && file == NULL && path != NULL) {
+        /* ${VAR} in the file reads this process's environment, as AIPerf's loader does. */
+        rc = config_file_load(path, environ, &named, errbuf, errcap);
+        file = named;
+    }
+    if (rc == 0 && file != NULL && variation != CONFIG_FILE_WHOLE_SWEEP &&
         variation >= config_file_variation_count(file)) {
         rc = config__fail(errbuf, errcap, "internal error: no variation %zu", variation);
     }
-    return rc != 0 ? rc : parse_layers(file, variation, argc, argv, cli_given, out, errbuf, errcap);
+    if (rc == 0) {
+        rc = parse_layers(file, variation, argc, argv, cli_given, out, errbuf, errcap);
+    }
+    config_file_free(named);
+    return rc;
+}
+
+int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
+                         size_t errcap)
+{
+    return parse_with(NULL, CONFIG_FILE_WHOLE_SWEEP, argc, argv, out, errbuf, errcap);
+}
+
+int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap)
+{
+    if (file == NULL) {
+        if (out != NULL) {
+            memset(out, 0, sizeof(*out));
+        }
+        return config__fail(errbuf, errcap, "internal error: no config file");
+    }
+    return parse_with(file, variation, argc, argv, out, errbuf, errcap);
 }

@@ -415,6 +415,7 @@ static int profiling_phase(struct config__yaml *y, struct fy_node *key_node, str
     unsigned bit = 0;
     int rc = phase_type(y, map, path, false, y->profiling_type, sizeof(y->profiling_type), &bit);
     rc = rc != 0 ? rc : check_phase_keys(y, map, path, y->profiling_type, bit);
+    y->profiling_rate = (bit & (T_POISSON | T_GAMMA | T_CONSTANT)) != 0;
     struct fy_node *type = child(map, "type", NULL);
     if (rc == 0 && (bit == T_GAMMA || bit == T_CONSTANT)) {
         rc = config__yaml_add(y, "--arrival-pattern", y->profiling_type, path, type);
@@ -432,10 +433,7 @@ static int warmup_phase(struct config__yaml *y, struct fy_node *key_node, struct
     int rc = phase_type(y, map, path, true, type, sizeof(type), &bit);
     /* A warmup without a rate of its own takes the profiling phase's; concurrency_burst
      * keeps a concurrency warmup closed-loop before a rate phase. */
-    bool rate_profiling = strcmp(y->profiling_type, "poisson") == 0 ||
-                          strcmp(y->profiling_type, "gamma") == 0 ||
-                          strcmp(y->profiling_type, "constant") == 0;
-    if (rc == 0 && bit == T_CONC && rate_profiling) {
+    if (rc == 0 && bit == T_CONC && y->profiling_rate) {
         rc = config__yaml_add(y, "--warmup-arrival-pattern", "concurrency_burst", path, map);
     }
     struct fy_node *key = NULL;

@@ -107,13 +107,11 @@ static int parameter_flag(struct config__yaml *y, struct fy_node *key_node, cons
                                  path, known ? " is not supported" : " is unknown");
     }
     bool rate = strcmp(*out_flag, "--request-rate") == 0;
-    const char *type = y->profiling_type;
-    if (rate && (strcmp(type, "concurrency") == 0 || strcmp(type, "fixed_schedule") == 0 ||
-                 strcmp(type, "user_centric") == 0)) {
+    if (rate && !y->profiling_rate) {
         return config__yaml_fail(y, key_node,
                                  "sweep parameter '%s': the profiling phase is of type %s; rate "
                                  "sweeps a poisson, gamma or constant phase",
-                                 path, type);
+                                 path, y->profiling_type);
     }
     return 0;
 }
