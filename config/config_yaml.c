@@ -385,6 +385,54 @@ static int translate(struct config__yaml *y, struct fy_document *doc)
     return rc;
 }
 
+/* utf8_length is the length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *s, size_t avail)
+{
+    unsigned char c = s[0];
+    size_t n = c < 0x80             ? 1
+               : (c & 0xe0) == 0xc0 ? 2
+               : (c & 0xf0) == 0xe0 ? 3
+               : (c & 0xf8) == 0xf0 ? 4
+                                    : 0;
+    if (n == 0 || n > avail || c == 0xc0 || c == 0xc1 || c > 0xf4) {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            return 0;
+        }
+    }
+    bool overlong = (c == 0xe0 && s[1] < 0xa0) || (c == 0xf0 && s[1] < 0x90);
+    bool surrogate_or_high = (c == 0xed && s[1] >= 0xa0) || (c == 0xf4 && s[1] >= 0x90);
+    return overlong || surrogate_or_high ? 0 : n;
+}
+
+/* check_text refuses what YAML does not allow and libfyaml 0.7.12 does not always survive (it
+ * loops on a directive holding bytes that are not UTF-8): bytes that are not UTF-8, NUL and
+ * the C0 controls other than tab and line ends. */
+static int check_text(struct config__yaml *y, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    int line = 1;
+    int column = 1;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_length(s + i, len - i);
+        bool control =
+            n == 1 && (s[i] < 0x20 || s[i] == 0x7f) && s[i] != '\t' && s[i] != '\n' && s[i] != '\r';
+        if (n == 0 || control) {
+            return config__fail(y->errbuf, y->errcap,
+                                "%s:%d:%d: byte 0x%02x is not %s; save the file as UTF-8 YAML",
+                                y->file->name, line, column, s[i],
+                                n == 0 ? "UTF-8 text" : "allowed in YAML");
+        }
+        line += s[i] == '\n';
+        column = s[i] == '\n' ? 1 : column + 1;
+        i += n;
+    }
+    return 0;
+}
+
 /* parse_failure formats libfyaml's first collected error: its positions are 1-based. */
 static int parse_failure(struct config__yaml *y, struct fy_diag *diag)
 {
@@ -395,6 +443,35 @@ static int parse_failure(struct config__yaml *y, struct fy_diag *diag)
     }
     return config__fail(y->errbuf, y->errcap, "%s:%d:%d: invalid YAML: %s", y->file->name,
                         err->line, err->column, err->msg != NULL ? err->msg : "syntax error");
+}
+
+/* read_document checks text, parses it with libfyaml and translates the document. */
+static int read_document(struct config__yaml *y, const char *text, size_t len)
+{
+    int rc = check_text(y, text, len);
+    if (rc != 0) {
+        return rc;
+    }
+    struct fy_diag_cfg diag_cfg;
+    fy_diag_cfg_default(&diag_cfg);
+    diag_cfg.fp = NULL; /* errors are collected, not printed */
+    struct fy_diag *diag = fy_diag_create(&diag_cfg);
+    if (diag == NULL) {
+        return -ENOMEM;
+    }
+    fy_diag_set_collect_errors(diag, true);
+    struct fy_parse_cfg parse_cfg = {.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+                                              FYPCF_DISABLE_MMAP_OPT | FYPCF_JSON_NONE,
+                                     .diag = diag};
+    struct fy_document *doc = fy_document_build_from_string(&parse_cfg, text, len);
+    if (doc == NULL) {
+        rc = parse_failure(y, diag);
+    } else {
+        rc = translate(y, doc);
+        fy_document_destroy(doc);
+    }
+    fy_diag_destroy(diag);
+    return rc;
 }
 
 int config_file_load_text(const char *text, size_t len, const char *name, char *const *envp,
@@ -413,26 +490,7 @@ int config_file_load_text(const char *text, size_t len, const char *name, char *
                              .errcap = errcap,
                              .profiling_name = "profiling",
                              .profiling_type = "concurrency"};
-    struct fy_diag_cfg diag_cfg;
-    fy_diag_cfg_default(&diag_cfg);
-    diag_cfg.fp = NULL;
-    struct fy_diag *diag = fy_diag_create(&diag_cfg);
-    if (diag != NULL) {
-        fy_diag_set_collect_errors(diag, true);
-    }
-    struct fy_parse_cfg parse_cfg = {.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
-                                              FYPCF_DISABLE_MMAP_OPT | FYPCF_JSON_NONE,
-                                     .diag = diag};
-    int rc = 0;
-    struct fy_document *doc =
-        diag != NULL ? fy_document_build_from_string(&parse_cfg, text, len) : NULL;
-    if (doc == NULL) {
-        rc = parse_failure(&y, diag);
-    } else {
-        rc = translate(&y, doc);
-        fy_document_destroy(doc);
-    }
-    fy_diag_destroy(diag);
+    int rc = read_document(&y, text, len);
     if (rc == -ENOMEM) {
         config__fail(errbuf, errcap, "%s: out of memory while reading it", file->name);
     }
