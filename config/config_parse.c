@@ -3,6 +3,7 @@
  * that involve more than one flag, and config_free.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -482,7 +483,7 @@ static int cli_flags(int argc, char **argv, uint64_t *given, const char **out_co
     while ((rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
         size_t index = (size_t)(occ.flag - base);
         given[index / 64] |= UINT64_C(1) << (index % 64);
-        if (strcmp(occ.flag->names, "--config -f") == 0) {
+        if (occ.flag->offset == offsetof(struct profile_config, config_file)) {
             *out_config = occ.inline_value != NULL ? occ.inline_value : argv[occ.value_first];
         }
     }

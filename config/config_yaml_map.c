@@ -162,9 +162,14 @@ static int apply(struct config__yaml *y, const struct config__yk *k, struct fy_n
 static int walk(struct config__yaml *y, const struct config__yk *table, struct fy_node *key_node,
                 struct fy_node *map, const char *path)
 {
-    if (map == NULL || (fy_node_is_scalar(map) && fy_node_get_style(map) == FYNS_PLAIN &&
-                        fy_node_get_scalar_length(map) == 0)) {
-        return 0; /* `section:` with nothing under it */
+    char null_text[8];
+    bool null = map == NULL;
+    if (!null && fy_node_is_scalar(map) && fy_node_get_scalar_length(map) < sizeof(null_text) &&
+        config__yaml_text(y, map, path, null_text, sizeof(null_text), &null) != 0) {
+        null = false; /* not a null: refused below */
+    }
+    if (null) {
+        return 0; /* `section:` or `section: ~` with nothing under it */
     }
     if (!fy_node_is_mapping(map)) {
         return config__yaml_fail(y, fy_node_is_scalar(map) ? map : key_node,

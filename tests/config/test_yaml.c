@@ -448,6 +448,17 @@ Test(config_yaml, refusals_name_the_file_line_and_column)
     }
 }
 
+Test(config_yaml, empty_and_null_sections_set_nothing)
+{
+    struct profile_config cfg;
+    char err[1024] = "";
+    cr_assert_eq(parse_yaml(BASE "  endpoint: ~\n  artifacts:\n  runtime: null\n", NULL, 0, &cfg,
+                            err, sizeof(err)),
+                 0, "%s", err);
+    cr_assert(!config_flag_given(&cfg, "--url"));
+    config_free(&cfg);
+}
+
 Test(config_yaml, a_far_off_key_gets_no_suggestion)
 {
     struct profile_config cfg;
