@@ -9,15 +9,22 @@
  * line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libfyaml.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "config/config_internal.h"
 
 /* CONFIG_FILE_BYTES_MAX bounds the file read: configs are a few kilobytes. */
 #define CONFIG_FILE_BYTES_MAX (1u << 20)
+/* CONFIG_YAML_PROBE_SECONDS bounds libfyaml's first reading of a file (probe_in_child);
+ * a config file takes milliseconds. */
+#define CONFIG_YAML_PROBE_SECONDS 10
 /* YAML_TEXT_MAX bounds one scalar after substitution (a system prompt, a header value). */
 #define YAML_TEXT_MAX CONFIG_ARG_BYTES_MAX
 
@@ -445,26 +452,76 @@ static int parse_failure(struct config__yaml *y, struct fy_diag *diag)
                         err->line, err->column, err->msg != NULL ? err->msg : "syntax error");
 }
 
+/* build_document parses text with libfyaml, its errors collected in *out_diag (the caller
+ * destroys it). Returns the document, or NULL. */
+static struct fy_document *build_document(const char *text, size_t len, struct fy_diag **out_diag)
+{
+    struct fy_diag_cfg diag_cfg;
+    fy_diag_cfg_default(&diag_cfg);
+    diag_cfg.fp = NULL; /* errors are collected, not printed */
+    *out_diag = fy_diag_create(&diag_cfg);
+    if (*out_diag == NULL) {
+        return NULL;
+    }
+    fy_diag_set_collect_errors(*out_diag, true);
+    struct fy_parse_cfg parse_cfg = {.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
+                                              FYPCF_DISABLE_MMAP_OPT | FYPCF_JSON_NONE,
+                                     .diag = *out_diag};
+    return fy_document_build_from_string(&parse_cfg, text, len);
+}
+
+/* probe_in_child parses text once in a child process. libfyaml 0.7.12 (Debian 12's) frees
+ * memory twice or loops on some malformed YAML (upstream issue 57: a tab after an explicit
+ * `?` key), and a mistake in a config file must be a message, not a crash; the parse is
+ * deterministic, so input the child survives is safe to parse here. Returns 0 (survived, or
+ * no child could be made), or -EINVAL with a message. */
+static int probe_in_child(struct config__yaml *y, const char *text, size_t len)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        return 0;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDERR_FILENO); /* a sanitizer's report of libfyaml's bug */
+        }
+        alarm(CONFIG_YAML_PROBE_SECONDS);
+        struct fy_diag *diag = NULL;
+        fy_document_destroy(build_document(text, len, &diag));
+        fy_diag_destroy(diag);
+        _exit(0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            return 0;
+        }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        return 0;
+    }
+    return config__fail(y->errbuf, y->errcap,
+                        "%s: invalid YAML that libfyaml cannot report (it %s on it); look for "
+                        "tabs, `?` keys and unclosed brackets",
+                        y->file->name,
+                        WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "did not finish"
+                                                                           : "crashed");
+}
+
 /* read_document checks text, parses it with libfyaml and translates the document. */
 static int read_document(struct config__yaml *y, const char *text, size_t len)
 {
     int rc = check_text(y, text, len);
+    rc = rc != 0 ? rc : probe_in_child(y, text, len);
     if (rc != 0) {
         return rc;
     }
-    struct fy_diag_cfg diag_cfg;
-    fy_diag_cfg_default(&diag_cfg);
-    diag_cfg.fp = NULL; /* errors are collected, not printed */
-    struct fy_diag *diag = fy_diag_create(&diag_cfg);
+    struct fy_diag *diag = NULL;
+    struct fy_document *doc = build_document(text, len, &diag);
     if (diag == NULL) {
-        return -ENOMEM;
-    }
-    fy_diag_set_collect_errors(diag, true);
-    struct fy_parse_cfg parse_cfg = {.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
-                                              FYPCF_DISABLE_MMAP_OPT | FYPCF_JSON_NONE,
-                                     .diag = diag};
-    struct fy_document *doc = fy_document_build_from_string(&parse_cfg, text, len);
-    if (doc == NULL) {
+        rc = -ENOMEM;
+    } else if (doc == NULL) {
         rc = parse_failure(y, diag);
     } else {
         rc = translate(y, doc);

@@ -334,6 +334,7 @@ static const struct yaml_case refusals[] = {
     {"benchmark:\n  model: m\n  endpoint: {url: [a, b}\n", "t.yaml:3:24: invalid YAML"},
     {"benchmark:\n  model: m\n  model: n\n", "t.yaml:3:3: invalid YAML: duplicate key"},
     {"", "t.yaml: empty or unreadable YAML"},
+    {"? a :\t:\n", "t.yaml: invalid YAML that libfyaml cannot report (it crashed on it)"},
     {"%\x9a:\n", "t.yaml:1:2: byte 0x9a is not UTF-8 text; save the file as UTF-8 YAML"},
     {BASE "  endpoint: {api_key: \"\xed\xa0\x80\"}\n", "t.yaml:3:24: byte 0xed is not UTF-8"},
     {BASE "  endpoint: {api_key: \"a\x01\"}\n", "t.yaml:3:25: byte 0x01 is not allowed in YAML"},
