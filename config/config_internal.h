@@ -270,6 +270,10 @@ int config__yaml_fail(struct config__yaml *y, struct fy_node *node, const char *
 int config__yaml_text(struct config__yaml *y, struct fy_node *node, const char *key, char *buf,
                       size_t cap, bool *out_null);
 
+/* config__yaml_bool reads a YAML 1.2 boolean (true, True, TRUE, false...) into *out. Returns
+ * 0, 1 for a null (nothing set), or -EINVAL naming key. */
+int config__yaml_bool(struct config__yaml *y, struct fy_node *node, const char *key, bool *out);
+
 /* config__yaml_set adds one entry: the scalar node's text for the flag spelled flag. A YAML
  * null sets nothing; a switch AIPerf has and ringperf lacks is accepted when false. */
 int config__yaml_set(struct config__yaml *y, const char *flag, struct fy_node *node,

@@ -230,6 +230,25 @@ int config__yaml_text(struct config__yaml *y, struct fy_node *node, const char *
     return substitute(y, node, key, text, len, buf, cap);
 }
 
+int config__yaml_bool(struct config__yaml *y, struct fy_node *node, const char *key, bool *out)
+{
+    static const char *const yes[] = {"true", "True", "TRUE"};
+    static const char *const no[] = {"false", "False", "FALSE"};
+    char text[16];
+    bool null = false;
+    int rc = config__yaml_text(y, node, key, text, sizeof(text), &null);
+    if (rc != 0 || null) {
+        return rc != 0 ? rc : 1;
+    }
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(text, yes[i]) == 0 || strcmp(text, no[i]) == 0) {
+            *out = strcmp(text, yes[i]) == 0;
+            return 0;
+        }
+    }
+    return config__yaml_fail(y, node, "%s: expected true or false", key);
+}
+
 int config__yaml_set(struct config__yaml *y, const char *flag, struct fy_node *node,
                      const char *key)
 {
@@ -243,7 +262,8 @@ int config__yaml_set(struct config__yaml *y, const char *flag, struct fy_node *n
     if (rc == 0 && !null && found != NULL && (found->traits & CONFIG__T_SUPPORTED) == 0) {
         /* input_config writes such switches as false (auto_plot...): nothing to do. */
         bool off = found->kind == CONFIG__K_SWITCH &&
-                   (strcmp(text, "false") == 0 || strcmp(text, "False") == 0);
+                   (strcmp(text, "false") == 0 || strcmp(text, "False") == 0 ||
+                    strcmp(text, "FALSE") == 0);
         if (!off) {
             rc = config__yaml_fail(y, node,
                                    "%s: ringperf does not support this setting yet (AIPerf's "

@@ -61,7 +61,7 @@ static int set_seconds(struct config__yaml *y, const char *flag, struct fy_node 
                                  path, text, last);
     }
     char seconds[64];
-    snprintf(seconds, sizeof(seconds), "%.17g", v * scale);
+    snprintf(seconds, sizeof(seconds), "%.15g", v * scale); /* 0.1m is 6, not 6.0000000000000009 */
     return config__yaml_add(y, flag, seconds, path, node);
 }
 
@@ -410,17 +410,10 @@ static int set_raw(struct config__yaml *y, struct fy_node *key_node, struct fy_n
                    const char *path)
 {
     (void)key_node;
-    char text[16];
-    bool null = false;
-    int rc = config__yaml_text(y, value, path, text, sizeof(text), &null);
-    if (rc != 0 || null) {
-        return rc;
-    }
-    bool on = strcmp(text, "true") == 0;
-    if (!on && strcmp(text, "false") != 0) {
-        return config__yaml_fail(y, value, "%s: expected true or false", path);
-    }
-    return config__yaml_add(y, "--export-level", on ? "raw" : "records", path, value);
+    bool on = false;
+    int rc = config__yaml_bool(y, value, path, &on);
+    return rc != 0 ? (rc > 0 ? 0 : rc)
+                   : config__yaml_add(y, "--export-level", on ? "raw" : "records", path, value);
 }
 
 static const struct config__yk artifacts_keys[] = {
@@ -443,16 +436,9 @@ static const struct config__yk artifacts_keys[] = {
 static int set_enabled_off(struct config__yaml *y, const char *flag, struct fy_node *value,
                            const char *path)
 {
-    char text[16];
-    bool null = false;
-    int rc = config__yaml_text(y, value, path, text, sizeof(text), &null);
-    if (rc != 0 || null || strcmp(text, "true") == 0) {
-        return rc;
-    }
-    if (strcmp(text, "false") != 0) {
-        return config__yaml_fail(y, value, "%s: expected true or false", path);
-    }
-    return config__yaml_add(y, flag, "true", path, value);
+    bool on = true;
+    int rc = config__yaml_bool(y, value, path, &on);
+    return rc != 0 || on ? (rc > 0 ? 0 : rc) : config__yaml_add(y, flag, "true", path, value);
 }
 
 static int gpu_enabled(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
@@ -496,12 +482,15 @@ static const struct config__yk server_metrics_keys[] = {
     {NULL, 0, NULL, NULL, NULL, NULL},
 };
 
-/* network_enabled accepts enabled: false (the default) and true together with mean_ms. */
+/* network_enabled checks enabled: true or false; mean_ms is what turns the latency on, as
+ * --network-latency-mean does. */
 static int network_enabled(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
                            const char *path)
 {
-    (void)y, (void)key_node, (void)value, (void)path;
-    return 0;
+    (void)key_node;
+    bool on = false;
+    int rc = config__yaml_bool(y, value, path, &on);
+    return rc > 0 ? 0 : rc;
 }
 
 static const struct config__yk network_keys[] = {

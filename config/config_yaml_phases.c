@@ -242,36 +242,32 @@ static int set_rate(struct config__yaml *y, struct fy_node *key_node, struct fy_
     return config__yaml_set(y, user ? "--user-centric-rate" : "--request-rate", value, path);
 }
 
+/* exclusion checks a phase's exclude_from_results against what ringperf does with it. */
+static int exclusion(struct config__yaml *y, struct fy_node *value, const char *path, bool warmup)
+{
+    bool excluded = warmup;
+    int rc = config__yaml_bool(y, value, path, &excluded);
+    if (rc == 0 && excluded != warmup) {
+        rc = config__yaml_fail(y, value, "%s: %s", path,
+                               warmup ? "ringperf always leaves the warmup out of the results"
+                                      : "the profiling phase is what ringperf reports; only a "
+                                        "warmup is left out of the results");
+    }
+    return rc > 0 ? 0 : rc;
+}
+
 static int must_be_false(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
                          const char *path)
 {
     (void)key_node;
-    char text[16];
-    bool null = false;
-    int rc = config__yaml_text(y, value, path, text, sizeof(text), &null);
-    if (rc == 0 && !null && strcmp(text, "false") != 0) {
-        rc = config__yaml_fail(y, value,
-                               "%s: the profiling phase is what ringperf reports; only a "
-                               "warmup is left out of the results",
-                               path);
-    }
-    return rc;
+    return exclusion(y, value, path, false);
 }
 
 static int must_be_true(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
                         const char *path)
 {
     (void)key_node;
-    char text[16];
-    bool null = false;
-    int rc = config__yaml_text(y, value, path, text, sizeof(text), &null);
-    if (rc == 0 && !null && strcmp(text, "true") != 0) {
-        rc = config__yaml_fail(y, value,
-                               "%s: ringperf always leaves the warmup out of the "
-                               "results",
-                               path);
-    }
-    return rc;
+    return exclusion(y, value, path, true);
 }
 
 static const struct config__yk cancellation_keys[] = {

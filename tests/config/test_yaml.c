@@ -408,6 +408,10 @@ static const struct yaml_case refusals[] = {
     {BASE "  artifacts: {records: [csv]}\n", "benchmark.artifacts.records: ringperf writes "
                                              "records as [jsonl] only"},
     {BASE "  artifacts: {auto_plot: true}\n", "(AIPerf's --auto-plot)"},
+    {BASE "  artifacts: {raw: maybe}\n",
+     "t.yaml:3:20: benchmark.artifacts.raw: expected true or false"},
+    {BASE "  network_latency: {enabled: 1}\n",
+     "t.yaml:3:30: benchmark.network_latency.enabled: expected true or false"},
     {BASE "  server_metrics: {urls: [http://x]}\n", "ringperf does not scrape metrics URLs yet"},
     {BASE "  mlflow: {tracking_uri: x}\n", "benchmark.mlflow: AIPerf's mlflow export is not"},
     {BASE "  endpoint: {headers: [a]}\n", "benchmark.endpoint.headers: expected a mapping"},
