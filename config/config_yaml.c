@@ -490,6 +490,15 @@ static struct fy_document *build_document(const char *text, size_t len, struct f
     return fy_document_build_from_string(&parse_cfg, text, len);
 }
 
+/* Set by a sanitizer runtime, absent otherwise: the probe's child dies quietly, or libFuzzer's
+ * death callback would save libfyaml's crash as one of ours. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static void child_death(void)
+{
+    _exit(1);
+}
+
 /* probe_in_child parses text once in a child process. libfyaml 0.7.12 (Debian 12's) frees
  * memory twice or loops on some malformed YAML (upstream issue 57: a tab after an explicit
  * `?` key), and a mistake in a config file must be a message, not a crash; the parse is
@@ -505,6 +514,9 @@ static int probe_in_child(struct config__yaml *y, const char *text, size_t len)
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) {
             dup2(devnull, STDERR_FILENO); /* a sanitizer's report of libfyaml's bug */
+        }
+        if (__sanitizer_set_death_callback != NULL) {
+            __sanitizer_set_death_callback(child_death);
         }
         alarm(CONFIG_YAML_PROBE_SECONDS);
         struct fy_diag *diag = NULL;
