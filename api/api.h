@@ -15,7 +15,10 @@
  * Hardening. Only GET and HEAD are served (405 otherwise); a request with a
  * body, a request line or headers over API_REQUEST_BYTES_MAX get 4xx from
  * the library or from us; at most API_CONNECTIONS_MAX clients at once, each
- * timed out after API_CONNECTION_TIMEOUT_S idle seconds; artifact files are
+ * timed out after API_CONNECTION_TIMEOUT_S idle seconds and given
+ * API_REQUEST_READ_S seconds in all to send each request head, with the
+ * slowest reader dropped whenever a new client would take one of the last
+ * API_CONNECTIONS_RESERVED slots (a slowloris cannot lock out /healthz); artifact files are
  * served only by a relative path that api_filename_is_safe accepts, opened
  * beneath the artifact directory without following symbolic links.
  */
@@ -32,6 +35,8 @@
 #define API_REQUEST_BYTES_MAX 16384  /* request line plus headers */
 #define API_CONNECTIONS_MAX 64       /* concurrent clients */
 #define API_CONNECTION_TIMEOUT_S 10  /* idle seconds before a client is dropped */
+#define API_REQUEST_READ_S 5         /* seconds to send a whole request head */
+#define API_CONNECTIONS_RESERVED 4   /* slots a slow reader is dropped to keep free */
 #define API_FILENAME_BYTES_MAX 1024  /* relative artifact path */
 #define API_LIST_ENTRIES_MAX 4096    /* files listed by /api/results/list */
 #define API_LIST_DEPTH_MAX 4         /* directory levels listed */

@@ -23,6 +23,7 @@
 
 struct api_server {
     struct MHD_Daemon *daemon;
+    struct api_guard *guard;
     pthread_mutex_t lock; /* guards snap, final_state, results_path */
     struct api_snapshot snap;
     bool final_set;
@@ -275,6 +276,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)upload_data_size;
     (void)req_cls;
     struct api_server *s = cls;
+    api__guard_head_read(s->guard, c);
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             strlen("{\"detail\":\"Method Not Allowed\"}"), "{\"detail\":\"Method Not Allowed\"}",
@@ -369,12 +371,21 @@ static int start_daemon(struct api_server *s, const struct sockaddr_storage *add
     sigset_t old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-                                 (const struct sockaddr *)addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                                 (size_t)API_REQUEST_BYTES_MAX * 2, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)API_CONNECTIONS_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)API_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+    int ret = api__guard_new((int64_t)API_REQUEST_READ_S * 1000000000, &s->guard);
+    if (ret == 0) {
+        s->daemon =
+            MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+                             (const struct sockaddr *)addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                             (size_t)API_REQUEST_BYTES_MAX * 2, MHD_OPTION_CONNECTION_LIMIT,
+                             (unsigned)API_CONNECTIONS_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
+                             (unsigned)API_CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+                             api__guard_connection, s->guard, MHD_OPTION_NOTIFY_COMPLETED,
+                             api__guard_request_done, s->guard, MHD_OPTION_END);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (ret != 0) {
+        return ret;
+    }
     if (s->daemon == NULL) {
         return -EADDRINUSE;
     }
@@ -405,11 +416,13 @@ int api_server_start(const struct api_options *opts, struct api_server **out, ch
     }
     if (ret == 0) {
         ret = start_daemon(s, &addr, v6);
-        if (ret != 0) {
+        if (ret == -EADDRINUSE) {
             snprintf(errbuf, errcap,
                      "cannot listen on %s:%u (port in use, or not a local "
                      "address)",
                      host, (unsigned)opts->port);
+        } else if (ret != 0) {
+            snprintf(errbuf, errcap, "cannot start the API server: %s", strerror(-ret));
         }
     }
     if (ret != 0) {
@@ -455,6 +468,7 @@ void api_server_free(struct api_server *server)
     if (server->daemon != NULL) {
         MHD_stop_daemon(server->daemon);
     }
+    api__guard_free(server->guard);
     if (server->artifact_fd >= 0) {
         close(server->artifact_fd);
     }

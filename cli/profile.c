@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
+#include "cli/cli_netprobe.h"
 #include "cli/cli_realtime.h"
 #include "export/export.h"
 #include "workload/workload.h"
@@ -284,21 +285,12 @@ static void print_client_load(const struct profile_run *run)
            st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
 }
 
-/* report_title is AIPerf's console title for the endpoint's metrics. */
-static const char *report_title(const struct profile_run *run)
+/* report_title writes AIPerf's console title for the endpoint's metrics
+ * (its "NVIDIA AIPerf" is ours "ringperf") into buf and returns it. */
+static const char *report_title(const struct profile_run *run, char *buf, size_t cap)
 {
-    switch (run->requests.type) {
-    case ENDPOINT_EMBEDDINGS:
-    case ENDPOINT_CHAT_EMBEDDINGS:
-    case ENDPOINT_NIM_EMBEDDINGS:
-        return "ringperf | Embeddings Metrics";
-    case ENDPOINT_NIM_RANKINGS:
-    case ENDPOINT_COHERE_RANKINGS:
-    case ENDPOINT_HF_TEI_RANKINGS:
-        return "ringperf | Rankings Metrics";
-    default:
-        return "ringperf | LLM Metrics";
-    }
+    snprintf(buf, cap, "ringperf | %s", endpoint_type_metrics_title(run->requests.type));
+    return buf;
 }
 
 struct warmup_tally {
@@ -433,6 +425,10 @@ static int execute(struct profile_run *run)
         ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
+    struct netlatency *prober = NULL;
+    if (ret == 0) {
+        ret = cli_netprobe_start(&run->cfg, &prober, errbuf, sizeof(errbuf));
+    }
     /* The signal watcher may be setting the flag right now: read it as it is written. */
     if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
         if (run->requests.multi_turn) {
@@ -442,6 +438,9 @@ static int execute(struct profile_run *run)
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
+    }
+    if (cli_netprobe_finish(prober, &run->results, &run->exp.paths) != 0 && ret == 0) {
+        run->export_error = -EIO;
     }
     if (profiler_started) {
         stop_profiler(run);
@@ -463,10 +462,11 @@ static int execute(struct profile_run *run)
         report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
+    char title[80];
     struct export_finish_info finish = {
         .cfg = &run->cfg,
         .was_cancelled = run->stop.requested,
-        .title = report_title(run),
+        .title = report_title(run, title, sizeof(title)),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
         .run_info_extra = timing_provenance(run),
         .warmup = &run->warmup,
@@ -537,7 +537,9 @@ static const char *conversation_name(const void *ctx, const struct record *recor
 static int prepare_results(struct profile_run *run)
 {
     struct metrics_results_options results_opts = {
-        .streaming = run->engine.streaming,
+        /* AIPerf's streaming metrics (TTFT, ITL, ...) are STREAMING_TOKENS_ONLY: a streamed
+         * image generation has none. */
+        .streaming = run->engine.streaming && endpoint_type_produces_tokens(run->requests.type),
         .use_server_token_count = run->cfg.use_server_token_count,
         .per_chunk_usage = run->cfg.per_chunk_usage,
         .goodput = run->cfg.goodput,
@@ -550,7 +552,14 @@ static int prepare_results(struct profile_run *run)
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
     }
     run->results.tokenizer = run->tokenizer;
-    run->results.payload_isl = run->requests.payload_isl;
+    /* AIPerf's TOKENIZES_INPUT_ONLY metrics (ISL, ...): none for image_retrieval. */
+    run->results.payload_isl =
+        endpoint_type_tokenizes_input(run->requests.type) ? run->requests.payload_isl : NULL;
+    run->results.payload_images = run->requests.payload_images;
+    run->results.payload_audio_seconds = run->requests.payload_audio_seconds;
+    /* AIPerf's PRODUCES_TOKENS_ONLY and TOKENIZES_INPUT_ONLY metrics, by endpoint metadata. */
+    run->results.produces_tokens = endpoint_type_produces_tokens(run->requests.type);
+    run->results.tokenizes_input = endpoint_type_tokenizes_input(run->requests.type);
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
@@ -565,8 +574,12 @@ static int prepare_results(struct profile_run *run)
     if (ret == 0) {
         ret = metrics_results_init(&run->warmup, &results_opts, errbuf, sizeof(errbuf));
         run->warmup.tokenizer = run->tokenizer;
-        run->warmup.payload_isl = run->requests.payload_isl;
+        run->warmup.payload_isl = run->results.payload_isl;
         run->warmup.payload_osl = run->requests.payload_osl;
+        run->warmup.payload_images = run->requests.payload_images;
+        run->warmup.payload_audio_seconds = run->requests.payload_audio_seconds;
+        run->warmup.produces_tokens = run->results.produces_tokens;
+        run->warmup.tokenizes_input = run->results.tokenizes_input;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
@@ -670,6 +683,8 @@ static int prepare(struct profile_run *run)
     }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
+    run->engine.content_type =
+        run->requests.content_type[0] != '\0' ? run->requests.content_type : NULL;
     if (run->requests.multi_turn) {
         workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, true, &run->load,
                                 &run->engine);

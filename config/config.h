@@ -330,6 +330,8 @@ struct profile_config {
     char *api_host;    /* --api-host; NULL = 127.0.0.1 */
     char *api_token;   /* --api-token: the bearer token every route but the probes wants */
     double network_latency_mean_ms; /* --network-latency-mean; valid when its flag was given */
+    bool network_latency_automatic; /* --network-latency-automatic: probe the round trip */
+    double network_latency_ping_interval_s; /* between probes; 0 = 1 s */
     /* Images (--image-*; cli/media_inputs.c): sent when both means are > 0 */
     int64_t image_batch_size;              /* images per request, 0..64; default 1 */
     double image_width_mean_px;            /* 0 = no images */

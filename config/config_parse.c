@@ -48,46 +48,46 @@ static void strlist_free(struct config_strlist *list)
     list->count = 0;
 }
 
-void config_free(struct profile_config *cfg)
+static void headers_free(struct profile_config *cfg)
 {
-    if (cfg == NULL) {
-        return;
-    }
-    strlist_free(&cfg->models);
-    strlist_free(&cfg->urls);
-    strlist_free(&cfg->extra_inputs);
     for (size_t i = 0; i < cfg->header_count; i++) {
         free(cfg->headers[i].name);
         free(cfg->headers[i].value);
     }
     free(cfg->headers);
-    free(cfg->custom_endpoint);
-    free(cfg->api_key);
-    free(cfg->tls_ca_file);
-    free(cfg->tls_cert_file);
-    free(cfg->tls_key_file);
-    free(cfg->tokenizer);
-    free(cfg->input_file);
-    free(cfg->custom_dataset_type);
-    free(cfg->dataset_sampling_strategy);
-    free(cfg->artifact_dir);
-    free(cfg->api_host);
-    free(cfg->api_token);
-    free(cfg->profile_export_prefix);
-    free(cfg->goodput);
-    free(cfg->system_prompt);
-    free(cfg->system_prompt_file);
-    free(cfg->tokenizer_revision);
-    free(cfg->session_header);
-    free(cfg->reset_kv_cache_path);
-    free(cfg->server_profiler_start_path);
-    free(cfg->server_profiler_stop_path);
-    free(cfg->seq_dist);
-    free(cfg->public_dataset);
-    free(cfg->image_source);
-    strlist_free(&cfg->audio_depths);
-    strlist_free(&cfg->audio_sample_rates);
-    free(cfg->config_file);
+    cfg->headers = NULL;
+    cfg->header_count = 0;
+}
+
+/* config_free releases what the flag table says each field owns (a string
+ * or a list), so that a new flag cannot be forgotten here; then the fields
+ * no flag stores. Each release leaves its field empty, so two table entries
+ * sharing a field cannot free it twice. */
+void config_free(struct profile_config *cfg)
+{
+    if (cfg == NULL) {
+        return;
+    }
+    size_t count = 0;
+    const struct config__flag *flags = config__flags(&count);
+    for (size_t i = 0; i < count; i++) {
+        const struct config__flag *f = &flags[i];
+        if ((f->traits & CONFIG__T_HEADER) != 0) {
+            headers_free(cfg); /* -H stores into cfg->headers, not at an offset */
+            continue;
+        }
+        if (f->offset == CONFIG__NO_FIELD) {
+            continue;
+        }
+        char *field = (char *)cfg + f->offset;
+        if (f->kind == CONFIG__K_LIST) {
+            strlist_free((struct config_strlist *)(void *)field);
+        } else if (f->kind == CONFIG__K_STRING) {
+            char **text = (char **)(void *)field;
+            free(*text);
+            *text = NULL;
+        }
+    }
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }
@@ -297,6 +297,24 @@ static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t
     return 0;
 }
 
+/* check_network_latency refuses two sources of the round trip, and an interval without
+ * probes, as AIPerf does. */
+static int check_network_latency(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->network_latency_automatic && config_flag_given(cfg, "--network-latency-mean")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-automatic and --network-latency-mean cannot be "
+                            "combined: probe the round trip, or give it");
+    }
+    if (!cfg->network_latency_automatic &&
+        config_flag_given(cfg, "--network-latency-ping-interval")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-ping-interval applies to "
+                            "--network-latency-automatic; add it, or drop the interval");
+    }
+    return 0;
+}
+
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     if (cfg->models.count == 0) {
@@ -420,6 +438,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_network_latency(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0

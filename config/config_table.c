@@ -42,6 +42,7 @@ static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN}
 /* SCHED_FIFO's priorities on Linux; config__finalize checks the kernel's own maximum. */
 static const struct config__range range_rt_priority = {1, 99, MIN_IN | MAX_IN};
 static const struct config__range range_network_rtt = {0, 3600000, MIN_IN | MAX_IN};
+static const struct config__range range_ping_interval = {0, 86400, MIN_EX | MAX_IN};
 static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
@@ -731,12 +732,18 @@ static const struct config__flag flag_table[] = {
              "so the run is the same either way; accepted so that AIPerf command lines run."},
     NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
     /* Network latency */
-    NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
+    {SUP(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", 0, OFF(network_latency_automatic)),
+     .help = "Measure the network round trip to each server while profiling (a TCP handshake "
+             "every ping interval, written to profile_export_network_latency.jsonl): the "
+             "summary adds network_rtt, their mean, and the network_adjusted_* blocks."},
     {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", 0, OFF(network_latency_mean_ms)),
      .help = "The network round trip to the server, in ms: the summary adds network_rtt and "
              "request latency, TTFT and TTFO blocks less it (network_adjusted_*).",
      .example = "0.5", .range = &range_network_rtt},
-    NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
+    {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", 0,
+         OFF(network_latency_ping_interval_s)),
+     .help = "Seconds between round-trip probes of --network-latency-automatic.",
+     .default_text = "1", .example = "0.5", .range = &range_ping_interval},
     /* GPU telemetry */
     NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
     {SUP(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", 0, OFF(no_gpu_telemetry)),

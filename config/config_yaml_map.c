@@ -482,8 +482,7 @@ static const struct config__yk server_metrics_keys[] = {
     {NULL, 0, NULL, NULL, NULL, NULL},
 };
 
-/* network_enabled checks enabled: true or false; mean_ms is what turns the latency on, as
- * --network-latency-mean does. */
+/* network_enabled checks enabled: true or false; set_network acts on it. */
 static int network_enabled(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
                            const char *path)
 {
@@ -496,9 +495,36 @@ static int network_enabled(struct config__yaml *y, struct fy_node *key_node, str
 static const struct config__yk network_keys[] = {
     {"enabled", CONFIG__YK_CALL, NULL, NULL, NULL, network_enabled},
     {"mean_ms", CONFIG__YK_FLAG, "--network-latency-mean", NULL, NULL, NULL},
-    {"ping_interval", CONFIG__YK_FLAG, "--network-latency-ping-interval", NULL, NULL, NULL},
+    {"ping_interval", CONFIG__YK_SECONDS, "--network-latency-ping-interval", NULL, NULL, NULL},
     {NULL, 0, NULL, NULL, NULL, NULL},
 };
+
+/* set_network reads network_latency: a mean_ms is --network-latency-mean; enabled: true
+ * without one measures the round trip, --network-latency-automatic. */
+static int set_network(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
+                       const char *path)
+{
+    int rc = config__yaml_walk(y, network_keys, key_node, value, path);
+    if (rc != 0 || value == NULL || !fy_node_is_mapping(value)) {
+        return rc;
+    }
+    struct fy_node *enabled = NULL;
+    bool mean = false;
+    void *iter = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(value, &iter)) != NULL) {
+        size_t len = 0;
+        const char *key = scalar_key(fy_node_pair_key(pair), &len);
+        enabled = key != NULL && config__yaml_key_is(key, len, "enabled") ? fy_node_pair_value(pair)
+                                                                          : enabled;
+        mean = mean || (key != NULL && config__yaml_key_is(key, len, "mean_ms"));
+    }
+    bool on = false;
+    if (enabled == NULL || mean || config__yaml_bool(y, enabled, path, &on) != 0 || !on) {
+        return 0;
+    }
+    return config__yaml_add(y, "--network-latency-automatic", "true", path, enabled);
+}
 
 static const struct config__yk runtime_keys[] = {
     {"ui", CONFIG__YK_FLAG, "--ui-type", NULL, NULL, NULL},
@@ -577,7 +603,7 @@ static const struct config__yk benchmark_keys[] = {
     {"artifacts", CONFIG__YK_SECTION, NULL, NULL, artifacts_keys, NULL},
     {"gpu_telemetry", CONFIG__YK_SECTION, NULL, NULL, gpu_keys, NULL},
     {"server_metrics", CONFIG__YK_SECTION, NULL, NULL, server_metrics_keys, NULL},
-    {"network_latency", CONFIG__YK_SECTION, NULL, NULL, network_keys, NULL},
+    {"network_latency", CONFIG__YK_CALL, NULL, NULL, NULL, set_network},
     {"runtime", CONFIG__YK_SECTION, NULL, NULL, runtime_keys, NULL},
     {"logging", CONFIG__YK_SECTION, NULL, NULL, logging_keys, NULL},
     {"tokenizer", CONFIG__YK_SECTION, NULL, NULL, tokenizer_keys, NULL},

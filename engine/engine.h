@@ -81,10 +81,16 @@ struct engine_target {
  * too long for t->path is cut. */
 void engine_target_set_path(struct engine_target *t, const char *path);
 
-/* engine_payload is one request body, prepared before the run. */
+/* engine_payload is one request body, prepared before the run: `body`, then, for a multipart
+ * body cut around its file, `file` and `tail` (NULL/0: none), sent in that order from where
+ * they lie, so that a file's bytes are never copied into a body. */
 struct engine_payload {
     const char *body;
     size_t body_len;
+    const void *file;
+    size_t file_len;
+    const char *tail;
+    size_t tail_len;
 };
 
 /* engine_schedule says when each request of an open-loop run is due.
@@ -176,6 +182,9 @@ struct engine_config {
     const struct response_reader *reader;
     bool streaming;     /* ask for text/event-stream (Accept header) */
     const char *method; /* request method; NULL = POST */
+    /* The Content-Type of a POST body; NULL = application/json (e.g. "multipart/form-data;
+     * boundary=..."). */
+    const char *content_type;
     /* Read each response to its end without parsing its body: for control
      * requests and probes, whose answers are not benchmark data (a 2xx
      * status is a success whatever the body holds). */

@@ -45,9 +45,9 @@ static int head_prefixes_init(struct engine__shard *shard)
             .path = target->path,
             .host = target->host_header,
             /* A GET (a readiness probe) sends no body to describe. */
-            .content_type = config->method == NULL || strcmp(config->method, "POST") == 0
-                                ? "application/json"
-                                : NULL,
+            .content_type = config->method != NULL && strcmp(config->method, "POST") != 0 ? NULL
+                            : config->content_type != NULL ? config->content_type
+                                                           : "application/json",
             .accept = config->streaming ? "text/event-stream" : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
             .authorization =
@@ -272,7 +272,8 @@ static bool submit_request(struct engine__shard *shard, struct engine__conn *c)
 {
     size_t head_len = c->iov[0].iov_len;
     size_t body_len = c->msg.msg_iovlen > 1 ? c->iov[1].iov_len : 0;
-    if (body_len > ENGINE__HEAD_BYTES - head_len) {
+    /* A multipart body's file goes out from where it lies, never copied. */
+    if (c->msg.msg_iovlen > 2 || body_len > ENGINE__HEAD_BYTES - head_len) {
         return submit_sendmsg(shard, c);
     }
     if (body_len > 0) {
@@ -302,6 +303,22 @@ static bool closes_after(const struct engine__shard *shard, const struct engine_
     default:
         return false;
     }
+}
+
+/* set_iovecs points c's message at the head and the payload's pieces that are not empty. */
+static void set_iovecs(struct engine__conn *c, size_t head_len, const struct engine_payload *p)
+{
+    size_t n = 0;
+    c->iov[n++] = (struct iovec){.iov_base = c->head, .iov_len = head_len};
+    const struct iovec pieces[] = {{(void *)p->body, p->body_len},
+                                   {(void *)p->file, p->file_len},
+                                   {(void *)p->tail, p->tail_len}};
+    for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+        if (pieces[i].iov_len > 0) {
+            c->iov[n++] = pieces[i];
+        }
+    }
+    c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = n};
 }
 
 static void send_request(struct engine__shard *shard, struct engine__conn *c)
@@ -340,9 +357,10 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
     ssize_t head_len = prefix->status;
+    size_t content_len = payload->body_len + payload->file_len + payload->tail_len;
     if (head_len >= 0) {
         head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, &prefix->prefix,
-                                            payload->body_len, c->headers, header_count);
+                                            content_len, c->headers, header_count);
     }
     if (head_len < 0) {
         fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
@@ -355,11 +373,9 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
          * last step of the TLS handshake), reaped at reaped_ns. */
         rec->http.connect_end_ns = shard->reaped_ns;
     }
-    rec->http.bytes_sent = (uint64_t)head_len + payload->body_len;
+    rec->http.bytes_sent = (uint64_t)head_len + content_len;
     rec->http.sends = 1;
-    c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
-    c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
-    c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
+    set_iovecs(c, (size_t)head_len, payload);
     if (c->tls != NULL) {
         if (!engine__tls_send_request(shard, c)) {
             return;

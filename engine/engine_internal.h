@@ -126,8 +126,8 @@ struct engine__conn {
     size_t body_cap;
     bool body_truncated;
 
-    char *head; /* request line and headers, rewritten per request */
-    struct iovec iov[2];
+    char *head;          /* request line and headers, rewritten per request */
+    struct iovec iov[4]; /* head, body, and a multipart body's file and tail */
     struct msghdr msg;
 
     /* HTTPS only (engine_tls.c). */

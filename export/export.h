@@ -226,12 +226,13 @@ struct export_paths {
     char timeslices_json[EXPORT_PATH_BYTES]; /* profile_export_aiperf_timeslices.json */
     char timeslices_csv[EXPORT_PATH_BYTES];  /* profile_export_aiperf_timeslices.csv */
     char hlog_base[EXPORT_PATH_BYTES];       /* <dir>/profile_export: + "_<tag>.hlog" */
+    char network_latency[EXPORT_PATH_BYTES]; /* profile_export_network_latency.jsonl */
 };
 
 /* export_paths_init fills `*out` for artifact directory `dir`. With a
  * `prefix` (--profile-export-prefix, NULL for AIPerf's names) the files are
  * <prefix>.jsonl, <prefix>_raw.jsonl, <prefix>.json, <prefix>.csv,
- * <prefix>_console.txt, <prefix>_timeslices.{json,csv} and
+ * <prefix>_console.txt, <prefix>_timeslices.{json,csv}, <prefix>_network_latency.jsonl and
  * <prefix>_<tag>.hlog, after
  * a trailing .json, .jsonl or .csv is stripped from the prefix. Returns 0,
  * or -ENAMETOOLONG when a path does not fit. */
@@ -449,5 +450,12 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
 /* export_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
  * out (cap bytes, always NUL-terminated when cap > 0). */
 void export_format_number(char *out, size_t cap, double v);
+
+struct netlatency;
+
+/* export_network_latency_write writes AIPerf's profile_export_network_latency.jsonl: one line
+ * per probe of `prober` (stopped), as <path>.partial renamed when complete. Returns 0 or
+ * -errno. */
+int export_network_latency_write(const char *path, const struct netlatency *prober);
 
 #endif

@@ -718,11 +718,16 @@ static void telemetry_sections(json_t *root, const struct profile_config *c)
         json_object_set_new(server, "urls", json_array());
     }
     json_object_set_new(root, "server_metrics", server);
-    json_object_set_new(
-        root, "network_latency",
-        given(c, "--network-latency-mean")
-            ? json_pack("{s:b, s:f}", "enabled", 1, "mean_ms", c->network_latency_mean_ms)
-            : json_pack("{s:b}", "enabled", 0));
+    json_t *latency = json_pack("{s:b}", "enabled",
+                                given(c, "--network-latency-mean") || c->network_latency_automatic);
+    if (given(c, "--network-latency-ping-interval")) {
+        json_object_set_new(latency, "ping_interval",
+                            json_real(c->network_latency_ping_interval_s));
+    }
+    if (given(c, "--network-latency-mean")) {
+        json_object_set_new(latency, "mean_ms", json_real(c->network_latency_mean_ms));
+    }
+    json_object_set_new(root, "network_latency", latency);
     json_object_set_new(root, "otel", json_object());
     json_object_set_new(root, "mlflow", json_object());
     json_object_set_new(root, "wandb", json_object());

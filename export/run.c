@@ -201,7 +201,12 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_key(w, &first, "x_request_id");
     export_jsonw_string(w, request_id, id_len);
     put_conversation(w, &first, exp, rec, exp->request_id_nonce);
-    /* AIPerf's keys in its order, a None left out; ringperf's own after them. */
+    /* AIPerf's keys in its order, a None left out; ringperf's own after them. The credit is
+     * the request's release by the scheduler; a fixed schedule issues none (0 here). */
+    export__put_int_if_known(w, &first, "credit_issued_ns",
+                             metrics->request.credit_issued_ns != 0
+                                 ? metrics_record_wall_ns(rec, metrics->request.credit_issued_ns)
+                                 : 0);
     export__put_int_if_known(w, &first, "request_start_ns", rec->wall_start_ns);
     export__put_int_if_known(w, &first, "request_ack_ns",
                              metrics_record_wall_ns(rec, rec->headers_ns));

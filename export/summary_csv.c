@@ -76,29 +76,91 @@ size_t export__sorted_ids(const struct metrics_summary *s, bool scalar, int *ids
     return n;
 }
 
+/* csv_row is one row of the record section: a metric, or its error-adjusted adj_<tag>. */
+struct csv_row {
+    char tag[96];
+    int id;
+    bool adj;
+};
+
+static int compare_rows(const void *a, const void *b)
+{
+    return strcmp(((const struct csv_row *)a)->tag, ((const struct csv_row *)b)->tag);
+}
+
+/* put_stat writes one statistic; a non-finite value (a failure counted as +Inf) is an empty
+ * cell, as AIPerf scrubs it to None. */
+static void put_stat(FILE *out, const struct metrics_info *info, double v, bool integer_ok)
+{
+    if (!isfinite(v)) {
+        fputc(',', out);
+    } else if (integer_ok) {
+        export__put_number(out, info, v);
+    } else {
+        fprintf(out, ",%.2f", v);
+    }
+}
+
+static void put_record_row(FILE *out, const struct metrics_info *info,
+                           const struct metrics_stats *st)
+{
+    const double values[] = {st->avg, st->min, st->max, st->sum, st->p1,  st->p5,  st->p10,
+                             st->p25, st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
+    char label[160];
+    export_metric_label(info, label, sizeof(label));
+    export__put_field(out, label);
+    for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+        /* avg and std are means and spreads: never integers in AIPerf. */
+        put_stat(out, info, values[v], v != 0 && v != 13);
+    }
+    fputc('\n', out);
+}
+
+/* put_adj_row writes AIPerf's adj_<tag> row: the parent's header with "(error-adjusted)",
+ * each failure one more +Inf, so avg, max and sum are not finite; no std. */
+static void put_adj_row(FILE *out, const struct metrics_info *info, const struct metrics_adj *adj)
+{
+    struct metrics_info adj_info = *info;
+    char header[128];
+    snprintf(header, sizeof(header), "%s (error-adjusted)", info->header);
+    adj_info.header = header;
+    char label[160];
+    export_metric_label(&adj_info, label, sizeof(label));
+    export__put_field(out, label);
+    put_stat(out, info, INFINITY, false);                             /* avg */
+    put_stat(out, info, adj->has_min ? adj->min : (double)NAN, true); /* min */
+    put_stat(out, info, INFINITY, true);                              /* max */
+    put_stat(out, info, INFINITY, true);                              /* sum */
+    for (int i = 0; i < METRICS_ADJ_PERCENTILES; i++) {
+        put_stat(out, info, adj->finite[i] ? adj->percentile[i] : (double)INFINITY, true);
+    }
+    fputs(",\n", out); /* std: None */
+}
+
 static void record_section(FILE *out, const struct metrics_summary *s)
 {
-    int ids[METRICS_ID_COUNT];
-    size_t n = export__sorted_ids(s, false, ids);
+    struct csv_row rows[2 * METRICS_ID_COUNT];
+    size_t n = 0;
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        const char *tag = metrics_info_of(id)->tag;
+        if (s->record_present[id]) {
+            rows[n] = (struct csv_row){.id = id};
+            snprintf(rows[n++].tag, sizeof(rows[0].tag), "%s", tag);
+        }
+        if (s->adj_present[id]) {
+            rows[n] = (struct csv_row){.id = id, .adj = true};
+            snprintf(rows[n++].tag, sizeof(rows[0].tag), "adj_%s", tag);
+        }
+    }
+    qsort(rows, n, sizeof(rows[0]), compare_rows);
     fputs("Metric,avg,min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std\n", out);
     for (size_t i = 0; i < n; i++) {
-        const struct metrics_info *info = metrics_info_of(ids[i]);
-        const struct metrics_stats *st = &s->record[ids[i]];
-        const double values[] = {st->avg, st->min, st->max, st->sum, st->p1,  st->p5,  st->p10,
-                                 st->p25, st->p50, st->p75, st->p90, st->p95, st->p99, st->std};
-        char label[160];
-        export_metric_label(info, label, sizeof(label));
-        export__put_field(out, label);
-        for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
-            /* avg and std are means and spreads: never integers in AIPerf. */
-            bool stat_is_value = v != 0 && v != 13;
-            if (stat_is_value) {
-                export__put_number(out, info, values[v]);
-            } else {
-                fprintf(out, ",%.2f", values[v]);
-            }
+        const struct metrics_info *info = metrics_info_of(rows[i].id);
+        if (rows[i].adj) {
+            put_adj_row(out, info, &s->adj[rows[i].id]);
+        } else {
+            put_record_row(out, info, &s->record[rows[i].id]);
         }
-        fputc('\n', out);
     }
 }
 

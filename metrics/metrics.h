@@ -336,6 +336,15 @@ enum metrics_id {
     /* osl_mismatch_diff_pct: 100 * (OSL - requested) / requested, signed, for
      * requests that asked for an output length (max_tokens). */
     METRICS_OSL_MISMATCH_DIFF_PCT,
+    /* AIPerf's image metrics (SUPPORTS_IMAGE_ONLY: endpoints that carry input images): the
+     * request's input images, num_images / latency (images/sec) and latency / num_images. */
+    METRICS_NUM_IMAGES,       /* num_images */
+    METRICS_IMAGE_THROUGHPUT, /* image_throughput, images/sec */
+    METRICS_IMAGE_LATENCY,    /* image_latency, ns per image (ms/image displayed) */
+    /* AIPerf's audio metrics (SUPPORTS_AUDIO_ONLY): the input audio's length (s), and the
+     * inverse real-time factor audio_duration / request latency (s). */
+    METRICS_AUDIO_DURATION, /* audio_duration, seconds */
+    METRICS_RTFX,           /* rtfx, ratio */
     METRICS_ID_COUNT
 };
 
@@ -511,6 +520,11 @@ struct metrics_request {
     int64_t first_chunk_tokens;
     /* The output length the request asked for (its max_tokens); 0 = none. */
     int64_t requested_osl;
+    /* The input images the request carried, on endpoints that carry images; 0 = none
+     * (AIPerf's num_images then has no value). */
+    int64_t images;
+    /* The length of the input audio in seconds; <= 0 = unknown (no audio_duration, rtfx). */
+    double audio_seconds;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -532,7 +546,9 @@ struct metrics_values {
  * metric. With client_tokens, the usage diff metrics compare usage.prompt_tokens with tokens.input,
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
  * when both sides are present and the client's count is positive. With a requested_osl and an
- * OSL, osl_mismatch_diff_pct. Metrics that cannot be computed are absent. */
+ * OSL, osl_mismatch_diff_pct. With images and a request latency, num_images, image_throughput
+ * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. Metrics that
+ * cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has
@@ -584,6 +600,11 @@ struct metrics_run_config {
 };
 
 #define METRICS_RUN_EXACT_DEFAULT ((size_t)1 << 22)
+
+/* metrics_run_set_network_rtt sets the round trip the summary's network_rtt and
+ * network_adjusted_* blocks take off (rtt_ns >= 0), when it is measured during the run
+ * (--network-latency-automatic) rather than given. */
+void metrics_run_set_network_rtt(struct metrics_run *run, int64_t rtt_ns);
 
 /* metrics_run_new allocates an empty run. Returns 0 and the run (owned by the
  * caller, release with metrics_run_free) in `*out`, or -EINVAL / -ENOMEM. */

@@ -54,6 +54,18 @@ struct metrics_results {
     /* The output length each payload asks for (max_tokens), by payload index,
      * 0 for none; NULL when no payload asks (osl_mismatch_*). Borrowed. */
     const int64_t *payload_osl;
+    /* The input images of each payload, by payload index; NULL when the endpoint carries no
+     * images (AIPerf's SUPPORTS_IMAGE_ONLY metrics are then not computed). Borrowed. */
+    const int64_t *payload_images;
+    /* The input audio of each payload in seconds (-1: unknown), by payload index; NULL when the
+     * endpoint's requests carry no measured audio (audio_duration and rtfx). Borrowed. */
+    const double *payload_audio_seconds;
+    /* The endpoint's metadata (AIPerf's produces_tokens, tokenizes_input): without the first,
+     * no output or reasoning counts (the text of a transcript is not generated tokens), nor
+     * the usage counts of generated tokens; without the second, no usage prompt tokens.
+     * metrics_results_init sets both true. */
+    bool produces_tokens;
+    bool tokenizes_input;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for

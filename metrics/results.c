@@ -20,6 +20,8 @@ int metrics_results_init(struct metrics_results *results,
         .streaming = opts->streaming,
         .use_server_token_count = opts->use_server_token_count,
         .per_chunk_usage = opts->per_chunk_usage,
+        .produces_tokens = true,
+        .tokenizes_input = true,
     };
     if (opts->goodput != NULL &&
         metrics_goodput_parse(opts->goodput, &results->goodput, errbuf, errcap) != 0) {
@@ -129,6 +131,25 @@ static void client_tokens(struct metrics_results *results, const struct record *
     req->client_tokens = true;
 }
 
+/* gate_tokens drops the counts AIPerf's endpoint metadata rules out: output, reasoning and
+ * generated-token usage on endpoints that produce no tokens (a transcript is text, not tokens
+ * generated), prompt usage on endpoints that do not tokenize their input. */
+static void gate_tokens(const struct metrics_results *results, struct metrics_request *req)
+{
+    struct record_usage *u = &req->usage;
+    if (!results->produces_tokens) {
+        req->tokens.output = METRICS_ABSENT;
+        req->tokens.reasoning = METRICS_ABSENT;
+        u->completion_tokens = u->total_tokens = u->reasoning_tokens = RECORD_ABSENT;
+        u->completion_audio_tokens = RECORD_ABSENT;
+        u->accepted_prediction_tokens = u->rejected_prediction_tokens = RECORD_ABSENT;
+    }
+    if (!results->tokenizes_input) {
+        req->tokens.input = METRICS_ABSENT;
+        u->prompt_tokens = RECORD_ABSENT;
+    }
+}
+
 void metrics_record_compute(struct metrics_results *results, const struct record *rec,
                             struct metrics_record *out)
 {
@@ -174,6 +195,13 @@ void metrics_record_compute(struct metrics_results *results, const struct record
     if (results->payload_osl != NULL && !rec->in_session) {
         req->requested_osl = results->payload_osl[rec->payload_index];
     }
+    if (results->payload_images != NULL && !rec->in_session) {
+        req->images = results->payload_images[rec->payload_index];
+    }
+    if (results->payload_audio_seconds != NULL && !rec->in_session) {
+        req->audio_seconds = results->payload_audio_seconds[rec->payload_index];
+    }
+    gate_tokens(results, req);
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }

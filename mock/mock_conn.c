@@ -267,11 +267,20 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
 {
     char msg[MOCK__ERROR_MESSAGE_BYTES];
     struct mock__job *job = &c->job;
-    if (mock__api_parse(route, req->body, req->body_len, w->cfg->output_tokens, job, msg,
-                        sizeof(msg)) != MOCK__API_OK) {
+    bool form = route == MOCK__ROUTE_IMAGE_EDITS || route == MOCK__ROUTE_TRANSCRIPTIONS;
+    enum mock__api_status st =
+        form ? mock__form_parse(route, req->content_type, req->content_type_len, req->body,
+                                req->body_len, w->cfg->output_tokens, job, msg, sizeof(msg))
+             : mock__api_parse(route, req->body, req->body_len, w->cfg->output_tokens, job, msg,
+                               sizeof(msg));
+    if (st != MOCK__API_OK) {
         w->stats.client_errors++;
         answer_error(w, c, 400, "invalid_request_error", msg, 0, NULL);
         return;
+    }
+    if (route == MOCK__ROUTE_RAG) {
+        /* SOLIDO's body has no "stream": it streams to a client that asks for events. */
+        job->stream = req->accepts_event_stream;
     }
     remember_model(w, job);
     job->report_cache = w->cfg->cache_hit_rate > 0;

@@ -91,7 +91,10 @@ struct mock__request {
     bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with keep-alive */
     const char *request_id; /* X-Request-ID value, or NULL */
     size_t request_id_len;
-    bool has_session_header; /* carries the header named session_header (a conversation's turn) */
+    bool has_session_header;   /* carries the header named session_header (a conversation's turn) */
+    bool accepts_event_stream; /* its Accept lists text/event-stream (SOLIDO RAG streams then) */
+    const char *content_type;  /* the Content-Type value, or NULL */
+    size_t content_type_len;
     const char *body;
     size_t body_len;
     size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
@@ -131,6 +134,11 @@ enum mock__route {
     MOCK__ROUTE_RESET_CACHE,     /* POST /reset_prefix_cache (vLLM's control endpoints) */
     MOCK__ROUTE_START_PROFILE,   /* POST /start_profile */
     MOCK__ROUTE_STOP_PROFILE,    /* POST /stop_profile */
+    MOCK__ROUTE_IMAGES,          /* POST /v1/images/generations (OpenAI; units are images) */
+    MOCK__ROUTE_INFER,           /* POST /v1/infer (NIM image retrieval; a unit per image) */
+    MOCK__ROUTE_RAG,             /* POST /rag/api/prompt (SOLIDO RAG; streams on Accept) */
+    MOCK__ROUTE_IMAGE_EDITS,     /* POST /v1/images/edits (multipart; units are images) */
+    MOCK__ROUTE_TRANSCRIPTIONS,  /* POST /v1/audio/transcriptions (multipart; words) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -141,6 +149,13 @@ bool mock__route_tokens(enum mock__route route);
  * path; `*out_method_ok` is false when the path is known but the method is not its own. */
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
                                   size_t path_len, bool *out_method_ok);
+
+/* MOCK__IMAGES_MAX bounds the images ("n") one image generation request may ask for. */
+#define MOCK__IMAGES_MAX 16
+/* MOCK__PNG_B64 is every image the mock generates: a 2x2 RGB PNG, base64. */
+#define MOCK__PNG_B64                                                                              \
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR42mP4z8DAULaTAUIBAB6OBF1pFgRMAAAAAElF" \
+    "TkSuQmCC"
 
 /* MOCK__EMBEDDING_DIMS is the length of every embedding vector the mock returns. */
 #define MOCK__EMBEDDING_DIMS 8
@@ -164,6 +179,8 @@ struct mock__job {
     bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
     uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
     uint64_t created_s;
+    bool has_file;     /* multipart routes: the file (or image URL) part arrived */
+    uint64_t audio_ms; /* transcriptions: the WAV file's length, 0 when not a WAV */
     size_t model_len;
     char model[MOCK__MODEL_BYTES_MAX + 1]; /* raw, NUL-terminated */
     size_t model_json_len;
@@ -191,6 +208,15 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);
+
+/* mock__form_parse reads a multipart/form-data body of the image edit or transcription route
+ * into `out` (model, prompt words, "n" images, the audio's length), as mock__api_parse does a
+ * JSON body: in place, allocating nothing. `content_type` is the request's Content-Type (its
+ * boundary). */
+enum mock__api_status mock__form_parse(enum mock__route route, const char *content_type,
+                                       size_t content_type_len, const char *body, size_t len,
+                                       uint32_t default_tokens, struct mock__job *out, char *msg,
+                                       size_t msgcap);
 
 /* mock__prompt_words counts the whitespace-separated words of a JSON string's raw bytes (between
  * the quotes, escapes undecoded; from a text response_walk_check() accepted) as they would be
@@ -247,6 +273,17 @@ void mock__api_stream_tail(struct mock__buf *b, struct mock__job *job);
 void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job);
 void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job);
 void mock__api_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i);
+
+/* ---- Formatting of the image generation, image retrieval and RAG routes (mock_services.c) - */
+
+/* mock__route_service reports whether `route` is one mock_services.c formats. */
+bool mock__route_service(enum mock__route route);
+void mock__svc_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
+                           uint32_t count);
+void mock__svc_body_prefix(struct mock__buf *b, const struct mock__job *job);
+void mock__svc_body_suffix(struct mock__buf *b, const struct mock__job *job);
+/* mock__svc_unit ends the unit mock__api_unit began with `{"index":i`. */
+void mock__svc_unit(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_chunk_open starts an HTTP chunk holding one SSE event, with an `event:` line when
  * `event` is not NULL; mock__fmt_chunk_close ends the event and fills in the chunk size. */

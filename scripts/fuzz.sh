@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each one.
 # Usage: scripts/fuzz.sh [RUNS]       (default 20000 runs per target; or set FUZZ_SECONDS for a timed run)
+# A smoke run also stops a target after FUZZ_SMOKE_SECONDS (60): the targets that talk to a real
+# server over loopback (fuzz_api_requests) or write a merge (fuzz_cluster_merge) run tens of inputs
+# a second, not thousands.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build_dir="$root/build-fuzz"
@@ -18,7 +21,7 @@ for target in "$build_dir"/tests/fuzz/fuzz_*; do
     if [ -n "${FUZZ_SECONDS:-}" ]; then
         "$target" -max_total_time="$FUZZ_SECONDS" "$corpus" "${seeds[@]}" 2>&1 | tail -n 2
     else
-        "$target" -runs="$runs" "$corpus" "${seeds[@]}" 2>&1 | tail -n 1
+        "$target" -runs="$runs" -max_total_time="${FUZZ_SMOKE_SECONDS:-60}" "$corpus" "${seeds[@]}" 2>&1 | tail -n 1
     fi
     echo "fuzz $name: ok"
 done

@@ -8,11 +8,15 @@
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -68,14 +72,25 @@ static void world_stop(struct world *w)
     cr_assert_eq(system(cmd), 0);
 }
 
-/* exchange sends raw bytes and returns the status code; *out_body (owned)
- * is everything after the head. */
-static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_body)
+/* connect_loopback opens a client connection to port. */
+static int connect_loopback(uint16_t port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    return fd;
+}
+
+/* exchange_within sends raw bytes and returns the status code, or 0 when
+ * no answer came within wait_s; *out_body (owned) is everything after the
+ * head. */
+static int exchange_within(uint16_t port, const char *raw, size_t raw_len, char **out_body,
+                           int wait_s)
+{
+    int fd = connect_loopback(port);
+    struct timeval wait = {.tv_sec = wait_s};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
     size_t off = 0;
     while (off < raw_len) {
         ssize_t n = send(fd, raw + off, raw_len - off, MSG_NOSIGNAL);
@@ -104,6 +119,19 @@ static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_b
     *out_body = strdup(body != NULL ? body + 4 : "");
     free(buf);
     return status;
+}
+
+static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_body)
+{
+    return exchange_within(port, raw, raw_len, out_body, 30);
+}
+
+static int get_within(const struct world *w, const char *target, char **out_body, int wait_s)
+{
+    char req[2048];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     target);
+    return exchange_within(w->port, req, (size_t)n, out_body, wait_s);
 }
 
 static int get(const struct world *w, const char *target, char **out_body)
@@ -297,6 +325,80 @@ Test(api_server, bad_methods_bodies_and_oversized_heads_get_4xx, .timeout = 30)
     cr_assert(status == 400 || status == 0, "garbage refused, got %d", status);
     free(body);
     cr_assert_eq(get(&w, "/healthz", &body), 200, "still serving after all that");
+    free(body);
+    world_stop(&w);
+}
+
+/* closed_by_server says whether the server has ended fd's stream, waiting
+ * up to wait_ms for it. */
+static bool closed_by_server(int fd, int wait_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, wait_ms) <= 0) {
+        return false;
+    }
+    char byte;
+    return recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+Test(api_server, slow_clients_cannot_lock_out_health_checks, .timeout = 60)
+{
+    struct world w;
+    world_start(&w);
+    /* Every slot taken by a client that never finishes its request head. */
+    int slow[API_CONNECTIONS_MAX];
+    const char partial[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < API_CONNECTIONS_MAX; i++) {
+        slow[i] = connect_loopback(w.port);
+        cr_assert_eq(send(slow[i], partial, strlen(partial), MSG_NOSIGNAL),
+                     (ssize_t)strlen(partial));
+    }
+    for (int round = 0; round < 8; round++) {
+        char *body = NULL;
+        /* Well inside the idle timeout, which would free slots by itself. */
+        cr_assert_eq(get_within(&w, "/healthz", &body, 2), 200, "round %d: a health check got in",
+                     round);
+        free(body);
+    }
+    int dropped = 0;
+    for (int i = 0; i < API_CONNECTIONS_MAX; i++) {
+        dropped += closed_by_server(slow[i], 0);
+        close(slow[i]);
+    }
+    cr_assert_gt(dropped, 0, "the oldest slow readers made room");
+    world_stop(&w);
+}
+
+Test(api_server, a_trickling_request_head_is_cut_off, .timeout = 60)
+{
+    struct world w;
+    world_start(&w);
+    int fd = connect_loopback(w.port);
+    const char line[] = "GET /healthz HTTP/1.1\r\n";
+    cr_assert_eq(send(fd, line, strlen(line), MSG_NOSIGNAL), (ssize_t)strlen(line));
+    int64_t start = monotonic_ms();
+    bool closed = false;
+    /* One header line every 300 ms: never idle long enough for the idle timeout. */
+    while (!closed && monotonic_ms() - start < (API_REQUEST_READ_S + 5) * 1000) {
+        closed = closed_by_server(fd, 300);
+        if (!closed) {
+            send(fd, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+        }
+    }
+    int64_t elapsed = monotonic_ms() - start;
+    close(fd);
+    cr_assert(closed, "still open after %lld ms", (long long)elapsed);
+    cr_assert_geq(elapsed, API_REQUEST_READ_S * 1000 - 500, "cut off early: %lld ms",
+                  (long long)elapsed);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/healthz", &body), 200);
     free(body);
     world_stop(&w);
 }

@@ -693,6 +693,7 @@ static void partner_flag(const char *name, const char **out)
         {"--warmup-grace-period", "--warmup-duration", "5"},
         {"--warmup-prefill-concurrency", "--warmup-duration", "5", "--streaming"},
         {"--prefill-concurrency-ramp-duration", "--prefill-concurrency", "2", "--streaming"},
+        {"--network-latency-ping-interval", "--network-latency-automatic"},
         {"--warmup-prefill-concurrency-ramp-duration", "--warmup-request-count", "5",
          "--prefill-concurrency", "2", "--streaming"},
     };

@@ -13,6 +13,8 @@
 #include "config/config.h"
 #include "config_test_util.h"
 
+#define BASE "benchmark:\n  model: m\n"
+
 static char *const no_env[] = {NULL};
 
 static struct config_file *load_ok(const char *yaml, char *const *envp)
@@ -176,6 +178,16 @@ Test(config_yaml, dataset_and_output_sections_are_their_flags)
           "--no-server-metrics"));
 }
 
+Test(config_yaml, network_latency_is_a_mean_or_measured)
+{
+    check_same_as_flags(BASE "  network_latency: {enabled: true, mean_ms: 0.5}\n",
+                        W("-m", "m", "--network-latency-mean", "0.5"));
+    check_same_as_flags(
+        BASE "  network_latency: {enabled: true, ping_interval: 2}\n",
+        W("-m", "m", "--network-latency-automatic", "--network-latency-ping-interval", "2"));
+    check_same_as_flags(BASE "  network_latency: {enabled: false}\n", W("-m", "m"));
+}
+
 Test(config_yaml, camel_case_keys_and_shorthands_read_alike)
 {
     struct profile_config cfg;
@@ -327,8 +339,6 @@ struct yaml_case {
     const char *yaml;
     const char *says;
 };
-
-#define BASE "benchmark:\n  model: m\n"
 
 static const struct yaml_case refusals[] = {
     {"benchmark:\n  model: m\n  endpoint: {url: [a, b}\n", "t.yaml:3:24: invalid YAML"},

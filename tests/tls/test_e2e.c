@@ -90,6 +90,27 @@ Test(tls_e2e, non_streaming_run_with_large_bodies_over_an_ip_literal)
     pr_run_free(&r);
 }
 
+/* A multipart body goes out in pieces (head, fields, the audio file from where it lies, the
+ * rest): over TLS each piece is encrypted in turn, and the server gets the whole file. */
+Test(tls_e2e, multipart_audio_bodies_arrive_whole)
+{
+    require_nginx();
+    char url[64];
+    pr_https_url(url, sizeof(url), &front, "localhost", NP_VALID);
+    struct pr_run r;
+    pr_run_profile(&r, front.dir, "audio", NULL,
+                   (const char *const[]){"--url", url, "--tls-ca", front.ca, "--endpoint-type",
+                                         "audio_transcription", "--audio-length-mean", "2",
+                                         "--request-count", "4", "--concurrency", "2", NULL});
+    pr_assert_all_succeeded(&r, 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *rec = json_array_get(r.records, i);
+        cr_assert_float_eq(metric(rec, "audio_duration"), 2.0, 1e-9);
+        cr_assert_gt(metric(rec, "rtfx"), 0);
+    }
+    pr_run_free(&r);
+}
+
 Test(tls_e2e, wrong_host_is_an_error_record_naming_the_certificates_names)
 {
     require_nginx();
