@@ -434,6 +434,7 @@ struct profile_config {
     struct config_multi_run multi_run;
     struct config_sweep sweep;
     /* Provenance */
+    char *config_file; /* -f/--config: the YAML file the run read first; NULL = none */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
     /* One bit per flag table entry, set when the flag was on the command line
      * (read it with config_flag_given). */
@@ -494,6 +495,59 @@ struct config_target {
  * it holds no allocations. */
 int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
                          size_t errcap);
+
+/* config_file is an AIPerf config file (config v2 YAML, `-f/--config`) read into the flags
+ * its settings stand for: `benchmark.phases[0].concurrency: 8` is `--concurrency 8`, so a
+ * file and the equivalent command line give the same profile_config and input_config. Its
+ * sweep: section becomes the comma lists of the sweep flags (`--concurrency 8,16`). Opaque;
+ * immutable once loaded. */
+struct config_file;
+
+/* CONFIG_FILE_WHOLE_SWEEP asks config_parse_file for the whole run, sweep included. */
+#define CONFIG_FILE_WHOLE_SWEEP SIZE_MAX
+/* CONFIG_FILE_VARIATIONS_MAX bounds the variations a sweep expands to. */
+#define CONFIG_FILE_VARIATIONS_MAX 10000
+
+/* config_file_load reads the YAML file at path with libfyaml into *out (the caller frees it
+ * with config_file_free). ${VAR} and ${VAR:default} in values are read from envp (borrowed;
+ * NULL = an empty environment). Returns 0, or -EINVAL with a one-line message in errbuf: a
+ * syntax error, an unknown key (with the nearest known one), a setting ringperf does not
+ * support, or a value of the wrong shape, each as "FILE:LINE:COLUMN: ...". Values themselves
+ * are checked when the file is parsed (config_parse_file), as the flags' values are. */
+int config_file_load(const char *path, char *const *envp, struct config_file **out, char *errbuf,
+                     size_t errcap);
+
+/* config_file_load_text is config_file_load for len bytes of YAML text (borrowed) named name
+ * in messages. */
+int config_file_load_text(const char *text, size_t len, const char *name, char *const *envp,
+                          struct config_file **out, char *errbuf, size_t errcap);
+
+/* config_file_free releases file; config_file_free(NULL) is a no-op. */
+void config_file_free(struct config_file *file);
+
+/* config_file_variation_count is the number of runs the file's sweep expands to (1 without a
+ * sweep; CONFIG_FILE_VARIATIONS_MAX + 1 when it is more than that). */
+size_t config_file_variation_count(const struct config_file *file);
+
+/* config_file_variation_label writes variation's directory name as AIPerf names a sweep cell
+ * (`concurrency_8`, several parameters joined by `__`) into out. Returns 0 or -ENOSPC. */
+int config_file_variation_label(const struct config_file *file, size_t variation, char *out,
+                                size_t cap);
+
+/* config_parse_file parses variation (0-based; CONFIG_FILE_WHOLE_SWEEP for the whole run) of
+ * file with the flags of argv (as config_parse_profile takes them) layered on top: a flag on
+ * the command line replaces every value the file gives it. Returns as config_parse_profile
+ * does; a bad value in the file is reported at its line and column. The whole run of a file
+ * with a sweep is refused while ringperf cannot run sweeps (config_file_print_expansion shows
+ * the variations). */
+int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap);
+
+/* config_file_print_expansion writes what `ringperf config expand` prints: the number of
+ * variations, the file's settings as one `ringperf profile` command line (secrets redacted),
+ * then each variation's label and flags. Returns 0, or -EINVAL for a sweep over
+ * CONFIG_FILE_VARIATIONS_MAX, -ENOMEM. */
+int config_file_print_expansion(const struct config_file *file, FILE *out);
 
 /* config_free releases everything *cfg owns and zeroes it. config_free(NULL)
  * and freeing twice are no-ops. */

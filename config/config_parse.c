@@ -3,11 +3,13 @@
  * that involve more than one flag, and config_free.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "config/config_internal.h"
 
@@ -500,30 +502,35 @@ static int check_argv(int argc, char **argv, char *errbuf, size_t errcap)
     return 0;
 }
 
-int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
-                         size_t errcap)
+/* cli_flags marks the flags of argv in given, and finds the last -f/--config value. */
+static int cli_flags(int argc, char **argv, uint64_t *given, const char **out_config, char *errbuf,
+                     size_t errcap)
 {
-    if (errbuf != NULL && errcap > 0) {
-        errbuf[0] = '\0';
-    }
-    if (out == NULL) {
-        return config__fail(errbuf, errcap, "internal error: no output config");
-    }
-    init_defaults(out);
-    int rc = check_argv(argc, argv, errbuf, errcap);
-    if (rc != 0) {
-        return rc;
-    }
-    if (wants_help(argc, argv)) {
-        return CONFIG_PARSE_HELP;
-    }
+    size_t count = 0;
+    const struct config__flag *base = config__flags(&count);
     struct config__occurrence occ;
     int pos = 0;
+    int rc;
     while ((rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
-        rc = store_occurrence(out, argv, &occ, errbuf, errcap);
-        if (rc != 0) {
-            goto fail_free;
+        size_t index = (size_t)(occ.flag - base);
+        given[index / 64] |= UINT64_C(1) << (index % 64);
+        if (occ.flag->offset == offsetof(struct profile_config, config_file)) {
+            *out_config = occ.inline_value != NULL ? occ.inline_value : argv[occ.value_first];
         }
+    }
+    return rc;
+}
+
+/* parse_layers fills out from file (may be NULL), then argv on top, then checks the whole. */
+static int parse_layers(const struct config_file *file, size_t variation, int argc, char **argv,
+                        const uint64_t *cli_given, struct profile_config *out, char *errbuf,
+                        size_t errcap)
+{
+    int rc = file != NULL ? config__store_file(out, file, variation, cli_given, errbuf, errcap) : 0;
+    struct config__occurrence occ;
+    int pos = 0;
+    while (rc == 0 && (rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
+        rc = store_occurrence(out, argv, &occ, errbuf, errcap);
     }
     if (rc == 0) {
         rc = config__finalize(out, errbuf, errcap);
@@ -539,11 +546,72 @@ int config_parse_profile(int argc, char **argv, struct profile_config *out, char
         config__fail(errbuf, errcap, "out of memory while parsing the command line");
     }
     if (rc != 0) {
-        goto fail_free;
+        config_free(out);
     }
-    return 0;
-
-fail_free:
-    config_free(out);
     return rc;
+}
+
+/* start_parse clears errbuf, fills defaults and checks argv; 1 = help was asked. */
+static int start_parse(int argc, char **argv, struct profile_config *out, char *errbuf,
+                       size_t errcap)
+{
+    if (errbuf != NULL && errcap > 0) {
+        errbuf[0] = '\0';
+    }
+    if (out == NULL) {
+        return config__fail(errbuf, errcap, "internal error: no output config");
+    }
+    init_defaults(out);
+    int rc = check_argv(argc, argv, errbuf, errcap);
+    if (rc == 0 && wants_help(argc, argv)) {
+        return CONFIG_PARSE_HELP;
+    }
+    return rc;
+}
+
+/* parse_with parses argv over file (NULL: the file argv names with -f, if any) for
+ * variation. */
+static int parse_with(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap)
+{
+    int rc = start_parse(argc, argv, out, errbuf, errcap);
+    if (rc != 0) {
+        return rc;
+    }
+    uint64_t cli_given[CONFIG_FLAGS_MAX / 64] = {0};
+    const char *path = NULL;
+    rc = cli_flags(argc, argv, cli_given, &path, errbuf, errcap);
+    struct config_file *named = NULL;
+    if (rc == 0 && file == NULL && path != NULL) {
+        /* ${VAR} in the file reads this process's environment, as AIPerf's loader does. */
+        rc = config_file_load(path, environ, &named, errbuf, errcap);
+        file = named;
+    }
+    if (rc == 0 && file != NULL && variation != CONFIG_FILE_WHOLE_SWEEP &&
+        variation >= config_file_variation_count(file)) {
+        rc = config__fail(errbuf, errcap, "internal error: no variation %zu", variation);
+    }
+    if (rc == 0) {
+        rc = parse_layers(file, variation, argc, argv, cli_given, out, errbuf, errcap);
+    }
+    config_file_free(named);
+    return rc;
+}
+
+int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
+                         size_t errcap)
+{
+    return parse_with(NULL, CONFIG_FILE_WHOLE_SWEEP, argc, argv, out, errbuf, errcap);
+}
+
+int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap)
+{
+    if (file == NULL) {
+        if (out != NULL) {
+            memset(out, 0, sizeof(*out));
+        }
+        return config__fail(errbuf, errcap, "internal error: no config file");
+    }
+    return parse_with(file, variation, argc, argv, out, errbuf, errcap);
 }

@@ -398,7 +398,11 @@ static const struct config__flag flag_table[] = {
      .help = "Seed that makes synthetic prompts, sampling and delays reproducible.",
      .example = "42", .range = &range_seed},
     NOPE(INPUT, DOUBLE, "--trace-session-sample-ratio", "Fraction of trace sessions to keep."),
-    NOPE(INPUT, STRING, "--config -f", "YAML configuration file."),
+    {SUP(INPUT, STRING, "--config -f", 0, OFF(config_file)),
+     .help = "AIPerf config file (config v2 YAML: benchmark: with model, endpoint, dataset, "
+             "phases...). Flags on the command line override its settings; `ringperf config "
+             "validate|expand FILE` checks it.",
+     .example = "benchmark.yaml"},
     /* Fixed schedule */
     {SUP(FIXED_SCHEDULE, SWITCH, "--fixed-schedule", 0, OFF(fixed_schedule)),
      .help = "Send the --input-file requests at their recorded timestamps (ms). On by "

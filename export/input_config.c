@@ -468,6 +468,9 @@ static const char *phase_type(const struct profile_config *c)
             (pattern && c->arrival_pattern == CONFIG_ARRIVAL_GAMMA)) {
             return "gamma";
         }
+        if (pattern && c->arrival_pattern == CONFIG_ARRIVAL_CONCURRENCY_BURST) {
+            return "concurrency"; /* a closed loop, whatever the rate */
+        }
         return pattern && c->arrival_pattern == CONFIG_ARRIVAL_CONSTANT ? "constant" : "poisson";
     }
     return "concurrency";
@@ -516,7 +519,9 @@ static json_t *profiling_json(const struct profile_config *c)
         json_object_set_new(p, "cancellation", cancel);
     }
     set_real_if(p, "rate", c->user_centric_rate > 0, c->user_centric_rate);
-    set_real_if(p, "rate", c->user_centric_rate <= 0 && given(c, "--request-rate"),
+    set_real_if(p, "rate",
+                c->user_centric_rate <= 0 && given(c, "--request-rate") &&
+                    strcmp(type, "concurrency") != 0,
                 c->request_rate_per_second);
     set_real_if(p, "smoothness", strcmp(type, "gamma") == 0 && given(c, "--arrival-smoothness"),
                 c->arrival_smoothness);
@@ -558,6 +563,10 @@ static struct warmup_load warmup_load(const struct profile_config *c)
         .rate = own_rate || given(c, "--request-rate"),
         .rate_value = own_rate ? c->warmup_request_rate : c->request_rate_per_second,
     };
+    /* concurrency_burst is a closed loop whatever the rate: a concurrency phase. */
+    if (pattern == CONFIG_ARRIVAL_CONCURRENCY_BURST) {
+        load.rate = false;
+    }
     if (!load.rate) {
         /* A concurrency phase needs one: the converter's 1. */
         load.concurrency_value = load.concurrency ? load.concurrency_value : 1;

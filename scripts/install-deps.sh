@@ -17,6 +17,7 @@ packages=(
     libopenmpi-dev openmpi-bin
     libpng-dev libturbojpeg0-dev libmp3lame-dev
     tmux chromium  # the terminal dashboard and the live page in tests/cli/test_dashboard_*.c
+    libfyaml-dev
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

@@ -277,8 +277,7 @@ Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .ti
     for (size_t k = 1; k < n; k++) {
         double want = ramp_offset_s((double)k, 40.0, 1.0) - ramp_offset_s(0, 40.0, 1.0);
         double got = (double)(due[k] - due[0]) / 1e9;
-        cr_assert(fabs(got - want) < 1e-5, "request %zu due at %.6f s, want %.6f s", k, got,
-                  want);
+        cr_assert(fabs(got - want) < 1e-5, "request %zu due at %.6f s, want %.6f s", k, got, want);
     }
     e2e_finish(&w);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "config/config_internal.h"
@@ -728,6 +729,11 @@ Test(config_parse, every_table_spelling_is_recognised)
     size_t count = 0;
     const struct config__flag *flags = config__flags(&count);
     cr_assert_gt(count, 150, "the table lists AIPerf's profile flags");
+    char config_path[] = "/tmp/ringperf-config-XXXXXX";
+    int fd = mkstemp(config_path); /* --config reads a real file */
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, "benchmark: {model: y}\n", 22), 22);
+    close(fd);
     for (size_t i = 0; i < count; i++) {
         const char *cursor = flags[i].names;
         char name[128];
@@ -745,6 +751,8 @@ Test(config_parse, every_table_spelling_is_recognised)
                 words[5] = "5";
             } else if (strcmp(name, "--prefill-concurrency") == 0) {
                 words[4] = "--streaming"; /* a first token only exists in a stream */
+            } else if (strcmp(name, "--config") == 0 || strcmp(name, "-f") == 0) {
+                words[3] = config_path;
             } else if (strcmp(name, "--per-chunk-usage") == 0) {
                 words[3] = "--streaming"; /* a switch: its partners take the value's place */
                 words[4] = "--use-server-token-count";
@@ -764,6 +772,7 @@ Test(config_parse, every_table_spelling_is_recognised)
             }
         }
     }
+    unlink(config_path);
 }
 
 Test(config_parse, grace_period_example_needs_a_duration)
