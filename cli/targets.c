@@ -73,6 +73,26 @@ static int resolve_proxy(const struct config_target *target, struct engine_targe
     return 0;
 }
 
+/* resolve_config_target resolves a parsed URL (what named it, for messages) into *out. */
+static int resolve_config_target(const char *what, struct config_target *target,
+                                 struct engine_target *out)
+{
+    if (lookup_host(what, target->host, target->port, &out->addr, &out->addr_len) != 0) {
+        return -EINVAL;
+    }
+    snprintf(out->host_header, sizeof(out->host_header), "%s", target->authority);
+    /* AIPerf's aiohttp sends a URL's user:password@ as Basic auth; so does ringperf. */
+    _Static_assert(sizeof(out->authorization) == CONFIG_PROXY_AUTHORIZATION_BYTES, "fits");
+    config_basic_authorization(target->userinfo, out->authorization, sizeof(out->authorization));
+    explicit_bzero(target->userinfo, sizeof(target->userinfo));
+    engine_target_set_path(out, target->path);
+    if (target->scheme == CONFIG_SCHEME_HTTPS) {
+        /* prepare_tls gives the target the run's context. */
+        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target->host);
+    }
+    return resolve_proxy(target, out);
+}
+
 /* resolve_target resolves --url number index into *out. */
 static int resolve_target(const struct profile_config *cfg, size_t index, struct engine_target *out)
 {
@@ -82,20 +102,7 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return -EINVAL;
     }
-    if (lookup_host("--url", target.host, target.port, &out->addr, &out->addr_len) != 0) {
-        return -EINVAL;
-    }
-    snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
-    /* AIPerf's aiohttp sends a URL's user:password@ as Basic auth; so does ringperf. */
-    _Static_assert(sizeof(out->authorization) == CONFIG_PROXY_AUTHORIZATION_BYTES, "fits");
-    config_basic_authorization(target.userinfo, out->authorization, sizeof(out->authorization));
-    explicit_bzero(target.userinfo, sizeof(target.userinfo));
-    engine_target_set_path(out, target.path);
-    if (target.scheme == CONFIG_SCHEME_HTTPS) {
-        /* prepare_tls gives the target the run's context. */
-        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
-    }
-    return resolve_proxy(&target, out);
+    return resolve_config_target("--url", &target, out);
 }
 
 static bool tls_flags_given(const struct profile_config *cfg)
@@ -114,9 +121,12 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
     for (size_t i = 0; i < cfg->urls.count; i++) {
         https |= t->targets[i].tls_host[0] != '\0';
     }
+    for (size_t i = 0; i < t->metrics_count; i++) {
+        https |= t->metrics[i].target.tls_host[0] != '\0';
+    }
     if (!https) {
         if (tls_flags_given(cfg)) {
-            fprintf(stderr, "ringperf profile: warning: no --url is https://, so --tls-ca, "
+            fprintf(stderr, "ringperf profile: warning: no URL is https://, so --tls-ca, "
                             "--tls-cert, --tls-key and --tls-insecure have no effect\n");
         }
         return 0;
@@ -145,6 +155,61 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
             t->targets[i].tls = t->tls;
         }
     }
+    for (size_t i = 0; i < t->metrics_count; i++) {
+        if (t->metrics[i].target.tls_host[0] != '\0') {
+            t->metrics[i].target.tls = t->tls;
+        }
+    }
+    return 0;
+}
+
+/* add_metrics adds one /metrics endpoint (a parsed URL); one that cannot be resolved is said
+ * and left out: server metrics never stop a run. */
+static void add_metrics(struct cli_targets *t, struct config_target *target, bool is_default)
+{
+    struct scrape_endpoint *e = &t->metrics[t->metrics_count];
+    memset(e, 0, sizeof(*e));
+    /* A URL too long to export whole is cut: it names the endpoint, nothing else reads it. */
+    snprintf(e->url, sizeof(e->url), "%s://%.300s%.280s",
+             target->scheme == CONFIG_SCHEME_HTTPS ? "https" : "http", target->authority,
+             target->path);
+    for (size_t i = 0; i < t->metrics_count; i++) {
+        if (strcmp(t->metrics[i].url, e->url) == 0) {
+            return; /* two --url on one server share its /metrics */
+        }
+    }
+    e->is_default = is_default;
+    if (resolve_config_target("--server-metrics", target, &e->target) != 0) {
+        fprintf(stderr, "ringperf profile: server metrics: %s left out\n", e->url);
+        return;
+    }
+    t->metrics_count++;
+}
+
+/* resolve_metrics lists the /metrics endpoints: each --url's own, then --server-metrics. */
+static int resolve_metrics(struct cli_targets *t, const struct profile_config *cfg)
+{
+    if (cfg->no_server_metrics) {
+        return 0;
+    }
+    t->metrics = calloc(cfg->urls.count + cfg->server_metrics.count, sizeof(*t->metrics));
+    if (t->metrics == NULL) {
+        return -ENOMEM;
+    }
+    char errbuf[512];
+    struct config_target target;
+    for (size_t i = 0; i < cfg->urls.count; i++) {
+        if (config_resolve_url(cfg, i, &target, errbuf, sizeof(errbuf)) == 0) {
+            snprintf(target.path, sizeof(target.path), "/metrics");
+            add_metrics(t, &target, true);
+        }
+    }
+    for (size_t i = 0; i < cfg->server_metrics.count; i++) {
+        if (config_resolve_metrics_url(cfg->server_metrics.items[i], &target, errbuf,
+                                       sizeof(errbuf)) == 0) {
+            add_metrics(t, &target, false);
+        }
+    }
     return 0;
 }
 
@@ -161,12 +226,17 @@ int cli_targets_resolve(struct cli_targets *t, const struct profile_config *cfg)
             return ret;
         }
     }
-    return prepare_tls(t, cfg);
+    int ret = resolve_metrics(t, cfg);
+    return ret != 0 ? ret : prepare_tls(t, cfg);
 }
 
 void cli_targets_free(struct cli_targets *t)
 {
     free(t->targets);
+    if (t->metrics != NULL) {
+        explicit_bzero(t->metrics, t->metrics_count * sizeof(*t->metrics));
+    }
+    free(t->metrics);
     tls_context_free(t->tls);
     *t = (struct cli_targets){0};
 }

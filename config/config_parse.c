@@ -84,6 +84,8 @@ void config_free(struct profile_config *cfg)
     free(cfg->public_dataset);
     free(cfg->image_source);
     strlist_free(&cfg->audio_depths);
+    strlist_free(&cfg->server_metrics);
+    strlist_free(&cfg->server_metrics_formats);
     strlist_free(&cfg->audio_sample_rates);
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
@@ -282,6 +284,34 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
 
 /* check_realtime checks --realtime-priority against this kernel: the table
  * allows Linux's 1..99, and a kernel may offer fewer. */
+/* check_server_metrics checks the --server-metrics URLs and formats. */
+static int check_server_metrics(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->no_server_metrics && cfg->server_metrics.count > 0) {
+        return config__fail(errbuf, errcap,
+                            "--server-metrics and --no-server-metrics contradict each other: "
+                            "drop one");
+    }
+    struct config_target target;
+    for (size_t i = 0; i < cfg->server_metrics.count; i++) {
+        int rc = config_resolve_metrics_url(cfg->server_metrics.items[i], &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < cfg->server_metrics_formats.count; i++) {
+        const char *f = cfg->server_metrics_formats.items[i];
+        if (strcmp(f, "json") != 0 && strcmp(f, "csv") != 0 && strcmp(f, "jsonl") != 0) {
+            return config__fail(
+                errbuf, errcap,
+                "--server-metrics-formats: '%s' is not one ringperf writes: give "
+                "json, csv or jsonl (e.g. --server-metrics-formats json,csv,jsonl)%s",
+                f, strcmp(f, "parquet") == 0 ? "; parquet is not supported" : "");
+        }
+    }
+    return 0;
+}
+
 static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     int rt_max = sched_get_priority_max(SCHED_FIFO);
@@ -417,6 +447,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_server_metrics(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0

@@ -721,11 +721,18 @@ static const struct config__flag flag_table[] = {
     {SUP(HTTP_TRACE, SWITCH, "--show-trace-timing", 0, OFF(show_trace_timing)),
      .help = "Print the HTTP trace timing table (the http_req_* metrics) before the main table."},
     /* Server metrics */
-    NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
+    {SUP(SERVER_METRICS, LIST, "--server-metrics", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics)),
+     .help = "More Prometheus endpoints to scrape, besides each --url's own /metrics (which is "
+             "scraped by default); /metrics is appended unless the path ends so.",
+     .example = "localhost:9100"},
     {SUP(SERVER_METRICS, SWITCH, "--no-server-metrics", 0, OFF(no_server_metrics)),
-     .help = "Do not scrape the servers' Prometheus /metrics. ringperf does not scrape them yet, "
-             "so the run is the same either way; accepted so that AIPerf command lines run."},
-    NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
+     .help = "Do not scrape the servers' Prometheus /metrics (scraped about every 333 ms by "
+             "default, into server_metrics_export.*)."},
+    {SUP(SERVER_METRICS, LIST, "--server-metrics-formats", CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics_formats)),
+     .help = "Which server metrics files to write: json, csv, jsonl. Default: json,csv.",
+     .example = "json,csv,jsonl"},
     /* Network latency */
     NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
     {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", 0, OFF(network_latency_mean_ms)),

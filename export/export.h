@@ -214,25 +214,28 @@ int export_timeslices_csv_write(const char *path, const struct export_timeslice 
 
 /* export_paths are the artifact file paths of a run. */
 struct export_paths {
-    char dir[EXPORT_PATH_BYTES];             /* the artifact directory itself */
-    char records[EXPORT_PATH_BYTES];         /* profile_export.jsonl */
-    char raw[EXPORT_PATH_BYTES];             /* profile_export_raw.jsonl */
-    char outputs[EXPORT_PATH_BYTES];         /* outputs.json */
-    char json[EXPORT_PATH_BYTES];            /* profile_export_aiperf.json */
-    char csv[EXPORT_PATH_BYTES];             /* profile_export_aiperf.csv */
-    char console[EXPORT_PATH_BYTES];         /* profile_export_console.txt */
-    char log_dir[EXPORT_PATH_BYTES];         /* logs */
-    char log[EXPORT_PATH_BYTES];             /* logs/aiperf.log */
-    char timeslices_json[EXPORT_PATH_BYTES]; /* profile_export_aiperf_timeslices.json */
-    char timeslices_csv[EXPORT_PATH_BYTES];  /* profile_export_aiperf_timeslices.csv */
-    char hlog_base[EXPORT_PATH_BYTES];       /* <dir>/profile_export: + "_<tag>.hlog" */
+    char dir[EXPORT_PATH_BYTES];                  /* the artifact directory itself */
+    char records[EXPORT_PATH_BYTES];              /* profile_export.jsonl */
+    char raw[EXPORT_PATH_BYTES];                  /* profile_export_raw.jsonl */
+    char outputs[EXPORT_PATH_BYTES];              /* outputs.json */
+    char json[EXPORT_PATH_BYTES];                 /* profile_export_aiperf.json */
+    char csv[EXPORT_PATH_BYTES];                  /* profile_export_aiperf.csv */
+    char console[EXPORT_PATH_BYTES];              /* profile_export_console.txt */
+    char log_dir[EXPORT_PATH_BYTES];              /* logs */
+    char log[EXPORT_PATH_BYTES];                  /* logs/aiperf.log */
+    char timeslices_json[EXPORT_PATH_BYTES];      /* profile_export_aiperf_timeslices.json */
+    char timeslices_csv[EXPORT_PATH_BYTES];       /* profile_export_aiperf_timeslices.csv */
+    char hlog_base[EXPORT_PATH_BYTES];            /* <dir>/profile_export: + "_<tag>.hlog" */
+    char server_metrics_json[EXPORT_PATH_BYTES];  /* server_metrics_export.json */
+    char server_metrics_csv[EXPORT_PATH_BYTES];   /* server_metrics_export.csv */
+    char server_metrics_jsonl[EXPORT_PATH_BYTES]; /* server_metrics_export.jsonl */
 };
 
 /* export_paths_init fills `*out` for artifact directory `dir`. With a
  * `prefix` (--profile-export-prefix, NULL for AIPerf's names) the files are
  * <prefix>.jsonl, <prefix>_raw.jsonl, <prefix>.json, <prefix>.csv,
  * <prefix>_console.txt, <prefix>_timeslices.{json,csv} and
- * <prefix>_<tag>.hlog, after
+ * <prefix>_<tag>.hlog and <prefix>_server_metrics.{json,csv,jsonl}, after
  * a trailing .json, .jsonl or .csv is stripped from the prefix. Returns 0,
  * or -ENAMETOOLONG when a path does not fit. */
 int export_paths_init(struct export_paths *out, const char *dir, const char *prefix);
@@ -449,5 +452,22 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
 /* export_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
  * out (cap bytes, always NUL-terminated when cap > 0). */
 void export_format_number(char *out, size_t cap, double v);
+
+/* export_server_metrics is what the server metrics exports are made of (all borrowed). */
+struct scrape;
+struct export_server_metrics {
+    const struct scrape *scrape; /* stopped (scrape_stop) */
+    const struct profile_config *cfg;
+    const char *artifact_dir; /* for input_config */
+    const char *benchmark_id;
+    int64_t slice_ns; /* --slice-duration: counters' rate statistics; 0 = none */
+};
+
+/* export_server_metrics_write writes the server metrics files --server-metrics-formats asks
+ * for (default json and csv; spec §6): the scraped families reduced over the profiling window
+ * (the warmup's apart), and each endpoint's fetch figures with what went wrong. Returns 0, or
+ * -errno with *out_failed the file that could not be written. */
+int export_server_metrics_write(const struct export_paths *paths,
+                                const struct export_server_metrics *in, const char **out_failed);
 
 #endif
