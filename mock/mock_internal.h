@@ -131,6 +131,7 @@ enum mock__route {
     MOCK__ROUTE_RESET_CACHE,     /* POST /reset_prefix_cache (vLLM's control endpoints) */
     MOCK__ROUTE_START_PROFILE,   /* POST /start_profile */
     MOCK__ROUTE_STOP_PROFILE,    /* POST /stop_profile */
+    MOCK__ROUTE_METRICS,         /* GET /metrics (vLLM-shaped Prometheus exposition) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -261,6 +262,10 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_text_head appends a 200 status line and headers for a Prometheus text body of
+ * `body_len` bytes. */
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive);
 
 /* mock__fmt_json_head appends a status line and headers for a JSON body of `body_len` bytes.
  * `retry_after_s` > 0 adds a Retry-After header; `allow` (or NULL) adds an Allow header. */
