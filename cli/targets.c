@@ -126,7 +126,7 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
     }
     if (!https) {
         if (tls_flags_given(cfg)) {
-            fprintf(stderr, "ringperf profile: warning: no URL is https://, so --tls-ca, "
+            fprintf(stderr, "ringperf profile: warning: no --url is https://, so --tls-ca, "
                             "--tls-cert, --tls-key and --tls-insecure have no effect\n");
         }
         return 0;

@@ -51,10 +51,11 @@ Test(server_metrics, vllm_counters_equal_what_the_client_counted, .timeout = 120
     struct e2e w;
     e2e_start(&w, (char *const[]){"--ttft-ms", "2", "--itl-ms", "1", NULL});
     char *out = NULL;
-    int rc = run_ringperf(&w,
-                          "profile -m m -u URL --request-count 40 --concurrency 4 --streaming "
-                          "--warmup-request-count 6 --server-metrics-formats json,csv,jsonl " RUN_FLAGS,
-                          true, &out);
+    int rc =
+        run_ringperf(&w,
+                     "profile -m m -u URL --request-count 40 --concurrency 4 --streaming "
+                     "--warmup-request-count 6 --server-metrics-formats json,csv,jsonl " RUN_FLAGS,
+                     true, &out);
     cr_assert_eq(rc, 0, "%s", out);
     free(out);
     json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
@@ -75,8 +76,8 @@ Test(server_metrics, vllm_counters_equal_what_the_client_counted, .timeout = 120
     cr_assert_eq(stat_of(ttft, NULL, NULL, "count"), 40);
     cr_assert_gt(stat_of(ttft, NULL, NULL, "p50_estimate"), 0.001);
     json_t *e2e_hist = json_object_get(metrics, "vllm:e2e_request_latency_seconds");
-    json_t *buckets = json_object_get(json_array_get(json_object_get(e2e_hist, "series"), 0),
-                                      "buckets");
+    json_t *buckets =
+        json_object_get(json_array_get(json_object_get(e2e_hist, "series"), 0), "buckets");
     cr_assert_eq(json_integer_value(json_object_get(buckets, "+Inf")), 40);
     cr_assert_str_eq(json_string_value(json_object_get(
                          json_object_get(metrics, "vllm:num_requests_running"), "type")),
@@ -85,10 +86,9 @@ Test(server_metrics, vllm_counters_equal_what_the_client_counted, .timeout = 120
     json_t *warm = json_object_get(json_object_get(sm, "warmup_metrics"), "vllm:request_success");
     cr_assert_eq(stat_of(warm, "finished_reason", "stop", "total"), 6);
     json_t *info = json_object_get(json_object_get(sm, "summary"), "endpoint_info");
-    json_t *ep = json_object_get(info, json_string_value(json_array_get(
-                                           json_object_get(json_object_get(sm, "summary"),
-                                                           "endpoints_successful"),
-                                           0)));
+    json_t *ep = json_object_get(
+        info, json_string_value(json_array_get(
+                  json_object_get(json_object_get(sm, "summary"), "endpoints_successful"), 0)));
     cr_assert_geq(json_integer_value(json_object_get(ep, "total_fetches")), 3);
     cr_assert_eq(json_integer_value(json_object_get(ep, "failed_fetches")), 0);
     char *jsonl = e2e_read_text(&w, "server_metrics_export.jsonl");
@@ -109,8 +109,8 @@ Test(server_metrics, no_server_metrics_writes_nothing, .timeout = 60)
     struct e2e w;
     e2e_start(&w, NULL);
     char *out = NULL;
-    int rc = run_ringperf(&w, "profile -m m -u URL --request-count 5 --no-server-metrics " RUN_FLAGS,
-                          true, &out);
+    int rc = run_ringperf(
+        &w, "profile -m m -u URL --request-count 5 --no-server-metrics " RUN_FLAGS, true, &out);
     cr_assert_eq(rc, 0, "%s", out);
     free(out);
     char path[128];
@@ -157,8 +157,8 @@ Test(server_metrics, node_exporter_counters_and_gauges, .timeout = 120)
     char listen[64];
     int port = free_port();
     snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", port);
-    struct child ne = spawn_child_env((char *const[]){(char *)bin, listen, NULL}, NULL,
-                                      CHILD_STDERR);
+    struct child ne =
+        spawn_child_env((char *const[]){(char *)bin, listen, NULL}, NULL, CHILD_STDERR);
     char line[1024];
     read_line_with(&ne, "Listening on", line, sizeof(line));
     struct e2e w;
@@ -188,8 +188,8 @@ Test(server_metrics, node_exporter_counters_and_gauges, .timeout = 120)
     cr_assert_str_eq(json_string_value(json_object_get(alloc_total, "type")), "counter");
     char url[64];
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
-    json_t *ep = json_object_get(
-        json_object_get(json_object_get(sm, "summary"), "endpoint_info"), url);
+    json_t *ep =
+        json_object_get(json_object_get(json_object_get(sm, "summary"), "endpoint_info"), url);
     cr_assert_geq(json_integer_value(json_object_get(ep, "total_fetches")), 3);
     json_decref(sm);
     e2e_finish(&w);
@@ -206,10 +206,10 @@ static json_t *hostile(struct e2e *w, const char *mode, json_t **out_root)
     if (strcmp(mode, "refused") == 0) {
         port = free_port();
     } else {
-        h = spawn_child_env(
-            (char *const[]){"/usr/bin/python3", RINGPERF_SOURCE_DIR "/tests/cli/hostile_metrics.py",
-                            (char *)mode, NULL},
-            NULL, CHILD_STDOUT);
+        h = spawn_child_env((char *const[]){"/usr/bin/python3",
+                                            RINGPERF_SOURCE_DIR "/tests/cli/hostile_metrics.py",
+                                            (char *)mode, NULL},
+                            NULL, CHILD_STDOUT);
         read_line_with(&h, "port ", port_line, sizeof(port_line));
         port = (int)strtol(port_line + 5, NULL, 10);
     }
@@ -235,8 +235,8 @@ static json_t *hostile(struct e2e *w, const char *mode, json_t **out_root)
     json_t *ep = json_object_get(info, url);
     cr_assert_not_null(ep, "%s: no endpoint_info for %s", mode, url);
     /* The mock's own /metrics was scraped all along. */
-    cr_assert_not_null(json_object_get(json_object_get(*out_root, "metrics"),
-                                       "vllm:prompt_tokens"));
+    cr_assert_not_null(
+        json_object_get(json_object_get(*out_root, "metrics"), "vllm:prompt_tokens"));
     return ep;
 }
 

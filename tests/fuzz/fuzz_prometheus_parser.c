@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "prometheus/prometheus.h"
-
-#define FUZZ_BYTE_BY_BYTE_MAX 2048
+#include "tests/fuzz/fuzz_splits.h"
 
 struct fuzz_run {
     struct prom_parser parser;
@@ -27,16 +26,7 @@ struct fuzz_run {
 
 static void digest(struct fuzz_run *r, const void *p, size_t n)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        r->h = (r->h ^ b[i]) * 1099511628211ULL;
-    }
-    r->h = (r->h ^ n) * 1099511628211ULL;
-}
-
-static int inside(const char *v, size_t n, const char *base, size_t base_len)
-{
-    return base && v >= base && n <= base_len && v <= base + (base_len - n);
+    r->h = fuzz_digest(r->h, p, n);
 }
 
 static void check_view(const struct fuzz_run *r, const char *v, size_t n)
@@ -44,8 +34,8 @@ static void check_view(const struct fuzz_run *r, const char *v, size_t n)
     if (n == 0) {
         return;
     }
-    if (!inside(v, n, r->piece, r->piece_len) && !inside(v, n, r->line_buf, r->cap) &&
-        !inside(v, n, (const char *)&r->parser, sizeof(r->parser))) {
+    if (!fuzz_inside(v, n, r->piece, r->piece_len) && !fuzz_inside(v, n, r->line_buf, r->cap) &&
+        !fuzz_inside(v, n, (const char *)&r->parser, sizeof(r->parser))) {
         abort();
     }
 }
@@ -99,13 +89,7 @@ static void record_meta(struct fuzz_run *r, enum prom_status st, const struct pr
 /* Returns 0 when the stream went on, 1 once the parser reported an error. */
 static int feed(struct fuzz_run *r, const uint8_t *src, size_t n)
 {
-    char *piece = malloc(n ? n : 1);
-    if (!piece) {
-        abort();
-    }
-    if (n) {
-        memcpy(piece, src, n);
-    }
+    char *piece = fuzz_piece(src, n);
     r->piece = piece;
     r->piece_len = n;
     size_t off = 0;
@@ -152,7 +136,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     if (!r.line_buf) {
         abort();
     }
-    r.h = 14695981039346656037ULL;
+    r.h = FUZZ_DIGEST_SEED;
     prom_parser_init(&r.parser, r.line_buf, cap);
     size_t start = 0;
     int failed = 0;
@@ -173,31 +157,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 3) {
-        return 0;
-    }
-    size_t split = (size_t)data[0] | ((size_t)data[1] << 8);
-    size_t cap = 1 + (size_t)data[2] * 4;
-    data += 3;
-    size -= 3;
-    split %= size + 1;
-
-    uint64_t whole = run(data, size, cap, NULL, 0);
-    if (run(data, size, cap, &split, 1) != whole) {
-        abort();
-    }
-    if (size <= FUZZ_BYTE_BY_BYTE_MAX && size > 1) {
-        size_t *cuts = malloc((size - 1) * sizeof(*cuts));
-        if (!cuts) {
-            abort();
-        }
-        for (size_t i = 0; i + 1 < size; i++) {
-            cuts[i] = i + 1;
-        }
-        if (run(data, size, cap, cuts, size - 1) != whole) {
-            abort();
-        }
-        free(cuts);
-    }
+    fuzz_splits(data, size, 4, run);
     return 0;
 }
