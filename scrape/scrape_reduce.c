@@ -215,7 +215,9 @@ static double estimate(const double *le, const double *delta, size_t n, double q
 static int histogram_buckets(const struct scrape__store *st, struct acc *accs, struct hist_parts *h,
                              struct scrape_histogram_stats *out)
 {
-    qsort_r(h->buckets, h->bucket_count, sizeof(size_t), cmp_le, (void *)st);
+    if (h->bucket_count > 0) {
+        qsort_r(h->buckets, h->bucket_count, sizeof(size_t), cmp_le, (void *)st);
+    }
     out->bucket_le = calloc(h->bucket_count + 1, sizeof(*out->bucket_le));
     out->bucket_delta = calloc(h->bucket_count + 1, sizeof(*out->bucket_delta));
     double *les = calloc(h->bucket_count + 1, sizeof(*les));

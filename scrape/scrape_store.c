@@ -206,7 +206,7 @@ static long typed_family(struct scrape__store *st, const char *name, size_t len,
         st->families[f].type == PROM_UNTYPED) {
         return family_of(st, name, len, type);
     }
-    char total[PROM_NAME_BYTES_MAX + 8];
+    char total[PROM_NAME_BYTES_MAX + 16];
     memcpy(total, name, len);
     memcpy(total + len, "_total", 6);
     return family_of(st, total, len + 6, type);
@@ -223,7 +223,7 @@ int scrape__store_meta(struct scrape__store *st, enum prom_status kind, const st
     if (kind == PROM_TYPE) {
         fam->type = m->type;
         /* The HELP line came first, under the counter's name with _total. */
-        char total[PROM_NAME_BYTES_MAX + 8];
+        char total[PROM_NAME_BYTES_MAX + 16];
         size_t len = strlen(fam->name);
         memcpy(total, fam->name, len);
         memcpy(total + len, "_total", 6);
@@ -378,7 +378,9 @@ static long series_of(struct scrape__store *st, uint32_t ep, const struct prom_s
     char key[PROM_NAME_BYTES_MAX + 1 + SCRAPE_LINE_BYTES_MAX];
     memcpy(key, sample->name, sample->name_len);
     key[sample->name_len] = '\0';
-    memcpy(key + sample->name_len + 1, sample->labels, sample->labels_len);
+    if (sample->labels_len > 0) {
+        memcpy(key + sample->name_len + 1, sample->labels, sample->labels_len);
+    }
     size_t len = sample->name_len + 1 + sample->labels_len;
     uint64_t h = key_hash(ep, key, len);
     struct series_key k = {st, ep, key, len};
@@ -466,8 +468,10 @@ int scrape__store_commit(struct scrape__store *st, const struct scrape_record *r
         st->stage_len = 0;
         return -ENOMEM;
     }
-    memcpy(st->log_series + st->log_len, st->stage_series, st->stage_len * sizeof(uint32_t));
-    memcpy(st->log_value + st->log_len, st->stage_value, st->stage_len * sizeof(double));
+    if (st->stage_len > 0) {
+        memcpy(st->log_series + st->log_len, st->stage_series, st->stage_len * sizeof(uint32_t));
+        memcpy(st->log_value + st->log_len, st->stage_value, st->stage_len * sizeof(double));
+    }
     st->records[st->record_count] = *rec;
     st->record_begin[st->record_count] = st->log_len;
     st->record_count++;
