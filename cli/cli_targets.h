@@ -21,6 +21,10 @@ struct cli_targets {
      * with --no-server-metrics */
     struct scrape_endpoint *metrics;
     size_t metrics_count;
+    /* the DCGM exporters (--gpu-telemetry, else localhost:9400 and :9401, optional); none with
+     * --no-gpu-telemetry */
+    struct scrape_endpoint *gpus;
+    size_t gpu_count;
 };
 
 /* cli_targets_resolve resolves every --url of cfg into t (addresses, Host headers, paths,

@@ -12,6 +12,7 @@
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
 #include "cli/cli_signals.h"
+#include "cli/cli_scrapers.h"
 #include "cli/cli_targets.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ struct profile_run {
     struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
     struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
     struct record_secrets secrets;      /* what responses must not echo into the exports */
-    struct scrape *scrape;              /* the server metrics scraper; NULL when off */
+    struct cli_scrapers scrapers;       /* server metrics and GPU telemetry */
 };
 
 /* check_failure_threshold stops the run once failures exceed
@@ -350,7 +351,7 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     warm.request_id_nonce ^= 0x5741524dULL;
     struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
     struct engine_record_sink sink = {.on_record = on_warmup_record, .ctx = &tally};
-    scrape_phase(run->scrape, SCRAPE_PHASE_WARMUP);
+    cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_WARMUP);
     int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
     if (ret == 0) {
         fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
@@ -399,56 +400,6 @@ static void report_export_failure(const struct profile_run *run, int err)
     fprintf(stderr, "\n");
 }
 
-/* AIPerf's server metrics collection interval, and the most one fetch may take. */
-#define SCRAPE_INTERVAL_NS (333LL * 1000 * 1000)
-#define SCRAPE_TIMEOUT_NS (5LL * 1000 * 1000 * 1000)
-
-/* start_scraper starts scraping the servers' /metrics (the run's, not each share's), before
- * the warmup. It never refuses the run: a scraper that cannot start is said and left out. */
-static void start_scraper(struct profile_run *run)
-{
-    if (run->targets.metrics_count == 0 || run->cluster.index != 0) {
-        return;
-    }
-    struct scrape_config cfg = {
-        .endpoints = run->targets.metrics,
-        .endpoint_count = run->targets.metrics_count,
-        .headers = run->requests.headers,
-        .header_count = run->requests.header_count,
-        .interval_ns = SCRAPE_INTERVAL_NS,
-        .timeout_ns = SCRAPE_TIMEOUT_NS,
-    };
-    char errbuf[512];
-    if (scrape_start(&cfg, &run->scrape, errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "ringperf profile: %s; the run goes on without server metrics\n", errbuf);
-    }
-}
-
-/* write_server_metrics writes the server metrics files once the run is over. */
-static int write_server_metrics(struct profile_run *run, int status)
-{
-    if (run->scrape == NULL) {
-        return status;
-    }
-    char benchmark_id[32];
-    snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
-             (unsigned long long)run->exp.request_id_nonce);
-    struct export_server_metrics in = {
-        .scrape = run->scrape,
-        .cfg = &run->cfg,
-        .artifact_dir = run->exp.paths.dir,
-        .benchmark_id = benchmark_id,
-        .slice_ns = (int64_t)(run->cfg.slice_duration_seconds * 1e9),
-    };
-    const char *failed = NULL;
-    int ret = export_server_metrics_write(&run->exp.paths, &in, &failed);
-    if (ret != 0) {
-        fprintf(stderr, "ringperf profile: writing %s failed: %s\n", failed, strerror(-ret));
-        return 1;
-    }
-    return status;
-}
-
 static int execute(struct profile_run *run)
 {
     char errbuf[512];
@@ -465,7 +416,10 @@ static int execute(struct profile_run *run)
     /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
     bool not_ready = ret == -ETIMEDOUT || ret == -ECANCELED;
     if (ret == 0) {
-        start_scraper(run);
+        if (run->cluster.index == 0) { /* the run's, not each share's */
+            cli_scrapers_start(&run->scrapers, &run->targets, run->requests.headers,
+                               run->requests.header_count);
+        }
         cli_live_phase(&run->live, "warmup");
         ret = run_warmup(run, errbuf, sizeof(errbuf));
         cli_live_phase(&run->live, "profiling");
@@ -491,9 +445,9 @@ static int execute(struct profile_run *run)
         if (run->requests.multi_turn) {
             workload_sessions_keep_sent(&run->requests.sessions, true);
         }
-        scrape_phase(run->scrape, SCRAPE_PHASE_PROFILING);
+        cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_PROFILING);
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
-        scrape_stop(run->scrape);
+        cli_scrapers_stop(&run->scrapers);
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
@@ -526,10 +480,13 @@ static int execute(struct profile_run *run)
         .run_info_extra = timing_provenance(run),
         .warmup = &run->warmup,
     };
+    cli_scrapers_stop(&run->scrapers);
+    finish.gpu_telemetry = run->scrapers.gpus;
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
-    scrape_stop(run->scrape);
-    status = write_server_metrics(run, status);
+    if (cli_scrapers_write(&run->scrapers, &run->exp, &run->cfg) != 0) {
+        status = 1;
+    }
     print_send_lag(run);
     print_itl_fallbacks(run);
     print_client_load(run);
@@ -776,7 +733,7 @@ static int prepare(struct profile_run *run)
 
 static void release(struct profile_run *run)
 {
-    scrape_free(run->scrape); /* before the targets it borrows */
+    cli_scrapers_free(&run->scrapers); /* before the targets they borrow */
     cli_live_free(&run->live);
     export_run_close(&run->exp);
     metrics_results_free(&run->results);

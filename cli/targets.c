@@ -124,6 +124,9 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
     for (size_t i = 0; i < t->metrics_count; i++) {
         https |= t->metrics[i].target.tls_host[0] != '\0';
     }
+    for (size_t i = 0; i < t->gpu_count; i++) {
+        https |= t->gpus[i].target.tls_host[0] != '\0';
+    }
     if (!https) {
         if (tls_flags_given(cfg)) {
             fprintf(stderr, "ringperf profile: warning: no --url is https://, so --tls-ca, "
@@ -160,30 +163,39 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
             t->metrics[i].target.tls = t->tls;
         }
     }
+    for (size_t i = 0; i < t->gpu_count; i++) {
+        if (t->gpus[i].target.tls_host[0] != '\0') {
+            t->gpus[i].target.tls = t->tls;
+        }
+    }
     return 0;
 }
 
-/* add_metrics adds one /metrics endpoint (a parsed URL); one that cannot be resolved is said
- * and left out: server metrics never stop a run. */
-static void add_metrics(struct cli_targets *t, struct config_target *target, bool is_default)
+/* add_endpoint adds one Prometheus endpoint (a parsed URL) to list (*count of them); one that
+ * cannot be resolved is said and left out, unless optional: scraping never stops a run. */
+static void add_endpoint(struct scrape_endpoint *list, size_t *count, struct config_target *target,
+                         bool is_default, bool optional)
 {
-    struct scrape_endpoint *e = &t->metrics[t->metrics_count];
+    struct scrape_endpoint *e = &list[*count];
     memset(e, 0, sizeof(*e));
     /* A URL too long to export whole is cut: it names the endpoint, nothing else reads it. */
     snprintf(e->url, sizeof(e->url), "%s://%.300s%.280s",
              target->scheme == CONFIG_SCHEME_HTTPS ? "https" : "http", target->authority,
              target->path);
-    for (size_t i = 0; i < t->metrics_count; i++) {
-        if (strcmp(t->metrics[i].url, e->url) == 0) {
+    for (size_t i = 0; i < *count; i++) {
+        if (strcmp(list[i].url, e->url) == 0) {
             return; /* two --url on one server share its /metrics */
         }
     }
     e->is_default = is_default;
+    e->optional = optional;
     if (resolve_config_target("--server-metrics", target, &e->target) != 0) {
-        fprintf(stderr, "ringperf profile: server metrics: %s left out\n", e->url);
+        if (!optional) {
+            fprintf(stderr, "ringperf profile: %s left out\n", e->url);
+        }
         return;
     }
-    t->metrics_count++;
+    (*count)++;
 }
 
 /* resolve_metrics lists the /metrics endpoints: each --url's own, then --server-metrics. */
@@ -201,13 +213,40 @@ static int resolve_metrics(struct cli_targets *t, const struct profile_config *c
     for (size_t i = 0; i < cfg->urls.count; i++) {
         if (config_resolve_url(cfg, i, &target, errbuf, sizeof(errbuf)) == 0) {
             snprintf(target.path, sizeof(target.path), "/metrics");
-            add_metrics(t, &target, true);
+            add_endpoint(t->metrics, &t->metrics_count, &target, true, false);
         }
     }
     for (size_t i = 0; i < cfg->server_metrics.count; i++) {
-        if (config_resolve_metrics_url(cfg->server_metrics.items[i], &target, errbuf,
-                                       sizeof(errbuf)) == 0) {
-            add_metrics(t, &target, false);
+        if (config_resolve_metrics_url(cfg->server_metrics.items[i], "--server-metrics", &target,
+                                       errbuf, sizeof(errbuf)) == 0) {
+            add_endpoint(t->metrics, &t->metrics_count, &target, false, false);
+        }
+    }
+    return 0;
+}
+
+/* resolve_gpus lists the DCGM exporters: --gpu-telemetry, else AIPerf's two defaults, probed
+ * quietly (optional: turned off without a word when they do not answer at the start). */
+static int resolve_gpus(struct cli_targets *t, const struct profile_config *cfg)
+{
+    static const char *const defaults[] = {"http://localhost:9400/metrics",
+                                           "http://localhost:9401/metrics"};
+    if (cfg->no_gpu_telemetry) {
+        return 0;
+    }
+    bool given = cfg->gpu_telemetry.count > 0;
+    size_t n = given ? cfg->gpu_telemetry.count : 2;
+    t->gpus = calloc(n, sizeof(*t->gpus));
+    if (t->gpus == NULL) {
+        return -ENOMEM;
+    }
+    char errbuf[512];
+    struct config_target target;
+    for (size_t i = 0; i < n; i++) {
+        const char *url = given ? cfg->gpu_telemetry.items[i] : defaults[i];
+        if (config_resolve_metrics_url(url, "--gpu-telemetry", &target, errbuf, sizeof(errbuf)) ==
+            0) {
+            add_endpoint(t->gpus, &t->gpu_count, &target, false, !given);
         }
     }
     return 0;
@@ -227,6 +266,7 @@ int cli_targets_resolve(struct cli_targets *t, const struct profile_config *cfg)
         }
     }
     int ret = resolve_metrics(t, cfg);
+    ret = ret != 0 ? ret : resolve_gpus(t, cfg);
     return ret != 0 ? ret : prepare_tls(t, cfg);
 }
 
@@ -237,6 +277,10 @@ void cli_targets_free(struct cli_targets *t)
         explicit_bzero(t->metrics, t->metrics_count * sizeof(*t->metrics));
     }
     free(t->metrics);
+    if (t->gpus != NULL) {
+        explicit_bzero(t->gpus, t->gpu_count * sizeof(*t->gpus));
+    }
+    free(t->gpus);
     tls_context_free(t->tls);
     *t = (struct cli_targets){0};
 }

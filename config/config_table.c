@@ -741,10 +741,15 @@ static const struct config__flag flag_table[] = {
      .example = "0.5", .range = &range_network_rtt},
     NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
     /* GPU telemetry */
-    NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
+    {SUP(GPU_TELEMETRY, LIST, "--gpu-telemetry", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(gpu_telemetry)),
+     .help = "DCGM exporter URLs to read GPU telemetry from (default: localhost:9400 and "
+             "localhost:9401, probed quietly), into gpu_telemetry_export.jsonl and the summary's "
+             "telemetry_data and energy metrics.",
+     .example = "localhost:9400"},
     {SUP(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", 0, OFF(no_gpu_telemetry)),
-     .help = "Do not collect GPU telemetry. ringperf does not collect it yet, so the run is the "
-             "same either way; accepted so that AIPerf command lines run."},
+     .help = "Do not collect GPU telemetry (not even the quiet probe of the default DCGM "
+             "exporters)."},
     /* UI */
     {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "

@@ -390,8 +390,8 @@ int config__proxy_url(const char *variable, const char *url, struct config_proxy
     return 0;
 }
 
-int config_resolve_metrics_url(const char *url, struct config_target *out, char *errbuf,
-                               size_t errcap)
+int config_resolve_metrics_url(const char *url, const char *flag, struct config_target *out,
+                               char *errbuf, size_t errcap)
 {
     int rc = config__resolve(url, CONFIG_ENDPOINT_CHAT, "", false, out, errbuf, errcap);
     if (rc != 0) {
@@ -399,7 +399,7 @@ int config_resolve_metrics_url(const char *url, struct config_target *out, char 
         char msg[512];
         snprintf(msg, sizeof(msg), "%s", errbuf);
         const char *rest = strncmp(msg, "--url", 5) == 0 ? msg + 5 : msg;
-        return config__fail(errbuf, errcap, "--server-metrics%s%s", rest == msg ? ": " : "", rest);
+        return config__fail(errbuf, errcap, "%s%s%s", flag, rest == msg ? ": " : "", rest);
     }
     char query[CONFIG_PATH_BYTES_MAX + 1] = "";
     char *q = strchr(out->path, '?');
@@ -416,7 +416,7 @@ int config_resolve_metrics_url(const char *url, struct config_target *out, char 
     char path[CONFIG_PATH_BYTES_MAX + 1];
     int n = snprintf(path, sizeof(path), "%s%s%s", out->path, has ? "" : metrics, query);
     if (n < 0 || (size_t)n >= sizeof(out->path)) {
-        return config__fail(errbuf, errcap, "--server-metrics: the URL's path is too long");
+        return config__fail(errbuf, errcap, "%s: the URL's path is too long", flag);
     }
     memcpy(out->path, path, (size_t)n + 1);
     return 0;

@@ -60,6 +60,10 @@ struct export_run_info {
     /* The warmup phase's metrics, written as AIPerf's `warmup_metrics` after
      * end_time (borrowed; NULL = no warmup records, no key). */
     const struct metrics_summary *warmup_metrics;
+    /* GPU telemetry (spec §1.6), after the declared metrics, and metrics computed outside
+     * metrics/ (the energy metrics), after the others (both borrowed; NULL = none). */
+    json_t *telemetry_data;
+    json_t *extra_metrics;
 };
 
 /* export_summary_json builds the profile_export_aiperf.json document: the
@@ -229,6 +233,7 @@ struct export_paths {
     char server_metrics_json[EXPORT_PATH_BYTES];  /* server_metrics_export.json */
     char server_metrics_csv[EXPORT_PATH_BYTES];   /* server_metrics_export.csv */
     char server_metrics_jsonl[EXPORT_PATH_BYTES]; /* server_metrics_export.jsonl */
+    char gpu_telemetry_jsonl[EXPORT_PATH_BYTES];  /* gpu_telemetry_export.jsonl */
 };
 
 /* export_paths_init fills `*out` for artifact directory `dir`. With a
@@ -408,6 +413,9 @@ struct export_finish_info {
     /* The warmup phase's results, for the JSON's warmup_metrics (borrowed;
      * NULL or empty when the run had no warmup records). */
     struct metrics_results *warmup;
+    /* The DCGM exporters' scraper, stopped (NULL = no GPU telemetry): telemetry_data and the
+     * energy metrics. */
+    const struct scrape *gpu_telemetry;
 };
 
 /* export_run_finish ends a run: summarises `results`, prints the console
@@ -469,5 +477,18 @@ struct export_server_metrics {
  * -errno with *out_failed the file that could not be written. */
 int export_server_metrics_write(const struct export_paths *paths,
                                 const struct export_server_metrics *in, const char **out_failed);
+
+/* export_gpu_telemetry_jsonl writes gpu_telemetry_export.jsonl: one TelemetryRecord line per
+ * GPU per fetch of the DCGM scraper s (spec §6.3). Returns 0 or -errno. */
+int export_gpu_telemetry_jsonl(const char *path, const struct scrape *s);
+
+/* export_telemetry_data builds the summary's telemetry_data over the profiling window (spec
+ * §1.6): a new reference, or NULL when no GPU was read. */
+json_t *export_telemetry_data(const struct scrape *s);
+
+/* export_energy_metrics builds AIPerf's nvidia_* energy metrics ({unit, avg} blocks) from the
+ * GPUs' energy counters (power x time where there is none) and the run's summary: a new
+ * reference, or NULL without energy data. */
+json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary);
 
 #endif

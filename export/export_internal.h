@@ -35,6 +35,9 @@ void export__put_int_if_known(struct export_jsonw *w, bool *first, const char *k
 void export__trace_data(struct export_jsonw *w, const struct record *rec,
                         const struct metrics_http *h);
 
+/* export__jsonw_text appends len bytes of ready text of any length to w. Returns w's error. */
+int export__jsonw_text(struct export_jsonw *w, const char *text, size_t len);
+
 /* export__write_staged writes len bytes of text to path through <path>.partial, renamed when
  * whole. Returns 0 or -errno. */
 int export__write_staged(const char *path, const char *text, size_t len);

@@ -51,6 +51,8 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
                 custom ? "_server_metrics.csv" : ".csv");
     ret |= join(out->server_metrics_jsonl, dir, custom ? base : "server_metrics_export",
                 custom ? "_server_metrics.jsonl" : ".jsonl");
+    ret |= join(out->gpu_telemetry_jsonl, dir, custom ? base : "gpu_telemetry_export",
+                custom ? "_gpu_telemetry.jsonl" : ".jsonl");
     bool dir_fits = dir_len >= 0 && (size_t)dir_len < sizeof(out->dir);
     return ret != 0 || !dir_fits ? -ENAMETOOLONG : 0;
 }
@@ -91,7 +93,8 @@ int export_run_clear(const char *dir, const struct profile_config *cfg)
                                inputs,
                                p.server_metrics_json,
                                p.server_metrics_csv,
-                               p.server_metrics_jsonl};
+                               p.server_metrics_jsonl,
+                               p.gpu_telemetry_jsonl};
     for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
         int r = remove_file(set[i]);
         ret = ret != 0 ? ret : r;

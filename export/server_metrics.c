@@ -195,6 +195,15 @@ static json_t *summary_json(const struct scrape *s)
                      ranges);
 }
 
+int export__jsonw_text(struct export_jsonw *w, const char *text, size_t len)
+{
+    for (size_t off = 0; off < len; off += EXPORT_JSONW_PIECE_MAX) {
+        size_t n = len - off < EXPORT_JSONW_PIECE_MAX ? len - off : EXPORT_JSONW_PIECE_MAX;
+        export_jsonw_raw(w, text + off, n);
+    }
+    return w->error;
+}
+
 /* export__write_staged writes text into path through the staged .partial file. */
 int export__write_staged(const char *path, const char *text, size_t len)
 {
@@ -203,10 +212,7 @@ int export__write_staged(const char *path, const char *text, size_t len)
     if (ret != 0) {
         return ret;
     }
-    for (size_t off = 0; off < len; off += EXPORT_JSONW_PIECE_MAX) {
-        size_t n = len - off < EXPORT_JSONW_PIECE_MAX ? len - off : EXPORT_JSONW_PIECE_MAX;
-        export_jsonw_raw(&w, text + off, n);
-    }
+    export__jsonw_text(&w, text, len);
     return export_jsonw_close(&w);
 }
 

@@ -278,11 +278,7 @@ int export__server_metrics_jsonl(const char *path, const struct scrape *s)
             ret = -ENOMEM;
             break;
         }
-        size_t len = strlen(text);
-        for (size_t off = 0; off < len; off += EXPORT_JSONW_PIECE_MAX) {
-            size_t k = len - off < EXPORT_JSONW_PIECE_MAX ? len - off : EXPORT_JSONW_PIECE_MAX;
-            export_jsonw_raw(&w, text + off, k);
-        }
+        export__jsonw_text(&w, text, strlen(text));
         export_jsonw_raw(&w, "\n", 1);
         free(text);
     }

@@ -136,10 +136,14 @@ static void answer_models(struct mock__worker *w, struct mock__conn *c, bool hea
 }
 
 /* answer_metrics answers GET /metrics with the Prometheus text format. */
-static void answer_metrics(struct mock__worker *w, struct mock__conn *c)
+static void answer_metrics(struct mock__worker *w, struct mock__conn *c, bool dcgm)
 {
     struct mock__buf b = {.p = c->tx + HEAD_RESERVE, .cap = w->tx_cap - HEAD_RESERVE};
-    mock__metrics_fmt(&w->server->metrics, &b);
+    if (dcgm) {
+        mock__metrics_fmt_dcgm(&b, w->now_ns);
+    } else {
+        mock__metrics_fmt(&w->server->metrics, &b);
+    }
     if (b.overflow) {
         answer_error(w, c, 500, "server_error", "metrics too large", 0, NULL);
         return;
@@ -367,13 +371,13 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
                      "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
                      "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, "
                      "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models, "
-                     "/health and /metrics",
+                     "/health, /metrics and /dcgm/metrics",
                      0, NULL);
         return;
     }
     if (!method_ok) {
         bool get = route == MOCK__ROUTE_MODELS || route == MOCK__ROUTE_HEALTH ||
-                   route == MOCK__ROUTE_METRICS;
+                   route == MOCK__ROUTE_METRICS || route == MOCK__ROUTE_DCGM;
         w->stats.client_errors++;
         answer_error(w, c, 405, "invalid_request_error", "method not allowed on this path", 0,
                      get ? "GET" : "POST");
@@ -383,8 +387,8 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         answer_models(w, c, route == MOCK__ROUTE_HEALTH);
         return;
     }
-    if (route == MOCK__ROUTE_METRICS) {
-        answer_metrics(w, c);
+    if (route == MOCK__ROUTE_METRICS || route == MOCK__ROUTE_DCGM) {
+        answer_metrics(w, c, route == MOCK__ROUTE_DCGM);
         return;
     }
     if (route == MOCK__ROUTE_RESET_CACHE || route == MOCK__ROUTE_START_PROFILE ||

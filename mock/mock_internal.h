@@ -132,6 +132,7 @@ enum mock__route {
     MOCK__ROUTE_START_PROFILE,   /* POST /start_profile */
     MOCK__ROUTE_STOP_PROFILE,    /* POST /stop_profile */
     MOCK__ROUTE_METRICS,         /* GET /metrics (vLLM-shaped Prometheus exposition) */
+    MOCK__ROUTE_DCGM,            /* GET /dcgm/metrics (DCGM-exporter-shaped GPU telemetry) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);

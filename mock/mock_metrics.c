@@ -61,7 +61,7 @@ void mock__metrics_finished(struct mock__metrics *m, const struct mock__job *job
 static void put_double(struct mock__buf *b, double v)
 {
     char num[40];
-    int n = snprintf(num, sizeof(num), "%.9g", v);
+    int n = snprintf(num, sizeof(num), "%.17g", v);
     mock__buf_put(b, num, (size_t)n);
 }
 
@@ -135,4 +135,51 @@ void mock__metrics_fmt(const struct mock__metrics *m, struct mock__buf *b)
              &m->ttft, TTFT_LE);
     put_hist(b, "vllm:e2e_request_latency_seconds",
              "Histogram of end to end request latency in seconds.", &m->e2e, E2E_LE);
+}
+
+/* The mock's two pretend GPUs: constant power, so that energy follows a known line. */
+static const struct {
+    const char *uuid;
+    double watts;
+    double util;
+} GPUS[] = {{"GPU-mock-0", 250.0, 50.0}, {"GPU-mock-1", 150.0, 30.0}};
+
+static void put_dcgm(struct mock__buf *b, const char *name, const char *type, size_t gpu, double v)
+{
+    if (gpu == 0) {
+        put_family(b, name, type, "DCGM field.");
+    }
+    char labels[256];
+    int n =
+        snprintf(labels, sizeof(labels),
+                 "{gpu=\"%zu\",UUID=\"%s\",pci_bus_id=\"00000000:%02zX:00.0\",device=\"nvidia%zu\","
+                 "modelName=\"Mock GPU\",Hostname=\"mock\"} ",
+                 gpu, GPUS[gpu].uuid, gpu + 1, gpu);
+    mock__buf_str(b, name);
+    mock__buf_put(b, labels, (size_t)n);
+    put_double(b, v);
+    mock__buf_put(b, "\n", 1);
+}
+
+void mock__metrics_fmt_dcgm(struct mock__buf *b, uint64_t now_ns)
+{
+    size_t count = sizeof(GPUS) / sizeof(GPUS[0]);
+    double seconds = (double)now_ns / 1e9;
+    for (size_t g = 0; g < count; g++) {
+        put_dcgm(b, "DCGM_FI_DEV_POWER_USAGE", "gauge", g, GPUS[g].watts);
+    }
+    for (size_t g = 0; g < count; g++) {
+        /* mJ since the clock's start: what matters is the slope, watts x 1000 per second. */
+        put_dcgm(b, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter", g,
+                 GPUS[g].watts * seconds * 1e3);
+    }
+    for (size_t g = 0; g < count; g++) {
+        put_dcgm(b, "DCGM_FI_DEV_GPU_UTIL", "gauge", g, GPUS[g].util);
+    }
+    for (size_t g = 0; g < count; g++) {
+        put_dcgm(b, "DCGM_FI_DEV_FB_USED", "gauge", g, 2048);
+    }
+    for (size_t g = 0; g < count; g++) {
+        put_dcgm(b, "DCGM_FI_PROF_SM_ACTIVE", "gauge", g, 0.5);
+    }
 }

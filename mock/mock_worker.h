@@ -183,6 +183,11 @@ void mock__metrics_finished(struct mock__metrics *m, const struct mock__job *job
 /* mock__metrics_fmt appends the Prometheus text exposition of m. */
 void mock__metrics_fmt(const struct mock__metrics *m, struct mock__buf *b);
 
+/* mock__metrics_fmt_dcgm appends a DCGM exporter's exposition of two pretend GPUs drawing a
+ * constant 250 W and 150 W: their energy counters (mJ) grow by watts x 1000 per second of
+ * CLOCK_MONOTONIC now_ns. */
+void mock__metrics_fmt_dcgm(struct mock__buf *b, uint64_t now_ns);
+
 struct mock_server {
     struct mock_config cfg;
     uint16_t port;

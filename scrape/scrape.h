@@ -43,6 +43,9 @@ struct scrape_endpoint {
     /* The --url's own /metrics: a 404 tries TRT-LLM's /prometheus/metrics instead, and a
      * server without metrics is said once, quietly. */
     bool is_default;
+    /* Probed quietly (AIPerf's default DCGM exporters): when the fetch before the run fails,
+     * the endpoint is turned off without a word. */
+    bool optional;
 };
 
 /* scrape_config is what scrape_start needs (borrowed for the scraper's lifetime). */
@@ -215,5 +218,73 @@ size_t scrape_record_at(const struct scrape *s, size_t i, struct scrape_record *
 /* scrape_record_sample fills *out with sample j of record i. */
 void scrape_record_sample(const struct scrape *s, size_t i, size_t j,
                           struct scrape_sample_view *out);
+
+/* scrape_gpu_field is one of AIPerf's GPU telemetry fields (spec §6.3), in its order. */
+enum scrape_gpu_field {
+    SCRAPE_GPU_POWER_USAGE = 0,
+    SCRAPE_GPU_ENERGY_CONSUMPTION,
+    SCRAPE_GPU_UTILIZATION,
+    SCRAPE_GPU_MEMORY_UTILIZATION,
+    SCRAPE_GPU_MEMORY_USED,
+    SCRAPE_GPU_TEMPERATURE,
+    SCRAPE_GPU_ENCODER_UTILIZATION,
+    SCRAPE_GPU_DECODER_UTILIZATION,
+    SCRAPE_GPU_SM_UTILIZATION,
+    SCRAPE_GPU_XID_ERRORS,
+    SCRAPE_GPU_POWER_VIOLATION,
+    SCRAPE_GPU_FIELD_COUNT,
+};
+
+/* scrape_gpu_field_info is a field's AIPerf name ("nvidia_power_usage"), unit ("W") and kind
+ * (a counter reports its window delta, a gauge its statistics). */
+struct scrape_gpu_field_info {
+    const char *name;
+    const char *unit;
+    bool counter;
+};
+
+/* scrape_gpu_field_info_of returns the static description of field f. */
+const struct scrape_gpu_field_info *scrape_gpu_field_info_of(enum scrape_gpu_field f);
+
+/* scrape_gpu_id is one GPU of a DCGM exporter, from its labels (views owned by the scraper;
+ * "" when the exporter did not label it). */
+struct scrape_gpu_id {
+    size_t endpoint;
+    const char *index;    /* label gpu */
+    const char *uuid;     /* UUID */
+    const char *model;    /* modelName */
+    const char *hostname; /* Hostname */
+    const char *pci_bus_id;
+    const char *device;
+};
+
+/* scrape_gpu_sample is one GPU's fields in one fetch, scaled to AIPerf's units. */
+struct scrape_gpu_sample {
+    struct scrape_gpu_id id;
+    bool present[SCRAPE_GPU_FIELD_COUNT];
+    double value[SCRAPE_GPU_FIELD_COUNT];
+};
+
+/* SCRAPE_GPUS_MAX bounds the GPUs read from one fetch. */
+#define SCRAPE_GPUS_MAX 64
+
+/* scrape_gpu_samples maps the DCGM fields of record i (DCGM_FI_* names, AIPerf's nvidia_* names
+ * and their legacy aliases) into out[0..SCRAPE_GPUS_MAX), one per GPU, and returns how many. */
+size_t scrape_gpu_samples(const struct scrape *s, size_t i, struct scrape_gpu_sample *out);
+
+/* scrape_gpu_stats is one GPU over a window: gauges' statistics and counters' deltas (negative
+ * clamped to 0) in gauge[f].avg, as AIPerf's telemetry_data reports them. */
+struct scrape_gpu_stats {
+    struct scrape_gpu_id id;
+    bool present[SCRAPE_GPU_FIELD_COUNT];
+    struct scrape_gauge_stats gauge[SCRAPE_GPU_FIELD_COUNT];
+    size_t count[SCRAPE_GPU_FIELD_COUNT];
+    double sum[SCRAPE_GPU_FIELD_COUNT];
+};
+
+/* scrape_gpu_reduce computes every GPU's statistics over window w into *out (malloc'd, *out_count
+ * entries; free() it). Returns 0 or -ENOMEM. */
+int scrape_gpu_reduce(const struct scrape *s, struct scrape_window w, struct scrape_gpu_stats **out,
+                      size_t *out_count);
 
 #endif

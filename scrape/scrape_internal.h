@@ -68,6 +68,7 @@ struct scrape__endpoint_state {
     bool fallback_tried;
     bool disabled;
     bool announced; /* a failure was said on stderr once */
+    bool tried;     /* fetched at least once */
     uint64_t last_hash;
     bool have_hash;
     uint64_t failures, dropped;
@@ -110,6 +111,10 @@ struct scrape__fetch_result {
 
 /* scrape__fetch fetches endpoint ep once, feeding its exposition into the store's stage. */
 void scrape__fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out);
+
+/* scrape__gauge_stats fills g with AIPerf's gauge statistics of v[0..n) (n > 0): mean, sample
+ * std (ddof=1), min, max and numpy's linear percentiles. Sorts v in place. */
+void scrape__gauge_stats(double *v, size_t n, struct scrape_gauge_stats *g);
 
 /* scrape__now_ns returns CLOCK_MONOTONIC in ns. */
 int64_t scrape__now_ns(void);

@@ -96,6 +96,17 @@ static void mean_std(const double *v, size_t n, double *avg, double *std)
     *std = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
 }
 
+void scrape__gauge_stats(double *v, size_t n, struct scrape_gauge_stats *g)
+{
+    mean_std(v, n, &g->avg, &g->std);
+    qsort(v, n, sizeof(*v), cmp_double);
+    g->min = v[0];
+    g->max = v[n - 1];
+    for (size_t i = 0; i < SCRAPE_PERCENTILE_COUNT; i++) {
+        g->p[i] = percentile(v, n, scrape_percentiles[i]);
+    }
+}
+
 static int gauge_stats(const struct acc *a, struct scrape_gauge_stats *g)
 {
     size_t first = a->has_ref ? 1 : 0;
@@ -105,13 +116,7 @@ static int gauge_stats(const struct acc *a, struct scrape_gauge_stats *g)
         return -ENOMEM;
     }
     memcpy(sorted, a->v + first, n * sizeof(*sorted));
-    mean_std(sorted, n, &g->avg, &g->std);
-    qsort(sorted, n, sizeof(*sorted), cmp_double);
-    g->min = sorted[0];
-    g->max = sorted[n - 1];
-    for (size_t i = 0; i < SCRAPE_PERCENTILE_COUNT; i++) {
-        g->p[i] = percentile(sorted, n, scrape_percentiles[i]);
-    }
+    scrape__gauge_stats(sorted, n, g);
     free(sorted);
     return 0;
 }

@@ -73,11 +73,20 @@ static void scrape_endpoint(struct scrape *s, size_t ep)
         scrape__fetch(s, ep, &r);
     }
     if (r.ok) {
+        e->tried = true;
         keep(s, ep, &r);
         return;
     }
     e->failures++;
     snprintf(e->last_error, sizeof(e->last_error), "%s", r.error);
+    bool first = !e->tried;
+    e->tried = true;
+    if (first && s->cfg.endpoints[ep].optional) {
+        e->disabled = true;
+        snprintf(e->disabled_reason, sizeof(e->disabled_reason),
+                 "not answering when the run started (probed quietly): %.200s", r.error);
+        return;
+    }
     if (r.json) {
         e->disabled = true;
         snprintf(e->disabled_reason, sizeof(e->disabled_reason), "%s", r.error);

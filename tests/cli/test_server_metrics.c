@@ -303,3 +303,90 @@ Test(server_metrics, hostile_slow_is_waited_for, .timeout = 120)
     json_decref(root);
     e2e_finish(&w);
 }
+
+static double num_at(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    cr_assert(json_is_number(v), "%s is a number", key);
+    return json_number_value(v);
+}
+
+/* The mock's /dcgm/metrics: two GPUs at a constant 250 W and 150 W, whose energy counters grow
+ * by exactly watts x 1000 mJ per second. */
+Test(gpu_telemetry, dcgm_energy_follows_the_known_power_curve, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--ttft-ms", "2", "--itl-ms", "2", NULL});
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m m -u URL --request-count 60 --concurrency 2 --streaming "
+             "--gpu-telemetry %s/dcgm " RUN_FLAGS,
+             w.url);
+    char *out = NULL;
+    int rc = run_ringperf(&w, words, true, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
+    json_t *td = json_object_get(summary, "telemetry_data");
+    cr_assert_not_null(td, "telemetry_data is in the summary");
+    char display[160];
+    snprintf(display, sizeof(display), "%s/dcgm", w.url); /* w.url has no scheme */
+    json_t *gpus =
+        json_object_get(json_object_get(json_object_get(td, "endpoints"), display), "gpus");
+    json_t *m0 = json_object_get(json_object_get(gpus, "gpu_0"), "metrics");
+    json_t *m1 = json_object_get(json_object_get(gpus, "gpu_1"), "metrics");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(gpus, "gpu_0"), "gpu_uuid")),
+                     "GPU-mock-0");
+    cr_assert_eq(num_at(json_object_get(m0, "nvidia_power_usage"), "avg"), 250);
+    cr_assert_eq(num_at(json_object_get(m1, "nvidia_power_usage"), "avg"), 150);
+    cr_assert_float_eq(num_at(json_object_get(m0, "nvidia_memory_used"), "avg"), 2.147483648, 1e-12,
+                       "2048 MiB in decimal GB");
+    cr_assert_eq(num_at(json_object_get(m0, "nvidia_sm_utilization"), "avg"), 50, "ratio x 100");
+    double e0 = num_at(json_object_get(m0, "nvidia_energy_consumption"), "avg");
+    double e1 = num_at(json_object_get(m1, "nvidia_energy_consumption"), "avg");
+    cr_assert_str_eq(json_string_value(
+                         json_object_get(json_object_get(m0, "nvidia_energy_consumption"), "unit")),
+                     "MJ");
+    /* Both counters are read in the same fetches: their deltas stand as their powers. */
+    cr_assert_float_eq(e0 / e1, 250.0 / 150.0, 1e-6);
+    double energy_j = num_at(json_object_get(summary, "nvidia_total_gpu_energy"), "avg");
+    cr_assert_float_eq(energy_j, (e0 + e1) * 1e6, 1e-6 * energy_j);
+    /* 400 W over the profiling window, which holds the benchmark and its boundary fetches. */
+    double duration = num_at(json_object_get(summary, "benchmark_duration"), "avg");
+    cr_assert_geq(energy_j / 400.0, duration * 0.95, "%f J over %f s", energy_j, duration);
+    cr_assert_leq(energy_j / 400.0, duration + 1.0, "%f J over %f s", energy_j, duration);
+    double tokens = num_at(json_object_get(summary, "total_output_tokens"), "avg");
+    cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_output_tokens_per_joule"), "avg"),
+                       tokens / energy_j, 1e-9);
+    cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_energy_per_request"), "avg"),
+                       energy_j / 60, 1e-9);
+    cr_assert_eq(num_at(json_object_get(summary, "nvidia_total_gpu_power"), "avg"), 400);
+    char *jsonl = e2e_read_text(&w, "gpu_telemetry_export.jsonl");
+    cr_assert_not_null(
+        strstr(jsonl, "\"gpu_uuid\":\"GPU-mock-1\",\"gpu_model_name\":\"Mock GPU\""));
+    cr_assert_not_null(strstr(jsonl, "\"telemetry_data\":{\"nvidia_power_usage\":150.0,"));
+    free(jsonl);
+    json_decref(summary);
+    e2e_finish(&w);
+}
+
+/* Without --gpu-telemetry the default exporters (localhost:9400, :9401) are probed quietly:
+ * nothing answers here, and nothing is said or written. */
+Test(gpu_telemetry, default_exporters_are_probed_quietly, .timeout = 60)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int rc = run_ringperf(&w, "profile -m m -u URL --request-count 5 " RUN_FLAGS, true, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_null(strstr(out, "9400"), "%s", out);
+    free(out);
+    json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
+    cr_assert_null(json_object_get(summary, "telemetry_data"));
+    cr_assert_null(json_object_get(summary, "nvidia_total_gpu_energy"));
+    json_decref(summary);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/gpu_telemetry_export.jsonl", w.dir);
+    cr_assert_neq(access(path, F_OK), 0);
+    e2e_finish(&w);
+}

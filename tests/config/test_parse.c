@@ -556,6 +556,11 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--server-metrics", "localhost:9100", "--no-server-metrics"),
      "--server-metrics and --no-server-metrics contradict each other: drop one"},
     {W("-m", "x", "--server-metrics", "ftp://host/metrics"), "--server-metrics"},
+    {W("-m", "x", "--gpu-telemetry", "pynvml"),
+     "--gpu-telemetry pynvml is not supported by ringperf yet: give DCGM exporter URLs"},
+    {W("-m", "x", "--gpu-telemetry", "localhost:9400", "--no-gpu-telemetry"),
+     "--gpu-telemetry and --no-gpu-telemetry contradict each other: drop one"},
+    {W("-m", "x", "--gpu-telemetry", "ftp://dcgm"), "--gpu-telemetry"},
 };
 
 Test(config_parse, server_metrics_urls_gain_their_metrics_path)
@@ -573,7 +578,9 @@ Test(config_parse, server_metrics_urls_gain_their_metrics_path)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct config_target t;
         char err[256];
-        cr_assert_eq(config_resolve_metrics_url(cases[i].in, &t, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(
+            config_resolve_metrics_url(cases[i].in, "--server-metrics", &t, err, sizeof(err)), 0,
+            "%s", err);
         cr_assert_str_eq(t.host, cases[i].host);
         cr_assert_str_eq(t.path, cases[i].path, "%s", cases[i].in);
         cr_assert_eq(t.port, cases[i].port);
