@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "prometheus/prometheus.h"
+#include "scrape/scrape.h"
 #include "tests/cli/e2e.h"
 
 #define RUN_FLAGS "--ui none --artifact-dir DIR"
@@ -388,5 +390,175 @@ Test(gpu_telemetry, default_exporters_are_probed_quietly, .timeout = 60)
     char path[128];
     snprintf(path, sizeof(path), "%s/gpu_telemetry_export.jsonl", w.dir);
     cr_assert_neq(access(path, F_OK), 0);
+    e2e_finish(&w);
+}
+
+/* A parsed sample as one comparable line: family, type, name, sorted labels, value. */
+struct lines {
+    char **items;
+    size_t count, cap;
+};
+
+static void add_line(struct lines *l, const char *text)
+{
+    if (l->count == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 256;
+        l->items = realloc(l->items, l->cap * sizeof(*l->items));
+        cr_assert_not_null(l->items);
+    }
+    l->items[l->count++] = strdup(text);
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sample_line(const struct prom_sample *s, char *out, size_t cap)
+{
+    char labels[PROM_LABELS_MAX][512];
+    char *sorted[PROM_LABELS_MAX];
+    size_t n = 0;
+    size_t cursor = 0;
+    struct prom_label l;
+    while (n < PROM_LABELS_MAX && prom_labels_next(s->labels, s->labels_len, &cursor, &l)) {
+        char value[400];
+        size_t len = prom_unescape(l.value, l.value_len, value, sizeof(value) - 1);
+        snprintf(labels[n], sizeof(labels[n]), "%.*s=%.*s", (int)l.name_len, l.name, (int)len,
+                 value);
+        sorted[n] = labels[n];
+        n++;
+    }
+    qsort(sorted, n, sizeof(*sorted), cmp_label);
+    /* prometheus_client names a counter's bare sample name_total (DCGM exposes them bare); the
+     * family and the value are what matter. */
+    bool bare_counter = s->type == PROM_COUNTER && s->suffix == PROM_SUFFIX_NONE;
+    size_t at = (size_t)snprintf(out, cap, "%.*s\t%s\t%.*s%s\t", (int)s->family_len, s->family,
+                                 prom_type_name(s->type), (int)s->name_len, s->name,
+                                 bare_counter ? "_total" : "");
+    for (size_t i = 0; i < n && at < cap; i++) {
+        at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? "," : "", sorted[i]);
+    }
+    snprintf(out + at, at < cap ? cap - at : 0, "\t%.17g", s->value);
+}
+
+static void parse_ours(const char *body, struct lines *out)
+{
+    static char line_buf[SCRAPE_LINE_BYTES_MAX];
+    struct prom_parser p;
+    prom_parser_init(&p, line_buf, sizeof(line_buf));
+    size_t len = strlen(body);
+    size_t off = 0;
+    for (;;) {
+        size_t used = 0;
+        struct prom_line line;
+        enum prom_status st = prom_parser_feed(&p, body + off, len - off, &used, &line);
+        off += used;
+        if (st == PROM_NEED_MORE) {
+            break;
+        }
+        cr_assert_lt(st, PROM_ERR_FIRST, "our parser refused it: %s", prom_status_name(st));
+        if (st == PROM_SAMPLE) {
+            char text[4096];
+            sample_line(&line.sample, text, sizeof(text));
+            add_line(out, text);
+        }
+    }
+    cr_assert_eq(prom_parser_finish(&p), PROM_END);
+}
+
+/* parse_reference reads reference_parse.py's lines, their values reprinted as ours are. */
+static void parse_reference(char *text, struct lines *out)
+{
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
+        char *tab = strrchr(line, '\t');
+        cr_assert_not_null(tab);
+        *tab = '\0';
+        char buf[4096];
+        snprintf(buf, sizeof(buf), "%s\t%.17g", line, strtod(tab + 1, NULL));
+        add_line(out, buf);
+    }
+}
+
+/* same_as_prometheus_client parses url's exposition with prometheus_client (the parser AIPerf
+ * uses) and with ours, and requires the same samples, family names and types included. */
+static void same_as_prometheus_client(const struct e2e *w, const char *url)
+{
+    char body[160];
+    char parsed[160];
+    snprintf(body, sizeof(body), "%s/reference_body.txt", w->dir);
+    snprintf(parsed, sizeof(parsed), "%s/reference_parsed.txt", w->dir);
+    struct child py = spawn_child_env(
+        (char *const[]){"/usr/bin/python3", RINGPERF_SOURCE_DIR "/tests/cli/reference_parse.py",
+                        (char *)url, body, parsed, NULL},
+        NULL, CHILD_STDERR);
+    char err[4096];
+    size_t n = fread(err, 1, sizeof(err) - 1, py.out);
+    err[n] = '\0';
+    cr_assert_eq(wait_child(&py), 0, "reference_parse.py %s: %s", url, err);
+    struct lines ours = {0};
+    struct lines theirs = {0};
+    char *text = test_read_path(body);
+    parse_ours(text, &ours);
+    free(text);
+    text = test_read_path(parsed);
+    parse_reference(text, &theirs);
+    free(text);
+    qsort(ours.items, ours.count, sizeof(char *), cmp_label);
+    qsort(theirs.items, theirs.count, sizeof(char *), cmp_label);
+    cr_assert_gt(theirs.count, 0);
+    for (size_t i = 0; i < ours.count && i < theirs.count; i++) {
+        cr_assert_str_eq(ours.items[i], theirs.items[i], "%s: sample %zu differs", url, i);
+    }
+    cr_assert_eq(ours.count, theirs.count, "%s: as many samples", url);
+    for (size_t i = 0; i < ours.count; i++) {
+        free(ours.items[i]);
+    }
+    for (size_t i = 0; i < theirs.count; i++) {
+        free(theirs.items[i]);
+    }
+    free(ours.items);
+    free(theirs.items);
+}
+
+static bool have_prometheus_client(void)
+{
+    struct child py =
+        spawn_child_env((char *const[]){"/usr/bin/python3", "-c", "import prometheus_client", NULL},
+                        NULL, CHILD_STDERR);
+    return wait_child(&py) == 0;
+}
+
+Test(server_metrics, parser_agrees_with_prometheus_client, .timeout = 120)
+{
+    if (access("/usr/bin/python3", X_OK) != 0 || !have_prometheus_client()) {
+        cr_skip_test("python3-prometheus-client is not installed (apt-get install "
+                     "python3-prometheus-client)");
+    }
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int rc = run_ringperf(&w, "profile -m m -u URL --request-count 5 " RUN_FLAGS, true, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    char url[160];
+    snprintf(url, sizeof(url), "http://%s/metrics", w.url);
+    same_as_prometheus_client(&w, url);
+    snprintf(url, sizeof(url), "http://%s/dcgm/metrics", w.url);
+    same_as_prometheus_client(&w, url);
+    const char *bin = "/usr/bin/prometheus-node-exporter";
+    if (access(bin, X_OK) == 0) {
+        char listen[64];
+        int port = free_port();
+        snprintf(listen, sizeof(listen), "--web.listen-address=127.0.0.1:%d", port);
+        struct child ne =
+            spawn_child_env((char *const[]){(char *)bin, listen, NULL}, NULL, CHILD_STDERR);
+        char line[1024];
+        read_line_with(&ne, "Listening on", line, sizeof(line));
+        snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", port);
+        same_as_prometheus_client(&w, url);
+        stop_child(&ne);
+    }
     e2e_finish(&w);
 }
