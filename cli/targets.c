@@ -44,7 +44,7 @@ static int lookup_host(const char *what, const char *host, uint16_t port,
 
 /* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
  * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
-static int resolve_proxy(const struct config_target *target, struct engine_target *out)
+static int resolve_proxy(const struct config_target *target, bool quiet, struct engine_target *out)
 {
     char errbuf[512];
     struct config_proxy proxy;
@@ -68,13 +68,15 @@ static int resolve_proxy(const struct config_target *target, struct engine_targe
     explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
     p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
     engine_target_set_path(out, target->path);
-    fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
-            p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
+    if (!quiet) {
+        fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
+                p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
+    }
     return 0;
 }
 
 /* resolve_config_target resolves a parsed URL (what named it, for messages) into *out. */
-static int resolve_config_target(const char *what, struct config_target *target,
+static int resolve_config_target(const char *what, struct config_target *target, bool quiet,
                                  struct engine_target *out)
 {
     if (lookup_host(what, target->host, target->port, &out->addr, &out->addr_len) != 0) {
@@ -90,7 +92,7 @@ static int resolve_config_target(const char *what, struct config_target *target,
         /* prepare_tls gives the target the run's context. */
         snprintf(out->tls_host, sizeof(out->tls_host), "%s", target->host);
     }
-    return resolve_proxy(target, out);
+    return resolve_proxy(target, quiet, out);
 }
 
 /* resolve_target resolves --url number index into *out. */
@@ -102,7 +104,7 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return -EINVAL;
     }
-    return resolve_config_target("--url", &target, out);
+    return resolve_config_target("--url", &target, false, out);
 }
 
 static bool tls_flags_given(const struct profile_config *cfg)
@@ -173,8 +175,8 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
 
 /* add_endpoint adds one Prometheus endpoint (a parsed URL) to list (*count of them); one that
  * cannot be resolved is said and left out, unless optional: scraping never stops a run. */
-static void add_endpoint(struct scrape_endpoint *list, size_t *count, struct config_target *target,
-                         bool is_default, bool optional)
+static void add_endpoint(struct scrape_endpoint *list, size_t *count, const char *flag,
+                         struct config_target *target, bool is_default, bool optional)
 {
     struct scrape_endpoint *e = &list[*count];
     memset(e, 0, sizeof(*e));
@@ -189,7 +191,8 @@ static void add_endpoint(struct scrape_endpoint *list, size_t *count, struct con
     }
     e->is_default = is_default;
     e->optional = optional;
-    if (resolve_config_target("--server-metrics", target, &e->target) != 0) {
+    /* The quiet probes (the default DCGM exporters) say nothing, not even their proxy. */
+    if (resolve_config_target(flag, target, optional, &e->target) != 0) {
         if (!optional) {
             fprintf(stderr, "ringperf profile: %s left out\n", e->url);
         }
@@ -213,13 +216,13 @@ static int resolve_metrics(struct cli_targets *t, const struct profile_config *c
     for (size_t i = 0; i < cfg->urls.count; i++) {
         if (config_resolve_url(cfg, i, &target, errbuf, sizeof(errbuf)) == 0) {
             snprintf(target.path, sizeof(target.path), "/metrics");
-            add_endpoint(t->metrics, &t->metrics_count, &target, true, false);
+            add_endpoint(t->metrics, &t->metrics_count, "--url", &target, true, false);
         }
     }
     for (size_t i = 0; i < cfg->server_metrics.count; i++) {
         if (config_resolve_metrics_url(cfg->server_metrics.items[i], "--server-metrics", &target,
                                        errbuf, sizeof(errbuf)) == 0) {
-            add_endpoint(t->metrics, &t->metrics_count, &target, false, false);
+            add_endpoint(t->metrics, &t->metrics_count, "--server-metrics", &target, false, false);
         }
     }
     return 0;
@@ -246,7 +249,7 @@ static int resolve_gpus(struct cli_targets *t, const struct profile_config *cfg)
         const char *url = given ? cfg->gpu_telemetry.items[i] : defaults[i];
         if (config_resolve_metrics_url(url, "--gpu-telemetry", &target, errbuf, sizeof(errbuf)) ==
             0) {
-            add_endpoint(t->gpus, &t->gpu_count, &target, false, !given);
+            add_endpoint(t->gpus, &t->gpu_count, "--gpu-telemetry", &target, false, !given);
         }
     }
     return 0;
