@@ -14,6 +14,7 @@
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
 #include "cli/cli_realtime.h"
+#include "cli/cli_scrapers.h"
 #include "cli/cli_signals.h"
 #include "cli/cli_targets.h"
 #include "cluster/cluster.h"
@@ -55,6 +56,7 @@ struct profile_run {
     struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
     struct record_secrets secrets;      /* what responses must not echo into the exports */
     struct cli_aws aws;                 /* --auth-type sigv4: the credentials */
+    struct cli_scrapers scrapers;       /* server metrics and GPU telemetry */
     /* A session of several runs (cli/multi.c) */
     struct cli_signals signals; /* the session's Ctrl-C watcher, over every run */
     const char *run_dir;        /* this run's directory; NULL: AIPerf's naming of one run */

@@ -15,6 +15,7 @@
 #include "cli/cli_readiness.h"
 #include "cli/cli_signals.h"
 #include "cli/cli_profile.h"
+#include "cli/cli_scrapers.h"
 #include "cli/cli_targets.h"
 
 #include <errno.h>
@@ -274,6 +275,7 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
                                       .on_shards = on_warmup_shards,
                                       .ctx = &tally,
                                       .progress_interval_ns = PROGRESS_INTERVAL_NS};
+    cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_WARMUP);
     int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
     if (ret == 0) {
         fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
@@ -338,6 +340,10 @@ int cli_profile_execute(struct profile_run *run)
     /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
     bool not_ready = ret == -ETIMEDOUT || ret == -ECANCELED;
     if (ret == 0) {
+        if (run->cluster.index == 0) { /* the run's, not each share's */
+            cli_scrapers_start(&run->scrapers, &run->targets, run->requests.headers,
+                               run->requests.header_count);
+        }
         cli_live_phase(&run->live, "warmup");
         ret = run_warmup(run, errbuf, sizeof(errbuf));
         cli_live_phase(&run->live, "profiling");
@@ -367,7 +373,9 @@ int cli_profile_execute(struct profile_run *run)
         if (run->requests.multi_turn) {
             workload_sessions_keep_sent(&run->requests.sessions, true);
         }
+        cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_PROFILING);
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+        cli_scrapers_stop(&run->scrapers);
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
@@ -406,8 +414,13 @@ int cli_profile_execute(struct profile_run *run)
     if (finish.run_info_extra != NULL && run->point_info != NULL) {
         json_object_update(finish.run_info_extra, run->point_info);
     }
+    cli_scrapers_stop(&run->scrapers);
+    finish.gpu_telemetry = run->scrapers.gpus;
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
+    if (cli_scrapers_write(&run->scrapers, &run->exp, &run->cfg) != 0) {
+        status = 1;
+    }
     cli_report_send_lag(run);
     cli_report_itl_fallbacks(run);
     cli_report_client_load(run);
@@ -721,6 +734,7 @@ int cli_profile_prepare_run(struct profile_run *run)
 
 void cli_profile_release_run(struct profile_run *run)
 {
+    cli_scrapers_free(&run->scrapers); /* before the targets they borrow */
     cli_live_free(&run->live);
     export_run_close(&run->exp);
     metrics_results_free(&run->results);

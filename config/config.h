@@ -275,8 +275,11 @@ struct profile_config {
     char *server_profiler_stop_path;        /* NULL = /stop_profile */
     /* ringperf scrapes neither yet, so these only record the user's wish; AIPerf scripts pass
      * them in CI, where no exporter runs. */
-    bool no_server_metrics; /* --no-server-metrics */
-    bool no_gpu_telemetry;  /* --no-gpu-telemetry */
+    bool no_server_metrics;                       /* --no-server-metrics */
+    struct config_strlist server_metrics;         /* --server-metrics: extra /metrics URLs */
+    struct config_strlist server_metrics_formats; /* json|csv|jsonl; empty = json,csv */
+    bool no_gpu_telemetry;                        /* --no-gpu-telemetry */
+    struct config_strlist gpu_telemetry;          /* --gpu-telemetry: DCGM exporter URLs */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */
@@ -616,6 +619,17 @@ bool config_endpoint_produces_tokens(enum config_endpoint_type type);
  * URL or index. */
 int config_resolve_url(const struct profile_config *cfg, size_t url_index,
                        struct config_target *out, char *errbuf, size_t errcap);
+
+/* config_resolve_metrics_url resolves a Prometheus URL of `flag` (--server-metrics,
+ * --gpu-telemetry) as AIPerf does: http:// when it has no scheme, "/metrics" appended to its
+ * path unless the path already ends so (the query is kept). Writes *out and returns 0, or
+ * -EINVAL with a message naming flag in errbuf. */
+int config_resolve_metrics_url(const char *url, const char *flag, struct config_target *out,
+                               char *errbuf, size_t errcap);
+
+/* config_server_metrics_format reports whether the server metrics export `format` ("json",
+ * "csv" or "jsonl") is wanted: --server-metrics-formats, else AIPerf's default json and csv. */
+bool config_server_metrics_format(const struct profile_config *cfg, const char *format);
 
 /* CONFIG_PROXY_AUTHORIZATION_BYTES bounds config_proxy.authorization: "Basic " and the
  * base64 of a user:password of up to CONFIG_USERINFO_BYTES_MAX bytes, NUL included. */

@@ -290,6 +290,63 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
 
 /* check_realtime checks --realtime-priority against this kernel: the table
  * allows Linux's 1..99, and a kernel may offer fewer. */
+/* check_server_metrics checks the --server-metrics URLs and formats. */
+static int check_server_metrics(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->no_server_metrics && cfg->server_metrics.count > 0) {
+        return config__fail(errbuf, errcap,
+                            "--server-metrics and --no-server-metrics contradict each other: "
+                            "drop one");
+    }
+    struct config_target target;
+    for (size_t i = 0; i < cfg->server_metrics.count; i++) {
+        int rc = config_resolve_metrics_url(cfg->server_metrics.items[i], "--server-metrics",
+                                            &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < cfg->server_metrics_formats.count; i++) {
+        const char *f = cfg->server_metrics_formats.items[i];
+        if (strcmp(f, "json") != 0 && strcmp(f, "csv") != 0 && strcmp(f, "jsonl") != 0) {
+            return config__fail(
+                errbuf, errcap,
+                "--server-metrics-formats: '%s' is not one ringperf writes: give "
+                "json, csv or jsonl (e.g. --server-metrics-formats json,csv,jsonl)%s",
+                f, strcmp(f, "parquet") == 0 ? "; parquet is not supported" : "");
+        }
+    }
+    return 0;
+}
+
+/* check_gpu_telemetry checks the --gpu-telemetry sources: DCGM exporter URLs only. */
+static int check_gpu_telemetry(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->no_gpu_telemetry && cfg->gpu_telemetry.count > 0) {
+        return config__fail(errbuf, errcap,
+                            "--gpu-telemetry and --no-gpu-telemetry contradict each other: "
+                            "drop one");
+    }
+    static const char *const local[] = {"pynvml", "amdsmi", "dashboard"};
+    struct config_target target;
+    for (size_t i = 0; i < cfg->gpu_telemetry.count; i++) {
+        const char *v = cfg->gpu_telemetry.items[i];
+        for (size_t k = 0; k < sizeof(local) / sizeof(local[0]); k++) {
+            if (strcmp(v, local[k]) == 0) {
+                return config__fail(errbuf, errcap,
+                                    "--gpu-telemetry %s is not supported by ringperf yet: give "
+                                    "DCGM exporter URLs (e.g. --gpu-telemetry localhost:9400)",
+                                    v);
+            }
+        }
+        int rc = config_resolve_metrics_url(v, "--gpu-telemetry", &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     int rt_max = sched_get_priority_max(SCHED_FIFO);
@@ -449,6 +506,8 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_network_latency(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_server_metrics(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_gpu_telemetry(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : config__check_aws(cfg, errbuf, errcap);

@@ -789,11 +789,18 @@ static const struct config__flag flag_table[] = {
     {SUP(HTTP_TRACE, SWITCH, "--show-trace-timing", 0, OFF(show_trace_timing)),
      .help = "Print the HTTP trace timing table (the http_req_* metrics) before the main table."},
     /* Server metrics */
-    NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
+    {SUP(SERVER_METRICS, LIST, "--server-metrics", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics)),
+     .help = "More Prometheus endpoints to scrape, besides each --url's own /metrics (which is "
+             "scraped by default); /metrics is appended unless the path ends so.",
+     .example = "localhost:9100"},
     {SUP(SERVER_METRICS, SWITCH, "--no-server-metrics", 0, OFF(no_server_metrics)),
-     .help = "Do not scrape the servers' Prometheus /metrics. ringperf does not scrape them yet, "
-             "so the run is the same either way; accepted so that AIPerf command lines run."},
-    NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
+     .help = "Do not scrape the servers' Prometheus /metrics (scraped about every 333 ms by "
+             "default, into server_metrics_export.*)."},
+    {SUP(SERVER_METRICS, LIST, "--server-metrics-formats", CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics_formats)),
+     .help = "Which server metrics files to write: json, csv, jsonl. Default: json,csv.",
+     .example = "json,csv,jsonl"},
     /* Network latency */
     {SUP(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", 0, OFF(network_latency_automatic)),
      .help = "Measure the network round trip to each server while profiling (a TCP handshake "
@@ -808,10 +815,15 @@ static const struct config__flag flag_table[] = {
      .help = "Seconds between round-trip probes of --network-latency-automatic.",
      .default_text = "1", .example = "0.5", .range = &range_ping_interval},
     /* GPU telemetry */
-    NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
+    {SUP(GPU_TELEMETRY, LIST, "--gpu-telemetry", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(gpu_telemetry)),
+     .help = "DCGM exporter URLs to read GPU telemetry from (default: localhost:9400 and "
+             "localhost:9401, probed quietly), into gpu_telemetry_export.jsonl and the summary's "
+             "telemetry_data and energy metrics.",
+     .example = "localhost:9400"},
     {SUP(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", 0, OFF(no_gpu_telemetry)),
-     .help = "Do not collect GPU telemetry. ringperf does not collect it yet, so the run is the "
-             "same either way; accepted so that AIPerf command lines run."},
+     .help = "Do not collect GPU telemetry (not even the quiet probe of the default DCGM "
+             "exporters)."},
     /* UI */
     {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "

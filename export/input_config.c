@@ -728,7 +728,14 @@ static void telemetry_sections(json_t *root, const struct profile_config *c)
     json_object_set_new(root, "gpu_telemetry", json_pack("{s:b}", "enabled", !no_gpu));
     json_t *server = json_pack("{s:b}", "enabled", !given(c, "--no-server-metrics"));
     if (!given(c, "--no-server-metrics")) {
-        json_object_set_new(server, "urls", json_array());
+        json_t *urls = json_array();
+        for (size_t i = 0; i < c->server_metrics.count; i++) {
+            char redacted[1024];
+            const char *url = c->server_metrics.items[i];
+            bool ok = config_redact_url(url, redacted, sizeof(redacted));
+            json_array_append_new(urls, json_string(ok ? redacted : CONFIG_REDACTED));
+        }
+        json_object_set_new(server, "urls", urls);
     }
     json_object_set_new(root, "server_metrics", server);
     json_t *latency = json_pack("{s:b}", "enabled",

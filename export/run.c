@@ -568,6 +568,10 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .extra = info->run_info_extra,
         .warmup_metrics = has_warmup ? &warmup : NULL,
     };
+    if (info->gpu_telemetry != NULL) {
+        run_info.telemetry_data = export_telemetry_data(info->gpu_telemetry);
+        run_info.extra_metrics = export_energy_metrics(info->gpu_telemetry, summary);
+    }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     *out_failed = exp->paths.json;
     if (ret == 0) {
@@ -582,6 +586,8 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         *out_failed = exp->paths.timeslices_json;
     }
     json_decref(run_info.input_config);
+    json_decref(run_info.telemetry_data);
+    json_decref(run_info.extra_metrics);
     int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
     if (ret == 0) {
         *out_failed = exp->paths.csv;

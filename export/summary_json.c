@@ -258,8 +258,14 @@ json_t *export_summary_json(const struct metrics_summary *summary,
     /* Pydantic's order: the declared fields (metric slots, then the provenance), then the
      * extra keys, every other metric among them (spec §1.2). */
     ret |= put_declared(root, summary);
+    if (info->telemetry_data != NULL) {
+        ret |= json_object_set(root, "telemetry_data", info->telemetry_data);
+    }
     ret |= put_provenance(root, info);
     ret |= put_extras(root, summary);
+    if (info->extra_metrics != NULL) {
+        ret |= json_object_update(root, info->extra_metrics);
+    }
     if (ret != 0) {
         json_decref(root);
         return NULL;

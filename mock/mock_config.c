@@ -406,7 +406,8 @@ void mock_usage(FILE *out)
     mock_config_init(&d);
     fprintf(out, "usage: ringperf mock-server [flags]\n\n"
                  "An OpenAI-compatible mock inference server (POST /v1/chat/completions,\n"
-                 "POST /v1/completions, GET /v1/models, GET /health) for load tests.\n"
+                 "POST /v1/completions, GET /v1/models, GET /health, and a vLLM-shaped\n"
+                 "Prometheus GET /metrics) for load tests.\n"
                  "Prints 'mock-server listening on http://HOST:PORT' once ready; stops on\n"
                  "SIGINT/SIGTERM. Fault rates are percentages and must total at most 100.\n\n"
                  "flags (--flag VALUE or --flag=VALUE):\n");

@@ -159,6 +159,8 @@ enum mock__route {
     MOCK__ROUTE_RAG,             /* POST /rag/api/prompt (SOLIDO RAG; streams on Accept) */
     MOCK__ROUTE_IMAGE_EDITS,     /* POST /v1/images/edits (multipart; units are images) */
     MOCK__ROUTE_TRANSCRIPTIONS,  /* POST /v1/audio/transcriptions (multipart; words) */
+    MOCK__ROUTE_METRICS,         /* GET /metrics (vLLM-shaped Prometheus exposition) */
+    MOCK__ROUTE_DCGM,            /* GET /dcgm/metrics (DCGM-exporter-shaped GPU telemetry) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -319,6 +321,10 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_text_head appends a 200 status line and headers for a Prometheus text body of
+ * `body_len` bytes. */
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive);
 
 /* mock__fmt_json_head appends a status line and headers for a JSON body of `body_len` bytes.
  * `retry_after_s` > 0 adds a Retry-After header; `allow` (or NULL) adds an Allow header. */

@@ -33,6 +33,8 @@ static const struct route_entry ROUTES[] = {
     {"/v1/completions", "POST", MOCK__ROUTE_COMPLETIONS},
     {"/v1/models", "GET", MOCK__ROUTE_MODELS},
     {"/health", "GET", MOCK__ROUTE_HEALTH},
+    {"/metrics", "GET", MOCK__ROUTE_METRICS},
+    {"/dcgm/metrics", "GET", MOCK__ROUTE_DCGM},
     {"/v1/responses", "POST", MOCK__ROUTE_RESPONSES},
     {"/v1/messages", "POST", MOCK__ROUTE_MESSAGES},
     {"/generate", "POST", MOCK__ROUTE_GENERATE},

@@ -141,7 +141,7 @@ Test(profile_e2e, a_refused_cache_reset_stops_the_run, .timeout = 120)
     char *out = NULL;
     int status = run_ringperf(&w,
                               "profile -m m -u URL --request-count 4 --reset-kv-cache-path "
-                              "/flush_cache --artifact-dir DIR",
+                              "/flush_cache --no-server-metrics --artifact-dir DIR",
                               true, &out);
     cr_assert_eq(status, 1, "%s", out);
     cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /flush_cache to "), "%s", out);
@@ -160,8 +160,10 @@ Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
+    /* Without server metrics: the mock counts only the benchmark's requests. */
     e2e_run_ok(&w, "profile -m m -u URL --concurrency 3 --request-count 6 --workers-max 1 "
-                   "--warmup-request-count 12 --warmup-concurrency 1 --artifact-dir DIR");
+                   "--warmup-request-count 12 --warmup-concurrency 1 --no-server-metrics "
+                   "--artifact-dir DIR");
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 6, "warmup requests are not exported");
     char *report = e2e_finish_report(&w);

@@ -550,7 +550,43 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--connection-reuse-strategy", "never", "-H", "connection: keep-alive"),
      "-H/--header: a Connection header cannot be combined with --connection-reuse-strategy "
      "never"},
+    {W("-m", "x", "--server-metrics-formats", "json,parquet"),
+     "--server-metrics-formats: 'parquet' is not one ringperf writes: give json, csv or jsonl"},
+    {W("-m", "x", "--server-metrics-formats", "xml"),
+     "--server-metrics-formats: 'xml' is not one ringperf writes"},
+    {W("-m", "x", "--server-metrics", "localhost:9100", "--no-server-metrics"),
+     "--server-metrics and --no-server-metrics contradict each other: drop one"},
+    {W("-m", "x", "--server-metrics", "ftp://host/metrics"), "--server-metrics"},
+    {W("-m", "x", "--gpu-telemetry", "pynvml"),
+     "--gpu-telemetry pynvml is not supported by ringperf yet: give DCGM exporter URLs"},
+    {W("-m", "x", "--gpu-telemetry", "localhost:9400", "--no-gpu-telemetry"),
+     "--gpu-telemetry and --no-gpu-telemetry contradict each other: drop one"},
+    {W("-m", "x", "--gpu-telemetry", "ftp://dcgm"), "--gpu-telemetry"},
 };
+
+Test(config_parse, server_metrics_urls_gain_their_metrics_path)
+{
+    static const struct {
+        const char *in, *host, *path;
+        uint16_t port;
+    } cases[] = {
+        {"localhost:9100", "localhost", "/metrics", 9100},
+        {"http://h:8000/", "h", "/metrics", 8000},
+        {"https://h/metrics", "h", "/metrics", 443},
+        {"http://h:1/prometheus/metrics?x=1", "h", "/prometheus/metrics?x=1", 1},
+        {"http://h:1/stats?x=1", "h", "/stats/metrics?x=1", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct config_target t;
+        char err[256];
+        cr_assert_eq(
+            config_resolve_metrics_url(cases[i].in, "--server-metrics", &t, err, sizeof(err)), 0,
+            "%s", err);
+        cr_assert_str_eq(t.host, cases[i].host);
+        cr_assert_str_eq(t.path, cases[i].path, "%s", cases[i].in);
+        cr_assert_eq(t.port, cases[i].port);
+    }
+}
 
 Test(config_parse, rejects_invalid_command_lines_with_a_clear_message)
 {

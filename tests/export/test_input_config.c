@@ -90,6 +90,15 @@ Test(input_config, default_run_sets_only_what_aiperf_sets)
     json_decref(doc);
 }
 
+Test(input_config, server_metrics_urls_are_listed_redacted)
+{
+    json_t *doc =
+        build(CMD("--server-metrics", "http://u:secret@host:9100", "localhost:9400"), NULL);
+    assert_json(json_object_get(doc, "server_metrics"),
+                "{\"enabled\":true,\"urls\":[\"http://<redacted>@host:9100\",\"localhost:9400\"]}");
+    json_decref(doc);
+}
+
 Test(input_config, concurrency_with_warmup_is_the_spec_example)
 {
     json_t *doc = build(

@@ -72,6 +72,18 @@ Test(tls_e2e, streaming_run_succeeds_with_sane_token_timing)
     char *json = test_read_path(tp_path(summary, front.dir, "ok/profile_export_aiperf.json"));
     cr_assert_not_null(json, "the summary export was written");
     free(json);
+    /* The server's /metrics was scraped over TLS too, through the same front. */
+    json_t *sm =
+        json_load_file(tp_path(summary, front.dir, "ok/server_metrics_export.json"), 0, NULL);
+    cr_assert_not_null(sm, "server_metrics_export.json was written");
+    const char *ep = json_string_value(
+        json_array_get(json_object_get(json_object_get(sm, "summary"), "endpoints_successful"), 0));
+    cr_assert_not_null(ep, "the https /metrics was scraped");
+    cr_assert_eq(strncmp(ep, "https://localhost:", 18), 0, "%s", ep);
+    json_t *gen = json_object_get(json_object_get(sm, "metrics"), "vllm:generation_tokens");
+    json_t *stats = json_object_get(json_array_get(json_object_get(gen, "series"), 0), "stats");
+    cr_assert_eq(json_number_value(json_object_get(stats, "total")), 24 * OSL_TOKENS);
+    json_decref(sm);
     pr_run_free(&r);
 }
 
