@@ -213,7 +213,10 @@ static int resolve_metrics(struct cli_targets *t, const struct profile_config *c
     }
     char errbuf[512];
     struct config_target target;
-    for (size_t i = 0; i < cfg->urls.count; i++) {
+    /* A SigV4 endpoint (SageMaker, API Gateway) takes only signed requests and serves no
+     * /metrics: scraping it would only collect 403s. --server-metrics URLs are still read. */
+    size_t own = cfg->auth_type == CONFIG_AUTH_SIGV4 ? 0 : cfg->urls.count;
+    for (size_t i = 0; i < own; i++) {
         if (config_resolve_url(cfg, i, &target, errbuf, sizeof(errbuf)) == 0) {
             snprintf(target.path, sizeof(target.path), "/metrics");
             add_endpoint(t->metrics, &t->metrics_count, "--url", &target, true, false);
