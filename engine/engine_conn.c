@@ -710,14 +710,6 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out, 
     }
 }
 
-/* ramped_limit is how many requests this shard may have in flight now: all
- * its connections, or fewer while --concurrency-ramp-duration runs. */
-static uint32_t ramped_limit(const struct engine__shard *shard, int64_t now)
-{
-    return engine__ramped(shard->conn_count, shard->config->concurrency_ramp_ns,
-                          now - shard->start_ns);
-}
-
 void engine__start_requests(struct engine__shard *shard)
 {
     void *item = NULL;
@@ -733,10 +725,8 @@ void engine__start_requests(struct engine__shard *shard)
         return;
     }
     int64_t now = engine_now_ns();
-    uint32_t limit = ramped_limit(shard, now);
     struct engine_work work;
-    while (shard->idle_count > 0 && shard->free_record_count > 0 && shard->active_count < limit &&
-           engine__prefill_room(shard, now) && take_due_work(shard, &work, &now)) {
+    while (engine__can_start(shard, now) && take_due_work(shard, &work, &now)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         if (shard->config->sessions != NULL) {
             engine__session_begin(shard, c, &work);
