@@ -51,6 +51,26 @@ int cli_plot_run(const char *const *dirs, size_t count, const struct plot_option
     return 0;
 }
 
+/* AIPerf's post-run callbacks turn only a status that was 0 into 1. */
+int cli_plot_after_run(const char *dir, bool required, int status)
+{
+    if (status != 0 || dir[0] == '\0') {
+        return status;
+    }
+    const char *dirs[] = {dir};
+    struct plot_options opt = {.theme = PLOT_THEME_LIGHT};
+    if (cli_plot_run(dirs, 1, &opt) == 0) {
+        return status;
+    }
+    if (required) {
+        fprintf(stderr, "ringperf profile: --plot-required: plotting failed (above)\n");
+        return 1;
+    }
+    fprintf(stderr, "ringperf profile: warning: --auto-plot failed (above); the results are "
+                    "complete (add --plot-required to make this an error)\n");
+    return status;
+}
+
 int cli_plot_main(int argc, char **argv)
 {
     struct plot_options opt = {.theme = PLOT_THEME_LIGHT};
