@@ -285,21 +285,22 @@ static int multi_chart(const struct plot_runs *runs, const struct multi_spec *sp
                                        .line = !spec->front};
     if (spec->front) {
         size_t k = pareto_front(pts, n, spec->x_higher_better, fx, fy);
-        c.series[c.series_count++] =
-            (struct plot_series){.label = "Pareto front", .n = k, .x = fx, .y = fy, .line = true};
+        c.series[c.series_count++] = (struct plot_series){
+            .label = "Pareto front", .n = k, .x = fx, .y = fy, .line = true, .points = true};
     }
     return emit(&c, dir, theme, drawn, err, cap);
 }
 
 static const struct multi_spec multi_specs[] = {
-    {"pareto_curve_throughput_vs_latency", "Pareto: output token throughput vs request latency",
-     "request_latency", "Request latency, avg", "output_token_throughput",
-     "Output token throughput, avg", true, false},
-    {"pareto_curve_throughput_vs_interactivity", "Pareto: output token throughput vs interactivity",
-     "output_token_throughput_per_user", "Output token throughput per user, avg",
-     "output_token_throughput", "Output token throughput, avg", true, true},
-    {"ttft_vs_throughput", "TTFT vs request throughput", "time_to_first_token",
-     "Time to first token, avg", "request_throughput", "Request throughput, avg", false, false},
+    {"pareto_curve_throughput_vs_latency",
+     "Pareto: output token throughput vs request latency (run averages)", "request_latency",
+     "Request latency", "output_token_throughput", "Output token throughput", true, false},
+    {"pareto_curve_throughput_vs_interactivity",
+     "Pareto: output token throughput vs interactivity (run averages)",
+     "output_token_throughput_per_user", "Output token throughput per user",
+     "output_token_throughput", "Output token throughput", true, true},
+    {"ttft_vs_throughput", "TTFT vs request throughput (run averages)", "time_to_first_token",
+     "Time to first token", "request_throughput", "Request throughput", false, false},
 };
 
 int plot__multi(const struct plot_runs *runs, const char *dir, enum plot_theme theme,
