@@ -36,19 +36,26 @@ static void set_colour(PLINT index, unsigned rgb)
     plscol0(index, (PLINT)(rgb >> 16), (PLINT)((rgb >> 8) & 0xff), (PLINT)(rgb & 0xff));
 }
 
-/* A range with a margin, so that points are not drawn on the frame. */
+static void widen(const double *v, size_t n, double *lo, double *hi)
+{
+    for (size_t i = 0; v != NULL && i < n; i++) {
+        if (isfinite(v[i])) {
+            *lo = fmin(*lo, v[i]);
+            *hi = fmax(*hi, v[i]);
+        }
+    }
+}
+
+/* A range with a margin, so that points (and their error bars) are not drawn on the frame. */
 static void range(const struct plot_chart *c, bool want_x, double *lo, double *hi)
 {
     *lo = INFINITY;
     *hi = -INFINITY;
     for (size_t s = 0; s < c->series_count; s++) {
-        const double *v = want_x ? c->series[s].x : c->series[s].y;
-        for (size_t i = 0; i < c->series[s].n; i++) {
-            if (isfinite(v[i])) {
-                *lo = fmin(*lo, v[i]);
-                *hi = fmax(*hi, v[i]);
-            }
-        }
+        const struct plot_series *e = &c->series[s];
+        widen(want_x ? e->x : e->y, e->n, lo, hi);
+        widen(want_x ? e->x_lo : e->y_lo, e->n, lo, hi);
+        widen(want_x ? e->x_hi : e->y_hi, e->n, lo, hi);
     }
     if (!isfinite(*lo)) {
         *lo = 0;
@@ -81,6 +88,12 @@ static void draw_series(const struct plot_series *s, PLINT colour, double x_mid)
     if (s->line && n > 1) {
         plwidth(2.5);
         plline(n, s->x, s->y);
+    }
+    if (s->x_lo != NULL && s->x_hi != NULL) {
+        plerrx(n, s->x_lo, s->x_hi, s->y);
+    }
+    if (s->y_lo != NULL && s->y_hi != NULL) {
+        plerry(n, s->x, s->y_lo, s->y_hi);
     }
     if (s->points && n > 0) {
         plssym(0, 1.6);

@@ -31,6 +31,8 @@ struct plot_run {
 struct plot_runs {
     struct plot_run items[PLOT_MAX_RUNS];
     size_t count;
+    /* An aggregate has no command of its own: the first run's below a skipped profile_runs/. */
+    char runs_command[8192];
 };
 
 /* plot__join writes dir/name into out; false (out empty) when it does not fit. */
@@ -46,6 +48,11 @@ void plot__free_runs(struct plot_runs *runs);
 /* plot__stat is a run's statistic stat ("avg", "p99") of metric tag, or NAN when absent. */
 double plot__stat(const struct plot_run *run, const char *tag, const char *stat);
 
+/* plot__ci is an aggregate run's confidence interval of the mean of tag's stat over its runs;
+ * false for a single run or where the interval is missing. */
+bool plot__ci(const struct plot_run *run, const char *tag, const char *stat, double *lo,
+              double *hi);
+
 /* plot__unit is the unit of tag in run's summary ("" when absent). */
 const char *plot__unit(const struct plot_run *run, const char *tag);
 
@@ -58,6 +65,8 @@ struct plot_series {
     bool line;
     bool points;
     const char *const *point_labels; /* NULL, or one label drawn beside each point */
+    const double *x_lo, *x_hi;       /* NULL, or each point's error bar along x */
+    const double *y_lo, *y_hi;       /* NULL, or along y */
 };
 
 /* plot_chart describes one figure; chart.c draws it with PLplot into <name>.png and <name>.svg. */

@@ -183,10 +183,85 @@ static int spectrum(const struct plot_run *run, const char *dir, enum plot_theme
     return emit(&c, dir, theme, drawn, err, cap);
 }
 
+#define TIMESLICES "profile_export_aiperf_timeslices.json"
+#define MAX_SLICES 100000
+
+/* timeslice draws AIPerf's timeslices_<name>: tag's average in each --slice-duration window,
+ * against the window's index (timeslice_index, as AIPerf's x axis), with its p90 beside it. */
+static int timeslice(const struct plot_run *run, json_t *slices, const char *name, const char *tag,
+                     const char *text, const char *dir, enum plot_theme theme,
+                     struct plot_drawn *drawn, char *err, size_t cap)
+{
+    size_t total = json_array_size(slices) < MAX_SLICES ? json_array_size(slices) : MAX_SLICES;
+    double *buf = calloc(total * 3 + 1, sizeof(double));
+    if (buf == NULL) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    double *xs = buf, *avg = buf + total, *p90 = buf + 2 * total;
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++) {
+        json_t *slice = json_array_get(slices, i);
+        json_t *block = json_object_get(slice, tag);
+        json_t *a = json_object_get(block, "avg");
+        if (json_is_number(a)) {
+            json_t *index = json_object_get(slice, "timeslice_index");
+            xs[n] = json_is_number(index) ? json_number_value(index) : (double)i;
+            avg[n] = json_number_value(a);
+            json_t *p = json_object_get(block, "p90");
+            p90[n++] = json_is_number(p) ? json_number_value(p) : NAN;
+        }
+    }
+    int ret = 0;
+    if (n == 0) {
+        note(drawn, name, "no window has the metric");
+    } else {
+        char title[96], ylabel[96];
+        snprintf(title, sizeof(title), "%s per time slice", text);
+        snprintf(ylabel, sizeof(ylabel), "%s (%s)", text, plot__unit(run, tag));
+        struct plot_chart c = {.name = name,
+                               .title = title,
+                               .xlabel = "Time slice (index, --slice-duration apart)",
+                               .ylabel = ylabel,
+                               .series_count = 2};
+        c.series[0] = (struct plot_series){
+            .label = "p90", .n = n, .x = xs, .y = p90, .line = true, .points = true};
+        /* the average second, so that it is drawn over the p90 where they meet */
+        c.series[1] = (struct plot_series){
+            .label = "avg", .n = n, .x = xs, .y = avg, .line = true, .points = true};
+        ret = emit(&c, dir, theme, drawn, err, cap);
+    }
+    free(buf);
+    return ret;
+}
+
+static int timeslices(const struct plot_run *run, const char *dir, enum plot_theme theme,
+                      struct plot_drawn *drawn, char *err, size_t cap)
+{
+    char path[PLOT_PATH_BYTES];
+    plot__join(path, sizeof(path), run->dir, TIMESLICES);
+    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *slices = json_object_get(doc, "timeslices");
+    int ret = 0;
+    if (json_array_size(slices) == 0) {
+        note(drawn, "timeslices_ttft, timeslices_itl",
+             "no " TIMESLICES " (run with --slice-duration)");
+    } else {
+        ret = timeslice(run, slices, "timeslices_ttft", "time_to_first_token",
+                        "Time to first token", dir, theme, drawn, err, cap);
+        ret = ret != 0 ? ret
+                       : timeslice(run, slices, "timeslices_itl", "inter_token_latency",
+                                   "Inter token latency", dir, theme, drawn, err, cap);
+    }
+    json_decref(doc);
+    return ret;
+}
+
 int plot__single(const struct plot_run *run, const char *dir, enum plot_theme theme,
                  struct plot_drawn *drawn, char *err, size_t cap)
 {
-    if (ttft_over_time(run, dir, theme, drawn, err, cap) != 0) {
+    if (ttft_over_time(run, dir, theme, drawn, err, cap) != 0 ||
+        timeslices(run, dir, theme, drawn, err, cap) != 0) {
         return -1;
     }
     return spectrum(run, dir, theme, drawn, err, cap);
@@ -303,9 +378,79 @@ static const struct multi_spec multi_specs[] = {
      "Time to first token", "request_throughput", "Request throughput", false, false},
 };
 
+/* One point of the uncertainty plot: its averages and their confidence intervals (the point
+ * itself where the run is single). */
+struct ci_point {
+    double x, y, x_lo, x_hi, y_lo, y_hi;
+    bool ci;
+};
+
+static struct ci_point ci_point(const struct plot_run *run, const char *x_tag, const char *y_tag)
+{
+    struct ci_point p = {.x = plot__stat(run, x_tag, "avg"), .y = plot__stat(run, y_tag, "avg")};
+    p.ci = plot__ci(run, x_tag, "avg", &p.x_lo, &p.x_hi) &&
+           plot__ci(run, y_tag, "avg", &p.y_lo, &p.y_hi);
+    if (!p.ci) {
+        p.x_lo = p.x_hi = p.x;
+        p.y_lo = p.y_hi = p.y;
+    }
+    return p;
+}
+
+/* AIPerf's latency_throughput_uncertainty, with error bars (the confidence intervals of the
+ * means over repeated runs) and without its ellipses. */
+static int uncertainty(const struct plot_runs *runs, const char *dir, enum plot_theme theme,
+                       struct plot_drawn *drawn, char *err, size_t cap)
+{
+    static double xs[PLOT_MAX_RUNS], ys[PLOT_MAX_RUNS], xl[PLOT_MAX_RUNS], xh[PLOT_MAX_RUNS];
+    static double yl[PLOT_MAX_RUNS], yh[PLOT_MAX_RUNS];
+    const char *labels[PLOT_MAX_RUNS];
+    size_t n = 0, with_ci = 0;
+    for (size_t i = 0; i < runs->count; i++) {
+        struct ci_point p = ci_point(&runs->items[i], "request_latency", "output_token_throughput");
+        if (isfinite(p.x) && isfinite(p.y)) {
+            xs[n] = p.x, ys[n] = p.y, xl[n] = p.x_lo, xh[n] = p.x_hi, yl[n] = p.y_lo;
+            yh[n] = p.y_hi;
+            labels[n++] = runs->items[i].label;
+            with_ci += p.ci;
+        }
+    }
+    const char *name = "latency_throughput_uncertainty";
+    if (n < 2 || with_ci == 0) {
+        note(drawn, name,
+             "no confidence intervals: needs repeated runs (--num-profile-runs 2 "
+             "or more)");
+        return 0;
+    }
+    char xlabel[96], ylabel[96];
+    snprintf(xlabel, sizeof(xlabel), "Request latency (%s)",
+             plot__unit(&runs->items[0], "request_latency"));
+    snprintf(ylabel, sizeof(ylabel), "Output token throughput (%s)",
+             plot__unit(&runs->items[0], "output_token_throughput"));
+    struct plot_chart c = {.name = name,
+                           .title = "Latency and throughput, with confidence intervals",
+                           .xlabel = xlabel,
+                           .ylabel = ylabel,
+                           .series_count = 1};
+    c.series[0] = (struct plot_series){.label = "mean, CI",
+                                       .n = n,
+                                       .x = xs,
+                                       .y = ys,
+                                       .points = true,
+                                       .point_labels = labels,
+                                       .x_lo = xl,
+                                       .x_hi = xh,
+                                       .y_lo = yl,
+                                       .y_hi = yh};
+    return emit(&c, dir, theme, drawn, err, cap);
+}
+
 int plot__multi(const struct plot_runs *runs, const char *dir, enum plot_theme theme,
                 struct plot_drawn *drawn, char *err, size_t cap)
 {
+    if (uncertainty(runs, dir, theme, drawn, err, cap) != 0) {
+        return -1;
+    }
     for (size_t i = 0; i < sizeof(multi_specs) / sizeof(multi_specs[0]); i++) {
         if (multi_chart(runs, &multi_specs[i], dir, theme, drawn, err, cap) != 0) {
             return -1;

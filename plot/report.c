@@ -207,7 +207,11 @@ static void commands(FILE *f, const struct plot_runs *runs)
             fputs("</pre>\n", f);
         }
     }
-    if (count == 0) {
+    if (count == 0 && runs->runs_command[0] != '\0') {
+        fputs("<pre class=\"command\">", f);
+        put_escaped(f, runs->runs_command);
+        fputs("</pre>\n", f);
+    } else if (count == 0) {
         fputs("<p>The summaries carry no run_info.cli_command.</p>\n", f);
     }
 }

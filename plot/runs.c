@@ -146,6 +146,32 @@ static size_t child_names(const char *dir, char ***out)
     return n;
 }
 
+/* first_command finds the first run summary below dir and keeps its run_info.cli_command. */
+static void first_command(struct plot_runs *out, const char *dir, int depth)
+{
+    char path[PLOT_PATH_BYTES];
+    if (out->runs_command[0] != '\0' || depth == MAX_DEPTH) {
+        return;
+    }
+    if (is_file(dir, SUMMARY) && plot__join(path, sizeof(path), dir, SUMMARY)) {
+        json_t *doc = json_load_file(path, 0, NULL);
+        const char *cmd =
+            json_string_value(json_object_get(json_object_get(doc, "run_info"), "cli_command"));
+        snprintf(out->runs_command, sizeof(out->runs_command), "%s", cmd != NULL ? cmd : "");
+        json_decref(doc);
+        return;
+    }
+    char **names = NULL;
+    size_t n = child_names(dir, &names);
+    for (size_t i = 0; i < n; i++) {
+        if (plot__join(path, sizeof(path), dir, names[i])) {
+            first_command(out, path, depth + 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
 static int walk(struct plot_runs *out, const char *dir, int depth, char *err, size_t cap)
 {
     if (is_file(dir, SUMMARY)) {
@@ -165,9 +191,13 @@ static int walk(struct plot_runs *out, const char *dir, int depth, char *err, si
     int ret = 0;
     for (size_t i = 0; i < n; i++) {
         /* aggregate/ summarises the runs of profile_runs/: one point, not N. */
-        if (ret == 0 && !(has_aggregate && strcmp(names[i], "profile_runs") == 0)) {
-            plot__join(path, sizeof(path), dir, names[i]);
-            ret = walk(out, path, depth + 1, err, cap);
+        bool skipped = has_aggregate && strcmp(names[i], "profile_runs") == 0;
+        if (ret == 0 && plot__join(path, sizeof(path), dir, names[i])) {
+            if (skipped) {
+                first_command(out, path, depth + 1);
+            } else {
+                ret = walk(out, path, depth + 1, err, cap);
+            }
         }
         free(names[i]);
     }
@@ -179,6 +209,7 @@ int plot__find_runs(const char *const *dirs, size_t count, struct plot_runs *out
                     size_t cap)
 {
     out->count = 0;
+    out->runs_command[0] = '\0';
     for (size_t i = 0; i < count; i++) {
         if (!is_dir(dirs[i])) {
             snprintf(err, cap, "%s: not a directory (%s)", dirs[i], strerror(ENOTDIR));
@@ -218,6 +249,19 @@ double plot__stat(const struct plot_run *run, const char *tag, const char *stat)
     json_t *value = run->aggregate ? json_object_get(aggregate_block(run, tag, stat), "mean")
                                    : json_object_get(json_object_get(run->summary, tag), stat);
     return json_is_number(value) ? json_number_value(value) : NAN;
+}
+
+bool plot__ci(const struct plot_run *run, const char *tag, const char *stat, double *lo, double *hi)
+{
+    json_t *block = run->aggregate ? aggregate_block(run, tag, stat) : NULL;
+    json_t *l = json_object_get(block, "ci_low");
+    json_t *h = json_object_get(block, "ci_high");
+    if (!json_is_number(l) || !json_is_number(h)) {
+        return false;
+    }
+    *lo = json_number_value(l);
+    *hi = json_number_value(h);
+    return isfinite(*lo) && isfinite(*hi);
 }
 
 const char *plot__unit(const struct plot_run *run, const char *tag)

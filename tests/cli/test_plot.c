@@ -170,17 +170,20 @@ Test(plot, a_run_gives_its_plots_and_a_page_that_renders, .timeout = 180)
     e2e_finish(&w);
 }
 
-Test(plot, the_dark_theme_and_a_bad_theme, .timeout = 120)
+Test(plot, the_dark_theme_timeslices_and_bad_arguments, .timeout = 120)
 {
     struct e2e w;
     start(&w, NULL);
-    e2e_run_ok(&w, "profile -m m -u URL --streaming --request-count 20 --artifact-dir DIR "
-                   "--ui-type none");
+    e2e_run_ok(&w, "profile -m m -u URL --streaming --concurrency 2 --benchmark-duration 2 "
+                   "--slice-duration 0.5 --artifact-dir DIR --ui-type none");
     char *out = NULL;
     cr_assert_eq(run_ringperf(&w, "plot --theme dark DIR", true, &out), 0, "%s", out);
     free(out);
     static const uint32_t one[] = {BLUE};
+    static const uint32_t avg[] = {ORANGE}; /* each window's avg, drawn over its p90 */
     check_png(&w, "ttft_over_time.png", DARK_BG, one, 1, 20);
+    check_png(&w, "timeslices_ttft.png", DARK_BG, avg, 1, 20);
+    check_png(&w, "timeslices_itl.png", DARK_BG, avg, 1, 20);
     char *html = e2e_read_text(&w, "plots/report.html");
     cr_assert_not_null(strstr(html, "background:#1e1e1e"), "the page is dark too");
     free(html);
@@ -215,6 +218,32 @@ Test(plot, a_sweep_with_auto_plot_gives_the_pareto_plot, .timeout = 180)
     char *html = check_report(&w, figures, 3);
     cr_assert_not_null(strstr(html, "<td>concurrency_1</td>"), "the runs table");
     cr_assert_not_null(strstr(html, "<td>concurrency_4</td>"), "the runs table");
+    cr_assert_not_null(strstr(html, "Not drawn: latency_throughput_uncertainty: no confidence "
+                                    "intervals"),
+                       "single trials have no intervals, and the page says so");
+    free(html);
+    e2e_finish(&w);
+}
+
+Test(plot, repeated_runs_of_a_sweep_give_the_uncertainty_plot, .timeout = 180)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--ttft-ms", "5", "--itl-ms", "1", NULL};
+    start(&w, mock_flags);
+    e2e_run_ok(&w, "profile -m m -u URL --streaming --concurrency 1,2 --num-profile-runs 2 "
+                   "--request-count 12 --artifact-dir DIR --ui-type none");
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(&w, "plot DIR", true, &out), 0, "%s", out);
+    free(out);
+    static const uint32_t one[] = {BLUE};
+    check_png(&w, "latency_throughput_uncertainty.png", LIGHT_BG, one, 1, 20);
+    check_svg(&w, "latency_throughput_uncertainty.svg");
+    /* The cells' aggregates, not the four runs below profile_runs/, are the points. */
+    static const char *const figures[] = {
+        "latency_throughput_uncertainty", "pareto_curve_throughput_vs_latency",
+        "pareto_curve_throughput_vs_interactivity", "ttft_vs_throughput"};
+    char *html = check_report(&w, figures, 4);
+    cr_assert_eq(count_of(html, "<tr><td>concurrency_"), 2, "two points, one per cell");
     free(html);
     e2e_finish(&w);
 }
