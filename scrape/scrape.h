@@ -235,10 +235,12 @@ enum scrape_gpu_field {
     SCRAPE_GPU_FIELD_COUNT,
 };
 
-/* scrape_gpu_field_info is a field's AIPerf name ("nvidia_power_usage"), unit ("W") and kind
- * (a counter reports its window delta, a gauge its statistics). */
+/* scrape_gpu_field_info is a field's AIPerf name ("nvidia_power_usage"), display name ("NVIDIA
+ * GPU Power Usage", the CSV's and console's), unit ("W") and kind (a counter reports its window
+ * delta, a gauge its statistics). */
 struct scrape_gpu_field_info {
     const char *name;
+    const char *display;
     const char *unit;
     bool counter;
 };
