@@ -289,4 +289,54 @@ struct scrape_gpu_stats {
 int scrape_gpu_reduce(const struct scrape *s, struct scrape_window w, struct scrape_gpu_stats **out,
                       size_t *out_count);
 
+/* scrape_live_figure names the server figures the live views show while the run goes, AIPerf's
+ * server snapshot rows (spec §4.2): requests running and waiting, and KV-cache usage. */
+enum scrape_live_figure {
+    SCRAPE_LIVE_NUM_RUNNING = 0,
+    SCRAPE_LIVE_NUM_WAITING,
+    SCRAPE_LIVE_KV_CACHE_USAGE,
+    SCRAPE_LIVE_FIGURE_COUNT,
+};
+
+/* scrape_live_figure_info is a figure's AIPerf tag ("num_running"), header and unit. */
+struct scrape_live_figure_info {
+    const char *tag;
+    const char *header;
+    const char *unit;
+};
+
+/* scrape_live_figure_info_of returns the static description of figure f. */
+const struct scrape_live_figure_info *scrape_live_figure_info_of(enum scrape_live_figure f);
+
+/* SCRAPE_LIVE_GPUS_MAX bounds the GPUs a live view shows; SCRAPE_LIVE_ID_BYTES an identity. */
+#define SCRAPE_LIVE_GPUS_MAX 16
+#define SCRAPE_LIVE_ID_BYTES 96
+
+/* scrape_live_gpu is one GPU's fields in its latest fetch, in AIPerf's units. */
+struct scrape_live_gpu {
+    size_t endpoint;
+    char index[16];
+    char uuid[SCRAPE_LIVE_ID_BYTES];
+    char model[SCRAPE_LIVE_ID_BYTES];
+    bool present[SCRAPE_GPU_FIELD_COUNT];
+    double value[SCRAPE_GPU_FIELD_COUNT];
+};
+
+/* scrape_live is the latest picture the scraper's thread publishes after every successful
+ * fetch: the server figures (current = summed over endpoints, KV-cache usage averaged; avg =
+ * the mean of every published current) and each GPU's latest fields. A plain value. */
+struct scrape_live {
+    uint64_t fetches; /* successful fetches so far */
+    bool present[SCRAPE_LIVE_FIGURE_COUNT];
+    double current[SCRAPE_LIVE_FIGURE_COUNT];
+    double avg[SCRAPE_LIVE_FIGURE_COUNT];
+    size_t gpu_count;
+    struct scrape_live_gpu gpus[SCRAPE_LIVE_GPUS_MAX];
+};
+
+/* scrape_live_read copies the latest picture into *out (zeroes for s NULL). Takes a mutex the
+ * scraper's thread holds only to copy its picture in, never across a fetch, so the coordinator
+ * can call it at every progress interval. */
+void scrape_live_read(struct scrape *s, struct scrape_live *out);
+
 #endif

@@ -71,6 +71,8 @@ struct scrape__endpoint_state {
     bool tried;     /* fetched at least once */
     uint64_t last_hash;
     bool have_hash;
+    bool live_has[SCRAPE_LIVE_FIGURE_COUNT]; /* this endpoint's server figures, latest fetch */
+    double live_value[SCRAPE_LIVE_FIGURE_COUNT];
     uint64_t failures, dropped;
     char last_error[SCRAPE_ERROR_BYTES];
     char disabled_reason[SCRAPE_ERROR_BYTES];
@@ -97,7 +99,18 @@ struct scrape {
     int64_t mono_to_wall_ns;
     struct scrape_window windows[SCRAPE_PHASE_COUNT];
     int current_phase; /* -1 before the first */
+    /* The live picture: built by whichever thread fetches (one at a time), copied in and out
+     * under live_lock alone. */
+    pthread_mutex_t live_lock;
+    struct scrape_live live;       /* under live_lock */
+    struct scrape_live live_build; /* the fetching thread's own */
+    double live_sum[SCRAPE_LIVE_FIGURE_COUNT];
+    uint64_t live_count[SCRAPE_LIVE_FIGURE_COUNT];
 };
+
+/* scrape__live_update folds the record just kept for endpoint ep into the live picture and
+ * publishes it (scrape_live.c). */
+void scrape__live_update(struct scrape *s, size_t ep);
 
 /* scrape__fetch_result is how one fetch ended. */
 struct scrape__fetch_result {

@@ -61,6 +61,7 @@ static void keep(struct scrape *s, size_t ep, const struct scrape__fetch_result 
     }
     e->last_hash = hash;
     e->have_hash = true;
+    scrape__live_update(s, ep);
 }
 
 static void scrape_endpoint(struct scrape *s, size_t ep)
@@ -140,6 +141,7 @@ static int init_sync(struct scrape *s)
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     int ret = pthread_mutex_init(&s->lock, NULL);
+    ret = ret != 0 ? ret : pthread_mutex_init(&s->live_lock, NULL);
     ret = ret != 0 ? ret : pthread_cond_init(&s->wake, &attr);
     ret = ret != 0 ? ret : pthread_cond_init(&s->done, &attr);
     pthread_condattr_destroy(&attr);
@@ -253,6 +255,7 @@ void scrape_free(struct scrape *s)
     free(s->line_buf);
     free(s->header_buf);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->live_lock);
     pthread_cond_destroy(&s->wake);
     pthread_cond_destroy(&s->done);
     free(s);
