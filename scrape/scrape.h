@@ -46,6 +46,10 @@ struct scrape_endpoint {
     /* Probed quietly (AIPerf's default DCGM exporters): when the fetch before the run fails,
      * the endpoint is turned off without a word. */
     bool optional;
+    /* Local GPUs read through NVML (--gpu-telemetry pynvml) instead of an HTTP fetch: url is
+     * "pynvml://localhost", target unused. A library that cannot be loaded turns the endpoint
+     * off with one warning. */
+    bool nvml;
 };
 
 /* scrape_config is what scrape_start needs (borrowed for the scraper's lifetime). */
@@ -59,7 +63,13 @@ struct scrape_config {
     size_t body_bytes_max; /* 0 = SCRAPE_BODY_BYTES_MAX_DEFAULT */
     size_t samples_max;    /* 0 = SCRAPE_SAMPLES_MAX_DEFAULT */
     bool quiet;            /* no notices on stderr */
+    /* The NVML library an nvml endpoint loads with dlopen (borrowed); NULL = SCRAPE_NVML_LIBRARY.
+     * Never linked: a machine without NVIDIA's driver runs without it. */
+    const char *nvml_library;
 };
+
+/* SCRAPE_NVML_LIBRARY is NVIDIA's management library as the driver installs it. */
+#define SCRAPE_NVML_LIBRARY "libnvidia-ml.so.1"
 
 /* scrape_phase_kind names the phases the scraper's windows follow. */
 enum scrape_phase_kind {

@@ -98,7 +98,8 @@ struct scrape {
     uint64_t scrapes_done;  /* under lock */
     int64_t mono_to_wall_ns;
     struct scrape_window windows[SCRAPE_PHASE_COUNT];
-    int current_phase; /* -1 before the first */
+    int current_phase;         /* -1 before the first */
+    struct scrape__nvml *nvml; /* loaded at the first NVML fetch; NULL = not (yet) */
     /* The live picture: built by whichever thread fetches (one at a time), copied in and out
      * under live_lock alone. */
     pthread_mutex_t live_lock;
@@ -116,11 +117,19 @@ void scrape__live_update(struct scrape *s, size_t ep);
 struct scrape__fetch_result {
     bool ok;
     int http_status;
-    bool not_found;                          /* 404: the default endpoint then tries the fallback */
-    bool json;                               /* a JSON body: collection is turned off */
+    bool not_found;   /* 404: the default endpoint then tries the fallback */
+    bool json;        /* a JSON body: collection is turned off */
+    bool unavailable; /* NVML cannot be loaded or started: collection is turned off */
     int64_t sent_ns, first_byte_ns, done_ns; /* CLOCK_MONOTONIC */
     char error[SCRAPE_ERROR_BYTES];
 };
+
+/* scrape__nvml_fetch reads the local GPUs through NVML into the store's stage, as the exposition
+ * of AIPerf's nvidia_* fields (scrape_nvml.c); out->unavailable when the library cannot be used. */
+void scrape__nvml_fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out);
+
+/* scrape__nvml_free unloads the library. */
+void scrape__nvml_free(struct scrape *s);
 
 /* scrape__fetch fetches endpoint ep once, feeding its exposition into the store's stage. */
 void scrape__fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out);

@@ -24,7 +24,8 @@ static int64_t wall_now_ns(void)
 static void announce(struct scrape *s, struct scrape__endpoint_state *e, const char *what)
 {
     if (!s->cfg.quiet && !e->announced) {
-        fprintf(stderr, "ringperf profile: server metrics: %s: %s; the run goes on%s\n", e->url,
+        fprintf(stderr, "ringperf profile: %s: %s: %s; the run goes on%s\n",
+                s->cfg.endpoints[e - s->eps].nvml ? "GPU telemetry" : "server metrics", e->url,
                 what, e->disabled ? " without them" : " and keeps trying");
     }
     e->announced = true;
@@ -88,7 +89,7 @@ static void scrape_endpoint(struct scrape *s, size_t ep)
                  "not answering when the run started (probed quietly): %.200s", r.error);
         return;
     }
-    if (r.json) {
+    if (r.json || r.unavailable) {
         e->disabled = true;
         snprintf(e->disabled_reason, sizeof(e->disabled_reason), "%s", r.error);
     }
@@ -250,6 +251,7 @@ void scrape_free(struct scrape *s)
         scrape_stop(s);
     }
     scrape__store_free(&s->store);
+    scrape__nvml_free(s);
     free(s->eps);
     free(s->recv_buf);
     free(s->line_buf);
