@@ -276,8 +276,16 @@ json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summa
 static const char *const CSV_STATS[] = {"avg", "min", "max", "sum", "p1",  "p5",  "p10",
                                         "p25", "p50", "p75", "p90", "p95", "p99", "std"};
 
-/* any_hostname says whether some GPU has a hostname: AIPerf adds the column only then. */
-static bool any_hostname(const json_t *endpoints)
+/* csv_pass is one walk over every GPU of telemetry_data: the first only looks for a hostname
+ * (AIPerf adds the column only when some GPU has one), the second writes the rows. */
+struct csv_pass {
+    FILE *out; /* NULL: the hostname pass */
+    bool hostname;
+};
+
+static void put_gpu_rows(FILE *out, const char *display, const json_t *gpu, bool hostname);
+
+static void each_gpu(const json_t *endpoints, struct csv_pass *pass)
 {
     const char *display;
     json_t *ep;
@@ -287,12 +295,13 @@ static bool any_hostname(const json_t *endpoints)
         json_t *gpu;
         json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
         {
-            if (json_object_get(gpu, "hostname") != NULL) {
-                return true;
+            if (pass->out == NULL) {
+                pass->hostname |= json_object_get(gpu, "hostname") != NULL;
+            } else {
+                put_gpu_rows(pass->out, display, gpu, pass->hostname);
             }
         }
     }
-    return false;
 }
 
 /* put_gpu_rows writes one row per field of a GPU, in AIPerf's field order. */
@@ -339,22 +348,14 @@ int export_telemetry_csv(FILE *out, const json_t *telemetry_data)
     if (endpoints == NULL) {
         return 0;
     }
-    bool hostname = any_hostname(endpoints);
+    struct csv_pass pass = {0};
+    each_gpu(endpoints, &pass);
     fputs("\n\nEndpoint,GPU_Index,GPU_Name,GPU_UUID,Platform,Metric", out);
     for (size_t s = 0; s < sizeof(CSV_STATS) / sizeof(CSV_STATS[0]); s++) {
         fprintf(out, ",%s", CSV_STATS[s]);
     }
-    fputs(hostname ? ",Hostname\n" : "\n", out);
-    const char *display;
-    json_t *ep;
-    json_object_foreach((json_t *)endpoints, display, ep)
-    {
-        const char *key;
-        json_t *gpu;
-        json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
-        {
-            put_gpu_rows(out, display, gpu, hostname);
-        }
-    }
+    fputs(pass.hostname ? ",Hostname\n" : "\n", out);
+    pass.out = out;
+    each_gpu(endpoints, &pass);
     return ferror(out) ? -EIO : 0;
 }

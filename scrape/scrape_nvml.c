@@ -17,7 +17,7 @@
 #define NVML_TEMPERATURE_GPU 0
 #define NVML_NAME_BYTES 96
 #define NVML_UUID_BYTES 96
-#define NVML_TEXT_BYTES 16384 /* the exposition of SCRAPE_GPUS_MAX GPUs' six fields */
+#define NVML_TEXT_BYTES (SCRAPE_GPUS_MAX * 6 * 448) /* SCRAPE_GPUS_MAX GPUs' six fields */
 
 typedef struct nvml_device *nvml_device_t;
 
@@ -177,7 +177,15 @@ static int stage(struct scrape *s, size_t ep, const char *text, size_t len,
         enum prom_status st = prom_parser_feed(&pp, text, len, &used, &line);
         text += used;
         len -= used;
-        if (st == PROM_SAMPLE && scrape__store_stage(&s->store, (uint32_t)ep, &line.sample) != 0) {
+        int ret = 0;
+        if (st == PROM_SAMPLE) {
+            ret = scrape__store_stage(&s->store, (uint32_t)ep, &line.sample);
+        } else if (st == PROM_TYPE) {
+            ret = scrape__store_meta(&s->store, st, &line.meta);
+        } else if (st >= PROM_ERR_FIRST) {
+            return fail(out, false, "NVML: unreadable fields: %s", prom_status_name(st));
+        }
+        if (ret != 0) {
             return fail(out, false, "NVML: out of memory");
         }
     }
