@@ -752,7 +752,9 @@ void cli_profile_release_run(struct profile_run *run)
     run->warmup = (struct metrics_results){0};
     run->send_lag = NULL;
     run->probes = (struct cli_readiness_probes){0};
-    run->stop = (struct engine_stop){0};
+    /* The session's signal watcher may be storing a stop right now: clear it as it writes it.
+     * A signal between runs also sets signals.stop_signal, which ends the session. */
+    __atomic_store_n(&run->stop.requested, 0, __ATOMIC_RELEASE);
     run->threshold_exceeded = false;
     run->export_error = 0;
     run->engine_stats = (struct engine_run_stats){0};
