@@ -103,6 +103,17 @@ void metrics_results_free(struct metrics_results *results);
 void metrics_record_compute(struct metrics_results *results, const struct record *record,
                             struct metrics_record *out);
 
+/* metrics_record_compute_in is metrics_record_compute with the working memory
+ * given: the tokenizer's scratch, and content_ns with room for every event of
+ * the record (NULL: the record gets no content responses), which
+ * out->request.content_ns then points into. It reads `results` and changes
+ * nothing there, so shards may call it at once, each with memory of its own,
+ * except where results->session_input_tokens is set (it remembers each
+ * session's history). */
+void metrics_record_compute_in(const struct metrics_results *results,
+                               struct tokenizer_scratch *scratch, int64_t *content_ns,
+                               const struct record *record, struct metrics_record *out);
+
 /* metrics_record_shared_reads returns how many of a successful streamed record's
  * content events arrived in the same network read as the content event before
  * them, and so carry that read's arrival time (0 for other records). */
@@ -112,8 +123,75 @@ uint32_t metrics_record_shared_reads(const struct record *record, bool streaming
  * (0 when either is unknown). */
 int64_t metrics_record_wall_ns(const struct record *record, int64_t monotonic_ns);
 
-/* metrics_results_add folds one record and its computed metrics into results. */
+/* metrics_results_add folds one record and its computed metrics into results:
+ * metrics_results_count and metrics_results_accumulate together. */
 void metrics_results_add(struct metrics_results *results, const struct record *record,
                          const struct metrics_record *metrics);
+
+/* metrics_results_count counts a record's outcome: successes, errors (by kind),
+ * cancellations and the earliest send. The cheap half of metrics_results_add,
+ * which the coordinator keeps while shards accumulate the rest. */
+void metrics_results_count(struct metrics_results *results, const struct record *record);
+
+/* metrics_results_accumulate adds a record's computed metrics: the metric run's
+ * histograms and samples, shared reads and --per-chunk-usage fallbacks. */
+void metrics_results_accumulate(struct metrics_results *results,
+                                const struct metrics_record *metrics);
+
+/* metrics_results_merge adds what src accumulated (metrics_results_accumulate,
+ * not its counts) into dst; both made by metrics_results_init with the same
+ * options. Returns 0, or -EINVAL as metrics_run_merge. */
+int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src);
+
+/* metrics_results_reset_accumulated empties what metrics_results_accumulate
+ * added, keeping the memory. */
+void metrics_results_reset_accumulated(struct metrics_results *results);
+
+/* metrics_shards is a run's records turned into metrics on the shards that ran
+ * them (shard.c): each shard computes its records' metrics on its own thread,
+ * into each record's annex, and adds them to results of its own; the
+ * coordinator merges those into the run's results from time to time
+ * (metrics_shards_collect) and at the end (metrics_shards_collect_all). Opaque. */
+struct metrics_shards;
+
+/* metrics_shards_annex_bytes returns the annex a record needs (its
+ * metrics_record and room for max_events content times): the engine's
+ * engine_record_hook.annex_bytes. */
+size_t metrics_shards_annex_bytes(size_t max_events);
+
+/* metrics_shards_new makes the per-shard results of a run of `count` shards
+ * whose records hold at most max_events events each: made with `opts`, and
+ * counting tokens as `config` does (its tokenizer and payload lengths are
+ * borrowed for the run; each shard gets a tokenizer scratch of its own, grown
+ * here). Returns 0 and the shards in *out (free with metrics_shards_free);
+ * -EINVAL when count is 0 or config has session_input_tokens (a turn's input
+ * count remembers its session's history, which the coordinator keeps in
+ * order: such runs compute on the coordinator); -ENOMEM. */
+int metrics_shards_new(const struct metrics_results *config,
+                       const struct metrics_results_options *opts, uint32_t count,
+                       size_t max_events, struct metrics_shards **out);
+
+/* metrics_shards_free releases the shards; NULL is a no-op. */
+void metrics_shards_free(struct metrics_shards *shards);
+
+/* metrics_shards_record runs on shard `shard`'s thread (the engine's record
+ * hook): computes rec's metrics into its annex (metrics_shards_annex_bytes of
+ * it) and adds them to the shard's results. No lock, no allocation once the
+ * shard's arrays have grown. */
+void metrics_shards_record(struct metrics_shards *shards, uint32_t shard, const struct record *rec);
+
+/* metrics_shards_of returns the metrics metrics_shards_record computed for rec,
+ * a view of its annex (request.content_ns included) valid while the record is. */
+const struct metrics_record *metrics_shards_of(const struct record *rec);
+
+/* metrics_shards_collect runs on the coordinator while the shards run: merges
+ * into results (metrics_results_merge; made with the same options) what each
+ * shard handed over since the last call, and asks each for what it adds next.
+ * results then holds every record up to about the call before. */
+void metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
+
+/* metrics_shards_collect_all merges into results everything the shards hold,
+ * once their threads have ended: results then holds every record exactly. */
+void metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
 
 #endif

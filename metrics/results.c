@@ -47,19 +47,11 @@ static bool is_content(const struct record_event *ev)
     return (ev->flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) != 0;
 }
 
-/* content_times fills the scratch buffer with the content responses' arrival
- * times; false when it could not grow (the record then has none). */
-static bool content_times(struct metrics_results *results, const struct record *rec,
+/* content_times fills `content_ns` (room for every event of rec) with the
+ * content responses' arrival times. */
+static void content_times(const struct record *rec, int64_t *content_ns,
                           struct metrics_request *req)
 {
-    if (rec->event_count > results->content_cap) {
-        int64_t *grown = realloc(results->content_ns, rec->event_count * sizeof(*grown));
-        if (grown == NULL) {
-            return false;
-        }
-        results->content_ns = grown;
-        results->content_cap = rec->event_count;
-    }
     uint32_t n = 0;
     req->first_output_index = UINT32_MAX;
     for (uint32_t i = 0; i < rec->event_count; i++) {
@@ -70,12 +62,26 @@ static bool content_times(struct metrics_results *results, const struct record *
         if (req->first_output_index == UINT32_MAX && (ev->flags & RECORD_EVENT_CONTENT) != 0) {
             req->first_output_index = n;
         }
-        results->content_ns[n++] = ev->arrival_ns;
+        content_ns[n++] = ev->arrival_ns;
     }
-    req->content_ns = results->content_ns;
+    req->content_ns = content_ns;
     req->content_count = n;
     if (req->first_output_index == UINT32_MAX) {
         req->first_output_index = n;
+    }
+}
+
+/* grow_content makes the results' scratch hold every event of rec; false when
+ * it could not grow. */
+static bool grow_content(struct metrics_results *results, const struct record *rec)
+{
+    if (rec->event_count > results->content_cap) {
+        int64_t *grown = realloc(results->content_ns, rec->event_count * sizeof(*grown));
+        if (grown == NULL) {
+            return false;
+        }
+        results->content_ns = grown;
+        results->content_cap = rec->event_count;
     }
     return true;
 }
@@ -102,11 +108,12 @@ static void server_tokens(const struct record_usage *u, struct metrics_request *
 }
 
 /* count_text returns the token count of a text, or METRICS_ABSENT for none. */
-static int64_t count_text(struct metrics_results *results, const char *text, size_t len)
+static int64_t count_text(const struct metrics_results *results, struct tokenizer_scratch *scratch,
+                          const char *text, size_t len)
 {
     size_t count = 0;
-    if (len == 0 || tokenizer_count(results->tokenizer, &results->token_scratch, text, len,
-                                    &count) != TOKENIZER_OK) {
+    if (len == 0 ||
+        tokenizer_count(results->tokenizer, scratch, text, len, &count) != TOKENIZER_OK) {
         return METRICS_ABSENT;
     }
     return count > 0 ? (int64_t)count : METRICS_ABSENT;
@@ -114,11 +121,11 @@ static int64_t count_text(struct metrics_results *results, const char *text, siz
 
 /* client_tokens counts as AIPerf does by default: one encode of all the output
  * text, one of all the reasoning text, and the payload's input tokens. */
-static void client_tokens(struct metrics_results *results, const struct record *rec,
-                          struct metrics_request *req)
+static void client_tokens(const struct metrics_results *results, struct tokenizer_scratch *scratch,
+                          const struct record *rec, struct metrics_request *req)
 {
-    req->tokens.output = count_text(results, rec->text, rec->text_len);
-    req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
+    req->tokens.output = count_text(results, scratch, rec->text, rec->text_len);
+    req->tokens.reasoning = count_text(results, scratch, rec->reasoning_text, rec->reasoning_len);
     if (rec->in_session && results->session_input_tokens != NULL) {
         int64_t isl = results->session_input_tokens(results->session_ctx, rec, req->tokens.output);
         req->tokens.input = isl >= 0 ? isl : METRICS_ABSENT;
@@ -131,6 +138,15 @@ static void client_tokens(struct metrics_results *results, const struct record *
 
 void metrics_record_compute(struct metrics_results *results, const struct record *rec,
                             struct metrics_record *out)
+{
+    bool room = grow_content(results, rec);
+    metrics_record_compute_in(results, &results->token_scratch, room ? results->content_ns : NULL,
+                              rec, out);
+}
+
+void metrics_record_compute_in(const struct metrics_results *results,
+                               struct tokenizer_scratch *scratch, int64_t *content_ns,
+                               const struct record *rec, struct metrics_record *out)
 {
     struct metrics_request *req = &out->request;
     *req = (struct metrics_request){
@@ -162,11 +178,10 @@ void metrics_record_compute(struct metrics_results *results, const struct record
     };
     server_tokens(&rec->usage, req);
     if (results->tokenizer != NULL && !results->use_server_token_count) {
-        client_tokens(results, rec, req);
+        client_tokens(results, scratch, rec, req);
     }
-    if (!content_times(results, rec, req)) {
-        req->content_count = 0;
-        req->first_output_index = 0;
+    if (content_ns != NULL) {
+        content_times(rec, content_ns, req);
     }
     if (results->per_chunk_usage) {
         req->first_chunk_tokens = rec->first_content_completion_tokens;
@@ -224,15 +239,8 @@ static void add_error(struct metrics_results *results, const struct record *rec)
     kind->count = 1;
 }
 
-void metrics_results_add(struct metrics_results *results, const struct record *rec,
-                         const struct metrics_record *metrics)
+void metrics_results_count(struct metrics_results *results, const struct record *rec)
 {
-    const struct metrics_values *v = &metrics->values;
-    int64_t first = metrics->request.first_chunk_tokens;
-    if (results->per_chunk_usage && v->has[METRICS_ITL] &&
-        !(first > 0 && (double)first < v->value[METRICS_OSL])) {
-        results->itl_first_chunk_fallbacks++;
-    }
     if (rec->outcome == RECORD_SUCCESS) {
         results->success_count++;
     } else {
@@ -244,8 +252,43 @@ void metrics_results_add(struct metrics_results *results, const struct record *r
         (results->first_wall_ns == 0 || rec->wall_start_ns < results->first_wall_ns)) {
         results->first_wall_ns = rec->wall_start_ns;
     }
+}
+
+void metrics_results_accumulate(struct metrics_results *results,
+                                const struct metrics_record *metrics)
+{
+    const struct metrics_values *v = &metrics->values;
+    int64_t first = metrics->request.first_chunk_tokens;
+    if (results->per_chunk_usage && v->has[METRICS_ITL] &&
+        !(first > 0 && (double)first < v->value[METRICS_OSL])) {
+        results->itl_first_chunk_fallbacks++;
+    }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
     results->same_read_events += metrics->shared_reads;
+}
+
+void metrics_results_add(struct metrics_results *results, const struct record *rec,
+                         const struct metrics_record *metrics)
+{
+    metrics_results_count(results, rec);
+    metrics_results_accumulate(results, metrics);
+}
+
+int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src)
+{
+    int ret = metrics_run_merge(dst->run, src->run);
+    if (ret == 0) {
+        dst->itl_first_chunk_fallbacks += src->itl_first_chunk_fallbacks;
+        dst->same_read_events += src->same_read_events;
+    }
+    return ret;
+}
+
+void metrics_results_reset_accumulated(struct metrics_results *results)
+{
+    metrics_run_reset(results->run);
+    results->itl_first_chunk_fallbacks = 0;
+    results->same_read_events = 0;
 }
 
 uint32_t metrics_record_shared_reads(const struct record *rec, bool streaming)
