@@ -7,6 +7,7 @@
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
 #include "cli/cli_realtime.h"
+#include "cli/cli_run_report.h"
 #include "export/export.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
@@ -44,6 +45,15 @@ struct profile_run {
     char artifact_dir[4096];
     struct metrics_results results;
     struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
+    /* The profiling phase's records become metrics on the shards that ran them (NULL: on the
+     * coordinator, as multi-turn runs whose input counts remember each session's history). */
+    struct metrics_shards *shards;
+    uint32_t shard_slots;           /* shards that metrics_shards was made for */
+    struct engine_record_hook hook; /* metrics_shards_record, set for the profiling phase */
+    /* The records the coordinator has seen, and of them the errors: the failure threshold's,
+     * live, while the results hold the shards' records one progress interval late. */
+    uint64_t seen_records;
+    uint64_t seen_errors;
     struct export_run exp;
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
@@ -64,18 +74,18 @@ struct profile_run {
 static void check_failure_threshold(struct profile_run *run)
 {
     double threshold = run->cfg.failed_request_threshold;
-    uint64_t seen = run->results.success_count + run->results.error_count;
+    uint64_t seen = run->seen_records;
     uint64_t cap = workload_phase_session_cap(&run->cfg, &run->engine);
     uint64_t minimum = cap > 10 ? cap : 10;
     if (threshold <= 0 || run->threshold_exceeded || seen < minimum) {
         return;
     }
-    if ((double)run->results.error_count / (double)seen > threshold) {
+    if ((double)run->seen_errors / (double)seen > threshold) {
         run->threshold_exceeded = true;
         fprintf(stderr,
                 "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
                 "%g; stopping the run\n",
-                (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
+                (unsigned long long)run->seen_errors, (unsigned long long)seen, threshold);
         __atomic_store_n(&run->stop.requested, ENGINE_STOP_GRACEFUL, __ATOMIC_RELEASE);
     }
 }
@@ -92,66 +102,61 @@ static void stop_on_export_error(struct profile_run *run)
     __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
 }
 
+/* record_metrics returns rec's metrics: computed on its shard, or here, into *local. */
+static const struct metrics_record *
+record_metrics(struct profile_run *run, const struct record *rec, struct metrics_record *local)
+{
+    run->seen_errors += rec->outcome != RECORD_SUCCESS;
+    run->seen_records++;
+    if (run->engine.record_hook != NULL) {
+        return metrics_shards_of(rec);
+    }
+    metrics_record_compute(&run->results, rec, local);
+    metrics_results_add(&run->results, rec, local);
+    return local;
+}
+
 static void on_record(void *ctx, const struct record *rec)
 {
     struct profile_run *run = ctx;
     if (run->engine.schedule != NULL && rec->send_start_ns != 0) {
         metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
     }
-    struct metrics_record metrics;
-    metrics_record_compute(&run->results, rec, &metrics);
-    metrics_results_add(&run->results, rec, &metrics);
+    struct metrics_record local;
+    const struct metrics_record *metrics = record_metrics(run, rec, &local);
     if (run->export_error == 0) {
-        run->export_error = export_run_record(&run->exp, rec, &metrics);
+        run->export_error = export_run_record(&run->exp, rec, metrics);
         if (run->export_error != 0) {
             stop_on_export_error(run);
         }
     }
-    cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
+    cluster_share_record(&run->cluster, rec, metrics, &run->exp);
     cli_live_record(&run->live, rec);
     check_failure_threshold(run);
+}
+
+/* shard_record is the profiling phase's record hook: on the shard's thread. */
+static void shard_record(void *ctx, uint32_t shard, struct record *rec)
+{
+    metrics_shards_record(ctx, shard, rec);
 }
 
 static void on_finish(void *ctx, const struct engine_run_stats *stats)
 {
     struct profile_run *run = ctx;
     run->engine_stats = *stats;
-}
-
-/* timing_provenance is run_info's "ringperf_timing": where the receive times
- * came from (kernel SO_TIMESTAMPING, user space, or both), how many content
- * events shared a read's arrival time, and how late open-loop requests left. */
-static json_t *timing_provenance(const struct profile_run *run)
-{
-    const struct engine_run_stats *st = &run->engine_stats;
-    const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
-                        : st->kernel_timestamp_reads == 0 ? "user_space"
-                                                          : "mixed";
-    json_t *timing = json_pack("{s:s, s:I, s:I, s:I, s:f, s:i}", "receive_clock", clock,
-                               "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
-                               "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
-                               "shared_read_events", (json_int_t)run->results.same_read_events,
-                               "busiest_shard_cpu_fraction", st->busiest_shard_cpu_fraction,
-                               "busiest_shard", (int)st->busiest_shard);
-    if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
-        /* A bucket's highest value can exceed the exact maximum: cap at it. */
-        int64_t max = metrics_hist_max(run->send_lag);
-        int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
-        int64_t p99 = metrics_hist_value_at_percentile(run->send_lag, 99);
-        json_object_set_new(timing, "send_lag_ns",
-                            json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
-                                      "p99", (json_int_t)(p99 < max ? p99 : max), "max",
-                                      (json_int_t)max));
+    if (run->engine.record_hook != NULL) {
+        /* The shards' threads have ended: what they hold now is all of it. */
+        metrics_shards_collect_all(run->shards, &run->results);
     }
-    if (timing != NULL) {
-        json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
-    }
-    return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
 }
 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
+    if (run->engine.record_hook != NULL) {
+        metrics_shards_collect(run->shards, &run->results);
+    }
     cli_live_progress(&run->live, &run->results, finished, total);
     cluster_share_flush(&run->cluster);
 }
@@ -224,64 +229,6 @@ static void configure_engine(struct profile_run *run)
     /* Not an AIPerf flag: bench/ compares kernel receive timestamps with user-space ones. */
     const char *user_ts = getenv("RINGPERF_USER_TIMESTAMPS");
     e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
-}
-
-/* print_send_lag reports how late open-loop requests left, and warns when the
- * client, not the server, was the limit. */
-static void print_send_lag(const struct profile_run *run)
-{
-    if (run->engine.schedule == NULL || metrics_hist_count(run->send_lag) == 0) {
-        return;
-    }
-    double p50_us = (double)metrics_hist_value_at_percentile(run->send_lag, 50) / 1e3;
-    double p99_us = (double)metrics_hist_value_at_percentile(run->send_lag, 99) / 1e3;
-    double max_us = (double)metrics_hist_max(run->send_lag) / 1e3;
-    printf("Send Lag (send start - due time): p50 %.1f us, p99 %.1f us, max %.1f us\n", p50_us,
-           p99_us, max_us);
-    if (p99_us > 1000.0) {
-        printf("Warning: 1%% of requests left over %.1f ms late. Either every connection was busy "
-               "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
-               p99_us / 1e3);
-    }
-}
-
-/* print_itl_fallbacks says, once, how many requests --per-chunk-usage could
- * not apply to. */
-static void print_itl_fallbacks(const struct profile_run *run)
-{
-    uint64_t n = run->results.itl_first_chunk_fallbacks;
-    if (n > 0) {
-        printf("Warning: --per-chunk-usage: %llu streamed request%s reported no usage with the "
-               "first content chunk (or as many tokens as the whole output); their ITL divides "
-               "by OSL - 1. Check that the server honours stream_options.continuous_usage_stats.\n",
-               (unsigned long long)n, n == 1 ? "" : "s");
-    }
-}
-
-/* CLIENT_BUSY_WARN is the share of a shard's CPU above which the client, not
- * the server, may have set the pace. */
-#define CLIENT_BUSY_WARN 0.9
-
-/* print_client_load warns when a shard had no CPU to spare, and says when
- * receive times did not all come from the kernel. */
-static void print_client_load(const struct profile_run *run)
-{
-    const struct engine_run_stats *st = &run->engine_stats;
-    if (st->user_timestamp_reads > 0) {
-        printf("Notice: %llu of %llu reads were timed in user space, not by the kernel "
-               "(SO_TIMESTAMPING was unavailable%s): their arrival times include the client's "
-               "wake-up delay.\n",
-               (unsigned long long)st->user_timestamp_reads,
-               (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
-               run->engine.user_timestamps ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
-    }
-    if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
-        return;
-    }
-    printf("Warning: shard %u was busy %.0f%% of the run (pacing spins left out): the client may "
-           "have limited the load and its timings. Raise --workers-max, give ringperf more "
-           "cores, or spread the run over machines.\n",
-           st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
 }
 
 /* report_title is AIPerf's console title for the endpoint's metrics. */
@@ -438,7 +385,11 @@ static int execute(struct profile_run *run)
         if (run->requests.multi_turn) {
             workload_sessions_keep_sent(&run->requests.sessions, true);
         }
+        /* Only the profiling phase: warmup, probes and hooks copy run->engine. */
+        bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
+        run->engine.record_hook = sharded ? &run->hook : NULL;
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+        run->engine.record_hook = NULL;
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
@@ -463,19 +414,24 @@ static int execute(struct profile_run *run)
         report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
+    struct cli_run_report report = {
+        .stats = &run->engine_stats,
+        .results = &run->results,
+        .send_lag = run->engine.schedule != NULL ? run->send_lag : NULL,
+        .realtime = &run->realtime,
+        .user_timestamps_asked = run->engine.user_timestamps,
+    };
     struct export_finish_info finish = {
         .cfg = &run->cfg,
         .was_cancelled = run->stop.requested,
         .title = report_title(run),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
-        .run_info_extra = timing_provenance(run),
+        .run_info_extra = cli_run_report_timing(&report),
         .warmup = &run->warmup,
     };
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
-    print_send_lag(run);
-    print_itl_fallbacks(run);
-    print_client_load(run);
+    cli_run_report_print(&report);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, run->stop.requested,
                                   run->threshold_exceeded ? 1 : status);
@@ -531,6 +487,24 @@ static const char *conversation_name(const void *ctx, const struct record *recor
     return workload_requests_conversation_name(ctx, record, scratch, cap, out_len);
 }
 
+/* prepare_shards makes the shards' halves of the results, sized for this run's shards, and the
+ * record hook that fills them; not for runs whose input counts follow live session history,
+ * which metrics_shards leaves to the coordinator. */
+static int prepare_shards(struct profile_run *run, const struct metrics_results_options *opts)
+{
+    if (run->results.session_input_tokens != NULL) {
+        return 0;
+    }
+    size_t max_events = run->engine.max_events_per_request != 0 ? run->engine.max_events_per_request
+                                                                : ENGINE_DEFAULT_MAX_EVENTS;
+    run->shard_slots = engine_shard_count(&run->engine);
+    int ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
+    run->hook = (struct engine_record_hook){.on_finish = shard_record,
+                                            .ctx = run->shards,
+                                            .annex_bytes = metrics_shards_annex_bytes(max_events)};
+    return ret;
+}
+
 /* prepare_results sets up the run's results: how each record becomes metrics
  * (its tokenizer, its payloads' input tokens, its conversations) and the send
  * lag histogram. Returns 0, or the exit status after printing why. */
@@ -570,6 +544,9 @@ static int prepare_results(struct profile_run *run)
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
+    }
+    if (ret == 0) {
+        ret = prepare_shards(run, &results_opts);
     }
     if (ret != 0) {
         fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
@@ -723,6 +700,7 @@ static void release(struct profile_run *run)
     export_run_close(&run->exp);
     metrics_results_free(&run->results);
     metrics_results_free(&run->warmup);
+    metrics_shards_free(run->shards);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     workload_requests_free(&run->requests);

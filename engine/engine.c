@@ -478,6 +478,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     cpu_set_t saved_affinity;
     bool pinned = ret == 0 && pin_coordinator(&co, sysconf(_SC_NPROCESSORS_ONLN), &saved_affinity);
     int old_nice = ret == 0 ? yield_to_shards(pinned) : INT32_MIN;
+    int64_t coordinator_cpu_ns = 0;
     if (ret == 0) {
         co.start_ns = engine_now_ns();
         if (co.config.schedule != NULL && co.config.schedule_start_ns > co.start_ns) {
@@ -491,6 +492,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
                                             ? INT64_MAX
                                             : co.end_ns + co.config.grace_ns;
         }
+        coordinator_cpu_ns = engine__thread_cpu_ns();
         run_coordinator(&co);
     } else {
         cancel_all(&co);
@@ -503,15 +505,18 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     }
     restore_priority(old_nice);
     drain(&co);
+    coordinator_cpu_ns = engine__thread_cpu_ns() - coordinator_cpu_ns;
     if (ret == 0 && sink->on_finish != NULL) {
         struct engine_run_stats stats = {.shard_count = co.shard_count,
-                                         .coordinator_apart = pinned};
+                                         .coordinator_apart = pinned,
+                                         .coordinator_cpu_ns = coordinator_cpu_ns};
         for (uint32_t i = 0; i < co.shard_count; i++) {
             const struct engine__shard *shard = &co.shards[i];
             stats.kernel_timestamp_reads += shard->kernel_timestamp_reads;
             stats.user_timestamp_reads += shard->user_timestamp_reads;
             stats.realtime_shards += shard->realtime ? 1 : 0;
             stats.record_waits += shard->record_waits;
+            stats.shards_cpu_ns += shard->loop_cpu_ns;
             /* Pacing spins are CPU spent by choice, not load: leave them out. */
             double busy = shard->loop_wall_ns > 0 ? (double)(shard->loop_cpu_ns - shard->spin_ns) /
                                                         (double)shard->loop_wall_ns

@@ -302,6 +302,11 @@ struct engine_run_stats {
      * no free record: the coordinator still held every one of its pool (2 x
      * connections + 8), so the load waited on the client. One count per wait. */
     uint64_t record_waits;
+    /* CPU time (user and kernel) of the shards' loops, all together, and of the
+     * coordinator's thread over the same run, its sink's work included: the
+     * coordinator's share of the client's work is the second over the sum. */
+    int64_t shards_cpu_ns;
+    int64_t coordinator_cpu_ns;
 };
 
 /* engine_record_sink receives each finished record on the coordinator's thread.

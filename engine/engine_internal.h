@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "engine/engine.h"
 #include "engine/engine_ring.h"
@@ -285,6 +286,15 @@ static inline void engine__record_wait(struct engine__shard *shard, bool *waitin
 {
     shard->record_waits += waiting && !*waiting_now;
     *waiting_now = waiting;
+}
+
+/* engine__thread_cpu_ns returns the calling thread's CPU time (user and
+ * kernel) in ns. */
+static inline int64_t engine__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* engine__user_data packs an op kind, a connection index and its generation. */

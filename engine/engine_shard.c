@@ -392,13 +392,6 @@ static void run_loop(struct engine__shard *shard)
     }
 }
 
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void *engine__shard_main(void *arg)
 {
     struct engine__shard *shard = arg;
@@ -429,9 +422,9 @@ void *engine__shard_main(void *arg)
     ssize_t n = write(shard->wake_fd, &one, sizeof(one));
     if (shard->init_status == 0) {
         int64_t wall = engine_now_ns();
-        int64_t cpu = thread_cpu_ns();
+        int64_t cpu = engine__thread_cpu_ns();
         run_loop(shard);
-        shard->loop_cpu_ns = thread_cpu_ns() - cpu;
+        shard->loop_cpu_ns = engine__thread_cpu_ns() - cpu;
         shard->loop_wall_ns = engine_now_ns() - wall;
     }
     engine__close_all(shard);

@@ -123,29 +123,20 @@ uint32_t metrics_record_shared_reads(const struct record *record, bool streaming
  * (0 when either is unknown). */
 int64_t metrics_record_wall_ns(const struct record *record, int64_t monotonic_ns);
 
-/* metrics_results_add folds one record and its computed metrics into results:
- * metrics_results_count and metrics_results_accumulate together. */
+/* metrics_results_add folds one record and its computed metrics into results. */
 void metrics_results_add(struct metrics_results *results, const struct record *record,
                          const struct metrics_record *metrics);
 
-/* metrics_results_count counts a record's outcome: successes, errors (by kind),
- * cancellations and the earliest send. The cheap half of metrics_results_add,
- * which the coordinator keeps while shards accumulate the rest. */
-void metrics_results_count(struct metrics_results *results, const struct record *record);
-
-/* metrics_results_accumulate adds a record's computed metrics: the metric run's
- * histograms and samples, shared reads and --per-chunk-usage fallbacks. */
-void metrics_results_accumulate(struct metrics_results *results,
-                                const struct metrics_record *metrics);
-
-/* metrics_results_merge adds what src accumulated (metrics_results_accumulate,
- * not its counts) into dst; both made by metrics_results_init with the same
- * options. Returns 0, or -EINVAL as metrics_run_merge. */
+/* metrics_results_merge adds every record src holds into dst (both made by
+ * metrics_results_init with the same options): counts, error kinds (their
+ * sums; the kinds past METRICS_ERROR_KINDS_MAX of either side unlisted) and
+ * the metric run (metrics_run_merge). Returns 0, or -EINVAL as
+ * metrics_run_merge. */
 int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src);
 
-/* metrics_results_reset_accumulated empties what metrics_results_accumulate
- * added, keeping the memory. */
-void metrics_results_reset_accumulated(struct metrics_results *results);
+/* metrics_results_reset empties results of its records, keeping its options
+ * and memory. */
+void metrics_results_reset(struct metrics_results *results);
 
 /* metrics_shards is a run's records turned into metrics on the shards that ran
  * them (shard.c): each shard computes its records' metrics on its own thread,
@@ -187,7 +178,8 @@ const struct metrics_record *metrics_shards_of(const struct record *rec);
 /* metrics_shards_collect runs on the coordinator while the shards run: merges
  * into results (metrics_results_merge; made with the same options) what each
  * shard handed over since the last call, and asks each for what it adds next.
- * results then holds every record up to about the call before. */
+ * results then holds, counts and metrics alike, every record a shard had
+ * finished by about the call before: a consistent view, one call late. */
 void metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
 
 /* metrics_shards_collect_all merges into results everything the shards hold,

@@ -217,45 +217,32 @@ static size_t error_key_len(const char *message)
     return len;
 }
 
-static void add_error(struct metrics_results *results, const struct record *rec)
+/* add_error_kind counts `count` errors of one kind: code, type and the first key_len bytes of
+ * message. */
+static void add_error_kind(struct metrics_results *results, int code, const char *type,
+                           const char *message, size_t key_len, uint64_t count)
 {
-    size_t key = error_key_len(rec->error_message);
     for (size_t i = 0; i < results->error_kind_count; i++) {
         struct metrics_error_kind *kind = &results->errors[i];
-        if (kind->code == rec->error_code && strcmp(kind->type, rec->error_type) == 0 &&
-            strlen(kind->message) == key && strncmp(kind->message, rec->error_message, key) == 0) {
-            kind->count++;
+        if (kind->code == code && strcmp(kind->type, type) == 0 &&
+            strlen(kind->message) == key_len && strncmp(kind->message, message, key_len) == 0) {
+            kind->count += count;
             return;
         }
     }
     if (results->error_kind_count == METRICS_ERROR_KINDS_MAX) {
-        results->errors_unlisted++;
+        results->errors_unlisted += count;
         return;
     }
     struct metrics_error_kind *kind = &results->errors[results->error_kind_count++];
-    kind->code = rec->error_code;
-    memcpy(kind->type, rec->error_type, sizeof(kind->type));
-    snprintf(kind->message, sizeof(kind->message), "%.*s", (int)key, rec->error_message);
-    kind->count = 1;
+    kind->code = code;
+    snprintf(kind->type, sizeof(kind->type), "%s", type);
+    snprintf(kind->message, sizeof(kind->message), "%.*s", (int)key_len, message);
+    kind->count = count;
 }
 
-void metrics_results_count(struct metrics_results *results, const struct record *rec)
-{
-    if (rec->outcome == RECORD_SUCCESS) {
-        results->success_count++;
-    } else {
-        results->cancelled_count += rec->outcome == RECORD_CANCELLED;
-        results->error_count++;
-        add_error(results, rec);
-    }
-    if (rec->wall_start_ns != 0 &&
-        (results->first_wall_ns == 0 || rec->wall_start_ns < results->first_wall_ns)) {
-        results->first_wall_ns = rec->wall_start_ns;
-    }
-}
-
-void metrics_results_accumulate(struct metrics_results *results,
-                                const struct metrics_record *metrics)
+void metrics_results_add(struct metrics_results *results, const struct record *rec,
+                         const struct metrics_record *metrics)
 {
     const struct metrics_values *v = &metrics->values;
     int64_t first = metrics->request.first_chunk_tokens;
@@ -263,32 +250,56 @@ void metrics_results_accumulate(struct metrics_results *results,
         !(first > 0 && (double)first < v->value[METRICS_OSL])) {
         results->itl_first_chunk_fallbacks++;
     }
+    if (rec->outcome == RECORD_SUCCESS) {
+        results->success_count++;
+    } else {
+        results->cancelled_count += rec->outcome == RECORD_CANCELLED;
+        results->error_count++;
+        add_error_kind(results, rec->error_code, rec->error_type, rec->error_message,
+                       error_key_len(rec->error_message), 1);
+    }
+    if (rec->wall_start_ns != 0 &&
+        (results->first_wall_ns == 0 || rec->wall_start_ns < results->first_wall_ns)) {
+        results->first_wall_ns = rec->wall_start_ns;
+    }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
     results->same_read_events += metrics->shared_reads;
-}
-
-void metrics_results_add(struct metrics_results *results, const struct record *rec,
-                         const struct metrics_record *metrics)
-{
-    metrics_results_count(results, rec);
-    metrics_results_accumulate(results, metrics);
 }
 
 int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src)
 {
     int ret = metrics_run_merge(dst->run, src->run);
-    if (ret == 0) {
-        dst->itl_first_chunk_fallbacks += src->itl_first_chunk_fallbacks;
-        dst->same_read_events += src->same_read_events;
+    if (ret != 0) {
+        return ret;
     }
-    return ret;
+    dst->success_count += src->success_count;
+    dst->error_count += src->error_count;
+    dst->cancelled_count += src->cancelled_count;
+    dst->errors_unlisted += src->errors_unlisted;
+    dst->same_read_events += src->same_read_events;
+    dst->itl_first_chunk_fallbacks += src->itl_first_chunk_fallbacks;
+    if (src->first_wall_ns != 0 &&
+        (dst->first_wall_ns == 0 || src->first_wall_ns < dst->first_wall_ns)) {
+        dst->first_wall_ns = src->first_wall_ns;
+    }
+    for (size_t i = 0; i < src->error_kind_count; i++) {
+        const struct metrics_error_kind *k = &src->errors[i];
+        add_error_kind(dst, k->code, k->type, k->message, strlen(k->message), k->count);
+    }
+    return 0;
 }
 
-void metrics_results_reset_accumulated(struct metrics_results *results)
+void metrics_results_reset(struct metrics_results *results)
 {
     metrics_run_reset(results->run);
-    results->itl_first_chunk_fallbacks = 0;
+    results->success_count = 0;
+    results->error_count = 0;
+    results->cancelled_count = 0;
+    results->first_wall_ns = 0;
+    results->error_kind_count = 0;
+    results->errors_unlisted = 0;
     results->same_read_events = 0;
+    results->itl_first_chunk_fallbacks = 0;
 }
 
 uint32_t metrics_record_shared_reads(const struct record *rec, bool streaming)

@@ -130,7 +130,7 @@ void metrics_shards_record(struct metrics_shards *s, uint32_t shard, const struc
     struct metrics_record *m = rec->annex;
     int64_t *content = rec->event_count <= s->content_max ? (int64_t *)(m + 1) : NULL;
     metrics_record_compute_in(half, &sh->scratch, content, rec, m);
-    metrics_results_accumulate(half, m);
+    metrics_results_add(half, rec, m);
 }
 
 const struct metrics_record *metrics_shards_of(const struct record *rec)
@@ -146,7 +146,7 @@ static void take_handed(struct metrics__shard *sh, struct metrics_results *resul
     if (handed != sh->merged) {
         struct metrics_results *half = &sh->half[sh->merged % 2];
         (void)metrics_results_merge(results, half); /* same options: same layouts */
-        metrics_results_reset_accumulated(half);
+        metrics_results_reset(half);
         sh->merged = handed;
     }
 }
@@ -171,6 +171,6 @@ void metrics_shards_collect_all(struct metrics_shards *s, struct metrics_results
         take_handed(sh, results);
         struct metrics_results *active = &sh->half[sh->merged % 2];
         (void)metrics_results_merge(results, active);
-        metrics_results_reset_accumulated(active);
+        metrics_results_reset(active);
     }
 }

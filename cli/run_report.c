@@ -1,0 +1,114 @@
+/*
+ * run_report.c - the client's account of itself at the end of a profile run.
+ */
+#include "cli/cli_run_report.h"
+
+#include <stdio.h>
+
+json_t *cli_run_report_timing(const struct cli_run_report *run)
+{
+    const struct engine_run_stats *st = run->stats;
+    const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
+                        : st->kernel_timestamp_reads == 0 ? "user_space"
+                                                          : "mixed";
+    json_t *timing = json_pack("{s:s, s:I, s:I, s:I, s:f, s:i}", "receive_clock", clock,
+                               "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
+                               "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
+                               "shared_read_events", (json_int_t)run->results->same_read_events,
+                               "busiest_shard_cpu_fraction", st->busiest_shard_cpu_fraction,
+                               "busiest_shard", (int)st->busiest_shard);
+    int64_t client_cpu_ns = st->coordinator_cpu_ns + st->shards_cpu_ns;
+    if (timing != NULL) {
+        json_object_set_new(timing, "record_waits", json_integer((json_int_t)st->record_waits));
+        json_object_set_new(timing, "coordinator_cpu_share",
+                            json_real(client_cpu_ns > 0
+                                          ? (double)st->coordinator_cpu_ns / (double)client_cpu_ns
+                                          : 0.0));
+    }
+    if (timing != NULL && run->send_lag != NULL && metrics_hist_count(run->send_lag) > 0) {
+        /* A bucket's highest value can exceed the exact maximum: cap at it. */
+        int64_t max = metrics_hist_max(run->send_lag);
+        int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
+        int64_t p99 = metrics_hist_value_at_percentile(run->send_lag, 99);
+        json_object_set_new(timing, "send_lag_ns",
+                            json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
+                                      "p99", (json_int_t)(p99 < max ? p99 : max), "max",
+                                      (json_int_t)max));
+    }
+    if (timing != NULL) {
+        json_object_set_new(timing, "precision", cli_realtime_json(run->realtime, st));
+    }
+    return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
+}
+
+/* print_send_lag reports how late open-loop requests left, and warns when the
+ * client, not the server, was the limit. */
+static void print_send_lag(const struct cli_run_report *run)
+{
+    if (run->send_lag == NULL || metrics_hist_count(run->send_lag) == 0) {
+        return;
+    }
+    double p50_us = (double)metrics_hist_value_at_percentile(run->send_lag, 50) / 1e3;
+    double p99_us = (double)metrics_hist_value_at_percentile(run->send_lag, 99) / 1e3;
+    double max_us = (double)metrics_hist_max(run->send_lag) / 1e3;
+    printf("Send Lag (send start - due time): p50 %.1f us, p99 %.1f us, max %.1f us\n", p50_us,
+           p99_us, max_us);
+    if (p99_us > 1000.0) {
+        printf("Warning: 1%% of requests left over %.1f ms late. Either every connection was busy "
+               "(raise --concurrency) or the client was saturated (raise --workers-max).\n",
+               p99_us / 1e3);
+    }
+}
+
+/* print_itl_fallbacks says, once, how many requests --per-chunk-usage could
+ * not apply to. */
+static void print_itl_fallbacks(const struct cli_run_report *run)
+{
+    uint64_t n = run->results->itl_first_chunk_fallbacks;
+    if (n > 0) {
+        printf("Warning: --per-chunk-usage: %llu streamed request%s reported no usage with the "
+               "first content chunk (or as many tokens as the whole output); their ITL divides "
+               "by OSL - 1. Check that the server honours stream_options.continuous_usage_stats.\n",
+               (unsigned long long)n, n == 1 ? "" : "s");
+    }
+}
+
+/* CLIENT_BUSY_WARN is the share of a shard's CPU above which the client, not
+ * the server, may have set the pace. */
+#define CLIENT_BUSY_WARN 0.9
+
+/* print_client_load warns when a shard had no CPU to spare, and says when
+ * receive times did not all come from the kernel. */
+static void print_client_load(const struct cli_run_report *run)
+{
+    const struct engine_run_stats *st = run->stats;
+    if (st->user_timestamp_reads > 0) {
+        printf("Notice: %llu of %llu reads were timed in user space, not by the kernel "
+               "(SO_TIMESTAMPING was unavailable%s): their arrival times include the client's "
+               "wake-up delay.\n",
+               (unsigned long long)st->user_timestamp_reads,
+               (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
+               run->user_timestamps_asked ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
+    }
+    if (st->record_waits > 0) {
+        printf("Warning: shards waited %llu time%s for a free record while a connection was free "
+               "and a request due: the coordinator had not yet given their records back, so the "
+               "client, not the server, held the load back. Give the coordinator a core of its "
+               "own (fewer --workers-max than CPUs) or lower --export-level.\n",
+               (unsigned long long)st->record_waits, st->record_waits == 1 ? "" : "s");
+    }
+    if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
+        return;
+    }
+    printf("Warning: shard %u was busy %.0f%% of the run (pacing spins left out): the client may "
+           "have limited the load and its timings. Raise --workers-max, give ringperf more "
+           "cores, or spread the run over machines.\n",
+           st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
+}
+
+void cli_run_report_print(const struct cli_run_report *report)
+{
+    print_send_lag(report);
+    print_itl_fallbacks(report);
+    print_client_load(report);
+}
