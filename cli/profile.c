@@ -50,6 +50,11 @@ struct profile_run {
     struct metrics_shards *shards;
     uint32_t shard_slots;           /* shards that metrics_shards was made for */
     struct engine_record_hook hook; /* metrics_shards_record, set for the profiling phase */
+    /* What the shards handed over at one collect (merged into results, and one interval of the
+     * .hlog logs), and the window it covers: from part_start_wall_ns to the ask before. */
+    struct metrics_results part;
+    int64_t part_start_wall_ns;
+    int64_t asked_wall_ns;
     /* The records the coordinator has seen, and of them the errors: the failure threshold's,
      * live, while the results hold the shards' records one progress interval late. */
     uint64_t seen_records;
@@ -141,13 +146,40 @@ static void shard_record(void *ctx, uint32_t shard, struct record *rec)
     metrics_shards_record(ctx, shard, rec);
 }
 
+/* collect_shards merges what the shards handed over since the last ask (everything they hold,
+ * with `all`, once they have ended) into the run's results and writes it as one interval of the
+ * .hlog logs: the records shards finished between the two asks before, about. */
+static void collect_shards(struct profile_run *run, bool all)
+{
+    int64_t now = export_wall_now_ns();
+    if (all) {
+        metrics_shards_collect_all(run->shards, &run->part);
+    } else {
+        metrics_shards_collect(run->shards, &run->part);
+    }
+    (void)metrics_results_merge(&run->results, &run->part); /* same options: same layouts */
+    int64_t end = all ? now : run->asked_wall_ns;
+    if (run->exp.intervals_from_parts && run->export_error == 0 && end > run->part_start_wall_ns) {
+        run->export_error =
+            export_run_interval_part(&run->exp, run->part.run, run->part_start_wall_ns, end);
+        if (run->export_error != 0) {
+            stop_on_export_error(run);
+        }
+    }
+    if (run->asked_wall_ns != 0) {
+        run->part_start_wall_ns = end;
+    }
+    run->asked_wall_ns = now;
+    metrics_results_reset(&run->part);
+}
+
 static void on_finish(void *ctx, const struct engine_run_stats *stats)
 {
     struct profile_run *run = ctx;
     run->engine_stats = *stats;
     if (run->engine.record_hook != NULL) {
         /* The shards' threads have ended: what they hold now is all of it. */
-        metrics_shards_collect_all(run->shards, &run->results);
+        collect_shards(run, true);
     }
 }
 
@@ -155,7 +187,7 @@ static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
     if (run->engine.record_hook != NULL) {
-        metrics_shards_collect(run->shards, &run->results);
+        collect_shards(run, false);
     }
     cli_live_progress(&run->live, &run->results, finished, total);
     cluster_share_flush(&run->cluster);
@@ -388,6 +420,8 @@ static int execute(struct profile_run *run)
         /* Only the profiling phase: warmup, probes and hooks copy run->engine. */
         bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
         run->engine.record_hook = sharded ? &run->hook : NULL;
+        run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
+        run->part_start_wall_ns = run->exp.start_wall_ns;
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
         run->engine.record_hook = NULL;
         if (ret == 0 && run->requests.multi_turn) {
@@ -498,7 +532,11 @@ static int prepare_shards(struct profile_run *run, const struct metrics_results_
     size_t max_events = run->engine.max_events_per_request != 0 ? run->engine.max_events_per_request
                                                                 : ENGINE_DEFAULT_MAX_EVENTS;
     run->shard_slots = engine_shard_count(&run->engine);
-    int ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
+    char errbuf[256];
+    int ret = metrics_results_init(&run->part, opts, errbuf, sizeof(errbuf));
+    if (ret == 0) {
+        ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
+    }
     run->hook = (struct engine_record_hook){.on_finish = shard_record,
                                             .ctx = run->shards,
                                             .annex_bytes = metrics_shards_annex_bytes(max_events)};
@@ -701,6 +739,7 @@ static void release(struct profile_run *run)
     metrics_results_free(&run->results);
     metrics_results_free(&run->warmup);
     metrics_shards_free(run->shards);
+    metrics_results_free(&run->part);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     workload_requests_free(&run->requests);
