@@ -9,7 +9,8 @@
 #   environment: SM_TOKENIZER (a tokenizer.json; default the tests' Qwen3 fixture in build/),
 #   SM_REQUESTS (2000 streamed requests of SM_OSL=256 tokens), SM_CONNECTIONS (64),
 #   SM_RATE (10000 requests/s for SM_RATE_SECONDS=5 s, 256 connections), SM_OUT (a directory
-#   to keep results.tsv in; default a temporary one).
+#   to keep results.tsv in, and summary.tsv: the first build's medians as bench/suite.sh's
+#   "s10" rows; default a temporary one).
 # Prints per build the medians of: tokens/s without and with the tokenizer and their paired
 # ratio, the coordinator's CPU share in each (run_info.ringperf_timing.coordinator_cpu_share;
 # "n/a" for builds without it), record waits, and the send lag p99 at the rate.
@@ -84,9 +85,10 @@ for round in $(seq "$rounds"); do
             --concurrency 256 --osl 1
     done
 done
-python3 - "$out/results.tsv" <<'PY'
+python3 - "$out/results.tsv" "$out/summary.tsv" "$rounds" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+summary = open(sys.argv[2], "w")
 def med(xs):
     xs = [float(x) for x in xs if x != "n/a"]
     return statistics.median(xs) if xs else float("nan")
@@ -102,5 +104,18 @@ for build in dict.fromkeys(r[1] for r in rows):
     print(f"  record waits (median):      without {med(get('stream', 2).values()):.0f}, with tokenizer {med(get('stream_tok', 2).values()):.0f}")
     lag = get("rate", 3)
     print(f"  send lag p99 at the rate:   median {med(lag.values()):.1f} us  rounds: {' '.join(lag.values())}")
+    if summary is not None:
+        put = lambda k, m, v: summary.write(f"s10.{k}\t{m}\t{v}\n")
+        put("stream", "tokens_per_s", med(plain.values()))
+        put("stream_tok", "tokens_per_s", med(tok.values()))
+        put("stream_tok", "ratio_paired", med(ratios))
+        put("stream", "coordinator_share", med(get("stream", 1).values()))
+        put("stream_tok", "coordinator_share", med(get("stream_tok", 1).values()))
+        put("stream", "record_waits", med(get("stream", 2).values()))
+        put("stream_tok", "record_waits", med(get("stream_tok", 2).values()))
+        put("rate", "send_lag_p99_us", med(lag.values()))
+        put("rate", "send_lag_p99_us_rounds", " ".join(f"{float(v):.1f}" for v in lag.values()))
+        summary.close()
+        summary = None
 PY
 echo "raw results: $out/results.tsv"
