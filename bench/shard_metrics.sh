@@ -13,7 +13,8 @@
 #   "s10" rows; default a temporary one).
 # Prints per build the medians of: tokens/s without and with the tokenizer and their paired
 # ratio, the coordinator's CPU share in each (run_info.ringperf_timing.coordinator_cpu_share;
-# "n/a" for builds without it), record waits, and the send lag p99 at the rate.
+# "n/a" for builds without it, and for every build the main thread's share measured from outside
+# by bench/thread_share.py), record waits, and the send lag p99 at the rate.
 set -euo pipefail
 rounds="${1:?usage: bench/shard_metrics.sh ROUNDS RINGPERF_BINARY...}"
 shift
@@ -61,11 +62,13 @@ PY
 run_one() {
     local dir="$out/a"
     rm -rf "$dir"
-    taskset -c 0 "$3" profile -m bench --url "$url" --endpoint-type chat --workers-max 1 \
-        --isl 6 --random-seed 1 --export-level summary --artifact-dir "$dir" "${@:4}" \
-        >"$out/client.log" 2>&1 || { echo "run failed: $3 ${*:4}" >&2; cat "$out/client.log" >&2; return 1; }
-    printf '%s\t%s\t%s\t%s\n' "$1" "$3" "$2" "$(field "$dir/profile_export_aiperf.json")" \
-        >>"$out/results.tsv"
+    # The thread sampler runs on the server's CPU, off the client's.
+    taskset -c "$server_cpu" python3 "$root/bench/thread_share.py" taskset -c 0 "$3" profile \
+        -m bench --url "$url" --endpoint-type chat --workers-max 1 --isl 6 --random-seed 1 \
+        --export-level summary --artifact-dir "$dir" "${@:4}" >"$out/client.log" 2>"$out/client.err" ||
+        { echo "run failed: $3 ${*:4}" >&2; cat "$out/client.log" "$out/client.err" >&2; return 1; }
+    printf '%s\t%s\t%s\t%s %s\n' "$1" "$3" "$2" "$(field "$dir/profile_export_aiperf.json")" \
+        "$(tail -n 1 "$out/client.err" | awk '{print $3}')" >>"$out/results.tsv"
 }
 
 start_mock "$1"
@@ -100,7 +103,8 @@ for build in dict.fromkeys(r[1] for r in rows):
     print(f"  tokens/s without tokenizer: median {med(plain.values()):,.0f}  rounds: {' '.join(f'{float(v):,.0f}' for v in plain.values())}")
     print(f"  tokens/s with tokenizer:    median {med(tok.values()):,.0f}  rounds: {' '.join(f'{float(v):,.0f}' for v in tok.values())}")
     print(f"  with / without, paired:     median {med(ratios):.3f}  rounds: {' '.join(f'{x:.3f}' for x in ratios)}")
-    print(f"  coordinator CPU share:      without {med(get('stream', 1).values()):.3f}, with tokenizer {med(get('stream_tok', 1).values()):.3f}")
+    print(f"  coordinator CPU share:      without {med(get('stream', 1).values()):.3f}, with tokenizer {med(get('stream_tok', 1).values()):.3f} (run_info)")
+    print(f"  main thread's CPU share:    without {med(get('stream', 4).values()):.3f}, with tokenizer {med(get('stream_tok', 4).values()):.3f} (bench/thread_share.py)")
     print(f"  record waits (median):      without {med(get('stream', 2).values()):.0f}, with tokenizer {med(get('stream_tok', 2).values()):.0f}")
     lag = get("rate", 3)
     print(f"  send lag p99 at the rate:   median {med(lag.values()):.1f} us  rounds: {' '.join(lag.values())}")
@@ -111,6 +115,8 @@ for build in dict.fromkeys(r[1] for r in rows):
         put("stream_tok", "ratio_paired", med(ratios))
         put("stream", "coordinator_share", med(get("stream", 1).values()))
         put("stream_tok", "coordinator_share", med(get("stream_tok", 1).values()))
+        put("stream", "main_thread_share", med(get("stream", 4).values()))
+        put("stream_tok", "main_thread_share", med(get("stream_tok", 4).values()))
         put("stream", "record_waits", med(get("stream", 2).values()))
         put("stream_tok", "record_waits", med(get("stream_tok", 2).values()))
         put("rate", "send_lag_p99_us", med(lag.values()))
