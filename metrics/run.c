@@ -308,9 +308,18 @@ static void merge_samples(struct metrics_run *run, struct metrics_series *dst,
             keep_sample(run, dst, (double)it.lowest_value);
         }
     }
-    for (size_t i = 0; !src->in_hist && i < src->len; i++) {
-        keep_sample(run, dst, src->samples[i]);
+    if (src->in_hist) {
+        return;
     }
+    while (dst->cap - dst->len < src->len) {
+        if (!grow_samples(run, dst)) {
+            dst->lost = true; /* over the cap or out of memory: the histogram alone answers */
+            free_samples(dst);
+            return;
+        }
+    }
+    memcpy(dst->samples + dst->len, src->samples, src->len * sizeof(double));
+    dst->len += src->len;
 }
 
 int metrics_run_merge(struct metrics_run *dst, const struct metrics_run *src)
