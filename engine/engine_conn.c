@@ -684,17 +684,17 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out, 
     }
 }
 
-/* work_due reports whether new work is due to start now, taking it from the
- * work ring into next_work to look at it. */
+/* work_due reports whether new work is due to start now. It only looks at the
+ * work ring: work taken out of it (has_next_work) that is due makes the loop
+ * poll without sleeping, which is right when a connection can take it and a
+ * busy spin when the shard waits for a record. */
 static bool work_due(struct engine__shard *shard, int64_t now)
 {
-    union engine_ring_item item;
-    if (!shard->has_next_work && engine_ring_pop(&shard->work, &item)) {
-        shard->next_work = item.work;
-        shard->has_next_work = true;
+    union engine_ring_item item = {.work = shard->next_work};
+    if (!shard->has_next_work && !engine_ring_peek(&shard->work, &item)) {
+        return false;
     }
-    return shard->has_next_work && now < shard->end_ns &&
-           shard->next_work.due_ns <= now + ENGINE__SPIN_NS;
+    return now < shard->end_ns && item.work.due_ns <= now + ENGINE__SPIN_NS;
 }
 
 /* note_record_wait counts a start that waits for a record alone: a connection

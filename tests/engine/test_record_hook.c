@@ -111,6 +111,10 @@ Test(engine_record_hook, a_slow_coordinator_makes_the_shard_wait_and_is_counted,
     run_with_hook(&fx, &hr);
     cr_assert_eq(hr.st.seen, 60);
     cr_assert_gt(hr.stats.record_waits, 0, "the shard waited for records and none was counted");
+    /* Waiting, it sleeps: a shard that spun until records came back would take the CPU the
+     * coordinator needs to give them back (with both at SCHED_FIFO on one core, for ever). */
+    cr_assert_lt(hr.stats.busiest_shard_cpu_fraction, 0.5, "the waiting shard was busy %.2f",
+                 hr.stats.busiest_shard_cpu_fraction);
     finish(&fx);
 }
 
