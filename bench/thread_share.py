@@ -6,7 +6,9 @@ every 20 ms. Works for any build, so a build without run_info's coordinator_cpu_
 compared with one that has it.
 
 Usage: bench/thread_share.py CMD ARGS...   (prints "coordinator_ns others_ns share" on stderr's
-last line; the command's own output goes where it would.)"""
+last line; the command's own output goes where it would.) A command still running after
+THREAD_SHARE_LIMIT_S seconds (default 300) is killed (SIGKILL: a SCHED_FIFO process that spins
+would never get to a SIGTERM handler on its own CPU) and the run fails."""
 import os
 import subprocess
 import sys
@@ -29,6 +31,7 @@ def cpu_ns(pid):
 
 def main():
     proc = subprocess.Popen(sys.argv[1:])
+    deadline = time.monotonic() + float(os.environ.get("THREAD_SHARE_LIMIT_S", "300"))
     first = {}  # each thread's CPU time when first seen beside the main one and the watcher
     last = {}
     main_first = main_last = None
@@ -41,6 +44,11 @@ def main():
             if main_first is None:
                 main_first = tasks[proc.pid]
             main_last = tasks[proc.pid]
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            print("thread_share: killed after the time limit", file=sys.stderr)
+            return 1
         time.sleep(0.02)
     if main_first is None:
         print("thread_share: the command never ran more than two threads", file=sys.stderr)
