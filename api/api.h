@@ -15,7 +15,10 @@
  * Hardening. Only GET and HEAD are served (405 otherwise); a request with a
  * body, a request line or headers over API_REQUEST_BYTES_MAX get 4xx from
  * the library or from us; at most API_CONNECTIONS_MAX clients at once, each
- * timed out after API_CONNECTION_TIMEOUT_S idle seconds; artifact files are
+ * timed out after API_CONNECTION_TIMEOUT_S idle seconds and given
+ * API_REQUEST_READ_S seconds in all to send each request head, with the
+ * slowest reader dropped whenever a new client would take one of the last
+ * API_CONNECTIONS_RESERVED slots (a slowloris cannot lock out /healthz); artifact files are
  * served only by a relative path that api_filename_is_safe accepts, opened
  * beneath the artifact directory without following symbolic links.
  */
@@ -27,17 +30,23 @@
 #include <stdint.h>
 
 #include "metrics/metrics.h"
+#include "metrics/metrics_record.h"
 
 #define API_SHARDS_MAX 256           /* per-worker rows in a snapshot */
 #define API_REQUEST_BYTES_MAX 16384  /* request line plus headers */
 #define API_CONNECTIONS_MAX 64       /* concurrent clients */
 #define API_CONNECTION_TIMEOUT_S 10  /* idle seconds before a client is dropped */
+#define API_REQUEST_READ_S 5         /* seconds to send a whole request head */
+#define API_CONNECTIONS_RESERVED 4   /* slots a slow reader is dropped to keep free */
 #define API_FILENAME_BYTES_MAX 1024  /* relative artifact path */
 #define API_LIST_ENTRIES_MAX 4096    /* files listed by /api/results/list */
 #define API_LIST_DEPTH_MAX 4         /* directory levels listed */
 #define API_DOC_BYTES_MAX (1u << 20) /* /api/config, /api/run and /api/results bodies */
 #define API_DEFAULT_HOST "127.0.0.1" /* --api-host default */
 #define API_DEFAULT_GRACE_MS 5000    /* AIPERF_API_SERVER_POST_COMPLETE_GRACE default */
+#define API_TIMELINE_MAX 300         /* points kept for the charts (one per progress interval) */
+#define API_ERROR_ROWS_MAX 16        /* error kinds in a snapshot, most frequent first */
+#define API_PHASES_MAX 2             /* warmup, profiling */
 
 /* api_state is the service state the probes report: /readyz is 200 only in
  * API_STATE_RUNNING, /healthz is 503 only in API_STATE_FAILED. */
@@ -49,6 +58,7 @@ const char *api_state_name(enum api_state state);
 /* api_metric lists the record metrics the API exposes. */
 enum api_metric {
     API_M_TTFT,            /* time_to_first_token */
+    API_M_TTST,            /* time_to_second_token */
     API_M_ITL,             /* inter_token_latency */
     API_M_REQUEST_LATENCY, /* request_latency */
     API_M_OSL,             /* output_sequence_length */
@@ -96,9 +106,47 @@ struct api_labels {
     const char *version;  /* aiperf_info's version label */
 };
 
-/* api_shard_view is one worker (engine shard) as the coordinator saw it. */
+/* api_shard_view is one worker (engine shard) as the coordinator saw it:
+ * its records, and engine_shard_live's figures over the last interval. */
 struct api_shard_view {
     uint64_t requests; /* records finished, errors included */
+    uint64_t errors;
+    double cpu_fraction;  /* the shard thread's CPU over wall time; -1 = not measured yet */
+    uint64_t outstanding; /* requests handed to the shard and not back: queued on its work ring or
+                             in flight */
+    uint32_t records_waiting; /* most records the coordinator found waiting at once */
+    uint64_t shared_reads;    /* content events that shared a read with the previous one */
+    double send_lag_p99_us;   /* open loop: send start minus due time, p99; -1 = closed loop */
+};
+
+/* api_error_row is one kind of failure: AIPerf's error summary row. */
+struct api_error_row {
+    int code;
+    char type[64];
+    char message[160];
+    uint64_t count;
+};
+
+/* api_phase_row is one phase's progress, kept when the next phase starts. */
+struct api_phase_row {
+    const char *name; /* static: "warmup" or "profiling"; NULL = unused row */
+    uint64_t total;   /* 0 = limited by duration */
+    uint64_t finished;
+    uint64_t errors;
+    double elapsed_s;
+    bool complete;
+};
+
+/* api_point is one progress interval of the run, for charts over time: rates
+ * over that interval, percentiles of the records that finished in it. */
+struct api_point {
+    double elapsed_s;               /* end of the interval, since the phase started */
+    double request_throughput;      /* records per second over the interval */
+    double output_token_throughput; /* output tokens per second over the interval */
+    double ttft_p50_ms, ttft_p99_ms;
+    double itl_p50_ms;
+    double latency_p50_ms, latency_p99_ms;
+    uint64_t finished;
     uint64_t errors;
 };
 
@@ -118,7 +166,41 @@ struct api_snapshot {
     uint32_t shard_count;
     struct api_shard_view shards[API_SHARDS_MAX];
     struct api_hist_view hist[API_METRIC_COUNT];
+    /* The sweep-line metrics (effective_*, active_*, tokens_in_flight), known once the run has
+     * ended: present false until then. */
+    struct metrics_sweep_summary sweep;
+    /* The last interval alone (api_interval_fill): count and p50/p90/p99. */
+    struct api_hist_view interval[API_METRIC_COUNT];
+    double interval_s;
+    bool grace;    /* past --benchmark-duration: no new requests, those in flight finish */
+    bool stopping; /* a stop was asked for (Ctrl-C, q, the failure threshold) */
+    uint32_t phase_count;
+    struct api_phase_row phases[API_PHASES_MAX];
+    uint32_t error_row_count;
+    uint64_t error_rows_unlisted; /* errors of kinds past API_ERROR_ROWS_MAX */
+    struct api_error_row error_rows[API_ERROR_ROWS_MAX];
+    uint32_t timeline_count; /* oldest first; the oldest drop out past API_TIMELINE_MAX */
+    struct api_point timeline[API_TIMELINE_MAX];
 };
+
+/* api_interval_fill reduces the values histogram `now` gained since `before`
+ * (a copy of it taken at the start of the interval, same layout) into *out in
+ * metric m's display unit: count, p50, p90 and p99, each within one bucket.
+ * Either NULL or no new values: out->present is false. Borrows both. */
+void api_interval_fill(enum api_metric m, const struct metrics_hist *now,
+                       const struct metrics_hist *before, struct api_hist_view *out);
+
+/* api_timeline_push appends the point of the interval snap describes (its
+ * interval fields, elapsed time and counts) to snap->timeline, dropping the
+ * oldest point when full. */
+void api_timeline_push(struct api_snapshot *snap);
+
+/* api_error_rows_fill copies the most frequent API_ERROR_ROWS_MAX kinds of
+ * the `count` error kinds into snap->error_rows, the rest into
+ * error_rows_unlisted (plus `unlisted`, errors already past the caller's own
+ * cap). */
+void api_error_rows_fill(struct api_snapshot *snap, const struct metrics_error_kind *kinds,
+                         size_t count, uint64_t unlisted);
 
 /* api_options configure api_server_start. Strings are borrowed for the call
  * (the server copies them). */
@@ -186,7 +268,9 @@ bool api_filename_is_safe(const char *name, size_t len);
  * 0.0.4, spec §4.2) of snap into buf (cap bytes): the aiperf_info gauge, then
  * per record metric a summary aiperf_<tag>_<unit> (quantile 0.01 ... 0.99,
  * _sum, _count) and gauges aiperf_<tag>_{avg,min,max,std}_<unit>, and per
- * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, every sample with
+ * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, per sweep-line metric (once
+ * present) a summary of quantiles 0.5, 0.9, 0.95 and 0.99 only and the gauges
+ * aiperf_<tag>_{avg,min,max,std}_<unit>, every sample with
  * `labels`, values as Python prints them. Empty before the first record.
  * Returns the length written (buf is NUL-terminated), or -ENOSPC when cap is
  * too small. */

@@ -12,6 +12,10 @@
       "text/plain")                                                                                \
     X("/api/progress", "Per-phase request progress", "application/json")                           \
     X("/api/workers", "Per-worker request counts, errors and state", "application/json")           \
+    X("/api/live", "Timeline, interval and run percentiles, errors and shard health (ringperf)",   \
+      "application/json")                                                                          \
+    X("/dashboard", "Live page: charts over time, progress, errors, shards, final tables",         \
+      "text/html")                                                                                 \
     X("/api/results", "Final results (profile_export_aiperf.json) once the run completed",         \
       "application/json")                                                                          \
     X("/api/results/list", "Artifact files under the artifact directory", "application/json")      \

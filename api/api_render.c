@@ -15,11 +15,9 @@
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct api_metric_info metric_infos[API_METRIC_COUNT] = {
-    [API_M_TTFT] = {METRICS_TTFT},
-    [API_M_ITL] = {METRICS_ITL},
-    [API_M_REQUEST_LATENCY] = {METRICS_REQUEST_LATENCY},
-    [API_M_OSL] = {METRICS_OSL},
-    [API_M_ISL] = {METRICS_ISL},
+    [API_M_TTFT] = {METRICS_TTFT}, [API_M_TTST] = {METRICS_TTST},
+    [API_M_ITL] = {METRICS_ITL},   [API_M_REQUEST_LATENCY] = {METRICS_REQUEST_LATENCY},
+    [API_M_OSL] = {METRICS_OSL},   [API_M_ISL] = {METRICS_ISL},
 };
 
 const struct api_metric_info *api_metric_info_of(enum api_metric m)
@@ -233,6 +231,29 @@ static void put_summary(struct out *o, const struct api_labels *l, const struct 
     put_gauge(o, l, pm, "std", "standard deviation", v->std, false);
 }
 
+/* put_sweep is an injected sweep-line metric as AIPerf exposes it: a summary of the four
+ * quantiles it keeps (no _sum or _count), then its avg, min, max and std gauges. */
+static void put_sweep(struct out *o, const struct api_labels *l, enum metrics_sweep_id id,
+                      const struct metrics_sweep_stats *st)
+{
+    struct prom_metric pm = {.info = metrics_sweep_info_of(id)};
+    prom_unit(pm.info->unit, pm.unit, sizeof(pm.unit));
+    static const char *const quantiles[] = {"0.5", "0.9", "0.95", "0.99"};
+    const double values[] = {st->p50, st->p90, st->p95, st->p99};
+    char name[160];
+    snprintf(name, sizeof(name), "aiperf_%s_%s", pm.info->tag, pm.unit);
+    put(o, "# HELP %s %s (in %s)\n# TYPE %s summary\n", name, pm.info->header, pm.info->unit, name);
+    for (size_t i = 0; i < COUNT_OF(quantiles); i++) {
+        put(o, "%s", name);
+        put_labels(o, l, "quantile", quantiles[i]);
+        put_value(o, values[i]);
+    }
+    put_gauge(o, l, &pm, "avg", "average", st->avg, false);
+    put_gauge(o, l, &pm, "min", "minimum", st->min, false);
+    put_gauge(o, l, &pm, "max", "maximum", st->max, false);
+    put_gauge(o, l, &pm, "std", "standard deviation", st->std, false);
+}
+
 static void put_scalar(struct out *o, const struct api_labels *l, enum metrics_scalar_id id,
                        double value)
 {
@@ -258,9 +279,9 @@ long api_prometheus_render(const struct api_snapshot *snap, const struct api_lab
     put(&o, "aiperf_info");
     put_labels(&o, labels, "version", labels->version);
     put(&o, " 1\n\n");
-    /* AIPerf's console order: TTFT, request latency, ITL, OSL, ISL. */
-    static const enum api_metric order[] = {API_M_TTFT, API_M_REQUEST_LATENCY, API_M_ITL, API_M_OSL,
-                                            API_M_ISL};
+    /* AIPerf's console order: TTFT, TTST, request latency, ITL, OSL, ISL. */
+    static const enum api_metric order[] = {API_M_TTFT, API_M_TTST, API_M_REQUEST_LATENCY,
+                                            API_M_ITL,  API_M_OSL,  API_M_ISL};
     for (size_t i = 0; i < COUNT_OF(order); i++) {
         const struct api_hist_view *v = &snap->hist[order[i]];
         if (!v->present) {
@@ -273,6 +294,9 @@ long api_prometheus_render(const struct api_snapshot *snap, const struct api_lab
     put_scalar(&o, labels, METRICS_S_OUTPUT_TOKEN_THROUGHPUT, snap->output_token_throughput);
     put_scalar(&o, labels, METRICS_S_REQUEST_THROUGHPUT, snap->request_throughput);
     put_scalar(&o, labels, METRICS_S_REQUEST_COUNT, (double)snap->success);
+    for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        put_sweep(&o, labels, (enum metrics_sweep_id)id, &snap->sweep.stat[id]);
+    }
     if (o.overflow) {
         buf[0] = '\0';
         return -ENOSPC;
@@ -291,6 +315,15 @@ static json_t *metric_json(enum api_metric m, const struct api_hist_view *v)
                      v->p5, "p10", v->p10, "p25", v->p25, "p50", v->p50, "p75", v->p75, "p90",
                      v->p90, "p95", v->p95, "p99", v->p99, "min", v->min, "max", v->max, "std",
                      v->std, "count", (json_int_t)v->count, "sum", v->sum);
+}
+
+/* sweep_json is a sweep-line metric's MetricResult: the statistics AIPerf keeps of it. */
+static json_t *sweep_json(enum metrics_sweep_id id, const struct metrics_sweep_stats *st)
+{
+    const struct metrics_info *info = metrics_sweep_info_of(id);
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "header", info->header,
+                     "unit", info->unit, "avg", st->avg, "p50", st->p50, "p90", st->p90, "p95",
+                     st->p95, "p99", st->p99, "min", st->min, "max", st->max, "std", st->std);
 }
 
 json_t *api__metrics_json(const struct api_snapshot *snap)
@@ -321,7 +354,23 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
     json_object_set_new(
         metrics, "output_token_throughput",
         json_pack("{s:s, s:f}", "unit", "tokens/sec", "avg", snap->output_token_throughput));
+    for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        json_object_set_new(metrics, metrics_sweep_info_of((enum metrics_sweep_id)id)->tag,
+                            sweep_json((enum metrics_sweep_id)id, &snap->sweep.stat[id]));
+    }
     return root;
+}
+
+static json_t *phase_row_json(const struct api_phase_row *p)
+{
+    double percent = p->total > 0 ? 100.0 * (double)p->finished / (double)p->total : 100.0;
+    return json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:b}", "phase", p->name, "requests_total",
+        (json_int_t)p->total, "requests_completed", (json_int_t)p->finished, "requests_success",
+        (json_int_t)(p->finished - p->errors), "requests_error", (json_int_t)p->errors,
+        "requests_cancelled", (json_int_t)0, "percent_complete", percent > 100.0 ? 100.0 : percent,
+        "elapsed_sec", p->elapsed_s, "requests_per_sec",
+        p->elapsed_s > 0 ? (double)p->finished / p->elapsed_s : 0.0, "is_complete", true);
 }
 
 json_t *api__progress_json(const struct api_snapshot *snap)
@@ -344,10 +393,19 @@ json_t *api__progress_json(const struct api_snapshot *snap)
         "elapsed_sec", elapsed_s, "requests_per_sec",
         elapsed_s > 0 ? (double)snap->finished / elapsed_s : 0.0, "is_complete",
         snap->state == API_STATE_COMPLETE || snap->state == API_STATE_FAILED);
-    if (phase == NULL) {
+    json_t *phases = json_object();
+    if (phase == NULL || phases == NULL) {
+        json_decref(phase);
+        json_decref(phases);
         return NULL;
     }
-    json_t *phases = json_object();
+    /* The phases that ended before this one (warmup), then this one. */
+    for (uint32_t i = 0; i < snap->phase_count && i < API_PHASES_MAX; i++) {
+        const struct api_phase_row *p = &snap->phases[i];
+        if (p->name != NULL && p->complete && strcmp(p->name, snap->phase) != 0) {
+            json_object_set_new(phases, p->name, phase_row_json(p));
+        }
+    }
     json_object_set_new(phases, snap->phase, phase);
     return json_pack("{s:s, s:o}", "state", api_state_name(snap->state), "phases", phases);
 }
@@ -366,10 +424,12 @@ json_t *api__workers_json(const struct api_snapshot *snap)
         snprintf(id, sizeof(id), "worker_%u", i);
         json_object_set_new(
             workers, id,
-            json_pack("{s:s, s:I, s:I, s:I, s:s}", "worker_id", id, "requests_completed",
+            json_pack("{s:s, s:I, s:I, s:I, s:s, s:f, s:I}", "worker_id", id, "requests_completed",
                       (json_int_t)snap->shards[i].requests, "requests_success",
                       (json_int_t)(snap->shards[i].requests - snap->shards[i].errors),
-                      "requests_error", (json_int_t)snap->shards[i].errors, "state", state));
+                      "requests_error", (json_int_t)snap->shards[i].errors, "state", state,
+                      "cpu_fraction", snap->shards[i].cpu_fraction, "requests_outstanding",
+                      (json_int_t)snap->shards[i].outstanding));
     }
     return json_pack("{s:I, s:o}", "worker_count", (json_int_t)snap->shard_count, "workers",
                      workers);

@@ -17,12 +17,13 @@
 
 #include "api/api_internal.h"
 
-#define PROM_BYTES_MAX (256u * 1024)
+#define PROM_BYTES_MAX (1024u * 1024)
 #define PATH_BYTES_MAX 4096
 #define FILES_PREFIX "/api/results/files/"
 
 struct api_server {
     struct MHD_Daemon *daemon;
+    struct api_guard *guard;
     pthread_mutex_t lock; /* guards snap, final_state, results_path */
     struct api_snapshot snap;
     bool final_set;
@@ -198,6 +199,9 @@ static enum MHD_Result route_static(struct api_server *s, struct MHD_Connection 
     if (strcmp(url, "/openapi.json") == 0) {
         return reply_static(c, MHD_HTTP_OK, "application/json", api__openapi_json());
     }
+    if (strcmp(url, "/dashboard") == 0) {
+        return reply_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", api__dashboard_html());
+    }
     if (strcmp(url, "/docs") == 0 || strcmp(url, "/redoc") == 0 || strcmp(url, "/") == 0) {
         return reply_static(c, MHD_HTTP_OK, "text/html; charset=utf-8", api__docs_html());
     }
@@ -234,6 +238,8 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
         ret = reply_json(c, MHD_HTTP_OK, api__metrics_json(snap));
     } else if (strcmp(url, "/api/progress") == 0) {
         ret = reply_json(c, MHD_HTTP_OK, api__progress_json(snap));
+    } else if (strcmp(url, "/api/live") == 0) {
+        ret = reply_json(c, MHD_HTTP_OK, api__live_json(snap));
     } else if (strcmp(url, "/api/workers") == 0) {
         ret = reply_json(c, MHD_HTTP_OK, api__workers_json(snap));
     } else if (strcmp(url, "/api/results") == 0) {
@@ -246,17 +252,10 @@ static enum MHD_Result route(struct api_server *s, struct MHD_Connection *c, con
     return ret;
 }
 
-/* authorized says whether the request carries "Authorization: Bearer <token>", compared in
- * time that does not depend on where a guess first differs. */
-static bool authorized(const struct api_server *s, struct MHD_Connection *c)
+/* token_matches compares given with the token in time that does not depend on where a guess
+ * first differs. */
+static bool token_matches(const struct api_server *s, const char *given)
 {
-    const char *value =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    static const char scheme[] = "Bearer ";
-    if (value == NULL || strncasecmp(value, scheme, sizeof(scheme) - 1) != 0) {
-        return false;
-    }
-    const char *given = value + sizeof(scheme) - 1;
     size_t want_len = strlen(s->token);
     size_t given_len = strlen(given);
     unsigned char diff = given_len != want_len;
@@ -264,6 +263,21 @@ static bool authorized(const struct api_server *s, struct MHD_Connection *c)
         diff |= (unsigned char)(s->token[i] ^ (i < given_len ? given[i] : 0));
     }
     return diff == 0;
+}
+
+/* authorized says whether the request carries "Authorization: Bearer <token>". A browser's
+ * address bar cannot send that header, so /dashboard alone also takes `?token=`; its script
+ * then sends the header on every route it polls. */
+static bool authorized(const struct api_server *s, struct MHD_Connection *c, const char *url)
+{
+    const char *value =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    static const char scheme[] = "Bearer ";
+    if (value != NULL && strncasecmp(value, scheme, sizeof(scheme) - 1) == 0) {
+        return token_matches(s, value + sizeof(scheme) - 1);
+    }
+    const char *query = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    return strcmp(url, "/dashboard") == 0 && query != NULL && token_matches(s, query);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -275,6 +289,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)upload_data_size;
     (void)req_cls;
     struct api_server *s = cls;
+    api__guard_head_read(s->guard, c);
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             strlen("{\"detail\":\"Method Not Allowed\"}"), "{\"detail\":\"Method Not Allowed\"}",
@@ -296,7 +311,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply_detail(c, MHD_HTTP_BAD_REQUEST, "bad request target");
     }
     bool probe = strcmp(url, "/healthz") == 0 || strcmp(url, "/readyz") == 0;
-    if (s->token != NULL && !probe && !authorized(s, c)) {
+    if (s->token != NULL && !probe && !authorized(s, c, url)) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             strlen("{\"detail\":\"Unauthorized\"}"), "{\"detail\":\"Unauthorized\"}",
             MHD_RESPMEM_PERSISTENT);
@@ -369,12 +384,21 @@ static int start_daemon(struct api_server *s, const struct sockaddr_storage *add
     sigset_t old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-                                 (const struct sockaddr *)addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                                 (size_t)API_REQUEST_BYTES_MAX * 2, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)API_CONNECTIONS_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)API_CONNECTION_TIMEOUT_S, MHD_OPTION_END);
+    int ret = api__guard_new((int64_t)API_REQUEST_READ_S * 1000000000, &s->guard);
+    if (ret == 0) {
+        s->daemon =
+            MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
+                             (const struct sockaddr *)addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                             (size_t)API_REQUEST_BYTES_MAX * 2, MHD_OPTION_CONNECTION_LIMIT,
+                             (unsigned)API_CONNECTIONS_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
+                             (unsigned)API_CONNECTION_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+                             api__guard_connection, s->guard, MHD_OPTION_NOTIFY_COMPLETED,
+                             api__guard_request_done, s->guard, MHD_OPTION_END);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (ret != 0) {
+        return ret;
+    }
     if (s->daemon == NULL) {
         return -EADDRINUSE;
     }
@@ -405,11 +429,13 @@ int api_server_start(const struct api_options *opts, struct api_server **out, ch
     }
     if (ret == 0) {
         ret = start_daemon(s, &addr, v6);
-        if (ret != 0) {
+        if (ret == -EADDRINUSE) {
             snprintf(errbuf, errcap,
                      "cannot listen on %s:%u (port in use, or not a local "
                      "address)",
                      host, (unsigned)opts->port);
+        } else if (ret != 0) {
+            snprintf(errbuf, errcap, "cannot start the API server: %s", strerror(-ret));
         }
     }
     if (ret != 0) {
@@ -455,6 +481,7 @@ void api_server_free(struct api_server *server)
     if (server->daemon != NULL) {
         MHD_stop_daemon(server->daemon);
     }
+    api__guard_free(server->guard);
     if (server->artifact_fd >= 0) {
         close(server->artifact_fd);
     }

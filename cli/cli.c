@@ -17,6 +17,8 @@ static void print_usage(FILE *out)
             "`ringperf profile --help`)\n"
             "  mock-server   start an OpenAI-compatible mock inference server (see "
             "`ringperf mock-server --help`)\n"
+            "  config        check an AIPerf config file or list its sweep's variations (see "
+            "`ringperf config --help`)\n"
             "  merge         merge the per-rank or per-shard results of one run (see "
             "`ringperf merge --help`)\n\n"
             "Flags:\n"
@@ -38,15 +40,19 @@ int cli_main(int argc, char **argv)
     if (strcmp(argv[1], "profile") == 0) {
         return cli_profile_main(argc - 1, argv + 1);
     }
+    if (strcmp(argv[1], "config") == 0) {
+        return cli_config_main(argc - 1, argv + 1);
+    }
     if (strcmp(argv[1], "merge") == 0) {
         return cli_merge_main(argc - 1, argv + 1);
     }
     if (strcmp(argv[1], "mock-server") == 0) {
         return mock_main(argc - 1, argv + 1);
     }
-    fprintf(stderr,
-            "ringperf: unknown command '%s'; the commands are profile, merge and mock-server "
-            "(see ringperf --help)\n",
-            argv[1]);
+    fprintf(
+        stderr,
+        "ringperf: unknown command '%s'; the commands are profile, config, merge and mock-server "
+        "(see ringperf --help)\n",
+        argv[1]);
     return CONFIG_EXIT_INVALID;
 }

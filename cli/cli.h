@@ -18,4 +18,8 @@ int cli_profile_main(int argc, char **argv);
  * argv[0] is the word "merge". */
 int cli_merge_main(int argc, char **argv);
 
+/* cli_config_main runs `ringperf config validate|expand FILE` (cli/config_command.c) on an
+ * AIPerf config file; argv[0] is the word "config". */
+int cli_config_main(int argc, char **argv);
+
 #endif

@@ -15,11 +15,14 @@
 #include "metrics/metrics_record.h"
 #include "config/config.h"
 #include "engine/engine.h"
+#include "ui/ui.h"
 
 /* cli_live_display is how progress is shown. */
 enum cli_live_display {
-    CLI_LIVE_BAR,   /* a bar redrawn in place (a terminal, --ui-type dashboard/auto) */
-    CLI_LIVE_LINES, /* one log line per interval (--ui-type simple|none, or no terminal) */
+    CLI_LIVE_DASHBOARD, /* the full-screen dashboard (ui/): --ui-type dashboard, or auto, on a
+                           terminal */
+    CLI_LIVE_BAR,   /* a bar redrawn in place (--ui-type simple, or auto with -v, on a terminal) */
+    CLI_LIVE_LINES, /* one log line per interval (--ui-type none, or no terminal) */
 };
 
 /* cli_live is the live view of one run. Zero-initialise, then cli_live_start. */
@@ -43,6 +46,16 @@ struct cli_live {
     void (*on_snapshot)(void *ctx, const struct metrics_results *results,
                         struct api_snapshot *snap);
     void *on_snapshot_ctx;
+    struct ui_dashboard *ui;        /* CLI_LIVE_DASHBOARD, once started */
+    const struct engine_stop *stop; /* the run's stop flag, shown as "stopping"; borrowed */
+    bool open_loop;                 /* requests follow a schedule: shards report send lag */
+    /* The run's histograms as they were at the last snapshot, so that the next one can tell
+     * the interval's values apart (api_interval_fill); allocated at the first snapshot. */
+    struct metrics_hist *before[API_METRIC_COUNT];
+    int64_t last_fill_ns;
+    struct metrics_hist *send_lag[API_SHARDS_MAX]; /* open loop, per shard; allocated when used */
+    uint32_t phase_count;
+    struct api_phase_row phases[API_PHASES_MAX];
 };
 
 /* cli_live_start chooses the display from cfg->ui_type and whether stderr is
@@ -56,8 +69,13 @@ int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
  * resets the per-shard counts and the clock and marks the API running. */
 void cli_live_phase(struct cli_live *live, const char *phase);
 
-/* cli_live_record counts one record against its shard. */
-void cli_live_record(struct cli_live *live, const struct record *rec);
+/* cli_live_record counts one record, with its computed metrics, against its shard. */
+void cli_live_record(struct cli_live *live, const struct record *rec,
+                     const struct metrics_record *metrics);
+
+/* cli_live_shards takes the engine's per-shard figures (engine_record_sink.on_shards). */
+void cli_live_shards(struct cli_live *live, uint32_t first, const struct engine_shard_live *rows,
+                     uint32_t count);
 
 /* cli_live_progress draws the progress display and publishes a snapshot to
  * the API from results, finished of total records (total 0 when the run is
@@ -65,7 +83,8 @@ void cli_live_record(struct cli_live *live, const struct record *rec);
 void cli_live_progress(struct cli_live *live, const struct metrics_results *results,
                        uint64_t finished, uint64_t total);
 
-/* cli_live_end_display ends the bar's line, if one is on screen. */
+/* cli_live_end_display ends the bar's line, if one is on screen, or closes the dashboard and
+ * gives the terminal back (the messages it showed are printed then). */
 void cli_live_end_display(struct cli_live *live);
 
 /* cli_live_finish publishes the final counts from results, tells the API

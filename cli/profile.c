@@ -4,15 +4,18 @@
  */
 #include "cli/cli.h"
 #include "cluster/cluster.h"
+#include "cli/cli_aws.h"
 #include "cli/cli_control_hooks.h"
 #include "cli/cli_descriptors.h"
+#include "cli/cli_netprobe.h"
 #include "cli/cli_realtime.h"
-#include "cli/cli_run_report.h"
 #include "export/export.h"
 #include "workload/workload.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_readiness.h"
 #include "cli/cli_signals.h"
+#include "cli/cli_profile.h"
+#include "cli/cli_scrapers.h"
 #include "cli/cli_targets.h"
 
 #include <errno.h>
@@ -29,49 +32,7 @@
 #include "tokenizer/tokenizer.h"
 #include "tls/tls.h"
 
-/* After Ctrl-C (or the failure threshold), requests in flight get this long
- * to finish before they are cancelled. */
-#define STOP_GRACE_NS (3LL * 1000 * 1000 * 1000)
 #define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
-
-struct profile_run {
-    struct profile_config cfg;
-    struct cli_targets targets; /* one per --url; outlives every engine_run */
-    struct engine_config engine;
-    struct workload_phase load;
-    uint64_t seed; /* --random-seed, or drawn from the clock */
-    struct workload_requests requests;
-    struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
-    char artifact_dir[4096];
-    struct metrics_results results;
-    struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
-    /* The profiling phase's records become metrics on the shards that ran them (NULL: on the
-     * coordinator, as multi-turn runs whose input counts remember each session's history). */
-    struct metrics_shards *shards;
-    uint32_t shard_slots;           /* shards that metrics_shards was made for */
-    struct engine_record_hook hook; /* metrics_shards_record, set for the profiling phase */
-    /* What the shards handed over at one collect (merged into results, and one interval of the
-     * .hlog logs), and the window it covers: from part_start_wall_ns to the ask before. */
-    struct metrics_results part;
-    int64_t part_start_wall_ns;
-    int64_t asked_wall_ns;
-    /* The records the coordinator has seen, and of them the errors: the failure threshold's,
-     * live, while the results hold the shards' records one progress interval late. */
-    uint64_t seen_records;
-    uint64_t seen_errors;
-    struct export_run exp;
-    struct engine_stop stop;
-    struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
-    bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
-    struct cli_live live;          /* progress display and the --api-port API */
-    int export_error;
-    struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
-    struct engine_run_stats engine_stats; /* of the profiling phase */
-    /* --wait-for-model-timeout: what the readiness probes send */
-    struct cli_readiness_probes probes; /* what --wait-for-model-timeout sends */
-    struct cli_realtime realtime;       /* --realtime-priority: asked for and granted */
-    struct record_secrets secrets;      /* what responses must not echo into the exports */
-};
 
 /* check_failure_threshold stops the run once failures exceed
  * --failed-request-threshold, judged after max(concurrency, 10) records as
@@ -107,14 +68,18 @@ static void stop_on_export_error(struct profile_run *run)
     __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
 }
 
-/* record_metrics returns rec's metrics: computed on its shard, or here, into *local. */
+/* record_metrics returns rec's metrics: computed on its shard, or here, into *local. A shard's
+ * record still goes into the run's sweep-line collection here, once, as it arrives: that keeps
+ * every request of the run, which the shards' results, emptied at each collect, do not. */
 static const struct metrics_record *
 record_metrics(struct profile_run *run, const struct record *rec, struct metrics_record *local)
 {
     run->seen_errors += rec->outcome != RECORD_SUCCESS;
     run->seen_records++;
     if (run->engine.record_hook != NULL) {
-        return metrics_shards_of(rec);
+        const struct metrics_record *m = metrics_shards_of(rec);
+        metrics_results_sweep_add(&run->results, m);
+        return m;
     }
     metrics_record_compute(&run->results, rec, local);
     metrics_results_add(&run->results, rec, local);
@@ -136,7 +101,7 @@ static void on_record(void *ctx, const struct record *rec)
         }
     }
     cluster_share_record(&run->cluster, rec, metrics, &run->exp);
-    cli_live_record(&run->live, rec);
+    cli_live_record(&run->live, rec, metrics);
     check_failure_threshold(run);
 }
 
@@ -183,6 +148,13 @@ static void on_finish(void *ctx, const struct engine_run_stats *stats)
     }
 }
 
+static void on_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                      uint32_t count)
+{
+    struct profile_run *run = ctx;
+    cli_live_shards(&run->live, first, rows, count);
+}
+
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
@@ -211,13 +183,13 @@ static int make_dirs(char *path)
     return 0;
 }
 
-/* artifact_dir follows AIPerf: without --artifact-dir, a per-run subdirectory
- * of "artifacts" named <model>-openai-<endpoint>-<stimulus>. */
-static int prepare_artifact_dir(struct profile_run *run)
+int cli_profile_artifact_dir(struct profile_run *run, char *out, size_t cap)
 {
     const struct profile_config *cfg = &run->cfg;
-    if (cfg->artifact_dir_set) {
-        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s", cfg->artifact_dir);
+    if (run->run_dir != NULL) {
+        snprintf(out, cap, "%s", run->run_dir);
+    } else if (cfg->artifact_dir_set) {
+        snprintf(out, cap, "%s", cfg->artifact_dir);
     } else {
         char model[256];
         snprintf(model, sizeof(model), "%s%s", cfg->models.items[0],
@@ -228,15 +200,15 @@ static int prepare_artifact_dir(struct profile_run *run)
             }
         }
         char stimulus[96];
-        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule, stimulus,
-                          sizeof(stimulus));
-        snprintf(run->artifact_dir, sizeof(run->artifact_dir), "%s/%s-openai-%s-%s",
-                 cfg->artifact_dir, model, config_endpoint_type_name(cfg->endpoint_type), stimulus);
+        workload_stimulus(cfg, &run->engine, run->requests.fixed_schedule || cfg->fixed_schedule,
+                          stimulus, sizeof(stimulus));
+        snprintf(out, cap, "%s/%s-openai-%s-%s", cfg->artifact_dir, model,
+                 config_endpoint_type_name(cfg->endpoint_type), stimulus);
     }
-    int ret = make_dirs(run->artifact_dir);
+    int ret = make_dirs(out);
     if (ret != 0) {
-        fprintf(stderr, "ringperf profile: --artifact-dir: cannot create '%s': %s\n",
-                run->artifact_dir, strerror(-ret));
+        fprintf(stderr, "ringperf profile: --artifact-dir: cannot create '%s': %s\n", out,
+                strerror(-ret));
     }
     return ret;
 }
@@ -263,23 +235,6 @@ static void configure_engine(struct profile_run *run)
     e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
 }
 
-/* report_title is AIPerf's console title for the endpoint's metrics. */
-static const char *report_title(const struct profile_run *run)
-{
-    switch (run->requests.type) {
-    case ENDPOINT_EMBEDDINGS:
-    case ENDPOINT_CHAT_EMBEDDINGS:
-    case ENDPOINT_NIM_EMBEDDINGS:
-        return "ringperf | Embeddings Metrics";
-    case ENDPOINT_NIM_RANKINGS:
-    case ENDPOINT_COHERE_RANKINGS:
-    case ENDPOINT_HF_TEI_RANKINGS:
-        return "ringperf | Rankings Metrics";
-    default:
-        return "ringperf | LLM Metrics";
-    }
-}
-
 struct warmup_tally {
     struct profile_run *run;
     uint64_t request_id_nonce; /* the warmup's */
@@ -299,12 +254,26 @@ static void on_warmup_record(void *ctx, const struct record *rec)
     struct metrics_record warm_metrics;
     metrics_record_compute(&run->warmup, rec, &warm_metrics);
     metrics_results_add(&run->warmup, rec, &warm_metrics);
+    cli_live_record(&run->live, rec, &warm_metrics);
     if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
         struct metrics_record metrics;
         metrics_record_compute(&run->results, rec, &metrics);
         run->export_error =
             export_run_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
     }
+}
+
+static void on_warmup_progress(void *ctx, uint64_t finished, uint64_t total)
+{
+    struct warmup_tally *tally = ctx;
+    cli_live_progress(&tally->run->live, &tally->run->warmup, finished, total);
+}
+
+static void on_warmup_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                             uint32_t count)
+{
+    struct warmup_tally *tally = ctx;
+    cli_live_shards(&tally->run->live, first, rows, count);
 }
 
 /* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
@@ -327,7 +296,12 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
     struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
-    struct engine_record_sink sink = {.on_record = on_warmup_record, .ctx = &tally};
+    struct engine_record_sink sink = {.on_record = on_warmup_record,
+                                      .on_progress = on_warmup_progress,
+                                      .on_shards = on_warmup_shards,
+                                      .ctx = &tally,
+                                      .progress_interval_ns = PROGRESS_INTERVAL_NS};
+    cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_WARMUP);
     int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
     if (ret == 0) {
         fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
@@ -376,14 +350,14 @@ static void report_export_failure(const struct profile_run *run, int err)
     fprintf(stderr, "\n");
 }
 
-static int execute(struct profile_run *run)
+int cli_profile_execute(struct profile_run *run)
 {
     char errbuf[512];
-    struct cli_signals signals;
-    cli_signals_start(&signals, &run->stop, &run->cluster, STOP_GRACE_NS);
+    struct cli_signals *signals = &run->signals;
     struct engine_record_sink sink = {
         .on_record = on_record,
         .on_progress = on_progress,
+        .on_shards = on_shards,
         .on_finish = on_finish,
         .ctx = run,
         .progress_interval_ns = PROGRESS_INTERVAL_NS,
@@ -392,6 +366,10 @@ static int execute(struct profile_run *run)
     /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
     bool not_ready = ret == -ETIMEDOUT || ret == -ECANCELED;
     if (ret == 0) {
+        if (run->cluster.index == 0) { /* the run's, not each share's */
+            cli_scrapers_start(&run->scrapers, &run->targets, run->requests.headers,
+                               run->requests.header_count);
+        }
         cli_live_phase(&run->live, "warmup");
         ret = run_warmup(run, errbuf, sizeof(errbuf));
         cli_live_phase(&run->live, "profiling");
@@ -412,6 +390,10 @@ static int execute(struct profile_run *run)
         ret = cluster_share_start(&run->cluster, &run->cfg, &run->engine, errbuf, sizeof(errbuf));
     }
     run->exp.start_wall_ns = export_wall_now_ns();
+    struct netlatency *prober = NULL;
+    if (ret == 0) {
+        ret = cli_netprobe_start(&run->cfg, &prober, errbuf, sizeof(errbuf));
+    }
     /* The signal watcher may be setting the flag right now: read it as it is written. */
     if (ret == 0 && !__atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE)) {
         if (run->requests.multi_turn) {
@@ -422,21 +404,25 @@ static int execute(struct profile_run *run)
         run->engine.record_hook = sharded ? &run->hook : NULL;
         run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
         run->part_start_wall_ns = run->exp.start_wall_ns;
+        cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_PROFILING);
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
+        cli_scrapers_stop(&run->scrapers);
         run->engine.record_hook = NULL;
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
     }
+    if (cli_netprobe_finish(prober, &run->results, &run->exp.paths) != 0 && ret == 0) {
+        run->export_error = -EIO;
+    }
     if (profiler_started) {
         stop_profiler(run);
     }
-    cli_signals_end(&signals);
     cli_live_end_display(&run->live);
     /* A run a signal stopped exits 128 + the signal, as shells expect, its exports written. */
     if (not_ready) {
         cli_live_finish(&run->live, &run->results, true, NULL);
-        return cli_signals_exit_status(&signals, 1);
+        return cli_signals_exit_status(signals, 1);
     }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
@@ -448,31 +434,35 @@ static int execute(struct profile_run *run)
         report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
-    struct cli_run_report report = {
-        .stats = &run->engine_stats,
-        .results = &run->results,
-        .send_lag = run->engine.schedule != NULL ? run->send_lag : NULL,
-        .realtime = &run->realtime,
-        .user_timestamps_asked = run->engine.user_timestamps,
-    };
+    char title[80];
     struct export_finish_info finish = {
         .cfg = &run->cfg,
         .was_cancelled = run->stop.requested,
-        .title = report_title(run),
+        .title = cli_report_title(run, title, sizeof(title)),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
-        .run_info_extra = cli_run_report_timing(&report),
+        .run_info_extra = cli_report_timing(run),
         .warmup = &run->warmup,
     };
+    if (finish.run_info_extra != NULL && run->point_info != NULL) {
+        json_object_update(finish.run_info_extra, run->point_info);
+    }
+    cli_scrapers_stop(&run->scrapers);
+    finish.gpu_telemetry = run->scrapers.gpus;
     int status = export_run_finish(&run->exp, &run->results, &finish);
     json_decref(finish.run_info_extra);
-    cli_run_report_print(&report);
+    if (cli_scrapers_write(&run->scrapers, &run->exp, &run->cfg) != 0) {
+        status = 1;
+    }
+    cli_report_send_lag(run);
+    cli_report_itl_fallbacks(run);
+    cli_report_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, run->stop.requested,
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
     /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
-    return cli_signals_exit_status(&signals, status);
+    return cli_signals_exit_status(signals, status);
 }
 
 /* load_tokenizer finds the tokenizer as AIPerf does (--tokenizer, else the
@@ -549,7 +539,9 @@ static int prepare_shards(struct profile_run *run, const struct metrics_results_
 static int prepare_results(struct profile_run *run)
 {
     struct metrics_results_options results_opts = {
-        .streaming = run->engine.streaming,
+        /* AIPerf's streaming metrics (TTFT, ITL, ...) are STREAMING_TOKENS_ONLY: a streamed
+         * image generation has none. */
+        .streaming = run->engine.streaming && endpoint_type_produces_tokens(run->requests.type),
         .use_server_token_count = run->cfg.use_server_token_count,
         .per_chunk_usage = run->cfg.per_chunk_usage,
         .goodput = run->cfg.goodput,
@@ -562,7 +554,14 @@ static int prepare_results(struct profile_run *run)
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
     }
     run->results.tokenizer = run->tokenizer;
-    run->results.payload_isl = run->requests.payload_isl;
+    /* AIPerf's TOKENIZES_INPUT_ONLY metrics (ISL, ...): none for image_retrieval. */
+    run->results.payload_isl =
+        endpoint_type_tokenizes_input(run->requests.type) ? run->requests.payload_isl : NULL;
+    run->results.payload_images = run->requests.payload_images;
+    run->results.payload_audio_seconds = run->requests.payload_audio_seconds;
+    /* AIPerf's PRODUCES_TOKENS_ONLY and TOKENIZES_INPUT_ONLY metrics, by endpoint metadata. */
+    run->results.produces_tokens = endpoint_type_produces_tokens(run->requests.type);
+    run->results.tokenizes_input = endpoint_type_tokenizes_input(run->requests.type);
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
@@ -577,8 +576,12 @@ static int prepare_results(struct profile_run *run)
     if (ret == 0) {
         ret = metrics_results_init(&run->warmup, &results_opts, errbuf, sizeof(errbuf));
         run->warmup.tokenizer = run->tokenizer;
-        run->warmup.payload_isl = run->requests.payload_isl;
+        run->warmup.payload_isl = run->results.payload_isl;
         run->warmup.payload_osl = run->requests.payload_osl;
+        run->warmup.payload_images = run->requests.payload_images;
+        run->warmup.payload_audio_seconds = run->requests.payload_audio_seconds;
+        run->warmup.produces_tokens = run->results.produces_tokens;
+        run->warmup.tokenizes_input = run->results.tokenizes_input;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
@@ -651,30 +654,48 @@ static void collect_secrets(struct profile_run *run)
     run->engine.secrets = &run->secrets;
 }
 
-static int prepare(struct profile_run *run)
+int cli_profile_prepare_session(struct profile_run *run)
 {
     char errbuf[512];
     if (workload_requests_type(&run->cfg, &run->requests.type) != 0 ||
         cli_targets_resolve(&run->targets, &run->cfg) != 0) {
         return CONFIG_EXIT_INVALID;
     }
-    run->engine.targets = run->targets.targets;
-    run->engine.target_count = run->targets.count;
-    run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
-                                         : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
-    if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
-        return 1;
-    }
-    configure_engine(run);
-    cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
     if (engine_probe(errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return 1;
     }
-    if (load_tokenizer(run) != 0 ||
-        workload_requests_prepare(&run->cfg, run->seed, run->tokenizer, &run->requests) != 0) {
+    return load_tokenizer(run) != 0 ? CONFIG_EXIT_INVALID : 0;
+}
+
+/* prepare_requests makes the run's payloads, or keeps the last run's when they were made
+ * for the same lengths and seed: a sweep over concurrency sends the same requests. A
+ * multi-turn run's conversations keep state, so they are made anew. */
+static int prepare_requests(struct profile_run *run)
+{
+    const struct profile_config *cfg = &run->cfg;
+    if (run->requests_ready && !run->requests.multi_turn &&
+        run->requests_isl == cfg->isl_tokens_mean && run->requests_osl == cfg->osl_tokens_mean &&
+        run->requests_seed == run->seed) {
+        return 0;
+    }
+    enum endpoint_type type = run->requests.type;
+    workload_requests_free(&run->requests);
+    run->requests = (struct workload_requests){.type = type};
+    run->requests_ready = false;
+    if (workload_requests_prepare(cfg, run->seed, run->tokenizer, &run->requests) != 0) {
         return CONFIG_EXIT_INVALID;
     }
+    run->requests_ready = true;
+    run->requests_isl = cfg->isl_tokens_mean;
+    run->requests_osl = cfg->osl_tokens_mean;
+    run->requests_seed = run->seed;
+    return 0;
+}
+
+/* prepare_load gives the engine this run's load and payloads. */
+static void prepare_load(struct profile_run *run)
+{
     if (run->requests.inputs != NULL) {
         workload_phase_inputs(&run->cfg, run->requests.schedule_offsets_ns,
                               run->requests.multi_turn ? run->requests.sessions.conv_count
@@ -685,17 +706,51 @@ static int prepare(struct profile_run *run)
     }
     run->engine.payloads = run->requests.payloads;
     run->engine.payload_count = run->requests.payload_count;
+    run->engine.content_type =
+        run->requests.content_type[0] != '\0' ? run->requests.content_type : NULL;
     if (run->requests.multi_turn) {
         workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, true, &run->load,
                                 &run->engine);
     }
     run->engine.extra_headers = run->requests.headers;
     run->engine.extra_header_count = run->requests.header_count;
+}
+
+int cli_profile_configure(struct profile_run *run)
+{
+    run->engine =
+        (struct engine_config){.targets = run->targets.targets, .target_count = run->targets.count};
+    run->load = (struct workload_phase){0};
+    run->seed = run->cfg.random_seed_set ? (uint64_t)run->cfg.random_seed
+                                         : ((uint64_t)time(NULL) << 16) ^ (uint64_t)getpid();
+    if (cluster_share_seed(&run->cluster, &run->seed) != 0) {
+        return 1;
+    }
+    configure_engine(run);
+    return 0;
+}
+
+int cli_profile_prepare_run(struct profile_run *run)
+{
+    int ret = cli_profile_configure(run);
+    if (ret != 0) {
+        return ret;
+    }
+    cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
+    ret = prepare_requests(run);
+    if (ret != 0) {
+        return ret;
+    }
+    prepare_load(run);
+    run->secrets = (struct record_secrets){0};
     collect_secrets(run);
+    if (cli_aws_prepare(&run->aws, &run->cfg, &run->engine, &run->secrets) != 0) {
+        return CONFIG_EXIT_INVALID;
+    }
     if (cli_readiness_prepare(&run->probes, &run->cfg, &run->engine, run->requests.type) != 0) {
         return CONFIG_EXIT_INVALID;
     }
-    if (prepare_artifact_dir(run) != 0) {
+    if (cli_profile_artifact_dir(run, run->artifact_dir, sizeof(run->artifact_dir)) != 0) {
         return 1;
     }
     int split = cluster_share_prepare(&run->cluster, &run->cfg, run->seed, &run->load, &run->engine,
@@ -708,7 +763,7 @@ static int prepare(struct profile_run *run)
     }
     run->exp.streaming = run->engine.streaming;
     run->exp.request_id_nonce = run->engine.request_id_nonce;
-    int ret = prepare_results(run);
+    ret = prepare_results(run);
     if (ret != 0) {
         return ret;
     }
@@ -721,6 +776,8 @@ static int prepare(struct profile_run *run)
         run->live.on_snapshot = cluster_share_live_snapshot;
         run->live.on_snapshot_ctx = &run->cluster;
     }
+    run->live.stop = &run->stop;
+    run->live.open_loop = run->engine.schedule != NULL;
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);
     /* MPI rank 0 serves the top directory, where the merged exports go. The API's port is
@@ -732,8 +789,9 @@ static int prepare(struct profile_run *run)
     return write_first_files(run);
 }
 
-static void release(struct profile_run *run)
+void cli_profile_release_run(struct profile_run *run)
 {
+    cli_scrapers_free(&run->scrapers); /* before the targets they borrow */
     cli_live_free(&run->live);
     export_run_close(&run->exp);
     metrics_results_free(&run->results);
@@ -742,12 +800,51 @@ static void release(struct profile_run *run)
     metrics_results_free(&run->part);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
+    cli_readiness_free(&run->probes);
+    run->live = (struct cli_live){0};
+    run->exp = (struct export_run){0};
+    run->results = (struct metrics_results){0};
+    run->warmup = (struct metrics_results){0};
+    run->send_lag = NULL;
+    run->probes = (struct cli_readiness_probes){0};
+    run->stop = (struct engine_stop){0};
+    run->threshold_exceeded = false;
+    run->export_error = 0;
+    run->engine_stats = (struct engine_run_stats){0};
+    /* The next run makes shards of its own, sized for its --workers-max and --concurrency. */
+    run->shards = NULL;
+    run->shard_slots = 0;
+    run->hook = (struct engine_record_hook){0};
+    run->part = (struct metrics_results){0};
+    run->part_start_wall_ns = 0;
+    run->asked_wall_ns = 0;
+    run->seen_records = 0;
+    run->seen_errors = 0;
+}
+
+static void release(struct profile_run *run)
+{
+    cli_profile_release_run(run);
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     cli_readiness_free(&run->probes);
+    cli_aws_free(&run->aws);
     cli_targets_free(&run->targets);   /* after the engine freed every connection made from them */
     cluster_share_free(&run->cluster); /* last: leaves MPI */
     config_free(&run->cfg);
+}
+
+/* run_one is `ringperf profile` without repeats: one run in AIPerf's directory. */
+static int run_one(struct profile_run *run)
+{
+    int ret = cli_profile_prepare_run(run);
+    if (ret != 0) {
+        return ret;
+    }
+    cli_signals_start(&run->signals, &run->stop, &run->cluster, STOP_GRACE_NS);
+    ret = cli_profile_execute(run);
+    cli_signals_end(&run->signals);
+    return ret;
 }
 
 int cli_profile_main(int argc, char **argv)
@@ -768,9 +865,9 @@ int cli_profile_main(int argc, char **argv)
         ret = CONFIG_EXIT_INVALID;
     } else {
         ret = cluster_share_init(&run->cluster, &run->cfg);
-        ret = ret != 0 ? ret : prepare(run);
+        ret = ret != 0 ? ret : cli_profile_prepare_session(run);
         if (ret == 0) {
-            ret = execute(run);
+            ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
     release(run);

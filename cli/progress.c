@@ -129,13 +129,48 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
     return 0;
 }
 
+/* quit_like_ctrl_c is the dashboard's `q`: the signal watcher (cli/signals.c) takes this
+ * SIGINT exactly as it takes a first Ctrl-C, message and exit status included. */
+static void quit_like_ctrl_c(void *ctx)
+{
+    (void)ctx;
+    kill(getpid(), SIGINT);
+}
+
+/* start_dashboard takes the terminal over; where it cannot (no controlling terminal), the
+ * bar shows progress instead. */
+static void start_dashboard(struct cli_live *live, const struct profile_config *cfg)
+{
+    char title[256];
+    snprintf(title, sizeof(title), "%s | %s%s", cfg->models.count > 0 ? cfg->models.items[0] : "",
+             config_endpoint_type_name(cfg->endpoint_type), cfg->streaming ? " | streaming" : "");
+    struct ui_options opts = {.title = title, .on_quit = quit_like_ctrl_c};
+    int ret = ui_dashboard_start(&opts, &live->ui);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: --ui-type dashboard: %s; showing a progress bar\n",
+                strerror(-ret));
+        live->display = CLI_LIVE_BAR;
+    }
+}
+
+/* choose_display follows AIPerf: the dashboard on a terminal, simple (the bar) when -v/-vv
+ * leaves --ui-type unset, log lines without a terminal or with `none`. */
+static enum cli_live_display choose_display(const struct profile_config *cfg)
+{
+    if (isatty(STDERR_FILENO) != 1 || cfg->ui_type == CONFIG_UI_NONE) {
+        return CLI_LIVE_LINES;
+    }
+    if (cfg->ui_type == CONFIG_UI_SIMPLE ||
+        (cfg->ui_type == CONFIG_UI_AUTO && (cfg->verbose || cfg->extra_verbose))) {
+        return CLI_LIVE_BAR;
+    }
+    return CLI_LIVE_DASHBOARD;
+}
+
 int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
                    const char *artifact_dir, uint64_t benchmark_nonce)
 {
-    bool tty = isatty(STDERR_FILENO) == 1;
-    bool bar = tty && (cfg->ui_type == CONFIG_UI_DASHBOARD ||
-                       (cfg->ui_type == CONFIG_UI_AUTO && !cfg->verbose && !cfg->extra_verbose));
-    live->display = bar ? CLI_LIVE_BAR : CLI_LIVE_LINES;
+    live->display = choose_display(cfg);
     live->line_interval_ns = (int64_t)(cfg->stats_interval_seconds * 1e9);
     live->phase = "profiling";
     live->duration_target_s = cfg->benchmark_duration_seconds;
@@ -151,33 +186,146 @@ int cli_live_start(struct cli_live *live, const struct profile_config *cfg,
     } else {
         enabled = api_port_from_env(environ, &port);
     }
-    return enabled ? start_api(live, cfg, artifact_dir, benchmark_nonce, port) : 0;
+    int ret = enabled ? start_api(live, cfg, artifact_dir, benchmark_nonce, port) : 0;
+    /* After the API's address is printed, so that the message shows in the log pane. */
+    if (ret == 0 && live->display == CLI_LIVE_DASHBOARD) {
+        start_dashboard(live, cfg);
+    }
+    return ret;
+}
+
+/* keep_phase_row remembers how the phase now ending went, for the views' progress. */
+static void keep_phase_row(struct cli_live *live)
+{
+    const struct api_snapshot *s = live->snap;
+    if (s->finished == 0 || live->phase_count >= API_PHASES_MAX) {
+        return;
+    }
+    live->phases[live->phase_count++] = (struct api_phase_row){
+        .name = live->phase,
+        .total = s->total,
+        .finished = s->finished,
+        .errors = s->errors,
+        .elapsed_s = (double)s->elapsed_ns / 1e9,
+        .complete = true,
+    };
 }
 
 void cli_live_phase(struct cli_live *live, const char *phase)
 {
+    if (live->snap != NULL && strcmp(live->phase, phase) != 0) {
+        keep_phase_row(live);
+    }
     live->phase = phase;
     live->start_ns = engine_now_ns();
+    live->last_fill_ns = live->start_ns;
     live->shard_count = 0;
     memset(live->shards, 0, sizeof(live->shards));
-    if (live->api != NULL) {
+    for (uint32_t i = 0; i < API_SHARDS_MAX; i++) {
+        live->shards[i].cpu_fraction = -1; /* until the engine's first report */
+    }
+    /* The next phase's results are other histograms: its first interval starts empty. */
+    for (int m = 0; m < API_METRIC_COUNT; m++) {
+        if (live->before[m] != NULL) {
+            metrics_hist_reset(live->before[m]);
+        }
+    }
+    for (uint32_t i = 0; i < API_SHARDS_MAX; i++) {
+        if (live->send_lag[i] != NULL) {
+            metrics_hist_reset(live->send_lag[i]);
+        }
+    }
+    if (live->snap != NULL) {
         memset(live->snap, 0, sizeof(*live->snap));
         live->snap->state = API_STATE_RUNNING;
         live->snap->phase = phase;
         live->snap->duration_target_s = live->duration_target_s;
+    }
+    if (live->api != NULL) {
         api_server_publish(live->api, live->snap);
     }
 }
 
-void cli_live_record(struct cli_live *live, const struct record *rec)
+void cli_live_record(struct cli_live *live, const struct record *rec,
+                     const struct metrics_record *metrics)
 {
     if (rec->shard_id >= API_SHARDS_MAX) {
         return;
     }
-    live->shards[rec->shard_id].requests++;
-    live->shards[rec->shard_id].errors += rec->outcome != RECORD_SUCCESS;
+    struct api_shard_view *row = &live->shards[rec->shard_id];
+    row->requests++;
+    row->errors += rec->outcome != RECORD_SUCCESS;
+    row->shared_reads += metrics->shared_reads;
     if (rec->shard_id >= live->shard_count) {
         live->shard_count = rec->shard_id + 1;
+    }
+    /* Allocated at a shard's first open-loop record, once for the run. */
+    struct metrics_hist **lag = &live->send_lag[rec->shard_id];
+    if (live->open_loop && rec->send_start_ns != 0 &&
+        (*lag != NULL || metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 2, lag) == 0)) {
+        metrics_hist_record(*lag, rec->send_start_ns - rec->scheduled_ns);
+    }
+}
+
+void cli_live_shards(struct cli_live *live, uint32_t first, const struct engine_shard_live *rows,
+                     uint32_t count)
+{
+    for (uint32_t i = 0; i < count && first + i < API_SHARDS_MAX; i++) {
+        struct api_shard_view *row = &live->shards[first + i];
+        row->cpu_fraction = rows[i].cpu_fraction;
+        row->outstanding = rows[i].outstanding;
+        row->records_waiting = rows[i].records_waiting;
+        if (first + i >= live->shard_count) {
+            live->shard_count = first + i + 1;
+        }
+    }
+}
+
+/* fill_interval reduces what the run's histograms gained since the last snapshot. Intervals
+ * shorter than a quarter second (the engine's last word, then the end of the run) are left to
+ * the next one rather than drawn as spikes. */
+static void fill_interval(struct cli_live *live, const struct metrics_results *results)
+{
+    struct api_snapshot *s = live->snap;
+    int64_t now = engine_now_ns();
+    if (now - live->last_fill_ns < 250LL * 1000 * 1000 || results->run == NULL) {
+        return;
+    }
+    s->interval_s = (double)(now - live->last_fill_ns) / 1e9;
+    live->last_fill_ns = now;
+    for (int m = 0; m < API_METRIC_COUNT; m++) {
+        const struct metrics_hist *h =
+            metrics_run_record_hist(results->run, api_metric_info_of((enum api_metric)m)->source);
+        struct metrics_hist_layout layout;
+        if (h != NULL && live->before[m] == NULL) {
+            metrics_hist_layout(h, &layout);
+            metrics_hist_new(layout.lowest_trackable, layout.highest_trackable,
+                             layout.significant_figures, &live->before[m]);
+        }
+        api_interval_fill((enum api_metric)m, h, live->before[m], &s->interval[m]);
+        if (h != NULL && live->before[m] != NULL) {
+            metrics_hist_reset(live->before[m]);
+            metrics_hist_merge(live->before[m], h);
+        }
+    }
+    api_timeline_push(s);
+}
+
+/* fill_health adds what the snapshot says about the run as a whole: the phase rows, the
+ * grace period and a stop, the error kinds and the shards' send lag. */
+static void fill_health(struct cli_live *live, const struct metrics_results *results)
+{
+    struct api_snapshot *s = live->snap;
+    s->phase_count = live->phase_count;
+    memcpy(s->phases, live->phases, sizeof(s->phases));
+    s->grace = s->duration_target_s > 0 && (double)s->elapsed_ns / 1e9 >= s->duration_target_s;
+    s->stopping = live->stop != NULL && __atomic_load_n(&live->stop->requested, __ATOMIC_ACQUIRE);
+    api_error_rows_fill(s, results->errors, results->error_kind_count, results->errors_unlisted);
+    for (uint32_t i = 0; i < s->shard_count && i < API_SHARDS_MAX; i++) {
+        const struct metrics_hist *lag = live->send_lag[i];
+        s->shards[i].send_lag_p99_us = lag != NULL && metrics_hist_count(lag) > 0
+                                           ? (double)metrics_hist_value_at_percentile(lag, 99) / 1e3
+                                           : -1;
     }
 }
 
@@ -205,6 +353,8 @@ static void fill_snapshot(struct cli_live *live, const struct metrics_results *r
     s->output_token_throughput = elapsed_s > 0 ? s->hist[API_M_OSL].sum / elapsed_s : 0;
     s->shard_count = live->shard_count;
     memcpy(s->shards, live->shards, sizeof(s->shards));
+    fill_health(live, results);
+    fill_interval(live, results);
     if (live->on_snapshot != NULL) {
         live->on_snapshot(live->on_snapshot_ctx, results, s);
     }
@@ -293,6 +443,10 @@ static void draw(struct cli_live *live, const struct api_snapshot *s)
         return; /* --stats-interval: a log line every so often, not every update */
     }
     live->last_line_ns = now;
+    if (live->display == CLI_LIVE_DASHBOARD) {
+        ui_dashboard_publish(live->ui, s);
+        return;
+    }
     struct progress_view v;
     make_view(live, s, &v);
     if (live->display == CLI_LIVE_BAR) {
@@ -323,7 +477,9 @@ void cli_live_progress(struct cli_live *live, const struct metrics_results *resu
 
 void cli_live_end_display(struct cli_live *live)
 {
-    if (live->printed) {
+    ui_dashboard_stop(live->ui);
+    live->ui = NULL;
+    if (live->printed && live->display == CLI_LIVE_BAR) {
         fputc('\n', stderr);
         live->printed = false;
     }
@@ -339,6 +495,10 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
         return;
     }
     fill_snapshot(live, results, results->success_count + results->error_count, live->snap->total);
+    /* The sweep needs every request: /metrics shows it once the run is over. */
+    if (!failed && results->sweep != NULL) {
+        metrics_sweep_summarize(results->sweep, &live->snap->sweep);
+    }
     api_server_publish(live->api, live->snap);
     sigset_t set;
     sigset_t old;
@@ -362,6 +522,16 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
 
 void cli_live_free(struct cli_live *live)
 {
+    ui_dashboard_stop(live->ui);
+    live->ui = NULL;
+    for (int m = 0; m < API_METRIC_COUNT; m++) {
+        metrics_hist_free(live->before[m]);
+        live->before[m] = NULL;
+    }
+    for (uint32_t i = 0; i < API_SHARDS_MAX; i++) {
+        metrics_hist_free(live->send_lag[i]);
+        live->send_lag[i] = NULL;
+    }
     api_server_free(live->api);
     live->api = NULL;
     free(live->snap);

@@ -35,6 +35,18 @@ int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_c
         p->models_targets[i] = run->targets[i];
         engine_target_set_path(&p->models_targets[i], target.path);
     }
+    if (cfg->wait_for_model_mode == CONFIG_WAIT_MODELS) {
+        return 0;
+    }
+    if (endpoint_type_form_data(type)) {
+        fprintf(stderr,
+                "ringperf profile: --wait-for-model-timeout with --endpoint-type %s: the "
+                "one-token probe is not multipart yet; add --wait-for-model-mode models\n",
+                endpoint_type_name(type));
+        return -EINVAL;
+    }
+    /* raw, and image_retrieval (whose body needs images), probe with the run's first body. */
+    bool first_body = type == ENDPOINT_RAW || type == ENDPOINT_IMAGE_RETRIEVAL;
     struct payload_spec spec = {
         .type = type,
         .model = cfg->models.items[0],
@@ -44,8 +56,7 @@ int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_c
         .streaming = cfg->streaming,
         .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
         .use_server_token_count = cfg->use_server_token_count,
-        .raw_payload =
-            type == ENDPOINT_RAW && run->payload_count > 0 ? run->payloads[0].body : NULL,
+        .raw_payload = first_body && run->payload_count > 0 ? run->payloads[0].body : NULL,
     };
     p->inference_body = payload_build(&spec, errbuf, sizeof(errbuf));
     if (p->inference_body == NULL) {

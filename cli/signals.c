@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "ui/ui.h"
+
 static void *watch(void *arg)
 {
     struct cli_signals *s = arg;
@@ -23,6 +25,8 @@ static void *watch(void *arg)
         }
         interrupts++;
         if (interrupts >= 3) {
+            /* The dashboard, if one holds the terminal, gives it back first. */
+            ui_terminal_emergency_restore();
             fprintf(stderr, "\nringperf: forced quit; the exports are not finished\n");
             _exit(128 + sig);
         }

@@ -44,7 +44,7 @@ static int lookup_host(const char *what, const char *host, uint16_t port,
 
 /* resolve_proxy routes *out through the proxy that HTTPS_PROXY/HTTP_PROXY/ALL_PROXY name
  * for it, unless NO_PROXY exempts it (curl's rules, config_proxy_for). */
-static int resolve_proxy(const struct config_target *target, struct engine_target *out)
+static int resolve_proxy(const struct config_target *target, bool quiet, struct engine_target *out)
 {
     char errbuf[512];
     struct config_proxy proxy;
@@ -68,9 +68,31 @@ static int resolve_proxy(const struct config_target *target, struct engine_targe
     explicit_bzero(proxy.authorization, sizeof(proxy.authorization));
     p->mode = target->scheme == CONFIG_SCHEME_HTTPS ? ENGINE_PROXY_TUNNEL : ENGINE_PROXY_FORWARD;
     engine_target_set_path(out, target->path);
-    fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
-            p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
+    if (!quiet) {
+        fprintf(stderr, "ringperf profile: %s through proxy http://%s%s (%s)\n", target->authority,
+                p->authorization[0] != '\0' ? CONFIG_REDACTED "@" : "", p->name, proxy.variable);
+    }
     return 0;
+}
+
+/* resolve_config_target resolves a parsed URL (what named it, for messages) into *out. */
+static int resolve_config_target(const char *what, struct config_target *target, bool quiet,
+                                 struct engine_target *out)
+{
+    if (lookup_host(what, target->host, target->port, &out->addr, &out->addr_len) != 0) {
+        return -EINVAL;
+    }
+    snprintf(out->host_header, sizeof(out->host_header), "%s", target->authority);
+    /* AIPerf's aiohttp sends a URL's user:password@ as Basic auth; so does ringperf. */
+    _Static_assert(sizeof(out->authorization) == CONFIG_PROXY_AUTHORIZATION_BYTES, "fits");
+    config_basic_authorization(target->userinfo, out->authorization, sizeof(out->authorization));
+    explicit_bzero(target->userinfo, sizeof(target->userinfo));
+    engine_target_set_path(out, target->path);
+    if (target->scheme == CONFIG_SCHEME_HTTPS) {
+        /* prepare_tls gives the target the run's context. */
+        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target->host);
+    }
+    return resolve_proxy(target, quiet, out);
 }
 
 /* resolve_target resolves --url number index into *out. */
@@ -82,20 +104,7 @@ static int resolve_target(const struct profile_config *cfg, size_t index, struct
         fprintf(stderr, "ringperf profile: %s\n", errbuf);
         return -EINVAL;
     }
-    if (lookup_host("--url", target.host, target.port, &out->addr, &out->addr_len) != 0) {
-        return -EINVAL;
-    }
-    snprintf(out->host_header, sizeof(out->host_header), "%s", target.authority);
-    /* AIPerf's aiohttp sends a URL's user:password@ as Basic auth; so does ringperf. */
-    _Static_assert(sizeof(out->authorization) == CONFIG_PROXY_AUTHORIZATION_BYTES, "fits");
-    config_basic_authorization(target.userinfo, out->authorization, sizeof(out->authorization));
-    explicit_bzero(target.userinfo, sizeof(target.userinfo));
-    engine_target_set_path(out, target.path);
-    if (target.scheme == CONFIG_SCHEME_HTTPS) {
-        /* prepare_tls gives the target the run's context. */
-        snprintf(out->tls_host, sizeof(out->tls_host), "%s", target.host);
-    }
-    return resolve_proxy(&target, out);
+    return resolve_config_target("--url", &target, false, out);
 }
 
 static bool tls_flags_given(const struct profile_config *cfg)
@@ -113,6 +122,12 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
     bool https = false;
     for (size_t i = 0; i < cfg->urls.count; i++) {
         https |= t->targets[i].tls_host[0] != '\0';
+    }
+    for (size_t i = 0; i < t->metrics_count; i++) {
+        https |= t->metrics[i].target.tls_host[0] != '\0';
+    }
+    for (size_t i = 0; i < t->gpu_count; i++) {
+        https |= t->gpus[i].target.tls_host[0] != '\0';
     }
     if (!https) {
         if (tls_flags_given(cfg)) {
@@ -145,6 +160,101 @@ static int prepare_tls(struct cli_targets *t, const struct profile_config *cfg)
             t->targets[i].tls = t->tls;
         }
     }
+    for (size_t i = 0; i < t->metrics_count; i++) {
+        if (t->metrics[i].target.tls_host[0] != '\0') {
+            t->metrics[i].target.tls = t->tls;
+        }
+    }
+    for (size_t i = 0; i < t->gpu_count; i++) {
+        if (t->gpus[i].target.tls_host[0] != '\0') {
+            t->gpus[i].target.tls = t->tls;
+        }
+    }
+    return 0;
+}
+
+/* add_endpoint adds one Prometheus endpoint (a parsed URL) to list (*count of them); one that
+ * cannot be resolved is said and left out, unless optional: scraping never stops a run. */
+static void add_endpoint(struct scrape_endpoint *list, size_t *count, const char *flag,
+                         struct config_target *target, bool is_default, bool optional)
+{
+    struct scrape_endpoint *e = &list[*count];
+    memset(e, 0, sizeof(*e));
+    /* A URL too long to export whole is cut: it names the endpoint, nothing else reads it. */
+    snprintf(e->url, sizeof(e->url), "%s://%.300s%.280s",
+             target->scheme == CONFIG_SCHEME_HTTPS ? "https" : "http", target->authority,
+             target->path);
+    for (size_t i = 0; i < *count; i++) {
+        if (strcmp(list[i].url, e->url) == 0) {
+            return; /* two --url on one server share its /metrics */
+        }
+    }
+    e->is_default = is_default;
+    e->optional = optional;
+    /* The quiet probes (the default DCGM exporters) say nothing, not even their proxy. */
+    if (resolve_config_target(flag, target, optional, &e->target) != 0) {
+        if (!optional) {
+            fprintf(stderr, "ringperf profile: %s left out\n", e->url);
+        }
+        return;
+    }
+    (*count)++;
+}
+
+/* resolve_metrics lists the /metrics endpoints: each --url's own, then --server-metrics. */
+static int resolve_metrics(struct cli_targets *t, const struct profile_config *cfg)
+{
+    if (cfg->no_server_metrics) {
+        return 0;
+    }
+    t->metrics = calloc(cfg->urls.count + cfg->server_metrics.count, sizeof(*t->metrics));
+    if (t->metrics == NULL) {
+        return -ENOMEM;
+    }
+    char errbuf[512];
+    struct config_target target;
+    /* A SigV4 endpoint (SageMaker, API Gateway) takes only signed requests and serves no
+     * /metrics: scraping it would only collect 403s. --server-metrics URLs are still read. */
+    size_t own = cfg->auth_type == CONFIG_AUTH_SIGV4 ? 0 : cfg->urls.count;
+    for (size_t i = 0; i < own; i++) {
+        if (config_resolve_url(cfg, i, &target, errbuf, sizeof(errbuf)) == 0) {
+            snprintf(target.path, sizeof(target.path), "/metrics");
+            add_endpoint(t->metrics, &t->metrics_count, "--url", &target, true, false);
+        }
+    }
+    for (size_t i = 0; i < cfg->server_metrics.count; i++) {
+        if (config_resolve_metrics_url(cfg->server_metrics.items[i], "--server-metrics", &target,
+                                       errbuf, sizeof(errbuf)) == 0) {
+            add_endpoint(t->metrics, &t->metrics_count, "--server-metrics", &target, false, false);
+        }
+    }
+    return 0;
+}
+
+/* resolve_gpus lists the DCGM exporters: --gpu-telemetry, else AIPerf's two defaults, probed
+ * quietly (optional: turned off without a word when they do not answer at the start). */
+static int resolve_gpus(struct cli_targets *t, const struct profile_config *cfg)
+{
+    static const char *const defaults[] = {"http://localhost:9400/metrics",
+                                           "http://localhost:9401/metrics"};
+    if (cfg->no_gpu_telemetry) {
+        return 0;
+    }
+    bool given = cfg->gpu_telemetry.count > 0;
+    size_t n = given ? cfg->gpu_telemetry.count : 2;
+    t->gpus = calloc(n, sizeof(*t->gpus));
+    if (t->gpus == NULL) {
+        return -ENOMEM;
+    }
+    char errbuf[512];
+    struct config_target target;
+    for (size_t i = 0; i < n; i++) {
+        const char *url = given ? cfg->gpu_telemetry.items[i] : defaults[i];
+        if (config_resolve_metrics_url(url, "--gpu-telemetry", &target, errbuf, sizeof(errbuf)) ==
+            0) {
+            add_endpoint(t->gpus, &t->gpu_count, "--gpu-telemetry", &target, false, !given);
+        }
+    }
     return 0;
 }
 
@@ -161,12 +271,22 @@ int cli_targets_resolve(struct cli_targets *t, const struct profile_config *cfg)
             return ret;
         }
     }
-    return prepare_tls(t, cfg);
+    int ret = resolve_metrics(t, cfg);
+    ret = ret != 0 ? ret : resolve_gpus(t, cfg);
+    return ret != 0 ? ret : prepare_tls(t, cfg);
 }
 
 void cli_targets_free(struct cli_targets *t)
 {
     free(t->targets);
+    if (t->metrics != NULL) {
+        explicit_bzero(t->metrics, t->metrics_count * sizeof(*t->metrics));
+    }
+    free(t->metrics);
+    if (t->gpus != NULL) {
+        explicit_bzero(t->gpus, t->gpu_count * sizeof(*t->gpus));
+    }
+    free(t->gpus);
     tls_context_free(t->tls);
     *t = (struct cli_targets){0};
 }

@@ -302,6 +302,7 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
         .first_chunk_tokens = get_int(rec, "first_chunk_tokens"),
         .credit_issued_ns = get_int(rec, "credit_ns"),
         .requested_osl = get_int(rec, "requested_osl"),
+        .images = get_int(rec, "images"),
     };
     replay_http(rec, r, &req->http);
     const json_t *content = json_object_get(rec, "content_ns");
@@ -339,6 +340,8 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     }
     const char *audio = json_string_value(json_object_get(rec, "audio_seconds"));
     req->usage.prompt_audio_seconds = audio != NULL ? strtod(audio, NULL) : -1.0;
+    const char *input_audio = json_string_value(json_object_get(rec, "input_audio_seconds"));
+    req->audio_seconds = input_audio != NULL ? strtod(input_audio, NULL) : 0.0;
     return 0;
 }
 

@@ -455,6 +455,14 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
     if (req->first_chunk_tokens != 0) {
         put_key_int(w, first, "first_chunk_tokens", req->first_chunk_tokens);
     }
+    if (req->images != 0) {
+        put_key_int(w, first, "images", req->images);
+    }
+    if (req->audio_seconds > 0) {
+        n = snprintf(audio, sizeof(audio), "%.17g", req->audio_seconds);
+        export_jsonw_key(w, first, "input_audio_seconds");
+        export_jsonw_string(w, audio, (size_t)n);
+    }
     if (req->requested_osl != 0) {
         put_key_int(w, first, "requested_osl", req->requested_osl);
     }

@@ -110,6 +110,9 @@ enum config_export_level { CONFIG_EXPORT_RECORDS, CONFIG_EXPORT_SUMMARY, CONFIG_
  * each conversation, closed after its last turn. */
 enum config_conn_reuse { CONFIG_REUSE_POOLED, CONFIG_REUSE_NEVER, CONFIG_REUSE_STICKY };
 
+/* config_auth_type is --auth-type: how requests are authenticated beyond --api-key. */
+enum config_auth_type { CONFIG_AUTH_NONE, CONFIG_AUTH_SIGV4 };
+
 /* config_cache_bust is --cache-bust: where a per-conversation marker goes. */
 enum config_cache_bust {
     CONFIG_CACHE_BUST_NONE,
@@ -161,6 +164,74 @@ struct config_header {
     char *value;
 };
 
+/* config_sweep_param is one parameter a comma list sweeps (AIPerf's in-process sweep): the
+ * CLI flag --concurrency, --request-rate, --isl, --osl, --benchmark-duration or --num-users.
+ * A YAML `sweep:` section maps its keys onto the same values. */
+enum config_sweep_param {
+    CONFIG_SWEEP_CONCURRENCY,
+    CONFIG_SWEEP_REQUEST_RATE,
+    CONFIG_SWEEP_ISL,
+    CONFIG_SWEEP_OSL,
+    CONFIG_SWEEP_BENCHMARK_DURATION,
+    CONFIG_SWEEP_NUM_USERS,
+    CONFIG_SWEEP_PARAM_COUNT
+};
+
+/* Limits of a sweep: values of one parameter, and cells (runs per trial) in all. */
+#define CONFIG_SWEEP_VALUES_MAX 64
+#define CONFIG_SWEEP_CELLS_MAX 1024
+/* CONFIG_PROFILE_RUNS_MAX is AIPerf's bound on --num-profile-runs. */
+#define CONFIG_PROFILE_RUNS_MAX 10
+
+/* config_sweep_type is --sweep-type: every combination of the lists (grid), or the i-th
+ * value of every list together (zip, lists of one length). */
+enum config_sweep_type { CONFIG_SWEEP_GRID, CONFIG_SWEEP_ZIP };
+
+/* config_sweep_mode is --parameter-sweep-mode: with --num-profile-runs > 1, every cell once
+ * per trial (repeated), or every trial of a cell before the next cell (independent). */
+enum config_sweep_mode { CONFIG_SWEEP_REPEATED, CONFIG_SWEEP_INDEPENDENT };
+
+/* config_convergence_mode is --convergence-mode. */
+enum config_convergence_mode {
+    CONFIG_CONVERGENCE_CI_WIDTH,
+    CONFIG_CONVERGENCE_CV,
+    CONFIG_CONVERGENCE_DISTRIBUTION
+};
+
+/* config_sweep_dim is one swept parameter and its values, in the order given. */
+struct config_sweep_dim {
+    enum config_sweep_param param;
+    size_t count; /* >= 2 */
+    double values[CONFIG_SWEEP_VALUES_MAX];
+};
+
+/* config_sweep is the parameter sweep of a run (dim_count 0: none). Holds no pointers. */
+struct config_sweep {
+    struct config_sweep_dim dims[CONFIG_SWEEP_PARAM_COUNT]; /* in command-line order */
+    size_t dim_count;
+    enum config_sweep_type type; /* --sweep-type; default grid */
+    enum config_sweep_mode mode; /* --parameter-sweep-mode; default repeated */
+    double cooldown_seconds;     /* --parameter-sweep-cooldown-seconds; default 0 */
+    bool same_seed;              /* --parameter-sweep-same-seed; default false */
+    bool seed_per_cell;          /* --no-parameter-sweep-same-seed */
+};
+
+/* config_multi_run is how often a run is repeated and how the repeats are summarised
+ * (--num-profile-runs and its companions). convergence_metric NULL: a fixed count. */
+struct config_multi_run {
+    int64_t num_profile_runs;                      /* 1..10; default 1 */
+    double confidence_level;                       /* inside (0, 1); default 0.95 */
+    double cooldown_seconds;                       /* --profile-run-cooldown-seconds; default 0 */
+    bool disable_warmup_after_first;               /* default true */
+    bool warmup_every_run;                         /* --no-profile-run-disable-warmup-after-first */
+    bool set_consistent_seed;                      /* default true: seed 42 without --random-seed */
+    bool seed_per_run;                             /* --no-set-consistent-seed */
+    char *convergence_metric;                      /* a metric tag, e.g. time_to_first_token */
+    char *convergence_stat;                        /* NULL = avg */
+    double convergence_threshold;                  /* default 0.10 */
+    enum config_convergence_mode convergence_mode; /* default ci_width */
+};
+
 /* profile_config is the parsed and validated `ringperf profile` command line.
  * Every pointer is owned by the struct and released by config_free(). Optional
  * numbers use 0 (or a `_set` flag where 0 is a legal value) for "not given". */
@@ -175,6 +246,17 @@ struct profile_config {
     bool streaming_requested;                /* --streaming as given */
     double request_timeout_seconds;          /* > 0, default 600 */
     char *api_key;                           /* NULL = none; a secret, never log it */
+    /* AWS SigV4 (--auth-type sigv4, or implied by --sagemaker-endpoint-name). The
+     * credentials are never flags: see sigv4_credentials_load(). */
+    enum config_auth_type auth_type; /* effective: SIGV4 also with a SageMaker endpoint */
+    char *aws_region;                /* --aws-region; required for SigV4 */
+    char *aws_service;               /* --aws-service; "sagemaker" for a SageMaker endpoint */
+    char *aws_profile;               /* --aws-profile; NULL = the environment, then AWS_PROFILE */
+    char *sagemaker_endpoint_name;   /* --sagemaker-endpoint-name; NULL = none */
+    /* SageMaker routing, sent as X-Amzn-SageMaker-* headers; NULL = not sent. */
+    char *sagemaker_target_model;        /* --sagemaker-target-model (not when streaming) */
+    char *sagemaker_target_variant;      /* --sagemaker-target-variant */
+    char *sagemaker_inference_component; /* --sagemaker-inference-component-name */
     bool use_legacy_max_tokens;
     bool use_server_token_count;
     bool per_chunk_usage;                    /* --per-chunk-usage */
@@ -193,8 +275,11 @@ struct profile_config {
     char *server_profiler_stop_path;        /* NULL = /stop_profile */
     /* ringperf scrapes neither yet, so these only record the user's wish; AIPerf scripts pass
      * them in CI, where no exporter runs. */
-    bool no_server_metrics; /* --no-server-metrics */
-    bool no_gpu_telemetry;  /* --no-gpu-telemetry */
+    bool no_server_metrics;                       /* --no-server-metrics */
+    struct config_strlist server_metrics;         /* --server-metrics: extra /metrics URLs */
+    struct config_strlist server_metrics_formats; /* json|csv|jsonl; empty = json,csv */
+    bool no_gpu_telemetry;                        /* --no-gpu-telemetry */
+    struct config_strlist gpu_telemetry;          /* --gpu-telemetry: DCGM exporter URLs */
     /* TLS for https:// URLs (ringperf's flags; AIPerf reads only the environment) */
     char *tls_ca_file;   /* --tls-ca; NULL = SSL_CERT_FILE, else the system CA bundle */
     char *tls_cert_file; /* --tls-cert: client certificate chain (PEM) */
@@ -330,6 +415,8 @@ struct profile_config {
     char *api_host;    /* --api-host; NULL = 127.0.0.1 */
     char *api_token;   /* --api-token: the bearer token every route but the probes wants */
     double network_latency_mean_ms; /* --network-latency-mean; valid when its flag was given */
+    bool network_latency_automatic; /* --network-latency-automatic: probe the round trip */
+    double network_latency_ping_interval_s; /* between probes; 0 = 1 s */
     /* Images (--image-*; cli/media_inputs.c): sent when both means are > 0 */
     int64_t image_batch_size;              /* images per request, 0..64; default 1 */
     double image_width_mean_px;            /* 0 = no images */
@@ -346,12 +433,44 @@ struct profile_config {
     struct config_strlist audio_depths;       /* bits, each 8|16|24|32; empty = [16] */
     struct config_strlist audio_sample_rates; /* kHz (values > 96 are Hz); empty = [16] */
     int64_t audio_num_channels;               /* 1 or 2; default 1 */
+    /* Repeated runs and sweeps (config_sweep.c) */
+    struct config_multi_run multi_run;
+    struct config_sweep sweep;
     /* Provenance */
+    char *config_file; /* -f/--config: the YAML file the run read first; NULL = none */
     char *cli_command; /* "ringperf profile ..." shell-quoted, secrets redacted */
     /* One bit per flag table entry, set when the flag was on the command line
      * (read it with config_flag_given). */
     uint64_t flags_given[CONFIG_FLAGS_MAX / 64];
 };
+
+/* config_sweep_cells returns how many cells cfg's sweep has: 1 without one, the product
+ * of the lists' lengths for a grid, their common length for a zip. */
+size_t config_sweep_cells(const struct profile_config *cfg);
+
+/* config_sweep_cell_values writes cell `cell`'s value of every dim of cfg's sweep, in dim
+ * order, into out (cfg->sweep.dim_count entries). Grid cells vary the last list fastest.
+ * Returns false for a cell past config_sweep_cells. */
+bool config_sweep_cell_values(const struct profile_config *cfg, size_t cell, double *out);
+
+/* config_sweep_apply sets the field of cfg that param sweeps to value (an integer parameter
+ * takes it rounded). */
+void config_sweep_apply(struct profile_config *cfg, enum config_sweep_param param, double value);
+
+/* config_sweep_param_name returns the name a sweep's files give param ("concurrency",
+ * "request_rate", "isl", "osl", "benchmark_duration", "num_users"); static. */
+const char *config_sweep_param_name(enum config_sweep_param param);
+
+/* config_sweep_param_flag returns the flag that sweeps param ("--concurrency", "--isl"...),
+ * the spelling a YAML sweep: section can hand config_parse_profile a list with; static. */
+const char *config_sweep_param_flag(enum config_sweep_param param);
+
+/* config_sweep_param_is_integer reports whether param takes whole numbers. */
+bool config_sweep_param_is_integer(enum config_sweep_param param);
+
+/* config_is_multi_run reports whether cfg asks for more than one run: a sweep, or
+ * --num-profile-runs above 1. */
+bool config_is_multi_run(const struct profile_config *cfg);
 
 /* config_scheme is the scheme of a resolved URL. */
 enum config_scheme { CONFIG_SCHEME_HTTP, CONFIG_SCHEME_HTTPS };
@@ -379,6 +498,59 @@ struct config_target {
  * it holds no allocations. */
 int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
                          size_t errcap);
+
+/* config_file is an AIPerf config file (config v2 YAML, `-f/--config`) read into the flags
+ * its settings stand for: `benchmark.phases[0].concurrency: 8` is `--concurrency 8`, so a
+ * file and the equivalent command line give the same profile_config and input_config. Its
+ * sweep: section becomes the comma lists of the sweep flags (`--concurrency 8,16`). Opaque;
+ * immutable once loaded. */
+struct config_file;
+
+/* CONFIG_FILE_WHOLE_SWEEP asks config_parse_file for the whole run, sweep included. */
+#define CONFIG_FILE_WHOLE_SWEEP SIZE_MAX
+/* CONFIG_FILE_VARIATIONS_MAX bounds the variations a sweep expands to. */
+#define CONFIG_FILE_VARIATIONS_MAX 10000
+
+/* config_file_load reads the YAML file at path with libfyaml into *out (the caller frees it
+ * with config_file_free). ${VAR} and ${VAR:default} in values are read from envp (borrowed;
+ * NULL = an empty environment). Returns 0, or -EINVAL with a one-line message in errbuf: a
+ * syntax error, an unknown key (with the nearest known one), a setting ringperf does not
+ * support, or a value of the wrong shape, each as "FILE:LINE:COLUMN: ...". Values themselves
+ * are checked when the file is parsed (config_parse_file), as the flags' values are. */
+int config_file_load(const char *path, char *const *envp, struct config_file **out, char *errbuf,
+                     size_t errcap);
+
+/* config_file_load_text is config_file_load for len bytes of YAML text (borrowed) named name
+ * in messages. */
+int config_file_load_text(const char *text, size_t len, const char *name, char *const *envp,
+                          struct config_file **out, char *errbuf, size_t errcap);
+
+/* config_file_free releases file; config_file_free(NULL) is a no-op. */
+void config_file_free(struct config_file *file);
+
+/* config_file_variation_count is the number of runs the file's sweep expands to (1 without a
+ * sweep; CONFIG_FILE_VARIATIONS_MAX + 1 when it is more than that). */
+size_t config_file_variation_count(const struct config_file *file);
+
+/* config_file_variation_label writes variation's directory name as AIPerf names a sweep cell
+ * (`concurrency_8`, several parameters joined by `__`) into out. Returns 0 or -ENOSPC. */
+int config_file_variation_label(const struct config_file *file, size_t variation, char *out,
+                                size_t cap);
+
+/* config_parse_file parses variation (0-based; CONFIG_FILE_WHOLE_SWEEP for the whole run) of
+ * file with the flags of argv (as config_parse_profile takes them) layered on top: a flag on
+ * the command line replaces every value the file gives it. Returns as config_parse_profile
+ * does; a bad value in the file is reported at its line and column. The whole run of a file
+ * with a sweep is refused while ringperf cannot run sweeps (config_file_print_expansion shows
+ * the variations). */
+int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap);
+
+/* config_file_print_expansion writes what `ringperf config expand` prints: the number of
+ * variations, the file's settings as one `ringperf profile` command line (secrets redacted),
+ * then each variation's label and flags. Returns 0, or -EINVAL for a sweep over
+ * CONFIG_FILE_VARIATIONS_MAX, -ENOMEM. */
+int config_file_print_expansion(const struct config_file *file, FILE *out);
 
 /* config_free releases everything *cfg owns and zeroes it. config_free(NULL)
  * and freeing twice are no-ops. */
@@ -447,6 +619,17 @@ bool config_endpoint_produces_tokens(enum config_endpoint_type type);
  * URL or index. */
 int config_resolve_url(const struct profile_config *cfg, size_t url_index,
                        struct config_target *out, char *errbuf, size_t errcap);
+
+/* config_resolve_metrics_url resolves a Prometheus URL of `flag` (--server-metrics,
+ * --gpu-telemetry) as AIPerf does: http:// when it has no scheme, "/metrics" appended to its
+ * path unless the path already ends so (the query is kept). Writes *out and returns 0, or
+ * -EINVAL with a message naming flag in errbuf. */
+int config_resolve_metrics_url(const char *url, const char *flag, struct config_target *out,
+                               char *errbuf, size_t errcap);
+
+/* config_server_metrics_format reports whether the server metrics export `format` ("json",
+ * "csv" or "jsonl") is wanted: --server-metrics-formats, else AIPerf's default json and csv. */
+bool config_server_metrics_format(const struct profile_config *cfg, const char *format);
 
 /* CONFIG_PROXY_AUTHORIZATION_BYTES bounds config_proxy.authorization: "Basic " and the
  * base64 of a user:password of up to CONFIG_USERINFO_BYTES_MAX bytes, NUL included. */

@@ -70,6 +70,7 @@ enum config__kind {
 #define CONFIG__T_HEADER 0x20u      /* -H: parsed into struct config_header */
 #define CONFIG__T_EXTRA 0x40u       /* --extra-inputs: key:value or a JSON object */
 #define CONFIG__T_ALLOW_EMPTY 0x80u /* "" is a meaningful value */
+#define CONFIG__T_SWEEP 0x100u      /* a number that also takes a comma list (a sweep) */
 
 /* Range flags. */
 #define CONFIG__R_MIN_INCL 0x1u
@@ -106,7 +107,7 @@ struct config__flag {
     size_t given_offset;                  /* bool set when given, or CONFIG__NO_FIELD */
     unsigned char group;
     unsigned char kind;
-    unsigned char traits;
+    unsigned short traits;
 };
 
 /* config__occurrence is one flag found on the command line with its values:
@@ -191,6 +192,14 @@ int config__check_media(const struct profile_config *cfg, char *errbuf, size_t e
  * -EINVAL with a message that names the flags and the fix. */
 int config__check_times(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__check_aws checks the AWS flags together and applies what --sagemaker-endpoint-name
+ * implies (SigV4, service sagemaker, the invocation path). */
+int config__check_aws(struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__sagemaker_default_url writes the SageMaker Runtime URL of cfg's region into out and
+ * returns true, or returns false when cfg names no SageMaker endpoint or no valid region. */
+bool config__sagemaker_default_url(const struct profile_config *cfg, char *out, size_t cap);
+
 /* config__check_context refuses flags that do nothing where they are given
  * (the --input-file flags without one, a --url user:password@ another
  * Authorization header would leave unused) and a --profile-export-prefix that
@@ -198,7 +207,168 @@ int config__check_times(const struct profile_config *cfg, char *errbuf, size_t e
  * -EINVAL with a message. */
 int config__check_context(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__store_sweep stores a comma list of occ's flag (value holds a ','): every entry
+ * is converted and range checked as the flag's single value, the field takes the first and
+ * cfg->sweep the list (config_sweep.c). Returns 0 or -EINVAL with a message. */
+int config__store_sweep(struct profile_config *cfg, const struct config__occurrence *occ,
+                        const char *value, char *errbuf, size_t errcap);
+
+/* config__sweep_forget drops the sweep of the field at offset: a later single value wins. */
+void config__sweep_forget(struct profile_config *cfg, size_t offset);
+
+/* config__check_multi_run checks the repeated-run and sweep flags against each other (not
+ * the cells): config_sweep.c. Returns 0, or -EINVAL with a message naming the flag. */
+int config__check_multi_run(struct profile_config *cfg, char *errbuf, size_t errcap);
+
+/* config__check_sweep_cells checks every cell of a finalized cfg's sweep as a run of its
+ * own would be checked. Returns 0, or -EINVAL with a message naming the cell. */
+int config__check_sweep_cells(const struct profile_config *cfg, char *errbuf, size_t errcap);
+
 /* config__strlist_push appends an owned copy of len bytes of s. */
 int config__strlist_push(struct config_strlist *list, const char *s, size_t len);
+
+/* config__sweep_role marks the entries a config file's sweep: section made. */
+enum config__sweep_role {
+    CONFIG__SWEEP_NONE,
+    CONFIG__SWEEP_SETTING, /* --sweep-type, --parameter-sweep-mode...: how the sweep runs */
+    CONFIG__SWEEP_LIST,    /* a swept parameter: its flag with the comma list of its values */
+};
+
+/* config__file_entry is one value a config file sets, as the flag it stands for would take
+ * it: `concurrency: 8` in a phase is --concurrency with "8". */
+struct config__file_entry {
+    const struct config__flag *flag;
+    char *value; /* owned */
+    char *key;   /* owned: the setting's path in the file, e.g. benchmark.phases[1].rate */
+    int line;    /* 1-based position of the value in the file; 0 = unknown */
+    int column;
+    unsigned char sweep; /* enum config__sweep_role */
+    size_t list_count;   /* CONFIG__SWEEP_LIST: the values in the comma list */
+};
+
+/* config_file is a loaded config file: its entries in file order, and how its sweep
+ * combines the comma lists. */
+struct config_file {
+    char *name; /* the path, for messages */
+    struct config__file_entry *entries;
+    size_t count;
+    size_t cap;
+    bool has_sweep;
+    bool sweep_zip; /* zip: the lists in lockstep; grid (default): every combination */
+};
+
+/* config__file_add appends an entry for the flag spelled flag_name (which must be in the
+ * table) with an owned copy of value. Returns 0 or -ENOMEM; -EINVAL past
+ * CONFIG_FILE_ENTRIES_MAX. */
+int config__file_add(struct config_file *file, const char *flag_name, const char *value,
+                     const char *key, int line, int column, enum config__sweep_role sweep);
+
+/* config__store_file stores the entries of file for variation (CONFIG_FILE_WHOLE_SWEEP:
+ * the sweep's comma lists as they are, refused while sweeps cannot run) into cfg, except
+ * those of the flags whose bits are set in cli_given (the command line wins). */
+int config__store_file(struct profile_config *cfg, const struct config_file *file, size_t variation,
+                       const uint64_t *cli_given, char *errbuf, size_t errcap);
+
+struct fy_node;
+
+/* config__yaml is the state of one file's translation into entries (config_yaml.c). */
+struct config__yaml {
+    struct config_file *file;
+    char *const *envp; /* for ${VAR} substitution; borrowed */
+    char *errbuf;
+    size_t errcap;
+    /* The profiling phase, for sweep paths: its name, index and type ("" = none yet). */
+    char profiling_name[64];
+    int profiling_index;
+    char profiling_type[32];
+    bool profiling_rate; /* the profiling phase is poisson, gamma or constant */
+};
+
+/* config__yaml_fail writes "FILE:LINE:COLUMN: " and the message (FILE: alone when node has
+ * no position) and returns -EINVAL. */
+int config__yaml_fail(struct config__yaml *y, struct fy_node *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* config__yaml_text returns the text of scalar node in buf (cap bytes), ${VAR} and
+ * ${VAR:default} substituted from y->envp; NULL (with *out_null set and no error) for a YAML
+ * null. Fails (-EINVAL, message naming key) for a collection, an alias, an unset variable,
+ * {{ }} expressions, or text longer than cap. */
+int config__yaml_text(struct config__yaml *y, struct fy_node *node, const char *key, char *buf,
+                      size_t cap, bool *out_null);
+
+/* config__yaml_bool reads a YAML 1.2 boolean (true, True, TRUE, false...) into *out. Returns
+ * 0, 1 for a null (nothing set), or -EINVAL naming key. */
+int config__yaml_bool(struct config__yaml *y, struct fy_node *node, const char *key, bool *out);
+
+/* config__yaml_set adds one entry: the scalar node's text for the flag spelled flag. A YAML
+ * null sets nothing; a switch AIPerf has and ringperf lacks is accepted when false. */
+int config__yaml_set(struct config__yaml *y, const char *flag, struct fy_node *node,
+                     const char *key);
+
+/* config__yaml_benchmark translates the benchmark: mapping (config_yaml_map.c). */
+int config__yaml_benchmark(struct config__yaml *y, struct fy_node *benchmark);
+
+/* config__yaml_sweep translates the sweep: mapping into sweep entries (config_yaml_sweep.c):
+ * the one place where AIPerf's sweep parameters become ringperf's comma-list flags. */
+int config__yaml_sweep(struct config__yaml *y, struct fy_node *sweep);
+
+/* config__yaml_key_is compares a file's key (snake_case or camelCase) with a snake_case name. */
+bool config__yaml_key_is(const char *key, size_t len, const char *snake);
+
+/* config__yaml_unknown fails for an unknown key of the mapping at path, naming the nearest of
+ * the NULL-terminated known keys when one is close. */
+int config__yaml_unknown(struct config__yaml *y, struct fy_node *key_node, const char *path,
+                         const char *const *known);
+
+/* CONFIG__YAML_PATH_BYTES bounds a setting's path in messages (benchmark.phases[1].rate). */
+#define CONFIG__YAML_PATH_BYTES 256
+
+/* config__yk_how is how a config file key's value becomes flags. */
+enum config__yk_how {
+    CONFIG__YK_FLAG,    /* one value for flag */
+    CONFIG__YK_SECONDS, /* a time for flag, in seconds or with a unit (30s, 5m, 1h) */
+    CONFIG__YK_LIST,    /* one value or a list; each is one occurrence of flag */
+    CONFIG__YK_PAIR,    /* n, or {mean, stddev}: flag and flag2 */
+    CONFIG__YK_RAMP,    /* seconds, or {duration}: flag */
+    CONFIG__YK_SECTION, /* a mapping read with section */
+    CONFIG__YK_CALL,    /* call reads it */
+    CONFIG__YK_NAME,    /* an identifier that names the thing; sets nothing */
+    CONFIG__YK_AIPERF,  /* AIPerf has it, ringperf does not */
+};
+
+/* config__yk is one key of a config file section (config_yaml_map.c). */
+struct config__yk {
+    const char *key; /* snake_case; camelCase spellings match too */
+    unsigned char how;
+    const char *flag;
+    const char *flag2;
+    const struct config__yk *section;
+    int (*call)(struct config__yaml *y, struct fy_node *key, struct fy_node *value,
+                const char *path);
+};
+
+/* config__yaml_walk reads the mapping map (the value of key_node, at path) with table, a
+ * NULL-key terminated array. An empty value sets nothing. */
+int config__yaml_walk(struct config__yaml *y, const struct config__yk *table,
+                      struct fy_node *key_node, struct fy_node *map, const char *path);
+
+/* config__yaml_add adds an entry for flag with value, positioned at node. */
+int config__yaml_add(struct config__yaml *y, const char *flag, const char *value, const char *key,
+                     struct fy_node *node);
+
+/* config__yaml_path formats a setting's path into out (CONFIG__YAML_PATH_BYTES), truncated
+ * when longer: it only names the setting in messages. */
+void config__yaml_path(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* config__yaml_add_as is config__yaml_add for an entry of the sweep: section. */
+int config__yaml_add_as(struct config__yaml *y, enum config__sweep_role role, const char *flag,
+                        const char *value, const char *key, struct fy_node *node);
+
+/* config__yaml_dataset and config__yaml_phases read benchmark.dataset(s) and
+ * benchmark.phases (config_yaml_phases.c). */
+int config__yaml_dataset(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
+                         const char *path);
+int config__yaml_phases(struct config__yaml *y, struct fy_node *key_node, struct fy_node *value,
+                        const char *path);
 
 #endif

@@ -80,10 +80,11 @@ static int check_audio(const struct profile_config *cfg, char *errbuf, size_t er
         return rc;
     }
     enum config_endpoint_type t = cfg->endpoint_type;
-    if (t != CONFIG_ENDPOINT_CHAT && t != CONFIG_ENDPOINT_RESPONSES) {
+    if (t != CONFIG_ENDPOINT_CHAT && t != CONFIG_ENDPOINT_RESPONSES &&
+        t != CONFIG_ENDPOINT_AUDIO_TRANSCRIPTION) {
         return config__fail(errbuf, errcap,
                             "--audio-length-mean: --endpoint-type %s cannot carry audio; use "
-                            "chat or responses (or drop the --audio-* flags)",
+                            "chat, responses or audio_transcription (or drop the --audio-* flags)",
                             config_endpoint_type_name(t));
     }
     return 0;
@@ -107,10 +108,12 @@ static int check_images(const struct profile_config *cfg, char *errbuf, size_t e
     }
     enum config_endpoint_type t = cfg->endpoint_type;
     if (width && cfg->image_batch_size > 0 && t != CONFIG_ENDPOINT_CHAT &&
-        t != CONFIG_ENDPOINT_RESPONSES && t != CONFIG_ENDPOINT_MESSAGES) {
+        t != CONFIG_ENDPOINT_RESPONSES && t != CONFIG_ENDPOINT_MESSAGES &&
+        t != CONFIG_ENDPOINT_IMAGE_RETRIEVAL && t != CONFIG_ENDPOINT_IMAGE_EDIT) {
         return config__fail(errbuf, errcap,
                             "--image-width-mean: --endpoint-type %s cannot carry images; use "
-                            "chat, responses or messages (or drop the --image-* flags)",
+                            "chat, responses, messages, image_retrieval or image_edit (or drop the "
+                            "--image-* flags)",
                             config_endpoint_type_name(t));
     }
     return 0;

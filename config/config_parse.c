@@ -3,11 +3,13 @@
  * that involve more than one flag, and config_free.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "config/config_internal.h"
 
@@ -34,6 +36,11 @@ static void init_defaults(struct profile_config *cfg)
     cfg->audio_num_channels = 1;
     cfg->prompt_batch_size = 1;
     cfg->rankings_passages_mean = 1;
+    cfg->multi_run.num_profile_runs = 1;
+    cfg->multi_run.confidence_level = 0.95;
+    cfg->multi_run.disable_warmup_after_first = true;
+    cfg->multi_run.set_consistent_seed = true;
+    cfg->multi_run.convergence_threshold = 0.10;
 }
 
 static void strlist_free(struct config_strlist *list)
@@ -46,45 +53,46 @@ static void strlist_free(struct config_strlist *list)
     list->count = 0;
 }
 
-void config_free(struct profile_config *cfg)
+static void headers_free(struct profile_config *cfg)
 {
-    if (cfg == NULL) {
-        return;
-    }
-    strlist_free(&cfg->models);
-    strlist_free(&cfg->urls);
-    strlist_free(&cfg->extra_inputs);
     for (size_t i = 0; i < cfg->header_count; i++) {
         free(cfg->headers[i].name);
         free(cfg->headers[i].value);
     }
     free(cfg->headers);
-    free(cfg->custom_endpoint);
-    free(cfg->api_key);
-    free(cfg->tls_ca_file);
-    free(cfg->tls_cert_file);
-    free(cfg->tls_key_file);
-    free(cfg->tokenizer);
-    free(cfg->input_file);
-    free(cfg->custom_dataset_type);
-    free(cfg->dataset_sampling_strategy);
-    free(cfg->artifact_dir);
-    free(cfg->api_host);
-    free(cfg->api_token);
-    free(cfg->profile_export_prefix);
-    free(cfg->goodput);
-    free(cfg->system_prompt);
-    free(cfg->system_prompt_file);
-    free(cfg->tokenizer_revision);
-    free(cfg->session_header);
-    free(cfg->reset_kv_cache_path);
-    free(cfg->server_profiler_start_path);
-    free(cfg->server_profiler_stop_path);
-    free(cfg->seq_dist);
-    free(cfg->public_dataset);
-    free(cfg->image_source);
-    strlist_free(&cfg->audio_depths);
-    strlist_free(&cfg->audio_sample_rates);
+    cfg->headers = NULL;
+    cfg->header_count = 0;
+}
+
+/* config_free releases what the flag table says each field owns (a string
+ * or a list), so that a new flag cannot be forgotten here; then the fields
+ * no flag stores. Each release leaves its field empty, so two table entries
+ * sharing a field cannot free it twice. */
+void config_free(struct profile_config *cfg)
+{
+    if (cfg == NULL) {
+        return;
+    }
+    size_t count = 0;
+    const struct config__flag *flags = config__flags(&count);
+    for (size_t i = 0; i < count; i++) {
+        const struct config__flag *f = &flags[i];
+        if ((f->traits & CONFIG__T_HEADER) != 0) {
+            headers_free(cfg); /* -H stores into cfg->headers, not at an offset */
+            continue;
+        }
+        if (f->offset == CONFIG__NO_FIELD) {
+            continue;
+        }
+        char *field = (char *)cfg + f->offset;
+        if (f->kind == CONFIG__K_LIST) {
+            strlist_free((struct config_strlist *)(void *)field);
+        } else if (f->kind == CONFIG__K_STRING) {
+            char **text = (char **)(void *)field;
+            free(*text);
+            *text = NULL;
+        }
+    }
     free(cfg->cli_command);
     memset(cfg, 0, sizeof(*cfg));
 }
@@ -282,6 +290,63 @@ static int check_conversations(struct profile_config *cfg, char *errbuf, size_t 
 
 /* check_realtime checks --realtime-priority against this kernel: the table
  * allows Linux's 1..99, and a kernel may offer fewer. */
+/* check_server_metrics checks the --server-metrics URLs and formats. */
+static int check_server_metrics(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->no_server_metrics && cfg->server_metrics.count > 0) {
+        return config__fail(errbuf, errcap,
+                            "--server-metrics and --no-server-metrics contradict each other: "
+                            "drop one");
+    }
+    struct config_target target;
+    for (size_t i = 0; i < cfg->server_metrics.count; i++) {
+        int rc = config_resolve_metrics_url(cfg->server_metrics.items[i], "--server-metrics",
+                                            &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    for (size_t i = 0; i < cfg->server_metrics_formats.count; i++) {
+        const char *f = cfg->server_metrics_formats.items[i];
+        if (strcmp(f, "json") != 0 && strcmp(f, "csv") != 0 && strcmp(f, "jsonl") != 0) {
+            return config__fail(
+                errbuf, errcap,
+                "--server-metrics-formats: '%s' is not one ringperf writes: give "
+                "json, csv or jsonl (e.g. --server-metrics-formats json,csv,jsonl)%s",
+                f, strcmp(f, "parquet") == 0 ? "; parquet is not supported" : "");
+        }
+    }
+    return 0;
+}
+
+/* check_gpu_telemetry checks the --gpu-telemetry sources: DCGM exporter URLs only. */
+static int check_gpu_telemetry(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->no_gpu_telemetry && cfg->gpu_telemetry.count > 0) {
+        return config__fail(errbuf, errcap,
+                            "--gpu-telemetry and --no-gpu-telemetry contradict each other: "
+                            "drop one");
+    }
+    static const char *const local[] = {"pynvml", "amdsmi", "dashboard"};
+    struct config_target target;
+    for (size_t i = 0; i < cfg->gpu_telemetry.count; i++) {
+        const char *v = cfg->gpu_telemetry.items[i];
+        for (size_t k = 0; k < sizeof(local) / sizeof(local[0]); k++) {
+            if (strcmp(v, local[k]) == 0) {
+                return config__fail(errbuf, errcap,
+                                    "--gpu-telemetry %s is not supported by ringperf yet: give "
+                                    "DCGM exporter URLs (e.g. --gpu-telemetry localhost:9400)",
+                                    v);
+            }
+        }
+        int rc = config_resolve_metrics_url(v, "--gpu-telemetry", &target, errbuf, errcap);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     int rt_max = sched_get_priority_max(SCHED_FIFO);
@@ -294,13 +359,36 @@ static int check_realtime(const struct profile_config *cfg, char *errbuf, size_t
     return 0;
 }
 
+/* check_network_latency refuses two sources of the round trip, and an interval without
+ * probes, as AIPerf does. */
+static int check_network_latency(const struct profile_config *cfg, char *errbuf, size_t errcap)
+{
+    if (cfg->network_latency_automatic && config_flag_given(cfg, "--network-latency-mean")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-automatic and --network-latency-mean cannot be "
+                            "combined: probe the round trip, or give it");
+    }
+    if (!cfg->network_latency_automatic &&
+        config_flag_given(cfg, "--network-latency-ping-interval")) {
+        return config__fail(errbuf, errcap,
+                            "--network-latency-ping-interval applies to "
+                            "--network-latency-automatic; add it, or drop the interval");
+    }
+    return 0;
+}
+
 int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     if (cfg->models.count == 0) {
         return config__fail(errbuf, errcap, "--model is required (e.g. --model Qwen/Qwen3-0.6B)");
     }
+    char sagemaker_url[128];
+    const char *default_url =
+        config__sagemaker_default_url(cfg, sagemaker_url, sizeof(sagemaker_url))
+            ? sagemaker_url
+            : CONFIG__DEFAULT_URL;
     if (cfg->urls.count == 0 &&
-        config__strlist_push(&cfg->urls, CONFIG__DEFAULT_URL, strlen(CONFIG__DEFAULT_URL)) != 0) {
+        config__strlist_push(&cfg->urls, default_url, strlen(default_url)) != 0) {
         return -ENOMEM;
     }
     if (cfg->artifact_dir == NULL) {
@@ -417,8 +505,12 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     int rc = check_dataset_extras(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_realtime(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_network_latency(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_server_metrics(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : check_gpu_telemetry(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_connection_header(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : check_session_header(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_aws(cfg, errbuf, errcap);
     rc = rc != 0
              ? rc
              : check_hook_path("--reset-kv-cache-path", cfg->reset_kv_cache_path, errbuf, errcap);
@@ -434,6 +526,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
     }
     rc = rc != 0 ? rc : config__check_times(cfg, errbuf, errcap);
     rc = rc != 0 ? rc : config__check_context(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_multi_run(cfg, errbuf, errcap);
     return rc != 0 ? rc : check_urls(cfg, errbuf, errcap);
 }
 
@@ -468,33 +561,41 @@ static int check_argv(int argc, char **argv, char *errbuf, size_t errcap)
     return 0;
 }
 
-int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
-                         size_t errcap)
+/* cli_flags marks the flags of argv in given, and finds the last -f/--config value. */
+static int cli_flags(int argc, char **argv, uint64_t *given, const char **out_config, char *errbuf,
+                     size_t errcap)
 {
-    if (errbuf != NULL && errcap > 0) {
-        errbuf[0] = '\0';
-    }
-    if (out == NULL) {
-        return config__fail(errbuf, errcap, "internal error: no output config");
-    }
-    init_defaults(out);
-    int rc = check_argv(argc, argv, errbuf, errcap);
-    if (rc != 0) {
-        return rc;
-    }
-    if (wants_help(argc, argv)) {
-        return CONFIG_PARSE_HELP;
-    }
+    size_t count = 0;
+    const struct config__flag *base = config__flags(&count);
     struct config__occurrence occ;
     int pos = 0;
+    int rc;
     while ((rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
-        rc = store_occurrence(out, argv, &occ, errbuf, errcap);
-        if (rc != 0) {
-            goto fail_free;
+        size_t index = (size_t)(occ.flag - base);
+        given[index / 64] |= UINT64_C(1) << (index % 64);
+        if (occ.flag->offset == offsetof(struct profile_config, config_file)) {
+            *out_config = occ.inline_value != NULL ? occ.inline_value : argv[occ.value_first];
         }
+    }
+    return rc;
+}
+
+/* parse_layers fills out from file (may be NULL), then argv on top, then checks the whole. */
+static int parse_layers(const struct config_file *file, size_t variation, int argc, char **argv,
+                        const uint64_t *cli_given, struct profile_config *out, char *errbuf,
+                        size_t errcap)
+{
+    int rc = file != NULL ? config__store_file(out, file, variation, cli_given, errbuf, errcap) : 0;
+    struct config__occurrence occ;
+    int pos = 0;
+    while (rc == 0 && (rc = config__next_occurrence(argc, argv, &pos, &occ, errbuf, errcap)) == 1) {
+        rc = store_occurrence(out, argv, &occ, errbuf, errcap);
     }
     if (rc == 0) {
         rc = config__finalize(out, errbuf, errcap);
+    }
+    if (rc == 0) {
+        rc = config__check_sweep_cells(out, errbuf, errcap);
     }
     if (rc == 0) {
         out->cli_command = config__build_cli_command(argc, argv);
@@ -504,11 +605,72 @@ int config_parse_profile(int argc, char **argv, struct profile_config *out, char
         config__fail(errbuf, errcap, "out of memory while parsing the command line");
     }
     if (rc != 0) {
-        goto fail_free;
+        config_free(out);
     }
-    return 0;
-
-fail_free:
-    config_free(out);
     return rc;
+}
+
+/* start_parse clears errbuf, fills defaults and checks argv; 1 = help was asked. */
+static int start_parse(int argc, char **argv, struct profile_config *out, char *errbuf,
+                       size_t errcap)
+{
+    if (errbuf != NULL && errcap > 0) {
+        errbuf[0] = '\0';
+    }
+    if (out == NULL) {
+        return config__fail(errbuf, errcap, "internal error: no output config");
+    }
+    init_defaults(out);
+    int rc = check_argv(argc, argv, errbuf, errcap);
+    if (rc == 0 && wants_help(argc, argv)) {
+        return CONFIG_PARSE_HELP;
+    }
+    return rc;
+}
+
+/* parse_with parses argv over file (NULL: the file argv names with -f, if any) for
+ * variation. */
+static int parse_with(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap)
+{
+    int rc = start_parse(argc, argv, out, errbuf, errcap);
+    if (rc != 0) {
+        return rc;
+    }
+    uint64_t cli_given[CONFIG_FLAGS_MAX / 64] = {0};
+    const char *path = NULL;
+    rc = cli_flags(argc, argv, cli_given, &path, errbuf, errcap);
+    struct config_file *named = NULL;
+    if (rc == 0 && file == NULL && path != NULL) {
+        /* ${VAR} in the file reads this process's environment, as AIPerf's loader does. */
+        rc = config_file_load(path, environ, &named, errbuf, errcap);
+        file = named;
+    }
+    if (rc == 0 && file != NULL && variation != CONFIG_FILE_WHOLE_SWEEP &&
+        variation >= config_file_variation_count(file)) {
+        rc = config__fail(errbuf, errcap, "internal error: no variation %zu", variation);
+    }
+    if (rc == 0) {
+        rc = parse_layers(file, variation, argc, argv, cli_given, out, errbuf, errcap);
+    }
+    config_file_free(named);
+    return rc;
+}
+
+int config_parse_profile(int argc, char **argv, struct profile_config *out, char *errbuf,
+                         size_t errcap)
+{
+    return parse_with(NULL, CONFIG_FILE_WHOLE_SWEEP, argc, argv, out, errbuf, errcap);
+}
+
+int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
+                      struct profile_config *out, char *errbuf, size_t errcap)
+{
+    if (file == NULL) {
+        if (out != NULL) {
+            memset(out, 0, sizeof(*out));
+        }
+        return config__fail(errbuf, errcap, "internal error: no config file");
+    }
+    return parse_with(file, variation, argc, argv, out, errbuf, errcap);
 }

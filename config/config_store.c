@@ -78,10 +78,10 @@ static int fail_number(const struct config__occurrence *occ, const char *value, 
     char shown[80];
     char range[160];
     describe_range(occ->flag, too_high, range, sizeof(range));
-    const char *sweep = strchr(value, ',') != NULL
-                            ? "; parameter sweeps (comma-separated values) are not supported by "
-                              "ringperf yet"
-                            : "";
+    bool list = strchr(value, ',') != NULL && (occ->flag->traits & CONFIG__T_SWEEP) == 0;
+    const char *sweep = list ? "; only --concurrency, --request-rate, --isl, --osl, "
+                               "--benchmark-duration and --num-users take a comma list (a sweep)"
+                             : "";
     return config__fail(errbuf, errcap, "%.*s: '%s' must be %s (e.g. %.*s %s)%s",
                         (int)occ->spelled_len, occ->spelled,
                         config__show(value, shown, sizeof(shown)), range, (int)occ->spelled_len,
@@ -350,7 +350,14 @@ int config__store_value(struct profile_config *cfg, const struct config__occurre
         break;
     case CONFIG__K_INT:
     case CONFIG__K_DOUBLE:
+        if ((flag->traits & CONFIG__T_SWEEP) != 0 && strchr(value, ',') != NULL) {
+            rc = config__store_sweep(cfg, occ, value, errbuf, errcap);
+            break;
+        }
         rc = store_number(cfg, occ, value, errbuf, errcap);
+        if (rc == 0 && (flag->traits & CONFIG__T_SWEEP) != 0) {
+            config__sweep_forget(cfg, flag->offset);
+        }
         break;
     case CONFIG__K_STRING:
         rc = store_string(cfg, occ, value, errbuf, errcap);

@@ -42,6 +42,7 @@ static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN}
 /* SCHED_FIFO's priorities on Linux; config__finalize checks the kernel's own maximum. */
 static const struct config__range range_rt_priority = {1, 99, MIN_IN | MAX_IN};
 static const struct config__range range_network_rtt = {0, 3600000, MIN_IN | MAX_IN};
+static const struct config__range range_ping_interval = {0, 86400, MIN_EX | MAX_IN};
 static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
@@ -86,6 +87,31 @@ static const struct config__choice arrival_choices[] = {
 static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
 static const struct config__range range_ratio = {0, 1, MIN_IN | MAX_IN};
 static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
+
+static const struct config__range range_profile_runs = {1, CONFIG_PROFILE_RUNS_MAX,
+                                                        MIN_IN | MAX_IN};
+/* The upper end is exclusive too: config__check_multi_run refuses 1. */
+static const struct config__range range_confidence = {0, 1, MIN_EX | MAX_IN};
+static const struct config__range range_convergence = {0, 1e6, MIN_EX | MAX_IN};
+
+static const struct config__choice convergence_choices[] = {
+    {"ci_width", CONFIG_CONVERGENCE_CI_WIDTH, false},
+    {"cv", CONFIG_CONVERGENCE_CV, false},
+    {"distribution", CONFIG_CONVERGENCE_DISTRIBUTION, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice sweep_mode_choices[] = {
+    {"repeated", CONFIG_SWEEP_REPEATED, false},
+    {"independent", CONFIG_SWEEP_INDEPENDENT, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice sweep_type_choices[] = {
+    {"grid", CONFIG_SWEEP_GRID, false},
+    {"zip", CONFIG_SWEEP_ZIP, false},
+    {NULL, 0, false},
+};
 
 static const struct config__choice model_selection_choices[] = {
     {"round_robin", CONFIG_MODEL_SELECTION_ROUND_ROBIN, false},
@@ -132,6 +158,12 @@ static const struct config__choice wait_mode_choices[] = {
     {"inference", CONFIG_WAIT_INFERENCE, false},
     {"models", CONFIG_WAIT_MODELS, false},
     {"both", CONFIG_WAIT_BOTH, false},
+    {NULL, 0, false},
+};
+
+static const struct config__choice auth_type_choices[] = {
+    {"none", CONFIG_AUTH_NONE, false},
+    {"sigv4", CONFIG_AUTH_SIGV4, false},
     {NULL, 0, false},
 };
 
@@ -283,11 +315,40 @@ static const struct config__flag flag_table[] = {
      .help = "The header that carries a conversation's id on each of its turns, instead of "
              "X-Correlation-ID (X-Session-Affinity carries it too).",
      .default_text = "X-Correlation-ID", .example = "X-Session-ID"},
-    NOPE(ENDPOINT, STRING, "--auth-type", "Request signing, e.g. sigv4."),
-    NOPE(ENDPOINT, STRING, "--aws-region", "AWS region for SigV4 signing."),
-    NOPE(ENDPOINT, STRING, "--aws-service", "AWS service name for SigV4 signing."),
-    NOPE(ENDPOINT, STRING, "--aws-profile", "AWS credentials profile."),
-    NOPE(ENDPOINT, STRING, "--sagemaker-endpoint-name", "SageMaker endpoint to invoke."),
+    {SUP(ENDPOINT, CHOICE, "--auth-type", 0, OFF(auth_type)),
+     .help = "sigv4: sign every request (probes and control hooks included) with AWS Signature "
+             "Version 4, with the credentials of the environment (AWS_ACCESS_KEY_ID, "
+             "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) or of ~/.aws/credentials "
+             "(AWS_SHARED_CREDENTIALS_FILE); never from a flag. Needs --aws-region and "
+             "--aws-service.",
+     .default_text = "none", .example = "sigv4", .choices = auth_type_choices},
+    {SUP(ENDPOINT, STRING, "--aws-region", 0, OFF(aws_region)),
+     .help = "AWS region of the SigV4 credential scope.", .example = "us-east-1"},
+    {SUP(ENDPOINT, STRING, "--aws-service", 0, OFF(aws_service)),
+     .help = "AWS service name of the SigV4 credential scope (execute-api for API Gateway, "
+             "sagemaker for SageMaker Runtime).",
+     .example = "execute-api"},
+    {SUP(ENDPOINT, STRING, "--aws-profile", 0, OFF(aws_profile)),
+     .help = "Section of ~/.aws/credentials to sign with, instead of the environment's keys.",
+     .default_text = "$AWS_PROFILE, else default", .example = "staging"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-endpoint-name", 0, OFF(sagemaker_endpoint_name)),
+     .help = "Invoke this SageMaker Runtime endpoint: POST /endpoints/NAME/invocations (or "
+             "invocations-response-stream with --streaming, whose replies are AWS event-stream "
+             "frames), signed with SigV4 as service sagemaker. --url defaults to "
+             "https://runtime.sagemaker.REGION.amazonaws.com.",
+     .example = "my-vllm-endpoint"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-model", 0, OFF(sagemaker_target_model)),
+     .help = "Multi-model endpoints: the model artifact to invoke, relative to the endpoint's "
+             "model location (X-Amzn-SageMaker-Target-Model; not sent with --streaming, whose "
+             "operation does not take it).",
+     .example = "model-a.tar.gz"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-target-variant", 0, OFF(sagemaker_target_variant)),
+     .help = "Send every request to this production variant (X-Amzn-SageMaker-Target-Variant).",
+     .example = "variant-b"},
+    {SUP(ENDPOINT, STRING, "--sagemaker-inference-component-name", 0,
+         OFF(sagemaker_inference_component)),
+     .help = "The inference component to invoke (X-Amzn-SageMaker-Inference-Component).",
+     .example = "my-component"},
     /* Tokenizer */
     {SUP(TOKENIZER, STRING, "--tokenizer", 0, OFF(tokenizer)),
      .help = "Tokenizer name or path used for token counts; defaults to the first model.",
@@ -337,7 +398,11 @@ static const struct config__flag flag_table[] = {
      .help = "Seed that makes synthetic prompts, sampling and delays reproducible.",
      .example = "42", .range = &range_seed},
     NOPE(INPUT, DOUBLE, "--trace-session-sample-ratio", "Fraction of trace sessions to keep."),
-    NOPE(INPUT, STRING, "--config -f", "YAML configuration file."),
+    {SUP(INPUT, STRING, "--config -f", 0, OFF(config_file)),
+     .help = "AIPerf config file (config v2 YAML: benchmark: with model, endpoint, dataset, "
+             "phases...). Flags on the command line override its settings; `ringperf config "
+             "validate|expand FILE` checks it.",
+     .example = "benchmark.yaml"},
     /* Fixed schedule */
     {SUP(FIXED_SCHEDULE, SWITCH, "--fixed-schedule", 0, OFF(fixed_schedule)),
      .help = "Send the --input-file requests at their recorded timestamps (ms). On by "
@@ -442,10 +507,10 @@ static const struct config__flag flag_table[] = {
              "user message before the prompt (needs --num-dataset-entries).",
      .example = "200", .range = &range_count},
     /* Input sequence length */
-    {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean", 0,
-         OFF(isl_tokens_mean)),
-     .help = "Mean input length in tokens of synthetic prompts.", .default_text = "550",
-     .example = "550", .range = &range_tokens},
+    {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean",
+         CONFIG__T_SWEEP, OFF(isl_tokens_mean)),
+     .help = "Mean input length in tokens of synthetic prompts. A comma list sweeps it.",
+     .default_text = "550", .example = "550", .range = &range_tokens},
     {SUP(ISL, DOUBLE, "--isl-stddev --synthetic-input-tokens-stddev --prompt-input-tokens-stddev",
          0, OFF(isl_tokens_stddev)),
      .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
@@ -461,10 +526,10 @@ static const struct config__flag flag_table[] = {
              "N|STDDEV); each request draws one pair. Replaces --isl/--osl.",
      .example = "'256,128:60;1024,512:40'"},
     /* Output sequence length */
-    {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", 0,
+    {SUP_GIVEN(OSL, INT, "--osl --output-tokens-mean --prompt-output-tokens-mean", CONFIG__T_SWEEP,
                OFF(osl_tokens_mean), OFF(osl_set)),
      .help = "Mean output length in tokens, sent as max_completion_tokens (max_tokens). "
-             "Unset: the model decides.",
+             "Unset: the model decides. A comma list sweeps it.",
      .example = "200", .range = &range_tokens},
     {SUP(OSL, DOUBLE, "--osl-stddev --output-tokens-stddev --prompt-output-tokens-stddev", 0,
          OFF(osl_tokens_stddev)),
@@ -568,23 +633,26 @@ static const struct config__flag flag_table[] = {
     NOPE(SYNTHESIS, INT, "--synthesis-max-isl", "Skip traces with a longer input."),
     NOPE(SYNTHESIS, INT, "--synthesis-max-osl", "Cap trace output lengths."),
     /* Load generator */
-    {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", 0, OFF(benchmark_duration_seconds)),
-     .help = "Stop sending new requests after this many seconds.", .example = "60",
-     .range = &range_seconds_gt0},
+    {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", CONFIG__T_SWEEP,
+         OFF(benchmark_duration_seconds)),
+     .help = "Stop sending new requests after this many seconds. A comma list sweeps it.",
+     .example = "60", .range = &range_seconds_gt0},
     {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--benchmark-grace-period", CONFIG__T_ALLOW_INF,
                OFF(benchmark_grace_period_seconds), OFF(benchmark_grace_period_set)),
      .help = "Seconds to keep counting responses after --benchmark-duration ends; 'inf' "
              "waits for all.",
      .default_text = "30", .example = "30", .range = &range_seconds_ge0},
-    {SUP(LOAD_GENERATOR, INT, "--concurrency", 0, OFF(concurrency)),
-     .help = "Requests kept in flight (closed loop): a new one is sent as one completes.",
+    {SUP(LOAD_GENERATOR, INT, "--concurrency", CONFIG__T_SWEEP, OFF(concurrency)),
+     .help = "Requests kept in flight (closed loop): a new one is sent as one completes. A "
+             "comma list (1,4,16) sweeps it.",
      .example = "64", .range = &range_concurrency},
     {SUP(LOAD_GENERATOR, INT, "--prefill-concurrency", 0, OFF(prefill_concurrency)),
      .help = "At most this many requests wait for their first token at once (needs "
              "--streaming; at most --concurrency).",
      .example = "8", .range = &range_concurrency},
-    {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", 0, OFF(request_rate_per_second)),
-     .help = "Target requests per second (open loop), optionally capped by --concurrency.",
+    {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", CONFIG__T_SWEEP, OFF(request_rate_per_second)),
+     .help = "Target requests per second (open loop), optionally capped by --concurrency. A "
+             "comma list sweeps it.",
      .example = "5.0", .range = &range_rate},
     {SUP_GIVEN(LOAD_GENERATOR, CHOICE, "--arrival-pattern --request-rate-mode", 0,
                OFF(arrival_pattern), OFF(arrival_pattern_set)),
@@ -667,8 +735,8 @@ static const struct config__flag flag_table[] = {
              "turn num_users/rate seconds after its previous one (at once when the reply is "
              "later), never two at a time. Needs multi-turn conversations.",
      .example = "10", .range = &range_rate},
-    {SUP(USER_CENTRIC, INT, "--num-users", 0, OFF(num_users)),
-     .help = "Simulated users for --user-centric-rate.", .example = "16",
+    {SUP(USER_CENTRIC, INT, "--num-users", CONFIG__T_SWEEP, OFF(num_users)),
+     .help = "Simulated users for --user-centric-rate. A comma list sweeps it.", .example = "16",
      .range = &range_concurrency},
     /* Request cancellation */
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
@@ -721,23 +789,41 @@ static const struct config__flag flag_table[] = {
     {SUP(HTTP_TRACE, SWITCH, "--show-trace-timing", 0, OFF(show_trace_timing)),
      .help = "Print the HTTP trace timing table (the http_req_* metrics) before the main table."},
     /* Server metrics */
-    NOPE(SERVER_METRICS, LIST, "--server-metrics", "Extra Prometheus endpoints to scrape."),
+    {SUP(SERVER_METRICS, LIST, "--server-metrics", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics)),
+     .help = "More Prometheus endpoints to scrape, besides each --url's own /metrics (which is "
+             "scraped by default); /metrics is appended unless the path ends so.",
+     .example = "localhost:9100"},
     {SUP(SERVER_METRICS, SWITCH, "--no-server-metrics", 0, OFF(no_server_metrics)),
-     .help = "Do not scrape the servers' Prometheus /metrics. ringperf does not scrape them yet, "
-             "so the run is the same either way; accepted so that AIPerf command lines run."},
-    NOPE(SERVER_METRICS, LIST, "--server-metrics-formats", "Server metrics export formats."),
+     .help = "Do not scrape the servers' Prometheus /metrics (scraped about every 333 ms by "
+             "default, into server_metrics_export.*)."},
+    {SUP(SERVER_METRICS, LIST, "--server-metrics-formats", CONFIG__T_COMMA_SPLIT,
+         OFF(server_metrics_formats)),
+     .help = "Which server metrics files to write: json, csv, jsonl. Default: json,csv.",
+     .example = "json,csv,jsonl"},
     /* Network latency */
-    NOPE(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", "Measure network RTT."),
+    {SUP(NETWORK_LATENCY, SWITCH, "--network-latency-automatic", 0, OFF(network_latency_automatic)),
+     .help = "Measure the network round trip to each server while profiling (a TCP handshake "
+             "every ping interval, written to profile_export_network_latency.jsonl): the "
+             "summary adds network_rtt, their mean, and the network_adjusted_* blocks."},
     {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", 0, OFF(network_latency_mean_ms)),
      .help = "The network round trip to the server, in ms: the summary adds network_rtt and "
              "request latency, TTFT and TTFO blocks less it (network_adjusted_*).",
      .example = "0.5", .range = &range_network_rtt},
-    NOPE(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", "Seconds between probes."),
+    {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", 0,
+         OFF(network_latency_ping_interval_s)),
+     .help = "Seconds between round-trip probes of --network-latency-automatic.",
+     .default_text = "1", .example = "0.5", .range = &range_ping_interval},
     /* GPU telemetry */
-    NOPE(GPU_TELEMETRY, LIST, "--gpu-telemetry", "GPU telemetry sources."),
+    {SUP(GPU_TELEMETRY, LIST, "--gpu-telemetry", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
+         OFF(gpu_telemetry)),
+     .help = "DCGM exporter URLs to read GPU telemetry from (default: localhost:9400 and "
+             "localhost:9401, probed quietly), into gpu_telemetry_export.jsonl and the summary's "
+             "telemetry_data and energy metrics.",
+     .example = "localhost:9400"},
     {SUP(GPU_TELEMETRY, SWITCH, "--no-gpu-telemetry", 0, OFF(no_gpu_telemetry)),
-     .help = "Do not collect GPU telemetry. ringperf does not collect it yet, so the run is the "
-             "same either way; accepted so that AIPerf command lines run."},
+     .help = "Do not collect GPU telemetry (not even the quiet probe of the default DCGM "
+             "exporters)."},
     /* UI */
     {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "
@@ -748,23 +834,56 @@ static const struct config__flag flag_table[] = {
              "(--ui-type simple or none, or no terminal); the bar and the API stay live.",
      .default_text = "1", .example = "30", .range = &range_seconds_gt0},
     /* Multi-run */
-    NOPE(MULTI_RUN, INT, "--num-profile-runs", "Repeated runs for confidence intervals."),
-    NOPE(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", "Pause between runs."),
-    NOPE(MULTI_RUN, DOUBLE, "--confidence-level", "Confidence level of the intervals."),
-    NOPE(MULTI_RUN, SWITCH,
-         "--profile-run-disable-warmup-after-first --no-profile-run-disable-warmup-after-first",
-         "Warm up only in the first run."),
-    NOPE(MULTI_RUN, SWITCH, "--set-consistent-seed --no-set-consistent-seed",
-         "Use one seed for every run."),
-    NOPE(MULTI_RUN, STRING, "--convergence-metric", "Metric that stops runs once stable."),
-    NOPE(MULTI_RUN, STRING, "--convergence-stat", "Statistic checked for convergence."),
-    NOPE(MULTI_RUN, DOUBLE, "--convergence-threshold", "Convergence threshold."),
-    NOPE(MULTI_RUN, STRING, "--convergence-mode", "ci_width, cv or distribution."),
-    NOPE(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", "Pause between variations."),
-    NOPE(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed --no-parameter-sweep-same-seed",
-         "Reuse the seed across variations."),
-    NOPE(MULTI_RUN, STRING, "--parameter-sweep-mode", "repeated or independent."),
-    NOPE(MULTI_RUN, STRING, "--sweep-type", "grid or zip."),
+    {SUP(MULTI_RUN, INT, "--num-profile-runs", 0, OFF(multi_run.num_profile_runs)),
+     .help = "Run the benchmark this many times (profile_runs/run_NNNN/) and write the spread "
+             "of every statistic, with confidence intervals, to aggregate/.",
+     .default_text = "1", .example = "5", .range = &range_profile_runs},
+    {SUP(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", 0, OFF(multi_run.cooldown_seconds)),
+     .help = "Pause between repeated runs.", .default_text = "0", .example = "10",
+     .range = &range_seconds_ge0},
+    {SUP(MULTI_RUN, DOUBLE, "--confidence-level", 0, OFF(multi_run.confidence_level)),
+     .help = "Confidence level of the Student-t intervals of repeated runs, below 1.",
+     .default_text = "0.95", .example = "0.99", .range = &range_confidence},
+    {SUP(MULTI_RUN, SWITCH, "--profile-run-disable-warmup-after-first", 0,
+         OFF(multi_run.disable_warmup_after_first)),
+     .help = "Warm up only before the first of the repeated runs (the default)."},
+    {SUP(MULTI_RUN, SWITCH, "--no-profile-run-disable-warmup-after-first", 0,
+         OFF(multi_run.warmup_every_run)),
+     .help = "Warm up before every repeated run."},
+    {SUP(MULTI_RUN, SWITCH, "--set-consistent-seed", 0, OFF(multi_run.set_consistent_seed)),
+     .help = "Without --random-seed, give every repeated run seed 42 (the default), so that "
+             "they send the same requests."},
+    {SUP(MULTI_RUN, SWITCH, "--no-set-consistent-seed", 0, OFF(multi_run.seed_per_run)),
+     .help = "Without --random-seed, give every repeated run a seed of its own."},
+    {SUP(MULTI_RUN, STRING, "--convergence-metric", 0, OFF(multi_run.convergence_metric)),
+     .help = "Stop repeating (after 3 runs, at most --num-profile-runs) once this metric's "
+             "statistic is stable.",
+     .example = "time_to_first_token"},
+    {SUP(MULTI_RUN, STRING, "--convergence-stat", 0, OFF(multi_run.convergence_stat)),
+     .help = "The statistic --convergence-metric watches: avg, min, max, sum, std or p1..p99.",
+     .default_text = "avg", .example = "p99"},
+    {SUP(MULTI_RUN, DOUBLE, "--convergence-threshold", 0, OFF(multi_run.convergence_threshold)),
+     .help = "ci_width: the interval's width over the mean; cv: std over mean; stable below it.",
+     .default_text = "0.10", .example = "0.05", .range = &range_convergence},
+    {SUP(MULTI_RUN, CHOICE, "--convergence-mode", 0, OFF(multi_run.convergence_mode)),
+     .help = "How --convergence-metric is judged: ci_width, cv, or distribution (a "
+             "Kolmogorov-Smirnov test of its per-request values, stable above the threshold).",
+     .default_text = "ci_width", .example = "cv", .choices = convergence_choices},
+    {SUP(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", 0, OFF(sweep.cooldown_seconds)),
+     .help = "Pause between the cells of a sweep.", .default_text = "0", .example = "10",
+     .range = &range_seconds_ge0},
+    {SUP(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed", 0, OFF(sweep.same_seed)),
+     .help = "Give every cell of a sweep the same seed (by default cell i adds i to it)."},
+    {SUP(MULTI_RUN, SWITCH, "--no-parameter-sweep-same-seed", 0, OFF(sweep.seed_per_cell)),
+     .help = "Give every cell of a sweep a seed of its own (the default)."},
+    {SUP(MULTI_RUN, CHOICE, "--parameter-sweep-mode", 0, OFF(sweep.mode)),
+     .help = "With --num-profile-runs: every cell once per trial (repeated) or all trials of a "
+             "cell before the next (independent).",
+     .default_text = "repeated", .example = "independent", .choices = sweep_mode_choices},
+    {SUP(MULTI_RUN, CHOICE, "--sweep-type", 0, OFF(sweep.type)),
+     .help = "Several comma lists: every combination (grid) or their i-th values together "
+             "(zip).",
+     .default_text = "grid", .example = "zip", .choices = sweep_type_choices},
     NOPE(MULTI_RUN, LIST, "--variant --sweep-variant", "One sweep variation."),
     NOPE(MULTI_RUN, LIST, "--search-sla", "SLA filter for search."),
     NOPE(MULTI_RUN, LIST, "--search-sla-tier", "Tier of SLA filters."),

@@ -389,3 +389,48 @@ int config__proxy_url(const char *variable, const char *url, struct config_proxy
              out->host, u.host_is_ipv6 ? "]" : "", (unsigned)out->port);
     return 0;
 }
+
+int config_resolve_metrics_url(const char *url, const char *flag, struct config_target *out,
+                               char *errbuf, size_t errcap)
+{
+    int rc = config__resolve(url, CONFIG_ENDPOINT_CHAT, "", false, out, errbuf, errcap);
+    if (rc != 0) {
+        /* The messages name --url, whose rules these are; say which flag gave the URL. */
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s", errbuf);
+        const char *rest = strncmp(msg, "--url", 5) == 0 ? msg + 5 : msg;
+        return config__fail(errbuf, errcap, "%s%s%s", flag, rest == msg ? ": " : "", rest);
+    }
+    char query[CONFIG_PATH_BYTES_MAX + 1] = "";
+    char *q = strchr(out->path, '?');
+    if (q != NULL) {
+        snprintf(query, sizeof(query), "%s", q);
+        *q = '\0';
+    }
+    size_t len = strlen(out->path);
+    while (len > 0 && out->path[len - 1] == '/') {
+        out->path[--len] = '\0';
+    }
+    const char *metrics = "/metrics";
+    bool has = len >= strlen(metrics) && strcmp(out->path + len - strlen(metrics), metrics) == 0;
+    char path[CONFIG_PATH_BYTES_MAX + 1];
+    int n = snprintf(path, sizeof(path), "%s%s%s", out->path, has ? "" : metrics, query);
+    if (n < 0 || (size_t)n >= sizeof(out->path)) {
+        return config__fail(errbuf, errcap, "%s: the URL's path is too long", flag);
+    }
+    memcpy(out->path, path, (size_t)n + 1);
+    return 0;
+}
+
+bool config_server_metrics_format(const struct profile_config *cfg, const char *format)
+{
+    if (cfg->server_metrics_formats.count == 0) {
+        return strcmp(format, "json") == 0 || strcmp(format, "csv") == 0;
+    }
+    for (size_t i = 0; i < cfg->server_metrics_formats.count; i++) {
+        if (strcmp(cfg->server_metrics_formats.items[i], format) == 0) {
+            return true;
+        }
+    }
+    return false;
+}

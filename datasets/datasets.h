@@ -41,6 +41,9 @@ size_t dataset_synthetic_prompt(struct dataset_rng *rng, size_t words, char *out
 
 /* DATASET_SEQ_DIST_MAX bounds the entries of a --seq-dist mixture. */
 #define DATASET_SEQ_DIST_MAX 64
+/* DATASET_SEQ_TOKENS_MAX bounds a --seq-dist length and its spread, as the
+ * --isl/--osl flags are bounded. */
+#define DATASET_SEQ_TOKENS_MAX 1e8
 
 /* dataset_seq_entry is one (ISL, OSL) pair of a mixture and its weight. */
 struct dataset_seq_entry {

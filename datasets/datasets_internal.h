@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "datasets/datasets.h"
@@ -55,6 +56,18 @@ enum dataset_input_type dataset__detect_line(const char *line, size_t len, const
  * ds. Returns 0, or -1 with a message naming file, line and column. */
 int dataset__parse_record(struct dataset_inputs *ds, const char *line, size_t len, const char *file,
                           uint64_t lineno, uint32_t turn, char *err, size_t err_cap);
+
+/* dataset__load_lines parses the lines of f (named name in messages) as
+ * JSONL records of ds->type, one entry per record and, for a directory's
+ * session file (session not NULL), one turn per line named session. This is
+ * the one line reader of files and buffers (fmemopen). Returns 0; -1 with a
+ * message naming the file and line in err (an over-long line, a NUL byte, a
+ * bad record); or DATASET_LINES_NOT_JSONL when ds->type is
+ * DATASET_INPUT_AUTO and the first record does not parse, so that the caller
+ * can try the whole text as an inputs.json. */
+#define DATASET_LINES_NOT_JSONL (-3)
+int dataset__load_lines(struct dataset_inputs *ds, FILE *f, const char *name, const char *session,
+                        char *err, size_t cap);
 
 /* dataset__load_inputs_json reads an AIPerf inputs.json held in data (len
  * bytes) into ds. Returns 0, or -1 with a message. */

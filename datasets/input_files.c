@@ -148,29 +148,29 @@ int dataset__take_line(struct dataset_inputs *ds, const char *line, size_t len, 
     return ds->entries_max > 0 && ds->count >= ds->entries_max ? 1 : 0;
 }
 
+/* load_lines_buffer reads data's lines with the file reader, through a
+ * memory stream, so that buffers and files cannot be read differently. */
 static int load_lines_buffer(struct dataset_inputs *ds, const char *data, size_t len,
                              const char *file, char *err, size_t cap)
 {
-    uint64_t lineno = 0;
-    uint32_t turn = 0;
-    for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(data + pos, '\n', len - pos);
-        size_t end = nl != NULL ? (size_t)(nl - data) : len;
-        lineno++;
-        if (end - pos > DATASET_LINE_BYTES_MAX) {
-            snprintf(err, cap, "%s:%llu: the line is longer than %zu bytes", file,
-                     (unsigned long long)lineno, (size_t)DATASET_LINE_BYTES_MAX);
+    if (len == 0) {
+        return 0;
+    }
+    FILE *f = fmemopen((void *)data, len, "rb");
+    if (f == NULL) {
+        snprintf(err, cap, "%s: out of memory", file);
+        return -1;
+    }
+    int ret = dataset__load_lines(ds, f, file, NULL, err, cap);
+    fclose(f);
+    if (ret == DATASET_LINES_NOT_JSONL) {
+        if (!dataset__looks_like_inputs_json(data, len)) {
             return -1;
         }
-        size_t before = ds->count;
-        int ret = dataset__take_line(ds, data + pos, end - pos, file, lineno, turn, err, cap);
-        turn += ds->count > before;
-        if (ret != 0) {
-            return ret < 0 ? -1 : 0;
-        }
-        pos = end + 1;
+        ds->type = DATASET_INPUT_INPUTS_JSON;
+        ret = dataset__load_inputs_json(ds, data, len, file, err, cap);
     }
-    return 0;
+    return ret;
 }
 
 static struct dataset_inputs *new_dataset(const struct dataset_inputs_options *opts)
@@ -211,9 +211,7 @@ int dataset_inputs_load_buffer(const char *data, size_t len, const char *name,
         return -1;
     }
     int ret = 0;
-    if (ds->type == DATASET_INPUT_INPUTS_JSON ||
-        (ds->type == DATASET_INPUT_AUTO && dataset__looks_like_inputs_json(data, len))) {
-        ds->type = DATASET_INPUT_INPUTS_JSON;
+    if (ds->type == DATASET_INPUT_INPUTS_JSON) {
         ret = dataset__load_inputs_json(ds, data, len, name, err, err_cap);
     } else {
         ret = load_lines_buffer(ds, data, len, name, err, err_cap);

@@ -19,34 +19,64 @@ struct line_reader {
     size_t cap;
 };
 
-/* read_line reads the next line without its '\n' into r->buf. Returns 1 with
- * *out_len, 0 at the end of the file, -1 for a read error, -2 for a line over
- * the limit. */
+enum {
+    LINE_END = 0,
+    LINE_READ = 1,
+    LINE_IO_ERROR = -1,
+    LINE_TOO_LONG = -2,
+    LINE_HAS_NUL = -4,
+};
+
+/* read_line reads the next line without its '\n' into r->buf (NUL
+ * terminated). Returns LINE_READ with *out_len, LINE_END at the end of the
+ * file, or an error. A NUL byte is refused rather than read: C strings would
+ * silently cut the line there, and no JSON text holds one. */
 static int read_line(struct line_reader *r, size_t *out_len)
 {
     size_t len = 0;
-    for (;;) {
-        if (r->cap - len < 2) {
+    int ch;
+    while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {
+        if (ch == '\0') {
+            return LINE_HAS_NUL;
+        }
+        if (len + 2 > r->cap) {
             size_t cap = r->cap == 0 ? 4096 : r->cap * 2;
-            if (cap > DATASET_LINE_BYTES_MAX + 2) {
-                return -2;
+            if (len + 1 > DATASET_LINE_BYTES_MAX) {
+                return LINE_TOO_LONG;
             }
             char *grown = realloc(r->buf, cap);
             if (grown == NULL) {
-                return -1;
+                return LINE_IO_ERROR;
             }
             r->buf = grown;
             r->cap = cap;
         }
-        if (fgets(r->buf + len, (int)(r->cap - len), r->f) == NULL) {
-            *out_len = len;
-            return ferror(r->f) ? -1 : len > 0;
-        }
-        len += strlen(r->buf + len);
-        if (len > 0 && r->buf[len - 1] == '\n') {
-            *out_len = len - 1;
-            return 1;
-        }
+        r->buf[len++] = (char)ch;
+    }
+    if (ch == EOF && ferror(r->f)) {
+        return LINE_IO_ERROR;
+    }
+    if (ch == EOF && len == 0) {
+        return LINE_END;
+    }
+    if (r->buf != NULL) {
+        r->buf[len] = '\0';
+    }
+    *out_len = len;
+    return LINE_READ;
+}
+
+/* line_error writes the message of a read_line error for line lineno. */
+static void line_error(int ret, const char *name, uint64_t lineno, char *err, size_t cap)
+{
+    if (ret == LINE_TOO_LONG) {
+        snprintf(err, cap, "%s:%llu: the line is longer than %zu bytes", name,
+                 (unsigned long long)lineno, (size_t)DATASET_LINE_BYTES_MAX);
+    } else if (ret == LINE_HAS_NUL) {
+        snprintf(err, cap, "%s:%llu: the line holds a NUL byte; the file is not JSON Lines text",
+                 name, (unsigned long long)lineno);
+    } else {
+        snprintf(err, cap, "%s: read error or out of memory", name);
     }
 }
 
@@ -58,16 +88,17 @@ int dataset_inputs_count_records(const char *path, uint64_t *out_count, char *er
         return -1;
     }
     uint64_t count = 0;
+    uint64_t lines = 0;
     size_t len = 0;
     int ret;
-    while ((ret = read_line(&r, &len)) == 1) {
+    while ((ret = read_line(&r, &len)) == LINE_READ) {
+        lines++;
         count += !dataset__blank_line(r.buf, len);
     }
     fclose(r.f);
     free(r.buf);
     if (ret < 0) {
-        snprintf(err, err_cap, "%s: %s", path,
-                 ret == -2 ? "a line is longer than the limit" : "read error or out of memory");
+        line_error(ret, path, lines + 1, err, err_cap);
         return -1;
     }
     *out_count = count;
@@ -142,29 +173,23 @@ static int retry_as_inputs_json(struct dataset_inputs *ds, const char *path, cha
     return ret;
 }
 
-/* load_stream parses the lines of path as JSONL records of ds->type (turn
- * numbers count within the file); session, when not NULL, names them. */
-static int load_stream(struct dataset_inputs *ds, const char *path, const char *session, char *err,
-                       size_t cap)
+int dataset__load_lines(struct dataset_inputs *ds, FILE *f, const char *name, const char *session,
+                        char *err, size_t cap)
 {
-    struct line_reader r = {.f = fopen(path, "rb")};
-    if (r.f == NULL) {
-        snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    struct line_reader r = {.f = f};
     uint64_t lineno = 0;
     uint32_t turn = 0;
     int ret = 0;
+    int got;
     size_t len = 0;
-    while (ret == 0 && (ret = read_line(&r, &len)) == 1) {
+    while (ret == 0 && (got = read_line(&r, &len)) == LINE_READ) {
         lineno++;
         size_t before = ds->count;
         bool was_auto = ds->type == DATASET_INPUT_AUTO;
-        ret = dataset__take_line(ds, r.buf, len, path, lineno, turn, err, cap);
+        ret = dataset__take_line(ds, r.buf != NULL ? r.buf : "", len, name, lineno, turn, err, cap);
         if (ret < 0 && was_auto && ds->type == DATASET_INPUT_AUTO && before == 0) {
-            /* A pretty-printed inputs.json does not parse line by line. */
-            ret = -3;
-            break;
+            free(r.buf);
+            return DATASET_LINES_NOT_JSONL; /* a pretty-printed inputs.json, perhaps */
         }
         for (size_t i = before; session != NULL && i < ds->count; i++) {
             ds->entries[i].session_id = strdup(session);
@@ -174,20 +199,33 @@ static int load_stream(struct dataset_inputs *ds, const char *path, const char *
          * each line is its own conversation. */
         turn += session != NULL && ds->count > before;
     }
-    if (ret == -2 || ret == -1) {
-        if (ret == -2) {
-            snprintf(err, cap, "%s:%llu: the line is longer than %zu bytes", path,
-                     (unsigned long long)lineno + 1, (size_t)DATASET_LINE_BYTES_MAX);
-        } else if (err[0] == '\0') {
-            snprintf(err, cap, "%s: read error or out of memory", path);
-        }
-    }
-    fclose(r.f);
     free(r.buf);
-    if (ret == -3) {
-        return retry_as_inputs_json(ds, path, err, cap);
+    if (ret == 0 && got < 0) {
+        line_error(got, name, lineno + 1, err, cap);
+        return -1;
+    }
+    if (ret < 0 && err[0] == '\0') {
+        snprintf(err, cap, "%s: out of memory", name);
     }
     return ret < 0 ? -1 : 0;
+}
+
+/* load_stream parses the lines of path as JSONL records of ds->type;
+ * session, when not NULL, names them. */
+static int load_stream(struct dataset_inputs *ds, const char *path, const char *session, char *err,
+                       size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, cap, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int ret = dataset__load_lines(ds, f, path, session, err, cap);
+    fclose(f);
+    if (ret == DATASET_LINES_NOT_JSONL) {
+        return retry_as_inputs_json(ds, path, err, cap);
+    }
+    return ret;
 }
 
 static int jsonl_name(const struct dirent *d)

@@ -43,12 +43,13 @@ static bool parse_number(const char **p, double *out)
 static bool parse_length(const char **p, double *out_mean, double *out_std)
 {
     *out_std = 0;
-    if (!parse_number(p, out_mean) || *out_mean < 1 || *out_mean != floor(*out_mean)) {
+    if (!parse_number(p, out_mean) || *out_mean < 1 || *out_mean != floor(*out_mean) ||
+        *out_mean > DATASET_SEQ_TOKENS_MAX) {
         return false;
     }
     if (**p == '|') {
         (*p)++;
-        return parse_number(p, out_std);
+        return parse_number(p, out_std) && *out_std <= DATASET_SEQ_TOKENS_MAX;
     }
     return true;
 }
@@ -61,11 +62,12 @@ static int parse_entry(const char **p, struct dataset_seq_entry *e, char *err, s
     if (!parse_length(p, &isl, &e->isl_stddev) || **p != ',' ||
         (++*p, !parse_length(p, &osl, &e->osl_stddev)) || **p != ':' ||
         (++*p, !parse_number(p, &e->percent)) || e->percent <= 0) {
-        return fail(err, cap,
-                    "--seq-dist: cannot read '%.40s': each entry is ISL,OSL:PERCENT with whole "
-                    "token counts, optionally ISL|STDDEV,OSL|STDDEV:PERCENT (e.g. "
-                    "'256,128:60;1024,512:40')",
-                    start);
+        return fail(
+            err, cap,
+            "--seq-dist: cannot read '%.40s': each entry is ISL,OSL:PERCENT with whole "
+            "token counts from 1 to 100000000, optionally ISL|STDDEV,OSL|STDDEV:PERCENT (e.g. "
+            "'256,128:60;1024,512:40')",
+            start);
     }
     e->isl = (uint64_t)isl;
     e->osl = (uint64_t)osl;

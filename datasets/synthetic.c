@@ -49,6 +49,11 @@ uint64_t dataset_sample_length(struct dataset_rng *rng, uint64_t mean, double st
         return mean > 0 ? mean : 1;
     }
     double value = round(dataset_rng_normal(rng, (double)mean, stddev));
+    /* The lengths and spreads are bounded, but a far tail must still not
+     * overflow the conversion. */
+    if (!(value < 0x1p62)) {
+        value = 0x1p62;
+    }
     return value < 1.0 ? 1 : (uint64_t)value;
 }
 

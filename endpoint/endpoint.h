@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* endpoint_type is an AIPerf --endpoint-type this module supports. The order
- * follows config's enum (chat ... huggingface_generate, then raw); map a
- * config value by name: endpoint_type_parse(config_endpoint_type_name(v)). */
+/* endpoint_type is an AIPerf --endpoint-type this module supports, in the
+ * order they were added (not config's); map a config value by name:
+ * endpoint_type_parse(config_endpoint_type_name(v)). */
 enum endpoint_type {
     ENDPOINT_CHAT,                 /* "chat": /v1/chat/completions */
     ENDPOINT_COMPLETIONS,          /* "completions": /v1/completions */
@@ -29,6 +29,11 @@ enum endpoint_type {
     ENDPOINT_HF_TEI_RANKINGS,      /* "hf_tei_rankings": /rerank */
     ENDPOINT_HUGGINGFACE_GENERATE, /* "huggingface_generate": /generate, /generate_stream */
     ENDPOINT_RAW,                  /* "raw": no path; payload verbatim; response auto-detected */
+    ENDPOINT_IMAGE_GENERATION,     /* "image_generation": /v1/images/generations */
+    ENDPOINT_IMAGE_RETRIEVAL,      /* "image_retrieval": /v1/infer (NIM) */
+    ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
+    ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
+    ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
     ENDPOINT_TYPE_COUNT
 };
 
@@ -58,6 +63,33 @@ bool endpoint_type_streams(enum endpoint_type t);
 /* endpoint_type_produces_tokens reports whether `t` generates output text
  * (token metrics apply). False for embeddings and rankings. */
 bool endpoint_type_produces_tokens(enum endpoint_type t);
+
+/* endpoint_type_tokenizes_input reports whether AIPerf counts the input
+ * tokens of `t`'s requests (plugins.yaml tokenizes_input): false for
+ * image_retrieval, whose input is images only. */
+bool endpoint_type_tokenizes_input(enum endpoint_type t);
+
+/* endpoint_type_supports_images reports whether `t` carries input images
+ * (plugins.yaml supports_images), which gates AIPerf's image metrics
+ * (num_images, image_throughput, image_latency): chat, responses, messages,
+ * chat_embeddings, nim_embeddings, image_retrieval and raw. */
+bool endpoint_type_supports_images(enum endpoint_type t);
+
+/* endpoint_type_supports_audio reports whether `t` carries input audio
+ * (plugins.yaml supports_audio), which gates AIPerf's audio metrics
+ * (audio_duration, rtfx): chat, responses, audio_transcription and raw. */
+bool endpoint_type_supports_audio(enum endpoint_type t);
+
+/* endpoint_type_form_data reports whether `t`'s requests are
+ * multipart/form-data (plugins.yaml requires_form_data): image_edit and
+ * audio_transcription. Their bodies come from payload_form_build(). */
+bool endpoint_type_form_data(enum endpoint_type t);
+
+/* endpoint_type_metrics_title returns the static title of `t`'s metrics
+ * (plugins.yaml metrics_title): "LLM Metrics", "Embeddings Metrics", ...;
+ * the console prints "NVIDIA AIPerf | <title>" (ours: "ringperf | <title>").
+ * "LLM Metrics" for an unknown value. */
+const char *endpoint_type_metrics_title(enum endpoint_type t);
 
 /* endpoint_type_stream_end_required reports whether AIPerf fails a stream of
  * `t` that ends without "[DONE]" or a finish_reason (chat and completions).

@@ -231,6 +231,7 @@ static void refill(struct coordinator *co)
         struct engine__shard *shard = &co->shards[co->next_shard];
         co->next_shard = (co->next_shard + 1) % co->shard_count;
         if (engine_ring_push(&shard->work, &co->pending)) {
+            shard->watch.handed++;
             co->has_pending = false;
             co->issued++;
             full = 0;
@@ -245,14 +246,19 @@ static void drain(struct coordinator *co)
     for (uint32_t i = 0; i < co->shard_count; i++) {
         struct engine__shard *shard = &co->shards[i];
         void *item = NULL;
+        uint32_t popped = 0;
         while (engine_ring_pop_ptr(&shard->done, &item)) {
             co->sink->on_record(co->sink->ctx, item);
             co->finished++;
+            popped++;
             /* The free ring holds the whole pool, so the record always fits. */
             bool pushed = engine_ring_push_ptr(&shard->free, item);
             assert(pushed);
             (void)pushed; /* unused where NDEBUG drops the assert */
         }
+        shard->watch.returned += popped;
+        shard->watch.waiting_max =
+            popped > shard->watch.waiting_max ? popped : shard->watch.waiting_max;
     }
 }
 
@@ -340,6 +346,7 @@ static void run_coordinator(struct coordinator *co)
         refill(co);
         int64_t now = engine_now_ns();
         if (co->sink->on_progress != NULL && now >= next_progress) {
+            engine__watch_report(co->shards, co->shard_count, co->sink);
             co->sink->on_progress(co->sink->ctx, co->finished, progress_total(&co->config));
             next_progress = now + co->sink->progress_interval_ns;
         }
@@ -347,6 +354,7 @@ static void run_coordinator(struct coordinator *co)
     }
     /* The last word: a run shorter than one interval has shown nothing yet. */
     if (co->sink->on_progress != NULL) {
+        engine__watch_report(co->shards, co->shard_count, co->sink);
         co->sink->on_progress(co->sink->ctx, co->finished, progress_total(&co->config));
     }
 }

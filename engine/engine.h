@@ -35,6 +35,7 @@
 #define ENGINE_MAX_SHARDS 256
 
 struct tls_context;
+struct sigv4_credentials;
 
 /* engine_proxy_mode is how a target is reached through a forward proxy. */
 enum engine_proxy_mode {
@@ -81,10 +82,16 @@ struct engine_target {
  * too long for t->path is cut. */
 void engine_target_set_path(struct engine_target *t, const char *path);
 
-/* engine_payload is one request body, prepared before the run. */
+/* engine_payload is one request body, prepared before the run: `body`, then, for a multipart
+ * body cut around its file, `file` and `tail` (NULL/0: none), sent in that order from where
+ * they lie, so that a file's bytes are never copied into a body. */
 struct engine_payload {
     const char *body;
     size_t body_len;
+    const void *file;
+    size_t file_len;
+    const char *tail;
+    size_t tail_len;
 };
 
 /* engine_schedule says when each request of an open-loop run is due.
@@ -190,8 +197,14 @@ struct engine_config {
     /* The run's response reader (response_reader_init); NULL = a plain reader
      * for endpoint_type. */
     const struct response_reader *reader;
-    bool streaming;     /* ask for text/event-stream (Accept header) */
+    bool streaming; /* ask for text/event-stream (Accept header) */
+    /* The Accept header instead of the one `streaming` picks (SageMaker's operations take
+     * application/json even when they stream); NULL = by streaming. */
+    const char *accept;
     const char *method; /* request method; NULL = POST */
+    /* The Content-Type of a POST body; NULL = application/json (e.g. "multipart/form-data;
+     * boundary=..."). */
+    const char *content_type;
     /* Read each response to its end without parsing its body: for control
      * requests and probes, whose answers are not benchmark data (a 2xx
      * status is a success whatever the body holds). */
@@ -211,6 +224,14 @@ struct engine_config {
     /* The credentials those headers carry (borrowed), redacted from every
      * response before its record leaves the shard; NULL: none. */
     const struct record_secrets *secrets;
+    /* AWS SigV4: when set, every request is signed on its shard as it is sent, with these
+     * credentials (borrowed; a secret) in scope sigv4_region/sigv4_service, and carries
+     * X-Amz-Date, X-Amz-Content-Sha256, X-Amz-Security-Token (with a session token) and the
+     * signature as Authorization (authorization and URL user:password are then not sent).
+     * NULL = unsigned. */
+    const struct sigv4_credentials *sigv4_credentials;
+    const char *sigv4_region;
+    const char *sigv4_service;
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */
@@ -309,6 +330,18 @@ struct engine_run_stats {
     int64_t coordinator_cpu_ns;
 };
 
+/* engine_shard_live is one shard as the coordinator sees it between two
+ * progress calls, measured on the coordinator's side only (the shard's
+ * thread CPU clock, the rings' far ends it owns, its own counts): nothing a
+ * shard does changes for it. */
+struct engine_shard_live {
+    double cpu_fraction;      /* the shard thread's CPU time over wall time, pacing spins included;
+                                 -1 before it could be read */
+    uint64_t outstanding;     /* ordinals handed to the shard whose record is not back: queued or in
+                                 flight */
+    uint32_t records_waiting; /* most records one drain found waiting on the shard's done ring */
+};
+
 /* engine_record_sink receives each finished record on the coordinator's thread.
  * The record is borrowed: it is reused after the sink returns. */
 struct engine_record_sink {
@@ -316,6 +349,11 @@ struct engine_record_sink {
     /* Called about every progress_interval_ns, and once after the last
      * record, with the number of finished records (may be NULL). */
     void (*on_progress)(void *ctx, uint64_t finished, uint64_t total);
+    /* Called just before each on_progress with the figures since the
+     * previous call of shards first .. first + count - 1, in one or more
+     * calls (may be NULL). rows is borrowed for the call. */
+    void (*on_shards)(void *ctx, uint32_t first, const struct engine_shard_live *rows,
+                      uint32_t count);
     /* Called once after the last record (may be NULL). */
     void (*on_finish)(void *ctx, const struct engine_run_stats *stats);
     void *ctx;

@@ -44,14 +44,15 @@ static int head_prefixes_init(struct engine__shard *shard)
             .method = config->method != NULL ? config->method : "POST",
             .path = target->path,
             .host = target->host_header,
-            /* A GET (a readiness probe) sends no body to describe. */
-            .content_type = config->method == NULL || strcmp(config->method, "POST") == 0
-                                ? "application/json"
-                                : NULL,
-            .accept = config->streaming ? "text/event-stream" : "application/json",
+            .content_type = engine__content_type(config),
+            .accept = config->accept != NULL ? config->accept
+                      : config->streaming    ? "text/event-stream"
+                                             : "application/json",
             .user_agent = "ringperf/" RINGPERF_VERSION,
-            .authorization =
-                target->authorization[0] != '\0' ? target->authorization : config->authorization,
+            /* With SigV4 the signature is the Authorization, written per request. */
+            .authorization = config->sigv4_credentials != NULL  ? NULL
+                             : target->authorization[0] != '\0' ? target->authorization
+                                                                : config->authorization,
             .extra_headers = fixed,
             .extra_header_count = fixed_count,
         };
@@ -70,6 +71,7 @@ static void head_prefixes_destroy(struct engine__shard *shard)
 {
     for (size_t t = 0; shard->head_prefixes != NULL && t < shard->config->target_count; t++) {
         free(shard->head_prefixes[t].buf);
+        free(shard->head_prefixes[t].sign_headers);
     }
     free(shard->head_prefixes);
     shard->head_prefixes = NULL;
@@ -80,6 +82,10 @@ int engine__conns_init(struct engine__shard *shard)
     const struct engine_config *config = shard->config;
     if (head_prefixes_init(shard) != 0) {
         return -ENOMEM;
+    }
+    int ret = engine__sign_init(shard);
+    if (ret != 0) {
+        return ret;
     }
     /* A JSON token takes at least two bytes, so this many always suffice for
      * a body that fits the body buffer. */
@@ -143,6 +149,7 @@ void engine__conns_destroy(struct engine__shard *shard)
 {
     response_scratch_free(shard->json_scratch);
     shard->json_scratch = NULL;
+    engine__sign_destroy(shard);
     head_prefixes_destroy(shard);
     if (shard->conns == NULL) {
         return;
@@ -276,7 +283,8 @@ static bool submit_request(struct engine__shard *shard, struct engine__conn *c)
 {
     size_t head_len = c->iov[0].iov_len;
     size_t body_len = c->msg.msg_iovlen > 1 ? c->iov[1].iov_len : 0;
-    if (body_len > ENGINE__HEAD_BYTES - head_len) {
+    /* A multipart body's file goes out from where it lies, never copied. */
+    if (c->msg.msg_iovlen > 2 || body_len > ENGINE__HEAD_BYTES - head_len) {
         return submit_sendmsg(shard, c);
     }
     if (body_len > 0) {
@@ -306,6 +314,22 @@ static bool closes_after(const struct engine__shard *shard, const struct engine_
     default:
         return false;
     }
+}
+
+/* set_iovecs points c's message at the head and the payload's pieces that are not empty. */
+static void set_iovecs(struct engine__conn *c, size_t head_len, const struct engine_payload *p)
+{
+    size_t n = 0;
+    c->iov[n++] = (struct iovec){.iov_base = c->head, .iov_len = head_len};
+    const struct iovec pieces[] = {{(void *)p->body, p->body_len},
+                                   {(void *)p->file, p->file_len},
+                                   {(void *)p->tail, p->tail_len}};
+    for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+        if (pieces[i].iov_len > 0) {
+            c->iov[n++] = pieces[i];
+        }
+    }
+    c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = n};
 }
 
 static void send_request(struct engine__shard *shard, struct engine__conn *c)
@@ -342,11 +366,20 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
                                                           .value = "close",
                                                           .value_len = 5};
     }
+    if (shard->signer != NULL) {
+        enum sigv4_status st = engine__sign_request(shard, c, payload, &header_count);
+        if (st != SIGV4_OK) {
+            fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
+                        "cannot sign the request with SigV4: %s", sigv4_status_name(st));
+            return;
+        }
+    }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
     ssize_t head_len = prefix->status;
+    size_t content_len = payload->body_len + payload->file_len + payload->tail_len;
     if (head_len >= 0) {
         head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, &prefix->prefix,
-                                            payload->body_len, c->headers, header_count);
+                                            content_len, c->headers, header_count);
     }
     if (head_len < 0) {
         fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
@@ -359,11 +392,9 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
          * last step of the TLS handshake), reaped at reaped_ns. */
         rec->http.connect_end_ns = shard->reaped_ns;
     }
-    rec->http.bytes_sent = (uint64_t)head_len + payload->body_len;
+    rec->http.bytes_sent = (uint64_t)head_len + content_len;
     rec->http.sends = 1;
-    c->iov[0] = (struct iovec){.iov_base = c->head, .iov_len = (size_t)head_len};
-    c->iov[1] = (struct iovec){.iov_base = (void *)payload->body, .iov_len = payload->body_len};
-    c->msg = (struct msghdr){.msg_iov = c->iov, .msg_iovlen = payload->body_len > 0 ? 2 : 1};
+    set_iovecs(c, (size_t)head_len, payload);
     if (c->tls != NULL) {
         if (!engine__tls_send_request(shard, c)) {
             return;
@@ -413,6 +444,7 @@ static void reset_request_state(struct engine__conn *c)
     c->body_len = 0;
     c->body_truncated = false;
     c->body_is_sse = false;
+    c->body_is_evs = false;
     c->status_ok = false;
     c->response_started = false;
     c->last_arrival_ns = 0;

@@ -14,6 +14,20 @@ int engine__conns_init(struct engine__shard *shard);
 /* engine__conns_destroy frees them. */
 void engine__conns_destroy(struct engine__shard *shard);
 
+/* engine__sign_init makes the shard's SigV4 signer and each target's signed headers when the
+ * run signs (engine_config.sigv4_credentials), after the head prefixes. 0, -EINVAL (a
+ * credential or scope the signer refuses) or -ENOMEM. */
+int engine__sign_init(struct engine__shard *shard);
+
+/* engine__sign_destroy frees the signer (the prefixes free their header lists). */
+void engine__sign_destroy(struct engine__shard *shard);
+
+/* engine__sign_request signs c's request with payload and appends the signature's headers
+ * to c->headers at *count (views into shard->signature, valid until the next request is
+ * signed). Returns SIGV4_OK or why the request cannot be signed. */
+enum sigv4_status engine__sign_request(struct engine__shard *shard, struct engine__conn *c,
+                                       const struct engine_payload *payload, uint32_t *count);
+
 /* engine__conn_complete handles the completion of a connection's operation. */
 void engine__conn_complete(struct engine__shard *shard, enum engine__op op, uint32_t conn,
                            uint32_t generation, struct io_uring_cqe *cqe);

@@ -7,6 +7,7 @@
 
 #include <liburing.h>
 #include <pthread.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -14,6 +15,8 @@
 
 #include "engine/engine.h"
 #include "engine/engine_ring.h"
+#include "sigv4/sigv4.h"
+#include "evs/evs.h"
 #include "sse/sse.h"
 
 struct tls_conn;
@@ -39,6 +42,9 @@ enum {
     ENGINE__HEADER_SESSION_AFFINITY,
     ENGINE__REQUEST_HEADERS_MAX,
 };
+/* With SigV4, the signature's headers follow: X-Amz-Date, X-Amz-Content-Sha256,
+ * X-Amz-Security-Token and Authorization (engine_sign.c). */
+#define ENGINE__SIGN_HEADERS 4
 /* Per connection: one buffer serves as the SSE parser's scratch on streamed
  * responses and as the body collector otherwise (never both at once). */
 #define ENGINE__BODY_BYTES (128 * 1024)
@@ -112,12 +118,18 @@ struct engine__conn {
     char request_id[40]; /* X-Request-ID of the request in flight */
     /* The headers that change per request (ENGINE__HEADER_*), after the
      * target's fixed head prefix (engine__shard.head_prefixes). */
-    struct http_header headers[ENGINE__REQUEST_HEADERS_MAX + 1]; /* + Connection: close */
+    /* + Connection: close, + the signature's */
+    struct http_header headers[ENGINE__REQUEST_HEADERS_MAX + 1 + ENGINE__SIGN_HEADERS];
     uint32_t header_count;
     bool closes_after; /* the request in flight is the last on its socket (conn_reuse) */
     char *header_buf;  /* response head bytes, ENGINE__HEADER_BYTES */
     struct http_response_parser http;
     struct sse_parser sse;
+    /* An AWS event stream (SageMaker's streamed replies) instead of SSE: frames, then the
+     * lines their PayloadPart events carry; both borrow halves of `body` (engine_response.c). */
+    struct evs_parser evs;
+    struct evs_lines evs_lines;
+    bool body_is_evs;
     struct response_parse_state parse_state; /* per response; borrows the shard's scratch */
     bool body_is_sse;
     bool status_ok;
@@ -127,8 +139,8 @@ struct engine__conn {
     size_t body_cap;
     bool body_truncated;
 
-    char *head; /* request line and headers, rewritten per request */
-    struct iovec iov[2];
+    char *head;          /* request line and headers, rewritten per request */
+    struct iovec iov[4]; /* head, body, and a multipart body's file and tail */
     struct msghdr msg;
 
     /* HTTPS only (engine_tls.c). */
@@ -150,10 +162,25 @@ struct engine__head_prefix {
     char *buf;
     struct http_request_prefix prefix;
     ssize_t status;
+    /* With SigV4: the target's fixed headers the signature covers (engine_sign.c). */
+    struct http_header *sign_headers;
+    size_t sign_header_count;
 };
 
 /* engine__shard is one io_uring loop on one thread. Everything here is touched
  * only by the shard's thread, except the rings and the atomics. */
+/* engine__watch is what the coordinator alone keeps about a shard for
+ * engine_shard_live: the shard's thread never reads or writes it. */
+struct engine__watch {
+    uint64_t handed;      /* ordinals pushed onto the work ring */
+    uint64_t returned;    /* records popped from the done ring */
+    uint32_t waiting_max; /* most records one drain popped since the last report */
+    int64_t last_cpu_ns;  /* the thread's CPU clock at the last report */
+    int64_t last_wall_ns; /* the monotonic clock then */
+    double cpu_fraction;  /* the last interval's CPU share, once cpu_measured */
+    bool cpu_measured;
+};
+
 struct engine__shard {
     uint32_t id;
     uint32_t shard_count; /* shards in the run */
@@ -199,6 +226,8 @@ struct engine__shard {
     /* Per target, the request head's fixed part, validated and written once:
      * request line, Host, the config's headers, Proxy-Authorization. */
     struct engine__head_prefix *head_prefixes;
+    struct sigv4_signer *signer;      /* NULL unless the run signs with SigV4 */
+    struct sigv4_signature signature; /* the request being sent's, copied into its head */
     struct engine__conn *conns;
     uint32_t conn_count;
     uint32_t active_count;
@@ -234,7 +263,24 @@ struct engine__shard {
     bool wake_in_flight;
     char init_error[256];
     int init_status;
+    struct engine__watch watch; /* the coordinator's alone */
 };
+
+/* engine__content_type is the Content-Type of the run's requests, or NULL: a GET (a
+ * readiness probe) sends no body to describe. */
+static inline const char *engine__content_type(const struct engine_config *config)
+{
+    if (config->method != NULL && strcmp(config->method, "POST") != 0) {
+        return NULL;
+    }
+    return config->content_type != NULL ? config->content_type : "application/json";
+}
+
+/* engine__watch_report fills one engine_shard_live per shard from their
+ * watches and hands them to sink->on_shards (if any), then starts the next
+ * interval. Coordinator thread only. */
+void engine__watch_report(struct engine__shard *shards, uint32_t count,
+                          const struct engine_record_sink *sink);
 
 /* engine__shard_init allocates a shard's pools and rings (not its io_uring,
  * which its own thread creates). Returns 0 or -ENOMEM. */

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static void append_body(struct engine__conn *c, const char *data, size_t len)
 {
@@ -84,6 +85,125 @@ static bool feed_sse(struct engine__shard *shard, struct engine__conn *c, const 
     return true;
 }
 
+/* on_evs_line hands one line of a PayloadPart to the response reader as the data of an SSE
+ * event, as AIPerf reads SageMaker's lines. Returns false when the request ended. */
+static bool on_evs_line(struct engine__shard *shard, struct engine__conn *c, const char *line,
+                        size_t len, int64_t arrival_ns, uint32_t *events_in_read)
+{
+    struct sse_event ev = {.data = "", .event_type = "", .id = "", .comment = ""};
+    if (!evs_line_text(line, len, &ev.data, &ev.data_len)) {
+        return true; /* a blank line */
+    }
+    ev.has_data = true;
+    if (!on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
+        return false;
+    }
+    (*events_in_read)++;
+    return true;
+}
+
+static bool header_is(const struct evs_message *m, const char *name, const char *value)
+{
+    const char *v = NULL;
+    size_t n = 0;
+    return evs_header_string(m, name, &v, &n) && n == strlen(value) && memcmp(v, value, n) == 0;
+}
+
+/* fail_evs_exception ends the request with an error or exception event's label
+ * (:exception-type or :error-code) and text (:error-message, else the payload). */
+static void fail_evs_exception(struct engine__shard *shard, struct engine__conn *c,
+                               const struct evs_message *m)
+{
+    const char *type = "AwsEventStreamError";
+    size_t type_len = strlen(type);
+    const char *text = (const char *)m->payload;
+    size_t text_len = m->payload_len;
+    if (!evs_header_string(m, ":exception-type", &type, &type_len)) {
+        evs_header_string(m, ":error-code", &type, &type_len);
+    }
+    evs_header_string(m, ":error-message", &text, &text_len);
+    while (text_len > 0 && (text[text_len - 1] == '\n' || text[text_len - 1] == '\r')) {
+        text_len--;
+    }
+    char type_z[64];
+    char message[256];
+    snprintf(type_z, sizeof(type_z), "%.*s", (int)type_len, type);
+    snprintf(message, sizeof(message), "AWS event stream %.*s: %.*s", (int)type_len, type,
+             (int)(text_len < 200 ? text_len : 200), text);
+    engine__fail(shard, c, 502, type_z, message);
+}
+
+/* on_evs_message returns false when the message ended the request. */
+static bool on_evs_message(struct engine__shard *shard, struct engine__conn *c,
+                           const struct evs_message *m, int64_t arrival_ns,
+                           uint32_t *events_in_read)
+{
+    if (header_is(m, ":message-type", "exception") || header_is(m, ":message-type", "error")) {
+        fail_evs_exception(shard, c, m);
+        return false;
+    }
+    if (!header_is(m, ":event-type", "PayloadPart")) {
+        return true; /* other events carry no output */
+    }
+    for (size_t pos = 0;;) {
+        const char *line = NULL;
+        size_t len = 0;
+        enum evs_line_status st =
+            evs_lines_next(&c->evs_lines, m->payload, m->payload_len, &pos, &line, &len);
+        if (st == EVS_LINE_NEED_MORE) {
+            return true;
+        }
+        if (st == EVS_LINE_TOO_LONG) {
+            engine__fail(shard, c, 502, "AwsEventStreamError",
+                         "AWS event stream: a line of the payload outgrew the buffer");
+            return false;
+        }
+        if (!on_evs_line(shard, c, line, len, arrival_ns, events_in_read)) {
+            return false;
+        }
+    }
+}
+
+/* feed_evs returns false when the request ended. */
+static bool feed_evs(struct engine__shard *shard, struct engine__conn *c, const char *data,
+                     size_t len, int64_t arrival_ns, uint32_t *events_in_read)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        size_t used = 0;
+        struct evs_message m;
+        enum evs_status st = evs_parser_feed(&c->evs, data + pos, len - pos, &used, &m);
+        pos += used;
+        if (st == EVS_NEED_MORE) {
+            break;
+        }
+        if (st != EVS_MESSAGE) {
+            engine__fail(shard, c, 502, "AwsEventStreamError", evs_status_name(st));
+            return false;
+        }
+        if (!on_evs_message(shard, c, &m, arrival_ns, events_in_read)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* finish_evs reads what the end of an event stream leaves: a truncated message is an error,
+ * a last line without its '\n' an event. Returns false when the request ended. */
+static bool finish_evs(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns,
+                       uint32_t *events_in_read)
+{
+    enum evs_status st = evs_parser_finish(&c->evs);
+    if (st != EVS_NEED_MORE) {
+        engine__fail(shard, c, 502, "AwsEventStreamError", evs_status_name(st));
+        return false;
+    }
+    const char *line = NULL;
+    size_t len = 0;
+    return !evs_lines_finish(&c->evs_lines, &line, &len) ||
+           on_evs_line(shard, c, line, len, arrival_ns, events_in_read);
+}
+
 static void finish_error_status(struct engine__shard *shard, struct engine__conn *c,
                                 const char *body, size_t body_len)
 {
@@ -122,10 +242,11 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         engine__finish(shard, c, RECORD_SUCCESS, keep);
         return;
     }
-    if (c->body_is_sse) {
+    if (c->body_is_sse || c->body_is_evs) {
         struct sse_event ev;
-        if (sse_parser_finish(&c->sse, &ev) == SSE_EVENT &&
-            !on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
+        if (c->body_is_evs ? !finish_evs(shard, c, arrival_ns, events_in_read)
+                           : sse_parser_finish(&c->sse, &ev) == SSE_EVENT &&
+                                 !on_sse_event(shard, c, &ev, arrival_ns, *events_in_read > 0)) {
             return;
         }
         struct response_failure fail;
@@ -152,6 +273,20 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
     engine__finish(shard, c, RECORD_SUCCESS, keep);
 }
 
+/* is_aws_event_stream: Content-Type application/vnd.amazon.eventstream (case-insensitive,
+ * parameters allowed), SageMaker's and Bedrock's streamed replies. */
+static bool is_aws_event_stream(const struct http_response_parser *http)
+{
+    static const char type[] = "application/vnd.amazon.eventstream";
+    const char *v = NULL;
+    size_t n = 0;
+    if (!http_response_header(http, "content-type", &v, &n) || n < sizeof(type) - 1 ||
+        strncasecmp(v, type, sizeof(type) - 1) != 0) {
+        return false;
+    }
+    return n == sizeof(type) - 1 || v[sizeof(type) - 1] == ';' || v[sizeof(type) - 1] == ' ';
+}
+
 static void on_headers(struct engine__shard *shard, struct engine__conn *c, int64_t arrival_ns)
 {
     struct record *rec = c->record;
@@ -164,6 +299,12 @@ static void on_headers(struct engine__shard *shard, struct engine__conn *c, int6
         /* Reset here rather than per request: most non-streamed requests never
          * touch the SSE parser. */
         sse_parser_reset(&c->sse);
+    }
+    c->body_is_evs = c->status_ok && !shard->config->discard_body && is_aws_event_stream(&c->http);
+    if (c->body_is_evs) {
+        /* The body buffer is free for a stream: half gathers split frames, half lines. */
+        evs_parser_init(&c->evs, c->body, c->body_cap / 2);
+        evs_lines_init(&c->evs_lines, c->body + c->body_cap / 2, c->body_cap / 2);
     }
 }
 
@@ -201,8 +342,12 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
             on_headers(shard, c, arrival_ns);
             break;
         case HTTP_BODY:
-            if (c->body_is_sse) {
-                if (!feed_sse(shard, c, span.data, span.len, arrival_ns, &events_in_read)) {
+            if (c->body_is_sse || c->body_is_evs) {
+                bool going =
+                    c->body_is_evs
+                        ? feed_evs(shard, c, span.data, span.len, arrival_ns, &events_in_read)
+                        : feed_sse(shard, c, span.data, span.len, arrival_ns, &events_in_read);
+                if (!going) {
                     return;
                 }
             } else if (body == NULL && c->body_len == 0) {

@@ -86,20 +86,17 @@ static void flush(struct engine__shard *shard, struct engine__conn *c)
 }
 
 /* write_request encrypts as much of the request's unwritten plaintext (c->iov: head, then
- * body) as the send buffer takes. Returns false when it failed the request. */
+ * the body's pieces) as the send buffer takes. Returns false when it failed the request. */
 static bool write_request(struct engine__shard *shard, struct engine__conn *c)
 {
     while (c->tls_written < c->tls_request_len) {
         size_t off = c->tls_written;
-        const char *data = c->iov[0].iov_base;
-        size_t left = c->iov[0].iov_len;
-        if (off >= left) {
-            off -= left;
-            data = c->iov[1].iov_base;
-            left = c->iov[1].iov_len;
+        size_t i = 0;
+        while (i + 1 < c->msg.msg_iovlen && off >= c->iov[i].iov_len) {
+            off -= c->iov[i++].iov_len;
         }
-        data += off;
-        left -= off;
+        const char *data = (const char *)c->iov[i].iov_base + off;
+        size_t left = c->iov[i].iov_len - off;
         size_t used = 0;
         enum tls_status st = tls_conn_write(c->tls, data, left, &used);
         c->tls_written += used;
@@ -130,7 +127,10 @@ static void check_sent(struct engine__shard *shard, struct engine__conn *c)
 bool engine__tls_send_request(struct engine__shard *shard, struct engine__conn *c)
 {
     c->tls_written = 0;
-    c->tls_request_len = c->iov[0].iov_len + (c->msg.msg_iovlen > 1 ? c->iov[1].iov_len : 0);
+    c->tls_request_len = 0;
+    for (size_t i = 0; i < c->msg.msg_iovlen; i++) {
+        c->tls_request_len += c->iov[i].iov_len;
+    }
     if (!write_request(shard, c)) {
         return false;
     }

@@ -295,6 +295,25 @@ static void group_table(FILE *out, struct table *t, const struct metrics_summary
     }
 }
 
+/* sweep_table prints AIPerf's "Effective" or "Active" group: sweep-line metrics [first, last). */
+static void sweep_table(FILE *out, struct table *t, const struct metrics_summary *s,
+                        const char *title, const char *name, int first, int last, bool color)
+{
+    if (!s->sweep.present) {
+        return;
+    }
+    char group_title[160];
+    snprintf(group_title, sizeof(group_title), "%s: %s", title, name);
+    stats_header(t, group_title, ANSI_BOLD);
+    for (int id = first; id < last; id++) {
+        const struct metrics_sweep_stats *st = &s->sweep.stat[id];
+        const double values[7] = {st->avg, st->min, st->max, st->p99, st->p90, st->p50, st->std};
+        stat_row(t, metrics_sweep_info_of((enum metrics_sweep_id)id), values, 7);
+    }
+    fputc('\n', out);
+    table_print(out, t, color);
+}
+
 static void error_table(FILE *out, struct table *t, const struct metrics_results *results,
                         bool color)
 {
@@ -500,6 +519,10 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
         group_table(out, t, summary, "ringperf | HTTP Trace Timing", NULL, GROUP_HTTP_TRACE,
                     opts->color);
     }
+    /* AIPerf's group order puts Effective and Active before its main table. */
+    sweep_table(out, t, summary, opts->title, "Effective", 0, METRICS_SW_ACTIVE_FIRST, opts->color);
+    sweep_table(out, t, summary, opts->title, "Active", METRICS_SW_ACTIVE_FIRST,
+                METRICS_SWEEP_COUNT, opts->color);
     stats_header(t, opts->title, ANSI_BOLD);
     ordered_rows(t, summary, GROUP_MAIN);
     table_print(out, t, opts->color);

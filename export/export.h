@@ -60,6 +60,10 @@ struct export_run_info {
     /* The warmup phase's metrics, written as AIPerf's `warmup_metrics` after
      * end_time (borrowed; NULL = no warmup records, no key). */
     const struct metrics_summary *warmup_metrics;
+    /* GPU telemetry (spec §1.6), after the declared metrics, and metrics computed outside
+     * metrics/ (the energy metrics), after the others (both borrowed; NULL = none). */
+    json_t *telemetry_data;
+    json_t *extra_metrics;
 };
 
 /* export_summary_json builds the profile_export_aiperf.json document: the
@@ -88,6 +92,10 @@ int export_summary_csv(FILE *out, const struct metrics_summary *summary);
 /* export_summary_csv_write writes export_summary_csv() to `path`. Returns 0
  * or -errno. */
 int export_summary_csv_write(const char *path, const struct metrics_summary *summary);
+
+/* export_csv_field writes s as one CSV field, quoted (inner quotes doubled) when it holds a
+ * comma, a quote or a line break, as Python's csv module writes it. */
+void export_csv_field(FILE *out, const char *s);
 
 /* export_metric_label writes the CSV name of a metric ("Header (unit)")
  * into out (cap bytes, NUL-terminated when cap > 0). */
@@ -214,25 +222,30 @@ int export_timeslices_csv_write(const char *path, const struct export_timeslice 
 
 /* export_paths are the artifact file paths of a run. */
 struct export_paths {
-    char dir[EXPORT_PATH_BYTES];             /* the artifact directory itself */
-    char records[EXPORT_PATH_BYTES];         /* profile_export.jsonl */
-    char raw[EXPORT_PATH_BYTES];             /* profile_export_raw.jsonl */
-    char outputs[EXPORT_PATH_BYTES];         /* outputs.json */
-    char json[EXPORT_PATH_BYTES];            /* profile_export_aiperf.json */
-    char csv[EXPORT_PATH_BYTES];             /* profile_export_aiperf.csv */
-    char console[EXPORT_PATH_BYTES];         /* profile_export_console.txt */
-    char log_dir[EXPORT_PATH_BYTES];         /* logs */
-    char log[EXPORT_PATH_BYTES];             /* logs/aiperf.log */
-    char timeslices_json[EXPORT_PATH_BYTES]; /* profile_export_aiperf_timeslices.json */
-    char timeslices_csv[EXPORT_PATH_BYTES];  /* profile_export_aiperf_timeslices.csv */
-    char hlog_base[EXPORT_PATH_BYTES];       /* <dir>/profile_export: + "_<tag>.hlog" */
+    char dir[EXPORT_PATH_BYTES];                  /* the artifact directory itself */
+    char records[EXPORT_PATH_BYTES];              /* profile_export.jsonl */
+    char raw[EXPORT_PATH_BYTES];                  /* profile_export_raw.jsonl */
+    char outputs[EXPORT_PATH_BYTES];              /* outputs.json */
+    char json[EXPORT_PATH_BYTES];                 /* profile_export_aiperf.json */
+    char csv[EXPORT_PATH_BYTES];                  /* profile_export_aiperf.csv */
+    char console[EXPORT_PATH_BYTES];              /* profile_export_console.txt */
+    char log_dir[EXPORT_PATH_BYTES];              /* logs */
+    char log[EXPORT_PATH_BYTES];                  /* logs/aiperf.log */
+    char timeslices_json[EXPORT_PATH_BYTES];      /* profile_export_aiperf_timeslices.json */
+    char timeslices_csv[EXPORT_PATH_BYTES];       /* profile_export_aiperf_timeslices.csv */
+    char hlog_base[EXPORT_PATH_BYTES];            /* <dir>/profile_export: + "_<tag>.hlog" */
+    char server_metrics_json[EXPORT_PATH_BYTES];  /* server_metrics_export.json */
+    char server_metrics_csv[EXPORT_PATH_BYTES];   /* server_metrics_export.csv */
+    char server_metrics_jsonl[EXPORT_PATH_BYTES]; /* server_metrics_export.jsonl */
+    char gpu_telemetry_jsonl[EXPORT_PATH_BYTES];  /* gpu_telemetry_export.jsonl */
+    char network_latency[EXPORT_PATH_BYTES];      /* profile_export_network_latency.jsonl */
 };
 
 /* export_paths_init fills `*out` for artifact directory `dir`. With a
  * `prefix` (--profile-export-prefix, NULL for AIPerf's names) the files are
  * <prefix>.jsonl, <prefix>_raw.jsonl, <prefix>.json, <prefix>.csv,
- * <prefix>_console.txt, <prefix>_timeslices.{json,csv} and
- * <prefix>_<tag>.hlog, after
+ * <prefix>_console.txt, <prefix>_timeslices.{json,csv}, <prefix>_network_latency.jsonl,
+ * <prefix>_<tag>.hlog and <prefix>_server_metrics.{json,csv,jsonl}, after
  * a trailing .json, .jsonl or .csv is stripped from the prefix. Returns 0,
  * or -ENAMETOOLONG when a path does not fit. */
 int export_paths_init(struct export_paths *out, const char *dir, const char *prefix);
@@ -424,6 +437,9 @@ struct export_finish_info {
     /* The warmup phase's results, for the JSON's warmup_metrics (borrowed;
      * NULL or empty when the run had no warmup records). */
     struct metrics_results *warmup;
+    /* The DCGM exporters' scraper, stopped (NULL = no GPU telemetry): telemetry_data and the
+     * energy metrics. */
+    const struct scrape *gpu_telemetry;
 };
 
 /* export_run_finish ends a run: summarises `results`, prints the console
@@ -468,5 +484,42 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
 /* export_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
  * out (cap bytes, always NUL-terminated when cap > 0). */
 void export_format_number(char *out, size_t cap, double v);
+
+struct netlatency;
+
+/* export_network_latency_write writes AIPerf's profile_export_network_latency.jsonl: one line
+ * per probe of `prober` (stopped), as <path>.partial renamed when complete. Returns 0 or
+ * -errno. */
+int export_network_latency_write(const char *path, const struct netlatency *prober);
+
+/* export_server_metrics is what the server metrics exports are made of (all borrowed). */
+struct scrape;
+struct export_server_metrics {
+    const struct scrape *scrape; /* stopped (scrape_stop) */
+    const struct profile_config *cfg;
+    const char *artifact_dir; /* for input_config */
+    const char *benchmark_id;
+    int64_t slice_ns; /* --slice-duration: counters' rate statistics; 0 = none */
+};
+
+/* export_server_metrics_write writes the server metrics files --server-metrics-formats asks
+ * for (default json and csv; spec §6): the scraped families reduced over the profiling window
+ * (the warmup's apart), and each endpoint's fetch figures with what went wrong. Returns 0, or
+ * -errno with *out_failed the file that could not be written. */
+int export_server_metrics_write(const struct export_paths *paths,
+                                const struct export_server_metrics *in, const char **out_failed);
+
+/* export_gpu_telemetry_jsonl writes gpu_telemetry_export.jsonl: one TelemetryRecord line per
+ * GPU per fetch of the DCGM scraper s (spec §6.3). Returns 0 or -errno. */
+int export_gpu_telemetry_jsonl(const char *path, const struct scrape *s);
+
+/* export_telemetry_data builds the summary's telemetry_data over the profiling window (spec
+ * §1.6): a new reference, or NULL when no GPU was read. */
+json_t *export_telemetry_data(const struct scrape *s);
+
+/* export_energy_metrics builds AIPerf's nvidia_* energy metrics ({unit, avg} blocks) from the
+ * GPUs' energy counters (power x time where there is none) and the run's summary: a new
+ * reference, or NULL without energy data. */
+json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary);
 
 #endif

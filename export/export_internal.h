@@ -12,10 +12,7 @@
 #include "export/export_jsonw.h"
 #include "metrics/metrics.h"
 #include "record/record.h"
-
-/* export__put_field writes a CSV field, quoted when it holds a comma, quote
- * or newline. */
-void export__put_field(FILE *out, const char *s);
+#include "scrape/scrape.h"
 
 /* export__put_number writes ",v": integral values of integer metrics without
  * decimals, everything else with two. */
@@ -33,5 +30,21 @@ void export__put_int_if_known(struct export_jsonw *w, bool *first, const char *k
 /* export__trace_data writes a record's trace_data object (trace_data.c). */
 void export__trace_data(struct export_jsonw *w, const struct record *rec,
                         const struct metrics_http *h);
+
+/* export__jsonw_text appends len bytes of ready text of any length to w. Returns w's error. */
+int export__jsonw_text(struct export_jsonw *w, const char *text, size_t len);
+
+/* export__write_staged writes len bytes of text to path through <path>.partial, renamed when
+ * whole. Returns 0 or -errno. */
+int export__write_staged(const char *path, const char *text, size_t len);
+
+/* export__server_metrics_csv writes server_metrics_export.csv from the profiling window's
+ * report r (server_metrics_files.c). Returns 0 or -errno. */
+int export__server_metrics_csv(const char *path, const struct scrape *s,
+                               const struct scrape_report *r);
+
+/* export__server_metrics_jsonl writes one line per kept fetch of s (server_metrics_files.c).
+ * Returns 0 or -errno. */
+int export__server_metrics_jsonl(const char *path, const struct scrape *s);
 
 #endif

@@ -194,6 +194,19 @@ static json_t *endpoint_json(const struct profile_config *c)
         }
     }
     set_str_if(e, "session_header", given(c, "--session-header"), c->session_header);
+    /* The AWS settings, never the credentials (they are not flags). */
+    set_choice_if(e, "auth_type", c, "--auth-type", (int)c->auth_type);
+    set_str_if(e, "aws_region", given(c, "--aws-region"), c->aws_region);
+    set_str_if(e, "aws_service", given(c, "--aws-service"), c->aws_service);
+    set_str_if(e, "aws_profile", given(c, "--aws-profile"), c->aws_profile);
+    set_str_if(e, "sagemaker_endpoint_name", given(c, "--sagemaker-endpoint-name"),
+               c->sagemaker_endpoint_name);
+    set_str_if(e, "sagemaker_target_model", given(c, "--sagemaker-target-model"),
+               c->sagemaker_target_model);
+    set_str_if(e, "sagemaker_target_variant", given(c, "--sagemaker-target-variant"),
+               c->sagemaker_target_variant);
+    set_str_if(e, "sagemaker_inference_component_name",
+               given(c, "--sagemaker-inference-component-name"), c->sagemaker_inference_component);
     set_real_if(e, "wait_for_model_timeout", given(c, "--wait-for-model-timeout"),
                 c->wait_for_model_seconds);
     set_real_if(e, "wait_for_model_interval", given(c, "--wait-for-model-interval"),
@@ -455,6 +468,9 @@ static const char *phase_type(const struct profile_config *c)
             (pattern && c->arrival_pattern == CONFIG_ARRIVAL_GAMMA)) {
             return "gamma";
         }
+        if (pattern && c->arrival_pattern == CONFIG_ARRIVAL_CONCURRENCY_BURST) {
+            return "concurrency"; /* a closed loop, whatever the rate */
+        }
         return pattern && c->arrival_pattern == CONFIG_ARRIVAL_CONSTANT ? "constant" : "poisson";
     }
     return "concurrency";
@@ -503,7 +519,9 @@ static json_t *profiling_json(const struct profile_config *c)
         json_object_set_new(p, "cancellation", cancel);
     }
     set_real_if(p, "rate", c->user_centric_rate > 0, c->user_centric_rate);
-    set_real_if(p, "rate", c->user_centric_rate <= 0 && given(c, "--request-rate"),
+    set_real_if(p, "rate",
+                c->user_centric_rate <= 0 && given(c, "--request-rate") &&
+                    strcmp(type, "concurrency") != 0,
                 c->request_rate_per_second);
     set_real_if(p, "smoothness", strcmp(type, "gamma") == 0 && given(c, "--arrival-smoothness"),
                 c->arrival_smoothness);
@@ -545,6 +563,10 @@ static struct warmup_load warmup_load(const struct profile_config *c)
         .rate = own_rate || given(c, "--request-rate"),
         .rate_value = own_rate ? c->warmup_request_rate : c->request_rate_per_second,
     };
+    /* concurrency_burst is a closed loop whatever the rate: a concurrency phase. */
+    if (pattern == CONFIG_ARRIVAL_CONCURRENCY_BURST) {
+        load.rate = false;
+    }
     if (!load.rate) {
         /* A concurrency phase needs one: the converter's 1. */
         load.concurrency_value = load.concurrency ? load.concurrency_value : 1;
@@ -706,14 +728,26 @@ static void telemetry_sections(json_t *root, const struct profile_config *c)
     json_object_set_new(root, "gpu_telemetry", json_pack("{s:b}", "enabled", !no_gpu));
     json_t *server = json_pack("{s:b}", "enabled", !given(c, "--no-server-metrics"));
     if (!given(c, "--no-server-metrics")) {
-        json_object_set_new(server, "urls", json_array());
+        json_t *urls = json_array();
+        for (size_t i = 0; i < c->server_metrics.count; i++) {
+            char redacted[1024];
+            const char *url = c->server_metrics.items[i];
+            bool ok = config_redact_url(url, redacted, sizeof(redacted));
+            json_array_append_new(urls, json_string(ok ? redacted : CONFIG_REDACTED));
+        }
+        json_object_set_new(server, "urls", urls);
     }
     json_object_set_new(root, "server_metrics", server);
-    json_object_set_new(
-        root, "network_latency",
-        given(c, "--network-latency-mean")
-            ? json_pack("{s:b, s:f}", "enabled", 1, "mean_ms", c->network_latency_mean_ms)
-            : json_pack("{s:b}", "enabled", 0));
+    json_t *latency = json_pack("{s:b}", "enabled",
+                                given(c, "--network-latency-mean") || c->network_latency_automatic);
+    if (given(c, "--network-latency-ping-interval")) {
+        json_object_set_new(latency, "ping_interval",
+                            json_real(c->network_latency_ping_interval_s));
+    }
+    if (given(c, "--network-latency-mean")) {
+        json_object_set_new(latency, "mean_ms", json_real(c->network_latency_mean_ms));
+    }
+    json_object_set_new(root, "network_latency", latency);
     json_object_set_new(root, "otel", json_object());
     json_object_set_new(root, "mlflow", json_object());
     json_object_set_new(root, "wandb", json_object());

@@ -45,6 +45,16 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
     ret |=
         join(out->timeslices_csv, dir, custom ? base : "profile_export_aiperf", "_timeslices.csv");
     ret |= join(out->hlog_base, dir, custom ? base : "profile_export", "");
+    ret |=
+        join(out->network_latency, dir, custom ? base : "profile_export", "_network_latency.jsonl");
+    ret |= join(out->server_metrics_json, dir, custom ? base : "server_metrics_export",
+                custom ? "_server_metrics.json" : ".json");
+    ret |= join(out->server_metrics_csv, dir, custom ? base : "server_metrics_export",
+                custom ? "_server_metrics.csv" : ".csv");
+    ret |= join(out->server_metrics_jsonl, dir, custom ? base : "server_metrics_export",
+                custom ? "_server_metrics.jsonl" : ".jsonl");
+    ret |= join(out->gpu_telemetry_jsonl, dir, custom ? base : "gpu_telemetry_export",
+                custom ? "_gpu_telemetry.jsonl" : ".jsonl");
     bool dir_fits = dir_len >= 0 && (size_t)dir_len < sizeof(out->dir);
     return ret != 0 || !dir_fits ? -ENAMETOOLONG : 0;
 }
@@ -73,9 +83,21 @@ int export_run_clear(const char *dir, const struct profile_config *cfg)
     }
     char inputs[EXPORT_PATH_BYTES + 16];
     snprintf(inputs, sizeof(inputs), "%s/inputs.json", dir);
-    const char *const set[] = {p.records, p.raw,     p.outputs,         p.json,
-                               p.csv,     p.console, p.timeslices_json, p.timeslices_csv,
-                               p.log,     inputs};
+    const char *const set[] = {p.records,
+                               p.raw,
+                               p.outputs,
+                               p.json,
+                               p.csv,
+                               p.console,
+                               p.timeslices_json,
+                               p.timeslices_csv,
+                               p.log,
+                               inputs,
+                               p.server_metrics_json,
+                               p.server_metrics_csv,
+                               p.server_metrics_jsonl,
+                               p.gpu_telemetry_jsonl,
+                               p.network_latency};
     for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
         int r = remove_file(set[i]);
         ret = ret != 0 ? ret : r;

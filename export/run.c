@@ -201,7 +201,12 @@ static void put_metadata(struct export_jsonw *w, const struct export_run *exp,
     export_jsonw_key(w, &first, "x_request_id");
     export_jsonw_string(w, request_id, id_len);
     put_conversation(w, &first, exp, rec, exp->request_id_nonce);
-    /* AIPerf's keys in its order, a None left out; ringperf's own after them. */
+    /* AIPerf's keys in its order, a None left out; ringperf's own after them. The credit is
+     * the request's release by the scheduler; a fixed schedule issues none (0 here). */
+    export__put_int_if_known(w, &first, "credit_issued_ns",
+                             metrics->request.credit_issued_ns != 0
+                                 ? metrics_record_wall_ns(rec, metrics->request.credit_issued_ns)
+                                 : 0);
     export__put_int_if_known(w, &first, "request_start_ns", rec->wall_start_ns);
     export__put_int_if_known(w, &first, "request_ack_ns",
                              metrics_record_wall_ns(rec, rec->headers_ns));
@@ -539,6 +544,13 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
                  kind->code, kind->type, kind->message);
         log_line(log, "WARNING", line);
     }
+    if (results->sweep != NULL && metrics_sweep_truncated(results->sweep)) {
+        snprintf(line, sizeof(line),
+                 "more than %zu requests: the sweep-line metrics (effective_*, active_*, "
+                 "tokens_in_flight) are left out",
+                 metrics_sweep_count(results->sweep));
+        log_line(log, "WARNING", line);
+    }
     snprintf(line, sizeof(line), "exports written to %.900s", exp->paths.json);
     log_line(log, file_error == 0 ? "INFO" : "ERROR",
              file_error == 0 ? line : "some export files could not be written");
@@ -558,7 +570,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
     struct metrics_results *warm = info->warmup;
     bool has_warmup = warm != NULL && warm->success_count + warm->error_count > 0;
     if (has_warmup) {
-        metrics_run_summarize(warm->run, &warmup);
+        metrics_results_summarize(warm, &warmup);
     }
     char benchmark_id[32];
     snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
@@ -580,6 +592,10 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .extra = info->run_info_extra,
         .warmup_metrics = has_warmup ? &warmup : NULL,
     };
+    if (info->gpu_telemetry != NULL) {
+        run_info.telemetry_data = export_telemetry_data(info->gpu_telemetry);
+        run_info.extra_metrics = export_energy_metrics(info->gpu_telemetry, summary);
+    }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     *out_failed = exp->paths.json;
     if (ret == 0) {
@@ -594,6 +610,8 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         *out_failed = exp->paths.timeslices_json;
     }
     json_decref(run_info.input_config);
+    json_decref(run_info.telemetry_data);
+    json_decref(run_info.extra_metrics);
     int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
     if (ret == 0) {
         *out_failed = exp->paths.csv;
@@ -718,7 +736,7 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
         return export_run_finish_failed(exp, results, info);
     }
     struct metrics_summary summary;
-    metrics_run_summarize(results->run, &summary);
+    metrics_results_summarize(results, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
     struct export_console_options opts = {

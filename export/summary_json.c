@@ -109,7 +109,28 @@ static int put_declared(json_t *root, const struct metrics_summary *s)
     return ret;
 }
 
-/* put_extras writes every other metric (AIPerf's "extra" keys), then the adj_* blocks. */
+/* sweep_json is a sweep-line metric's block: AIPerf keeps avg, p50, p90, p95, p99, min, max and
+ * std of those (no count, no sum). */
+static json_t *sweep_json(const struct metrics_info *info, const struct metrics_sweep_stats *st)
+{
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "unit", info->unit, "avg",
+                     st->avg, "p50", st->p50, "p90", st->p90, "p95", st->p95, "p99", st->p99, "min",
+                     st->min, "max", st->max, "std", st->std);
+}
+
+/* put_sweep writes the sweep-line metrics, which AIPerf injects after the adj_* blocks. */
+static int put_sweep(json_t *root, const struct metrics_summary *s)
+{
+    int ret = 0;
+    for (int id = 0; s->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
+        const struct metrics_info *info = metrics_sweep_info_of((enum metrics_sweep_id)id);
+        ret |= json_object_set_new(root, info->tag, sweep_json(info, &s->sweep.stat[id]));
+    }
+    return ret;
+}
+
+/* put_extras writes every other metric (AIPerf's "extra" keys), then the adj_* blocks and the
+ * sweep-line metrics. */
 static int put_extras(json_t *root, const struct metrics_summary *s)
 {
     int ret = 0;
@@ -129,7 +150,7 @@ static int put_extras(json_t *root, const struct metrics_summary *s)
             ret |= json_object_set_new(root, key, adj_json(info, &s->adj[id]));
         }
     }
-    return ret;
+    return ret | put_sweep(root, s);
 }
 
 static int put_metrics(json_t *root, const struct metrics_summary *s)
@@ -237,8 +258,14 @@ json_t *export_summary_json(const struct metrics_summary *summary,
     /* Pydantic's order: the declared fields (metric slots, then the provenance), then the
      * extra keys, every other metric among them (spec §1.2). */
     ret |= put_declared(root, summary);
+    if (info->telemetry_data != NULL) {
+        ret |= json_object_set(root, "telemetry_data", info->telemetry_data);
+    }
     ret |= put_provenance(root, info);
     ret |= put_extras(root, summary);
+    if (info->extra_metrics != NULL) {
+        ret |= json_object_update(root, info->extra_metrics);
+    }
     if (ret != 0) {
         json_decref(root);
         return NULL;

@@ -96,9 +96,9 @@ int export_timeslices_json_write(const char *path, const struct export_timeslice
 static void row_start(FILE *out, uint64_t index, const struct metrics_info *info, const char *stat)
 {
     fprintf(out, "%llu,", (unsigned long long)index);
-    export__put_field(out, info->header);
+    export_csv_field(out, info->header);
     fputc(',', out);
-    export__put_field(out, info->unit);
+    export_csv_field(out, info->unit);
     fprintf(out, ",%s", stat);
 }
 

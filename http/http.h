@@ -307,4 +307,38 @@ enum http_body_framing http_response_framing(const struct http_response_parser *
  * is HTTP_FRAMING_LENGTH, false otherwise. */
 bool http_response_content_length(const struct http_response_parser *p, uint64_t *out_len);
 
+/* ---- multipart/form-data bodies (http_multipart.c) ---------------------------------------- */
+
+/* HTTP_MULTIPART_BOUNDARY_MAX is RFC 2046's longest boundary. */
+#define HTTP_MULTIPART_BOUNDARY_MAX 70
+
+/* http_multipart_boundary_valid reports whether `boundary` is 1..70 of RFC 2046's boundary
+ * characters, without spaces (so that "multipart/form-data; boundary=<it>" needs no quotes). */
+bool http_multipart_boundary_valid(const char *boundary);
+
+/* http_multipart_boundary_absent reports whether "--boundary" occurs nowhere in data[0..len)
+ * (a part's content must not hold its delimiter; pick another boundary when it does). */
+bool http_multipart_boundary_absent(const char *boundary, const void *data, size_t len);
+
+/* The writers below write one piece of a body into buf when it fits in cap bytes (buf may be
+ * NULL when cap is 0) and return its length either way, so that a first call with cap 0 sizes
+ * the buffer; -EINVAL for an invalid boundary, or a name, file name or content type holding a
+ * control character, a quote or a backslash. Nothing is NUL-terminated; nothing allocates.
+ *
+ * http_multipart_field writes a whole text part: the delimiter, its Content-Disposition
+ * (name="NAME"), an empty line, value_len bytes of value and CRLF. */
+ssize_t http_multipart_field(char *buf, size_t cap, const char *boundary, const char *name,
+                             const char *value, size_t value_len);
+
+/* http_multipart_file_head writes the head of a file part: the delimiter, Content-Disposition
+ * with name="NAME"; filename="FILENAME", Content-Type and the empty line. The file's bytes
+ * follow it as they are (the caller sends them from where they lie), then
+ * http_multipart_file_end's CRLF. */
+ssize_t http_multipart_file_head(char *buf, size_t cap, const char *boundary, const char *name,
+                                 const char *filename, const char *content_type);
+ssize_t http_multipart_file_end(char *buf, size_t cap);
+
+/* http_multipart_close writes the closing delimiter "--BOUNDARY--" and CRLF. */
+ssize_t http_multipart_close(char *buf, size_t cap, const char *boundary);
+
 #endif

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics/metrics_sweep.h"
 #include "record/record.h"
 
 /* METRICS_HIST_SIGFIGS_MIN and METRICS_HIST_SIGFIGS_MAX bound the number of
@@ -336,6 +337,15 @@ enum metrics_id {
     /* osl_mismatch_diff_pct: 100 * (OSL - requested) / requested, signed, for
      * requests that asked for an output length (max_tokens). */
     METRICS_OSL_MISMATCH_DIFF_PCT,
+    /* AIPerf's image metrics (SUPPORTS_IMAGE_ONLY: endpoints that carry input images): the
+     * request's input images, num_images / latency (images/sec) and latency / num_images. */
+    METRICS_NUM_IMAGES,       /* num_images */
+    METRICS_IMAGE_THROUGHPUT, /* image_throughput, images/sec */
+    METRICS_IMAGE_LATENCY,    /* image_latency, ns per image (ms/image displayed) */
+    /* AIPerf's audio metrics (SUPPORTS_AUDIO_ONLY): the input audio's length (s), and the
+     * inverse real-time factor audio_duration / request latency (s). */
+    METRICS_AUDIO_DURATION, /* audio_duration, seconds */
+    METRICS_RTFX,           /* rtfx, ratio */
     METRICS_ID_COUNT
 };
 
@@ -511,6 +521,11 @@ struct metrics_request {
     int64_t first_chunk_tokens;
     /* The output length the request asked for (its max_tokens); 0 = none. */
     int64_t requested_osl;
+    /* The input images the request carried, on endpoints that carry images; 0 = none
+     * (AIPerf's num_images then has no value). */
+    int64_t images;
+    /* The length of the input audio in seconds; <= 0 = unknown (no audio_duration, rtfx). */
+    double audio_seconds;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -532,7 +547,9 @@ struct metrics_values {
  * metric. With client_tokens, the usage diff metrics compare usage.prompt_tokens with tokens.input,
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
  * when both sides are present and the client's count is positive. With a requested_osl and an
- * OSL, osl_mismatch_diff_pct. Metrics that cannot be computed are absent. */
+ * OSL, osl_mismatch_diff_pct. With images and a request latency, num_images, image_throughput
+ * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. Metrics that
+ * cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has
@@ -584,6 +601,11 @@ struct metrics_run_config {
 };
 
 #define METRICS_RUN_EXACT_DEFAULT ((size_t)1 << 22)
+
+/* metrics_run_set_network_rtt sets the round trip the summary's network_rtt and
+ * network_adjusted_* blocks take off (rtt_ns >= 0), when it is measured during the run
+ * (--network-latency-automatic) rather than given. */
+void metrics_run_set_network_rtt(struct metrics_run *run, int64_t rtt_ns);
 
 /* metrics_run_new allocates an empty run. Returns 0 and the run (owned by the
  * caller, release with metrics_run_free) in `*out`, or -EINVAL / -ENOMEM. */
@@ -671,6 +693,9 @@ struct metrics_summary {
     struct metrics_adj adj[METRICS_ID_COUNT];
     bool scalar_present[METRICS_SCALAR_COUNT];
     double scalar[METRICS_SCALAR_COUNT];
+    /* The sweep-line metrics (metrics_sweep.h): not present from metrics_run_summarize, which
+     * keeps no per-request timeline; metrics_results_summarize adds them. */
+    struct metrics_sweep_summary sweep;
     bool streaming;
     bool exact;
 };
@@ -679,5 +704,35 @@ struct metrics_summary {
  * run's kept samples but changes no result; it can be called again after
  * more metrics_run_add calls. Returns 0. */
 int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out);
+
+/* metrics_confidence is the spread of one statistic over repeated runs, as
+ * AIPerf's multi-run aggregate reports it (spec §5.3): the mean, the sample
+ * std (ddof=1), the extremes, cv = std / mean (+Inf when the mean is 0),
+ * se = std / sqrt(n), and mean -/+ t_critical * se with t_critical the
+ * Student-t quantile at 1 - (1 - level) / 2 with n - 1 degrees of freedom.
+ * One value: std, cv and se are 0, the interval is [mean, mean] and
+ * t_critical is NaN (AIPerf's single-run shape). */
+struct metrics_confidence {
+    size_t n; /* finite values used */
+    double mean, std, min, max, cv, se, ci_low, ci_high, t_critical;
+};
+
+/* metrics_confidence_compute fills `*out` from the finite ones of `n` values
+ * (NaN and infinities are skipped, as AIPerf skips them) at confidence
+ * `level`. Returns 0; -EINVAL when level is not inside (0, 1); -ENODATA when
+ * no value is finite. `*out` is only written on success. */
+int metrics_confidence_compute(const double *values, size_t n, double level,
+                               struct metrics_confidence *out);
+
+/* metrics_t_upper_quantile returns t with P(T > t) = q for Student's t with
+ * df > 0 degrees of freedom (df may be fractional or +Inf, the normal), to
+ * about 1e-13 relative: scipy's t.ppf(1 - q, df). NaN when q is not inside
+ * (0, 1) or df is not positive. */
+double metrics_t_upper_quantile(double q, double df);
+
+/* metrics_t_cdf returns P(T <= t) for Student's t with df > 0 degrees of
+ * freedom (the normal's beyond 1e7), or NaN for a NaN t or a df that is
+ * not positive. */
+double metrics_t_cdf(double t, double df);
 
 #endif

@@ -54,6 +54,18 @@ struct metrics_results {
     /* The output length each payload asks for (max_tokens), by payload index,
      * 0 for none; NULL when no payload asks (osl_mismatch_*). Borrowed. */
     const int64_t *payload_osl;
+    /* The input images of each payload, by payload index; NULL when the endpoint carries no
+     * images (AIPerf's SUPPORTS_IMAGE_ONLY metrics are then not computed). Borrowed. */
+    const int64_t *payload_images;
+    /* The input audio of each payload in seconds (-1: unknown), by payload index; NULL when the
+     * endpoint's requests carry no measured audio (audio_duration and rtfx). Borrowed. */
+    const double *payload_audio_seconds;
+    /* The endpoint's metadata (AIPerf's produces_tokens, tokenizes_input): without the first,
+     * no output or reasoning counts (the text of a transcript is not generated tokens), nor
+     * the usage counts of generated tokens; without the second, no usage prompt tokens.
+     * metrics_results_init sets both true. */
+    bool produces_tokens;
+    bool tokenizes_input;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for
@@ -62,6 +74,7 @@ struct metrics_results {
     void *session_ctx;
     struct metrics_goodput goodput;
     struct metrics_run *run;
+    struct metrics_sweep *sweep; /* every request's phases, for the sweep-line metrics */
     int64_t *content_ns; /* scratch for metrics_record_compute, grown to the longest record */
     uint32_t content_cap;
     uint64_t success_count;
@@ -127,15 +140,27 @@ int64_t metrics_record_wall_ns(const struct record *record, int64_t monotonic_ns
 void metrics_results_add(struct metrics_results *results, const struct record *record,
                          const struct metrics_record *metrics);
 
+/* metrics_results_sweep_add is the one hook that feeds the sweep-line metrics: it keeps the
+ * request's start, first token and end on the wall clock (send start plus the monotonic
+ * offsets), its input and output tokens and its content response times (metrics_results_add
+ * calls it; a request never sent is left out). */
+void metrics_results_sweep_add(struct metrics_results *results,
+                               const struct metrics_record *metrics);
+
+/* metrics_results_summarize is metrics_run_summarize of the run, with the sweep-line metrics.
+ * Returns 0. */
+int metrics_results_summarize(struct metrics_results *results, struct metrics_summary *out);
+
 /* metrics_results_merge adds every record src holds into dst (both made by
  * metrics_results_init with the same options): counts, error kinds (their
  * sums; the kinds past METRICS_ERROR_KINDS_MAX of either side unlisted) and
- * the metric run (metrics_run_merge). Returns 0, or -EINVAL as
+ * the metric run (metrics_run_merge); not the sweep-line collection, which
+ * metrics_results_sweep_add feeds. Returns 0, or -EINVAL as
  * metrics_run_merge. */
 int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src);
 
-/* metrics_results_reset empties results of its records, keeping its options
- * and memory. */
+/* metrics_results_reset empties results of what metrics_results_merge takes,
+ * keeping its options and memory (and its sweep-line collection). */
 void metrics_results_reset(struct metrics_results *results);
 
 /* metrics_shards is a run's records turned into metrics on the shards that ran
@@ -168,7 +193,10 @@ void metrics_shards_free(struct metrics_shards *shards);
 /* metrics_shards_record runs on shard `shard`'s thread (the engine's record
  * hook): computes rec's metrics into its annex (metrics_shards_annex_bytes of
  * it) and adds them to the shard's results. No lock, no allocation once the
- * shard's arrays have grown. */
+ * shard's arrays have grown. The sweep-line collection is left out: it keeps
+ * every request of the run (its content times included), which a shard's
+ * half, emptied at each collect, cannot; the coordinator adds each record from
+ * its annex (metrics_results_sweep_add of metrics_shards_of) as it sees it. */
 void metrics_shards_record(struct metrics_shards *shards, uint32_t shard, const struct record *rec);
 
 /* metrics_shards_of returns the metrics metrics_shards_record computed for rec,

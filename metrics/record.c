@@ -142,6 +142,12 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_NET_ADJ_TTFO] = {"network_adjusted_time_to_first_output_token",
                               "Network-Adjusted Time to First Output Token", "ms", MS_PER_NS,
                               STREAM, 211},
+    [METRICS_NUM_IMAGES] = {"num_images", "Number of Images", "images", 1.0, NOCON | INT, 0},
+    [METRICS_IMAGE_THROUGHPUT] = {"image_throughput", "Image Throughput", "images/sec", 1.0, 0,
+                                  860},
+    [METRICS_IMAGE_LATENCY] = {"image_latency", "Image Latency", "ms/image", MS_PER_NS, 0, 861},
+    [METRICS_AUDIO_DURATION] = {"audio_duration", "Audio Duration", "sec", 1.0, NOCON, 870},
+    [METRICS_RTFX] = {"rtfx", "Inverse Real-Time Factor (RTFx)", "ratio", 1.0, LARGER, 850},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -430,6 +436,20 @@ static void compute_http(const struct metrics_http *h, struct metrics_values *ou
     set(out, METRICS_HTTP_TOTAL, total);
 }
 
+/* compute_images sets AIPerf's image metrics (image_metrics.py) of a request that carried
+ * `images` input images and took `latency_ns`. */
+static void compute_images(int64_t images, double latency_ns, struct metrics_values *out)
+{
+    if (images <= 0) {
+        return;
+    }
+    set(out, METRICS_NUM_IMAGES, (double)images);
+    if (latency_ns > 0) {
+        set(out, METRICS_IMAGE_THROUGHPUT, (double)images / (latency_ns / NS_PER_S));
+    }
+    set(out, METRICS_IMAGE_LATENCY, latency_ns / (double)images);
+}
+
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out)
 {
     *out = (struct metrics_values){0};
@@ -442,6 +462,9 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     compute_tokens(req, out);
     compute_usage(&req->usage, out);
     compute_usage_diffs(req, out);
+    if (req->audio_seconds > 0) {
+        set(out, METRICS_AUDIO_DURATION, req->audio_seconds);
+    }
     if (req->requested_osl > 0 && out->has[METRICS_OSL]) {
         double requested = (double)req->requested_osl;
         set(out, METRICS_OSL_MISMATCH_DIFF_PCT,
@@ -452,6 +475,10 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     }
     double latency = (double)(req->content_ns[req->content_count - 1] - req->start_ns);
     set(out, METRICS_REQUEST_LATENCY, latency);
+    compute_images(req->images, latency, out);
+    if (req->audio_seconds > 0 && latency > 0) {
+        set(out, METRICS_RTFX, req->audio_seconds / (latency / NS_PER_S));
+    }
     if (out->has[METRICS_OSL] && latency > 0) {
         set(out, METRICS_E2E_OUTPUT_TPS, out->value[METRICS_OSL] / (latency / NS_PER_S));
     }

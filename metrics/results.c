@@ -20,6 +20,8 @@ int metrics_results_init(struct metrics_results *results,
         .streaming = opts->streaming,
         .use_server_token_count = opts->use_server_token_count,
         .per_chunk_usage = opts->per_chunk_usage,
+        .produces_tokens = true,
+        .tokenizes_input = true,
     };
     if (opts->goodput != NULL &&
         metrics_goodput_parse(opts->goodput, &results->goodput, errbuf, errcap) != 0) {
@@ -29,13 +31,16 @@ int metrics_results_init(struct metrics_results *results,
                                          .goodput = &results->goodput,
                                          .network_rtt_given = opts->network_rtt_given,
                                          .network_rtt_ns = opts->network_rtt_ns};
-    return metrics_run_new(&run_cfg, &results->run);
+    int ret = metrics_sweep_new(NULL, &results->sweep);
+    return ret != 0 ? ret : metrics_run_new(&run_cfg, &results->run);
 }
 
 void metrics_results_free(struct metrics_results *results)
 {
     metrics_run_free(results->run);
     results->run = NULL;
+    metrics_sweep_free(results->sweep);
+    results->sweep = NULL;
     tokenizer_scratch_free(&results->token_scratch);
     free(results->content_ns);
     results->content_ns = NULL;
@@ -136,6 +141,25 @@ static void client_tokens(const struct metrics_results *results, struct tokenize
     req->client_tokens = true;
 }
 
+/* gate_tokens drops the counts AIPerf's endpoint metadata rules out: output, reasoning and
+ * generated-token usage on endpoints that produce no tokens (a transcript is text, not tokens
+ * generated), prompt usage on endpoints that do not tokenize their input. */
+static void gate_tokens(const struct metrics_results *results, struct metrics_request *req)
+{
+    struct record_usage *u = &req->usage;
+    if (!results->produces_tokens) {
+        req->tokens.output = METRICS_ABSENT;
+        req->tokens.reasoning = METRICS_ABSENT;
+        u->completion_tokens = u->total_tokens = u->reasoning_tokens = RECORD_ABSENT;
+        u->completion_audio_tokens = RECORD_ABSENT;
+        u->accepted_prediction_tokens = u->rejected_prediction_tokens = RECORD_ABSENT;
+    }
+    if (!results->tokenizes_input) {
+        req->tokens.input = METRICS_ABSENT;
+        u->prompt_tokens = RECORD_ABSENT;
+    }
+}
+
 void metrics_record_compute(struct metrics_results *results, const struct record *rec,
                             struct metrics_record *out)
 {
@@ -189,6 +213,13 @@ void metrics_record_compute_in(const struct metrics_results *results,
     if (results->payload_osl != NULL && !rec->in_session) {
         req->requested_osl = results->payload_osl[rec->payload_index];
     }
+    if (results->payload_images != NULL && !rec->in_session) {
+        req->images = results->payload_images[rec->payload_index];
+    }
+    if (results->payload_audio_seconds != NULL && !rec->in_session) {
+        req->audio_seconds = results->payload_audio_seconds[rec->payload_index];
+    }
+    gate_tokens(results, req);
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
 }
@@ -263,6 +294,7 @@ void metrics_results_add(struct metrics_results *results, const struct record *r
         results->first_wall_ns = rec->wall_start_ns;
     }
     metrics_run_add(results->run, &metrics->request, &metrics->values);
+    metrics_results_sweep_add(results, metrics);
     results->same_read_events += metrics->shared_reads;
 }
 
@@ -285,6 +317,39 @@ int metrics_results_merge(struct metrics_results *dst, const struct metrics_resu
     for (size_t i = 0; i < src->error_kind_count; i++) {
         const struct metrics_error_kind *k = &src->errors[i];
         add_error_kind(dst, k->code, k->type, k->message, strlen(k->message), k->count);
+    }
+    return 0;
+}
+
+void metrics_results_sweep_add(struct metrics_results *results,
+                               const struct metrics_record *metrics)
+{
+    const struct metrics_request *req = &metrics->request;
+    const struct metrics_values *v = &metrics->values;
+    if (results->sweep == NULL || req->start_wall_ns == 0 || req->start_ns == 0 ||
+        req->http.end_ns == 0) {
+        return;
+    }
+    /* AIPerf's times are wall-clock; the offsets from the send start are the monotonic ones. */
+    int64_t wall = req->start_wall_ns;
+    struct metrics_sweep_request s = {
+        .start_ns = wall,
+        .first_ns =
+            v->has[METRICS_TTFT] ? wall + (int64_t)v->value[METRICS_TTFT] : METRICS_SWEEP_NONE,
+        .end_ns = wall + (req->http.end_ns - req->start_ns),
+        .input_tokens = v->has[METRICS_ISL] ? v->value[METRICS_ISL] : METRICS_SWEEP_NO_TOKENS,
+        .output_tokens = v->has[METRICS_OSL] ? v->value[METRICS_OSL] : METRICS_SWEEP_NO_TOKENS,
+    };
+    /* The inter-chunk gaps are AIPerf's inter_chunk_latency: successful streamed requests. */
+    uint32_t gaps = metrics_request_icl_count(req);
+    metrics_sweep_add(results->sweep, &s, req->content_ns, gaps > 0 ? gaps + 1 : 0);
+}
+
+int metrics_results_summarize(struct metrics_results *results, struct metrics_summary *out)
+{
+    metrics_run_summarize(results->run, out);
+    if (results->sweep != NULL) {
+        metrics_sweep_summarize(results->sweep, &out->sweep);
     }
     return 0;
 }

@@ -88,6 +88,9 @@ static double hist_scale(enum metrics_id id)
     case METRICS_USAGE_COMPLETION_TOKENS_DIFF_PCT:
     case METRICS_USAGE_REASONING_TOKENS_DIFF_PCT:
     case METRICS_OSL_MISMATCH_DIFF_PCT:
+    case METRICS_IMAGE_THROUGHPUT:
+    case METRICS_AUDIO_DURATION:
+    case METRICS_RTFX:
         return 1000.0;
     default:
         return 1.0;
@@ -226,6 +229,11 @@ static bool grow_samples(const struct metrics_run *run, struct metrics_series *s
     s->samples = grown;
     s->cap = cap;
     return true;
+}
+
+void metrics_run_set_network_rtt(struct metrics_run *run, int64_t rtt_ns)
+{
+    run->network_rtt_ns = rtt_ns;
 }
 
 void metrics_run_free(struct metrics_run *run)

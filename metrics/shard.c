@@ -42,8 +42,8 @@ size_t metrics_shards_annex_bytes(size_t max_events)
     return sizeof(struct metrics_record) + max_events * sizeof(int64_t);
 }
 
-/* init_half makes one half with the run's options and the way the run counts
- * tokens (config's tokenizer and payload lengths, borrowed). */
+/* init_half makes one half with the run's options and the way the run computes a record's
+ * metrics (config's tokenizer, payload lengths, images and audio, endpoint metadata, borrowed). */
 static int init_half(struct metrics_results *half, const struct metrics_results *config,
                      const struct metrics_results_options *opts)
 {
@@ -52,8 +52,16 @@ static int init_half(struct metrics_results *half, const struct metrics_results 
     half->tokenizer = config->tokenizer;
     half->payload_isl = config->payload_isl;
     half->payload_osl = config->payload_osl;
+    half->payload_images = config->payload_images;
+    half->payload_audio_seconds = config->payload_audio_seconds;
+    half->produces_tokens = config->produces_tokens;
+    half->tokenizes_input = config->tokenizes_input;
     half->open_loop = config->open_loop;
     half->fixed_schedule = config->fixed_schedule;
+    /* The sweep-line collection is the coordinator's alone (metrics_shards_record says why):
+     * a half keeps none, and metrics_results_add leaves it out. */
+    metrics_sweep_free(half->sweep);
+    half->sweep = NULL;
     return ret;
 }
 

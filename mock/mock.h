@@ -151,6 +151,9 @@
 
 /* mock_config is the server's configuration. Fill it with mock_config_init() or
  * mock_config_parse(); strings are borrowed and must outlive the server. */
+/* MOCK_SIGV4_SECRET_MAX is the longest --sigv4-secret (sigv4.h's SIGV4_SECRET_MAX). */
+#define MOCK_SIGV4_SECRET_MAX 128
+
 struct mock_config {
     const char *host;          /* address to bind; default "127.0.0.1" */
     uint16_t port;             /* default 8000; 0 = pick a free port */
@@ -183,6 +186,12 @@ struct mock_config {
     /* The header that marks a conversation's turns, counted in
      * mock_stats.session_requests; default "X-Correlation-ID". */
     const char *session_header;
+    /* AWS SigV4 (--sigv4-secret): every request must carry a valid signature made with this
+     * secret access key (any access key id), else it is answered 403; NULL = not checked.
+     * sigv4_region and sigv4_service, when set, must be the credential scope's. */
+    const char *sigv4_secret;
+    const char *sigv4_region;
+    const char *sigv4_service;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */
@@ -224,6 +233,8 @@ struct mock_stats {
     uint64_t profiler_starts; /* POST /start_profile answered 200 */
     uint64_t profiler_stops;  /* POST /stop_profile answered 200 */
     uint64_t control_busy;    /* control requests answered 503 (--control-busy) */
+    uint64_t sigv4_verified;  /* requests whose SigV4 signature held (--sigv4-secret) */
+    uint64_t sigv4_rejected;  /* ... and answered 403 because it did not */
 };
 
 /* mock_server is a running server: its listeners, worker threads and their rings. Opaque. */

@@ -248,6 +248,10 @@ void mock__api_stream_open(struct mock__buf *b, struct mock__job *job)
 void mock__api_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
                            uint32_t count)
 {
+    if (mock__route_service(job->route)) {
+        mock__svc_token_event(b, job, first, count);
+        return;
+    }
     if (job->route == MOCK__ROUTE_GENERATE || job->route == MOCK__ROUTE_GENERATE_STREAM) {
         tgi_event(b, job, first, count);
         return;
@@ -277,13 +281,17 @@ void mock__api_stream_tail(struct mock__buf *b, struct mock__job *job)
         responses_tail(b, job);
     } else if (job->route == MOCK__ROUTE_MESSAGES) {
         messages_tail(b, job);
-    } else if (job->output_tokens == 0) {
+    } else if (job->output_tokens == 0 && !mock__route_service(job->route)) {
         tgi_event(b, job, 0, 0); /* TGI: the end marker without a token of its own */
     }
 }
 
 void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job)
 {
+    if (mock__route_service(job->route)) {
+        mock__svc_body_prefix(b, job);
+        return;
+    }
     switch (job->route) {
     case MOCK__ROUTE_RESPONSES:
         responses_object(b, job, true);
@@ -318,6 +326,10 @@ void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job)
 
 void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job)
 {
+    if (mock__route_service(job->route)) {
+        mock__svc_body_suffix(b, job);
+        return;
+    }
     switch (job->route) {
     case MOCK__ROUTE_RESPONSES:
         mock__buf_str(b, "\"}]}],");
@@ -375,6 +387,10 @@ void mock__api_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i
     }
     mock__buf_str(b, "{\"index\":");
     mock__buf_u64(b, i);
+    if (mock__route_service(job->route)) {
+        mock__svc_unit(b, job);
+        return;
+    }
     switch (job->route) {
     case MOCK__ROUTE_EMBEDDINGS:
         mock__buf_str(b, ",\"object\":\"embedding\",\"embedding\":[");

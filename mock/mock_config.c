@@ -80,6 +80,12 @@ static const struct flag FLAGS[] = {
      "largest request body accepted, KiB"},
     {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
      "answer the first N control requests (cache reset, profiler) of each thread 503"},
+    {"--sigv4-secret", FLAG_PATH, FIELD(sigv4_secret), 0, 0, "wJalrXUtnFEMI",
+     "answer 403 to requests without a valid AWS SigV4 signature made with SECRET"},
+    {"--sigv4-region", FLAG_PATH, FIELD(sigv4_region), 0, 0, "us-east-1",
+     "with --sigv4-secret: the credential scope's region must be this"},
+    {"--sigv4-service", FLAG_PATH, FIELD(sigv4_service), 0, 0, "sagemaker",
+     "with --sigv4-secret: the credential scope's service must be this"},
 };
 #define FLAG_COUNT_ALL (sizeof(FLAGS) / sizeof(FLAGS[0]))
 
@@ -343,6 +349,19 @@ int mock_config_validate(const struct mock_config *cfg, char *errbuf, size_t err
                  sum);
         return -EINVAL;
     }
+    if (cfg->sigv4_secret != NULL && strlen(cfg->sigv4_secret) > MOCK_SIGV4_SECRET_MAX) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-secret: longer than the %d bytes of an AWS secret access key; give "
+                 "the secret the client signs with",
+                 MOCK_SIGV4_SECRET_MAX);
+        return -EINVAL;
+    }
+    if ((cfg->sigv4_region != NULL || cfg->sigv4_service != NULL) && cfg->sigv4_secret == NULL) {
+        snprintf(errbuf, errcap,
+                 "--sigv4-region and --sigv4-service pin the scope of the signatures "
+                 "--sigv4-secret checks: add --sigv4-secret SECRET");
+        return -EINVAL;
+    }
     if (cfg->max_connections < cfg->threads) {
         snprintf(errbuf, errcap,
                  "--max-connections: %u is fewer than --threads %u; give at least one "
@@ -387,7 +406,8 @@ void mock_usage(FILE *out)
     mock_config_init(&d);
     fprintf(out, "usage: ringperf mock-server [flags]\n\n"
                  "An OpenAI-compatible mock inference server (POST /v1/chat/completions,\n"
-                 "POST /v1/completions, GET /v1/models, GET /health) for load tests.\n"
+                 "POST /v1/completions, GET /v1/models, GET /health, and a vLLM-shaped\n"
+                 "Prometheus GET /metrics) for load tests.\n"
                  "Prints 'mock-server listening on http://HOST:PORT' once ready; stops on\n"
                  "SIGINT/SIGTERM. Fault rates are percentages and must total at most 100.\n\n"
                  "flags (--flag VALUE or --flag=VALUE):\n");

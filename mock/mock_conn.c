@@ -34,11 +34,13 @@ void mock__conn_reset(struct mock__conn *c)
     c->log_first = 0;
     c->log_count = 0;
     c->due_ns = 0;
+    c->first_ns = 0;
 }
 
 static struct mock__buf tx_buf(const struct mock__worker *w, struct mock__conn *c)
 {
-    return (struct mock__buf){.p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len};
+    return (struct mock__buf){
+        .p = c->tx + c->tx_len, .cap = w->tx_cap - c->tx_len, .eventstream = c->job.eventstream};
 }
 
 static size_t tx_free(const struct mock__worker *w, const struct mock__conn *c)
@@ -132,6 +134,41 @@ static void answer_models(struct mock__worker *w, struct mock__conn *c, bool hea
         return;
     }
     answer_json(w, c, b.len);
+}
+
+/* answer_metrics answers GET /metrics with the Prometheus text format. */
+static void answer_metrics(struct mock__worker *w, struct mock__conn *c, bool dcgm)
+{
+    struct mock__buf b = {.p = c->tx + HEAD_RESERVE, .cap = w->tx_cap - HEAD_RESERVE};
+    if (dcgm) {
+        mock__metrics_fmt_dcgm(&b, w->now_ns);
+    } else {
+        mock__metrics_fmt(&w->server->metrics, &b);
+    }
+    if (b.overflow) {
+        answer_error(w, c, 500, "server_error", "metrics too large", 0, NULL);
+        return;
+    }
+    char head[HEAD_RESERVE];
+    struct mock__buf hb = {.p = head, .cap = sizeof(head)};
+    mock__fmt_text_head(&hb, b.len, c->keep_alive);
+    c->tx_head = HEAD_RESERVE - hb.len;
+    memcpy(c->tx + c->tx_head, head, hb.len);
+    c->tx_len = HEAD_RESERVE + b.len;
+    c->phase = MOCK__PHASE_DRAIN;
+    mock__conn_progress(w, c);
+}
+
+/* metrics_end ends the completion in /metrics once (finish paths may run more than once). */
+static void metrics_end(struct mock__worker *w, struct mock__conn *c, bool served)
+{
+    if (!c->metrics_open) {
+        return;
+    }
+    c->metrics_open = false;
+    uint64_t first = c->first_ns != 0 ? c->first_ns : w->now_ns;
+    mock__metrics_finished(&w->server->metrics, &c->job, served, first - c->started_ns,
+                           w->now_ns - c->started_ns);
 }
 
 /* answer_control answers vLLM's control endpoints as vLLM does: 200 and an
@@ -263,17 +300,28 @@ static const char *id_prefix(enum mock__route route)
 }
 
 static void start_completion(struct mock__worker *w, struct mock__conn *c,
-                             const struct mock__request *req, enum mock__route route)
+                             const struct mock__request *req, enum mock__route route,
+                             bool eventstream)
 {
     char msg[MOCK__ERROR_MESSAGE_BYTES];
     struct mock__job *job = &c->job;
-    if (mock__api_parse(route, req->body, req->body_len, w->cfg->output_tokens, job, msg,
-                        sizeof(msg)) != MOCK__API_OK) {
+    bool form = route == MOCK__ROUTE_IMAGE_EDITS || route == MOCK__ROUTE_TRANSCRIPTIONS;
+    enum mock__api_status st =
+        form ? mock__form_parse(route, req->content_type, req->content_type_len, req->body,
+                                req->body_len, w->cfg->output_tokens, job, msg, sizeof(msg))
+             : mock__api_parse(route, req->body, req->body_len, w->cfg->output_tokens, job, msg,
+                               sizeof(msg));
+    if (st != MOCK__API_OK) {
         w->stats.client_errors++;
         answer_error(w, c, 400, "invalid_request_error", msg, 0, NULL);
         return;
     }
+    if (route == MOCK__ROUTE_RAG) {
+        /* SOLIDO's body has no "stream": it streams to a client that asks for events. */
+        job->stream = req->accepts_event_stream;
+    }
     remember_model(w, job);
+    job->eventstream = eventstream && job->stream;
     job->report_cache = w->cfg->cache_hit_rate > 0;
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
     if (job->cached_tokens > job->prompt_tokens) {
@@ -299,6 +347,9 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
         return;
     }
     w->stats.completions++;
+    c->started_ns = w->now_ns;
+    c->metrics_open = true;
+    mock__metrics_started(&w->server->metrics);
     c->fault_token = job->output_tokens / 2;
     bool cut = c->fault == MOCK__FAULT_DROP || c->fault == MOCK__FAULT_STALL;
     c->token_stop = cut ? c->fault_token : job->output_tokens;
@@ -322,22 +373,40 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     w->stats.session_requests += req->has_session_header ? 1 : 0;
     w->seq++;
     set_request_id(w, c, req);
+    if (w->cfg->sigv4_secret != NULL) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        const char *why = mock__sigv4_verify(w->cfg, req, now.tv_sec);
+        if (why != NULL) {
+            w->stats.sigv4_rejected++;
+            w->stats.client_errors++;
+            answer_error(w, c, 403, "access_denied", why, 0, NULL);
+            return;
+        }
+        w->stats.sigv4_verified++;
+    }
     bool method_ok = false;
+    /* SageMaker routes on the body, not the path: its invocations are chat completions here. */
+    bool sagemaker_stream = false;
+    bool sagemaker = mock__sagemaker_path(req->path, req->path_len, &sagemaker_stream);
+    static const char chat_path[] = "/v1/chat/completions";
     enum mock__route route =
-        mock__route_find(req->method, req->method_len, req->path, req->path_len, &method_ok);
+        mock__route_find(req->method, req->method_len, sagemaker ? chat_path : req->path,
+                         sagemaker ? sizeof(chat_path) - 1 : req->path_len, &method_ok);
     if (route == MOCK__ROUTE_NONE) {
         w->stats.client_errors++;
         answer_error(w, c, 404, "not_found_error",
                      "unknown path; this server has POST /v1/chat/completions, "
                      "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
                      "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, "
-                     "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models "
-                     "and /health",
+                     "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models, "
+                     "/health, /metrics and /dcgm/metrics",
                      0, NULL);
         return;
     }
     if (!method_ok) {
-        bool get = route == MOCK__ROUTE_MODELS || route == MOCK__ROUTE_HEALTH;
+        bool get = route == MOCK__ROUTE_MODELS || route == MOCK__ROUTE_HEALTH ||
+                   route == MOCK__ROUTE_METRICS || route == MOCK__ROUTE_DCGM;
         w->stats.client_errors++;
         answer_error(w, c, 405, "invalid_request_error", "method not allowed on this path", 0,
                      get ? "GET" : "POST");
@@ -347,12 +416,16 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
         answer_models(w, c, route == MOCK__ROUTE_HEALTH);
         return;
     }
+    if (route == MOCK__ROUTE_METRICS || route == MOCK__ROUTE_DCGM) {
+        answer_metrics(w, c, route == MOCK__ROUTE_DCGM);
+        return;
+    }
     if (route == MOCK__ROUTE_RESET_CACHE || route == MOCK__ROUTE_START_PROFILE ||
         route == MOCK__ROUTE_STOP_PROFILE) {
         answer_control(w, c, route);
         return;
     }
-    start_completion(w, c, req, route);
+    start_completion(w, c, req, route, sagemaker_stream);
 }
 
 void mock__conn_input(struct mock__worker *w, struct mock__conn *c)
@@ -390,11 +463,13 @@ void mock__conn_input(struct mock__worker *w, struct mock__conn *c)
 static void finish_stream(struct mock__worker *w, struct mock__conn *c)
 {
     if (c->fault == MOCK__FAULT_DROP) {
+        metrics_end(w, c, false);
         c->close_when_sent = true;
         c->phase = MOCK__PHASE_DRAIN;
         return;
     }
     if (c->fault == MOCK__FAULT_STALL) {
+        metrics_end(w, c, false);
         c->phase = MOCK__PHASE_STALLED;
         return;
     }
@@ -404,6 +479,8 @@ static void finish_stream(struct mock__worker *w, struct mock__conn *c)
     struct mock__buf b = tx_buf(w, c);
     mock__fmt_stream_tail(&b, &c->job);
     if (commit(w, c, &b)) {
+        /* Counted before the last bytes leave: a scrape after the client's last read sees it. */
+        metrics_end(w, c, c->fault == MOCK__FAULT_NONE);
         c->phase = MOCK__PHASE_DRAIN;
     }
 }
@@ -431,6 +508,7 @@ static void pump_stream(struct mock__worker *w, struct mock__conn *c)
         if (!commit(w, c, &b)) {
             return;
         }
+        c->first_ns = c->first_ns != 0 ? c->first_ns : w->now_ns;
         log_tokens(w, c, c->token_next, count);
         c->token_next += count;
         c->due_ns += gap_ns(w, w->itl_ns * count, w->itl_jitter_ns);
@@ -462,6 +540,7 @@ static void finish_body(struct mock__worker *w, struct mock__conn *c)
     if (c->fault == MOCK__FAULT_DROP) {
         c->close_when_sent = true;
     } else if (c->fault == MOCK__FAULT_STALL) {
+        metrics_end(w, c, false);
         c->phase = MOCK__PHASE_STALLED;
         return;
     } else if (c->fault != MOCK__FAULT_MALFORMED) {
@@ -474,6 +553,7 @@ static void finish_body(struct mock__worker *w, struct mock__conn *c)
             return;
         }
     }
+    metrics_end(w, c, c->fault == MOCK__FAULT_NONE);
     c->phase = MOCK__PHASE_DRAIN;
 }
 
@@ -488,6 +568,7 @@ static void pump_body(struct mock__worker *w, struct mock__conn *c)
             return;
         }
         c->head_sent = true;
+        c->first_ns = w->now_ns;
     }
     while (c->token_next < c->token_stop) {
         size_t unit_max =

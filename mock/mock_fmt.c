@@ -117,7 +117,7 @@ size_t mock__event_bytes_max(uint32_t tokens_per_chunk)
 {
     /* Tails may repeat the whole text (responses output_text.done, TGI generated_text). */
     return 4 * MOCK__FIXED_BYTES_MAX + 2 * (size_t)tokens_per_chunk * MOCK__WORD_BYTES_MAX +
-           MOCK__FULL_TEXT_BYTES_MAX;
+           MOCK__FULL_TEXT_BYTES_MAX + 4 * MOCK__EVS_FRAMING_BYTES;
 }
 
 const char *mock__status_reason(int status)
@@ -182,6 +182,15 @@ void mock__fmt_json_head(struct mock__buf *b, int status, uint64_t body_len, boo
     put_connection(b, keep_alive);
 }
 
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive)
+{
+    put_status_line(b, 200);
+    mock__buf_str(b, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: ");
+    mock__buf_u64(b, body_len);
+    mock__buf_put(b, "\r\n", 2);
+    put_connection(b, keep_alive);
+}
+
 static void put_error_body(struct mock__buf *b, int status, const char *type, const char *msg)
 {
     mock__buf_str(b, "{\"error\":{\"message\":\"");
@@ -216,8 +225,9 @@ static bool openai_route(const struct mock__job *job)
 void mock__fmt_stream_head(struct mock__buf *b, struct mock__job *job, bool keep_alive)
 {
     put_status_line(b, 200);
-    mock__buf_str(b, "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                     "Transfer-Encoding: chunked\r\n");
+    mock__buf_str(b, job->eventstream ? "Content-Type: application/vnd.amazon.eventstream\r\n"
+                                      : "Content-Type: text/event-stream\r\n");
+    mock__buf_str(b, "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n");
     put_connection(b, keep_alive);
     if (!openai_route(job)) {
         mock__api_stream_open(b, job);
@@ -246,7 +256,14 @@ static size_t chunk_open(struct mock__buf *b)
 /* mock__fmt_chunk_close ends the event, writes the chunk header and slides the data up. */
 void mock__fmt_chunk_close(struct mock__buf *b, size_t mark)
 {
-    mock__buf_put(b, "\n\n", 2);
+    if (b->evs_exception) {
+        mock__evs_frame(b, mark + CHUNK_HEADER_RESERVE, true);
+    } else {
+        mock__buf_put(b, "\n\n", 2);
+        if (b->eventstream) {
+            mock__evs_frame(b, mark + CHUNK_HEADER_RESERVE, false);
+        }
+    }
     if (b->overflow) {
         return;
     }
@@ -305,6 +322,16 @@ void mock__fmt_token_event(struct mock__buf *b, struct mock__job *job, uint32_t 
 
 void mock__fmt_malformed_event(struct mock__buf *b, const struct mock__job *job)
 {
+    if (job->eventstream) {
+        /* What SageMaker sends when the container fails mid-stream: an exception message. */
+        size_t at = b->len;
+        mock__buf_put(b, "          ", CHUNK_HEADER_RESERVE);
+        mock__buf_str(b, "{\"Message\":\"mock-server: injected model stream error\"}");
+        b->evs_exception = true;
+        mock__fmt_chunk_close(b, at);
+        b->evs_exception = false;
+        return;
+    }
     size_t mark = chunk_open(b);
     if (!openai_route(job)) {
         mock__buf_str(b, "{\"type\":\"content_block_delta\",\"delta\":{\"text\":");

@@ -39,6 +39,20 @@ static unsigned char lower(unsigned char ch)
     return (ch >= 'A' && ch <= 'Z') ? (unsigned char)(ch + ('a' - 'A')) : ch;
 }
 
+static bool equals_nocase(const char *a, size_t a_len, const char *b);
+
+/* contains_nocase reports whether `b` occurs in a[0..a_len) (ASCII case-insensitive). */
+static bool contains_nocase(const char *a, size_t a_len, const char *b)
+{
+    size_t b_len = strlen(b);
+    for (size_t i = 0; i + b_len <= a_len; i++) {
+        if (equals_nocase(a + i, b_len, b)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool equals_nocase(const char *a, size_t a_len, const char *b)
 {
     size_t b_len = strlen(b);
@@ -197,6 +211,11 @@ static enum mock__req_status parse_header(struct line l, struct headers *h,
         h->content_length = n;
     } else if (equals_nocase(l.p, name_len, "transfer-encoding")) {
         h->has_transfer_encoding = true;
+    } else if (equals_nocase(l.p, name_len, "content-type")) {
+        out->content_type = v;
+        out->content_type_len = v_len;
+    } else if (equals_nocase(l.p, name_len, "accept")) {
+        out->accepts_event_stream = contains_nocase(v, v_len, "text/event-stream");
     } else if (equals_nocase(l.p, name_len, "connection")) {
         parse_connection(v, v_len, &h->saw_close, &h->saw_keep_alive);
     } else if (equals_nocase(l.p, name_len, "x-request-id")) {
@@ -292,6 +311,8 @@ enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t bo
         return MOCK__REQ_NEED_MORE;
     }
     out->keep_alive = out->minor_version == 1 ? !h.saw_close : (h.saw_keep_alive && !h.saw_close);
+    out->head = buf;
+    out->head_len = pos;
     out->body = buf + pos;
     out->body_len = (size_t)h.content_length;
     *out_consumed = pos + (size_t)h.content_length;

@@ -40,6 +40,8 @@ struct mock__buf {
     size_t len;
     size_t cap;
     bool overflow;
+    bool eventstream;   /* frame each stream event as an AWS event-stream message (mock_evs.c) */
+    bool evs_exception; /* ... as an exception message (a ModelStreamError) */
 };
 
 static inline void mock__buf_put(struct mock__buf *b, const char *s, size_t n)
@@ -91,7 +93,12 @@ struct mock__request {
     bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; HTTP/1.0 only with keep-alive */
     const char *request_id; /* X-Request-ID value, or NULL */
     size_t request_id_len;
-    bool has_session_header; /* carries the header named session_header (a conversation's turn) */
+    bool has_session_header;   /* carries the header named session_header (a conversation's turn) */
+    bool accepts_event_stream; /* its Accept lists text/event-stream (SOLIDO RAG streams then) */
+    const char *content_type;  /* the Content-Type value, or NULL */
+    size_t content_type_len;
+    const char *head; /* the request line and header fields, as received */
+    size_t head_len;
     const char *body;
     size_t body_len;
     size_t size_needed; /* MOCK__REQ_NEED_MORE: the request's whole size once its header block
@@ -108,6 +115,22 @@ struct mock__request {
 enum mock__req_status mock__request_parse(const char *buf, size_t len, size_t body_max_bytes,
                                           const char *session_header, struct mock__request *out,
                                           size_t *out_consumed);
+
+/* mock__sigv4_verify checks req's AWS SigV4 signature (mock_config.sigv4_secret) at server
+ * time now_unix_s. Returns NULL when it holds, else a static reason for the 403. */
+const char *mock__sigv4_verify(const struct mock_config *cfg, const struct mock__request *req,
+                               int64_t now_unix_s);
+
+/* mock__sagemaker_path reports whether path is SageMaker Runtime's /endpoints/NAME/invocations
+ * (*out_stream false) or /endpoints/NAME/invocations-response-stream (*out_stream true). */
+bool mock__sagemaker_path(const char *path, size_t len, bool *out_stream);
+
+/* MOCK__EVS_FRAMING_BYTES bounds what event-stream framing adds to one event. */
+#define MOCK__EVS_FRAMING_BYTES 128
+
+/* mock__evs_frame frames b->p[start..b->len) in place as one PayloadPart message, or as a
+ * ModelStreamError exception message (overflow set when it does not fit). */
+void mock__evs_frame(struct mock__buf *b, size_t start, bool exception);
 
 /* mock__req_status_code maps an error status to its HTTP status code (0 for OK/NEED_MORE). */
 int mock__req_status_code(enum mock__req_status status);
@@ -131,6 +154,13 @@ enum mock__route {
     MOCK__ROUTE_RESET_CACHE,     /* POST /reset_prefix_cache (vLLM's control endpoints) */
     MOCK__ROUTE_START_PROFILE,   /* POST /start_profile */
     MOCK__ROUTE_STOP_PROFILE,    /* POST /stop_profile */
+    MOCK__ROUTE_IMAGES,          /* POST /v1/images/generations (OpenAI; units are images) */
+    MOCK__ROUTE_INFER,           /* POST /v1/infer (NIM image retrieval; a unit per image) */
+    MOCK__ROUTE_RAG,             /* POST /rag/api/prompt (SOLIDO RAG; streams on Accept) */
+    MOCK__ROUTE_IMAGE_EDITS,     /* POST /v1/images/edits (multipart; units are images) */
+    MOCK__ROUTE_TRANSCRIPTIONS,  /* POST /v1/audio/transcriptions (multipart; words) */
+    MOCK__ROUTE_METRICS,         /* GET /metrics (vLLM-shaped Prometheus exposition) */
+    MOCK__ROUTE_DCGM,            /* GET /dcgm/metrics (DCGM-exporter-shaped GPU telemetry) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -141,6 +171,13 @@ bool mock__route_tokens(enum mock__route route);
  * path; `*out_method_ok` is false when the path is known but the method is not its own. */
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
                                   size_t path_len, bool *out_method_ok);
+
+/* MOCK__IMAGES_MAX bounds the images ("n") one image generation request may ask for. */
+#define MOCK__IMAGES_MAX 16
+/* MOCK__PNG_B64 is every image the mock generates: a 2x2 RGB PNG, base64. */
+#define MOCK__PNG_B64                                                                              \
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEklEQVR42mP4z8DAULaTAUIBAB6OBF1pFgRMAAAAAElF" \
+    "TkSuQmCC"
 
 /* MOCK__EMBEDDING_DIMS is the length of every embedding vector the mock returns. */
 #define MOCK__EMBEDDING_DIMS 8
@@ -164,12 +201,15 @@ struct mock__job {
     bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
     uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
     uint64_t created_s;
+    bool has_file;     /* multipart routes: the file (or image URL) part arrived */
+    uint64_t audio_ms; /* transcriptions: the WAV file's length, 0 when not a WAV */
     size_t model_len;
     char model[MOCK__MODEL_BYTES_MAX + 1]; /* raw, NUL-terminated */
     size_t model_json_len;
     char model_json[MOCK__MODEL_JSON_BYTES_MAX]; /* escaped for a JSON string */
     size_t id_len;
     char id[MOCK__RESPONSE_ID_BYTES]; /* "chatcmpl-..." / "cmpl-..." */
+    bool eventstream; /* SageMaker's streaming operation: AWS event-stream framing */
 };
 
 enum mock__api_status {
@@ -191,6 +231,15 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,
                                       uint32_t default_tokens, struct mock__job *out, char *msg,
                                       size_t msgcap);
+
+/* mock__form_parse reads a multipart/form-data body of the image edit or transcription route
+ * into `out` (model, prompt words, "n" images, the audio's length), as mock__api_parse does a
+ * JSON body: in place, allocating nothing. `content_type` is the request's Content-Type (its
+ * boundary). */
+enum mock__api_status mock__form_parse(enum mock__route route, const char *content_type,
+                                       size_t content_type_len, const char *body, size_t len,
+                                       uint32_t default_tokens, struct mock__job *out, char *msg,
+                                       size_t msgcap);
 
 /* mock__prompt_words counts the whitespace-separated words of a JSON string's raw bytes (between
  * the quotes, escapes undecoded; from a text response_walk_check() accepted) as they would be
@@ -248,6 +297,17 @@ void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job);
 void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job);
 void mock__api_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i);
 
+/* ---- Formatting of the image generation, image retrieval and RAG routes (mock_services.c) - */
+
+/* mock__route_service reports whether `route` is one mock_services.c formats. */
+bool mock__route_service(enum mock__route route);
+void mock__svc_token_event(struct mock__buf *b, struct mock__job *job, uint32_t first,
+                           uint32_t count);
+void mock__svc_body_prefix(struct mock__buf *b, const struct mock__job *job);
+void mock__svc_body_suffix(struct mock__buf *b, const struct mock__job *job);
+/* mock__svc_unit ends the unit mock__api_unit began with `{"index":i`. */
+void mock__svc_unit(struct mock__buf *b, const struct mock__job *job);
+
 /* mock__fmt_chunk_open starts an HTTP chunk holding one SSE event, with an `event:` line when
  * `event` is not NULL; mock__fmt_chunk_close ends the event and fills in the chunk size. */
 size_t mock__fmt_chunk_open(struct mock__buf *b, const char *event);
@@ -261,6 +321,10 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_text_head appends a 200 status line and headers for a Prometheus text body of
+ * `body_len` bytes. */
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive);
 
 /* mock__fmt_json_head appends a status line and headers for a JSON body of `body_len` bytes.
  * `retry_after_s` > 0 adds a Retry-After header; `allow` (or NULL) adds an Allow header. */

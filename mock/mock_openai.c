@@ -33,6 +33,8 @@ static const struct route_entry ROUTES[] = {
     {"/v1/completions", "POST", MOCK__ROUTE_COMPLETIONS},
     {"/v1/models", "GET", MOCK__ROUTE_MODELS},
     {"/health", "GET", MOCK__ROUTE_HEALTH},
+    {"/metrics", "GET", MOCK__ROUTE_METRICS},
+    {"/dcgm/metrics", "GET", MOCK__ROUTE_DCGM},
     {"/v1/responses", "POST", MOCK__ROUTE_RESPONSES},
     {"/v1/messages", "POST", MOCK__ROUTE_MESSAGES},
     {"/generate", "POST", MOCK__ROUTE_GENERATE},
@@ -44,12 +46,19 @@ static const struct route_entry ROUTES[] = {
     {"/reset_prefix_cache", "POST", MOCK__ROUTE_RESET_CACHE},
     {"/start_profile", "POST", MOCK__ROUTE_START_PROFILE},
     {"/stop_profile", "POST", MOCK__ROUTE_STOP_PROFILE},
+    {"/v1/images/generations", "POST", MOCK__ROUTE_IMAGES},
+    {"/v1/infer", "POST", MOCK__ROUTE_INFER},
+    {"/rag/api/prompt", "POST", MOCK__ROUTE_RAG},
+    {"/v1/images/edits", "POST", MOCK__ROUTE_IMAGE_EDITS},
+    {"/v1/audio/transcriptions", "POST", MOCK__ROUTE_TRANSCRIPTIONS},
 };
 
 bool mock__route_tokens(enum mock__route route)
 {
     return route != MOCK__ROUTE_EMBEDDINGS && route != MOCK__ROUTE_NIM_RANKING &&
-           route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK;
+           route != MOCK__ROUTE_COHERE_RERANK && route != MOCK__ROUTE_TEI_RERANK &&
+           route != MOCK__ROUTE_IMAGES && route != MOCK__ROUTE_INFER &&
+           route != MOCK__ROUTE_IMAGE_EDITS;
 }
 
 enum mock__route mock__route_find(const char *method, size_t method_len, const char *path,
@@ -87,6 +96,8 @@ enum body_key {
     KEY_PASSAGES,
     KEY_DOCUMENTS,
     KEY_TEXTS,
+    KEY_N,
+    KEY_INFERENCE_MODEL,
     KEY_COUNT,
 };
 
@@ -108,6 +119,8 @@ static const struct response_walk_key BODY_KEYS[KEY_COUNT] = {
     [KEY_PASSAGES] = RESPONSE_WALK_KEY("passages"),
     [KEY_DOCUMENTS] = RESPONSE_WALK_KEY("documents"),
     [KEY_TEXTS] = RESPONSE_WALK_KEY("texts"),
+    [KEY_N] = RESPONSE_WALK_KEY("n"),
+    [KEY_INFERENCE_MODEL] = RESPONSE_WALK_KEY("inference_model"),
 };
 
 /* body is one request body being read: the checked text, its root's members, the job being
@@ -234,7 +247,9 @@ static bool read_bool(const struct body *b, size_t v, const char *key, bool *out
 static bool read_model(const struct body *b)
 {
     struct mock__job *out = b->out;
-    size_t v = b->v[KEY_MODEL];
+    /* SOLIDO names its model "inference_model". */
+    enum body_key key = out->route == MOCK__ROUTE_RAG ? KEY_INFERENCE_MODEL : KEY_MODEL;
+    size_t v = b->v[key];
     size_t len = strlen(DEFAULT_MODEL);
     memcpy(out->model, DEFAULT_MODEL, len);
     if (!is_null_or_absent(b, v)) {
@@ -247,8 +262,8 @@ static bool read_model(const struct body *b)
                                          &truncated);
         }
         if (truncated) {
-            snprintf(b->msg, b->msgcap, "'model' must be a string of 1 to %d bytes",
-                     MOCK__MODEL_BYTES_MAX);
+            snprintf(b->msg, b->msgcap, "'%s' must be a string of 1 to %d bytes",
+                     BODY_KEYS[key].name, MOCK__MODEL_BYTES_MAX);
             return false;
         }
     }
@@ -398,6 +413,49 @@ static bool stream_fields(const struct body *b)
     return read_max_tokens(b, b->v[KEY_MAX_TOKENS], "max_tokens");
 }
 
+/* Image generation: "prompt", the number of images "n" (1 when absent) and "stream". */
+static bool images_fields(const struct body *b)
+{
+    struct mock__job *out = b->out;
+    size_t prompt = b->v[KEY_PROMPT];
+    if (type_of(b, prompt) != RESPONSE_WALK_STRING) {
+        snprintf(b->msg, b->msgcap, "'prompt' is required and must be a string");
+        return false;
+    }
+    out->prompt_tokens = string_words(b, prompt);
+    out->output_tokens = 1;
+    int64_t n = 1;
+    if (!is_null_or_absent(b, b->v[KEY_N]) &&
+        (!response_walk_int(b->text, b->v[KEY_N], &n) || n < 1 || n > (int64_t)MOCK__IMAGES_MAX)) {
+        snprintf(b->msg, b->msgcap, "'n' must be an integer from 1 to %u",
+                 (unsigned)MOCK__IMAGES_MAX);
+        return false;
+    }
+    out->output_tokens = (uint32_t)n;
+    return read_bool(b, b->v[KEY_STREAM], "stream", &out->stream);
+}
+
+/* SOLIDO RAG: "query", a list of strings; the answer's length is the server's default. */
+static bool rag_fields(const struct body *b)
+{
+    size_t query = b->v[KEY_QUERY];
+    struct response_walk_iter it;
+    size_t item;
+    if (type_of(b, query) != RESPONSE_WALK_ARRAY) {
+        snprintf(b->msg, b->msgcap, "'query' is required and must be an array of strings");
+        return false;
+    }
+    response_walk_iter_init(&it, b->text, query);
+    while (response_walk_iter_next(&it, NULL, &item)) {
+        if (type_of(b, item) != RESPONSE_WALK_STRING) {
+            snprintf(b->msg, b->msgcap, "'query' items must be strings");
+            return false;
+        }
+        b->out->prompt_tokens += string_words(b, item);
+    }
+    return true;
+}
+
 static bool read_fields(const struct body *b)
 {
     struct mock__job *out = b->out;
@@ -414,6 +472,12 @@ static bool read_fields(const struct body *b)
     case MOCK__ROUTE_COHERE_RERANK:
     case MOCK__ROUTE_TEI_RERANK:
         return rankings_fields(b);
+    case MOCK__ROUTE_IMAGES:
+        return images_fields(b);
+    case MOCK__ROUTE_INFER:
+        return read_items(b, KEY_INPUT);
+    case MOCK__ROUTE_RAG:
+        return rag_fields(b);
     default:
         break;
     }
@@ -461,6 +525,9 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
     out->seq = 0;
+    out->has_file = false;
+    out->audio_ms = 0;
+    out->eventstream = false;
 }
 
 enum mock__api_status mock__api_parse(enum mock__route route, const char *body, size_t len,

@@ -282,6 +282,8 @@ void mock_server_stats(const struct mock_server *server, struct mock_stats *out)
         out->profiler_starts += w->profiler_starts;
         out->profiler_stops += w->profiler_stops;
         out->control_busy += w->control_busy;
+        out->sigv4_verified += w->sigv4_verified;
+        out->sigv4_rejected += w->sigv4_rejected;
     }
 }
 
@@ -353,10 +355,12 @@ static int run_started(const struct mock_config *cfg, int sig_fd, FILE *out)
     mock_server_stats(s, &st);
     fprintf(out,
             "mock-server stopped: %llu requests, %llu connections, %llu cache resets, %llu "
-            "profiler starts, %llu profiler stops, %llu control requests answered busy\n",
+            "profiler starts, %llu profiler stops, %llu control requests answered busy, %llu "
+            "signatures verified, %llu rejected\n",
             (unsigned long long)st.requests, (unsigned long long)st.connections_accepted,
             (unsigned long long)st.cache_resets, (unsigned long long)st.profiler_starts,
-            (unsigned long long)st.profiler_stops, (unsigned long long)st.control_busy);
+            (unsigned long long)st.profiler_stops, (unsigned long long)st.control_busy,
+            (unsigned long long)st.sigv4_verified, (unsigned long long)st.sigv4_rejected);
     fflush(out);
     mock_server_free(s);
     return rc != 0 ? rc : stop_rc;

@@ -69,6 +69,9 @@ struct mock__conn {
     bool keep_alive;      /* the current answer leaves the connection open */
     bool close_when_sent; /* close once the send buffer drains (drop fault, error answers) */
     bool peer_eof;        /* the client shut down its side; close after the current answer */
+    bool metrics_open;    /* the completion counts as running in /metrics */
+    uint64_t started_ns;  /* CLOCK_MONOTONIC: the completion's start, for /metrics */
+    uint64_t first_ns;    /* ... and its first token's */
     bool head_sent;       /* non-streaming: status line, headers and body prefix queued */
     bool malformed_sent;
     uint32_t token_next; /* next output token to queue */
@@ -149,6 +152,42 @@ struct mock__models {
     size_t json_len[MOCK__MODELS_MAX];
 };
 
+/* MOCK__METRICS_BUCKETS is the finite buckets of each /metrics histogram (+Inf is the count). */
+#define MOCK__METRICS_BUCKETS 12
+
+struct mock__metrics_hist {
+    uint64_t buckets[MOCK__METRICS_BUCKETS]; /* cumulative, as Prometheus exposes them */
+    uint64_t count;
+    uint64_t sum_ns;
+};
+
+/* mock__metrics is what GET /metrics exposes, shared by every worker (relaxed atomics). */
+struct mock__metrics {
+    uint64_t running; /* completions started and not finished (as int64 when read) */
+    uint64_t prompt_tokens;
+    uint64_t generation_tokens;
+    uint64_t finished_stop;
+    uint64_t finished_length;
+    struct mock__metrics_hist ttft;
+    struct mock__metrics_hist e2e;
+};
+
+/* mock__metrics_started counts a completion that began answering. */
+void mock__metrics_started(struct mock__metrics *m);
+
+/* mock__metrics_finished ends one: served is true when its whole answer was queued (its tokens
+ * and times are then counted); ttft_ns and e2e_ns are from its start. */
+void mock__metrics_finished(struct mock__metrics *m, const struct mock__job *job, bool served,
+                            uint64_t ttft_ns, uint64_t e2e_ns);
+
+/* mock__metrics_fmt appends the Prometheus text exposition of m. */
+void mock__metrics_fmt(const struct mock__metrics *m, struct mock__buf *b);
+
+/* mock__metrics_fmt_dcgm appends a DCGM exporter's exposition of two pretend GPUs drawing a
+ * constant 250 W and 150 W: their energy counters (mJ) grow by watts x 1000 per second of
+ * CLOCK_MONOTONIC now_ns. */
+void mock__metrics_fmt_dcgm(struct mock__buf *b, uint64_t now_ns);
+
 struct mock_server {
     struct mock_config cfg;
     uint16_t port;
@@ -158,6 +197,7 @@ struct mock_server {
     int stop_fd;
     int log_fd;
     struct mock__models models;
+    struct mock__metrics metrics;
     pthread_mutex_t start_lock;
     pthread_cond_t start_cond;
     uint32_t workers_reported;

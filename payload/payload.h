@@ -100,7 +100,8 @@ struct payload_spec {
     size_t history_count;
     /* chat, chat_embeddings, responses, messages: the images and audio clips of
      * the user's new turn, sent with the prompt as content parts (see
-     * payload_build). Other types reject media. */
+     * payload_build); image_retrieval: its images (audio is refused). Other
+     * types reject media. */
     struct payload_media media;
 };
 
@@ -132,6 +133,12 @@ char *payload_cache_bust_text(enum payload_cache_bust where, uint64_t key, const
  *   hf_tei_rankings: {"query":Q,"texts":[p,...]}
  *   huggingface_generate: {"inputs":"T joined by ' '","parameters":{"max_new_tokens":N}}
  *                 -- here the extra inputs merge into "parameters", as AIPerf does
+ *   image_generation: {"prompt":P,"model":M,"response_format":"b64_json","n":1,
+ *                 "stream":true (only when S)}
+ *   image_retrieval: {"input":[{"type":"image_url","url":I},...]} (the media's images,
+ *                 at least one; no model)
+ *   solido_rag:  {"query":[T...],"filters":{"family":"Solido","tool":"SDE"},
+ *                 "inference_model":M}
  *   raw / raw_payload: the raw_payload bytes, unchanged.
  * With media (spec.media), the user message's "content" becomes a list of parts
  * in AIPerf's order, text (when not empty), images, then audio; without media
@@ -181,5 +188,48 @@ int payload_extra_inputs_take_string(const char *extra_json, const char *key, ch
  * *out_json is only written on success. */
 int payload_extra_inputs_parse(const char *const *items, size_t n, char **out_json, char *errbuf,
                                size_t errcap);
+
+/* payload_form is a multipart/form-data body (image_edit, audio_transcription) in three
+ * pieces sent one after the other: `head` (every part up to and including the file part's
+ * head), `file` (the media's bytes, decoded once from its base64; NULL when the body has no
+ * file, as an image_edit whose image is a URL) and `tail` (what follows the file, up to the
+ * closing delimiter). All malloc'd and owned by the form. `summary_json` is the body as
+ * inputs.json shows it: the fields in order, a file as {"filename","content_type","bytes"}.
+ * `audio_seconds` is the length of an audio_transcription's PCM WAV clip (from its header),
+ * else -1. */
+struct payload_form {
+    char *head;
+    size_t head_len;
+    uint8_t *file;
+    size_t file_len;
+    char *tail;
+    size_t tail_len;
+    char *summary_json;
+    double audio_seconds;
+};
+
+/* payload_form_build builds spec's body as multipart/form-data with `boundary` (see
+ * http_multipart_boundary_valid), in the field order of AIPerf's format_payload:
+ *   image_edit: prompt, model, response_format "b64_json", n 1, then image (a file: the first
+ *     image, a data URL or base64, typed from the URL or its first bytes) or url (an http(s)
+ *     image), then the extra inputs but prompt, image, url and mask;
+ *   audio_transcription: file ("audio.<format>", MIME from AIPerf's table: the first audio
+ *     clip "<format>,<base64>"), model, then the extra inputs but file.
+ * Extra input values are written as AIPerf's transport writes them: strings as they are,
+ * true/false, integers, reals in their shortest form, objects as JSON, a list as its field
+ * repeated, null left out. Returns 0; -EINVAL with a message (no media, media that is not
+ * base64 or not an image, no model or prompt, extra inputs that are not an object); -EEXIST
+ * when the boundary occurs in the file or a field (pick another); -ENOMEM. *out is zeroed on
+ * error. */
+int payload_form_build(const struct payload_spec *spec, const char *boundary,
+                       struct payload_form *out, char *errbuf, size_t errcap);
+
+/* payload_form_free releases what `form` owns and zeroes it; NULL is a no-op. */
+void payload_form_free(struct payload_form *form);
+
+/* payload_wav_seconds returns the length in seconds of a PCM WAV file (its data chunk over the
+ * fmt chunk's byte rate, a data chunk cut short counting what is there), or -1 for bytes that
+ * are not a WAV file with both chunks. */
+double payload_wav_seconds(const uint8_t *wav, size_t len);
 
 #endif

@@ -25,6 +25,16 @@ char *payload__dump(const json_t *v);
  * LLONG_MAX, or out of memory. */
 json_t *payload__payload_base(const struct payload_spec *spec, char *errbuf, size_t errcap);
 
+/* payload__texts returns the list of spec's non-empty texts, or [prompt]
+ * when it has none (the embeddings "input", TGI's and SOLIDO's texts); NULL
+ * with a message on text that is not UTF-8, or out of memory. */
+json_t *payload__texts(const struct payload_spec *spec, char *errbuf, size_t errcap);
+
+/* payload__services_base returns the base fields of image_generation,
+ * image_retrieval and solido_rag bodies (payload_services.c), as
+ * payload__payload_base does for the others. */
+json_t *payload__services_base(const struct payload_spec *spec, char *errbuf, size_t errcap);
+
 /* payload__user_content returns the "content" of a user message of type t
  * (payload_media.c): the text as a bare string when media is NULL or empty,
  * else a list of content parts (text when not empty, then images, then audio)

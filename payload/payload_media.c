@@ -145,8 +145,12 @@ bool payload__media_allowed(const struct payload_spec *spec, char *errbuf, size_
         t == ENDPOINT_RESPONSES || t == ENDPOINT_MESSAGES) {
         return true;
     }
+    if (t == ENDPOINT_IMAGE_RETRIEVAL && spec->media.audio_count == 0) {
+        return true;
+    }
     payload__err(errbuf, errcap,
-                 "a %s request cannot carry images or audio; use chat, responses or messages",
+                 "a %s request cannot carry images or audio; use chat, responses or messages "
+                 "(image_retrieval: images only)",
                  endpoint_type_name(t));
     return false;
 }

@@ -145,8 +145,7 @@ static json_t *payload__llm(const struct payload_spec *spec, char *errbuf, size_
     return root;
 }
 
-/* The embeddings "input" list or TGI's texts: non-empty texts, or the prompt. */
-static json_t *payload__texts(const struct payload_spec *spec, char *errbuf, size_t errcap)
+json_t *payload__texts(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     json_t *list = json_array();
     if (!list) {
@@ -282,8 +281,9 @@ static bool payload__check(const struct payload_spec *spec, char *errbuf, size_t
     bool rankings = t == ENDPOINT_NIM_RANKINGS || t == ENDPOINT_COHERE_RANKINGS ||
                     t == ENDPOINT_HF_TEI_RANKINGS;
     bool texts = t == ENDPOINT_EMBEDDINGS || t == ENDPOINT_NIM_EMBEDDINGS ||
-                 t == ENDPOINT_HUGGINGFACE_GENERATE;
-    bool needs_model = t != ENDPOINT_HF_TEI_RANKINGS && t != ENDPOINT_HUGGINGFACE_GENERATE;
+                 t == ENDPOINT_HUGGINGFACE_GENERATE || t == ENDPOINT_SOLIDO_RAG;
+    bool needs_model = t != ENDPOINT_HF_TEI_RANKINGS && t != ENDPOINT_HUGGINGFACE_GENERATE &&
+                       t != ENDPOINT_IMAGE_RETRIEVAL;
     if (t == ENDPOINT_RAW) {
         payload__err(errbuf, errcap,
                      "the raw endpoint sends each payload verbatim: give a raw payload (e.g. "
@@ -298,7 +298,8 @@ static bool payload__check(const struct payload_spec *spec, char *errbuf, size_t
         payload__err(errbuf, errcap, "a %s request payload needs a query", endpoint_type_name(t));
         return false;
     }
-    if (!rankings && !spec->prompt && (!texts || (!spec->texts && spec->text_count == 0))) {
+    if (!rankings && t != ENDPOINT_IMAGE_RETRIEVAL && !spec->prompt &&
+        (!texts || (!spec->texts && spec->text_count == 0))) {
         payload__err(errbuf, errcap, "a %s request payload needs a prompt%s", endpoint_type_name(t),
                      texts ? " or texts" : "");
         return false;
@@ -336,6 +337,11 @@ json_t *payload__payload_base(const struct payload_spec *spec, char *errbuf, siz
         break;
     case ENDPOINT_HUGGINGFACE_GENERATE:
         root = payload__tgi(spec, errbuf, errcap);
+        break;
+    case ENDPOINT_IMAGE_GENERATION:
+    case ENDPOINT_IMAGE_RETRIEVAL:
+    case ENDPOINT_SOLIDO_RAG:
+        root = payload__services_base(spec, errbuf, errcap);
         break;
     default:
         root = payload__llm(spec, errbuf, errcap);

@@ -386,6 +386,15 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_tgi(d, out);
     case ENDPOINT_RAW:
         return response__read_raw(d, reader, out);
+    case ENDPOINT_IMAGE_GENERATION:
+    case ENDPOINT_IMAGE_EDIT:
+        return response__read_images(d, out);
+    case ENDPOINT_AUDIO_TRANSCRIPTION:
+        return response__read_transcript(d, out);
+    case ENDPOINT_IMAGE_RETRIEVAL:
+        return response__read_infer(d, out);
+    case ENDPOINT_SOLIDO_RAG:
+        return response__read_solido(d, out);
     case ENDPOINT_TYPE_COUNT:
         break;
     }
@@ -432,7 +441,10 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     }
     enum response_parse_status st =
         len == 0 ? RESPONSE_PARSE_ERR_MALFORMED : response__tokenize(&d, tok, cap, data, len);
-    if (st == RESPONSE_PARSE_ERR_MALFORMED && reader->type == ENDPOINT_RAW && len > 0) {
+    /* raw, and a transcript asked for as plain text (response_format "text"), take a body
+     * that is not JSON as the text. */
+    if (st == RESPONSE_PARSE_ERR_MALFORMED && len > 0 &&
+        (reader->type == ENDPOINT_RAW || reader->type == ENDPOINT_AUDIO_TRANSCRIPTION)) {
         return chunk__raw_text(data, len, out);
     }
     if (st != RESPONSE_PARSE_OK) {
@@ -442,7 +454,8 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     st = chunk__dispatch(reader, state, name, &d, out);
     if (st == RESPONSE_PARSE_OK) {
         out->is_content |= out->text_count > 0 || out->embedding_count > 0 ||
-                           out->ranking_count > 0 || out->texts_truncated;
+                           out->ranking_count > 0 || out->image_count > 0 || out->infer_count > 0 ||
+                           out->texts_truncated;
     } else if (st != RESPONSE_PARSE_ERROR) {
         out->is_content = false;
     }

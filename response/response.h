@@ -98,14 +98,19 @@ struct response_chunk {
     struct response_str reasoning;
     size_t tool_text_count;   /* pieces in tool_text[] (at the end) */
     bool tool_text_truncated; /* more than RESPONSE_TOOL_TEXT_MAX pieces */
-    /* Non-token endpoints: embedding vectors and ranking results found. */
+    /* Non-token endpoints: embedding vectors and ranking results found,
+     * images generated (image_generation: one per streamed event with a
+     * "b64_json", or the object items of a body's "data"), and image
+     * retrieval results (the items of a truthy "data"; 1 when not a list). */
     size_t embedding_count;
     size_t ranking_count;
+    size_t image_count;
+    size_t infer_count;
     /* true when the payload counts as a content response for TTFT/ITL and
      * for a record being valid (AIPerf's content_responses): it carries text,
-     * embeddings or rankings, or it is a responses output_text.done whose
-     * text was already streamed (kept for timing, its text dropped). Role-only
-     * chunks, usage-only chunks, structural events and [DONE] are not. */
+     * embeddings, rankings, images or retrieval results, or it is a responses output_text.done
+     * whose text was already streamed (kept for timing, its text dropped). Role-only chunks,
+     * usage-only chunks, structural events and [DONE] are not. */
     bool is_content;
     /* The stream's end marker was seen: chat/completions choices[0]
      * finish_reason not null; responses response.completed or
@@ -238,7 +243,9 @@ void response_parse_state_reset(struct response_parse_state *s);
  *     object "response"; messages any event with a "type" (non-streaming:
  *     type "message"); embeddings data[] of object "embedding"; rankings
  *     "rankings" / "results" / a top-level array (hf_tei); TGI an object with
- *     "token" or "generated_text", or an array of them; raw anything.
+ *     "token" or "generated_text", or an array of them; image_generation an
+ *     object with "b64_json" or a "data" list; image_retrieval a truthy
+ *     "data"; solido_rag a truthy "content"; raw anything.
  *   - Any other object -> RESPONSE_PARSE_IGNORED; top-level usage is still read.
  *   - raw only: a body that is not JSON is one literal CONTENT piece (AIPerf
  *     takes a non-JSON body as text).

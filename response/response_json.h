@@ -165,5 +165,14 @@ enum response_parse_status response__read_rankings(const struct response__doc *d
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
                                               struct response_chunk *out);
+/* chunk_services.c */
+enum response_parse_status response__read_images(const struct response__doc *d,
+                                                 struct response_chunk *out);
+enum response_parse_status response__read_infer(const struct response__doc *d,
+                                                struct response_chunk *out);
+enum response_parse_status response__read_solido(const struct response__doc *d,
+                                                 struct response_chunk *out);
+enum response_parse_status response__read_transcript(const struct response__doc *d,
+                                                     struct response_chunk *out);
 
 #endif

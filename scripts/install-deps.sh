@@ -12,9 +12,13 @@ packages=(
     libpcre2-dev libutf8proc-dev libmicrohttpd-dev prometheus python3-prometheus-client
     clang clang-format
     android-libboringssl-dev nginx-light openssl tinyproxy
+    python3-botocore
     default-jdk-headless libhdrhistogram-java
     libopenmpi-dev openmpi-bin
     libpng-dev libturbojpeg0-dev libmp3lame-dev
+    tmux chromium  # the terminal dashboard and the live page in tests/cli/test_dashboard_*.c
+    libfyaml-dev
+    prometheus-node-exporter  # a real exporter for the server-metrics tests
 )
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${packages[@]}" >/dev/null

@@ -536,13 +536,16 @@ const char *workload_requests_conversation_name(const struct workload_requests *
 
 /* write_payload_inputs writes the inputs.json file `path` for synthetic payloads: one
  * session per payload. */
-static int write_payload_inputs(const char *path, const struct engine_payload *payloads,
-                                size_t count)
+static int write_payload_inputs(const char *path, const struct workload_requests *requests)
 {
     json_t *data = json_array();
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < requests->payload_count; i++) {
         json_error_t error;
-        json_t *body = json_loadb(payloads[i].body, payloads[i].body_len, 0, &error);
+        /* A multipart body shows as its fields, its file described (form_requests.c). */
+        json_t *body =
+            requests->payload_json != NULL
+                ? json_loads(requests->payload_json[i], 0, &error)
+                : json_loadb(requests->payloads[i].body, requests->payloads[i].body_len, 0, &error);
         char session[32];
         size_t session_len;
         put_session_name(i, session, sizeof(session), &session_len);
@@ -611,9 +614,8 @@ int workload_requests_write_inputs(const char *dir, const struct workload_reques
     }
     snprintf(partial, sizeof(partial), "%s.partial", path);
     int ret = requests->multi_turn ? workload_sessions_write_inputs(&requests->sessions, partial)
-              : requests->inputs == NULL
-                  ? write_payload_inputs(partial, requests->payloads, requests->payload_count)
-                  : write_file_inputs(partial, requests);
+              : requests->inputs == NULL ? write_payload_inputs(partial, requests)
+                                         : write_file_inputs(partial, requests);
     if (ret == 0 && rename(partial, path) != 0) {
         ret = -errno;
     }

@@ -25,12 +25,17 @@ int workload_requests_type(const struct profile_config *cfg, enum endpoint_type 
 {
     const char *name = config_endpoint_type_name(cfg->endpoint_type);
     if (endpoint_type_parse(name, out) != 0) {
+        char supported[512] = "";
+        size_t used = 0;
+        for (int t = 0; t < ENDPOINT_TYPE_COUNT && used < sizeof(supported); t++) {
+            int n = snprintf(supported + used, sizeof(supported) - used, "%s%s", t > 0 ? ", " : "",
+                             endpoint_type_name((enum endpoint_type)t));
+            used += n > 0 ? (size_t)n : 0;
+        }
         fprintf(stderr,
-                "ringperf profile: --endpoint-type %s is not supported yet; supported: chat, "
-                "completions, responses, messages, embeddings, chat_embeddings, "
-                "nim_embeddings, nim_rankings, cohere_rankings, hf_tei_rankings, "
-                "huggingface_generate\n",
-                name);
+                "ringperf profile: --endpoint-type %s is not supported yet (README, \"What "
+                "works, and what does not yet\", says why); supported: %s\n",
+                name, supported);
         return -ENOTSUP;
     }
     if (*out == ENDPOINT_RAW && cfg->input_file == NULL) {
@@ -228,12 +233,19 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     }
     spec.media = media.view;
     char errbuf[512];
-    char *body = payload_build(&spec, errbuf, sizeof(errbuf));
-    workload_media_set_free(&media);
-    if (body == NULL) {
-        fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+    char *body = NULL;
+    if (endpoint_type_form_data(out->type)) {
+        body = workload__form_payload(out, i, &spec) == 0 ? (char *)out->payloads[i].body : NULL;
+    } else {
+        body = payload_build(&spec, errbuf, sizeof(errbuf));
+        if (body == NULL) {
+            fprintf(stderr, "ringperf profile: cannot build the request body: %s\n", errbuf);
+        }
     }
-    body = workload_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    workload_media_set_free(&media);
+    if (!endpoint_type_form_data(out->type)) {
+        body = workload_prompt_extras_context(&src->extras, &src->scratch, i, body, &isl);
+    }
     if (out->payload_isl != NULL) {
         out->payload_isl[i] = isl;
     }
@@ -357,6 +369,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
                       (out->multi_turn || out->payload_osl != NULL)
                   ? 0
                   : -ENOMEM;
+    if (ret == 0) {
+        ret = workload__form_init(out, count);
+    }
     for (size_t i = 0; ret == 0 && out->multi_turn && i < count; i++) {
         ret = add_conversation(cfg, out, &src, i, prompt);
     }
@@ -371,7 +386,9 @@ static int build_payloads(const struct profile_config *cfg, uint64_t seed,
             ret = -EINVAL;
             break;
         }
-        out->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        if (!endpoint_type_form_data(out->type)) {
+            out->payloads[i] = (struct engine_payload){.body = body, .body_len = strlen(body)};
+        }
         out->payload_count++;
     }
     free(prompt);
@@ -393,6 +410,35 @@ static bool user_sets(const struct profile_config *cfg, const char *name)
     return false;
 }
 
+/* The most X-Amzn-SageMaker-* headers add_sagemaker_headers adds. */
+#define SAGEMAKER_HEADERS_MAX 4
+
+static void add_header(struct workload_requests *out, const char *name, const char *value)
+{
+    out->headers[out->header_count++] =
+        (struct http_header){name, strlen(name), value, strlen(value)};
+}
+
+/* add_sagemaker_headers adds SageMaker Runtime's routing headers, as its API names them: the
+ * streaming operation takes its Accept as X-Amzn-SageMaker-Accept, and no TargetModel. */
+static void add_sagemaker_headers(const struct profile_config *cfg, struct workload_requests *out)
+{
+    if (cfg->sagemaker_endpoint_name == NULL) {
+        return;
+    }
+    if (cfg->streaming) {
+        add_header(out, "X-Amzn-SageMaker-Accept", "application/json");
+    } else if (cfg->sagemaker_target_model != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Target-Model", cfg->sagemaker_target_model);
+    }
+    if (cfg->sagemaker_target_variant != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Target-Variant", cfg->sagemaker_target_variant);
+    }
+    if (cfg->sagemaker_inference_component != NULL) {
+        add_header(out, "X-Amzn-SageMaker-Inference-Component", cfg->sagemaker_inference_component);
+    }
+}
+
 static int build_headers(const struct profile_config *cfg, struct workload_requests *out)
 {
     struct endpoint_header auth[ENDPOINT_AUTH_HEADERS_MAX];
@@ -403,7 +449,8 @@ static int build_headers(const struct profile_config *cfg, struct workload_reque
                 sizeof(out->auth_value) - 8);
         return -EINVAL;
     }
-    out->headers = calloc(auth_count + cfg->header_count + 1, sizeof(*out->headers));
+    out->headers =
+        calloc(auth_count + cfg->header_count + SAGEMAKER_HEADERS_MAX + 1, sizeof(*out->headers));
     if (out->headers == NULL) {
         return -ENOMEM;
     }
@@ -418,6 +465,7 @@ static int build_headers(const struct profile_config *cfg, struct workload_reque
         out->headers[out->header_count++] =
             (struct http_header){h->name, strlen(h->name), h->value, strlen(h->value)};
     }
+    add_sagemaker_headers(cfg, out);
     return 0;
 }
 
@@ -472,9 +520,15 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     out->multi_turn = cfg->input_file == NULL &&
                       (cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0);
     if (ret == 0) {
+        ret = workload__form_check(cfg, out);
+    }
+    if (ret == 0) {
         ret = cfg->input_file != NULL || cfg->public_dataset != NULL
                   ? workload__build_input_payloads(cfg, seed, tok, extra, out)
                   : build_payloads(cfg, seed, tok, extra, out);
+    }
+    if (ret == 0) {
+        ret = workload__count_payload_images(out);
     }
     if (ret == 0 && out->multi_turn) {
         out->sessions_extra = extra;
@@ -487,6 +541,7 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
 
 void workload_requests_free(struct workload_requests *requests)
 {
+    workload__form_free(requests);
     workload_sessions_free(&requests->sessions);
     free(requests->sessions_extra);
     free(requests->sessions_system);
@@ -509,6 +564,8 @@ void workload_requests_free(struct workload_requests *requests)
     free(requests->payloads);
     free(requests->payload_isl);
     free(requests->payload_osl);
+    free(requests->payload_images);
+    requests->payload_images = NULL;
     free(requests->presampled);
     requests->presampled = NULL;
     free(requests->payload_entries);

@@ -31,6 +31,9 @@ struct workload_requests {
     /* The max_tokens each synthetic payload asks for (0 = none), for the
      * osl_mismatch_* metrics; NULL for other runs. */
     int64_t *payload_osl;
+    /* The input images of each payload (AIPerf's num_images); NULL when the endpoint carries
+     * no images, and for multi-turn runs. */
+    int64_t *payload_images;
     struct http_header *headers;
     size_t header_count;
     char auth_value[4096]; /* a Bearer value written by endpoint_auth_headers */
@@ -54,6 +57,13 @@ struct workload_requests {
     char *sessions_extra;
     char *sessions_system;     /* the system prompt of every conversation, or NULL */
     uint64_t cache_bust_nonce; /* --cache-bust markers differ from run to run */
+    /* multipart/form-data endpoints (image_edit, audio_transcription; form_requests.c): the
+     * Content-Type with the run's boundary, each payload as inputs.json shows it, and each
+     * payload's audio length in seconds (-1: none), for audio_duration and rtfx. NULL/"" for
+     * other endpoints. payloads[i].file and .tail are owned too. */
+    char content_type[128];
+    char **payload_json;
+    double *payload_audio_seconds;
 };
 
 /* workload_requests_write_inputs writes dir/inputs.json, the payloads as

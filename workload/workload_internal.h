@@ -30,6 +30,27 @@ struct prompt_source {
     struct workload_prompt_extras extras; /* prefixes, user context, batches, rankings */
 };
 
+/* Multipart endpoints (form_requests.c). workload__form_check refuses (-ENOTSUP, after saying
+ * why) input files and multi-turn runs of a form endpoint. workload__form_init readies out for
+ * `count` payloads of a form endpoint (a no-op for others). workload__form_payload builds payload i
+ * of spec into out->payloads[i] and the form arrays (0, or an error after printing it).
+ * workload__form_boundary returns the run's boundary. workload__form_free releases the files, tails
+ * and arrays. */
+int workload__form_check(const struct profile_config *cfg, const struct workload_requests *out);
+int workload__form_init(struct workload_requests *out, size_t count);
+int workload__form_payload(struct workload_requests *out, size_t i,
+                           const struct payload_spec *spec);
+const char *workload__form_boundary(const struct workload_requests *out);
+void workload__form_free(struct workload_requests *out);
+
+/* workload__body_images returns how many input images a request body carries (its image
+ * parts; body_images.c), 0 for a body that is not a JSON object. */
+int64_t workload__body_images(const char *body);
+
+/* workload__count_payload_images fills out->payload_images from the built payloads when the
+ * endpoint carries images and the run is single-turn (else leaves it NULL). 0 or -ENOMEM. */
+int workload__count_payload_images(struct workload_requests *out);
+
 /* workload__body_tokens returns the input tokens of a body sent verbatim: its messages'
  * contents, or its prompt, input or inputs, each text counted without special tokens
  * (body_tokens.c). METRICS_ABSENT without a tokenizer or any text to count. */

@@ -210,3 +210,36 @@ Test(api_state, names)
     cr_assert_str_eq(api_state_name(API_STATE_RUNNING), "running");
     cr_assert_str_eq(api_state_name(API_STATE_COMPLETE), "complete");
 }
+
+/* The injected sweep-line metrics (spec §4.2): a summary of quantiles 0.5..0.99 only, without
+ * _sum and _count, then the avg/min/max/std gauges; only once the run's sweep is known. */
+Test(api_prometheus, sweep_metrics_once_known)
+{
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->phase = "profiling";
+    snap->finished = 4;
+    snap->success = 4;
+    char *buf = malloc(1 << 20);
+    cr_assert_gt(api_prometheus_render(snap, &labels, buf, 1 << 20), 0);
+    cr_assert_null(strstr(buf, "effective_concurrency"));
+    snap->sweep.present = true;
+    snap->sweep.stat[METRICS_SW_CONCURRENCY] = (struct metrics_sweep_stats){
+        .avg = 3.5, .min = 0, .max = 4, .p50 = 4, .p90 = 4, .p95 = 4, .p99 = 4, .std = 0.25};
+    cr_assert_gt(api_prometheus_render(snap, &labels, buf, 1 << 20), 0);
+    cr_expect_not_null(strstr(buf, "# TYPE aiperf_effective_concurrency_requests summary\n"));
+    cr_expect_not_null(
+        strstr(buf, "aiperf_effective_concurrency_requests{" LABELS ",quantile=\"0.5\"} 4.0\n"));
+    cr_expect_not_null(
+        strstr(buf, "aiperf_effective_concurrency_requests{" LABELS ",quantile=\"0.99\"} 4.0\n"));
+    cr_expect_null(
+        strstr(buf, "aiperf_effective_concurrency_requests{" LABELS ",quantile=\"0.01\"}"));
+    cr_expect_null(strstr(buf, "aiperf_effective_concurrency_requests_sum"));
+    cr_expect_null(strstr(buf, "aiperf_effective_concurrency_requests_count"));
+    cr_expect_not_null(strstr(buf, "aiperf_effective_concurrency_avg_requests{" LABELS "} 3.5\n"));
+    cr_expect_not_null(strstr(buf, "aiperf_effective_concurrency_std_requests{" LABELS "} 0.25\n"));
+    cr_expect_not_null(strstr(buf, "aiperf_tokens_in_flight_max_tokens{"));
+    cr_expect_not_null(strstr(buf, "aiperf_active_decode_throughput_per_user_tps_per_user{"));
+    cr_expect_not_null(strstr(buf, "aiperf_effective_total_throughput_min_tps{"));
+    free(buf);
+    free(snap);
+}

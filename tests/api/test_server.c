@@ -8,11 +8,15 @@
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "api/api.h"
@@ -68,14 +72,25 @@ static void world_stop(struct world *w)
     cr_assert_eq(system(cmd), 0);
 }
 
-/* exchange sends raw bytes and returns the status code; *out_body (owned)
- * is everything after the head. */
-static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_body)
+/* connect_loopback opens a client connection to port. */
+static int connect_loopback(uint16_t port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    return fd;
+}
+
+/* exchange_within sends raw bytes and returns the status code, or 0 when
+ * no answer came within wait_s; *out_body (owned) is everything after the
+ * head. */
+static int exchange_within(uint16_t port, const char *raw, size_t raw_len, char **out_body,
+                           int wait_s)
+{
+    int fd = connect_loopback(port);
+    struct timeval wait = {.tv_sec = wait_s};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
     size_t off = 0;
     while (off < raw_len) {
         ssize_t n = send(fd, raw + off, raw_len - off, MSG_NOSIGNAL);
@@ -104,6 +119,19 @@ static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_b
     *out_body = strdup(body != NULL ? body + 4 : "");
     free(buf);
     return status;
+}
+
+static int exchange(uint16_t port, const char *raw, size_t raw_len, char **out_body)
+{
+    return exchange_within(port, raw, raw_len, out_body, 30);
+}
+
+static int get_within(const struct world *w, const char *target, char **out_body, int wait_s)
+{
+    char req[2048];
+    int n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     target);
+    return exchange_within(w->port, req, (size_t)n, out_body, wait_s);
 }
 
 static int get(const struct world *w, const char *target, char **out_body)
@@ -297,6 +325,178 @@ Test(api_server, bad_methods_bodies_and_oversized_heads_get_4xx, .timeout = 30)
     cr_assert(status == 400 || status == 0, "garbage refused, got %d", status);
     free(body);
     cr_assert_eq(get(&w, "/healthz", &body), 200, "still serving after all that");
+    free(body);
+    world_stop(&w);
+}
+
+static int get_with(const struct world *w, const char *target, const char *header, char **out_body)
+{
+    char req[2048];
+    int n =
+        snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n%s\r\nConnection: close\r\n\r\n",
+                 target, header);
+    return exchange(w->port, req, (size_t)n, out_body);
+}
+
+Test(api_server, live_route_and_dashboard_page, .timeout = 30)
+{
+    struct world w;
+    world_start(&w);
+    struct api_snapshot *snap = calloc(1, sizeof(*snap));
+    snap->state = API_STATE_RUNNING;
+    snap->phase = "profiling";
+    snap->finished = 40;
+    snap->shard_count = 1;
+    snap->shards[0] = (struct api_shard_view){.requests = 40,
+                                              .cpu_fraction = 0.25,
+                                              .outstanding = 3,
+                                              .records_waiting = 2,
+                                              .shared_reads = 5,
+                                              .send_lag_p99_us = -1};
+    snap->interval[API_M_TTFT] = (struct api_hist_view){.present = true, .count = 4, .p99 = 9};
+    snap->timeline_count = 2;
+    snap->timeline[1] = (struct api_point){.elapsed_s = 2, .request_throughput = 20};
+    snap->error_row_count = 1;
+    snap->error_rows[0] = (struct api_error_row){.code = 500, .type = "Internal", .count = 3};
+    snap->phase_count = 1;
+    snap->phases[0] = (struct api_phase_row){.name = "warmup", .finished = 10, .complete = true};
+    api_server_publish(w.server, snap);
+    json_t *doc = get_json(&w, "/api/live", 200);
+    json_t *points = json_object_get(doc, "timeline");
+    cr_assert_eq(json_array_size(points), 2);
+    cr_assert_float_eq(
+        json_real_value(json_object_get(json_array_get(points, 1), "request_throughput")), 20,
+        1e-9);
+    json_t *shard = json_array_get(json_object_get(doc, "shards"), 0);
+    cr_assert_float_eq(json_real_value(json_object_get(shard, "cpu_fraction")), 0.25, 1e-9);
+    cr_assert_eq(json_integer_value(json_object_get(shard, "outstanding")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(shard, "shared_reads")), 5);
+    json_t *ttft = json_array_get(json_object_get(doc, "metrics"), API_M_TTFT);
+    cr_assert_str_eq(json_string_value(json_object_get(ttft, "tag")), "time_to_first_token");
+    cr_assert_float_eq(json_real_value(json_object_get(json_object_get(ttft, "interval"), "p99")),
+                       9, 1e-9);
+    cr_assert(json_is_null(json_object_get(ttft, "run")), "no run values yet");
+    json_t *err = json_array_get(json_object_get(doc, "errors"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(err, "count")), 3);
+    json_decref(doc);
+    doc = get_json(&w, "/api/progress", 200);
+    json_t *warm = json_object_get(json_object_get(doc, "phases"), "warmup");
+    cr_assert(json_is_true(json_object_get(warm, "is_complete")), "the ended phase is listed");
+    cr_assert_eq(json_integer_value(json_object_get(warm, "requests_completed")), 10);
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/dashboard", &body), 200);
+    cr_assert_not_null(strstr(body, "<svg id=\"s0\""), "the page with its charts");
+    cr_assert_not_null(strstr(body, "/api/live"), "it polls the API's own JSON");
+    /* Nothing loaded from elsewhere: no links, sources, imports or URLs but SVG's namespace. */
+    static const char *const fetches[] = {"<link", " src=", "@import", "url(", "https:"};
+    for (size_t i = 0; i < sizeof(fetches) / sizeof(fetches[0]); i++) {
+        cr_assert_null(strstr(body, fetches[i]), "%s", fetches[i]);
+    }
+    for (const char *p = strstr(body, "http:"); p != NULL; p = strstr(p + 1, "http:")) {
+        cr_assert_eq(strncmp(p, "http://www.w3.org/2000/svg\"", 27), 0, "%.40s", p);
+    }
+    free(body);
+    free(snap);
+    world_stop(&w);
+}
+
+Test(api_server, dashboard_is_behind_the_token_which_the_page_alone_takes_in_its_query,
+     .timeout = 30)
+{
+    struct world w = {0};
+    snprintf(w.dir, sizeof(w.dir), "/tmp/ringperf-api-XXXXXX");
+    cr_assert_not_null(mkdtemp(w.dir));
+    struct api_options opts = {.artifact_dir = w.dir, .token = "tok3n"};
+    char err[256];
+    cr_assert_eq(api_server_start(&opts, &w.server, err, sizeof(err)), 0, "%s", err);
+    w.port = api_server_port(w.server);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/dashboard", &body), 401);
+    free(body);
+    cr_assert_eq(get(&w, "/dashboard?token=wrong", &body), 401);
+    free(body);
+    cr_assert_eq(get(&w, "/dashboard?token=tok3n", &body), 200);
+    free(body);
+    cr_assert_eq(get_with(&w, "/dashboard", "Authorization: Bearer tok3n", &body), 200);
+    free(body);
+    cr_assert_eq(get(&w, "/api/live?token=tok3n", &body), 401, "data routes want the header");
+    free(body);
+    cr_assert_eq(get_with(&w, "/api/live", "Authorization: Bearer tok3n", &body), 200);
+    free(body);
+    world_stop(&w);
+}
+
+/* closed_by_server says whether the server has ended fd's stream, waiting
+ * up to wait_ms for it. */
+static bool closed_by_server(int fd, int wait_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, wait_ms) <= 0) {
+        return false;
+    }
+    char byte;
+    return recv(fd, &byte, 1, MSG_DONTWAIT) <= 0;
+}
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+Test(api_server, slow_clients_cannot_lock_out_health_checks, .timeout = 60)
+{
+    struct world w;
+    world_start(&w);
+    /* Every slot taken by a client that never finishes its request head. */
+    int slow[API_CONNECTIONS_MAX];
+    const char partial[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    for (int i = 0; i < API_CONNECTIONS_MAX; i++) {
+        slow[i] = connect_loopback(w.port);
+        cr_assert_eq(send(slow[i], partial, strlen(partial), MSG_NOSIGNAL),
+                     (ssize_t)strlen(partial));
+    }
+    for (int round = 0; round < 8; round++) {
+        char *body = NULL;
+        /* Well inside the idle timeout, which would free slots by itself. */
+        cr_assert_eq(get_within(&w, "/healthz", &body, 2), 200, "round %d: a health check got in",
+                     round);
+        free(body);
+    }
+    int dropped = 0;
+    for (int i = 0; i < API_CONNECTIONS_MAX; i++) {
+        dropped += closed_by_server(slow[i], 0);
+        close(slow[i]);
+    }
+    cr_assert_gt(dropped, 0, "the oldest slow readers made room");
+    world_stop(&w);
+}
+
+Test(api_server, a_trickling_request_head_is_cut_off, .timeout = 60)
+{
+    struct world w;
+    world_start(&w);
+    int fd = connect_loopback(w.port);
+    const char line[] = "GET /healthz HTTP/1.1\r\n";
+    cr_assert_eq(send(fd, line, strlen(line), MSG_NOSIGNAL), (ssize_t)strlen(line));
+    int64_t start = monotonic_ms();
+    bool closed = false;
+    /* One header line every 300 ms: never idle long enough for the idle timeout. */
+    while (!closed && monotonic_ms() - start < (API_REQUEST_READ_S + 5) * 1000) {
+        closed = closed_by_server(fd, 300);
+        if (!closed) {
+            send(fd, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+        }
+    }
+    int64_t elapsed = monotonic_ms() - start;
+    close(fd);
+    cr_assert(closed, "still open after %lld ms", (long long)elapsed);
+    cr_assert_geq(elapsed, API_REQUEST_READ_S * 1000 - 500, "cut off early: %lld ms",
+                  (long long)elapsed);
+    char *body = NULL;
+    cr_assert_eq(get(&w, "/healthz", &body), 200);
     free(body);
     world_stop(&w);
 }

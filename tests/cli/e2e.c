@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,4 +186,17 @@ void e2e_run_ok(const struct e2e *w, const char *words)
     int status = run_ringperf(w, words, true, &out);
     cr_assert_eq(status, 0, "%s\nexit %d:\n%s", words, status, out);
     free(out);
+}
+
+int64_t e2e_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void e2e_pause_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -77,6 +78,13 @@ json_t *e2e_load_json(const struct e2e *w, const char *name);
 /* e2e_read_text returns the text of the file `name` of the world's directory
  * (malloc'd), and fails the test when it cannot be read. */
 char *e2e_read_text(const struct e2e *w, const char *name);
+
+/* e2e_now_ms returns CLOCK_MONOTONIC in milliseconds, for a poll's deadline. */
+int64_t e2e_now_ms(void);
+
+/* e2e_pause_ms spaces the polls of a condition that has its own deadline; never a way to wait
+ * for something to happen. */
+void e2e_pause_ms(int ms);
 
 /* e2e_run_ok runs `ringperf WORDS` as run_ringperf does and requires exit
  * status 0 (the output is shown when it is not). */

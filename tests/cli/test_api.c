@@ -324,6 +324,21 @@ Test(cli_api, a_short_finished_run_shows_its_progress, .timeout = 120)
     cr_assert_float_eq(json_number_value(json_object_get(phase, "percent_complete")), 100.0, 1e-9);
     cr_assert(json_is_true(json_object_get(phase, "is_complete")));
     json_decref(doc);
+    /* Once the run is over its sweep-line metrics join the others (spec §4.2, §4.4). */
+    char *body = NULL;
+    cr_assert_eq(http_get(r.port, "/metrics", &body), 200);
+    cr_expect_not_null(strstr(body, "# TYPE aiperf_effective_concurrency_requests summary"));
+    cr_expect_not_null(strstr(body, "quantile=\"0.95\"} "));
+    cr_expect_null(strstr(body, "aiperf_effective_concurrency_requests_count"));
+    cr_expect_not_null(strstr(body, "aiperf_effective_concurrency_avg_requests{"));
+    cr_expect_not_null(strstr(body, "aiperf_tokens_in_flight_std_tokens{"));
+    free(body);
+    doc = get_json(r.port, "/api/metrics", 200);
+    json_t *conc = json_object_get(json_object_get(doc, "metrics"), "effective_concurrency");
+    cr_assert(json_is_object(conc));
+    cr_expect_str_eq(json_string_value(json_object_get(conc, "unit")), "requests");
+    cr_expect_gt(json_number_value(json_object_get(conc, "max")), 0);
+    json_decref(doc);
     api_run_finish(&r, 0);
 }
 

@@ -262,6 +262,7 @@ Test(inputs_e2e, mooncake_trace_replays_on_its_fixed_schedule, .timeout = 120)
     int64_t last = 0;
     for (char *line = text; line != NULL && *line != '\0';) {
         int64_t t = start_ns(line);
+        cr_assert_null(strstr(line, "\"credit_issued_ns\""), "a fixed schedule issues no credit");
         first = t < first ? t : first;
         last = t > last ? t : last;
         char *nl = strchr(line, '\n');

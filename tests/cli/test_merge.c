@@ -242,3 +242,26 @@ Test(merge, the_export_prefix_carries_into_the_merged_file_names, .timeout = 120
     cr_assert_not(has_file(&w, "profile_export_aiperf.json"), "no file under the default name");
     e2e_finish(&w);
 }
+
+/* A share's records carry each request's input images, so a merge reproduces the image metrics
+ * (num_images, image_throughput, image_latency) too. */
+Test(merge, merging_keeps_the_image_metrics, .timeout = 120)
+{
+    struct e2e w;
+    start(&w);
+    e2e_run_ok(&w, "profile --model m --url URL --endpoint-type image_retrieval "
+                   "--image-width-mean 8 --image-height-mean 8 --image-batch-size 2 "
+                   "--concurrency 2 --request-count 8 --random-seed 7 --shard-count 1 "
+                   "--shard-index 0 --artifact-dir DIR");
+    e2e_run_ok(&w, "merge IN/rank_0 --artifact-dir IN/merged");
+    json_t *own = e2e_load_json(&w, "rank_0/profile_export_aiperf.json");
+    json_t *merged = e2e_load_json(&w, "merged/profile_export_aiperf.json");
+    cr_assert_not_null(json_object_get(own, "image_latency"));
+    cr_assert_float_eq(
+        json_number_value(json_object_get(json_object_get(merged, "num_images"), "avg")), 2.0,
+        1e-9);
+    assert_same_metrics(own, merged);
+    json_decref(own);
+    json_decref(merged);
+    e2e_finish(&w);
+}

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "e2e.h"
 #include "engine/engine.h"
+#include "tests/support/read_text.h"
 
 /* --wait-for-model-timeout: the models probe asks GET /v1/models, which the
  * mock serves, while a one-token request to an endpoint it does not have
@@ -139,7 +141,7 @@ Test(profile_e2e, a_refused_cache_reset_stops_the_run, .timeout = 120)
     char *out = NULL;
     int status = run_ringperf(&w,
                               "profile -m m -u URL --request-count 4 --reset-kv-cache-path "
-                              "/flush_cache --artifact-dir DIR",
+                              "/flush_cache --no-server-metrics --artifact-dir DIR",
                               true, &out);
     cr_assert_eq(status, 1, "%s", out);
     cr_assert_not_null(strstr(out, "--reset-kv-cache: POST /flush_cache to "), "%s", out);
@@ -158,8 +160,10 @@ Test(profile_e2e, warmup_load_flags_shape_the_warmup_only, .timeout = 120)
 {
     struct e2e w;
     e2e_start(&w, NULL);
+    /* Without server metrics: the mock counts only the benchmark's requests. */
     e2e_run_ok(&w, "profile -m m -u URL --concurrency 3 --request-count 6 --workers-max 1 "
-                   "--warmup-request-count 12 --warmup-concurrency 1 --artifact-dir DIR");
+                   "--warmup-request-count 12 --warmup-concurrency 1 --no-server-metrics "
+                   "--artifact-dir DIR");
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 6, "warmup requests are not exported");
     char *report = e2e_finish_report(&w);
@@ -222,6 +226,30 @@ Test(profile_e2e, warmup_numbers_are_in_warmup_metrics, .timeout = 120)
  * integral of the ramped rate, 4 req/s climbing to 40: 59 requests, due at 0, 0.149 s, ...,
  * 1.9 s. (A ramp that took each gap from the rate at its start sent one request, then waited
  * 2.5 s.) */
+/* ramp_offset_s restates AIPerf's ramp (workload/arrivals.c has the derivation): the rate starts
+ * at 0.1 s / ramp of the target and climbs linearly to it, so request k of a constant stream at
+ * rate r is due where f0 t + (1 - f0) t^2 / (2 T) reaches k / r. */
+static double ramp_offset_s(double k, double rate, double ramp)
+{
+    double f0 = 0.1 / ramp;
+    double target = k / rate;
+    double area = ramp * (1.0 + f0) / 2.0;
+    if (target >= area) {
+        return ramp + (target - area);
+    }
+    double c = (1.0 - f0) / (2.0 * ramp);
+    return (-f0 + sqrt(f0 * f0 + 4.0 * c * target)) / (2.0 * c);
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a;
+    int64_t y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The schedule, not the count that a loaded machine manages in a wall-clock window: every
+ * request is due where the integral of the ramped rate says, relative to the first. */
 Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .timeout = 120)
 {
     struct e2e w;
@@ -229,10 +257,30 @@ Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .ti
     e2e_run_ok(&w, "profile -m m -u URL --request-rate 40 --arrival-pattern constant "
                    "--request-rate-ramp-duration 1 --benchmark-duration 1.91 --osl 4 "
                    "--artifact-dir DIR");
-    size_t errors = 0;
-    size_t sent = count_export_lines(&w, &errors);
-    cr_assert_eq(errors, 0);
-    cr_assert(sent >= 57 && sent <= 61, "%zu requests, want about 59", sent);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w.dir);
+    char *text = test_read_path(path);
+    cr_assert_not_null(text);
+    int64_t due[256];
+    size_t n = 0;
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL && n < 256;
+         line = test_next_line(&cursor)) {
+        const char *at = strstr(line, "\"request_scheduled_ns\":");
+        cr_assert_not_null(at, "%s", line);
+        due[n++] = strtoll(at + strlen("\"request_scheduled_ns\":"), NULL, 10);
+    }
+    free(text);
+    /* Before the fix the second request was due 100 / rate s after the first: 2.5 s, past the
+     * run's end. The ramp's first second alone holds about 20. */
+    cr_assert_geq(n, 20, "%zu requests", n);
+    cr_assert_leq(n, 61, "%zu requests, at most the integral over 1.91 s", n);
+    qsort(due, n, sizeof(due[0]), compare_i64);
+    for (size_t k = 1; k < n; k++) {
+        double want = ramp_offset_s((double)k, 40.0, 1.0) - ramp_offset_s(0, 40.0, 1.0);
+        double got = (double)(due[k] - due[0]) / 1e9;
+        cr_assert(fabs(got - want) < 1e-5, "request %zu due at %.6f s, want %.6f s", k, got, want);
+    }
     e2e_finish(&w);
 }
 

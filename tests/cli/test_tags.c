@@ -20,6 +20,8 @@
 enum tag_where {
     TAG_RUN,     /* a streaming run with a tokenizer, errors, cached prompts, warmup and goodput */
     TAG_FIXED,   /* a fixed-schedule replay */
+    TAG_IMAGES,  /* a run whose requests carry images (image_retrieval) */
+    TAG_AUDIO,   /* an audio transcription run */
     TAG_SERVER,  /* only when the server reports it (usage details, reasoning) */
     TAG_MISSING, /* not produced: the README says why */
 };
@@ -31,9 +33,10 @@ struct tag {
     const char *why; /* TAG_MISSING: what ringperf lacks */
 };
 
-/* The appendix's §1.9 table, less the INTERNAL and EXPERIMENTAL tags no export shows. */
+/* The appendix's §1.9 table, less the INTERNAL and EXPERIMENTAL tags no export shows, and the
+ * sweep-line tags of §1.10. */
 static const struct tag TAGS[] = {
-    {"audio_duration", true, TAG_MISSING, "audio"},
+    {"audio_duration", true, TAG_AUDIO, NULL},
     {"benchmark_duration", false, TAG_RUN, NULL},
     {"completed_request_count", false, TAG_RUN, NULL},
     {"context_overflow_count", false, TAG_MISSING, "agentic"},
@@ -57,9 +60,9 @@ static const struct tag TAGS[] = {
     {"http_req_sending", true, TAG_RUN, NULL},
     {"http_req_total", true, TAG_RUN, NULL},
     {"http_req_waiting", true, TAG_RUN, NULL},
-    {"image_latency", true, TAG_MISSING, "image"},
-    {"image_throughput", true, TAG_MISSING, "image"},
-    {"num_images", true, TAG_MISSING, "image"},
+    {"image_latency", true, TAG_IMAGES, NULL},
+    {"image_throughput", true, TAG_IMAGES, NULL},
+    {"num_images", true, TAG_IMAGES, NULL},
     {"error_isl", true, TAG_RUN, NULL},
     {"input_sequence_length", true, TAG_RUN, NULL},
     {"total_error_isl", false, TAG_RUN, NULL},
@@ -91,18 +94,18 @@ static const struct tag TAGS[] = {
     {"amd_performance_per_watt", false, TAG_MISSING, "gpu"},
     {"amd_total_gpu_energy", false, TAG_MISSING, "gpu"},
     {"amd_total_gpu_power", false, TAG_MISSING, "gpu"},
-    {"nvidia_average_gpu_power", false, TAG_MISSING, "gpu"},
+    {"nvidia_average_gpu_power", false, TAG_RUN, NULL},
     {"nvidia_energy_delay_product", false, TAG_MISSING, "gpu"},
-    {"nvidia_energy_per_output_token", false, TAG_MISSING, "gpu"},
-    {"nvidia_energy_per_request", false, TAG_MISSING, "gpu"},
-    {"nvidia_energy_per_total_token", false, TAG_MISSING, "gpu"},
+    {"nvidia_energy_per_output_token", false, TAG_RUN, NULL},
+    {"nvidia_energy_per_request", false, TAG_RUN, NULL},
+    {"nvidia_energy_per_total_token", false, TAG_RUN, NULL},
     {"nvidia_energy_per_user", false, TAG_MISSING, "gpu"},
-    {"nvidia_goodput_per_watt", false, TAG_MISSING, "gpu"},
-    {"nvidia_output_tokens_per_joule", false, TAG_MISSING, "gpu"},
-    {"nvidia_output_tps_per_watt", false, TAG_MISSING, "gpu"},
-    {"nvidia_performance_per_watt", false, TAG_MISSING, "gpu"},
-    {"nvidia_total_gpu_energy", false, TAG_MISSING, "gpu"},
-    {"nvidia_total_gpu_power", false, TAG_MISSING, "gpu"},
+    {"nvidia_goodput_per_watt", false, TAG_RUN, NULL},
+    {"nvidia_output_tokens_per_joule", false, TAG_RUN, NULL},
+    {"nvidia_output_tps_per_watt", false, TAG_RUN, NULL},
+    {"nvidia_performance_per_watt", false, TAG_RUN, NULL},
+    {"nvidia_total_gpu_energy", false, TAG_RUN, NULL},
+    {"nvidia_total_gpu_power", false, TAG_RUN, NULL},
     {"prefill_throughput_per_user", true, TAG_RUN, NULL},
     {"reasoning_token_count", true, TAG_SERVER, NULL},
     {"total_reasoning_tokens", false, TAG_SERVER, NULL},
@@ -114,7 +117,7 @@ static const struct tag TAGS[] = {
     {"request_error_rate", false, TAG_RUN, NULL},
     {"request_latency", true, TAG_RUN, NULL},
     {"request_throughput", false, TAG_RUN, NULL},
-    {"rtfx", true, TAG_MISSING, "audio"},
+    {"rtfx", true, TAG_AUDIO, NULL},
     {"spec_decode_acceptance_length", true, TAG_MISSING, "spec"},
     {"spec_decode_accepted_draft_tokens", true, TAG_MISSING, "spec"},
     {"spec_decode_accepted_per_verified", true, TAG_MISSING, "spec"},
@@ -163,10 +166,25 @@ static const struct tag TAGS[] = {
     {"total_usage_total_tokens", false, TAG_RUN, NULL},
     {"video_inference_time", true, TAG_MISSING, "video"},
     {"video_peak_memory", true, TAG_MISSING, "video"},
+    /* §1.10's injected sweep-line tags (summary only). */
+    {"effective_concurrency", false, TAG_RUN, NULL},
+    {"effective_decode_concurrency", false, TAG_RUN, NULL},
+    {"effective_prefill_concurrency", false, TAG_RUN, NULL},
+    {"effective_decode_throughput", false, TAG_RUN, NULL},
+    {"effective_prefill_throughput", false, TAG_RUN, NULL},
+    {"effective_total_throughput", false, TAG_RUN, NULL},
+    {"effective_decode_throughput_per_user", false, TAG_RUN, NULL},
+    {"effective_prefill_throughput_per_user", false, TAG_RUN, NULL},
+    {"tokens_in_flight", false, TAG_RUN, NULL},
+    {"active_decode_throughput", false, TAG_RUN, NULL},
+    {"active_prefill_throughput", false, TAG_RUN, NULL},
+    {"active_total_throughput", false, TAG_RUN, NULL},
+    {"active_decode_throughput_per_user", false, TAG_RUN, NULL},
+    {"active_prefill_throughput_per_user", false, TAG_RUN, NULL},
 };
 
 /* The README names a family of missing tags by its prefix and a star. */
-static const char *const FAMILIES[] = {"nvidia_", "amd_", "spec_decode_"};
+static const char *const FAMILIES[] = {"amd_", "spec_decode_"};
 
 static bool readme_lists(const char *readme, const char *tag)
 {
@@ -220,6 +238,37 @@ static void check_produced(const struct e2e *w, enum tag_where where)
     json_decref(summary);
 }
 
+/* check_adj_csv_row finds adj_request_latency's CSV row: sorted by its tag (before
+ * request_latency), the parent's header marked error-adjusted, the JSON's finite values, and
+ * empty cells where the JSON has null (avg, max, sum, the failure percentiles) and no std. */
+static void check_adj_csv_row(const struct e2e *w, json_t *block)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_aiperf.csv", w->dir);
+    char *text = test_read_path(path);
+    cr_assert_not_null(text);
+    const char *adj = strstr(text, "\nRequest Latency (error-adjusted) (ms),");
+    const char *plain = strstr(text, "\nRequest Latency (ms),");
+    cr_assert(adj != NULL && plain != NULL && adj < plain, "%s", text);
+    static const char *const stats[] = {"avg", "min", "max", "sum", "p1",  "p5",  "p10",
+                                        "p25", "p50", "p75", "p90", "p95", "p99", "std"};
+    const char *cell = strchr(adj + 1, ',') + 1;
+    for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++) {
+        size_t len = strcspn(cell, ",\n");
+        json_t *v = json_object_get(block, stats[i]);
+        if (json_is_number(v)) {
+            char want[64];
+            snprintf(want, sizeof(want), "%.2f", json_number_value(v));
+            cr_assert(len == strlen(want) && strncmp(cell, want, len) == 0, "%s: %.*s vs %s",
+                      stats[i], (int)len, cell, want);
+        } else {
+            cr_assert_eq(len, 0, "%s: %.*s should be empty", stats[i], (int)len, cell);
+        }
+        cell += len + 1;
+    }
+    free(text);
+}
+
 Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
 {
     if (access(RINGPERF_TOKENIZER_QWEN3, R_OK) != 0) {
@@ -250,8 +299,8 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
     snprintf(words, sizeof(words),
              "profile -m m -u URL --tokenizer %s --streaming --concurrency 4 --request-count 60 "
              "--warmup-request-count 4 --goodput time_to_first_token:100 --osl 8 --random-seed 1 "
-             "--network-latency-mean 0.5 --artifact-dir DIR",
-             RINGPERF_TOKENIZER_QWEN3);
+             "--network-latency-mean 0.5 --gpu-telemetry %s/dcgm --artifact-dir DIR",
+             RINGPERF_TOKENIZER_QWEN3, w.url);
     e2e_run_ok(&w, words);
     check_produced(&w, TAG_RUN);
     /* The run had errors: AIPerf's error-adjusted blocks, every request counted. */
@@ -271,6 +320,7 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
         cr_assert_eq(json_integer_value(json_object_get(block, "count")),
                      (json_int_t)(requests + errors), "%s", adj[i]);
     }
+    check_adj_csv_row(&w, json_object_get(summary, "adj_request_latency"));
     json_decref(summary);
     e2e_finish(&w);
 
@@ -285,5 +335,12 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
              RINGPERF_TOKENIZER_QWEN3);
     e2e_run_ok(&w, words);
     check_produced(&w, TAG_FIXED);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type image_retrieval --image-width-mean 8 "
+                   "--image-height-mean 8 --image-batch-size 2 --request-count 4 "
+                   "--artifact-dir DIR");
+    check_produced(&w, TAG_IMAGES);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type audio_transcription "
+                   "--audio-length-mean 0.5 --request-count 4 --artifact-dir DIR");
+    check_produced(&w, TAG_AUDIO);
     e2e_finish(&w);
 }

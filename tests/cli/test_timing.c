@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "tests/support/read_text.h"
 
 /* records_shared_reads checks every record's send times and returns the sum
  * of their shared_read_events. */
@@ -39,6 +40,11 @@ static int64_t records_shared_reads(const struct e2e *w, size_t expect_records)
         cr_assert_gt(due, 0);
         cr_assert_geq(lag, 0, "nothing leaves before it is due");
         cr_assert_eq(start - due, lag, "send_lag_ns = request_start_ns - request_scheduled_ns");
+        /* Open loop: the scheduler releases a request's credit when it is due. */
+        cr_assert_eq(json_integer_value(json_object_get(meta, "credit_issued_ns")), due, "%s",
+                     line);
+        cr_assert_lt(strstr(line, "\"credit_issued_ns\""), strstr(line, "\"request_start_ns\""),
+                     "AIPerf's key order");
         shared += json_integer_value(json_object_get(meta, "shared_read_events"));
         json_decref(root);
         count++;
@@ -361,5 +367,53 @@ Test(timing_e2e, http_trace_metrics_trace_data_and_table, .timeout = 120)
     cr_assert_null(strstr(text, "trace_data"));
     cr_assert_not_null(strstr(text, "http_req_total"));
     free(text);
+    e2e_finish(&w);
+}
+
+/* --network-latency-automatic: the probe file holds a successful handshake to the mock per
+ * line, at least AIPerf's floor of five; network_rtt is their mean, and the network-adjusted
+ * request latency is the request latency less it. */
+Test(timing_e2e, network_latency_automatic_probes_the_server, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile --model m --url URL --artifact-dir DIR --streaming --concurrency 2 "
+                   "--request-count 20 --network-latency-automatic "
+                   "--network-latency-ping-interval 0.05");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export_network_latency.jsonl", w.dir);
+    char *text = test_read_path(path);
+    cr_assert_not_null(text, "%s", path);
+    const char *port = strrchr(w.url, ':') + 1;
+    double rtt_sum = 0;
+    int samples = 0;
+    char *cursor = text;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
+        json_t *s = json_loads(line, 0, NULL);
+        cr_assert_not_null(s, "%s", line);
+        cr_assert_str_eq(json_string_value(json_object_get(s, "probe_type")), "tcp_connect");
+        cr_assert_eq(json_integer_value(json_object_get(s, "target_port")), strtol(port, NULL, 10));
+        cr_assert(json_is_true(json_object_get(s, "success")), "%s", line);
+        json_int_t rtt = json_integer_value(json_object_get(s, "rtt_ns"));
+        cr_assert_gt(rtt, 0, "%s", line);
+        rtt_sum += (double)rtt;
+        samples++;
+        json_decref(s);
+    }
+    free(text);
+    cr_assert_geq(samples, 5, "topped up to AIPerf's floor");
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
+    double rtt_ms = json_number_value(json_object_get(json_object_get(root, "network_rtt"), "avg"));
+    cr_assert_float_eq(rtt_ms, rtt_sum / samples / 1e6, 1e-5, "network_rtt %f", rtt_ms);
+    double latency =
+        json_number_value(json_object_get(json_object_get(root, "request_latency"), "avg"));
+    double adjusted = json_number_value(
+        json_object_get(json_object_get(root, "network_adjusted_request_latency"), "avg"));
+    cr_assert_float_eq(adjusted, latency - rtt_ms, 1e-3, "%f vs %f - %f", adjusted, latency,
+                       rtt_ms);
+    json_t *cfg = json_object_get(json_object_get(root, "input_config"), "network_latency");
+    cr_assert(json_is_true(json_object_get(cfg, "enabled")));
+    cr_assert_float_eq(json_number_value(json_object_get(cfg, "ping_interval")), 0.05, 1e-9);
+    json_decref(root);
     e2e_finish(&w);
 }

@@ -28,6 +28,14 @@ Test(config_context, flags_without_their_context_are_refused_by_name)
         {W("-m", "m", "-u", "http://user:hunter2@host:8000", "--endpoint-type", "messages",
            "--api-key", "sk-1"),
          NULL},
+        {W("-m", "m", "--network-latency-automatic", "--network-latency-mean", "0.5"),
+         "--network-latency-automatic and --network-latency-mean cannot be combined"},
+        {W("-m", "m", "--network-latency-ping-interval", "0.5"),
+         "--network-latency-ping-interval applies to --network-latency-automatic"},
+        {W("-m", "m", "--network-latency-automatic", "--network-latency-ping-interval", "0"),
+         "--network-latency-ping-interval"},
+        {W("-m", "m", "--network-latency-automatic", "--network-latency-ping-interval", "0.25"),
+         NULL},
     };
     check_config_cases(cases, sizeof(cases) / sizeof(cases[0]), "hunter2");
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "config/config_internal.h"
@@ -447,7 +448,7 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--concurrency", "--streaming"), "--concurrency: missing value"},
     {W("-m", "x", "--concurrency", "ten"), "--concurrency: 'ten' must be a whole number"},
     {W("-m", "x", "--concurrency", "1.5"), "must be a whole number of at least 1"},
-    {W("-m", "x", "--concurrency", "10,20"), "parameter sweeps (comma-separated values) are not"},
+    {W("-m", "x", "--request-count", "10,20"), "take a comma list (a sweep)"},
     {W("-m", "x", "--concurrency", "99999999999999999999999"), "must be a whole number"},
     {W("-m", "x", "--concurrency", "2000000"), "must be a whole number of at most 1000000"},
     {W("-m", "x", "--num-requests", "0"),
@@ -549,7 +550,43 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--connection-reuse-strategy", "never", "-H", "connection: keep-alive"),
      "-H/--header: a Connection header cannot be combined with --connection-reuse-strategy "
      "never"},
+    {W("-m", "x", "--server-metrics-formats", "json,parquet"),
+     "--server-metrics-formats: 'parquet' is not one ringperf writes: give json, csv or jsonl"},
+    {W("-m", "x", "--server-metrics-formats", "xml"),
+     "--server-metrics-formats: 'xml' is not one ringperf writes"},
+    {W("-m", "x", "--server-metrics", "localhost:9100", "--no-server-metrics"),
+     "--server-metrics and --no-server-metrics contradict each other: drop one"},
+    {W("-m", "x", "--server-metrics", "ftp://host/metrics"), "--server-metrics"},
+    {W("-m", "x", "--gpu-telemetry", "pynvml"),
+     "--gpu-telemetry pynvml is not supported by ringperf yet: give DCGM exporter URLs"},
+    {W("-m", "x", "--gpu-telemetry", "localhost:9400", "--no-gpu-telemetry"),
+     "--gpu-telemetry and --no-gpu-telemetry contradict each other: drop one"},
+    {W("-m", "x", "--gpu-telemetry", "ftp://dcgm"), "--gpu-telemetry"},
 };
+
+Test(config_parse, server_metrics_urls_gain_their_metrics_path)
+{
+    static const struct {
+        const char *in, *host, *path;
+        uint16_t port;
+    } cases[] = {
+        {"localhost:9100", "localhost", "/metrics", 9100},
+        {"http://h:8000/", "h", "/metrics", 8000},
+        {"https://h/metrics", "h", "/metrics", 443},
+        {"http://h:1/prometheus/metrics?x=1", "h", "/prometheus/metrics?x=1", 1},
+        {"http://h:1/stats?x=1", "h", "/stats/metrics?x=1", 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct config_target t;
+        char err[256];
+        cr_assert_eq(
+            config_resolve_metrics_url(cases[i].in, "--server-metrics", &t, err, sizeof(err)), 0,
+            "%s", err);
+        cr_assert_str_eq(t.host, cases[i].host);
+        cr_assert_str_eq(t.path, cases[i].path, "%s", cases[i].in);
+        cr_assert_eq(t.port, cases[i].port);
+    }
+}
 
 Test(config_parse, rejects_invalid_command_lines_with_a_clear_message)
 {
@@ -666,6 +703,15 @@ static void partner_flag(const char *name, const char **out)
     /* The flag, then up to five words (flags and values) it needs to be valid. */
     static const char *const pairs[][6] = {
         {"--prefix-prompt-length", "--num-prefix-prompts", "2"},
+        {"--auth-type", "--aws-region", "us-east-1", "--aws-service", "sagemaker"},
+        {"--aws-region", "--auth-type", "sigv4", "--aws-service", "sagemaker"},
+        {"--aws-service", "--auth-type", "sigv4", "--aws-region", "us-east-1"},
+        {"--aws-profile", "--sagemaker-endpoint-name", "ep", "--aws-region", "us-east-1"},
+        {"--sagemaker-endpoint-name", "--aws-region", "us-east-1"},
+        {"--sagemaker-target-model", "--sagemaker-endpoint-name", "ep", "--aws-region", "r-1"},
+        {"--sagemaker-target-variant", "--sagemaker-endpoint-name", "ep", "--aws-region", "r-1"},
+        {"--sagemaker-inference-component-name", "--sagemaker-endpoint-name", "ep", "--aws-region",
+         "r-1"},
         {"--prompt-prefix-length", "--num-prefix-prompts", "2"},
         {"--num-prefix-prompts", "--prefix-prompt-length", "9"},
         {"--prefix-prompt-pool-size", "--prefix-prompt-length", "9"},
@@ -692,8 +738,18 @@ static void partner_flag(const char *name, const char **out)
         {"--warmup-grace-period", "--warmup-duration", "5"},
         {"--warmup-prefill-concurrency", "--warmup-duration", "5", "--streaming"},
         {"--prefill-concurrency-ramp-duration", "--prefill-concurrency", "2", "--streaming"},
+        {"--network-latency-ping-interval", "--network-latency-automatic"},
         {"--warmup-prefill-concurrency-ramp-duration", "--warmup-request-count", "5",
          "--prefill-concurrency", "2", "--streaming"},
+        {"--convergence-metric", "--num-profile-runs", "3"},
+        {"--convergence-stat", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--convergence-threshold", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--convergence-mode", "--convergence-metric", "x", "--num-profile-runs", "3"},
+        {"--sweep-type", "--concurrency", "1,2"},
+        {"--parameter-sweep-mode", "--concurrency", "1,2"},
+        {"--parameter-sweep-cooldown-seconds", "--concurrency", "1,2"},
+        {"--parameter-sweep-same-seed", "--concurrency", "1,2", "--random-seed", "1"},
+        {"--no-parameter-sweep-same-seed", "--concurrency", "1,2"},
     };
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (strcmp(name, pairs[i][0]) == 0) {
@@ -709,6 +765,11 @@ Test(config_parse, every_table_spelling_is_recognised)
     size_t count = 0;
     const struct config__flag *flags = config__flags(&count);
     cr_assert_gt(count, 150, "the table lists AIPerf's profile flags");
+    char config_path[] = "/tmp/ringperf-config-XXXXXX";
+    int fd = mkstemp(config_path); /* --config reads a real file */
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, "benchmark: {model: y}\n", 22), 22);
+    close(fd);
     for (size_t i = 0; i < count; i++) {
         const char *cursor = flags[i].names;
         char name[128];
@@ -726,6 +787,8 @@ Test(config_parse, every_table_spelling_is_recognised)
                 words[5] = "5";
             } else if (strcmp(name, "--prefill-concurrency") == 0) {
                 words[4] = "--streaming"; /* a first token only exists in a stream */
+            } else if (strcmp(name, "--config") == 0 || strcmp(name, "-f") == 0) {
+                words[3] = config_path;
             } else if (strcmp(name, "--per-chunk-usage") == 0) {
                 words[3] = "--streaming"; /* a switch: its partners take the value's place */
                 words[4] = "--use-server-token-count";
@@ -745,6 +808,7 @@ Test(config_parse, every_table_spelling_is_recognised)
             }
         }
     }
+    unlink(config_path);
 }
 
 Test(config_parse, grace_period_example_needs_a_duration)

@@ -372,3 +372,31 @@ Test(dataset_blocks, same_hash_id_same_text_and_lengths_add_up)
     dataset_blocks_free(b);
     cr_assert_eq(dataset_blocks_new(NULL, 0, 9, &b), -1);
 }
+
+Test(dataset_inputs, a_nul_byte_is_refused_in_files_and_buffers_alike)
+{
+    /* "{"text": "a"}\n{"text": "b<NUL>c"}\n": C strings would cut the second
+     * record at the NUL, and it would still parse if the cut were clean. */
+    static const char text[] = "{\"text\": \"a\"}\n{\"text\": \"b\"}\0{\"text\": \"c\"}\n";
+    size_t len = sizeof(text) - 1;
+    struct dataset_inputs_options opts = {.type = DATASET_INPUT_SINGLE_TURN};
+    struct dataset_inputs *ds = NULL;
+    char err[DATASET_ERR_CAP] = "";
+    cr_assert_eq(dataset_inputs_load_buffer(text, len, "in.jsonl", &opts, &ds, err, sizeof(err)),
+                 -1);
+    cr_assert_null(ds);
+    cr_assert_not_null(strstr(err, "in.jsonl:2: the line holds a NUL byte"), "%s", err);
+    char path[] = "/tmp/ringperf-nul-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, len), (ssize_t)len);
+    close(fd);
+    opts.path = path;
+    err[0] = '\0';
+    cr_assert_eq(dataset_inputs_load(&opts, &ds, err, sizeof(err)), -1);
+    cr_assert_not_null(strstr(err, ":2: the line holds a NUL byte"), "%s", err);
+    uint64_t count = 0;
+    cr_assert_eq(dataset_inputs_count_records(path, &count, err, sizeof(err)), -1);
+    cr_assert_not_null(strstr(err, ":2: the line holds a NUL byte"), "%s", err);
+    unlink(path);
+}

@@ -34,6 +34,9 @@ Test(dataset_seq_dist, rejects_malformed_mixtures_with_the_flag_named)
         {"256,128:100x", "separate entries"},
         {"256,128:-5;1,1:105", "ISL,OSL:PERCENT"},
         {"[[256,128,100]]", "ISL,OSL:PERCENT"},
+        {"1e300,128:100", "from 1 to 100000000"},
+        {"256,100000001:100", "from 1 to 100000000"},
+        {"256|1e300,128:100", "from 1 to 100000000"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct dataset_seq_dist d;

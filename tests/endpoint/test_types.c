@@ -30,6 +30,13 @@ Test(endpoint_types, names_paths_and_capabilities)
         {"huggingface_generate", ENDPOINT_HUGGINGFACE_GENERATE, "/generate", "/generate_stream",
          true, true},
         {"raw", ENDPOINT_RAW, "", "", true, true},
+        {"image_generation", ENDPOINT_IMAGE_GENERATION, "/v1/images/generations",
+         "/v1/images/generations", true, false},
+        {"image_retrieval", ENDPOINT_IMAGE_RETRIEVAL, "/v1/infer", "/v1/infer", false, false},
+        {"solido_rag", ENDPOINT_SOLIDO_RAG, "/rag/api/prompt", "/rag/api/prompt", true, true},
+        {"image_edit", ENDPOINT_IMAGE_EDIT, "/v1/images/edits", "/v1/images/edits", false, false},
+        {"audio_transcription", ENDPOINT_AUDIO_TRANSCRIPTION, "/v1/audio/transcriptions",
+         "/v1/audio/transcriptions", false, false},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -52,6 +59,48 @@ Test(endpoint_types, names_paths_and_capabilities)
     cr_assert_not(endpoint_type_stream_end_required(ENDPOINT_RESPONSES));
     cr_assert_str_eq(endpoint_type_name(ENDPOINT_TYPE_COUNT), "unknown");
     cr_assert_not(endpoint_type_streams(ENDPOINT_TYPE_COUNT));
+}
+
+/* plugins.yaml's metrics_title, tokenizes_input and supports_images per type. */
+Test(endpoint_types, titles_and_metric_capabilities)
+{
+    static const struct {
+        enum endpoint_type type;
+        const char *title;
+        bool tokenizes_input;
+        bool images;
+        bool audio;
+        bool form;
+    } rows[] = {
+        {ENDPOINT_CHAT, "LLM Metrics", true, true, true, false},
+        {ENDPOINT_COMPLETIONS, "LLM Metrics", true, false, false, false},
+        {ENDPOINT_RESPONSES, "LLM Metrics", true, true, true, false},
+        {ENDPOINT_MESSAGES, "LLM Metrics", true, true, false, false},
+        {ENDPOINT_EMBEDDINGS, "Embeddings Metrics", true, false, false, false},
+        {ENDPOINT_CHAT_EMBEDDINGS, "Embeddings Metrics", true, true, false, false},
+        {ENDPOINT_NIM_EMBEDDINGS, "NIM Embeddings Metrics", true, true, false, false},
+        {ENDPOINT_NIM_RANKINGS, "Rankings Metrics", true, false, false, false},
+        {ENDPOINT_COHERE_RANKINGS, "Ranking Metrics", true, false, false, false},
+        {ENDPOINT_HF_TEI_RANKINGS, "Ranking Metrics", true, false, false, false},
+        {ENDPOINT_HUGGINGFACE_GENERATE, "LLM Metrics", true, false, false, false},
+        {ENDPOINT_RAW, "LLM Metrics", true, true, true, false},
+        {ENDPOINT_IMAGE_GENERATION, "Image Generation Metrics", true, false, false, false},
+        {ENDPOINT_IMAGE_RETRIEVAL, "Image Retrieval Metrics", false, true, false, false},
+        {ENDPOINT_SOLIDO_RAG, "SOLIDO RAG Metrics", true, false, false, false},
+        {ENDPOINT_IMAGE_EDIT, "Image Edit Metrics", true, true, false, true},
+        {ENDPOINT_AUDIO_TRANSCRIPTION, "Audio Transcription Metrics", false, false, true, true},
+    };
+    cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const char *name = endpoint_type_name(rows[i].type);
+        cr_assert_str_eq(endpoint_type_metrics_title(rows[i].type), rows[i].title, "%s", name);
+        cr_assert_eq(endpoint_type_tokenizes_input(rows[i].type), rows[i].tokenizes_input, "%s",
+                     name);
+        cr_assert_eq(endpoint_type_supports_images(rows[i].type), rows[i].images, "%s", name);
+        cr_assert_eq(endpoint_type_supports_audio(rows[i].type), rows[i].audio, "%s", name);
+        cr_assert_eq(endpoint_type_form_data(rows[i].type), rows[i].form, "%s", name);
+    }
+    cr_assert_str_eq(endpoint_type_metrics_title(ENDPOINT_TYPE_COUNT), "LLM Metrics");
 }
 
 Test(endpoint_types, auth_headers_per_type)

@@ -90,6 +90,15 @@ Test(input_config, default_run_sets_only_what_aiperf_sets)
     json_decref(doc);
 }
 
+Test(input_config, server_metrics_urls_are_listed_redacted)
+{
+    json_t *doc =
+        build(CMD("--server-metrics", "http://u:secret@host:9100", "localhost:9400"), NULL);
+    assert_json(json_object_get(doc, "server_metrics"),
+                "{\"enabled\":true,\"urls\":[\"http://<redacted>@host:9100\",\"localhost:9400\"]}");
+    json_decref(doc);
+}
+
 Test(input_config, concurrency_with_warmup_is_the_spec_example)
 {
     json_t *doc = build(
@@ -138,6 +147,15 @@ static const struct phase_case {
      "true,\"requests\":4,\"concurrency\":2,\"concurrency_ramp\":{\"duration\":1.0}},{\"name\":"
      "\"profiling\",\"kind\":\"profiling\",\"type\":\"concurrency\",\"requests\":10,"
      "\"concurrency\":8,\"concurrency_ramp\":{\"duration\":5.0}}]"},
+    /* concurrency_burst is a closed loop: a concurrency phase, whatever the rate */
+    {CMD("--request-rate", "30", "--warmup-request-count", "5", "--warmup-concurrency", "8",
+         "--warmup-arrival-pattern", "concurrency_burst"),
+     "[{\"name\":\"warmup\",\"kind\":\"warmup\",\"type\":\"concurrency\",\"exclude_from_results\":"
+     "true,\"requests\":5,\"concurrency\":8},{\"name\":\"profiling\",\"kind\":\"profiling\","
+     "\"type\":\"poisson\",\"requests\":10,\"rate\":30.0}]"},
+    {CMD("--request-rate", "30", "--arrival-pattern", "concurrency_burst", "--concurrency", "2"),
+     "[{\"name\":\"profiling\",\"kind\":\"profiling\",\"type\":\"concurrency\",\"requests\":10,"
+     "\"concurrency\":2}]"},
     {CMD("--user-centric-rate", "10", "--num-users", "4", "--conversation-turn-mean", "2",
          "--benchmark-duration", "20", "--benchmark-grace-period", "5"),
      "[{\"name\":\"profiling\",\"kind\":\"profiling\",\"type\":\"user_centric\",\"duration\":"

@@ -1,5 +1,5 @@
 /*
- * fuzz_cli_merge: `ringperf merge` reading a records file (one share of one
+ * fuzz_cluster_merge: `ringperf merge` reading a records file (one share of one
  * run) whose header is valid and whose records are the fuzzer's. Damaged
  * lines must end the merge of that share cleanly, never crash it.
  */

@@ -46,8 +46,43 @@ static bool appears_elsewhere(const char *key, int argc, char **argv)
     return false;
 }
 
+/* check_sweep checks what a sweep promises: lists of 2 to CONFIG_SWEEP_VALUES_MAX distinct
+ * values, a bounded cell count, and cells made of the lists' values. */
+static void check_sweep(const struct profile_config *cfg)
+{
+    const struct config_sweep *sw = &cfg->sweep;
+    size_t cells = config_sweep_cells(cfg);
+    if (sw->dim_count > CONFIG_SWEEP_PARAM_COUNT || cells == 0 || cells > CONFIG_SWEEP_CELLS_MAX ||
+        config_is_multi_run(cfg) != (sw->dim_count > 0 || cfg->multi_run.num_profile_runs > 1)) {
+        abort();
+    }
+    for (size_t d = 0; d < sw->dim_count; d++) {
+        const struct config_sweep_dim *dim = &sw->dims[d];
+        if (dim->count < 2 || dim->count > CONFIG_SWEEP_VALUES_MAX) {
+            abort();
+        }
+        for (size_t i = 0; i < dim->count; i++) {
+            for (size_t j = i + 1; j < dim->count; j++) {
+                if (dim->values[i] == dim->values[j]) {
+                    abort();
+                }
+            }
+        }
+    }
+    double values[CONFIG_SWEEP_PARAM_COUNT];
+    for (size_t cell = 0; cell < cells && sw->dim_count > 0; cell++) {
+        if (!config_sweep_cell_values(cfg, cell, values)) {
+            abort();
+        }
+    }
+    if (config_sweep_cell_values(cfg, cells, values)) {
+        abort();
+    }
+}
+
 static void check_config(const struct profile_config *cfg, int argc, char **argv)
 {
+    check_sweep(cfg);
     if (cfg->models.count == 0 || cfg->urls.count == 0 || cfg->cli_command == NULL ||
         strncmp(cfg->cli_command, "ringperf profile", 16) != 0) {
         abort();

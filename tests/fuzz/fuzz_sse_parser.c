@@ -14,8 +14,7 @@
 #include <string.h>
 
 #include "sse/sse.h"
-
-#define FUZZ_BYTE_BY_BYTE_MAX 2048
+#include "tests/fuzz/fuzz_splits.h"
 
 struct digest {
     uint64_t h;
@@ -23,11 +22,7 @@ struct digest {
 
 static void digest_bytes(struct digest *d, const void *p, size_t n)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        d->h = (d->h ^ b[i]) * 1099511628211ULL;
-    }
-    d->h = (d->h ^ n) * 1099511628211ULL;
+    d->h = fuzz_digest(d->h, p, n);
 }
 
 struct fuzz_run {
@@ -39,18 +34,13 @@ struct fuzz_run {
     struct digest d;
 };
 
-static int inside(const char *v, size_t n, const char *base, size_t base_len)
-{
-    return base && v >= base && n <= base_len && v <= base + (base_len - n);
-}
-
 static void check_view(const struct fuzz_run *r, const char *v, size_t n)
 {
     if (n == 0) {
         return;
     }
-    if (!inside(v, n, r->piece, r->piece_len) && !inside(v, n, r->scratch, r->cap) &&
-        !inside(v, n, (const char *)&r->parser, sizeof(r->parser))) {
+    if (!fuzz_inside(v, n, r->piece, r->piece_len) && !fuzz_inside(v, n, r->scratch, r->cap) &&
+        !fuzz_inside(v, n, (const char *)&r->parser, sizeof(r->parser))) {
         abort();
     }
 }
@@ -78,13 +68,7 @@ static void record(struct fuzz_run *r, const struct sse_event *ev)
 /* Returns 0 when the stream went on, 1 once the parser reported an error. */
 static int feed(struct fuzz_run *r, const uint8_t *src, size_t n)
 {
-    char *piece = malloc(n ? n : 1);
-    if (!piece) {
-        abort();
-    }
-    if (n) {
-        memcpy(piece, src, n);
-    }
+    char *piece = fuzz_piece(src, n);
     r->piece = piece;
     r->piece_len = n;
     size_t off = 0;
@@ -127,7 +111,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     if (!r.scratch) {
         abort();
     }
-    r.d.h = 14695981039346656037ULL;
+    r.d.h = FUZZ_DIGEST_SEED;
     sse_parser_init(&r.parser, r.scratch, cap);
     size_t start = 0;
     int failed = 0;
@@ -153,31 +137,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 3) {
-        return 0;
-    }
-    size_t split = (size_t)data[0] | ((size_t)data[1] << 8);
-    size_t cap = 1 + (size_t)data[2] * 2;
-    data += 3;
-    size -= 3;
-    split %= size + 1;
-
-    uint64_t whole = run(data, size, cap, NULL, 0);
-    if (run(data, size, cap, &split, 1) != whole) {
-        abort();
-    }
-    if (size <= FUZZ_BYTE_BY_BYTE_MAX && size > 1) {
-        size_t *cuts = malloc((size - 1) * sizeof(*cuts));
-        if (!cuts) {
-            abort();
-        }
-        for (size_t i = 0; i + 1 < size; i++) {
-            cuts[i] = i + 1;
-        }
-        if (run(data, size, cap, cuts, size - 1) != whole) {
-            abort();
-        }
-        free(cuts);
-    }
+    fuzz_splits(data, size, 2, run);
     return 0;
 }

@@ -473,3 +473,50 @@ Test(metrics_record, per_user_rates_are_in_tokens_per_sec_per_user)
     cr_assert_str_eq(prefill->unit, "tokens/sec/user");
     cr_assert_str_eq(metrics_info_of(METRICS_OTPS_PER_USER)->unit, "tokens/sec/user");
 }
+
+/* AIPerf's image metrics: the input images, images / latency (s) and latency (ms) / images;
+ * none without images, and a failed request has none. */
+Test(metrics_record, image_metrics_divide_the_latency_by_the_input_images)
+{
+    const int64_t t[] = {1250 * MS};
+    struct metrics_request req = request(t, 1, 0, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT);
+    req.streaming = false;
+    req.images = 4;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_NUM_IMAGES, 4);
+    assert_value(&v, METRICS_IMAGE_THROUGHPUT, 4 / 0.250);
+    assert_value(&v, METRICS_IMAGE_LATENCY, 250.0 * MS / 4);
+    cr_assert_float_eq(v.value[METRICS_IMAGE_LATENCY] *
+                           metrics_info_of(METRICS_IMAGE_LATENCY)->display_per_base,
+                       62.5, 1e-9, "shown in ms/image");
+    cr_assert_str_eq(metrics_info_of(METRICS_IMAGE_THROUGHPUT)->unit, "images/sec");
+    req.images = 0;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_NUM_IMAGES);
+    assert_absent(&v, METRICS_IMAGE_LATENCY);
+    req.images = 2;
+    req.failed = true;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_IMAGE_THROUGHPUT);
+}
+
+/* AIPerf's audio metrics: the input audio's length, and rtfx = that length / latency (s). */
+Test(metrics_record, audio_metrics_compare_the_audio_length_with_the_latency)
+{
+    const int64_t t[] = {1500 * MS};
+    struct metrics_request req = request(t, 1, 0, METRICS_ABSENT, METRICS_ABSENT, METRICS_ABSENT);
+    req.streaming = false;
+    req.audio_seconds = 10.0;
+    struct metrics_values v;
+    metrics_request_compute(&req, &v);
+    assert_value(&v, METRICS_AUDIO_DURATION, 10.0);
+    assert_value(&v, METRICS_RTFX, 10.0 / 0.5);
+    cr_assert_str_eq(metrics_info_of(METRICS_RTFX)->header, "Inverse Real-Time Factor (RTFx)");
+    cr_assert_eq(metrics_record_hist_value(METRICS_AUDIO_DURATION, 1.2345), 1235,
+                 "kept in milliseconds");
+    req.audio_seconds = 0;
+    metrics_request_compute(&req, &v);
+    assert_absent(&v, METRICS_AUDIO_DURATION);
+    assert_absent(&v, METRICS_RTFX);
+}

@@ -2,7 +2,9 @@
  * test_shards.c - the golden comparison of issue 20: the same records turned
  * into metrics on three shard threads (metrics_shards, merged while they run
  * and at the end) give every record the metrics, and the run the summary, that
- * the coordinator's path (metrics_record_compute, metrics_results_add) gives.
+ * the coordinator's path (metrics_record_compute, metrics_results_add) gives,
+ * image and audio metrics and the sweep-line metrics included (the latter fed
+ * on the coordinator from each record's annex, in the shards' order).
  * Client-side token counts come from a small byte-level BPE tokenizer with the
  * GPT-2 split pattern, so every shard runs the regex and BPE at once.
  */
@@ -138,11 +140,36 @@ static void *run_shard(void *arg)
 static void init_results(struct metrics_results *r, const struct metrics_results_options *opts,
                          const struct tokenizer *tok, const int64_t *isl)
 {
+    /* Payloads with images and audio: the shards must compute those metrics too. */
+    static const int64_t images[4] = {0, 1, 3, 2};
+    static const double audio_seconds[4] = {-1, 2.5, 0.75, 12};
     char err[256];
     cr_assert_eq(metrics_results_init(r, opts, err, sizeof(err)), 0, "%s", err);
     r->tokenizer = tok;
     r->payload_isl = isl;
+    r->payload_images = images;
+    r->payload_audio_seconds = audio_seconds;
     r->open_loop = true;
+}
+
+static void assert_same_sweep(const struct metrics_sweep_summary *a,
+                              const struct metrics_sweep_summary *b)
+{
+    cr_assert(a->present, "the run's requests fit the sweep collector");
+    cr_assert_eq(a->present, b->present);
+    cr_assert_eq(a->icl, b->icl);
+    cr_assert_eq(a->window_start_ns, b->window_start_ns);
+    cr_assert_eq(a->window_end_ns, b->window_end_ns);
+    for (int id = 0; id < METRICS_SWEEP_COUNT; id++) {
+        const double *x = &a->stat[id].avg;
+        const double *y = &b->stat[id].avg;
+        for (int k = 0; k < 8; k++) {
+            /* Sums taken in another order may differ in their last bits. */
+            double tol = 1e-9 * (x[k] < 0 ? -x[k] : x[k]);
+            cr_assert(x[k] - y[k] <= tol && y[k] - x[k] <= tol, "sweep %d field %d: %.17g vs %.17g",
+                      id, k, x[k], y[k]);
+        }
+    }
 }
 
 static void assert_same_stats(const struct metrics_stats *a, const struct metrics_stats *b,
@@ -162,8 +189,9 @@ static void assert_same_summary(struct metrics_results *a, struct metrics_result
     struct metrics_summary *sa = calloc(1, sizeof(*sa));
     struct metrics_summary *sb = calloc(1, sizeof(*sb));
     cr_assert(sa != NULL && sb != NULL);
-    metrics_run_summarize(a->run, sa);
-    metrics_run_summarize(b->run, sb);
+    metrics_results_summarize(a, sa);
+    metrics_results_summarize(b, sb);
+    assert_same_sweep(&sa->sweep, &sb->sweep);
     cr_assert_eq(sa->exact, sb->exact);
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         cr_assert_eq(sa->record_present[id], sb->record_present[id], "metric %d", id);
@@ -182,6 +210,7 @@ static void assert_same_summary(struct metrics_results *a, struct metrics_result
                   sb->scalar[id]);
     }
     cr_assert(sa->record_present[METRICS_TTFT] && sa->record_present[METRICS_OSL]);
+    cr_assert(sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]);
     cr_assert(sa->adj_present[METRICS_REQUEST_LATENCY], "the run had errors: adj_ blocks");
     free(sa);
     free(sb);
@@ -223,6 +252,13 @@ static void golden(const struct metrics_results_options *opts, const struct toke
         pthread_join(threads[s], NULL);
     }
     metrics_shards_collect_all(shards, &sharded);
+    /* The coordinator's own sweep-line collection, from the annexes, in another order than the
+     * records were made: the order they would arrive in, shard by shard. */
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        for (uint64_t i = s; i < RECORDS; i += SHARDS) {
+            metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+        }
+    }
     for (uint64_t i = 0; i < RECORDS; i++) {
         const struct metrics_record *m = metrics_shards_of(&records[i].rec);
         cr_assert_eq(memcmp(m->values.has, expected[i].values.has, sizeof(m->values.has)), 0,

@@ -138,13 +138,14 @@ static bool read_bool(const json_t *obj, const char *key, bool *out, char *msg, 
 
 static bool read_model(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
 {
-    const json_t *v = json_object_get(root, "model");
+    const char *key = out->route == MOCK__ROUTE_RAG ? "inference_model" : "model";
+    const json_t *v = json_object_get(root, key);
     const char *name = DEFAULT_MODEL;
     size_t len = strlen(DEFAULT_MODEL);
     if (v != NULL && !json_is_null(v)) {
         if (!json_is_string(v) || json_string_length(v) == 0 ||
             json_string_length(v) > MOCK__MODEL_BYTES_MAX) {
-            snprintf(msg, msgcap, "'model' must be a string of 1 to %d bytes",
+            snprintf(msg, msgcap, "'%s' must be a string of 1 to %d bytes", key,
                      MOCK__MODEL_BYTES_MAX);
             return false;
         }
@@ -257,6 +258,50 @@ static bool tgi_fields(const json_t *root, struct mock__job *out, char *msg, siz
     return read_max_tokens(params, "max_new_tokens", out, msg, msgcap);
 }
 
+/* Image generation: "prompt", "n" (1 when absent) and "stream". */
+static bool images_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *prompt = json_object_get(root, "prompt");
+    if (!json_is_string(prompt)) {
+        snprintf(msg, msgcap, "'prompt' is required and must be a string");
+        return false;
+    }
+    out->prompt_tokens = string_words(prompt);
+    const json_t *n = json_object_get(root, "n");
+    out->output_tokens = 1;
+    if (n != NULL && !json_is_null(n)) {
+        if (!json_is_integer(n) || json_integer_value(n) < 1 ||
+            json_integer_value(n) > MOCK__IMAGES_MAX) {
+            snprintf(msg, msgcap, "'n' must be an integer from 1 to %u",
+                     (unsigned)MOCK__IMAGES_MAX);
+            return false;
+        }
+        out->output_tokens = (uint32_t)json_integer_value(n);
+    }
+    return read_bool(root, "stream", &out->stream, msg, msgcap);
+}
+
+/* SOLIDO RAG: "query", a list of strings. */
+static bool rag_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *query = json_object_get(root, "query");
+    if (!json_is_array(query)) {
+        snprintf(msg, msgcap, "'query' is required and must be an array of strings");
+        return false;
+    }
+    size_t i;
+    const json_t *item;
+    json_array_foreach(query, i, item)
+    {
+        if (!json_is_string(item)) {
+            snprintf(msg, msgcap, "'query' items must be strings");
+            return false;
+        }
+        out->prompt_tokens += string_words(item);
+    }
+    return true;
+}
+
 static bool read_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
 {
     if (!read_model(root, out, msg, msgcap)) {
@@ -272,6 +317,12 @@ static bool read_fields(const json_t *root, struct mock__job *out, char *msg, si
     case MOCK__ROUTE_COHERE_RERANK:
     case MOCK__ROUTE_TEI_RERANK:
         return rankings_fields(root, out, msg, msgcap);
+    case MOCK__ROUTE_IMAGES:
+        return images_fields(root, out, msg, msgcap);
+    case MOCK__ROUTE_INFER:
+        return read_items(root, "input", out, msg, msgcap);
+    case MOCK__ROUTE_RAG:
+        return rag_fields(root, out, msg, msgcap);
     default:
         break;
     }

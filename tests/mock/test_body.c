@@ -14,7 +14,8 @@ static const enum mock__route ROUTES[] = {
     MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS, MOCK__ROUTE_RESPONSES,
     MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,    MOCK__ROUTE_GENERATE_STREAM,
     MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING, MOCK__ROUTE_COHERE_RERANK,
-    MOCK__ROUTE_TEI_RERANK,
+    MOCK__ROUTE_TEI_RERANK, MOCK__ROUTE_IMAGES,      MOCK__ROUTE_INFER,
+    MOCK__ROUTE_RAG,
 };
 
 static const char *const BODIES[] = {
@@ -77,6 +78,12 @@ static const char *const BODIES[] = {
     "{",
     "\xef\xbb\xbf{}",
     " {\"messages\" : [ { \"content\" : \" spaced  out \" } ] }\n",
+    "{\"prompt\":\"a cat\",\"n\":3,\"stream\":true,\"model\":\"flux\"}",
+    "{\"prompt\":\"a cat\",\"n\":17}",
+    "{\"prompt\":\"a cat\",\"n\":2.0}",
+    "{\"input\":[{\"type\":\"image_url\",\"url\":\"data:x\"},{\"text\":\"t w\"}]}",
+    "{\"query\":[\"one two\",\"three\"],\"inference_model\":\"rag\"}",
+    "{\"query\":[\"one\",2],\"inference_model\":\"\"}",
 };
 
 static void expect_same(enum mock__route route, const char *body, size_t len)

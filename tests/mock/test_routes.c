@@ -12,6 +12,7 @@
 #include "response/response.h"
 #include "mock/mock.h"
 #include "mock_client.h"
+#include "tests/media/b64_decode.h"
 
 /* What a whole answer parsed into. */
 struct parsed {
@@ -19,8 +20,10 @@ struct parsed {
     size_t content_events; /* payloads with is_content */
     size_t embeddings;
     size_t rankings;
-    bool finished; /* the end marker (has_finish_reason) was seen */
-    bool done;     /* [DONE] was seen */
+    size_t images;  /* image_generation images */
+    size_t results; /* image_retrieval results */
+    bool finished;  /* the end marker (has_finish_reason) was seen */
+    bool done;      /* [DONE] was seen */
     bool usage;
     int64_t prompt_tokens;
     int64_t completion_tokens;
@@ -36,6 +39,8 @@ static void take(enum response_parse_status st, const struct response_chunk *c, 
     p->content_events += c->is_content;
     p->embeddings += c->embedding_count;
     p->rankings += c->ranking_count;
+    p->images += c->image_count;
+    p->results += c->infer_count;
     if (c->usage.present) {
         p->usage = true;
         if (c->usage.prompt_tokens != RECORD_ABSENT) {
@@ -306,5 +311,163 @@ Test(mock_routes, long_outputs_leave_the_full_text_out, .timeout = 60)
     cr_assert(p.finished);
     cr_assert_eq(p.completion_tokens, 5000);
     tc_resp_free(&r);
+    mock_server_free(s);
+}
+
+/* require_png requires `b64` (a JSON string's bytes) to be a base64 PNG. */
+static void require_png(const char *b64)
+{
+    uint8_t *png = NULL;
+    size_t n = b64_decode(b64, strlen(b64), &png);
+    static const uint8_t magic[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    cr_assert(n > sizeof(magic) && memcmp(png, magic, sizeof(magic)) == 0, "not a PNG: %s", b64);
+    free(png);
+}
+
+/* Image generation answers base64 PNGs, "n" of them, whole or streamed as partial images and a
+ * completed one; image retrieval one result per input image; SOLIDO RAG its "content", streamed
+ * only to a client that accepts an event stream (its body has no "stream"). */
+Test(mock_routes, image_retrieval_and_rag_routes_answer_in_their_shapes, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.tokens_per_chunk = 2;
+    struct mock_server *s = tc_start(&cfg);
+    struct tc_resp r;
+    struct parsed p;
+    cr_assert_eq(exchange(s, "/v1/images/generations",
+                          "{\"prompt\":\"a cat\",\"model\":\"flux\",\"n\":2}", &r),
+                 200);
+    json_t *root = tc_json(r.body);
+    cr_assert_eq(json_array_size(json_object_get(root, "data")), 2);
+    require_png(json_string_value(
+        json_object_get(json_array_get(json_object_get(root, "data"), 1), "b64_json")));
+    json_decref(root);
+    parse_body(ENDPOINT_IMAGE_GENERATION, r.body, r.body_len, &p);
+    cr_assert_eq(p.images, 2);
+    tc_resp_free(&r);
+    cr_assert_eq(
+        exchange(s, "/v1/images/generations", "{\"prompt\":\"a cat\",\"n\":3,\"stream\":true}", &r),
+        200);
+    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    cr_assert_not_null(strstr(r.body, "event: image_generation.completed"));
+    parse_stream(ENDPOINT_IMAGE_GENERATION, r.body, &p);
+    cr_assert_eq(p.images, 3);
+    cr_assert_eq(p.events, 3);
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/v1/infer",
+                          "{\"input\":[{\"type\":\"image_url\",\"url\":\"data:x\"},"
+                          "{\"type\":\"image_url\",\"url\":\"data:y\"}]}",
+                          &r),
+                 200);
+    parse_body(ENDPOINT_IMAGE_RETRIEVAL, r.body, r.body_len, &p);
+    cr_assert_eq(p.results, 2);
+    tc_resp_free(&r);
+    const char *rag = "{\"query\":[\"one two\"],\"filters\":{},\"inference_model\":\"m\"}";
+    cr_assert_eq(exchange(s, "/rag/api/prompt", rag, &r), 200);
+    cr_assert(tc_header(&r, "Content-Type: application/json"));
+    parse_body(ENDPOINT_SOLIDO_RAG, r.body, r.body_len, &p);
+    cr_assert_gt(strlen(p.text), 0);
+    tc_resp_free(&r);
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_post(&c, "/rag/api/prompt", rag, "Accept: text/event-stream\r\n");
+    tc_read(&c, &r);
+    tc_close(&c);
+    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    parse_stream(ENDPOINT_SOLIDO_RAG, r.body, &p);
+    cr_assert_gt(p.content_events, 1);
+    tc_resp_free(&r);
+    const char *const bad[][2] = {
+        {"/v1/images/generations", "{\"model\":\"m\"}"},
+        {"/v1/images/generations", "{\"prompt\":\"x\",\"n\":0}"},
+        {"/v1/infer", "{\"input\":\"x\"}"},
+        {"/rag/api/prompt", "{\"query\":[1]}"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(exchange(s, bad[i][0], bad[i][1], &r), 400, "%s %s", bad[i][0], bad[i][1]);
+        tc_resp_free(&r);
+    }
+    mock_server_free(s);
+}
+
+/* post_form sends a multipart body with the given Content-Type and reads the answer. */
+static int post_form(struct mock_server *s, const char *path, const char *ct, const char *body,
+                     size_t len, struct tc_resp *out)
+{
+    char head[512];
+    int n = snprintf(head, sizeof(head),
+                     "POST %s HTTP/1.1\r\nHost: test\r\nContent-Type: %s\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     path, ct, len);
+    struct tc_conn c;
+    tc_connect(&c, mock_server_port(s));
+    tc_send(&c, head, (size_t)n);
+    tc_send(&c, body, len);
+    tc_read(&c, out);
+    tc_close(&c);
+    cr_assert(out->complete, "no whole answer from %s", path);
+    return out->status;
+}
+
+/* The multipart routes read their parts in place: a transcription answers with the length of
+ * the WAV it was sent, an edit with "n" images; a body without its file, or not multipart,
+ * is a 400. */
+Test(mock_routes, multipart_routes_read_their_parts, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    struct mock_server *s = tc_start(&cfg);
+    /* 16-bit mono at 8 kHz, 24000 bytes of samples: 1.5 s, reported rounded up. */
+    static char audio[4096 + 24100];
+    size_t len = (size_t)snprintf(audio, 512,
+                                  "--b\r\nContent-Disposition: form-data; name=\"file\"; "
+                                  "filename=\"audio.wav\"\r\nContent-Type: audio/wav\r\n\r\n");
+    static const unsigned char wav_head[44] = {
+        'R', 'I', 'F', 'F', 0x04, 0x5e, 0,   0,   'W', 'A',  'V',  'E',  'f', 'm',  't',
+        ' ', 16,  0,   0,   0,    1,    0,   1,   0,   0x40, 0x1f, 0,    0,   0x80, 0x3e,
+        0,   0,   2,   0,   16,   0,    'd', 'a', 't', 'a',  0xc0, 0x5d, 0,   0};
+    memcpy(audio + len, wav_head, sizeof(wav_head));
+    len += sizeof(wav_head);
+    memset(audio + len, 0x01, 24000);
+    len += 24000;
+    len += (size_t)snprintf(audio + len, 256,
+                            "\r\n--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\n"
+                            "whisper\r\n--b--\r\n");
+    struct tc_resp r;
+    cr_assert_eq(
+        post_form(s, "/v1/audio/transcriptions", "multipart/form-data; boundary=b", audio, len, &r),
+        200, "%s", r.body);
+    json_t *root = tc_json(r.body);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(root, "usage"), "seconds")), 2);
+    cr_assert_gt(json_string_length(json_object_get(root, "text")), 0);
+    json_decref(root);
+    struct parsed p;
+    parse_body(ENDPOINT_AUDIO_TRANSCRIPTION, r.body, r.body_len, &p);
+    cr_assert_gt(strlen(p.text), 0);
+    tc_resp_free(&r);
+    const char *edit =
+        "--x\r\nContent-Disposition: form-data; name=\"prompt\"\r\n\r\nblue\r\n"
+        "--x\r\nContent-Disposition: form-data; name=\"n\"\r\n\r\n3\r\n"
+        "--x\r\nContent-Disposition: form-data; name=\"url\"\r\n\r\nhttp://i/a.png\r\n"
+        "--x--\r\n";
+    cr_assert_eq(post_form(s, "/v1/images/edits", "multipart/form-data; boundary=\"x\"", edit,
+                           strlen(edit), &r),
+                 200, "%s", r.body);
+    parse_body(ENDPOINT_IMAGE_EDIT, r.body, r.body_len, &p);
+    cr_assert_eq(p.images, 3);
+    tc_resp_free(&r);
+    const char *no_file =
+        "--x\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nm\r\n--x--\r\n";
+    const char *const bad[][3] = {
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=x", no_file},
+        {"/v1/images/edits", "multipart/form-data; boundary=x", no_file},
+        {"/v1/images/edits", "application/json", "{}"},
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=x", "--x\r\nno end"},
+        {"/v1/audio/transcriptions", "multipart/form-data; boundary=y", no_file},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(post_form(s, bad[i][0], bad[i][1], bad[i][2], strlen(bad[i][2]), &r), 400,
+                     "%s %s", bad[i][0], bad[i][2]);
+        tc_resp_free(&r);
+    }
     mock_server_free(s);
 }

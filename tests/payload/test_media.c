@@ -113,4 +113,24 @@ Test(payload_media, invalid_media_fails_with_a_message)
     spec.type = ENDPOINT_CHAT;
     spec.media = (struct payload_media){.images = bad_utf8, .image_count = 1};
     expect_payload_error(&spec, "image 0");
+    spec.type = ENDPOINT_IMAGE_RETRIEVAL;
+    spec.media = (struct payload_media){
+        .images = IMAGES, .image_count = 1, .audios = AUDIOS, .audio_count = 1};
+    expect_payload_error(&spec, "images only");
+}
+
+Test(payload_media, image_retrieval_sends_each_image_as_an_input_without_a_model)
+{
+    const char *const images[] = {"data:image/png;base64,iVBO", "", "https://x.test/a.jpg"};
+    struct payload_spec spec = {
+        .type = ENDPOINT_IMAGE_RETRIEVAL,
+        .model = "m",
+        .prompt = "not sent",
+        .max_tokens = 5,
+        .extra_inputs_json = "{\"threshold\":0.5}",
+        .media = {.images = images, .image_count = 3},
+    };
+    expect_payload(&spec, "{\"input\":[{\"type\":\"image_url\",\"url\":"
+                          "\"data:image/png;base64,iVBO\"},{\"type\":\"image_url\",\"url\":"
+                          "\"https://x.test/a.jpg\"}],\"threshold\":0.5}");
 }

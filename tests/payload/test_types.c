@@ -104,6 +104,28 @@ static const struct payload_case CASES[] = {
      "{\"messages\": [], \"x\": 1}"},
     {{.type = ENDPOINT_CHAT, .model = "m", .prompt = "p", .raw_payload = "not even json"},
      "not even json"},
+    {{.type = ENDPOINT_IMAGE_GENERATION,
+      .model = "flux",
+      .prompt = "a cat",
+      .max_tokens = 9,
+      .streaming = true,
+      .extra_inputs_json = "{\"size\":\"512x512\",\"n\":2}"},
+     "{\"prompt\":\"a cat\",\"model\":\"flux\",\"response_format\":\"b64_json\",\"n\":2,"
+     "\"stream\":true,\"size\":\"512x512\"}"},
+    {{.type = ENDPOINT_IMAGE_GENERATION, .model = "flux", .prompt = "a cat"},
+     "{\"prompt\":\"a cat\",\"model\":\"flux\",\"response_format\":\"b64_json\",\"n\":1}"},
+    {{.type = ENDPOINT_SOLIDO_RAG,
+      .model = "m",
+      .prompt = "ignored with texts",
+      .texts = TEXTS,
+      .text_count = 3,
+      .streaming = true,
+      .extra_inputs_json = "{\"filters\":{\"family\":\"X\"}}"},
+     "{\"query\":[\"alpha beta\",\"gamma\"],\"filters\":{\"family\":\"X\"},"
+     "\"inference_model\":\"m\"}"},
+    {{.type = ENDPOINT_SOLIDO_RAG, .model = "m", .prompt = "q"},
+     "{\"query\":[\"q\"],\"filters\":{\"family\":\"Solido\",\"tool\":\"SDE\"},"
+     "\"inference_model\":\"m\"}"},
 };
 
 Test(endpoint_payload_types, every_type_builds_its_documented_shape)
@@ -136,6 +158,12 @@ Test(endpoint_payload_types, missing_inputs_are_named)
     spec.type = ENDPOINT_MESSAGES;
     spec.system_prompt = "\xfe";
     expect_payload_error(&spec, "system prompt is not valid UTF-8");
+    spec = (struct payload_spec){.type = ENDPOINT_IMAGE_GENERATION, .prompt = "p"};
+    expect_payload_error(&spec, "image_generation request payload needs a model");
+    spec = (struct payload_spec){.type = ENDPOINT_SOLIDO_RAG, .model = "m"};
+    expect_payload_error(&spec, "solido_rag request payload needs a prompt or texts");
+    spec = (struct payload_spec){.type = ENDPOINT_IMAGE_RETRIEVAL, .model = "m"};
+    expect_payload_error(&spec, "needs at least one image: give --image-width-mean");
 }
 
 Test(endpoint_payload_types, extra_inputs_override_base_fields_in_place)

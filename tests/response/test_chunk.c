@@ -558,9 +558,68 @@ Test(response_chunk, status_names_and_types)
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("completions", &t), 0);
     cr_assert_eq(t, ENDPOINT_COMPLETIONS);
-    cr_assert_neq(endpoint_type_parse("image_generation", &t), 0);
+    cr_assert_neq(endpoint_type_parse("video_generation", &t), 0);
     cr_assert_eq(t, ENDPOINT_COMPLETIONS);
     cr_assert_str_eq(endpoint_type_name(ENDPOINT_CHAT), "chat");
     cr_assert_str_eq(endpoint_type_path(ENDPOINT_CHAT), "/v1/chat/completions");
     cr_assert_str_eq(endpoint_type_path(ENDPOINT_COMPLETIONS), "/v1/completions");
+}
+
+/* OpenAI image generation: a streamed event is one image when it has "b64_json"; a body counts
+ * the object items of "data". */
+Test(response_chunk, image_generation_counts_images)
+{
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION,
+                       "{\"type\":\"image_generation.partial_image\",\"b64_json\":\"iVBO\","
+                       "\"partial_image_index\":0}",
+                       &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.image_count, 1);
+    cr_assert(c.is_content);
+    assert_view(c.object, "image_generation.partial_image");
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION,
+                       "{\"created\":1,\"data\":[{\"b64_json\":\"iVBO\"},null,{\"url\":\"u\"}],"
+                       "\"usage\":{\"input_tokens\":3,\"output_tokens\":9}}",
+                       &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.image_count, 2);
+    cr_assert_eq(c.usage.prompt_tokens, 3);
+    cr_assert_eq(c.text_count, 0);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION, "{\"data\":[]}", &c), RESPONSE_PARSE_OK);
+    cr_assert_not(c.is_content);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION, "{\"created\":1}", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION, "[1]", &c), RESPONSE_PARSE_ERR_NOT_OBJECT);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_GENERATION, "{\"error\":{\"message\":\"no\"}}", &c),
+                 RESPONSE_PARSE_ERROR);
+}
+
+/* NIM image retrieval: a truthy "data" is the result. */
+Test(response_chunk, image_retrieval_reads_data)
+{
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_IMAGE_RETRIEVAL,
+                       "{\"data\":[{\"index\":0,\"bounding_boxes\":{}},{\"index\":1}]}", &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.infer_count, 2);
+    cr_assert(c.is_content);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_RETRIEVAL, "{\"data\":{\"x\":1}}", &c), RESPONSE_PARSE_OK);
+    cr_assert_eq(c.infer_count, 1);
+    cr_assert_eq(parse(ENDPOINT_IMAGE_RETRIEVAL, "{\"data\":[]}", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_not(c.is_content);
+}
+
+/* SOLIDO RAG: "content" is the text, streamed or whole; "sources" are not. */
+Test(response_chunk, solido_rag_reads_content)
+{
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "{\"content\":\"Hel\\nlo\",\"sources\":[\"s\"]}", &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.text_count, 1);
+    assert_view(c.texts[0].text, "Hel\\nlo");
+    cr_assert(c.is_content);
+    cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "{\"content\":\"\",\"sources\":[]}", &c),
+                 RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "{\"text\":\"x\"}", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "\"x\"", &c), RESPONSE_PARSE_ERR_NOT_OBJECT);
 }

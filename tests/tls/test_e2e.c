@@ -72,6 +72,18 @@ Test(tls_e2e, streaming_run_succeeds_with_sane_token_timing)
     char *json = test_read_path(tp_path(summary, front.dir, "ok/profile_export_aiperf.json"));
     cr_assert_not_null(json, "the summary export was written");
     free(json);
+    /* The server's /metrics was scraped over TLS too, through the same front. */
+    json_t *sm =
+        json_load_file(tp_path(summary, front.dir, "ok/server_metrics_export.json"), 0, NULL);
+    cr_assert_not_null(sm, "server_metrics_export.json was written");
+    const char *ep = json_string_value(
+        json_array_get(json_object_get(json_object_get(sm, "summary"), "endpoints_successful"), 0));
+    cr_assert_not_null(ep, "the https /metrics was scraped");
+    cr_assert_eq(strncmp(ep, "https://localhost:", 18), 0, "%s", ep);
+    json_t *gen = json_object_get(json_object_get(sm, "metrics"), "vllm:generation_tokens");
+    json_t *stats = json_object_get(json_array_get(json_object_get(gen, "series"), 0), "stats");
+    cr_assert_eq(json_number_value(json_object_get(stats, "total")), 24 * OSL_TOKENS);
+    json_decref(sm);
     pr_run_free(&r);
 }
 
@@ -87,6 +99,27 @@ Test(tls_e2e, non_streaming_run_with_large_bodies_over_an_ip_literal)
                                          "--concurrency", "2", "--isl", "20000", "--osl", "4",
                                          NULL});
     pr_assert_all_succeeded(&r, 6);
+    pr_run_free(&r);
+}
+
+/* A multipart body goes out in pieces (head, fields, the audio file from where it lies, the
+ * rest): over TLS each piece is encrypted in turn, and the server gets the whole file. */
+Test(tls_e2e, multipart_audio_bodies_arrive_whole)
+{
+    require_nginx();
+    char url[64];
+    pr_https_url(url, sizeof(url), &front, "localhost", NP_VALID);
+    struct pr_run r;
+    pr_run_profile(&r, front.dir, "audio", NULL,
+                   (const char *const[]){"--url", url, "--tls-ca", front.ca, "--endpoint-type",
+                                         "audio_transcription", "--audio-length-mean", "2",
+                                         "--request-count", "4", "--concurrency", "2", NULL});
+    pr_assert_all_succeeded(&r, 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *rec = json_array_get(r.records, i);
+        cr_assert_float_eq(metric(rec, "audio_duration"), 2.0, 1e-9);
+        cr_assert_gt(metric(rec, "rtfx"), 0);
+    }
     pr_run_free(&r);
 }
 

@@ -92,7 +92,8 @@ static void assert_no_secret(const struct pr_run *r)
 {
     cr_assert_null(strstr(r->output, SECRET), "the proxy password is redacted: %s", r->output);
     static const char *const files[] = {"profile_export.jsonl", "profile_export_aiperf.json",
-                                        "profile_export_aiperf.csv", "logs/aiperf.log"};
+                                        "profile_export_aiperf.csv", "logs/aiperf.log",
+                                        "server_metrics_export.json"};
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         char path[TP_PATH_BYTES + 64];
         snprintf(path, sizeof(path), "%s/%s", r->art, files[i]);
@@ -100,6 +101,19 @@ static void assert_no_secret(const struct pr_run *r)
         cr_assert(text == NULL || strstr(text, SECRET) == NULL, "%s shows the password", path);
         free(text);
     }
+}
+
+/* assert_scraped checks that r's server /metrics was scraped (through the same proxy). */
+static void assert_scraped(const struct pr_run *r)
+{
+    char path[TP_PATH_BYTES + 64];
+    snprintf(path, sizeof(path), "%s/server_metrics_export.json", r->art);
+    json_t *sm = json_load_file(path, 0, NULL);
+    cr_assert_not_null(sm, "%s was written", path);
+    json_t *ok = json_object_get(json_object_get(sm, "summary"), "endpoints_successful");
+    cr_assert_eq(json_array_size(ok), 1, "the /metrics was scraped through the proxy");
+    cr_assert_not_null(json_object_get(json_object_get(sm, "metrics"), "vllm:prompt_tokens"));
+    json_decref(sm);
 }
 
 Test(tls_proxy, http_target_goes_through_the_proxy_in_absolute_form)
@@ -120,6 +134,9 @@ Test(tls_proxy, http_target_goes_through_the_proxy_in_absolute_form)
     snprintf(expect, sizeof(expect), "POST http://127.0.0.1:%u/v1/chat/completions",
              (unsigned)front.mock_port);
     cr_assert(proxy_log_has(expect), "tinyproxy saw the absolute-form request %s", expect);
+    snprintf(expect, sizeof(expect), "GET http://127.0.0.1:%u/metrics", (unsigned)front.mock_port);
+    cr_assert(proxy_log_has(expect), "tinyproxy saw the scrape %s", expect);
+    assert_scraped(&r);
     assert_no_secret(&r);
     pr_run_free(&r);
 }
@@ -140,6 +157,7 @@ Test(tls_proxy, https_target_goes_through_a_connect_tunnel)
     pr_assert_all_succeeded(&r, 8);
     snprintf(expect, sizeof(expect), "CONNECT localhost:%u", (unsigned)front.nginx.ports[NP_VALID]);
     cr_assert(proxy_log_has(expect), "tinyproxy saw %s", expect);
+    assert_scraped(&r);
     pr_run_free(&r);
 }
 

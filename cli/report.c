@@ -1,31 +1,29 @@
 /*
- * run_report.c - the client's account of itself at the end of a profile run.
+ * report.c - what a profile run says about itself after its tables: how late open-loop
+ * requests left, --per-chunk-usage fallbacks, a client short of CPU or of free records; its
+ * run_info "ringperf_timing"; and its title.
  */
-#include "cli/cli_run_report.h"
-
+#include <jansson.h>
 #include <stdio.h>
 
-json_t *cli_run_report_timing(const struct cli_run_report *run)
+#include "cli/cli_profile.h"
+
+json_t *cli_report_timing(const struct profile_run *run)
 {
-    const struct engine_run_stats *st = run->stats;
+    const struct engine_run_stats *st = &run->engine_stats;
     const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
                         : st->kernel_timestamp_reads == 0 ? "user_space"
                                                           : "mixed";
-    json_t *timing = json_pack("{s:s, s:I, s:I, s:I, s:f, s:i}", "receive_clock", clock,
-                               "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
-                               "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
-                               "shared_read_events", (json_int_t)run->results->same_read_events,
-                               "busiest_shard_cpu_fraction", st->busiest_shard_cpu_fraction,
-                               "busiest_shard", (int)st->busiest_shard);
     int64_t client_cpu_ns = st->coordinator_cpu_ns + st->shards_cpu_ns;
-    if (timing != NULL) {
-        json_object_set_new(timing, "record_waits", json_integer((json_int_t)st->record_waits));
-        json_object_set_new(timing, "coordinator_cpu_share",
-                            json_real(client_cpu_ns > 0
-                                          ? (double)st->coordinator_cpu_ns / (double)client_cpu_ns
-                                          : 0.0));
-    }
-    if (timing != NULL && run->send_lag != NULL && metrics_hist_count(run->send_lag) > 0) {
+    json_t *timing = json_pack(
+        "{s:s, s:I, s:I, s:I, s:f, s:i, s:I, s:f}", "receive_clock", clock,
+        "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads, "user_timestamp_reads",
+        (json_int_t)st->user_timestamp_reads, "shared_read_events",
+        (json_int_t)run->results.same_read_events, "busiest_shard_cpu_fraction",
+        st->busiest_shard_cpu_fraction, "busiest_shard", (int)st->busiest_shard, "record_waits",
+        (json_int_t)st->record_waits, "coordinator_cpu_share",
+        client_cpu_ns > 0 ? (double)st->coordinator_cpu_ns / (double)client_cpu_ns : 0.0);
+    if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
         /* A bucket's highest value can exceed the exact maximum: cap at it. */
         int64_t max = metrics_hist_max(run->send_lag);
         int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
@@ -36,16 +34,16 @@ json_t *cli_run_report_timing(const struct cli_run_report *run)
                                       (json_int_t)max));
     }
     if (timing != NULL) {
-        json_object_set_new(timing, "precision", cli_realtime_json(run->realtime, st));
+        json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
     }
     return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
 }
 
 /* print_send_lag reports how late open-loop requests left, and warns when the
  * client, not the server, was the limit. */
-static void print_send_lag(const struct cli_run_report *run)
+void cli_report_send_lag(const struct profile_run *run)
 {
-    if (run->send_lag == NULL || metrics_hist_count(run->send_lag) == 0) {
+    if (run->engine.schedule == NULL || metrics_hist_count(run->send_lag) == 0) {
         return;
     }
     double p50_us = (double)metrics_hist_value_at_percentile(run->send_lag, 50) / 1e3;
@@ -62,9 +60,9 @@ static void print_send_lag(const struct cli_run_report *run)
 
 /* print_itl_fallbacks says, once, how many requests --per-chunk-usage could
  * not apply to. */
-static void print_itl_fallbacks(const struct cli_run_report *run)
+void cli_report_itl_fallbacks(const struct profile_run *run)
 {
-    uint64_t n = run->results->itl_first_chunk_fallbacks;
+    uint64_t n = run->results.itl_first_chunk_fallbacks;
     if (n > 0) {
         printf("Warning: --per-chunk-usage: %llu streamed request%s reported no usage with the "
                "first content chunk (or as many tokens as the whole output); their ITL divides "
@@ -77,18 +75,18 @@ static void print_itl_fallbacks(const struct cli_run_report *run)
  * the server, may have set the pace. */
 #define CLIENT_BUSY_WARN 0.9
 
-/* print_client_load warns when a shard had no CPU to spare, and says when
- * receive times did not all come from the kernel. */
-static void print_client_load(const struct cli_run_report *run)
+/* print_client_load warns when a shard had no CPU to spare or waited for a free record, and
+ * says when receive times did not all come from the kernel. */
+void cli_report_client_load(const struct profile_run *run)
 {
-    const struct engine_run_stats *st = run->stats;
+    const struct engine_run_stats *st = &run->engine_stats;
     if (st->user_timestamp_reads > 0) {
         printf("Notice: %llu of %llu reads were timed in user space, not by the kernel "
                "(SO_TIMESTAMPING was unavailable%s): their arrival times include the client's "
                "wake-up delay.\n",
                (unsigned long long)st->user_timestamp_reads,
                (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
-               run->user_timestamps_asked ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
+               run->engine.user_timestamps ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
     }
     if (st->record_waits > 0) {
         printf("Warning: shards waited %llu time%s for a free record while a connection was free "
@@ -106,9 +104,9 @@ static void print_client_load(const struct cli_run_report *run)
            st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
 }
 
-void cli_run_report_print(const struct cli_run_report *report)
+/* report_title is AIPerf's console title for the endpoint's metrics. */
+const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap)
 {
-    print_send_lag(report);
-    print_itl_fallbacks(report);
-    print_client_load(report);
+    snprintf(buf, cap, "ringperf | %s", endpoint_type_metrics_title(run->requests.type));
+    return buf;
 }

@@ -1,0 +1,59 @@
+#include "cli/cli_aws.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
+                    struct engine_config *engine, struct record_secrets *secrets)
+{
+    if (cfg->auth_type != CONFIG_AUTH_SIGV4) {
+        return 0;
+    }
+    char source[4200];
+    char errbuf[4400];
+    if (sigv4_credentials_load(cfg->aws_profile, &aws->credentials, source, sizeof(source), errbuf,
+                               sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: --auth-type sigv4: %s\n", errbuf);
+        return -EINVAL;
+    }
+    aws->loaded = true;
+    /* Host and Content-Type are signed with the -H headers. */
+    if (engine->extra_header_count + 2 > SIGV4_HEADERS_MAX) {
+        fprintf(stderr,
+                "ringperf profile: --auth-type sigv4 signs every --header, and %zu are more than "
+                "the %d it signs: drop some\n",
+                engine->extra_header_count, SIGV4_HEADERS_MAX - 2);
+        return -EINVAL;
+    }
+    struct sigv4_signer *check =
+        sigv4_signer_new(&aws->credentials, cfg->aws_region, cfg->aws_service);
+    if (check == NULL) {
+        fprintf(stderr,
+                "ringperf profile: --auth-type sigv4: the credentials from %s hold a control "
+                "character or are empty; fix them\n",
+                source);
+        return -EINVAL;
+    }
+    sigv4_signer_free(check);
+    fprintf(stderr, "Signing requests with AWS SigV4 (%s/%s), credentials from %s\n",
+            cfg->aws_region, cfg->aws_service, source);
+    if (cfg->sagemaker_endpoint_name != NULL) {
+        /* Both SageMaker operations take application/json; the stream's framing is the
+         * operation's, not negotiated. */
+        engine->accept = "application/json";
+    }
+    engine->sigv4_credentials = &aws->credentials;
+    engine->sigv4_region = cfg->aws_region;
+    engine->sigv4_service = cfg->aws_service;
+    const struct sigv4_credentials *c = &aws->credentials;
+    record_secrets_add(secrets, c->secret_access_key, strlen(c->secret_access_key));
+    record_secrets_add(secrets, c->session_token, strlen(c->session_token));
+    record_secrets_add(secrets, c->access_key_id, strlen(c->access_key_id));
+    return 0;
+}
+
+void cli_aws_free(struct cli_aws *aws)
+{
+    explicit_bzero(aws, sizeof(*aws));
+}

@@ -1,0 +1,29 @@
+/*
+ * cli_aws.h - `--auth-type sigv4` (internal to cli/): loads the credentials the run signs
+ * with and hands them to the engine, which signs every request on its shard.
+ */
+#ifndef RINGPERF_CLI_AWS_H
+#define RINGPERF_CLI_AWS_H
+
+#include "config/config.h"
+#include "engine/engine.h"
+#include "record/record.h"
+#include "sigv4/sigv4.h"
+
+/* cli_aws holds the run's AWS credentials (a secret: wiped by cli_aws_free). */
+struct cli_aws {
+    struct sigv4_credentials credentials;
+    bool loaded;
+};
+
+/* cli_aws_prepare, when cfg signs with SigV4, loads the credentials (sigv4_credentials_load),
+ * checks that the signer takes them, points engine at them and adds them to secrets (so that
+ * a response echoing one does not reach the exports). Prints one line saying where they came
+ * from (a file and profile, never a value). Returns 0, or -EINVAL after printing why. */
+int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
+                    struct engine_config *engine, struct record_secrets *secrets);
+
+/* cli_aws_free wipes the credentials. */
+void cli_aws_free(struct cli_aws *aws);
+
+#endif
