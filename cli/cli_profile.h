@@ -1,7 +1,8 @@
 /*
  * cli_profile.h - one `ringperf profile` run as functions a session of several runs calls
  * again and again (internal to cli/): cli/profile.c makes and reports a run, cli/report.c
- * prints its notices, cli/multi.c repeats it through multirun/.
+ * prints its notices, cli/shard_results.c wires its metrics onto the shards, cli/multi.c
+ * repeats it through multirun/.
  */
 #ifndef RINGPERF_CLI_PROFILE_H
 #define RINGPERF_CLI_PROFILE_H
@@ -114,6 +115,33 @@ int cli_multi_main(struct profile_run *run);
 /* cli_report_title writes AIPerf's console title for the run's endpoint (its "NVIDIA AIPerf"
  * is ours "ringperf") into buf and returns it. */
 const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap);
+
+/* cli_shards_prepare makes the run's shard results (metrics/shard.c), sized for the shards this
+ * run starts, and the record hook that fills them (cli/shard_results.c); none for runs whose
+ * input counts follow live session history, which stay on the coordinator. opts are the run's
+ * results' options. Returns 0, -EINVAL or -ENOMEM. */
+int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts);
+
+/* cli_shards_arm sets the record hook for the profiling phase alone (the warmup, probes and
+ * hooks copy run->engine), when the prepared shards fit the run; clear it after engine_run. */
+void cli_shards_arm(struct profile_run *run);
+
+/* cli_shards_record_metrics returns a record's metrics on the coordinator: its shard's, from the
+ * annex (the record also goes into the run's sweep-line collection here, exactly once, which
+ * the shards' halves keep none of), or computed and added here into *local. Counts the
+ * records and errors seen, for the failure threshold. */
+const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
+                                                       const struct record *rec,
+                                                       struct metrics_record *local);
+
+/* cli_shards_collect merges what the shards handed over since the last ask (everything they
+ * hold, with `all`, once their threads have ended) into the run's results, and writes it as one
+ * interval of the .hlog logs: the records shards finished between the two asks before, about.
+ * Returns 0 or the interval's write error (-errno). */
+int cli_shards_collect(struct profile_run *run, bool all);
+
+/* cli_shards_release frees the run's shard state and clears it for the session's next run. */
+void cli_shards_release(struct profile_run *run);
 
 /* cli_report_timing returns run_info's {"ringperf_timing": {...}} for the ended run (receive
  * clock, shared reads, shard load, record waits, the coordinator's CPU share, send lag,

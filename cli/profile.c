@@ -68,24 +68,6 @@ static void stop_on_export_error(struct profile_run *run)
     __atomic_store_n(&run->stop.requested, 1, __ATOMIC_RELEASE);
 }
 
-/* record_metrics returns rec's metrics: computed on its shard, or here, into *local. A shard's
- * record still goes into the run's sweep-line collection here, once, as it arrives: that keeps
- * every request of the run, which the shards' results, emptied at each collect, do not. */
-static const struct metrics_record *
-record_metrics(struct profile_run *run, const struct record *rec, struct metrics_record *local)
-{
-    run->seen_errors += rec->outcome != RECORD_SUCCESS;
-    run->seen_records++;
-    if (run->engine.record_hook != NULL) {
-        const struct metrics_record *m = metrics_shards_of(rec);
-        metrics_results_sweep_add(&run->results, m);
-        return m;
-    }
-    metrics_record_compute(&run->results, rec, local);
-    metrics_results_add(&run->results, rec, local);
-    return local;
-}
-
 static void on_record(void *ctx, const struct record *rec)
 {
     struct profile_run *run = ctx;
@@ -93,7 +75,7 @@ static void on_record(void *ctx, const struct record *rec)
         metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
     }
     struct metrics_record local;
-    const struct metrics_record *metrics = record_metrics(run, rec, &local);
+    const struct metrics_record *metrics = cli_shards_record_metrics(run, rec, &local);
     if (run->export_error == 0) {
         run->export_error = export_run_record(&run->exp, rec, metrics);
         if (run->export_error != 0) {
@@ -105,37 +87,15 @@ static void on_record(void *ctx, const struct record *rec)
     check_failure_threshold(run);
 }
 
-/* shard_record is the profiling phase's record hook: on the shard's thread. */
-static void shard_record(void *ctx, uint32_t shard, struct record *rec)
-{
-    metrics_shards_record(ctx, shard, rec);
-}
-
-/* collect_shards merges what the shards handed over since the last ask (everything they hold,
- * with `all`, once they have ended) into the run's results and writes it as one interval of the
- * .hlog logs: the records shards finished between the two asks before, about. */
+/* collect_shards merges what the shards handed over into the run's results (all of it once they
+ * have ended), stopping the run when its interval could not be written. */
 static void collect_shards(struct profile_run *run, bool all)
 {
-    int64_t now = export_wall_now_ns();
-    if (all) {
-        metrics_shards_collect_all(run->shards, &run->part);
-    } else {
-        metrics_shards_collect(run->shards, &run->part);
+    int ret = cli_shards_collect(run, all);
+    if (ret != 0 && run->export_error == 0) {
+        run->export_error = ret;
+        stop_on_export_error(run);
     }
-    (void)metrics_results_merge(&run->results, &run->part); /* same options: same layouts */
-    int64_t end = all ? now : run->asked_wall_ns;
-    if (run->exp.intervals_from_parts && run->export_error == 0 && end > run->part_start_wall_ns) {
-        run->export_error =
-            export_run_interval_part(&run->exp, run->part.run, run->part_start_wall_ns, end);
-        if (run->export_error != 0) {
-            stop_on_export_error(run);
-        }
-    }
-    if (run->asked_wall_ns != 0) {
-        run->part_start_wall_ns = end;
-    }
-    run->asked_wall_ns = now;
-    metrics_results_reset(&run->part);
 }
 
 static void on_finish(void *ctx, const struct engine_run_stats *stats)
@@ -400,10 +360,7 @@ int cli_profile_execute(struct profile_run *run)
             workload_sessions_keep_sent(&run->requests.sessions, true);
         }
         /* Only the profiling phase: warmup, probes and hooks copy run->engine. */
-        bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
-        run->engine.record_hook = sharded ? &run->hook : NULL;
-        run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
-        run->part_start_wall_ns = run->exp.start_wall_ns;
+        cli_shards_arm(run);
         cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_PROFILING);
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
         cli_scrapers_stop(&run->scrapers);
@@ -511,28 +468,6 @@ static const char *conversation_name(const void *ctx, const struct record *recor
     return workload_requests_conversation_name(ctx, record, scratch, cap, out_len);
 }
 
-/* prepare_shards makes the shards' halves of the results, sized for this run's shards, and the
- * record hook that fills them; not for runs whose input counts follow live session history,
- * which metrics_shards leaves to the coordinator. */
-static int prepare_shards(struct profile_run *run, const struct metrics_results_options *opts)
-{
-    if (run->results.session_input_tokens != NULL) {
-        return 0;
-    }
-    size_t max_events = run->engine.max_events_per_request != 0 ? run->engine.max_events_per_request
-                                                                : ENGINE_DEFAULT_MAX_EVENTS;
-    run->shard_slots = engine_shard_count(&run->engine);
-    char errbuf[256];
-    int ret = metrics_results_init(&run->part, opts, errbuf, sizeof(errbuf));
-    if (ret == 0) {
-        ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
-    }
-    run->hook = (struct engine_record_hook){.on_finish = shard_record,
-                                            .ctx = run->shards,
-                                            .annex_bytes = metrics_shards_annex_bytes(max_events)};
-    return ret;
-}
-
 /* prepare_results sets up the run's results: how each record becomes metrics
  * (its tokenizer, its payloads' input tokens, its conversations) and the send
  * lag histogram. Returns 0, or the exit status after printing why. */
@@ -587,7 +522,7 @@ static int prepare_results(struct profile_run *run)
         ret = -ENOMEM;
     }
     if (ret == 0) {
-        ret = prepare_shards(run, &results_opts);
+        ret = cli_shards_prepare(run, &results_opts);
     }
     if (ret != 0) {
         fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
@@ -796,8 +731,7 @@ void cli_profile_release_run(struct profile_run *run)
     export_run_close(&run->exp);
     metrics_results_free(&run->results);
     metrics_results_free(&run->warmup);
-    metrics_shards_free(run->shards);
-    metrics_results_free(&run->part);
+    cli_shards_release(run);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     cli_readiness_free(&run->probes);
@@ -811,15 +745,6 @@ void cli_profile_release_run(struct profile_run *run)
     run->threshold_exceeded = false;
     run->export_error = 0;
     run->engine_stats = (struct engine_run_stats){0};
-    /* The next run makes shards of its own, sized for its --workers-max and --concurrency. */
-    run->shards = NULL;
-    run->shard_slots = 0;
-    run->hook = (struct engine_record_hook){0};
-    run->part = (struct metrics_results){0};
-    run->part_start_wall_ns = 0;
-    run->asked_wall_ns = 0;
-    run->seen_records = 0;
-    run->seen_errors = 0;
 }
 
 static void release(struct profile_run *run)
