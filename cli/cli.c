@@ -20,7 +20,9 @@ static void print_usage(FILE *out)
             "  config        check an AIPerf config file or list its sweep's variations (see "
             "`ringperf config --help`)\n"
             "  merge         merge the per-rank or per-shard results of one run (see "
-            "`ringperf merge --help`)\n\n"
+            "`ringperf merge --help`)\n"
+            "  plot          draw the plots and report.html of finished runs (see "
+            "`ringperf plot --help`)\n\n"
             "Flags:\n"
             "  -h, --help    show this help\n"
             "  --version     print the version\n",
@@ -46,13 +48,16 @@ int cli_main(int argc, char **argv)
     if (strcmp(argv[1], "merge") == 0) {
         return cli_merge_main(argc - 1, argv + 1);
     }
+    if (strcmp(argv[1], "plot") == 0) {
+        return cli_plot_main(argc - 1, argv + 1);
+    }
     if (strcmp(argv[1], "mock-server") == 0) {
         return mock_main(argc - 1, argv + 1);
     }
-    fprintf(
-        stderr,
-        "ringperf: unknown command '%s'; the commands are profile, config, merge and mock-server "
-        "(see ringperf --help)\n",
-        argv[1]);
+    fprintf(stderr,
+            "ringperf: unknown command '%s'; the commands are profile, config, merge, plot and "
+            "mock-server "
+            "(see ringperf --help)\n",
+            argv[1]);
     return CONFIG_EXIT_INVALID;
 }

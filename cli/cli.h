@@ -7,6 +7,11 @@
 #ifndef RINGPERF_CLI_H
 #define RINGPERF_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plot/plot.h"
+
 /* cli_main dispatches argv (argv[0] is the program) to a subcommand. */
 int cli_main(int argc, char **argv);
 
@@ -21,5 +26,18 @@ int cli_merge_main(int argc, char **argv);
 /* cli_config_main runs `ringperf config validate|expand FILE` (cli/config_command.c) on an
  * AIPerf config file; argv[0] is the word "config". */
 int cli_config_main(int argc, char **argv);
+
+/* cli_plot_main runs `ringperf plot [--theme light|dark] [--output DIR] DIR...`
+ * (cli/plot_command.c); argv[0] is the word "plot". */
+int cli_plot_main(int argc, char **argv);
+
+/* cli_plot_run draws the plots and report of dirs and prints where they went; 0, or 1 with the
+ * reason on stderr. `ringperf plot` and `profile --auto-plot` share it. */
+int cli_plot_run(const char *const *dirs, size_t count, const struct plot_options *opt);
+
+/* cli_plot_after_run is --auto-plot, once the run's files are closed: cli_plot_run on dir.
+ * Returns status; a failure is a warning, or with required (--plot-required) 1 when status was
+ * 0. */
+int cli_plot_after_run(const char *dir, bool required, int status);
 
 #endif

@@ -43,6 +43,7 @@ struct profile_run {
     struct workload_requests requests;
     struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
+    char plot_dir[4096]; /* what --auto-plot plots: the run's directory, or a sweep's base */
     struct metrics_results results;
     struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
     /* The profiling phase's records become metrics on the shards that ran them (NULL: on the

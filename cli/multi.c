@@ -125,5 +125,6 @@ int cli_multi_main(struct profile_run *run)
     cli_signals_start(&run->signals, &run->stop, &run->cluster, STOP_GRACE_NS);
     int status = multirun_execute(&run->cfg, base, &ops);
     cli_signals_end(&run->signals);
+    snprintf(run->plot_dir, sizeof(run->plot_dir), "%s", base);
     return cli_signals_exit_status(&run->signals, status);
 }

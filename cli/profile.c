@@ -769,6 +769,7 @@ static int run_one(struct profile_run *run)
     cli_signals_start(&run->signals, &run->stop, &run->cluster, STOP_GRACE_NS);
     ret = cli_profile_execute(run);
     cli_signals_end(&run->signals);
+    snprintf(run->plot_dir, sizeof(run->plot_dir), "%s", run->artifact_dir);
     return ret;
 }
 
@@ -795,7 +796,12 @@ int cli_profile_main(int argc, char **argv)
             ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
+    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot;
+    bool required = run->cfg.plot_required;
     release(run);
+    if (plot) {
+        ret = cli_plot_after_run(run->plot_dir, required, ret);
+    }
     free(run);
     return ret;
 }

@@ -389,6 +389,9 @@ struct profile_config {
     enum config_export_level export_level; /* --export-level; default records */
     double stats_interval_seconds;         /* --stats-interval; default 1 */
     bool export_outputs_json;              /* --export-outputs-json (implied by raw) */
+    bool auto_plot;                        /* --auto-plot: ringperf plot after the run */
+    bool no_auto_plot;                     /* --no-auto-plot: wins over --auto-plot */
+    bool plot_required;                    /* --plot-required: a plot failure ends with 1 */
     bool export_http_trace;                /* --export-http-trace: trace_data on each record */
     bool show_trace_timing;                /* --show-trace-timing: the HTTP trace table */
     char *goodput;                         /* --goodput SLO text; NULL = not given */

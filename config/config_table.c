@@ -763,8 +763,13 @@ static const struct config__flag flag_table[] = {
      .help = "Also write per-window statistics (profile_export_aiperf_timeslices.json/.csv) "
              "for windows of this many seconds, and use it as the interval of the .hlog files.",
      .example = "10", .range = &range_seconds_gt0},
-    NOPE(OUTPUT, SWITCH, "--auto-plot --no-auto-plot", "Run `aiperf plot` afterwards."),
-    NOPE(OUTPUT, SWITCH, "--plot-required", "Fail when auto-plot fails."),
+    {SUP(OUTPUT, SWITCH, "--auto-plot", 0, OFF(auto_plot)),
+     .help = "After the run, draw its plots and report.html into <artifact dir>/plots, as "
+             "`ringperf plot` does; a plotting failure is a warning."},
+    {SUP(OUTPUT, SWITCH, "--no-auto-plot", 0, OFF(no_auto_plot)),
+     .help = "Do not plot after the run (overrides --auto-plot, e.g. one from a config file)."},
+    {SUP(OUTPUT, SWITCH, "--plot-required", 0, OFF(plot_required)),
+     .help = "With --auto-plot, a plotting failure ends the run with exit status 1."},
     {SUP(OUTPUT, SWITCH, "--export-outputs-json", 0, OFF(export_outputs_json)),
      .help = "Also write outputs.json: every request's identity, times, metrics and response "
              "text, warmup requests included (always written at --export-level raw)."},

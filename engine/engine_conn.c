@@ -732,20 +732,14 @@ static bool work_due(struct engine__shard *shard, int64_t now)
 /* note_record_wait counts a start that waits for a record alone: a connection
  * is idle and under the limits and work is due, but the coordinator holds
  * every record of the pool. */
-static void note_record_wait(struct engine__shard *shard, uint32_t limit, int64_t now)
+static void note_record_wait(struct engine__shard *shard, int64_t now)
 {
+    uint32_t limit = engine__ramped(shard->conn_count, shard->config->concurrency_ramp_ns,
+                                    now - shard->start_ns);
     bool waiting = shard->free_record_count == 0 && shard->idle_count > 0 &&
                    shard->active_count < limit && engine__prefill_room(shard, now) &&
                    work_due(shard, now);
     engine__record_wait(shard, &shard->record_waiting_work, waiting);
-}
-
-/* ramped_limit is how many requests this shard may have in flight now: all
- * its connections, or fewer while --concurrency-ramp-duration runs. */
-static uint32_t ramped_limit(const struct engine__shard *shard, int64_t now)
-{
-    return engine__ramped(shard->conn_count, shard->config->concurrency_ramp_ns,
-                          now - shard->start_ns);
 }
 
 void engine__start_requests(struct engine__shard *shard)
@@ -763,10 +757,8 @@ void engine__start_requests(struct engine__shard *shard)
         return;
     }
     int64_t now = engine_now_ns();
-    uint32_t limit = ramped_limit(shard, now);
     struct engine_work work;
-    while (shard->idle_count > 0 && shard->free_record_count > 0 && shard->active_count < limit &&
-           engine__prefill_room(shard, now) && take_due_work(shard, &work, &now)) {
+    while (engine__can_start(shard, now) && take_due_work(shard, &work, &now)) {
         struct engine__conn *c = &shard->conns[shard->idle_conns[--shard->idle_count]];
         if (shard->config->sessions != NULL) {
             engine__session_begin(shard, c, &work);
@@ -775,7 +767,7 @@ void engine__start_requests(struct engine__shard *shard)
         struct record *rec = shard->free_records[--shard->free_record_count];
         engine__start_request(shard, c, now, &work, rec);
     }
-    note_record_wait(shard, limit, now);
+    note_record_wait(shard, now);
 }
 
 void engine__check_deadlines(struct engine__shard *shard)

@@ -315,6 +315,26 @@ static inline bool engine__prefill_room(const struct engine__shard *shard, int64
                                                   now - shard->start_ns);
 }
 
+/* engine__can_start reports whether the shard has what one more new request
+ * needs now: an idle connection, a free record, room under the (ramped)
+ * concurrency and prefill limits. Only then is due work a reason not to sleep:
+ * what it waits for comes back by a completion or from the coordinator. */
+static inline bool engine__can_start(const struct engine__shard *shard, int64_t now)
+{
+    return shard->idle_count > 0 && shard->free_record_count > 0 &&
+           shard->active_count < engine__ramped(shard->conn_count,
+                                                shard->config->concurrency_ramp_ns,
+                                                now - shard->start_ns) &&
+           engine__prefill_room(shard, now);
+}
+
+/* engine__shard_wake_ns is when the shard loop must next look up, at `now`:
+ * the tick, a due coordinator wake-up, or a request or turn it can start
+ * (less the spin margin). A time not after `now` means: poll, do not wait.
+ * With DEFER_TASKRUN a polling shard reads no completions, so it polls only
+ * for what it can act on without one. */
+int64_t engine__shard_wake_ns(struct engine__shard *shard, int64_t now);
+
 /* engine__prefill_done takes a request out of the shard's prefill count once
  * its first content arrives (or it ends). */
 static inline void engine__prefill_done(struct engine__shard *shard, struct engine__conn *c)

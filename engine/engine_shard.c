@@ -310,28 +310,41 @@ static bool shard_finished(struct engine__shard *shard)
            shard->thinking_count == 0;
 }
 
-/* wait_and_reap submits what this turn prepared, sleeps until a completion,
- * the next due request (less the spin margin) or the tick, and handles every
- * completion that arrived. Returns false on a fatal ring error. */
-static bool wait_and_reap(struct engine__shard *shard)
+int64_t engine__shard_wake_ns(struct engine__shard *shard, int64_t now)
 {
-    int64_t now = engine_now_ns();
     int64_t wake = now + ENGINE__TICK_NS;
-    if (shard->unsignalled > 0 && shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS < wake) {
+    /* Only a wake-up the shard can send counts: while one is in flight, its
+     * completion (read when the shard waits) comes first. */
+    if (shard->unsignalled > 0 && !shard->wake_in_flight &&
+        shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS < wake) {
         wake = shard->first_unsignalled_ns + ENGINE__WAKE_DELAY_NS;
     }
     /* A stopping shard starts nothing, so what is due no longer sets its wake-up: a due time
      * already past would keep it from waiting at all, and with DEFER_TASKRUN the replies of the
-     * requests still in flight are only read when it waits for completions. */
+     * requests still in flight are only read when it waits for completions. The same holds for
+     * due work the shard cannot start yet (no idle connection, no free record, no prefill
+     * room): polling for it would spin without reading the completions that free them, and at
+     * SCHED_FIFO it would also keep the coordinator that returns records off a shared CPU. */
     bool may_start = !atomic_load_explicit(&shard->cancel, memory_order_acquire) &&
                      !atomic_load_explicit(&shard->draining, memory_order_acquire);
-    if (may_start && shard->has_next_work && shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
+    if (may_start && shard->has_next_work && engine__can_start(shard, now) &&
+        shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
     }
     if (may_start && shard->thinking_count > 0 && !shard->think_blocked &&
         shard->next_think_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_think_ns - ENGINE__SPIN_NS;
     }
+    return wake;
+}
+
+/* wait_and_reap submits what this turn prepared, sleeps until a completion,
+ * the next due request (less the spin margin) or the tick, and handles every
+ * completion that arrived. Returns false on a fatal ring error. */
+static bool wait_and_reap(struct engine__shard *shard)
+{
+    int64_t now = engine_now_ns();
+    int64_t wake = engine__shard_wake_ns(shard, now);
     int ret;
     struct io_uring_cqe *cqe = NULL;
     if (wake > now) {

@@ -652,8 +652,8 @@ static json_t *artifacts_json(const struct profile_config *c, const char *artifa
     set_bool_if(a, "raw", level || c->export_level == CONFIG_EXPORT_RAW,
                 c->export_level == CONFIG_EXPORT_RAW);
     set_real_if(a, "slice_duration", given(c, "--slice-duration"), c->slice_duration_seconds);
-    json_object_set_new(a, "auto_plot", json_false());
-    json_object_set_new(a, "plot_required", json_false());
+    json_object_set_new(a, "auto_plot", json_boolean(c->auto_plot && !c->no_auto_plot));
+    json_object_set_new(a, "plot_required", json_boolean(c->plot_required));
     set_bool_if(a, "export_outputs_json", given(c, "--export-outputs-json"),
                 c->export_outputs_json);
     return a;

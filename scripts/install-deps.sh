@@ -18,6 +18,7 @@ packages=(
     libpng-dev libturbojpeg0-dev libmp3lame-dev
     tmux chromium  # the terminal dashboard and the live page in tests/cli/test_dashboard_*.c
     libfyaml-dev
+    libplplot-dev plplot-driver-cairo  # ringperf plot: PLplot draws, its cairo driver writes PNG and SVG
     prometheus-node-exporter  # a real exporter for the server-metrics tests
 )
 $SUDO apt-get update -qq

@@ -409,8 +409,10 @@ Test(timing_e2e, network_latency_automatic_probes_the_server, .timeout = 120)
         json_number_value(json_object_get(json_object_get(root, "request_latency"), "avg"));
     double adjusted = json_number_value(
         json_object_get(json_object_get(root, "network_adjusted_request_latency"), "avg"));
-    cr_assert_float_eq(adjusted, latency - rtt_ms, 1e-3, "%f vs %f - %f", adjusted, latency,
-                       rtt_ms);
+    /* At least 0: on a loaded machine the prober's thread may see its handshake late, and a
+     * round trip longer than the mock's latency. */
+    double want = latency > rtt_ms ? latency - rtt_ms : 0.0;
+    cr_assert_float_eq(adjusted, want, 1e-3, "%f vs %f - %f", adjusted, latency, rtt_ms);
     json_t *cfg = json_object_get(json_object_get(root, "input_config"), "network_latency");
     cr_assert(json_is_true(json_object_get(cfg, "enabled")));
     cr_assert_float_eq(json_number_value(json_object_get(cfg, "ping_interval")), 0.05, 1e-9);

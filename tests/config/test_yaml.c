@@ -175,7 +175,7 @@ Test(config_yaml, dataset_and_output_sections_are_their_flags)
           "--slice-duration", "2", "--ui-type", "none", "--stats-interval", "2", "--log-level",
           "DEBUG", "--tokenizer", "gpt2", "--goodput",
           "time_to_first_token:200 request_latency:900", "--no-gpu-telemetry",
-          "--no-server-metrics"));
+          "--no-server-metrics", "--auto-plot=false"));
 }
 
 Test(config_yaml, network_latency_is_a_mean_or_measured)
@@ -422,7 +422,7 @@ static const struct yaml_case refusals[] = {
      "a poisson warmup needs a rate"},
     {BASE "  artifacts: {records: [csv]}\n", "benchmark.artifacts.records: ringperf writes "
                                              "records as [jsonl] only"},
-    {BASE "  artifacts: {auto_plot: true}\n", "(AIPerf's --auto-plot)"},
+    {BASE "  tokenizer: {trust_remote_code: true}\n", "(AIPerf's --tokenizer-trust-remote-code)"},
     {BASE "  artifacts: {raw: maybe}\n",
      "t.yaml:3:20: benchmark.artifacts.raw: expected true or false"},
     {BASE "  network_latency: {enabled: 1}\n",

@@ -99,6 +99,7 @@ struct world {
     struct engine_config config;
     struct script script;
     struct mock_stats mock_stats; /* the server's counters after the run */
+    double mock_ttft_ms;          /* the mock's time to first token (set before setup) */
 };
 
 static void setup_world_seeing(struct world *w, int64_t think, const char *session_header);
@@ -120,6 +121,7 @@ static void setup_world_seeing(struct world *w, int64_t think, const char *sessi
     mock_config_init(&mc);
     mc.port = 0;
     mc.session_header = session_header;
+    mc.ttft_ms = w->mock_ttft_ms;
     cr_assert_eq(mock_server_start(&mc, &w->server, errbuf, sizeof(errbuf)), 0, "%s", errbuf);
     uint16_t port = mock_server_port(w->server);
     struct sockaddr_in *sin = (struct sockaddr_in *)&w->target.addr;
@@ -299,5 +301,36 @@ Test(engine_sessions, the_session_header_can_be_renamed, .timeout = 60)
     struct seen *seen = calloc(1, sizeof(*seen));
     run(&w, seen);
     cr_assert_eq(w.mock_stats.session_requests, 2 * TURNS, "X-Correlation-ID by default");
+    free(seen);
+}
+
+static int64_t every_50_ms(void *ctx, uint64_t k)
+{
+    (void)ctx;
+    return (int64_t)k * 50 * 1000 * 1000;
+}
+
+/* Open-loop sessions under a prefill limit of 1: the shard takes the next session's first turn
+ * off its ring ahead of its due time, then a turn of a running session takes the one prefill
+ * slot, and the new session falls due while that turn waits 20 ms for its first token. The
+ * shard must wait for that token's completion, not poll: with DEFER_TASKRUN a polling loop
+ * reads no completions, so before engine__can_start set the wake-up the run never ended
+ * (about half the runs; tests/engine/test_wake.c checks the rule itself). */
+Test(engine_sessions, a_due_session_blocked_on_prefill_room_waits_for_the_completion, .timeout = 60)
+{
+    struct world w = {.mock_ttft_ms = 20};
+    setup_world(&w, 10 * 1000 * 1000);
+    struct engine_schedule schedule = {.offset_ns = every_50_ms};
+    w.config.schedule = &schedule;
+    w.config.shard_count = 1;
+    w.config.concurrency = 8;
+    w.config.prefill_limit = 1;
+    w.sessions.session_limit = 12;
+    struct seen *seen = calloc(1, sizeof(*seen));
+    run(&w, seen);
+    cr_assert_eq(seen->count, 12 * TURNS);
+    for (size_t i = 0; i < seen->count; i++) {
+        cr_assert_eq(seen->outcome[i], RECORD_SUCCESS);
+    }
     free(seen);
 }

@@ -1,10 +1,10 @@
 /*
  * fuzz_evs_parser.c - libFuzzer target for evs/ (AWS event-stream framing and its lines).
  *
- * Input layout: bytes 0-1 pick a split point; byte 2's low bit asks for the CRCs to be made
- * right (so that the fuzzer reaches the headers and payloads, which random CRCs never let it)
- * and its other bits pick the scratch size; the rest is the stream. The stream is parsed whole,
- * split at the chosen point and byte by byte, each piece in its own exact-size heap copy so
+ * Input layout (fuzz_splits.h): bytes 0-1 pick a split point; byte 2 picks the scratch size,
+ * and its low bit asks for the CRCs to be made right (so that the fuzzer reaches the headers
+ * and payloads, which random CRCs never let it); the rest is the stream. The stream is parsed
+ * whole, split at the chosen point and byte by byte, each piece in its own exact-size heap copy so
  * ASan sees any over-read. Checked: consumed <= len, a message consumes input, NEED_MORE
  * consumes everything, every view lies inside the piece or the scratch buffer, every header
  * walks inside the headers, and all three ways give the same digest of messages, lines and
@@ -16,8 +16,8 @@
 #include <zlib.h>
 
 #include "evs/evs.h"
+#include "tests/fuzz/fuzz_splits.h"
 
-#define FUZZ_BYTE_BY_BYTE_MAX 2048
 #define LINE_CAP 64
 
 struct fuzz_run {
@@ -33,17 +33,12 @@ struct fuzz_run {
 
 static void digest(struct fuzz_run *r, const void *p, size_t n)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        r->h = (r->h ^ b[i]) * 1099511628211ULL;
-    }
-    r->h = (r->h ^ n) * 1099511628211ULL;
+    r->h = fuzz_digest(r->h, p, n);
 }
 
 static int inside(const void *v, size_t n, const void *base, size_t base_len)
 {
-    const uint8_t *p = v, *b = base;
-    return b != NULL && p >= b && n <= base_len && p <= b + (base_len - n);
+    return fuzz_inside(v, n, base, base_len);
 }
 
 static void check_view(const struct fuzz_run *r, const void *v, size_t n)
@@ -148,12 +143,14 @@ static int feed(struct fuzz_run *r, const uint8_t *src, size_t n)
 
 static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *cuts, size_t ncuts)
 {
+    /* The scratch must hold a message's prelude and CRC at least. */
+    cap += EVS_MESSAGE_MIN_BYTES;
     struct fuzz_run *r = calloc(1, sizeof(*r));
     if (r == NULL || (r->scratch = malloc(cap)) == NULL) {
         abort();
     }
     r->cap = cap;
-    r->h = 14695981039346656037ULL;
+    r->h = FUZZ_DIGEST_SEED;
     evs_parser_init(&r->parser, r->scratch, cap);
     evs_lines_init(&r->lines, r->line_buf, sizeof(r->line_buf));
     size_t start = 0;
@@ -208,37 +205,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3) {
         return 0;
     }
-    size_t split = (size_t)data[0] | ((size_t)data[1] << 8);
-    bool fix = data[2] & 1;
-    size_t cap = EVS_MESSAGE_MIN_BYTES + (size_t)(data[2] >> 1) * 8;
-    data += 3;
-    size -= 3;
-    split %= size + 1;
-    uint8_t *stream = malloc(size ? size : 1);
-    if (stream == NULL) {
+    uint8_t *input = malloc(size);
+    if (input == NULL) {
         abort();
     }
-    memcpy(stream, data, size);
-    if (fix) {
-        fix_crcs(stream, size);
+    memcpy(input, data, size);
+    if (input[2] & 1) {
+        fix_crcs(input + 3, size - 3);
     }
-    uint64_t whole = run(stream, size, cap, NULL, 0);
-    if (run(stream, size, cap, &split, 1) != whole) {
-        abort();
-    }
-    if (size <= FUZZ_BYTE_BY_BYTE_MAX && size > 1) {
-        size_t *cuts = malloc((size - 1) * sizeof(*cuts));
-        if (cuts == NULL) {
-            abort();
-        }
-        for (size_t i = 0; i + 1 < size; i++) {
-            cuts[i] = i + 1;
-        }
-        if (run(stream, size, cap, cuts, size - 1) != whole) {
-            abort();
-        }
-        free(cuts);
-    }
-    free(stream);
+    fuzz_splits(input, size, 4, run);
+    free(input);
     return 0;
 }

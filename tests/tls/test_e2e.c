@@ -62,7 +62,17 @@ Test(tls_e2e, streaming_run_succeeds_with_sane_token_timing)
         cr_assert_geq(metric(rec, "time_to_first_token"), MOCK_TTFT_MS * 0.999);
         cr_assert_geq(metric(rec, "request_latency"),
                       (MOCK_TTFT_MS + (OSL_TOKENS - 1) * MOCK_ITL_MS) * 0.999);
-        cr_assert_gt(metric(rec, "inter_token_latency"), 0);
+        /* ITL runs from the first token's read to the last's, so it is 0 only when every
+         * token came in one read: a loaded machine can hold the client back that long
+         * whatever the server's spacing, and the record must then say so. */
+        json_int_t shared = json_integer_value(
+            json_object_get(json_object_get(rec, "metadata"), "shared_read_events"));
+        if (shared < OSL_TOKENS - 1) {
+            cr_assert_gt(metric(rec, "inter_token_latency"), 0, "%lld shared reads",
+                         (long long)shared);
+        } else {
+            cr_assert_eq(metric(rec, "inter_token_latency"), 0);
+        }
         cr_assert_eq((int)metric(rec, "output_sequence_length"), OSL_TOKENS);
         cr_assert_eq(
             json_integer_value(json_object_get(json_object_get(rec, "metadata"), "http_status")),
