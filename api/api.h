@@ -31,6 +31,7 @@
 
 #include "metrics/metrics.h"
 #include "metrics/metrics_record.h"
+#include "scrape/scrape.h"
 
 #define API_SHARDS_MAX 256           /* per-worker rows in a snapshot */
 #define API_REQUEST_BYTES_MAX 16384  /* request line plus headers */
@@ -181,6 +182,10 @@ struct api_snapshot {
     struct api_error_row error_rows[API_ERROR_ROWS_MAX];
     uint32_t timeline_count; /* oldest first; the oldest drop out past API_TIMELINE_MAX */
     struct api_point timeline[API_TIMELINE_MAX];
+    /* The scrapers' latest pictures (scrape_live_read): the servers' figures and the GPUs'
+     * fields; zeroes without a scraper. */
+    struct scrape_live server_live;
+    struct scrape_live gpu_live;
 };
 
 /* api_interval_fill reduces the values histogram `now` gained since `before`
@@ -270,7 +275,9 @@ bool api_filename_is_safe(const char *name, size_t len);
  * _sum, _count) and gauges aiperf_<tag>_{avg,min,max,std}_<unit>, and per
  * scalar metric the gauges aiperf_<tag>_{avg,count}_<unit>, per sweep-line metric (once
  * present) a summary of quantiles 0.5, 0.9, 0.95 and 0.99 only and the gauges
- * aiperf_<tag>_{avg,min,max,std}_<unit>, every sample with
+ * aiperf_<tag>_{avg,min,max,std}_<unit>, the servers' figures (AIPerf's server snapshot rows,
+ * aiperf_<tag>_{avg,current}_<unit>) and each GPU's latest fields (ringperf's own,
+ * aiperf_<field>_current_<unit> with gpu_index and gpu_uuid labels), every sample with
  * `labels`, values as Python prints them. Empty before the first record.
  * Returns the length written (buf is NUL-terminated), or -ENOSPC when cap is
  * too small. */

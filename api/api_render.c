@@ -139,12 +139,10 @@ static void put_label_value(struct out *o, const char *value)
     }
 }
 
-/* put_labels writes AIPerf's info labels, then `extra_name`="`extra`" when
- * extra_name is not NULL, inside braces. */
-static void put_labels(struct out *o, const struct api_labels *l, const char *extra_name,
-                       const char *extra)
+/* put_label_list writes AIPerf's info labels without the braces. */
+static void put_label_list(struct out *o, const struct api_labels *l)
 {
-    put(o, "{benchmark_id=\"");
+    put(o, "benchmark_id=\"");
     put_label_value(o, l->benchmark_id);
     put(o, "\",model=\"");
     put_label_value(o, l->model);
@@ -159,6 +157,15 @@ static void put_labels(struct out *o, const struct api_labels *l, const char *ex
         metrics_python_float(l->request_rate, rate, sizeof(rate));
         put(o, ",request_rate=\"%s\"", rate);
     }
+}
+
+/* put_labels writes AIPerf's info labels, then `extra_name`="`extra`" when
+ * extra_name is not NULL, inside braces. */
+static void put_labels(struct out *o, const struct api_labels *l, const char *extra_name,
+                       const char *extra)
+{
+    put(o, "{");
+    put_label_list(o, l);
     if (extra_name != NULL) {
         put(o, ",%s=\"", extra_name);
         put_label_value(o, extra);
@@ -264,6 +271,55 @@ static void put_scalar(struct out *o, const struct api_labels *l, enum metrics_s
     put_gauge(o, l, &pm, "count", "observation count", 1, true);
 }
 
+/* put_server_figures writes AIPerf's server snapshot rows: avg and current gauges. */
+static void put_server_figures(struct out *o, const struct api_labels *l,
+                               const struct scrape_live *live)
+{
+    for (int f = 0; f < SCRAPE_LIVE_FIGURE_COUNT; f++) {
+        if (!live->present[f]) {
+            continue;
+        }
+        const struct scrape_live_figure_info *fi = scrape_live_figure_info_of(f);
+        struct metrics_info info = {.tag = fi->tag, .header = fi->header, .unit = fi->unit};
+        struct prom_metric pm = {.info = &info};
+        prom_unit(info.unit, pm.unit, sizeof(pm.unit));
+        put_gauge(o, l, &pm, "avg", "average", live->avg[f], false);
+        put_gauge(o, l, &pm, "current", "current value", live->current[f], false);
+    }
+}
+
+/* put_gpu_fields writes each field's latest value per GPU: one gauge family per field. */
+static void put_gpu_fields(struct out *o, const struct api_labels *l,
+                           const struct scrape_live *live)
+{
+    for (int f = 0; f < SCRAPE_GPU_FIELD_COUNT; f++) {
+        const struct scrape_gpu_field_info *fi = scrape_gpu_field_info_of(f);
+        char unit[64];
+        prom_unit(fi->unit, unit, sizeof(unit));
+        bool head = false;
+        for (size_t g = 0; g < live->gpu_count; g++) {
+            const struct scrape_live_gpu *gpu = &live->gpus[g];
+            if (!gpu->present[f]) {
+                continue;
+            }
+            if (!head) {
+                put(o, "# HELP aiperf_%s_current_%s %s current value (in %s)\n", fi->name, unit,
+                    fi->display, fi->unit);
+                put(o, "# TYPE aiperf_%s_current_%s gauge\n", fi->name, unit);
+                head = true;
+            }
+            put(o, "aiperf_%s_current_%s{", fi->name, unit);
+            put_label_list(o, l);
+            put(o, ",gpu_index=\"");
+            put_label_value(o, gpu->index);
+            put(o, "\",gpu_uuid=\"");
+            put_label_value(o, gpu->uuid);
+            put(o, "\"}");
+            put_value(o, gpu->value[f]);
+        }
+    }
+}
+
 long api_prometheus_render(const struct api_snapshot *snap, const struct api_labels *labels,
                            char *buf, size_t cap)
 {
@@ -297,6 +353,8 @@ long api_prometheus_render(const struct api_snapshot *snap, const struct api_lab
     for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
         put_sweep(&o, labels, (enum metrics_sweep_id)id, &snap->sweep.stat[id]);
     }
+    put_server_figures(&o, labels, &snap->server_live);
+    put_gpu_fields(&o, labels, &snap->gpu_live);
     if (o.overflow) {
         buf[0] = '\0';
         return -ENOSPC;
@@ -310,7 +368,7 @@ static json_t *metric_json(enum api_metric m, const struct api_hist_view *v)
 {
     const struct metrics_info *info = metrics_info_of(api_metric_info_of(m)->source);
     return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-                     "s:I, s:f}",
+                     "s:f, s:I, s:f}",
                      "header", info->header, "unit", info->unit, "avg", v->avg, "p1", v->p1, "p5",
                      v->p5, "p10", v->p10, "p25", v->p25, "p50", v->p50, "p75", v->p75, "p90",
                      v->p90, "p95", v->p95, "p99", v->p99, "min", v->min, "max", v->max, "std",
@@ -324,6 +382,28 @@ static json_t *sweep_json(enum metrics_sweep_id id, const struct metrics_sweep_s
     return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "header", info->header,
                      "unit", info->unit, "avg", st->avg, "p50", st->p50, "p90", st->p90, "p95",
                      st->p95, "p99", st->p99, "min", st->min, "max", st->max, "std", st->std);
+}
+
+/* gpus_json is ringperf's own live GPU list: each GPU's latest fields, in AIPerf's units. */
+static json_t *gpus_json(const struct scrape_live *live)
+{
+    json_t *list = json_array();
+    for (size_t g = 0; g < live->gpu_count; g++) {
+        const struct scrape_live_gpu *gpu = &live->gpus[g];
+        json_t *fields = json_object();
+        for (int f = 0; f < SCRAPE_GPU_FIELD_COUNT; f++) {
+            const struct scrape_gpu_field_info *fi = scrape_gpu_field_info_of(f);
+            if (gpu->present[f] && isfinite(gpu->value[f])) {
+                json_object_set_new(
+                    fields, fi->name,
+                    json_pack("{s:s, s:f}", "unit", fi->unit, "current", gpu->value[f]));
+            }
+        }
+        json_array_append_new(list,
+                              json_pack("{s:s, s:s, s:s, s:o}", "gpu_index", gpu->index, "gpu_uuid",
+                                        gpu->uuid, "gpu_name", gpu->model, "metrics", fields));
+    }
+    return list;
 }
 
 json_t *api__metrics_json(const struct api_snapshot *snap)
@@ -357,6 +437,18 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
     for (int id = 0; snap->sweep.present && id < METRICS_SWEEP_COUNT; id++) {
         json_object_set_new(metrics, metrics_sweep_info_of((enum metrics_sweep_id)id)->tag,
                             sweep_json((enum metrics_sweep_id)id, &snap->sweep.stat[id]));
+    }
+    for (int f = 0; f < SCRAPE_LIVE_FIGURE_COUNT; f++) {
+        const struct scrape_live_figure_info *fi = scrape_live_figure_info_of(f);
+        if (snap->server_live.present[f]) {
+            json_object_set_new(metrics, fi->tag,
+                                json_pack("{s:s, s:s, s:f, s:f}", "header", fi->header, "unit",
+                                          fi->unit, "avg", snap->server_live.avg[f], "current",
+                                          snap->server_live.current[f]));
+        }
+    }
+    if (snap->gpu_live.gpu_count > 0) {
+        json_object_set_new(root, "gpu_telemetry", gpus_json(&snap->gpu_live));
     }
     return root;
 }

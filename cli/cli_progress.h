@@ -56,6 +56,10 @@ struct cli_live {
     struct metrics_hist *send_lag[API_SHARDS_MAX]; /* open loop, per shard; allocated when used */
     uint32_t phase_count;
     struct api_phase_row phases[API_PHASES_MAX];
+    /* The run's scrapers (borrowed; NULL = none): every snapshot copies their latest pictures,
+     * taking only their publishing mutex, never waiting for a fetch. */
+    struct scrape *server_scrape;
+    struct scrape *gpu_scrape;
 };
 
 /* cli_live_start chooses the display from cfg->ui_type and whether stderr is

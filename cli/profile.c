@@ -329,6 +329,8 @@ int cli_profile_execute(struct profile_run *run)
         if (run->cluster.index == 0) { /* the run's, not each share's */
             cli_scrapers_start(&run->scrapers, &run->targets, run->requests.headers,
                                run->requests.header_count);
+            run->live.server_scrape = run->scrapers.metrics;
+            run->live.gpu_scrape = run->scrapers.gpus;
         }
         cli_live_phase(&run->live, "warmup");
         ret = run_warmup(run, errbuf, sizeof(errbuf));
@@ -726,6 +728,8 @@ int cli_profile_prepare_run(struct profile_run *run)
 
 void cli_profile_release_run(struct profile_run *run)
 {
+    run->live.server_scrape = NULL;
+    run->live.gpu_scrape = NULL;
     cli_scrapers_free(&run->scrapers); /* before the targets they borrow */
     cli_live_free(&run->live);
     export_run_close(&run->exp);

@@ -355,6 +355,8 @@ static void fill_snapshot(struct cli_live *live, const struct metrics_results *r
     memcpy(s->shards, live->shards, sizeof(s->shards));
     fill_health(live, results);
     fill_interval(live, results);
+    scrape_live_read(live->server_scrape, &s->server_live);
+    scrape_live_read(live->gpu_scrape, &s->gpu_live);
     if (live->on_snapshot != NULL) {
         live->on_snapshot(live->on_snapshot_ctx, results, s);
     }

@@ -4,6 +4,7 @@
 #include "cli/cli_scrapers.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* AIPerf's collection interval (server metrics and GPU telemetry alike), and the most one
@@ -28,6 +29,8 @@ static void start_one(const struct scrape_endpoint *endpoints, size_t count,
         .interval_ns = SCRAPE_INTERVAL_NS,
         .timeout_ns = SCRAPE_TIMEOUT_NS,
         .quiet = quiet,
+        /* Tests point this at a stand-in library; a machine with GPUs uses the driver's. */
+        .nvml_library = getenv("RINGPERF_NVML_LIBRARY"),
     };
     char errbuf[512];
     if (scrape_start(&cfg, out, errbuf, sizeof(errbuf)) != 0) {

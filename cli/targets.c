@@ -231,6 +231,20 @@ static int resolve_metrics(struct cli_targets *t, const struct profile_config *c
     return 0;
 }
 
+/* add_nvml adds the local GPUs read through NVML (AIPerf's pynvml collector), once. */
+static void add_nvml(struct scrape_endpoint *list, size_t *count)
+{
+    for (size_t i = 0; i < *count; i++) {
+        if (list[i].nvml) {
+            return;
+        }
+    }
+    struct scrape_endpoint *e = &list[(*count)++];
+    memset(e, 0, sizeof(*e));
+    snprintf(e->url, sizeof(e->url), "pynvml://localhost");
+    e->nvml = true;
+}
+
 /* resolve_gpus lists the DCGM exporters: --gpu-telemetry, else AIPerf's two defaults, probed
  * quietly (optional: turned off without a word when they do not answer at the start). */
 static int resolve_gpus(struct cli_targets *t, const struct profile_config *cfg)
@@ -250,6 +264,10 @@ static int resolve_gpus(struct cli_targets *t, const struct profile_config *cfg)
     struct config_target target;
     for (size_t i = 0; i < n; i++) {
         const char *url = given ? cfg->gpu_telemetry.items[i] : defaults[i];
+        if (strcmp(url, "pynvml") == 0) {
+            add_nvml(t->gpus, &t->gpu_count);
+            continue;
+        }
         if (config_resolve_metrics_url(url, "--gpu-telemetry", &target, errbuf, sizeof(errbuf)) ==
             0) {
             add_endpoint(t->gpus, &t->gpu_count, "--gpu-telemetry", &target, false, !given);

@@ -319,7 +319,7 @@ static int check_server_metrics(const struct profile_config *cfg, char *errbuf, 
     return 0;
 }
 
-/* check_gpu_telemetry checks the --gpu-telemetry sources: DCGM exporter URLs only. */
+/* check_gpu_telemetry checks the --gpu-telemetry sources: DCGM exporter URLs and pynvml. */
 static int check_gpu_telemetry(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
     if (cfg->no_gpu_telemetry && cfg->gpu_telemetry.count > 0) {
@@ -327,16 +327,20 @@ static int check_gpu_telemetry(const struct profile_config *cfg, char *errbuf, s
                             "--gpu-telemetry and --no-gpu-telemetry contradict each other: "
                             "drop one");
     }
-    static const char *const local[] = {"pynvml", "amdsmi", "dashboard"};
+    static const char *const local[] = {"amdsmi", "dashboard"};
     struct config_target target;
     for (size_t i = 0; i < cfg->gpu_telemetry.count; i++) {
         const char *v = cfg->gpu_telemetry.items[i];
+        if (strcmp(v, "pynvml") == 0) {
+            continue; /* local GPUs through NVML */
+        }
         for (size_t k = 0; k < sizeof(local) / sizeof(local[0]); k++) {
             if (strcmp(v, local[k]) == 0) {
-                return config__fail(errbuf, errcap,
-                                    "--gpu-telemetry %s is not supported by ringperf yet: give "
-                                    "DCGM exporter URLs (e.g. --gpu-telemetry localhost:9400)",
-                                    v);
+                return config__fail(
+                    errbuf, errcap,
+                    "--gpu-telemetry %s is not supported by ringperf yet: give "
+                    "DCGM exporter URLs or pynvml (e.g. --gpu-telemetry localhost:9400)",
+                    v);
             }
         }
         int rc = config_resolve_metrics_url(v, "--gpu-telemetry", &target, errbuf, errcap);

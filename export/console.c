@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scrape/scrape.h"
+
 #define TABLE_COLS_MAX 8
 #define TABLE_ROWS_MAX 96
 #define CELL_BYTES 96
@@ -505,6 +507,82 @@ static void osl_mismatch_panel(FILE *out, const struct metrics_summary *s, bool 
     warning_panel(out, "Output Sequence Length Mismatch Warning", text, color);
 }
 
+/* reachable_lines prints the telemetry title's source lines: how many answered, then each
+ * configured URL with a check or a cross. */
+static void reachable_lines(FILE *out, const json_t *summary)
+{
+    const json_t *configured = json_object_get(summary, "endpoints_configured");
+    const json_t *successful = json_object_get(summary, "endpoints_successful");
+    fprintf(out, "%zu/%zu telemetry sources reachable\n", json_array_size(successful),
+            json_array_size(configured));
+    size_t i;
+    const json_t *url;
+    json_array_foreach(configured, i, url)
+    {
+        bool ok = false;
+        size_t j;
+        const json_t *good;
+        json_array_foreach(successful, j, good)
+        {
+            ok |= json_equal((json_t *)url, (json_t *)good) != 0;
+        }
+        fprintf(out, "\xe2\x80\xa2 %s %s\n", json_string_value(url),
+                ok ? "\xe2\x9c\x94" : "\xe2\x9c\x98 (unreachable)");
+    }
+}
+
+/* gpu_table prints one GPU's fields (AIPerf's order) with avg, min, max, p99, p90, p50, std. */
+static void gpu_table(FILE *out, struct table *t, const char *title, const json_t *gpu, bool color)
+{
+    stats_header(t, title, ANSI_BOLD);
+    const json_t *metrics = json_object_get(gpu, "metrics");
+    static const char *const keys[7] = {"avg", "min", "max", "p99", "p90", "p50", "std"};
+    for (int f = 0; f < SCRAPE_GPU_FIELD_COUNT; f++) {
+        const struct scrape_gpu_field_info *field = scrape_gpu_field_info_of(f);
+        const json_t *block = json_object_get(metrics, field->name);
+        if (block == NULL) {
+            continue;
+        }
+        double values[7];
+        int n = 0;
+        while (n < 7 && json_is_number(json_object_get(block, keys[n]))) {
+            values[n] = json_number_value(json_object_get(block, keys[n]));
+            n++;
+        }
+        struct metrics_info info = {.header = field->display, .unit = field->unit};
+        stat_row(t, &info, values, n); /* a counter has its delta alone: N/A elsewhere */
+    }
+    table_print(out, t, color);
+}
+
+/* telemetry_tables prints AIPerf's "GPU Telemetry Summary": the sources, then a table per GPU
+ * titled "<endpoint> | GPU <index> | <name>". */
+static void telemetry_tables(FILE *out, struct table *t, const json_t *td, bool color)
+{
+    if (td == NULL) {
+        return;
+    }
+    fprintf(out, "\n%sringperf | GPU Telemetry Summary%s\n", color ? ANSI_BOLD : "",
+            color ? ANSI_RESET : "");
+    reachable_lines(out, json_object_get(td, "summary"));
+    const char *display;
+    json_t *ep;
+    json_object_foreach((json_t *)json_object_get(td, "endpoints"), display, ep)
+    {
+        const char *key;
+        json_t *gpu;
+        json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
+        {
+            char title[CELL_BYTES * 2];
+            snprintf(title, sizeof(title), "%s | GPU %lld | %s", display,
+                     (long long)json_integer_value(json_object_get(gpu, "gpu_index")),
+                     json_string_value(json_object_get(gpu, "gpu_name")));
+            fputc('\n', out);
+            gpu_table(out, t, title, gpu, color);
+        }
+    }
+}
+
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts)
@@ -528,6 +606,7 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
     table_print(out, t, opts->color);
     group_table(out, t, summary, opts->title, "Usage", GROUP_USAGE, opts->color);
     error_table(out, t, results, opts->color);
+    telemetry_tables(out, t, opts->telemetry_data, opts->color);
     free(t);
     usage_discrepancy_panel(out, summary, opts->color);
     osl_mismatch_panel(out, summary, opts->color);

@@ -89,9 +89,10 @@ int export_summary_json_write(const char *path, const struct metrics_summary *su
  * metrics none. Returns 0 or -EIO. */
 int export_summary_csv(FILE *out, const struct metrics_summary *summary);
 
-/* export_summary_csv_write writes export_summary_csv() to `path`. Returns 0
- * or -errno. */
-int export_summary_csv_write(const char *path, const struct metrics_summary *summary);
+/* export_summary_csv_write writes export_summary_csv() to `path`, then the telemetry section
+ * of telemetry_data (export_telemetry_csv; borrowed, NULL = none). Returns 0 or -errno. */
+int export_summary_csv_write(const char *path, const struct metrics_summary *summary,
+                             const json_t *telemetry_data);
 
 /* export_csv_field writes s as one CSV field, quoted (inner quotes doubled) when it holds a
  * comma, a quote or a line break, as Python's csv module writes it. */
@@ -467,9 +468,10 @@ struct json_t *export_input_config(const struct profile_config *cfg, const char 
 
 /* export_console_options say how the console report looks. */
 struct export_console_options {
-    const char *title;      /* e.g. "ringperf | LLM Metrics" */
-    bool color;             /* ANSI colours: only on a terminal without NO_COLOR */
-    bool show_trace_timing; /* --show-trace-timing: the HTTP trace table first */
+    const char *title;            /* e.g. "ringperf | LLM Metrics" */
+    bool color;                   /* ANSI colours: only on a terminal without NO_COLOR */
+    bool show_trace_timing;       /* --show-trace-timing: the HTTP trace table first */
+    const json_t *telemetry_data; /* the GPU telemetry tables' source (borrowed), or NULL */
 };
 
 /* export_console_print writes the console report to `out`: with show_trace_timing the HTTP
@@ -516,6 +518,13 @@ int export_gpu_telemetry_jsonl(const char *path, const struct scrape *s);
 /* export_telemetry_data builds the summary's telemetry_data over the profiling window (spec
  * §1.6): a new reference, or NULL when no GPU was read. */
 json_t *export_telemetry_data(const struct scrape *s);
+
+/* export_telemetry_csv writes the CSV's GPU telemetry section from telemetry_data (as
+ * export_telemetry_data built it): two blank rows, then `Endpoint,GPU_Index,GPU_Name,GPU_UUID,
+ * Platform,Metric,avg,min,max,sum,p1..p99,std[,Hostname]` and one row per GPU and field, in
+ * AIPerf's field order (a counter has its delta in avg alone). Nothing without endpoints.
+ * Returns 0 or -EIO. */
+int export_telemetry_csv(FILE *out, const json_t *telemetry_data);
 
 /* export_energy_metrics builds AIPerf's nvidia_* energy metrics ({unit, avg} blocks) from the
  * GPUs' energy counters (power x time where there is none) and the run's summary: a new

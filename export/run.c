@@ -559,7 +559,8 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
 
 static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
                            const struct metrics_results *results,
-                           const struct export_finish_info *info, const char **out_failed)
+                           const struct export_finish_info *info, json_t *telemetry_data,
+                           const char **out_failed)
 {
     struct export_error_row rows[METRICS_ERROR_KINDS_MAX];
     for (size_t i = 0; i < results->error_kind_count; i++) {
@@ -591,9 +592,9 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .errors_unlisted = results->errors_unlisted,
         .extra = info->run_info_extra,
         .warmup_metrics = has_warmup ? &warmup : NULL,
+        .telemetry_data = telemetry_data,
     };
     if (info->gpu_telemetry != NULL) {
-        run_info.telemetry_data = export_telemetry_data(info->gpu_telemetry);
         run_info.extra_metrics = export_energy_metrics(info->gpu_telemetry, summary);
     }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
@@ -610,9 +611,8 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         *out_failed = exp->paths.timeslices_json;
     }
     json_decref(run_info.input_config);
-    json_decref(run_info.telemetry_data);
     json_decref(run_info.extra_metrics);
-    int csv_ret = export_summary_csv_write(exp->paths.csv, summary);
+    int csv_ret = export_summary_csv_write(exp->paths.csv, summary, telemetry_data);
     if (ret == 0) {
         *out_failed = exp->paths.csv;
     }
@@ -653,14 +653,18 @@ static void print_footer(FILE *out, const struct export_run *exp,
 
 static int write_console_copy(const struct export_run *exp, const struct metrics_summary *summary,
                               const struct metrics_results *results,
-                              const struct export_finish_info *info)
+                              const struct export_finish_info *info, const json_t *telemetry_data)
 {
     FILE *copy = fopen(exp->paths.console, "w");
     if (copy == NULL) {
         return -errno;
     }
     struct export_console_options plain = {
-        .title = info->title, .color = false, .show_trace_timing = info->cfg->show_trace_timing};
+        .title = info->title,
+        .color = false,
+        .show_trace_timing = info->cfg->show_trace_timing,
+        .telemetry_data = telemetry_data,
+    };
     export_console_print(copy, summary, results, &plain);
     print_footer(copy, exp, summary, info);
     return fclose(copy) == 0 ? 0 : -errno;
@@ -739,18 +743,23 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
     metrics_results_summarize(results, &summary);
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
+    /* One reduction of the GPUs' samples feeds the JSON, the CSV and both consoles. */
+    json_t *telemetry_data =
+        info->gpu_telemetry != NULL ? export_telemetry_data(info->gpu_telemetry) : NULL;
     struct export_console_options opts = {
         .title = info->title,
         .color = isatty(STDOUT_FILENO) == 1 && (no_color == NULL || no_color[0] == '\0'),
         .show_trace_timing = info->cfg->show_trace_timing,
+        .telemetry_data = telemetry_data,
     };
     export_console_print(stdout, &summary, results, &opts);
     const char *failed = NULL;
-    int ret = write_summaries(exp, &summary, results, info, &failed);
+    int ret = write_summaries(exp, &summary, results, info, telemetry_data, &failed);
     if (ret == 0) {
-        ret = write_console_copy(exp, &summary, results, info);
+        ret = write_console_copy(exp, &summary, results, info, telemetry_data);
         failed = exp->paths.console;
     }
+    json_decref(telemetry_data);
     int log_ret = write_log(exp, results, info, ret);
     print_footer(stdout, exp, &summary, info);
     fflush(stdout);

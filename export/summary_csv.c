@@ -208,13 +208,17 @@ int export_summary_csv(FILE *out, const struct metrics_summary *summary)
     return ferror(out) ? -EIO : 0;
 }
 
-int export_summary_csv_write(const char *path, const struct metrics_summary *summary)
+int export_summary_csv_write(const char *path, const struct metrics_summary *summary,
+                             const json_t *telemetry_data)
 {
     FILE *out = fopen(path, "w");
     if (out == NULL) {
         return -errno;
     }
     int ret = export_summary_csv(out, summary);
+    if (ret == 0 && telemetry_data != NULL) {
+        ret = export_telemetry_csv(out, telemetry_data);
+    }
     if (fclose(out) != 0 && ret == 0) {
         ret = -errno;
     }

@@ -271,3 +271,91 @@ json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summa
     }
     return o;
 }
+
+/* AIPerf's CSV statistics columns (STAT_KEYS), the record section's own. */
+static const char *const CSV_STATS[] = {"avg", "min", "max", "sum", "p1",  "p5",  "p10",
+                                        "p25", "p50", "p75", "p90", "p95", "p99", "std"};
+
+/* csv_pass is one walk over every GPU of telemetry_data: the first only looks for a hostname
+ * (AIPerf adds the column only when some GPU has one), the second writes the rows. */
+struct csv_pass {
+    FILE *out; /* NULL: the hostname pass */
+    bool hostname;
+};
+
+static void put_gpu_rows(FILE *out, const char *display, const json_t *gpu, bool hostname);
+
+static void each_gpu(const json_t *endpoints, struct csv_pass *pass)
+{
+    const char *display;
+    json_t *ep;
+    json_object_foreach((json_t *)endpoints, display, ep)
+    {
+        const char *key;
+        json_t *gpu;
+        json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
+        {
+            if (pass->out == NULL) {
+                pass->hostname |= json_object_get(gpu, "hostname") != NULL;
+            } else {
+                put_gpu_rows(pass->out, display, gpu, pass->hostname);
+            }
+        }
+    }
+}
+
+/* put_gpu_rows writes one row per field of a GPU, in AIPerf's field order. */
+static void put_gpu_rows(FILE *out, const char *display, const json_t *gpu, bool hostname)
+{
+    const json_t *metrics = json_object_get(gpu, "metrics");
+    for (int f = 0; f < SCRAPE_GPU_FIELD_COUNT; f++) {
+        const struct scrape_gpu_field_info *info = scrape_gpu_field_info_of(f);
+        const json_t *block = json_object_get(metrics, info->name);
+        if (block == NULL) {
+            continue;
+        }
+        export_csv_field(out, display);
+        fprintf(out, ",%lld,", (long long)json_integer_value(json_object_get(gpu, "gpu_index")));
+        export_csv_field(out, json_string_value(json_object_get(gpu, "gpu_name")));
+        fputc(',', out);
+        export_csv_field(out, json_string_value(json_object_get(gpu, "gpu_uuid")));
+        fputc(',', out);
+        export_csv_field(out, json_string_value(json_object_get(gpu, "platform")));
+        char label[160];
+        snprintf(label, sizeof(label), "%s (%s)", info->display, info->unit);
+        fputc(',', out);
+        export_csv_field(out, label);
+        for (size_t s = 0; s < sizeof(CSV_STATS) / sizeof(CSV_STATS[0]); s++) {
+            const json_t *v = json_object_get(block, CSV_STATS[s]);
+            if (json_is_number(v)) {
+                fprintf(out, ",%.2f", json_number_value(v));
+            } else {
+                fputc(',', out); /* None: a counter reports its delta alone */
+            }
+        }
+        if (hostname) {
+            const char *h = json_string_value(json_object_get(gpu, "hostname"));
+            fputc(',', out);
+            export_csv_field(out, h != NULL ? h : "");
+        }
+        fputc('\n', out);
+    }
+}
+
+int export_telemetry_csv(FILE *out, const json_t *telemetry_data)
+{
+    const json_t *endpoints = json_object_get(telemetry_data, "endpoints");
+    if (endpoints == NULL) {
+        return 0;
+    }
+    struct csv_pass pass = {0};
+    each_gpu(endpoints, &pass);
+    fputs("\n\nEndpoint,GPU_Index,GPU_Name,GPU_UUID,Platform,Metric", out);
+    for (size_t s = 0; s < sizeof(CSV_STATS) / sizeof(CSV_STATS[0]); s++) {
+        fprintf(out, ",%s", CSV_STATS[s]);
+    }
+    fputs(pass.hostname ? ",Hostname\n" : "\n", out);
+    pass.out = out;
+    each_gpu(endpoints, &pass);
+    return ferror(out) ? -EIO : 0;
+}

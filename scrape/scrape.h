@@ -46,6 +46,10 @@ struct scrape_endpoint {
     /* Probed quietly (AIPerf's default DCGM exporters): when the fetch before the run fails,
      * the endpoint is turned off without a word. */
     bool optional;
+    /* Local GPUs read through NVML (--gpu-telemetry pynvml) instead of an HTTP fetch: url is
+     * "pynvml://localhost", target unused. A library that cannot be loaded turns the endpoint
+     * off with one warning. */
+    bool nvml;
 };
 
 /* scrape_config is what scrape_start needs (borrowed for the scraper's lifetime). */
@@ -59,7 +63,13 @@ struct scrape_config {
     size_t body_bytes_max; /* 0 = SCRAPE_BODY_BYTES_MAX_DEFAULT */
     size_t samples_max;    /* 0 = SCRAPE_SAMPLES_MAX_DEFAULT */
     bool quiet;            /* no notices on stderr */
+    /* The NVML library an nvml endpoint loads with dlopen (borrowed); NULL = SCRAPE_NVML_LIBRARY.
+     * Never linked: a machine without NVIDIA's driver runs without it. */
+    const char *nvml_library;
 };
+
+/* SCRAPE_NVML_LIBRARY is NVIDIA's management library as the driver installs it. */
+#define SCRAPE_NVML_LIBRARY "libnvidia-ml.so.1"
 
 /* scrape_phase_kind names the phases the scraper's windows follow. */
 enum scrape_phase_kind {
@@ -235,10 +245,12 @@ enum scrape_gpu_field {
     SCRAPE_GPU_FIELD_COUNT,
 };
 
-/* scrape_gpu_field_info is a field's AIPerf name ("nvidia_power_usage"), unit ("W") and kind
- * (a counter reports its window delta, a gauge its statistics). */
+/* scrape_gpu_field_info is a field's AIPerf name ("nvidia_power_usage"), display name ("NVIDIA
+ * GPU Power Usage", the CSV's and console's), unit ("W") and kind (a counter reports its window
+ * delta, a gauge its statistics). */
 struct scrape_gpu_field_info {
     const char *name;
+    const char *display;
     const char *unit;
     bool counter;
 };
@@ -286,5 +298,55 @@ struct scrape_gpu_stats {
  * entries; free() it). Returns 0 or -ENOMEM. */
 int scrape_gpu_reduce(const struct scrape *s, struct scrape_window w, struct scrape_gpu_stats **out,
                       size_t *out_count);
+
+/* scrape_live_figure names the server figures the live views show while the run goes, AIPerf's
+ * server snapshot rows (spec §4.2): requests running and waiting, and KV-cache usage. */
+enum scrape_live_figure {
+    SCRAPE_LIVE_NUM_RUNNING = 0,
+    SCRAPE_LIVE_NUM_WAITING,
+    SCRAPE_LIVE_KV_CACHE_USAGE,
+    SCRAPE_LIVE_FIGURE_COUNT,
+};
+
+/* scrape_live_figure_info is a figure's AIPerf tag ("num_running"), header and unit. */
+struct scrape_live_figure_info {
+    const char *tag;
+    const char *header;
+    const char *unit;
+};
+
+/* scrape_live_figure_info_of returns the static description of figure f. */
+const struct scrape_live_figure_info *scrape_live_figure_info_of(enum scrape_live_figure f);
+
+/* SCRAPE_LIVE_GPUS_MAX bounds the GPUs a live view shows; SCRAPE_LIVE_ID_BYTES an identity. */
+#define SCRAPE_LIVE_GPUS_MAX 16
+#define SCRAPE_LIVE_ID_BYTES 96
+
+/* scrape_live_gpu is one GPU's fields in its latest fetch, in AIPerf's units. */
+struct scrape_live_gpu {
+    size_t endpoint;
+    char index[16];
+    char uuid[SCRAPE_LIVE_ID_BYTES];
+    char model[SCRAPE_LIVE_ID_BYTES];
+    bool present[SCRAPE_GPU_FIELD_COUNT];
+    double value[SCRAPE_GPU_FIELD_COUNT];
+};
+
+/* scrape_live is the latest picture the scraper's thread publishes after every successful
+ * fetch: the server figures (current = summed over endpoints, KV-cache usage averaged; avg =
+ * the mean of every published current) and each GPU's latest fields. A plain value. */
+struct scrape_live {
+    uint64_t fetches; /* successful fetches so far */
+    bool present[SCRAPE_LIVE_FIGURE_COUNT];
+    double current[SCRAPE_LIVE_FIGURE_COUNT];
+    double avg[SCRAPE_LIVE_FIGURE_COUNT];
+    size_t gpu_count;
+    struct scrape_live_gpu gpus[SCRAPE_LIVE_GPUS_MAX];
+};
+
+/* scrape_live_read copies the latest picture into *out (zeroes for s NULL). Takes a mutex the
+ * scraper's thread holds only to copy its picture in, never across a fetch, so the coordinator
+ * can call it at every progress interval. */
+void scrape_live_read(struct scrape *s, struct scrape_live *out);
 
 #endif

@@ -10,17 +10,21 @@
 #include <string.h>
 
 static const struct scrape_gpu_field_info FIELDS[SCRAPE_GPU_FIELD_COUNT] = {
-    [SCRAPE_GPU_POWER_USAGE] = {"nvidia_power_usage", "W", false},
-    [SCRAPE_GPU_ENERGY_CONSUMPTION] = {"nvidia_energy_consumption", "MJ", true},
-    [SCRAPE_GPU_UTILIZATION] = {"nvidia_gpu_utilization", "%", false},
-    [SCRAPE_GPU_MEMORY_UTILIZATION] = {"nvidia_memory_utilization", "%", false},
-    [SCRAPE_GPU_MEMORY_USED] = {"nvidia_memory_used", "GB", false},
-    [SCRAPE_GPU_TEMPERATURE] = {"nvidia_temperature", "°C", false},
-    [SCRAPE_GPU_ENCODER_UTILIZATION] = {"nvidia_encoder_utilization", "%", false},
-    [SCRAPE_GPU_DECODER_UTILIZATION] = {"nvidia_decoder_utilization", "%", false},
-    [SCRAPE_GPU_SM_UTILIZATION] = {"nvidia_sm_utilization", "%", false},
-    [SCRAPE_GPU_XID_ERRORS] = {"nvidia_xid_errors", "count", true},
-    [SCRAPE_GPU_POWER_VIOLATION] = {"nvidia_power_violation", "us", true},
+    [SCRAPE_GPU_POWER_USAGE] = {"nvidia_power_usage", "NVIDIA GPU Power Usage", "W", false},
+    [SCRAPE_GPU_ENERGY_CONSUMPTION] = {"nvidia_energy_consumption", "NVIDIA Energy Consumption",
+                                       "MJ", true},
+    [SCRAPE_GPU_UTILIZATION] = {"nvidia_gpu_utilization", "NVIDIA GPU Utilization", "%", false},
+    [SCRAPE_GPU_MEMORY_UTILIZATION] = {"nvidia_memory_utilization", "NVIDIA Memory Utilization",
+                                       "%", false},
+    [SCRAPE_GPU_MEMORY_USED] = {"nvidia_memory_used", "NVIDIA GPU Memory Used", "GB", false},
+    [SCRAPE_GPU_TEMPERATURE] = {"nvidia_temperature", "NVIDIA GPU Temperature", "°C", false},
+    [SCRAPE_GPU_ENCODER_UTILIZATION] = {"nvidia_encoder_utilization", "NVIDIA Encoder Utilization",
+                                        "%", false},
+    [SCRAPE_GPU_DECODER_UTILIZATION] = {"nvidia_decoder_utilization", "NVIDIA Decoder Utilization",
+                                        "%", false},
+    [SCRAPE_GPU_SM_UTILIZATION] = {"nvidia_sm_utilization", "NVIDIA SM Utilization", "%", false},
+    [SCRAPE_GPU_XID_ERRORS] = {"nvidia_xid_errors", "NVIDIA XID Errors", "count", true},
+    [SCRAPE_GPU_POWER_VIOLATION] = {"nvidia_power_violation", "NVIDIA Power Violation", "us", true},
 };
 
 /* The DCGM exporter's name, AIPerf's legacy name, and the scale from DCGM's unit to AIPerf's. */

@@ -474,6 +474,10 @@ static int exchange(struct io *io, size_t ep, const struct engine_target *t)
 void scrape__fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out)
 {
     *out = (struct scrape__fetch_result){0};
+    if (s->cfg.endpoints[ep].nvml) {
+        scrape__nvml_fetch(s, ep, out);
+        return;
+    }
     struct io *io = malloc(sizeof(*io));
     if (io == NULL) {
         snprintf(out->error, sizeof(out->error), "out of memory");

@@ -71,6 +71,8 @@ struct scrape__endpoint_state {
     bool tried;     /* fetched at least once */
     uint64_t last_hash;
     bool have_hash;
+    bool live_has[SCRAPE_LIVE_FIGURE_COUNT]; /* this endpoint's server figures, latest fetch */
+    double live_value[SCRAPE_LIVE_FIGURE_COUNT];
     uint64_t failures, dropped;
     char last_error[SCRAPE_ERROR_BYTES];
     char disabled_reason[SCRAPE_ERROR_BYTES];
@@ -96,18 +98,38 @@ struct scrape {
     uint64_t scrapes_done;  /* under lock */
     int64_t mono_to_wall_ns;
     struct scrape_window windows[SCRAPE_PHASE_COUNT];
-    int current_phase; /* -1 before the first */
+    int current_phase;         /* -1 before the first */
+    struct scrape__nvml *nvml; /* loaded at the first NVML fetch; NULL = not (yet) */
+    /* The live picture: built by whichever thread fetches (one at a time), copied in and out
+     * under live_lock alone. */
+    pthread_mutex_t live_lock;
+    struct scrape_live live;       /* under live_lock */
+    struct scrape_live live_build; /* the fetching thread's own */
+    double live_sum[SCRAPE_LIVE_FIGURE_COUNT];
+    uint64_t live_count[SCRAPE_LIVE_FIGURE_COUNT];
 };
+
+/* scrape__live_update folds the record just kept for endpoint ep into the live picture and
+ * publishes it (scrape_live.c). */
+void scrape__live_update(struct scrape *s, size_t ep);
 
 /* scrape__fetch_result is how one fetch ended. */
 struct scrape__fetch_result {
     bool ok;
     int http_status;
-    bool not_found;                          /* 404: the default endpoint then tries the fallback */
-    bool json;                               /* a JSON body: collection is turned off */
+    bool not_found;   /* 404: the default endpoint then tries the fallback */
+    bool json;        /* a JSON body: collection is turned off */
+    bool unavailable; /* NVML cannot be loaded or started: collection is turned off */
     int64_t sent_ns, first_byte_ns, done_ns; /* CLOCK_MONOTONIC */
     char error[SCRAPE_ERROR_BYTES];
 };
+
+/* scrape__nvml_fetch reads the local GPUs through NVML into the store's stage, as the exposition
+ * of AIPerf's nvidia_* fields (scrape_nvml.c); out->unavailable when the library cannot be used. */
+void scrape__nvml_fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out);
+
+/* scrape__nvml_free unloads the library. */
+void scrape__nvml_free(struct scrape *s);
 
 /* scrape__fetch fetches endpoint ep once, feeding its exposition into the store's stage. */
 void scrape__fetch(struct scrape *s, size_t ep, struct scrape__fetch_result *out);

@@ -24,7 +24,8 @@ static int64_t wall_now_ns(void)
 static void announce(struct scrape *s, struct scrape__endpoint_state *e, const char *what)
 {
     if (!s->cfg.quiet && !e->announced) {
-        fprintf(stderr, "ringperf profile: server metrics: %s: %s; the run goes on%s\n", e->url,
+        fprintf(stderr, "ringperf profile: %s: %s: %s; the run goes on%s\n",
+                s->cfg.endpoints[e - s->eps].nvml ? "GPU telemetry" : "server metrics", e->url,
                 what, e->disabled ? " without them" : " and keeps trying");
     }
     e->announced = true;
@@ -61,6 +62,7 @@ static void keep(struct scrape *s, size_t ep, const struct scrape__fetch_result 
     }
     e->last_hash = hash;
     e->have_hash = true;
+    scrape__live_update(s, ep);
 }
 
 static void scrape_endpoint(struct scrape *s, size_t ep)
@@ -87,7 +89,7 @@ static void scrape_endpoint(struct scrape *s, size_t ep)
                  "not answering when the run started (probed quietly): %.200s", r.error);
         return;
     }
-    if (r.json) {
+    if (r.json || r.unavailable) {
         e->disabled = true;
         snprintf(e->disabled_reason, sizeof(e->disabled_reason), "%s", r.error);
     }
@@ -140,6 +142,7 @@ static int init_sync(struct scrape *s)
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     int ret = pthread_mutex_init(&s->lock, NULL);
+    ret = ret != 0 ? ret : pthread_mutex_init(&s->live_lock, NULL);
     ret = ret != 0 ? ret : pthread_cond_init(&s->wake, &attr);
     ret = ret != 0 ? ret : pthread_cond_init(&s->done, &attr);
     pthread_condattr_destroy(&attr);
@@ -248,11 +251,13 @@ void scrape_free(struct scrape *s)
         scrape_stop(s);
     }
     scrape__store_free(&s->store);
+    scrape__nvml_free(s);
     free(s->eps);
     free(s->recv_buf);
     free(s->line_buf);
     free(s->header_buf);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->live_lock);
     pthread_cond_destroy(&s->wake);
     pthread_cond_destroy(&s->done);
     free(s);

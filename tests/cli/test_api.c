@@ -261,8 +261,11 @@ static void api_run_start(struct api_run *r, const char *const args[])
     snprintf(url, sizeof(url), "127.0.0.1:%d", mock_port);
     char *argv[48] = {RINGPERF_BINARY, "profile", "-m", "m", "--url", url};
     size_t n = 6;
+    char dcgm[96];
+    snprintf(dcgm, sizeof(dcgm), "%s/dcgm", url);
     for (size_t i = 0; args[i] != NULL && n < 40; i++) {
-        argv[n++] = (char *)args[i];
+        /* "MOCK_DCGM" stands for the mock's GPU exporter, whose port is known only now. */
+        argv[n++] = strcmp(args[i], "MOCK_DCGM") == 0 ? dcgm : (char *)args[i];
     }
     char *tail[] = {"--api-port", "0", "--artifact-dir", r->dir, "--ui-type", "simple", NULL};
     memcpy(argv + n, tail, sizeof(tail));
@@ -306,6 +309,62 @@ Test(cli_api, every_route_against_a_live_run, .timeout = 240)
     kill(r.run.pid, SIGTERM); /* cancels the run; the API stays for the grace period */
     check_after_run(r.port);
     api_run_finish(&r, 128 + SIGTERM); /* the SIGTERM above stopped it */
+}
+
+/* wait_body polls target until its body holds `needle` (the scrapers publish on their own
+ * schedule), and returns that body (owned). */
+static char *wait_body(int port, const char *target, const char *needle)
+{
+    for (int i = 0; i < 600; i++) {
+        char *body = NULL;
+        int status = http_get(port, target, &body);
+        if (status == 200 && strstr(body, needle) != NULL) {
+            return body;
+        }
+        free(body);
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_fail("%s never showed %s", target, needle);
+    return NULL;
+}
+
+/* While the run goes, /metrics and /api/metrics show the server's figures (the mock's vLLM
+ * gauges) and each GPU's latest fields (the mock's DCGM exporter: 250 W and 150 W). */
+Test(cli_api, live_server_and_gpu_figures_while_the_run_goes, .timeout = 120)
+{
+    static const char *const args[] = {
+        "--streaming", "--benchmark-duration", "600",       "--concurrency",
+        "2",           "--gpu-telemetry",      "MOCK_DCGM", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    wait_records(r.port);
+    char *body = wait_body(r.port, "/metrics", "aiperf_nvidia_power_usage_current_w{");
+    cr_assert_not_null(strstr(body, "gpu_index=\"0\",gpu_uuid=\"GPU-mock-0\"} 250.0\n"), "%s",
+                       body);
+    cr_assert_not_null(strstr(body, "gpu_index=\"1\",gpu_uuid=\"GPU-mock-1\"} 150.0\n"), "%s",
+                       body);
+    cr_assert_not_null(strstr(body, "# TYPE aiperf_num_running_current_req gauge\n"), "%s", body);
+    cr_assert_not_null(strstr(body, "# TYPE aiperf_kv_cache_usage_pct_avg_percent gauge\n"), "%s",
+                       body);
+    cr_assert_not_null(strstr(body, "aiperf_num_waiting_current_req{"), "%s", body);
+    free(body);
+    json_t *doc = get_json(r.port, "/api/metrics", 200);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "state")), "running");
+    json_t *gpus = json_object_get(doc, "gpu_telemetry");
+    cr_assert_eq(json_array_size(gpus), 2);
+    json_t *power = json_object_get(
+        json_object_get(json_object_get(json_array_get(gpus, 1), "metrics"), "nvidia_power_usage"),
+        "current");
+    cr_assert_eq(json_number_value(power), 150.0);
+    json_t *waiting = json_object_get(json_object_get(doc, "metrics"), "num_waiting");
+    cr_assert_str_eq(json_string_value(json_object_get(waiting, "unit")), "req");
+    cr_assert_eq(json_number_value(json_object_get(waiting, "current")), 0.0,
+                 "the mock queues none");
+    json_decref(doc);
+    kill(r.run.pid, SIGTERM); /* cancels the run; the API stays for the grace period */
+    wait_status(r.port, "/readyz", 503);
+    api_run_finish(&r, 128 + SIGTERM);
 }
 
 /* A run shorter than one progress interval still ends with its counts published: /api/progress

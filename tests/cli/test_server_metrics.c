@@ -313,6 +313,54 @@ static double num_at(json_t *o, const char *key)
     return json_number_value(v);
 }
 
+/* check_console_tables: AIPerf's "GPU Telemetry Summary", its source line and one table per GPU
+ * with the mock's constant power in every statistic. */
+static void check_console_tables(const char *out, const char *url)
+{
+    const char *head =
+        strstr(out, "ringperf | GPU Telemetry Summary\n1/1 telemetry sources reachable\n");
+    cr_assert_not_null(head, "%s", out);
+    char line[256];
+    snprintf(line, sizeof(line), "\xe2\x80\xa2 http://%s/dcgm/metrics \xe2\x9c\x94\n", url);
+    cr_assert_not_null(strstr(head, line), "%s", out);
+    snprintf(line, sizeof(line), "%s/dcgm | GPU 1 | Mock GPU", url);
+    const char *gpu1 = strstr(head, line);
+    cr_assert_not_null(gpu1, "%s", out);
+    const char *row = strstr(gpu1, "NVIDIA GPU Power Usage (W)");
+    cr_assert_not_null(row, "%s", out);
+    cr_assert_not_null(strstr(row, "150.00 │ 150.00 │ 150.00 │ 150.00 │ 150.00 │ 150.00 │ 0.00 │"),
+                       "%s", out);
+    row = strstr(gpu1, "NVIDIA Energy Consumption (MJ)");
+    cr_assert_not_null(row, "%s", out);
+    cr_assert_not_null(strstr(row, "│    N/A │    N/A │    N/A │    N/A │    N/A │  N/A │"),
+                       "a counter: its delta alone\n%s", out);
+}
+
+/* check_csv_section: the CSV's telemetry section after two blank rows, the Hostname column last. */
+static void check_csv_section(struct e2e *w)
+{
+    char *csv = e2e_read_text(w, "profile_export_aiperf.csv");
+    const char *head = strstr(csv, "\n\n\nEndpoint,GPU_Index,GPU_Name,GPU_UUID,Platform,Metric,avg,"
+                                   "min,max,sum,p1,p5,p10,p25,p50,p75,p90,p95,p99,std,Hostname\n");
+    cr_assert_not_null(head, "%s", csv);
+    char row[256];
+    snprintf(row, sizeof(row),
+             "\n%s/dcgm,0,Mock GPU,GPU-mock-0,nvidia,NVIDIA GPU Power Usage (W),250.00,250.00,"
+             "250.00,",
+             w->url);
+    const char *power = strstr(head, row);
+    cr_assert_not_null(power, "%s", csv);
+    cr_assert_not_null(strstr(power, ",250.00,250.00,250.00,250.00,250.00,250.00,250.00,250.00,"
+                                     "250.00,0.00,mock\n"),
+                       "%s", csv);
+    snprintf(row, sizeof(row),
+             "\n%s/dcgm,1,Mock GPU,GPU-mock-1,nvidia,NVIDIA Energy Consumption (MJ),", w->url);
+    const char *energy = strstr(head, row);
+    cr_assert_not_null(energy, "%s", csv);
+    cr_assert_not_null(strstr(energy, ",,,,,,,,,,,,,,mock\n"), "a counter's row: avg alone");
+    free(csv);
+}
+
 /* The mock's /dcgm/metrics: two GPUs at a constant 250 W and 150 W, whose energy counters grow
  * by exactly watts x 1000 mJ per second. */
 Test(gpu_telemetry, dcgm_energy_follows_the_known_power_curve, .timeout = 120)
@@ -327,7 +375,9 @@ Test(gpu_telemetry, dcgm_energy_follows_the_known_power_curve, .timeout = 120)
     char *out = NULL;
     int rc = run_ringperf(&w, words, true, &out);
     cr_assert_eq(rc, 0, "%s", out);
+    check_console_tables(out, w.url);
     free(out);
+    check_csv_section(&w);
     json_t *summary = e2e_load_json(&w, "profile_export_aiperf.json");
     json_t *td = json_object_get(summary, "telemetry_data");
     cr_assert_not_null(td, "telemetry_data is in the summary");

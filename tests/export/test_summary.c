@@ -254,13 +254,13 @@ Test(export_files, write_to_paths_and_report_errors)
     snprintf(json_path, sizeof(json_path), "%s/a.json", dir);
     snprintf(csv_path, sizeof(csv_path), "%s/a.csv", dir);
     cr_assert_eq(export_summary_json_write(json_path, &s, &info), 0);
-    cr_assert_eq(export_summary_csv_write(csv_path, &s), 0);
+    cr_assert_eq(export_summary_csv_write(csv_path, &s, NULL), 0);
     json_error_t error;
     json_t *root = json_load_file(json_path, 0, &error);
     cr_assert_not_null(root, "%s", error.text);
     cr_assert(json_is_object(json_object_get(root, "input_config")));
     json_decref(root);
-    cr_assert_neq(export_summary_csv_write("/nonexistent/dir/a.csv", &s), 0);
+    cr_assert_neq(export_summary_csv_write("/nonexistent/dir/a.csv", &s, NULL), 0);
     cr_assert_eq(export_summary_json_write("/nonexistent/dir/a.json", &s, &info), -ENOENT,
                  "the reason the file could not be written");
     remove(json_path);
