@@ -163,6 +163,8 @@ def report(args):
         out += section8(res)
     if ("s9", "modes") in res:
         out += section9(res)
+    if ("s10.stream", "tokens_per_s") in res:
+        out += section10(res)
     out += targets(res)
     out += ["## Commands", "", "```sh", commands, "```", ""]
     sys.stdout.write("\n".join(out))
@@ -498,6 +500,30 @@ def section9(res):
             "`run_info.ringperf_timing.precision.mode` of the last run.", "",
             table(["mode", "recorded", "runs", "gap err p50 µs", "p99 µs", "p99 of each run µs",
                    "max µs", "TTFT err p99 µs", "delivery p99 µs", "in shared reads"], rows), ""]
+
+
+def section10(res):
+    g = lambda k, m: res.get((k, m), "n/a")
+    rows = [["output tokens/s, one client core", fmt(g("s10.stream", "tokens_per_s"), 0),
+             fmt(g("s10.stream_tok", "tokens_per_s"), 0),
+             fmt(g("s10.stream_tok", "ratio_paired"), 3)],
+            ["coordinator's share of the client's CPU", fmt(g("s10.stream", "coordinator_share"), 3),
+             fmt(g("s10.stream_tok", "coordinator_share"), 3), ""],
+            ["shard waits for a free record (median per run)", fmt(g("s10.stream", "record_waits"), 0),
+             fmt(g("s10.stream_tok", "record_waits"), 0), ""]]
+    return ["## 10. Per-record work on the shards (issue 20)", "",
+            "`bench/shard_metrics.sh 3`: 2,000 streamed chat requests of 256 tokens on 64 connections, "
+            "`--workers-max 1`, the whole client pinned to CPU 0 (shard and coordinator share it) and "
+            "the mock on CPU 1, `--export-level summary`, without a tokenizer (the server's usage "
+            "counts) and with the Qwen3 `tokenizer.json` (every response BPE-counted on its shard); "
+            "three interleaved rounds, medians, the ratio paired round by round. Tokens/s is the "
+            "summary's output_token_throughput; the coordinator's share is "
+            "`run_info.ringperf_timing.coordinator_cpu_share` (its thread's CPU over its own and the "
+            "shards' loops'); waits are `record_waits`.", "",
+            table(["measure", "without tokenizer", "with tokenizer", "with / without"], rows), "",
+            f"Send lag p99 at 10,000 requests/s (1 output token, 256 connections, 5 s, same pinning): "
+            f"median **{fmt(g('s10.rate', 'send_lag_p99_us'))} µs** (rounds: "
+            f"{g('s10.rate', 'send_lag_p99_us_rounds')}).", ""]
 
 
 def precision(args):

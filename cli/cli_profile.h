@@ -1,7 +1,8 @@
 /*
  * cli_profile.h - one `ringperf profile` run as functions a session of several runs calls
  * again and again (internal to cli/): cli/profile.c makes and reports a run, cli/report.c
- * prints its notices, cli/multi.c repeats it through multirun/.
+ * prints its notices, cli/shard_results.c wires its metrics onto the shards, cli/multi.c
+ * repeats it through multirun/.
  */
 #ifndef RINGPERF_CLI_PROFILE_H
 #define RINGPERF_CLI_PROFILE_H
@@ -22,6 +23,7 @@
 #include "engine/engine.h"
 #include "export/export.h"
 #include "metrics/metrics.h"
+#include "metrics/metrics_record.h"
 #include "record/record.h"
 #include "tokenizer/tokenizer.h"
 #include "workload/workload.h"
@@ -44,6 +46,20 @@ struct profile_run {
     char plot_dir[4096]; /* what --auto-plot plots: the run's directory, or a sweep's base */
     struct metrics_results results;
     struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
+    /* The profiling phase's records become metrics on the shards that ran them (NULL: on the
+     * coordinator, as multi-turn runs whose input counts remember each session's history). */
+    struct metrics_shards *shards;
+    uint32_t shard_slots;           /* shards that metrics_shards was made for */
+    struct engine_record_hook hook; /* metrics_shards_record, set for the profiling phase */
+    /* What the shards handed over at one collect (merged into results, and one interval of the
+     * .hlog logs), and the window it covers: from part_start_wall_ns to the ask before. */
+    struct metrics_results part;
+    int64_t part_start_wall_ns;
+    int64_t asked_wall_ns;
+    /* The records the coordinator has seen, and of them the errors: the failure threshold's,
+     * live, while the results hold the shards' records one progress interval late. */
+    uint64_t seen_records;
+    uint64_t seen_errors;
     struct export_run exp;
     struct engine_stop stop;
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
@@ -101,8 +117,41 @@ int cli_multi_main(struct profile_run *run);
  * is ours "ringperf") into buf and returns it. */
 const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap);
 
+/* cli_shards_prepare makes the run's shard results (metrics/shard.c), sized for the shards this
+ * run starts, and the record hook that fills them (cli/shard_results.c); none for runs whose
+ * input counts follow live session history, which stay on the coordinator. opts are the run's
+ * results' options. Returns 0, -EINVAL or -ENOMEM. */
+int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts);
+
+/* cli_shards_arm sets the record hook for the profiling phase alone (the warmup, probes and
+ * hooks copy run->engine), when the prepared shards fit the run; clear it after engine_run. */
+void cli_shards_arm(struct profile_run *run);
+
+/* cli_shards_record_metrics returns a record's metrics on the coordinator: its shard's, from the
+ * annex (the record also goes into the run's sweep-line collection here, exactly once, which
+ * the shards' halves keep none of), or computed and added here into *local. Counts the
+ * records and errors seen, for the failure threshold. */
+const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
+                                                       const struct record *rec,
+                                                       struct metrics_record *local);
+
+/* cli_shards_collect merges what the shards handed over since the last ask (everything they
+ * hold, with `all`, once their threads have ended) into the run's results, and writes it as one
+ * interval of the .hlog logs: the records shards finished between the two asks before, about.
+ * Returns 0 or the interval's write error (-errno). */
+int cli_shards_collect(struct profile_run *run, bool all);
+
+/* cli_shards_release frees the run's shard state and clears it for the session's next run. */
+void cli_shards_release(struct profile_run *run);
+
+/* cli_report_timing returns run_info's {"ringperf_timing": {...}} for the ended run (receive
+ * clock, shared reads, shard load, record waits, the coordinator's CPU share, send lag,
+ * precision mode): a new reference; NULL when out of memory. */
+json_t *cli_report_timing(const struct profile_run *run);
+
 /* cli_report_send_lag, cli_report_itl_fallbacks and cli_report_client_load print the
- * run's notices: open-loop lateness, --per-chunk-usage fallbacks, a saturated client. */
+ * run's notices: open-loop lateness, --per-chunk-usage fallbacks, a saturated client or
+ * shards that waited for a free record. */
 void cli_report_send_lag(const struct profile_run *run);
 void cli_report_itl_fallbacks(const struct profile_run *run);
 void cli_report_client_load(const struct profile_run *run);

@@ -40,18 +40,18 @@
 static void check_failure_threshold(struct profile_run *run)
 {
     double threshold = run->cfg.failed_request_threshold;
-    uint64_t seen = run->results.success_count + run->results.error_count;
+    uint64_t seen = run->seen_records;
     uint64_t cap = workload_phase_session_cap(&run->cfg, &run->engine);
     uint64_t minimum = cap > 10 ? cap : 10;
     if (threshold <= 0 || run->threshold_exceeded || seen < minimum) {
         return;
     }
-    if ((double)run->results.error_count / (double)seen > threshold) {
+    if ((double)run->seen_errors / (double)seen > threshold) {
         run->threshold_exceeded = true;
         fprintf(stderr,
                 "\nringperf: %llu of %llu requests failed, over --failed-request-threshold "
                 "%g; stopping the run\n",
-                (unsigned long long)run->results.error_count, (unsigned long long)seen, threshold);
+                (unsigned long long)run->seen_errors, (unsigned long long)seen, threshold);
         __atomic_store_n(&run->stop.requested, ENGINE_STOP_GRACEFUL, __ATOMIC_RELEASE);
     }
 }
@@ -74,55 +74,38 @@ static void on_record(void *ctx, const struct record *rec)
     if (run->engine.schedule != NULL && rec->send_start_ns != 0) {
         metrics_hist_record(run->send_lag, rec->send_start_ns - rec->scheduled_ns);
     }
-    struct metrics_record metrics;
-    metrics_record_compute(&run->results, rec, &metrics);
-    metrics_results_add(&run->results, rec, &metrics);
+    struct metrics_record local;
+    const struct metrics_record *metrics = cli_shards_record_metrics(run, rec, &local);
     if (run->export_error == 0) {
-        run->export_error = export_run_record(&run->exp, rec, &metrics);
+        run->export_error = export_run_record(&run->exp, rec, metrics);
         if (run->export_error != 0) {
             stop_on_export_error(run);
         }
     }
-    cluster_share_record(&run->cluster, rec, &metrics, &run->exp);
-    cli_live_record(&run->live, rec, &metrics);
+    cluster_share_record(&run->cluster, rec, metrics, &run->exp);
+    cli_live_record(&run->live, rec, metrics);
     check_failure_threshold(run);
+}
+
+/* collect_shards merges what the shards handed over into the run's results (all of it once they
+ * have ended), stopping the run when its interval could not be written. */
+static void collect_shards(struct profile_run *run, bool all)
+{
+    int ret = cli_shards_collect(run, all);
+    if (ret != 0 && run->export_error == 0) {
+        run->export_error = ret;
+        stop_on_export_error(run);
+    }
 }
 
 static void on_finish(void *ctx, const struct engine_run_stats *stats)
 {
     struct profile_run *run = ctx;
     run->engine_stats = *stats;
-}
-
-/* timing_provenance is run_info's "ringperf_timing": where the receive times
- * came from (kernel SO_TIMESTAMPING, user space, or both), how many content
- * events shared a read's arrival time, and how late open-loop requests left. */
-static json_t *timing_provenance(const struct profile_run *run)
-{
-    const struct engine_run_stats *st = &run->engine_stats;
-    const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
-                        : st->kernel_timestamp_reads == 0 ? "user_space"
-                                                          : "mixed";
-    json_t *timing = json_pack("{s:s, s:I, s:I, s:I, s:f, s:i}", "receive_clock", clock,
-                               "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads,
-                               "user_timestamp_reads", (json_int_t)st->user_timestamp_reads,
-                               "shared_read_events", (json_int_t)run->results.same_read_events,
-                               "busiest_shard_cpu_fraction", st->busiest_shard_cpu_fraction,
-                               "busiest_shard", (int)st->busiest_shard);
-    if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
-        /* A bucket's highest value can exceed the exact maximum: cap at it. */
-        int64_t max = metrics_hist_max(run->send_lag);
-        int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
-        int64_t p99 = metrics_hist_value_at_percentile(run->send_lag, 99);
-        json_object_set_new(timing, "send_lag_ns",
-                            json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
-                                      "p99", (json_int_t)(p99 < max ? p99 : max), "max",
-                                      (json_int_t)max));
+    if (run->engine.record_hook != NULL) {
+        /* The shards' threads have ended: what they hold now is all of it. */
+        collect_shards(run, true);
     }
-    if (timing != NULL) {
-        json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
-    }
-    return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
 }
 
 static void on_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
@@ -135,6 +118,9 @@ static void on_shards(void *ctx, uint32_t first, const struct engine_shard_live 
 static void on_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct profile_run *run = ctx;
+    if (run->engine.record_hook != NULL) {
+        collect_shards(run, false);
+    }
     cli_live_progress(&run->live, &run->results, finished, total);
     cluster_share_flush(&run->cluster);
 }
@@ -375,9 +361,12 @@ int cli_profile_execute(struct profile_run *run)
         if (run->requests.multi_turn) {
             workload_sessions_keep_sent(&run->requests.sessions, true);
         }
+        /* Only the profiling phase: warmup, probes and hooks copy run->engine. */
+        cli_shards_arm(run);
         cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_PROFILING);
         ret = engine_run(&run->engine, &sink, &run->stop, errbuf, sizeof(errbuf));
         cli_scrapers_stop(&run->scrapers);
+        run->engine.record_hook = NULL;
         if (ret == 0 && run->requests.multi_turn) {
             ret = write_sent_inputs(run, errbuf, sizeof(errbuf));
         }
@@ -410,7 +399,7 @@ int cli_profile_execute(struct profile_run *run)
         .was_cancelled = run->stop.requested,
         .title = cli_report_title(run, title, sizeof(title)),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
-        .run_info_extra = timing_provenance(run),
+        .run_info_extra = cli_report_timing(run),
         .warmup = &run->warmup,
     };
     if (finish.run_info_extra != NULL && run->point_info != NULL) {
@@ -533,6 +522,9 @@ static int prepare_results(struct profile_run *run)
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;
+    }
+    if (ret == 0) {
+        ret = cli_shards_prepare(run, &results_opts);
     }
     if (ret != 0) {
         fprintf(stderr, "%s", ret == -ENOMEM ? "ringperf profile: out of memory\n" : "");
@@ -743,6 +735,7 @@ void cli_profile_release_run(struct profile_run *run)
     export_run_close(&run->exp);
     metrics_results_free(&run->results);
     metrics_results_free(&run->warmup);
+    cli_shards_release(run);
     export_intervals_free(&run->exp.intervals);
     metrics_hist_free(run->send_lag);
     cli_readiness_free(&run->probes);

@@ -1,10 +1,43 @@
 /*
  * report.c - what a profile run says about itself after its tables: how late open-loop
- * requests left, --per-chunk-usage fallbacks, a client short of CPU; and its title.
+ * requests left, --per-chunk-usage fallbacks, a client short of CPU or of free records; its
+ * run_info "ringperf_timing"; and its title.
  */
+#include <jansson.h>
 #include <stdio.h>
 
 #include "cli/cli_profile.h"
+
+json_t *cli_report_timing(const struct profile_run *run)
+{
+    const struct engine_run_stats *st = &run->engine_stats;
+    const char *clock = st->user_timestamp_reads == 0     ? "kernel_so_timestamping"
+                        : st->kernel_timestamp_reads == 0 ? "user_space"
+                                                          : "mixed";
+    int64_t client_cpu_ns = st->coordinator_cpu_ns + st->shards_cpu_ns;
+    json_t *timing = json_pack(
+        "{s:s, s:I, s:I, s:I, s:f, s:i, s:I, s:f}", "receive_clock", clock,
+        "kernel_timestamp_reads", (json_int_t)st->kernel_timestamp_reads, "user_timestamp_reads",
+        (json_int_t)st->user_timestamp_reads, "shared_read_events",
+        (json_int_t)run->results.same_read_events, "busiest_shard_cpu_fraction",
+        st->busiest_shard_cpu_fraction, "busiest_shard", (int)st->busiest_shard, "record_waits",
+        (json_int_t)st->record_waits, "coordinator_cpu_share",
+        client_cpu_ns > 0 ? (double)st->coordinator_cpu_ns / (double)client_cpu_ns : 0.0);
+    if (timing != NULL && run->engine.schedule != NULL && metrics_hist_count(run->send_lag) > 0) {
+        /* A bucket's highest value can exceed the exact maximum: cap at it. */
+        int64_t max = metrics_hist_max(run->send_lag);
+        int64_t p50 = metrics_hist_value_at_percentile(run->send_lag, 50);
+        int64_t p99 = metrics_hist_value_at_percentile(run->send_lag, 99);
+        json_object_set_new(timing, "send_lag_ns",
+                            json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)(p50 < max ? p50 : max),
+                                      "p99", (json_int_t)(p99 < max ? p99 : max), "max",
+                                      (json_int_t)max));
+    }
+    if (timing != NULL) {
+        json_object_set_new(timing, "precision", cli_realtime_json(&run->realtime, st));
+    }
+    return timing != NULL ? json_pack("{s:o}", "ringperf_timing", timing) : NULL;
+}
 
 /* print_send_lag reports how late open-loop requests left, and warns when the
  * client, not the server, was the limit. */
@@ -42,8 +75,8 @@ void cli_report_itl_fallbacks(const struct profile_run *run)
  * the server, may have set the pace. */
 #define CLIENT_BUSY_WARN 0.9
 
-/* print_client_load warns when a shard had no CPU to spare, and says when
- * receive times did not all come from the kernel. */
+/* print_client_load warns when a shard had no CPU to spare or waited for a free record, and
+ * says when receive times did not all come from the kernel. */
 void cli_report_client_load(const struct profile_run *run)
 {
     const struct engine_run_stats *st = &run->engine_stats;
@@ -54,6 +87,13 @@ void cli_report_client_load(const struct profile_run *run)
                (unsigned long long)st->user_timestamp_reads,
                (unsigned long long)(st->user_timestamp_reads + st->kernel_timestamp_reads),
                run->engine.user_timestamps ? ", or RINGPERF_USER_TIMESTAMPS=1 asked for it" : "");
+    }
+    if (st->record_waits > 0) {
+        printf("Warning: shards waited %llu time%s for a free record while a connection was free "
+               "and a request due: the coordinator had not yet given their records back, so the "
+               "client, not the server, held the load back. Give the coordinator a core of its "
+               "own (fewer --workers-max than CPUs) or lower --export-level.\n",
+               (unsigned long long)st->record_waits, st->record_waits == 1 ? "" : "s");
     }
     if (st->busiest_shard_cpu_fraction < CLIENT_BUSY_WARN) {
         return;

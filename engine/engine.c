@@ -68,20 +68,28 @@ bool engine_should_cancel(double cancel_fraction, uint64_t cancel_seed, uint64_t
     return (double)(z >> 11) / 9007199254740992.0 < cancel_fraction;
 }
 
-uint64_t engine_descriptors(const struct engine_config *config)
+uint32_t engine_shard_count(const struct engine_config *config)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t shards =
-        config->shard_count > 0 ? config->shard_count : (cpus > 0 ? (uint64_t)cpus : 1);
+    uint32_t shards = config->shard_count;
+    if (shards == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        shards = cpus > 0 ? (uint32_t)cpus : 1;
+    }
     if (shards > config->concurrency) {
         shards = config->concurrency;
     }
-    if (shards > ENGINE_MAX_SHARDS) {
-        shards = ENGINE_MAX_SHARDS;
+    /* Every shard needs at least one prefill slot to make progress. */
+    if (config->prefill_limit > 0 && shards > config->prefill_limit) {
+        shards = config->prefill_limit;
     }
+    return shards > ENGINE_MAX_SHARDS ? ENGINE_MAX_SHARDS : shards;
+}
+
+uint64_t engine_descriptors(const struct engine_config *config)
+{
     /* A socket per connection, an io_uring per shard, the coordinator's
      * eventfd and engine_probe's ring. */
-    return (uint64_t)config->concurrency + shards + 2;
+    return (uint64_t)config->concurrency + engine_shard_count(config) + 2;
 }
 
 int engine_probe(char *errbuf, size_t errcap)
@@ -161,20 +169,11 @@ static int fill_defaults(struct engine_config *config, char *errbuf, size_t errc
     if (config->ordinal_stride == 0) {
         config->ordinal_stride = 1;
     }
-    if (config->shard_count == 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        config->shard_count = cpus > 0 ? (uint32_t)cpus : 1;
+    if (config->record_hook != NULL && config->record_hook->on_finish == NULL) {
+        snprintf(errbuf, errcap, "engine: a record hook needs its on_finish");
+        return -EINVAL;
     }
-    if (config->shard_count > config->concurrency) {
-        config->shard_count = config->concurrency;
-    }
-    /* Every shard needs at least one prefill slot to make progress. */
-    if (config->prefill_limit > 0 && config->shard_count > config->prefill_limit) {
-        config->shard_count = config->prefill_limit;
-    }
-    if (config->shard_count > ENGINE_MAX_SHARDS) {
-        config->shard_count = ENGINE_MAX_SHARDS;
-    }
+    config->shard_count = engine_shard_count(config);
     return 0;
 }
 
@@ -487,6 +486,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     cpu_set_t saved_affinity;
     bool pinned = ret == 0 && pin_coordinator(&co, sysconf(_SC_NPROCESSORS_ONLN), &saved_affinity);
     int old_nice = ret == 0 ? yield_to_shards(pinned) : INT32_MIN;
+    int64_t coordinator_cpu_ns = 0;
     if (ret == 0) {
         co.start_ns = engine_now_ns();
         if (co.config.schedule != NULL && co.config.schedule_start_ns > co.start_ns) {
@@ -500,6 +500,7 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
                                             ? INT64_MAX
                                             : co.end_ns + co.config.grace_ns;
         }
+        coordinator_cpu_ns = engine__thread_cpu_ns();
         run_coordinator(&co);
     } else {
         cancel_all(&co);
@@ -512,14 +513,18 @@ int engine_run(const struct engine_config *config, const struct engine_record_si
     }
     restore_priority(old_nice);
     drain(&co);
+    coordinator_cpu_ns = engine__thread_cpu_ns() - coordinator_cpu_ns;
     if (ret == 0 && sink->on_finish != NULL) {
         struct engine_run_stats stats = {.shard_count = co.shard_count,
-                                         .coordinator_apart = pinned};
+                                         .coordinator_apart = pinned,
+                                         .coordinator_cpu_ns = coordinator_cpu_ns};
         for (uint32_t i = 0; i < co.shard_count; i++) {
             const struct engine__shard *shard = &co.shards[i];
             stats.kernel_timestamp_reads += shard->kernel_timestamp_reads;
             stats.user_timestamp_reads += shard->user_timestamp_reads;
             stats.realtime_shards += shard->realtime ? 1 : 0;
+            stats.record_waits += shard->record_waits;
+            stats.shards_cpu_ns += shard->loop_cpu_ns;
             /* Pacing spins are CPU spent by choice, not load: leave them out. */
             double busy = shard->loop_wall_ns > 0 ? (double)(shard->loop_cpu_ns - shard->spin_ns) /
                                                         (double)shard->loop_wall_ns

@@ -167,6 +167,22 @@ enum engine_conn_reuse {
                             request outside a session is a conversation of one turn) */
 };
 
+/* engine_record_hook is work the shards do on each record as it finishes, on
+ * their own threads and before the coordinator sees it (ringperf turns it into
+ * metrics there, so that the coordinator only writes the per-request files).
+ * on_finish(ctx, shard, record) runs on the thread of shard `shard` (0 ..
+ * engine_shard_count() - 1), at the same time as other shards' calls: ctx keeps
+ * what it changes per shard. It must not block. Every record carries
+ * annex_bytes of memory of its own in record.annex (allocated with the pool
+ * before the run, 64-byte aligned), which on_finish may fill for the sink's
+ * on_record to read; it keeps what was written there until the record's next
+ * use. */
+struct engine_record_hook {
+    void (*on_finish)(void *ctx, uint32_t shard, struct record *record);
+    void *ctx;
+    size_t annex_bytes;
+};
+
 /* engine_config describes a run. Without a schedule it is a closed loop:
  * `concurrency` requests in flight, the next one sent as soon as one ends.
  * With a schedule, requests leave at their due times on up to `concurrency`
@@ -275,7 +291,14 @@ struct engine_config {
     size_t max_events_per_request; /* 0 = ENGINE_DEFAULT_MAX_EVENTS */
     size_t max_text_bytes;         /* per request, output text kept for token counts */
     size_t max_error_body;         /* bytes of a non-2xx body kept for the message */
+    /* Per-record work on the shards' threads; NULL = none (borrowed). */
+    const struct engine_record_hook *record_hook;
 };
+
+/* engine_shard_count returns how many shards engine_run(config) starts:
+ * config->shard_count, or one per online CPU when 0, never more than the
+ * concurrency, the prefill limit or ENGINE_MAX_SHARDS. */
+uint32_t engine_shard_count(const struct engine_config *config);
 
 /* engine_should_cancel reports whether the request with this ordinal is one
  * of the cancel_fraction that a run with cancel_seed cancels. */
@@ -296,6 +319,15 @@ struct engine_run_stats {
     uint32_t realtime_shards;
     /* The coordinator ran on CPUs no shard was pinned to. */
     bool coordinator_apart;
+    /* Times a shard had a request to start and a connection free for it, but
+     * no free record: the coordinator still held every one of its pool (2 x
+     * connections + 8), so the load waited on the client. One count per wait. */
+    uint64_t record_waits;
+    /* CPU time (user and kernel) of the shards' loops, all together, and of the
+     * coordinator's thread over the same run, its sink's work included: the
+     * coordinator's share of the client's work is the second over the sum. */
+    int64_t shards_cpu_ns;
+    int64_t coordinator_cpu_ns;
 };
 
 /* engine_shard_live is one shard as the coordinator sees it between two

@@ -201,6 +201,10 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     rec->outcome = outcome;
     /* A server may echo the credentials it was sent: they are never stored. */
     record_redact(rec, shard->config->secrets);
+    const struct engine_record_hook *hook = shard->config->record_hook;
+    if (hook != NULL) {
+        hook->on_finish(hook->ctx, shard->id, rec);
+    }
     engine__prefill_done(shard, c);
     /* The done ring holds every record of the shard's pool, so this cannot fail. */
     bool pushed = engine_ring_push_ptr(&shard->done, rec);
@@ -453,10 +457,12 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c, 
     struct record_event *events = rec->events;
     char *text = rec->text;
     char *reasoning = rec->reasoning_text;
+    void *annex = rec->annex;
     *rec = (struct record){0};
     rec->events = events;
     rec->text = text;
     rec->reasoning_text = reasoning;
+    rec->annex = annex;
     rec->usage = RECORD_USAGE_NONE;
     rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
@@ -710,6 +716,32 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out, 
     }
 }
 
+/* work_due reports whether new work is due to start now. It only looks at the
+ * work ring: work taken out of it (has_next_work) that is due makes the loop
+ * poll without sleeping, which is right when a connection can take it and a
+ * busy spin when the shard waits for a record. */
+static bool work_due(struct engine__shard *shard, int64_t now)
+{
+    union engine_ring_item item = {.work = shard->next_work};
+    if (!shard->has_next_work && !engine_ring_peek(&shard->work, &item)) {
+        return false;
+    }
+    return now < shard->end_ns && item.work.due_ns <= now + ENGINE__SPIN_NS;
+}
+
+/* note_record_wait counts a start that waits for a record alone: a connection
+ * is idle and under the limits and work is due, but the coordinator holds
+ * every record of the pool. */
+static void note_record_wait(struct engine__shard *shard, int64_t now)
+{
+    uint32_t limit = engine__ramped(shard->conn_count, shard->config->concurrency_ramp_ns,
+                                    now - shard->start_ns);
+    bool waiting = shard->free_record_count == 0 && shard->idle_count > 0 &&
+                   shard->active_count < limit && engine__prefill_room(shard, now) &&
+                   work_due(shard, now);
+    engine__record_wait(shard, &shard->record_waiting_work, waiting);
+}
+
 void engine__start_requests(struct engine__shard *shard)
 {
     void *item = NULL;
@@ -735,6 +767,7 @@ void engine__start_requests(struct engine__shard *shard)
         struct record *rec = shard->free_records[--shard->free_record_count];
         engine__start_request(shard, c, now, &work, rec);
     }
+    note_record_wait(shard, now);
 }
 
 void engine__check_deadlines(struct engine__shard *shard)

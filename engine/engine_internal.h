@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "engine/engine.h"
 #include "engine/engine_ring.h"
@@ -242,6 +243,9 @@ struct engine__shard {
     struct record **free_records;
     uint32_t free_record_count;
     uint32_t record_count;
+    uint64_t record_waits;    /* engine_run_stats.record_waits, this shard's */
+    bool record_waiting_work; /* new work is waiting for a record now */
+    bool record_waiting_turn; /* a session's due turn is waiting for a record now */
     char *record_memory;
     char *tls_plain; /* decrypted bytes of one read; NULL when no target is https */
 
@@ -339,6 +343,24 @@ static inline void engine__prefill_done(struct engine__shard *shard, struct engi
         c->in_prefill = false;
         shard->prefill_active--;
     }
+}
+
+/* engine__record_wait notes whether a request that could start now waits for
+ * a free record (*waiting_now: the flag of one kind of start), counting each
+ * wait once, when it begins. */
+static inline void engine__record_wait(struct engine__shard *shard, bool *waiting_now, bool waiting)
+{
+    shard->record_waits += waiting && !*waiting_now;
+    *waiting_now = waiting;
+}
+
+/* engine__thread_cpu_ns returns the calling thread's CPU time (user and
+ * kernel) in ns. */
+static inline int64_t engine__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* engine__user_data packs an op kind, a connection index and its generation. */

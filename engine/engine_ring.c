@@ -56,6 +56,19 @@ bool engine_ring_pop(struct engine_ring *ring, union engine_ring_item *out_item)
     return true;
 }
 
+bool engine_ring_peek(struct engine_ring *ring, union engine_ring_item *out_item)
+{
+    uint64_t head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+    if (head == ring->tail_cached) {
+        ring->tail_cached = atomic_load_explicit(&ring->tail, memory_order_acquire);
+        if (head == ring->tail_cached) {
+            return false;
+        }
+    }
+    *out_item = ring->slots[head & ring->mask];
+    return true;
+}
+
 bool engine_ring_push_ptr(struct engine_ring *ring, void *ptr)
 {
     union engine_ring_item item = {.ptr = ptr};

@@ -59,6 +59,10 @@ bool engine_ring_push(struct engine_ring *ring, const union engine_ring_item *it
  * Returns false when the ring is empty. */
 bool engine_ring_pop(struct engine_ring *ring, union engine_ring_item *out_item);
 
+/* engine_ring_peek copies the oldest entry into *out_item without removing it
+ * (consumer side only). Returns false when the ring is empty. */
+bool engine_ring_peek(struct engine_ring *ring, union engine_ring_item *out_item);
+
 /* engine_ring_push_ptr and engine_ring_pop_ptr carry a pointer. */
 bool engine_ring_push_ptr(struct engine_ring *ring, void *ptr);
 bool engine_ring_pop_ptr(struct engine_ring *ring, void **out_ptr);

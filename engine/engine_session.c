@@ -294,4 +294,6 @@ void engine__sessions_resume(struct engine__shard *shard)
     }
     shard->next_think_ns = next;
     shard->think_blocked = blocked;
+    engine__record_wait(shard, &shard->record_waiting_turn,
+                        blocked && shard->free_record_count == 0);
 }

@@ -29,9 +29,18 @@ static uint64_t next_pow2(uint64_t v)
     return p;
 }
 
+/* annex_bytes is the room for the record hook's annex, in whole cache lines. */
+static size_t annex_bytes(const struct engine_config *config)
+{
+    size_t bytes = config->record_hook != NULL ? config->record_hook->annex_bytes : 0;
+    return (bytes + 63) & ~(size_t)63;
+}
+
+/* record_bytes is a record's memory: the annex first (64-byte aligned, as the
+ * pool's start is), then the events, then the texts. */
 static size_t record_bytes(const struct engine_config *config)
 {
-    return config->max_events_per_request * sizeof(struct record_event) +
+    return annex_bytes(config) + config->max_events_per_request * sizeof(struct record_event) +
            config->max_text_bytes * 2;
 }
 
@@ -51,13 +60,15 @@ static int init_records(struct engine__shard *shard, uint32_t count)
     const struct engine_config *config = shard->config;
     shard->records = calloc(count, sizeof(*shard->records));
     shard->free_records = calloc(count, sizeof(*shard->free_records));
-    shard->record_memory = malloc((size_t)count * record_stride(config));
+    shard->record_memory = aligned_alloc(64, (size_t)count * record_stride(config));
     if (shard->records == NULL || shard->free_records == NULL || shard->record_memory == NULL) {
         return -ENOMEM;
     }
     for (uint32_t i = 0; i < count; i++) {
         struct record *rec = &shard->records[i];
         char *base = shard->record_memory + (size_t)i * record_stride(config);
+        rec->annex = annex_bytes(config) > 0 ? base : NULL;
+        base += annex_bytes(config);
         rec->events = (struct record_event *)base;
         rec->text = base + config->max_events_per_request * sizeof(struct record_event);
         rec->reasoning_text = rec->text + config->max_text_bytes;
@@ -394,13 +405,6 @@ static void run_loop(struct engine__shard *shard)
     }
 }
 
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 void *engine__shard_main(void *arg)
 {
     struct engine__shard *shard = arg;
@@ -431,9 +435,9 @@ void *engine__shard_main(void *arg)
     ssize_t n = write(shard->wake_fd, &one, sizeof(one));
     if (shard->init_status == 0) {
         int64_t wall = engine_now_ns();
-        int64_t cpu = thread_cpu_ns();
+        int64_t cpu = engine__thread_cpu_ns();
         run_loop(shard);
-        shard->loop_cpu_ns = thread_cpu_ns() - cpu;
+        shard->loop_cpu_ns = engine__thread_cpu_ns() - cpu;
         shard->loop_wall_ns = engine_now_ns() - wall;
     }
     engine__close_all(shard);

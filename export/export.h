@@ -302,6 +302,10 @@ struct export_run {
      * the caller before the first export_run_record. */
     int64_t start_wall_ns;
     int64_t slice_ns; /* --slice-duration; 0 = none */
+    /* The interval logs take their values from parts of the run's results
+     * (export_run_interval_part) rather than from each record: set by the
+     * caller before the first record, only without --slice-duration. */
+    bool intervals_from_parts;
     struct export_intervals intervals;
     struct metrics_goodput goodput; /* parsed --goodput, for the timeslices */
     /* `ringperf merge` (cluster_share.h): the share the next record came from,
@@ -339,8 +343,14 @@ int export_run_clear(const char *dir, const struct profile_config *cfg);
 int export_run_open(struct export_run *exp, const char *dir, const struct profile_config *cfg);
 
 /* export_run_record appends one record to the per-request files (nothing at
- * export level summary) and to the interval logs and timeslices. Returns 0
- * or the first -errno of a writer. */
+ * export level summary) and to the interval logs (unless intervals_from_parts)
+ * and timeslices. Returns 0 or the first -errno of a writer. */
+/* export_run_interval_part writes, with intervals_from_parts, one interval of
+ * the logs from `part` (export_intervals_add_part). Returns 0 or the first
+ * -errno. */
+int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
+                             int64_t start_wall_ns, int64_t end_wall_ns);
+
 int export_run_record(struct export_run *exp, const struct record *record,
                       const struct metrics_record *metrics);
 
@@ -392,6 +402,15 @@ int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, in
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
                          const struct record *rec, const struct metrics_record *m, bool streaming,
                          const struct metrics_goodput *goodput);
+
+/* export_intervals_add_part writes one interval, [start_wall_ns, end_wall_ns),
+ * to the log of every logged metric that has values in `part`: a run holding
+ * the records that finished in that window (its histograms have the layout
+ * metrics_record_hist_new gives, as a metrics_run's do). Returns 0 or the first
+ * -errno. */
+int export_intervals_add_part(struct export_intervals *iv, const char *hlog_base,
+                              const struct metrics_run *part, int64_t start_wall_ns,
+                              int64_t end_wall_ns);
 
 /* export_intervals_close writes the open interval and closes the logs. Returns
  * 0 or the first -errno. Safe to call twice. */

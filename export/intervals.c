@@ -176,6 +176,29 @@ int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
     return iv->error;
 }
 
+int export_intervals_add_part(struct export_intervals *iv, const char *hlog_base,
+                              const struct metrics_run *part, int64_t start_wall_ns,
+                              int64_t end_wall_ns)
+{
+    int ret = 0;
+    for (int id = 0; id < METRICS_ID_COUNT && ret == 0; id++) {
+        const struct metrics_hist *h = metrics_run_record_hist(part, (enum metrics_id)id);
+        if (!logged(id) || metrics_hist_count(h) == 0) {
+            continue;
+        }
+        if (iv->log[id] == NULL) {
+            ret = open_log(iv, hlog_base, (enum metrics_id)id);
+        }
+        if (ret == 0) {
+            ret = export_hlog_write(iv->log[id], start_wall_ns, end_wall_ns - start_wall_ns, h);
+        }
+    }
+    if (ret != 0 && iv->error == 0) {
+        iv->error = ret;
+    }
+    return iv->error;
+}
+
 int export_intervals_close(struct export_intervals *iv, const char *hlog_base)
 {
     if (!iv->enabled) {

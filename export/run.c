@@ -336,19 +336,43 @@ int64_t export_wall_now_ns(void)
     return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-static int record_intervals(struct export_run *exp, const struct record *rec,
-                            const struct metrics_record *metrics)
+/* open_intervals opens the interval logs at the profiling phase's start (else `first_wall_ns`,
+ * the first record's) when they are not open yet. */
+static int open_intervals(struct export_run *exp, int64_t first_wall_ns)
 {
     if (!exp->intervals.enabled && exp->intervals.error == 0) {
-        int64_t start = exp->start_wall_ns != 0 ? exp->start_wall_ns : rec->wall_start_ns;
+        int64_t start = exp->start_wall_ns != 0 ? exp->start_wall_ns : first_wall_ns;
         int ret = export_intervals_open(&exp->intervals, start, exp->slice_ns);
         if (ret != 0) {
             exp->intervals.error = ret;
-            return ret;
         }
+    }
+    return exp->intervals.error;
+}
+
+static int record_intervals(struct export_run *exp, const struct record *rec,
+                            const struct metrics_record *metrics)
+{
+    if (exp->intervals_from_parts) {
+        return 0;
+    }
+    int ret = open_intervals(exp, rec->wall_start_ns);
+    if (ret != 0) {
+        return ret;
     }
     return export_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics, exp->streaming,
                                 &exp->goodput);
+}
+
+int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
+                             int64_t start_wall_ns, int64_t end_wall_ns)
+{
+    int ret = open_intervals(exp, start_wall_ns);
+    if (ret != 0) {
+        return ret;
+    }
+    return export_intervals_add_part(&exp->intervals, exp->paths.hlog_base, part, start_wall_ns,
+                                     end_wall_ns);
 }
 
 /* put_output writes one outputs.json entry: the request's identity and

@@ -291,10 +291,23 @@ int metrics_hist_merge(struct metrics_hist *dst, const struct metrics_hist *src)
     /* Take the summary first: src may be dst. */
     struct metrics_hist_summary s;
     metrics_hist_summary(src, &s);
-    for (size_t i = 0; i < dst->counts_len; i++) {
+    if (s.total_count == 0) {
+        return 0;
+    }
+    /* A histogram filled by recording has counts only between its exact extremes: add those
+     * buckets alone (a shard's interval touches a few KiB of a large array), and dst's extremes
+     * then still bound its counts. */
+    size_t lo = 0;
+    size_t hi = dst->counts_len - 1;
+    if (src->counts_from_outside) {
+        dst->counts_from_outside = true;
+    } else {
+        lo = counts_index(src, (uint64_t)s.min_value);
+        hi = counts_index(src, (uint64_t)s.max_value);
+    }
+    for (size_t i = lo; i <= hi; i++) {
         dst->counts[i] += src->counts[i];
     }
-    dst->counts_from_outside = true;
     apply_summary(dst, &s);
     return 0;
 }

@@ -622,6 +622,19 @@ void metrics_run_free(struct metrics_run *run);
 void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
                      const struct metrics_values *values);
 
+/* metrics_run_merge adds every request src holds into dst, as if dst had been
+ * given them with metrics_run_add (statistics and totals the same; the sum of
+ * a non-integer total may differ in its last bits, added in another order).
+ * Both runs must have the same configuration (metrics_run_new). src is not
+ * changed. Returns 0, or -EINVAL, changing nothing, when their histograms
+ * differ in layout. Exact samples past dst's cap fall back to the histogram as
+ * metrics_run_add's do. */
+int metrics_run_merge(struct metrics_run *dst, const struct metrics_run *src);
+
+/* metrics_run_reset empties `run` of its requests, keeping its configuration
+ * and its memory (sample arrays, histograms) for the next ones. */
+void metrics_run_reset(struct metrics_run *run);
+
 /* metrics_run_record_hist returns the histogram of record metric `id`
  * (values in base units; rates in milli-tokens/sec), owned by the run. */
 const struct metrics_hist *metrics_run_record_hist(const struct metrics_run *run,

@@ -116,6 +116,17 @@ void metrics_results_free(struct metrics_results *results);
 void metrics_record_compute(struct metrics_results *results, const struct record *record,
                             struct metrics_record *out);
 
+/* metrics_record_compute_in is metrics_record_compute with the working memory
+ * given: the tokenizer's scratch, and content_ns with room for every event of
+ * the record (NULL: the record gets no content responses), which
+ * out->request.content_ns then points into. It reads `results` and changes
+ * nothing there, so shards may call it at once, each with memory of its own,
+ * except where results->session_input_tokens is set (it remembers each
+ * session's history). */
+void metrics_record_compute_in(const struct metrics_results *results,
+                               struct tokenizer_scratch *scratch, int64_t *content_ns,
+                               const struct record *record, struct metrics_record *out);
+
 /* metrics_record_shared_reads returns how many of a successful streamed record's
  * content events arrived in the same network read as the content event before
  * them, and so carry that read's arrival time (0 for other records). */
@@ -139,5 +150,68 @@ void metrics_results_sweep_add(struct metrics_results *results,
 /* metrics_results_summarize is metrics_run_summarize of the run, with the sweep-line metrics.
  * Returns 0. */
 int metrics_results_summarize(struct metrics_results *results, struct metrics_summary *out);
+
+/* metrics_results_merge adds every record src holds into dst (both made by
+ * metrics_results_init with the same options): counts, error kinds (their
+ * sums; the kinds past METRICS_ERROR_KINDS_MAX of either side unlisted) and
+ * the metric run (metrics_run_merge); not the sweep-line collection, which
+ * metrics_results_sweep_add feeds. Returns 0, or -EINVAL as
+ * metrics_run_merge. */
+int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src);
+
+/* metrics_results_reset empties results of what metrics_results_merge takes,
+ * keeping its options and memory (and its sweep-line collection). */
+void metrics_results_reset(struct metrics_results *results);
+
+/* metrics_shards is a run's records turned into metrics on the shards that ran
+ * them (shard.c): each shard computes its records' metrics on its own thread,
+ * into each record's annex, and adds them to results of its own; the
+ * coordinator merges those into the run's results from time to time
+ * (metrics_shards_collect) and at the end (metrics_shards_collect_all). Opaque. */
+struct metrics_shards;
+
+/* metrics_shards_annex_bytes returns the annex a record needs (its
+ * metrics_record and room for max_events content times): the engine's
+ * engine_record_hook.annex_bytes. */
+size_t metrics_shards_annex_bytes(size_t max_events);
+
+/* metrics_shards_new makes the per-shard results of a run of `count` shards
+ * whose records hold at most max_events events each: made with `opts`, and
+ * counting tokens as `config` does (its tokenizer and payload lengths are
+ * borrowed for the run; each shard gets a tokenizer scratch of its own, grown
+ * here). Returns 0 and the shards in *out (free with metrics_shards_free);
+ * -EINVAL when count is 0 or config has session_input_tokens (a turn's input
+ * count remembers its session's history, which the coordinator keeps in
+ * order: such runs compute on the coordinator); -ENOMEM. */
+int metrics_shards_new(const struct metrics_results *config,
+                       const struct metrics_results_options *opts, uint32_t count,
+                       size_t max_events, struct metrics_shards **out);
+
+/* metrics_shards_free releases the shards; NULL is a no-op. */
+void metrics_shards_free(struct metrics_shards *shards);
+
+/* metrics_shards_record runs on shard `shard`'s thread (the engine's record
+ * hook): computes rec's metrics into its annex (metrics_shards_annex_bytes of
+ * it) and adds them to the shard's results. No lock, no allocation once the
+ * shard's arrays have grown. The sweep-line collection is left out: it keeps
+ * every request of the run (its content times included), which a shard's
+ * half, emptied at each collect, cannot; the coordinator adds each record from
+ * its annex (metrics_results_sweep_add of metrics_shards_of) as it sees it. */
+void metrics_shards_record(struct metrics_shards *shards, uint32_t shard, const struct record *rec);
+
+/* metrics_shards_of returns the metrics metrics_shards_record computed for rec,
+ * a view of its annex (request.content_ns included) valid while the record is. */
+const struct metrics_record *metrics_shards_of(const struct record *rec);
+
+/* metrics_shards_collect runs on the coordinator while the shards run: merges
+ * into results (metrics_results_merge; made with the same options) what each
+ * shard handed over since the last call, and asks each for what it adds next.
+ * results then holds, counts and metrics alike, every record a shard had
+ * finished by about the call before: a consistent view, one call late. */
+void metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
+
+/* metrics_shards_collect_all merges into results everything the shards hold,
+ * once their threads have ended: results then holds every record exactly. */
+void metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
 
 #endif

@@ -52,19 +52,11 @@ static bool is_content(const struct record_event *ev)
     return (ev->flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) != 0;
 }
 
-/* content_times fills the scratch buffer with the content responses' arrival
- * times; false when it could not grow (the record then has none). */
-static bool content_times(struct metrics_results *results, const struct record *rec,
+/* content_times fills `content_ns` (room for every event of rec) with the
+ * content responses' arrival times. */
+static void content_times(const struct record *rec, int64_t *content_ns,
                           struct metrics_request *req)
 {
-    if (rec->event_count > results->content_cap) {
-        int64_t *grown = realloc(results->content_ns, rec->event_count * sizeof(*grown));
-        if (grown == NULL) {
-            return false;
-        }
-        results->content_ns = grown;
-        results->content_cap = rec->event_count;
-    }
     uint32_t n = 0;
     req->first_output_index = UINT32_MAX;
     for (uint32_t i = 0; i < rec->event_count; i++) {
@@ -75,12 +67,26 @@ static bool content_times(struct metrics_results *results, const struct record *
         if (req->first_output_index == UINT32_MAX && (ev->flags & RECORD_EVENT_CONTENT) != 0) {
             req->first_output_index = n;
         }
-        results->content_ns[n++] = ev->arrival_ns;
+        content_ns[n++] = ev->arrival_ns;
     }
-    req->content_ns = results->content_ns;
+    req->content_ns = content_ns;
     req->content_count = n;
     if (req->first_output_index == UINT32_MAX) {
         req->first_output_index = n;
+    }
+}
+
+/* grow_content makes the results' scratch hold every event of rec; false when
+ * it could not grow. */
+static bool grow_content(struct metrics_results *results, const struct record *rec)
+{
+    if (rec->event_count > results->content_cap) {
+        int64_t *grown = realloc(results->content_ns, rec->event_count * sizeof(*grown));
+        if (grown == NULL) {
+            return false;
+        }
+        results->content_ns = grown;
+        results->content_cap = rec->event_count;
     }
     return true;
 }
@@ -107,11 +113,12 @@ static void server_tokens(const struct record_usage *u, struct metrics_request *
 }
 
 /* count_text returns the token count of a text, or METRICS_ABSENT for none. */
-static int64_t count_text(struct metrics_results *results, const char *text, size_t len)
+static int64_t count_text(const struct metrics_results *results, struct tokenizer_scratch *scratch,
+                          const char *text, size_t len)
 {
     size_t count = 0;
-    if (len == 0 || tokenizer_count(results->tokenizer, &results->token_scratch, text, len,
-                                    &count) != TOKENIZER_OK) {
+    if (len == 0 ||
+        tokenizer_count(results->tokenizer, scratch, text, len, &count) != TOKENIZER_OK) {
         return METRICS_ABSENT;
     }
     return count > 0 ? (int64_t)count : METRICS_ABSENT;
@@ -119,11 +126,11 @@ static int64_t count_text(struct metrics_results *results, const char *text, siz
 
 /* client_tokens counts as AIPerf does by default: one encode of all the output
  * text, one of all the reasoning text, and the payload's input tokens. */
-static void client_tokens(struct metrics_results *results, const struct record *rec,
-                          struct metrics_request *req)
+static void client_tokens(const struct metrics_results *results, struct tokenizer_scratch *scratch,
+                          const struct record *rec, struct metrics_request *req)
 {
-    req->tokens.output = count_text(results, rec->text, rec->text_len);
-    req->tokens.reasoning = count_text(results, rec->reasoning_text, rec->reasoning_len);
+    req->tokens.output = count_text(results, scratch, rec->text, rec->text_len);
+    req->tokens.reasoning = count_text(results, scratch, rec->reasoning_text, rec->reasoning_len);
     if (rec->in_session && results->session_input_tokens != NULL) {
         int64_t isl = results->session_input_tokens(results->session_ctx, rec, req->tokens.output);
         req->tokens.input = isl >= 0 ? isl : METRICS_ABSENT;
@@ -156,6 +163,15 @@ static void gate_tokens(const struct metrics_results *results, struct metrics_re
 void metrics_record_compute(struct metrics_results *results, const struct record *rec,
                             struct metrics_record *out)
 {
+    bool room = grow_content(results, rec);
+    metrics_record_compute_in(results, &results->token_scratch, room ? results->content_ns : NULL,
+                              rec, out);
+}
+
+void metrics_record_compute_in(const struct metrics_results *results,
+                               struct tokenizer_scratch *scratch, int64_t *content_ns,
+                               const struct record *rec, struct metrics_record *out)
+{
     struct metrics_request *req = &out->request;
     *req = (struct metrics_request){
         .failed = rec->outcome != RECORD_SUCCESS,
@@ -186,11 +202,10 @@ void metrics_record_compute(struct metrics_results *results, const struct record
     };
     server_tokens(&rec->usage, req);
     if (results->tokenizer != NULL && !results->use_server_token_count) {
-        client_tokens(results, rec, req);
+        client_tokens(results, scratch, rec, req);
     }
-    if (!content_times(results, rec, req)) {
-        req->content_count = 0;
-        req->first_output_index = 0;
+    if (content_ns != NULL) {
+        content_times(rec, content_ns, req);
     }
     if (results->per_chunk_usage) {
         req->first_chunk_tokens = rec->first_content_completion_tokens;
@@ -233,26 +248,28 @@ static size_t error_key_len(const char *message)
     return len;
 }
 
-static void add_error(struct metrics_results *results, const struct record *rec)
+/* add_error_kind counts `count` errors of one kind: code, type and the first key_len bytes of
+ * message. */
+static void add_error_kind(struct metrics_results *results, int code, const char *type,
+                           const char *message, size_t key_len, uint64_t count)
 {
-    size_t key = error_key_len(rec->error_message);
     for (size_t i = 0; i < results->error_kind_count; i++) {
         struct metrics_error_kind *kind = &results->errors[i];
-        if (kind->code == rec->error_code && strcmp(kind->type, rec->error_type) == 0 &&
-            strlen(kind->message) == key && strncmp(kind->message, rec->error_message, key) == 0) {
-            kind->count++;
+        if (kind->code == code && strcmp(kind->type, type) == 0 &&
+            strlen(kind->message) == key_len && strncmp(kind->message, message, key_len) == 0) {
+            kind->count += count;
             return;
         }
     }
     if (results->error_kind_count == METRICS_ERROR_KINDS_MAX) {
-        results->errors_unlisted++;
+        results->errors_unlisted += count;
         return;
     }
     struct metrics_error_kind *kind = &results->errors[results->error_kind_count++];
-    kind->code = rec->error_code;
-    memcpy(kind->type, rec->error_type, sizeof(kind->type));
-    snprintf(kind->message, sizeof(kind->message), "%.*s", (int)key, rec->error_message);
-    kind->count = 1;
+    kind->code = code;
+    snprintf(kind->type, sizeof(kind->type), "%s", type);
+    snprintf(kind->message, sizeof(kind->message), "%.*s", (int)key_len, message);
+    kind->count = count;
 }
 
 void metrics_results_add(struct metrics_results *results, const struct record *rec,
@@ -269,7 +286,8 @@ void metrics_results_add(struct metrics_results *results, const struct record *r
     } else {
         results->cancelled_count += rec->outcome == RECORD_CANCELLED;
         results->error_count++;
-        add_error(results, rec);
+        add_error_kind(results, rec->error_code, rec->error_type, rec->error_message,
+                       error_key_len(rec->error_message), 1);
     }
     if (rec->wall_start_ns != 0 &&
         (results->first_wall_ns == 0 || rec->wall_start_ns < results->first_wall_ns)) {
@@ -278,6 +296,29 @@ void metrics_results_add(struct metrics_results *results, const struct record *r
     metrics_run_add(results->run, &metrics->request, &metrics->values);
     metrics_results_sweep_add(results, metrics);
     results->same_read_events += metrics->shared_reads;
+}
+
+int metrics_results_merge(struct metrics_results *dst, const struct metrics_results *src)
+{
+    int ret = metrics_run_merge(dst->run, src->run);
+    if (ret != 0) {
+        return ret;
+    }
+    dst->success_count += src->success_count;
+    dst->error_count += src->error_count;
+    dst->cancelled_count += src->cancelled_count;
+    dst->errors_unlisted += src->errors_unlisted;
+    dst->same_read_events += src->same_read_events;
+    dst->itl_first_chunk_fallbacks += src->itl_first_chunk_fallbacks;
+    if (src->first_wall_ns != 0 &&
+        (dst->first_wall_ns == 0 || src->first_wall_ns < dst->first_wall_ns)) {
+        dst->first_wall_ns = src->first_wall_ns;
+    }
+    for (size_t i = 0; i < src->error_kind_count; i++) {
+        const struct metrics_error_kind *k = &src->errors[i];
+        add_error_kind(dst, k->code, k->type, k->message, strlen(k->message), k->count);
+    }
+    return 0;
 }
 
 void metrics_results_sweep_add(struct metrics_results *results,
@@ -311,6 +352,19 @@ int metrics_results_summarize(struct metrics_results *results, struct metrics_su
         metrics_sweep_summarize(results->sweep, &out->sweep);
     }
     return 0;
+}
+
+void metrics_results_reset(struct metrics_results *results)
+{
+    metrics_run_reset(results->run);
+    results->success_count = 0;
+    results->error_count = 0;
+    results->cancelled_count = 0;
+    results->first_wall_ns = 0;
+    results->error_kind_count = 0;
+    results->errors_unlisted = 0;
+    results->same_read_events = 0;
+    results->itl_first_chunk_fallbacks = 0;
 }
 
 uint32_t metrics_record_shared_reads(const struct record *rec, bool streaming)

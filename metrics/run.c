@@ -295,6 +295,101 @@ static void keep_sample(struct metrics_run *run, struct metrics_series *s, doubl
     s->samples[s->len++] = v;
 }
 
+/* merge_samples makes dst's samples hold src's values too, before src's
+ * histogram is merged into dst's (unpack_hist reads dst's own). */
+static void merge_samples(struct metrics_run *run, struct metrics_series *dst,
+                          const struct metrics_series *src)
+{
+    if (dst->lost || (src->in_hist && dst->in_hist)) {
+        return;
+    }
+    if (src->lost || (dst->in_hist && !unpack_hist(run, dst))) {
+        dst->lost = true;
+        dst->in_hist = false;
+        free_samples(dst);
+        return;
+    }
+    struct metrics_hist_iter it;
+    metrics_hist_iter_init(&it, src->hist);
+    while (src->in_hist && metrics_hist_iter_next(&it)) {
+        for (uint64_t i = 0; i < it.count; i++) {
+            keep_sample(run, dst, (double)it.lowest_value);
+        }
+    }
+    if (src->in_hist) {
+        return;
+    }
+    while (dst->cap - dst->len < src->len) {
+        if (!grow_samples(run, dst)) {
+            dst->lost = true; /* over the cap or out of memory: the histogram alone answers */
+            free_samples(dst);
+            return;
+        }
+    }
+    memcpy(dst->samples + dst->len, src->samples, src->len * sizeof(double));
+    dst->len += src->len;
+}
+
+int metrics_run_merge(struct metrics_run *dst, const struct metrics_run *src)
+{
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        if (!metrics_hist_same_layout(dst->series[id].hist, src->series[id].hist)) {
+            return -EINVAL;
+        }
+    }
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        struct metrics_series *d = &dst->series[id];
+        const struct metrics_series *s = &src->series[id];
+        if (metrics_hist_count(s->hist) == 0) {
+            continue;
+        }
+        merge_samples(dst, d, s);
+        metrics_hist_merge(d->hist, s->hist);
+        d->total += s->total;
+        d->total_f += s->total_f;
+    }
+    dst->valid_count += src->valid_count;
+    dst->error_count += src->error_count;
+    dst->good_count += src->good_count;
+    dst->usage_diff_count += src->usage_diff_count;
+    dst->discrepancy_count += src->discrepancy_count;
+    dst->osl_requested_count += src->osl_requested_count;
+    dst->osl_mismatch_count += src->osl_mismatch_count;
+    if (src->has_window) {
+        if (!dst->has_window || src->min_request_wall_ns < dst->min_request_wall_ns) {
+            dst->min_request_wall_ns = src->min_request_wall_ns;
+        }
+        if (!dst->has_window || src->max_response_wall_ns > dst->max_response_wall_ns) {
+            dst->max_response_wall_ns = src->max_response_wall_ns;
+        }
+        dst->has_window = true;
+    }
+    return 0;
+}
+
+void metrics_run_reset(struct metrics_run *run)
+{
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        struct metrics_series *s = &run->series[id];
+        metrics_hist_reset(s->hist);
+        s->len = 0; /* the array's memory stays for the next values */
+        s->lost = false;
+        s->in_hist = s->hist_exact_limit > 0;
+        s->total = 0;
+        s->total_f = 0;
+    }
+    run->valid_count = 0;
+    run->error_count = 0;
+    run->good_count = 0;
+    run->usage_diff_count = 0;
+    run->discrepancy_count = 0;
+    run->osl_requested_count = 0;
+    run->osl_mismatch_count = 0;
+    run->has_window = false;
+    run->min_request_wall_ns = 0;
+    run->max_response_wall_ns = 0;
+}
+
 static void add_value(struct metrics_run *run, enum metrics_id id, double v)
 {
     struct metrics_series *s = &run->series[id];

@@ -153,6 +153,9 @@ struct record {
     bool text_truncated; /* some text exceeded max_text_bytes */
 
     struct record_usage usage;
+    /* The engine user's memory of this record (engine_record_hook.annex_bytes),
+     * or NULL: owned by the engine, filled on the shard, read by the sink. */
+    void *annex;
 };
 
 /* record_outcome_name returns "success", "error" or "cancelled". */

@@ -281,6 +281,9 @@ static void assert_no_secret_in_tree(const char *path)
     closedir(d);
 }
 
+/* Two shards turn the records into metrics and the coordinator merges them: the summary's
+ * statistics must be those of the records it wrote, exactly (issue 20's golden check end to
+ * end). */
 Test(cli_exports, every_file_agrees_and_no_secret_leaks, .timeout = 120)
 {
     struct world w;
@@ -288,7 +291,8 @@ Test(cli_exports, every_file_agrees_and_no_secret_leaks, .timeout = 120)
     char *out = NULL;
     int rc = run_profile(&w,
                          "--model m --streaming --concurrency 4 --request-count 60 --osl 12 "
-                         "--random-seed 3 --api-key " SECRET_KEY " -H X-Token:" SECRET_HEADER
+                         "--workers-max 2 --random-seed 3 --api-key " SECRET_KEY
+                         " -H X-Token:" SECRET_HEADER
                          " --goodput time_to_first_token:1000 --export-level raw",
                          &out);
     cr_assert_eq(rc, 0, "%s", out);
@@ -731,5 +735,36 @@ Test(cli_exports, closed_loop_has_no_schedule_metrics_or_timeslices, .timeout = 
     free(console);
     json_decref(summary);
     free(json_text);
+    world_stop(&w);
+}
+
+/* Without --slice-duration the shards' results give the .hlog logs their intervals, one per
+ * progress interval: together they hold every record, as each record's own values did. The run
+ * lasts about 2.6 s (400 streams of 16 tokens, 2 at a time, 13 ms each at the mock's pace), so
+ * the logs have several intervals. */
+Test(cli_exports, interval_logs_from_the_shards_hold_every_record, .timeout = 120)
+{
+    struct world w;
+    world_start(&w, "0");
+    int rc = run_profile(
+        &w, "--model m --streaming --request-count 400 --concurrency 2 --workers-max 2 --osl 16",
+        NULL);
+    cr_assert_eq(rc, 0);
+    char *hlog = slurp(w.dir, "profile_export_time_to_first_token.hlog");
+    cr_assert_not_null(hlog);
+    int intervals = 0;
+    for (const char *p = strstr(hlog, ",HISTF"); p != NULL; p = strstr(p + 1, ",HISTF")) {
+        intervals++;
+    }
+    cr_assert_geq(intervals, 2, "a run of several seconds has several intervals:\n%s", hlog);
+    long long decoded = hlog_total_count(w.dir, "profile_export_time_to_first_token.hlog");
+    if (decoded >= 0) {
+        cr_assert_eq(decoded, 400, "HdrHistogram (Java) reads every request back");
+    }
+    decoded = hlog_total_count(w.dir, "profile_export_inter_chunk_latency.hlog");
+    if (decoded >= 0) {
+        cr_assert_eq(decoded, 400 * 7, "every gap between a stream's 8 chunks");
+    }
+    free(hlog);
     world_stop(&w);
 }

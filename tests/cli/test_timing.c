@@ -77,6 +77,9 @@ Test(timing_e2e, records_and_run_info_say_when_and_how_bytes_were_timed, .timeou
                  "run_info counts what the records flag");
     double busy = json_number_value(json_object_get(timing, "busiest_shard_cpu_fraction"));
     cr_assert(busy >= 0.0 && busy <= 1.5, "a share of one CPU: %f", busy);
+    cr_assert(json_is_integer(json_object_get(timing, "record_waits")), "run_info counts waits");
+    double share = json_number_value(json_object_get(timing, "coordinator_cpu_share"));
+    cr_assert(share > 0.0 && share < 1.0, "the coordinator's share of the client's CPU: %f", share);
     json_t *lag = json_object_get(timing, "send_lag_ns");
     cr_assert_leq(json_integer_value(json_object_get(lag, "p50")),
                   json_integer_value(json_object_get(lag, "max")));

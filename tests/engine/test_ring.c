@@ -95,3 +95,23 @@ Test(engine_ring, work_items_keep_ordinal_and_due_time)
     cr_assert_eq(out.work.due_ns, 123456789);
     engine_ring_destroy(&ring);
 }
+
+Test(engine_ring, peek_shows_the_oldest_entry_and_leaves_it)
+{
+    struct engine_ring ring = {0};
+    cr_assert_eq(engine_ring_init(&ring, 4), 0);
+    union engine_ring_item item;
+    cr_assert_not(engine_ring_peek(&ring, &item), "nothing to see in an empty ring");
+    cr_assert(engine_ring_push_ptr(&ring, (void *)7));
+    cr_assert(engine_ring_push_ptr(&ring, (void *)8));
+    for (int i = 0; i < 2; i++) {
+        cr_assert(engine_ring_peek(&ring, &item));
+        cr_assert_eq((uintptr_t)item.ptr, 7, "peek takes nothing away");
+    }
+    void *popped = NULL;
+    cr_assert(engine_ring_pop_ptr(&ring, &popped));
+    cr_assert_eq((uintptr_t)popped, 7);
+    cr_assert(engine_ring_peek(&ring, &item));
+    cr_assert_eq((uintptr_t)item.ptr, 8);
+    engine_ring_destroy(&ring);
+}

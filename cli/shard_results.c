@@ -1,0 +1,91 @@
+/*
+ * shard_results.c - wiring a profile run's metrics onto its shards (metrics/shard.c): the record
+ * hook, the collect at each progress tick and at the end (merged into the run's results and
+ * written as one interval of the .hlog logs), and each run's own shard state in a session.
+ */
+#include "cli/cli_profile.h"
+
+/* shard_record is the profiling phase's record hook: on the shard's thread. */
+static void shard_record(void *ctx, uint32_t shard, struct record *rec)
+{
+    metrics_shards_record(ctx, shard, rec);
+}
+
+int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts)
+{
+    if (run->results.session_input_tokens != NULL) {
+        return 0;
+    }
+    size_t max_events = run->engine.max_events_per_request != 0 ? run->engine.max_events_per_request
+                                                                : ENGINE_DEFAULT_MAX_EVENTS;
+    run->shard_slots = engine_shard_count(&run->engine);
+    char errbuf[256];
+    int ret = metrics_results_init(&run->part, opts, errbuf, sizeof(errbuf));
+    if (ret == 0) {
+        ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
+    }
+    run->hook = (struct engine_record_hook){.on_finish = shard_record,
+                                            .ctx = run->shards,
+                                            .annex_bytes = metrics_shards_annex_bytes(max_events)};
+    return ret;
+}
+
+void cli_shards_arm(struct profile_run *run)
+{
+    bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
+    run->engine.record_hook = sharded ? &run->hook : NULL;
+    run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
+    run->part_start_wall_ns = run->exp.start_wall_ns;
+}
+
+const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
+                                                       const struct record *rec,
+                                                       struct metrics_record *local)
+{
+    run->seen_errors += rec->outcome != RECORD_SUCCESS;
+    run->seen_records++;
+    if (run->engine.record_hook != NULL) {
+        const struct metrics_record *m = metrics_shards_of(rec);
+        metrics_results_sweep_add(&run->results, m);
+        return m;
+    }
+    metrics_record_compute(&run->results, rec, local);
+    metrics_results_add(&run->results, rec, local);
+    return local;
+}
+
+int cli_shards_collect(struct profile_run *run, bool all)
+{
+    int64_t now = export_wall_now_ns();
+    if (all) {
+        metrics_shards_collect_all(run->shards, &run->part);
+    } else {
+        metrics_shards_collect(run->shards, &run->part);
+    }
+    (void)metrics_results_merge(&run->results, &run->part); /* same options: same layouts */
+    int64_t end = all ? now : run->asked_wall_ns;
+    int ret = 0;
+    if (run->exp.intervals_from_parts && run->export_error == 0 && end > run->part_start_wall_ns) {
+        ret = export_run_interval_part(&run->exp, run->part.run, run->part_start_wall_ns, end);
+    }
+    if (run->asked_wall_ns != 0) {
+        run->part_start_wall_ns = end;
+    }
+    run->asked_wall_ns = now;
+    metrics_results_reset(&run->part);
+    return ret;
+}
+
+void cli_shards_release(struct profile_run *run)
+{
+    metrics_shards_free(run->shards);
+    metrics_results_free(&run->part);
+    run->shards = NULL;
+    run->shard_slots = 0;
+    run->hook = (struct engine_record_hook){0};
+    run->part = (struct metrics_results){0};
+    run->part_start_wall_ns = 0;
+    run->asked_wall_ns = 0;
+    run->seen_records = 0;
+    run->seen_errors = 0;
+}

@@ -1,0 +1,316 @@
+/*
+ * test_shards.c - the golden comparison of issue 20: the same records turned
+ * into metrics on three shard threads (metrics_shards, merged while they run
+ * and at the end) give every record the metrics, and the run the summary, that
+ * the coordinator's path (metrics_record_compute, metrics_results_add) gives,
+ * image and audio metrics and the sweep-line metrics included (the latter fed
+ * on the coordinator from each record's annex, in the shards' order).
+ * Client-side token counts come from a small byte-level BPE tokenizer with the
+ * GPT-2 split pattern, so every shard runs the regex and BPE at once.
+ */
+#include <criterion/criterion.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/metrics_record.h"
+
+#define SHARDS 3
+#define RECORDS 3000
+#define MAX_EVENTS 24
+#define TEXT_CAP 512
+
+struct fake {
+    struct record rec;
+    struct record_event events[MAX_EVENTS];
+    char text[TEXT_CAP];
+    char reasoning[TEXT_CAP];
+};
+
+/* tiny_tokenizer is byte-level BPE over the 256 bytes, merging "he", "ll",
+ * "hell", "hello" and " w", split by the GPT-2 pattern. */
+static struct tokenizer *tiny_tokenizer(void)
+{
+    static char json[16384];
+    size_t o = (size_t)snprintf(json, sizeof(json),
+                                "{\"added_tokens\": [], \"normalizer\": null, \"pre_tokenizer\": "
+                                "{\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
+                                "\"use_regex\": true}, \"decoder\": {\"type\": \"ByteLevel\"}, "
+                                "\"model\": {\"type\": \"BPE\", \"vocab\": {");
+    int extra = 0;
+    for (int b = 0; b < 256; b++) {
+        bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+        int cp = printable ? b : 256 + extra++;
+        if (cp == '"' || cp == '\\') {
+            o += (size_t)snprintf(json + o, sizeof(json) - o, "\"\\%c\": %d, ", cp, b);
+        } else if (cp < 0x80) {
+            o += (size_t)snprintf(json + o, sizeof(json) - o, "\"%c\": %d, ", cp, b);
+        } else {
+            o += (size_t)snprintf(json + o, sizeof(json) - o, "\"%c%c\": %d, ",
+                                  (char)(0xC0 | (cp >> 6)), (char)(0x80 | (cp & 0x3F)), b);
+        }
+    }
+    snprintf(json + o, sizeof(json) - o,
+             "\"he\": 256, \"ll\": 257, \"hell\": 258, \"hello\": 259, \"\xc4\xa0w\": 260}, "
+             "\"merges\": [\"h e\", \"l l\", \"he ll\", \"hell o\", \"\xc4\xa0 w\"]}}");
+    struct tokenizer *tok = NULL;
+    char err[TOKENIZER_ERR_CAP];
+    cr_assert_eq(tokenizer_load_buffer(json, strlen(json), "tiny", &tok, err, sizeof(err)), 0, "%s",
+                 err);
+    return tok;
+}
+
+static uint64_t next_rand(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+static void fill_text(char *out, size_t *len, uint64_t words, uint64_t *rng)
+{
+    static const char *const vocab[] = {"hello", " world", " hell", "o", " rivers", "\n", " 42"};
+    *len = 0;
+    for (uint64_t i = 0; i < words && *len + 8 < TEXT_CAP; i++) {
+        const char *w = vocab[next_rand(rng) % 7];
+        memcpy(out + *len, w, strlen(w));
+        *len += strlen(w);
+    }
+}
+
+/* make_record fills one of a run's records: mostly streamed successes with
+ * content and reasoning events at irregular times, some errors and
+ * cancellations, usage on most. */
+static void make_record(struct fake *f, uint64_t i, uint64_t *rng)
+{
+    struct record *r = &f->rec;
+    *r = (struct record){.ordinal = i, .shard_id = (uint32_t)(i % SHARDS), .payload_index = i % 4};
+    r->usage = RECORD_USAGE_NONE;
+    r->events = f->events;
+    r->text = f->text;
+    r->reasoning_text = f->reasoning;
+    uint64_t kind = next_rand(rng) % 100;
+    r->outcome = kind < 90 ? RECORD_SUCCESS : kind < 97 ? RECORD_ERROR : RECORD_CANCELLED;
+    r->wall_start_ns = 1700000000000000000LL + (int64_t)i * 1000003;
+    r->send_start_ns = 5000000000LL + (int64_t)i * 1000003;
+    r->scheduled_ns = r->send_start_ns - (int64_t)(next_rand(rng) % 5000);
+    r->send_end_ns = r->send_start_ns + 20000;
+    int64_t t = r->send_end_ns + (int64_t)(next_rand(rng) % 3000000);
+    r->event_count = 1 + (uint32_t)(next_rand(rng) % (MAX_EVENTS - 1));
+    for (uint32_t e = 0; e < r->event_count; e++) {
+        t += (int64_t)(next_rand(rng) % 400000);
+        uint32_t flags = e < 2 && i % 5 == 0 ? RECORD_EVENT_REASONING : RECORD_EVENT_CONTENT;
+        flags |= next_rand(rng) % 9 == 0 ? RECORD_EVENT_SAME_READ : 0;
+        f->events[e] = (struct record_event){.arrival_ns = t, .flags = flags};
+    }
+    r->end_ns = t + 1000;
+    r->http.first_byte_ns = r->send_end_ns + 500;
+    fill_text(f->text, &r->text_len, r->event_count, rng);
+    fill_text(f->reasoning, &r->reasoning_len, i % 5 == 0 ? 2 : 0, rng);
+    if (r->outcome != RECORD_SUCCESS) {
+        r->error_code = r->outcome == RECORD_CANCELLED ? 499 : 500 + (int)(i % 3);
+        snprintf(r->error_type, sizeof(r->error_type), "%s",
+                 r->outcome == RECORD_CANCELLED ? "RequestCancellationError" : "HTTPError");
+        snprintf(r->error_message, sizeof(r->error_message), "failure %d", (int)(i % 4));
+    } else if (i % 7 != 0) {
+        r->usage.present = true;
+        r->usage.prompt_tokens = 30 + (int64_t)(i % 11);
+        r->usage.completion_tokens = (int64_t)r->event_count + (int64_t)(i % 3);
+        r->usage.total_tokens = r->usage.prompt_tokens + r->usage.completion_tokens;
+    }
+}
+
+struct shard_worker {
+    struct metrics_shards *shards;
+    struct fake *records;
+    uint32_t shard;
+};
+
+static void *run_shard(void *arg)
+{
+    struct shard_worker *w = arg;
+    for (uint64_t i = w->shard; i < RECORDS; i += SHARDS) {
+        metrics_shards_record(w->shards, w->shard, &w->records[i].rec);
+    }
+    return NULL;
+}
+
+static void init_results(struct metrics_results *r, const struct metrics_results_options *opts,
+                         const struct tokenizer *tok, const int64_t *isl)
+{
+    /* Payloads with images and audio: the shards must compute those metrics too. */
+    static const int64_t images[4] = {0, 1, 3, 2};
+    static const double audio_seconds[4] = {-1, 2.5, 0.75, 12};
+    char err[256];
+    cr_assert_eq(metrics_results_init(r, opts, err, sizeof(err)), 0, "%s", err);
+    r->tokenizer = tok;
+    r->payload_isl = isl;
+    r->payload_images = images;
+    r->payload_audio_seconds = audio_seconds;
+    r->open_loop = true;
+}
+
+static void assert_same_sweep(const struct metrics_sweep_summary *a,
+                              const struct metrics_sweep_summary *b)
+{
+    cr_assert(a->present, "the run's requests fit the sweep collector");
+    cr_assert_eq(a->present, b->present);
+    cr_assert_eq(a->icl, b->icl);
+    cr_assert_eq(a->window_start_ns, b->window_start_ns);
+    cr_assert_eq(a->window_end_ns, b->window_end_ns);
+    for (int id = 0; id < METRICS_SWEEP_COUNT; id++) {
+        const double *x = &a->stat[id].avg;
+        const double *y = &b->stat[id].avg;
+        for (int k = 0; k < 8; k++) {
+            /* Sums taken in another order may differ in their last bits. */
+            double tol = 1e-9 * (x[k] < 0 ? -x[k] : x[k]);
+            cr_assert(x[k] - y[k] <= tol && y[k] - x[k] <= tol, "sweep %d field %d: %.17g vs %.17g",
+                      id, k, x[k], y[k]);
+        }
+    }
+}
+
+static void assert_same_stats(const struct metrics_stats *a, const struct metrics_stats *b,
+                              const char *what, int id)
+{
+    const double *x = &a->avg;
+    const double *y = &b->avg;
+    for (int k = 0; k < 15; k++) {
+        cr_assert(x[k] == y[k] || (x[k] != x[k] && y[k] != y[k]), "%s %d field %d: %.17g vs %.17g",
+                  what, id, k, x[k], y[k]);
+    }
+    cr_assert_eq(a->count, b->count, "%s %d count", what, id);
+}
+
+static void assert_same_summary(struct metrics_results *a, struct metrics_results *b)
+{
+    struct metrics_summary *sa = calloc(1, sizeof(*sa));
+    struct metrics_summary *sb = calloc(1, sizeof(*sb));
+    cr_assert(sa != NULL && sb != NULL);
+    metrics_results_summarize(a, sa);
+    metrics_results_summarize(b, sb);
+    assert_same_sweep(&sa->sweep, &sb->sweep);
+    cr_assert_eq(sa->exact, sb->exact);
+    for (int id = 0; id < METRICS_ID_COUNT; id++) {
+        cr_assert_eq(sa->record_present[id], sb->record_present[id], "metric %d", id);
+        if (sa->record_present[id]) {
+            assert_same_stats(&sa->record[id], &sb->record[id], "metric", id);
+        }
+        cr_assert_eq(sa->adj_present[id], sb->adj_present[id], "adj %d", id);
+        for (int p = 0; sa->adj_present[id] && p < METRICS_ADJ_PERCENTILES; p++) {
+            cr_assert(sa->adj[id].percentile[p] == sb->adj[id].percentile[p], "adj %d", id);
+            cr_assert_eq(sa->adj[id].finite[p], sb->adj[id].finite[p]);
+        }
+    }
+    for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+        cr_assert_eq(sa->scalar_present[id], sb->scalar_present[id], "scalar %d", id);
+        cr_assert(sa->scalar[id] == sb->scalar[id], "scalar %d: %.17g vs %.17g", id, sa->scalar[id],
+                  sb->scalar[id]);
+    }
+    cr_assert(sa->record_present[METRICS_TTFT] && sa->record_present[METRICS_OSL]);
+    cr_assert(sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]);
+    cr_assert(sa->adj_present[METRICS_REQUEST_LATENCY], "the run had errors: adj_ blocks");
+    free(sa);
+    free(sb);
+}
+
+/* golden runs the records through both paths, the shards on threads of their
+ * own while this thread collects, and compares. */
+static void golden(const struct metrics_results_options *opts, const struct tokenizer *tok)
+{
+    static const int64_t isl[4] = {31, 32, 33, 1000};
+    uint64_t rng = 42;
+    struct fake *records = calloc(RECORDS, sizeof(*records));
+    struct metrics_record *expected = calloc(RECORDS, sizeof(*expected));
+    size_t annex_bytes = metrics_shards_annex_bytes(MAX_EVENTS);
+    char *annexes = calloc(RECORDS, annex_bytes);
+    cr_assert(records != NULL && expected != NULL && annexes != NULL);
+    struct metrics_results coordinator;
+    struct metrics_results sharded;
+    init_results(&coordinator, opts, tok, isl);
+    init_results(&sharded, opts, tok, isl);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        make_record(&records[i], i, &rng);
+        records[i].rec.annex = annexes + i * annex_bytes;
+        metrics_record_compute(&coordinator, &records[i].rec, &expected[i]);
+        metrics_results_add(&coordinator, &records[i].rec, &expected[i]);
+    }
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&sharded, opts, SHARDS, MAX_EVENTS, &shards), 0);
+    struct shard_worker workers[SHARDS];
+    pthread_t threads[SHARDS];
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
+        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
+    }
+    for (int k = 0; k < 200; k++) {
+        metrics_shards_collect(shards, &sharded); /* as the progress ticks do, meanwhile */
+    }
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        pthread_join(threads[s], NULL);
+    }
+    metrics_shards_collect_all(shards, &sharded);
+    /* The coordinator's own sweep-line collection, from the annexes, in another order than the
+     * records were made: the order they would arrive in, shard by shard. */
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        for (uint64_t i = s; i < RECORDS; i += SHARDS) {
+            metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+        }
+    }
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        const struct metrics_record *m = metrics_shards_of(&records[i].rec);
+        cr_assert_eq(memcmp(m->values.has, expected[i].values.has, sizeof(m->values.has)), 0,
+                     "record %llu", (unsigned long long)i);
+        for (int id = 0; id < METRICS_ID_COUNT; id++) {
+            cr_assert(!m->values.has[id] || m->values.value[id] == expected[i].values.value[id],
+                      "record %llu metric %d", (unsigned long long)i, id);
+        }
+        cr_assert_eq(m->shared_reads, expected[i].shared_reads);
+        cr_assert_eq(m->request.content_count, expected[i].request.content_count);
+    }
+    cr_assert_eq(sharded.success_count, coordinator.success_count);
+    cr_assert_eq(sharded.error_count, coordinator.error_count);
+    cr_assert_eq(sharded.cancelled_count, coordinator.cancelled_count);
+    cr_assert_eq(sharded.error_kind_count, coordinator.error_kind_count);
+    cr_assert_eq(sharded.same_read_events, coordinator.same_read_events);
+    cr_assert_gt(coordinator.same_read_events, 0);
+    cr_assert_eq(sharded.first_wall_ns, coordinator.first_wall_ns);
+    assert_same_summary(&coordinator, &sharded);
+    metrics_shards_free(shards);
+    metrics_results_free(&coordinator);
+    metrics_results_free(&sharded);
+    free(annexes);
+    free(expected);
+    free(records);
+}
+
+Test(metrics_shards, tokenizer_counts_give_the_coordinators_summary, .timeout = 120)
+{
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true, .goodput = "time_to_first_token:2"};
+    golden(&opts, tok);
+    tokenizer_free(tok);
+}
+
+Test(metrics_shards, server_counts_give_the_coordinators_summary, .timeout = 120)
+{
+    struct metrics_results_options opts = {
+        .streaming = true, .network_rtt_given = true, .network_rtt_ns = 100000};
+    golden(&opts, NULL);
+}
+
+Test(metrics_shards, a_run_that_remembers_session_history_stays_on_the_coordinator)
+{
+    struct metrics_results r;
+    char err[64];
+    struct metrics_results_options opts = {.streaming = true};
+    cr_assert_eq(metrics_results_init(&r, &opts, err, sizeof(err)), 0);
+    r.session_input_tokens = (int64_t(*)(void *, const struct record *, int64_t))1;
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&r, &opts, 2, 8, &shards), -EINVAL);
+    r.session_input_tokens = NULL;
+    cr_assert_eq(metrics_shards_new(&r, &opts, 0, 8, &shards), -EINVAL);
+    metrics_results_free(&r);
+}
