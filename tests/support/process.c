@@ -5,8 +5,10 @@
 
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,27 +18,45 @@ extern char **environ;
 
 #define MOCK_ARGS_MAX 32
 
+/* redirect points fd at the pipe's write end, or at /dev/null (in the child, before exec:
+ * async-signal-safe calls only). */
+static void redirect(int fd, bool to_pipe, int pipe_write)
+{
+    if (to_pipe) {
+        dup2(pipe_write, fd);
+        return;
+    }
+    int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) {
+        dup2(null_fd, fd);
+        close(null_fd);
+    }
+}
+
+/* spawn_child_env forks and execs argv. The child is tied to the test: PR_SET_PDEATHSIG sends
+ * it SIGTERM when the test process ends, so a test that fails midway (Criterion ends its
+ * process at the first failed assertion) leaves no mock server or run behind. */
 struct child spawn_child_env(char *const argv[], char *const envp[], enum child_output what)
 {
     int pipe_fds[2];
     cr_assert_eq(pipe(pipe_fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    if (what != CHILD_STDERR) {
-        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    } else {
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    if (what != CHILD_STDOUT) {
-        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-    } else {
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    }
-    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+    char *const *env = envp != NULL ? envp : environ;
+    pid_t parent = getpid();
     struct child child = {0};
-    int ret = posix_spawn(&child.pid, argv[0], &actions, NULL, argv, envp != NULL ? envp : environ);
-    cr_assert_eq(ret, 0, "spawn %s: %s", argv[0], strerror(ret));
-    posix_spawn_file_actions_destroy(&actions);
+    child.pid = fork();
+    cr_assert_geq(child.pid, 0, "fork: %s", strerror(errno));
+    if (child.pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) {
+            _exit(127); /* the test ended before the tie was made */
+        }
+        redirect(STDOUT_FILENO, what != CHILD_STDERR, pipe_fds[1]);
+        redirect(STDERR_FILENO, what != CHILD_STDOUT, pipe_fds[1]);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        execve(argv[0], argv, env);
+        _exit(127);
+    }
     close(pipe_fds[1]);
     child.out = fdopen(pipe_fds[0], "r");
     cr_assert_not_null(child.out);
