@@ -1,10 +1,12 @@
 /*
  * report.c - what a profile run says about itself after its tables: how late open-loop
  * requests left, --per-chunk-usage fallbacks, a client short of CPU or of free records; its
- * run_info "ringperf_timing"; and its title.
+ * run_info "ringperf_timing"; its title; and the end of a run that went ahead: the exports'
+ * summaries, the scrapers' files, the MPI merge, the live API's final state and the exit status.
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli_profile.h"
 
@@ -109,4 +111,57 @@ const char *cli_report_title(const struct profile_run *run, char *buf, size_t ca
 {
     snprintf(buf, cap, "ringperf | %s", endpoint_type_metrics_title(run->requests.type));
     return buf;
+}
+
+/* report_export_failure names the file that could not be written, why, and
+ * how many records the records file kept. */
+static void report_export_failure(const struct profile_run *run, int err)
+{
+    char file[EXPORT_PATH_BYTES + 16];
+    export_run_failed_file(&run->exp, file, sizeof(file));
+    long kept = export_run_records_kept(&run->exp);
+    fprintf(stderr, "ringperf profile: writing %s failed: %s",
+            file[0] != '\0' ? file : run->exp.paths.dir, strerror(-err));
+    if (kept >= 0) {
+        fprintf(stderr, "; %ld complete records kept in %s", kept, run->exp.paths.records);
+    }
+    fprintf(stderr, "\n");
+}
+
+int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
+{
+    int close_ret = export_run_close(&run->exp);
+    if (run->export_error != 0 || close_ret != 0) {
+        report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
+        return 1;
+    }
+    char title[80];
+    struct export_finish_info finish = {
+        .cfg = &run->cfg,
+        .was_cancelled = run->stop.requested,
+        .title = cli_report_title(run, title, sizeof(title)),
+        .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
+        .run_info_extra = cli_report_timing(run),
+        .warmup = &run->warmup,
+    };
+    if (finish.run_info_extra != NULL && run->point_info != NULL) {
+        json_object_update(finish.run_info_extra, run->point_info);
+    }
+    cli_scrapers_stop(&run->scrapers);
+    finish.gpu_telemetry = run->scrapers.gpus;
+    int status = export_run_finish(&run->exp, &run->results, &finish);
+    json_decref(finish.run_info_extra);
+    if (cli_scrapers_write(&run->scrapers, &run->exp, &run->cfg) != 0) {
+        status = 1;
+    }
+    cli_report_send_lag(run);
+    cli_report_itl_fallbacks(run);
+    cli_report_client_load(run);
+    /* MPI: the merge first, so that the live API ends on the whole run's figures. */
+    status = cluster_share_finish(&run->cluster, run->stop.requested,
+                                  run->threshold_exceeded ? 1 : status);
+    cli_live_finish(&run->live, &run->results, false,
+                    cluster_share_results_path(&run->cluster, run->exp.paths.json));
+    /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
+    return cli_signals_exit_status(signals, status);
 }
