@@ -135,10 +135,12 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
         report_export_failure(run, run->export_error != 0 ? run->export_error : close_ret);
         return 1;
     }
+    /* The signal watcher may be storing a stop right now: read it as it is written. */
+    bool stopped = __atomic_load_n(&run->stop.requested, __ATOMIC_ACQUIRE) != 0;
     char title[80];
     struct export_finish_info finish = {
         .cfg = &run->cfg,
-        .was_cancelled = run->stop.requested,
+        .was_cancelled = stopped,
         .title = cli_report_title(run, title, sizeof(title)),
         .schedule_lag = run->requests.fixed_schedule ? run->send_lag : NULL,
         .run_info_extra = cli_report_timing(run),
@@ -158,7 +160,7 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
     cli_report_itl_fallbacks(run);
     cli_report_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
-    status = cluster_share_finish(&run->cluster, run->stop.requested,
+    status = cluster_share_finish(&run->cluster, stopped,
                                   run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
