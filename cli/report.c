@@ -160,8 +160,7 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
     cli_report_itl_fallbacks(run);
     cli_report_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
-    status = cluster_share_finish(&run->cluster, stopped,
-                                  run->threshold_exceeded ? 1 : status);
+    status = cluster_share_finish(&run->cluster, stopped, run->threshold_exceeded ? 1 : status);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
     /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
