@@ -36,8 +36,9 @@ void multirun_py_float(double v, char *out, size_t cap)
     }
     int decimals = digits - 1 - exponent;
     snprintf(out, cap, "%.*f", decimals > 0 ? decimals : 0, v);
-    if (strchr(out, '.') == NULL && strlen(out) + 3 <= cap) {
-        strcat(out, ".0");
+    size_t len = strlen(out);
+    if (strchr(out, '.') == NULL && len + 3 <= cap) {
+        memcpy(out + len, ".0", 3); /* Python writes a whole float as 5.0 */
     }
 }
 
