@@ -66,6 +66,12 @@ int dataset__parse_record(struct dataset_inputs *ds, const char *line, size_t le
  * DATASET_INPUT_AUTO and the first record does not parse, so that the caller
  * can try the whole text as an inputs.json. */
 #define DATASET_LINES_NOT_JSONL (-3)
+
+/* dataset__inputs_json_fallback loads data whole as an inputs.json after its first line did
+ * not parse as a JSONL record (DATASET_LINES_NOT_JSONL): a pretty-printed inputs.json. Returns
+ * 0, or -1 with err kept (the line's complaint) when data is not one, or the loader's error. */
+int dataset__inputs_json_fallback(struct dataset_inputs *ds, const char *data, size_t len,
+                                  const char *name, char *err, size_t cap);
 int dataset__load_lines(struct dataset_inputs *ds, FILE *f, const char *name, const char *session,
                         char *err, size_t cap);
 

@@ -164,13 +164,19 @@ static int load_lines_buffer(struct dataset_inputs *ds, const char *data, size_t
     int ret = dataset__load_lines(ds, f, file, NULL, err, cap);
     fclose(f);
     if (ret == DATASET_LINES_NOT_JSONL) {
-        if (!dataset__looks_like_inputs_json(data, len)) {
-            return -1;
-        }
-        ds->type = DATASET_INPUT_INPUTS_JSON;
-        ret = dataset__load_inputs_json(ds, data, len, file, err, cap);
+        ret = dataset__inputs_json_fallback(ds, data, len, file, err, cap);
     }
     return ret;
+}
+
+int dataset__inputs_json_fallback(struct dataset_inputs *ds, const char *data, size_t len,
+                                  const char *name, char *err, size_t cap)
+{
+    if (!dataset__looks_like_inputs_json(data, len)) {
+        return -1; /* err keeps the first line's complaint */
+    }
+    ds->type = DATASET_INPUT_INPUTS_JSON;
+    return dataset__load_inputs_json(ds, data, len, name, err, cap);
 }
 
 static struct dataset_inputs *new_dataset(const struct dataset_inputs_options *opts)

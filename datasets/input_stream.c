@@ -163,12 +163,10 @@ static int retry_as_inputs_json(struct dataset_inputs *ds, const char *path, cha
     char whole_err[DATASET_ERR_CAP];
     size_t len = 0;
     char *data = read_whole(path, &len, whole_err, sizeof(whole_err));
-    if (data == NULL || !dataset__looks_like_inputs_json(data, len)) {
-        free(data);
+    if (data == NULL) {
         return -1;
     }
-    ds->type = DATASET_INPUT_INPUTS_JSON;
-    int ret = dataset__load_inputs_json(ds, data, len, path, err, cap);
+    int ret = dataset__inputs_json_fallback(ds, data, len, path, err, cap);
     free(data);
     return ret;
 }
