@@ -451,6 +451,7 @@ static int prepare_results(struct profile_run *run)
     /* AIPerf's PRODUCES_TOKENS_ONLY and TOKENIZES_INPUT_ONLY metrics, by endpoint metadata. */
     run->results.produces_tokens = endpoint_type_produces_tokens(run->requests.type);
     run->results.tokenizes_input = endpoint_type_tokenizes_input(run->requests.type);
+    run->results.output_token_ids = endpoint_type_token_ids(run->requests.type);
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
         run->results.session_input_tokens = session_input_tokens;
@@ -471,6 +472,7 @@ static int prepare_results(struct profile_run *run)
         run->warmup.payload_audio_seconds = run->requests.payload_audio_seconds;
         run->warmup.produces_tokens = run->results.produces_tokens;
         run->warmup.tokenizes_input = run->results.tokenizes_input;
+        run->warmup.output_token_ids = run->results.output_token_ids;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {
         ret = -ENOMEM;

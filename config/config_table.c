@@ -73,6 +73,8 @@ static const struct config__choice endpoint_choices[] = {
     {"solido_rag", CONFIG_ENDPOINT_SOLIDO_RAG, false},
     {"raw", CONFIG_ENDPOINT_RAW, false},
     {"template", CONFIG_ENDPOINT_TEMPLATE, false},
+    {"sglang_generate", CONFIG_ENDPOINT_SGLANG_GENERATE, false},
+    {"vllm_generate", CONFIG_ENDPOINT_VLLM_GENERATE, false},
     {NULL, 0, false},
 };
 

@@ -43,6 +43,8 @@ static const struct endpoint_info endpoints[CONFIG_ENDPOINT_COUNT] = {
     [CONFIG_ENDPOINT_SOLIDO_RAG] = {"solido_rag", "/rag/api/prompt", true, true},
     [CONFIG_ENDPOINT_RAW] = {"raw", "", true, true},
     [CONFIG_ENDPOINT_TEMPLATE] = {"template", "", true, true},
+    [CONFIG_ENDPOINT_SGLANG_GENERATE] = {"sglang_generate", "/generate", true, true},
+    [CONFIG_ENDPOINT_VLLM_GENERATE] = {"vllm_generate", "/inference/v1/generate", false, true},
 };
 
 static bool valid_type(enum config_endpoint_type type)

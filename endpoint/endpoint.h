@@ -34,6 +34,8 @@ enum endpoint_type {
     ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
     ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
     ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
+    ENDPOINT_SGLANG_GENERATE,      /* "sglang_generate": SGLang's native /generate, token ids */
+    ENDPOINT_VLLM_GENERATE,        /* "vllm_generate": vLLM's /inference/v1/generate, token ids */
     ENDPOINT_TYPE_COUNT
 };
 
@@ -84,6 +86,12 @@ bool endpoint_type_supports_audio(enum endpoint_type t);
  * multipart/form-data (plugins.yaml requires_form_data): image_edit and
  * audio_transcription. Their bodies come from payload_form_build(). */
 bool endpoint_type_form_data(enum endpoint_type t);
+
+/* endpoint_type_token_ids reports whether `t` sends its prompt as token ids
+ * and answers with token ids (sglang_generate, vllm_generate): its input
+ * length is the ids sent and its output length the ids received, with no
+ * text to tokenize (AIPerf's pretokenised input and TokenIdsResponseData). */
+bool endpoint_type_token_ids(enum endpoint_type t);
 
 /* endpoint_type_metrics_title returns the static title of `t`'s metrics
  * (plugins.yaml metrics_title): "LLM Metrics", "Embeddings Metrics", ...;

@@ -20,6 +20,7 @@ struct types__info {
     bool images; /* supports_images */
     bool audio;  /* supports_audio */
     bool form;   /* requires_form_data */
+    bool ids;    /* requires_token_ids, or token ids in and out (vllm_generate) */
 };
 
 #define LLM "LLM Metrics"
@@ -60,6 +61,12 @@ static const struct types__info TYPES[ENDPOINT_TYPE_COUNT] = {
                                       true, true},
     [ENDPOINT_SOLIDO_RAG] = {"solido_rag", "/rag/api/prompt", NULL, "SOLIDO RAG Metrics", true,
                              true, true, false, false, false},
+    /* plugins.yaml: SGLang's /generate streams and tokenizes its input (the
+     * ids are the prompt's); vLLM's does neither (tokenizes_input false). */
+    [ENDPOINT_SGLANG_GENERATE] = {"sglang_generate", "/generate", NULL, LLM, true, true, true,
+                                  false, false, false, true},
+    [ENDPOINT_VLLM_GENERATE] = {"vllm_generate", "/inference/v1/generate", NULL, LLM, false, true,
+                                false, false, false, false, true},
 };
 
 static bool types__valid(enum endpoint_type t)
@@ -129,6 +136,11 @@ bool endpoint_type_supports_audio(enum endpoint_type t)
 bool endpoint_type_form_data(enum endpoint_type t)
 {
     return types__valid(t) && TYPES[t].form;
+}
+
+bool endpoint_type_token_ids(enum endpoint_type t)
+{
+    return types__valid(t) && TYPES[t].ids;
 }
 
 const char *endpoint_type_metrics_title(enum endpoint_type t)

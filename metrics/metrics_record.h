@@ -66,6 +66,9 @@ struct metrics_results {
      * metrics_results_init sets both true. */
     bool produces_tokens;
     bool tokenizes_input;
+    /* The endpoint answers with token ids (sglang_generate, vllm_generate): a record's output
+     * tokens are the ids it received (record.output_token_ids), not its text's tokens. */
+    bool output_token_ids;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for

@@ -125,12 +125,20 @@ static int64_t count_text(const struct metrics_results *results, struct tokenize
 }
 
 /* client_tokens counts as AIPerf does by default: one encode of all the output
- * text, one of all the reasoning text, and the payload's input tokens. */
+ * text, one of all the reasoning text, and the payload's input tokens; the
+ * token-id endpoints' output is the count of ids received. */
 static void client_tokens(const struct metrics_results *results, struct tokenizer_scratch *scratch,
                           const struct record *rec, struct metrics_request *req)
 {
-    req->tokens.output = count_text(results, scratch, rec->text, rec->text_len);
-    req->tokens.reasoning = count_text(results, scratch, rec->reasoning_text, rec->reasoning_len);
+    if (results->output_token_ids) {
+        req->tokens.output =
+            rec->output_token_ids > 0 ? (int64_t)rec->output_token_ids : METRICS_ABSENT;
+        req->tokens.reasoning = METRICS_ABSENT;
+    } else {
+        req->tokens.output = count_text(results, scratch, rec->text, rec->text_len);
+        req->tokens.reasoning =
+            count_text(results, scratch, rec->reasoning_text, rec->reasoning_len);
+    }
     if (rec->in_session && results->session_input_tokens != NULL) {
         int64_t isl = results->session_input_tokens(results->session_ctx, rec, req->tokens.output);
         req->tokens.input = isl >= 0 ? isl : METRICS_ABSENT;

@@ -78,6 +78,16 @@
  *       /generate_stream always streams `data:` events {"index","token":{"id","text",...},
  *       "generated_text":null,"details":null}, the event with the last token carrying
  *       generated_text (the whole text, or "" when it is over 16 KiB) and details; no [DONE].
+ *   POST /generate with "input_ids" (SGLang's native API; the prompt length is the ids sent)
+ *       Output length = `sampling_params.max_new_tokens`, else --output-tokens; output token i
+ *       is id 1000 + i. With "stream":true, one `data:` event per chunk of tokens,
+ *       {"text":the text so far ("" past 16 KiB),"output_ids":[this chunk's ids],"meta_info":
+ *       {"id","finish_reason":null (last event: {"type":"length","length":N} or {"type":"stop",
+ *       "matched":2}),"prompt_tokens","completion_tokens":so far,"cached_tokens"}}, then
+ *       `data: [DONE]`; without, {"output_ids":[every id],"meta_info":{...}} (no "text").
+ *   POST /inference/v1/generate (vLLM's token-id API: "token_ids", sampling_params.max_tokens;
+ *       "stream":true is refused) -> {"request_id","choices":[{"index":0,"logprobs":null,
+ *       "finish_reason","token_ids":[...]}],"prompt_logprobs":null,"kv_transfer_params":null}.
  *   POST /v1/embeddings
  *       `input` (a string, or a list of strings or token ids) gives one embedding per item; a
  *       chat-shaped body (`messages`, for chat_embeddings) gives one. Answers

@@ -252,6 +252,10 @@ void mock__api_token_event(struct mock__buf *b, struct mock__job *job, uint32_t 
         mock__svc_token_event(b, job, first, count);
         return;
     }
+    if (mock__route_token_ids(job->route)) {
+        mock__tok_event(b, job, first, count);
+        return;
+    }
     if (job->route == MOCK__ROUTE_GENERATE || job->route == MOCK__ROUTE_GENERATE_STREAM) {
         tgi_event(b, job, first, count);
         return;
@@ -281,6 +285,8 @@ void mock__api_stream_tail(struct mock__buf *b, struct mock__job *job)
         responses_tail(b, job);
     } else if (job->route == MOCK__ROUTE_MESSAGES) {
         messages_tail(b, job);
+    } else if (mock__route_token_ids(job->route)) {
+        mock__tok_stream_tail(b, job);
     } else if (job->output_tokens == 0 && !mock__route_service(job->route)) {
         tgi_event(b, job, 0, 0); /* TGI: the end marker without a token of its own */
     }
@@ -290,6 +296,10 @@ void mock__api_body_prefix(struct mock__buf *b, const struct mock__job *job)
 {
     if (mock__route_service(job->route)) {
         mock__svc_body_prefix(b, job);
+        return;
+    }
+    if (mock__route_token_ids(job->route)) {
+        mock__tok_body_prefix(b, job);
         return;
     }
     switch (job->route) {
@@ -328,6 +338,10 @@ void mock__api_body_suffix(struct mock__buf *b, const struct mock__job *job)
 {
     if (mock__route_service(job->route)) {
         mock__svc_body_suffix(b, job);
+        return;
+    }
+    if (mock__route_token_ids(job->route)) {
+        mock__tok_body_suffix(b, job);
         return;
     }
     switch (job->route) {
@@ -382,6 +396,10 @@ static void put_score(struct mock__buf *b, uint32_t i)
 
 void mock__api_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i)
 {
+    if (mock__route_token_ids(job->route)) {
+        mock__tok_unit(b, i);
+        return;
+    }
     if (i > 0) {
         mock__buf_put(b, ",", 1);
     }

@@ -399,6 +399,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
                      "unknown path; this server has POST /v1/chat/completions, "
                      "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
                      "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, "
+                     "/inference/v1/generate, "
                      "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models, "
                      "/health, /metrics and /dcgm/metrics",
                      0, NULL);

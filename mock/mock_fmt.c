@@ -444,7 +444,7 @@ void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job)
 
 void mock__fmt_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i)
 {
-    if (mock__route_tokens(job->route)) {
+    if (mock__route_tokens(job->route) && !mock__route_token_ids(job->route)) {
         mock__fmt_words(b, i, 1);
         return;
     }
@@ -453,7 +453,7 @@ void mock__fmt_unit(struct mock__buf *b, const struct mock__job *job, uint32_t i
 
 uint64_t mock__units_len(const struct mock__job *job, uint32_t first, uint32_t count)
 {
-    if (mock__route_tokens(job->route)) {
+    if (mock__route_tokens(job->route) && !mock__route_token_ids(job->route)) {
         return mock__words_len(first, count);
     }
     uint64_t total = 0;

@@ -161,6 +161,8 @@ enum mock__route {
     MOCK__ROUTE_TRANSCRIPTIONS,  /* POST /v1/audio/transcriptions (multipart; words) */
     MOCK__ROUTE_METRICS,         /* GET /metrics (vLLM-shaped Prometheus exposition) */
     MOCK__ROUTE_DCGM,            /* GET /dcgm/metrics (DCGM-exporter-shaped GPU telemetry) */
+    MOCK__ROUTE_SGLANG_GENERATE, /* POST /generate with "input_ids" (SGLang's native API) */
+    MOCK__ROUTE_VLLM_GENERATE,   /* POST /inference/v1/generate (vLLM's token-id API) */
 };
 
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
@@ -307,6 +309,17 @@ void mock__svc_body_prefix(struct mock__buf *b, const struct mock__job *job);
 void mock__svc_body_suffix(struct mock__buf *b, const struct mock__job *job);
 /* mock__svc_unit ends the unit mock__api_unit began with `{"index":i`. */
 void mock__svc_unit(struct mock__buf *b, const struct mock__job *job);
+
+/* ---- Formatting of the token-id routes (mock_tokens.c) ------------------------------------ */
+
+/* mock__route_token_ids reports whether `route` answers with token ids (SGLang's and vLLM's
+ * generate APIs): its units are ids, not words, though they are tokens generated. */
+bool mock__route_token_ids(enum mock__route route);
+void mock__tok_event(struct mock__buf *b, struct mock__job *job, uint32_t first, uint32_t count);
+void mock__tok_stream_tail(struct mock__buf *b, struct mock__job *job);
+void mock__tok_body_prefix(struct mock__buf *b, const struct mock__job *job);
+void mock__tok_body_suffix(struct mock__buf *b, const struct mock__job *job);
+void mock__tok_unit(struct mock__buf *b, uint32_t i);
 
 /* mock__fmt_chunk_open starts an HTTP chunk holding one SSE event, with an `event:` line when
  * `event` is not NULL; mock__fmt_chunk_close ends the event and fills in the chunk size. */

@@ -51,6 +51,7 @@ static const struct route_entry ROUTES[] = {
     {"/rag/api/prompt", "POST", MOCK__ROUTE_RAG},
     {"/v1/images/edits", "POST", MOCK__ROUTE_IMAGE_EDITS},
     {"/v1/audio/transcriptions", "POST", MOCK__ROUTE_TRANSCRIPTIONS},
+    {"/inference/v1/generate", "POST", MOCK__ROUTE_VLLM_GENERATE},
 };
 
 bool mock__route_tokens(enum mock__route route)
@@ -98,6 +99,9 @@ enum body_key {
     KEY_TEXTS,
     KEY_N,
     KEY_INFERENCE_MODEL,
+    KEY_INPUT_IDS,
+    KEY_TOKEN_IDS,
+    KEY_SAMPLING_PARAMS,
     KEY_COUNT,
 };
 
@@ -121,6 +125,9 @@ static const struct response_walk_key BODY_KEYS[KEY_COUNT] = {
     [KEY_TEXTS] = RESPONSE_WALK_KEY("texts"),
     [KEY_N] = RESPONSE_WALK_KEY("n"),
     [KEY_INFERENCE_MODEL] = RESPONSE_WALK_KEY("inference_model"),
+    [KEY_INPUT_IDS] = RESPONSE_WALK_KEY("input_ids"),
+    [KEY_TOKEN_IDS] = RESPONSE_WALK_KEY("token_ids"),
+    [KEY_SAMPLING_PARAMS] = RESPONSE_WALK_KEY("sampling_params"),
 };
 
 /* body is one request body being read: the checked text, its root's members, the job being
@@ -456,16 +463,62 @@ static bool rag_fields(const struct body *b)
     return true;
 }
 
+/* The token-id routes: the prompt is a non-empty list of integer ids under `ids`, and the
+ * output length is sampling_params' `max_key`. SGLang's body says whether it streams; vLLM's
+ * must not ask to. */
+static bool token_id_fields(const struct body *b, enum body_key ids, const char *max_key)
+{
+    struct mock__job *out = b->out;
+    struct response_walk_iter it;
+    size_t item;
+    int64_t id;
+    response_walk_iter_init(&it, b->text,
+                            type_of(b, b->v[ids]) == RESPONSE_WALK_ARRAY ? b->v[ids]
+                                                                         : RESPONSE_WALK_NONE);
+    while (response_walk_iter_next(&it, NULL, &item)) {
+        if (!response_walk_int(b->text, item, &id) || id < 0) {
+            break;
+        }
+        out->prompt_tokens++;
+    }
+    if (out->prompt_tokens == 0 || out->prompt_tokens != response_walk_count(b->text, b->v[ids])) {
+        snprintf(b->msg, b->msgcap, "'%s' is required and must be a non-empty array of token ids",
+                 BODY_KEYS[ids].name);
+        return false;
+    }
+    size_t params = b->v[KEY_SAMPLING_PARAMS];
+    if (!is_null_or_absent(b, params) && type_of(b, params) != RESPONSE_WALK_OBJECT) {
+        snprintf(b->msg, b->msgcap, "'sampling_params' must be an object");
+        return false;
+    }
+    if (!read_max_tokens(b, response_walk_get(b->text, params, max_key), max_key) ||
+        !read_bool(b, b->v[KEY_STREAM], "stream", &out->stream)) {
+        return false;
+    }
+    if (out->route == MOCK__ROUTE_VLLM_GENERATE && out->stream) {
+        snprintf(b->msg, b->msgcap, "streaming is not supported by this endpoint");
+        return false;
+    }
+    return true;
+}
+
 static bool read_fields(const struct body *b)
 {
     struct mock__job *out = b->out;
     if (!read_model(b)) {
         return false;
     }
+    if (out->route == MOCK__ROUTE_GENERATE && b->v[KEY_INPUT_IDS] != RESPONSE_WALK_NONE) {
+        out->route = MOCK__ROUTE_SGLANG_GENERATE; /* SGLang's /generate, not TGI's */
+    }
     switch (out->route) {
     case MOCK__ROUTE_GENERATE:
     case MOCK__ROUTE_GENERATE_STREAM:
         return tgi_fields(b);
+    case MOCK__ROUTE_SGLANG_GENERATE:
+        return token_id_fields(b, KEY_INPUT_IDS, "max_new_tokens");
+    case MOCK__ROUTE_VLLM_GENERATE:
+        return token_id_fields(b, KEY_TOKEN_IDS, "max_tokens");
     case MOCK__ROUTE_EMBEDDINGS:
         return embeddings_fields(b);
     case MOCK__ROUTE_NIM_RANKING:

@@ -197,6 +197,9 @@ char *payload_build(const struct payload_spec *spec, char *errbuf, size_t errcap
     if (spec->raw_payload) {
         return payload__raw(spec, errbuf, errcap);
     }
+    if (endpoint_type_token_ids(spec->type)) {
+        return payload__token_ids_build(spec, errbuf, errcap); /* no text to bust */
+    }
     if (spec->cache_bust != PAYLOAD_CACHE_BUST_NONE) {
         return payload__build_busted(spec, errbuf, errcap);
     }

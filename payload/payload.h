@@ -103,6 +103,10 @@ struct payload_spec {
      * payload_build); image_retrieval: its images (audio is refused). Other
      * types reject media. */
     struct payload_media media;
+    /* sglang_generate, vllm_generate: the prompt as token ids (required, at
+     * least one); the prompt text is then not sent. Other types ignore them. */
+    const uint32_t *token_ids;
+    size_t token_id_count;
 };
 
 /* payload_cache_bust_text returns `text` (NULL counts as empty) with the
@@ -139,6 +143,14 @@ char *payload_cache_bust_text(enum payload_cache_bust where, uint64_t key, const
  *                 at least one; no model)
  *   solido_rag:  {"query":[T...],"filters":{"family":"Solido","tool":"SDE"},
  *                 "inference_model":M}
+ *   sglang_generate: the extra inputs but "sampling_params" and "priority", then
+ *                 "input_ids":[ids],"sampling_params":{"ignore_eos":true,<the extra
+ *                 inputs' sampling_params>,"max_new_tokens":N},"stream":true, then
+ *                 "priority" when the extra inputs give one (AIPerf's key order)
+ *   vllm_generate: {"model":M,"token_ids":[ids],"sampling_params":{<the extra inputs'
+ *                 sampling_params>,"max_tokens":N unless they set it},"stream":false},
+ *                 then the other extra inputs; a "stream" they make anything but
+ *                 false is an error (the API does not stream)
  *   raw / raw_payload: the raw_payload bytes, unchanged.
  * With media (spec.media), the user message's "content" becomes a list of parts
  * in AIPerf's order, text (when not empty), images, then audio; without media

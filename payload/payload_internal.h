@@ -19,6 +19,11 @@ void payload__err(char *errbuf, size_t errcap, const char *fmt, ...)
  * over 256 MiB. */
 char *payload__dump(const json_t *v);
 
+/* payload__token_ids_build returns the whole body of a sglang_generate or
+ * vllm_generate request (payload_tokens.c): their extra inputs merge in
+ * their own places, so they do not go through payload__payload_base. */
+char *payload__token_ids_build(const struct payload_spec *spec, char *errbuf, size_t errcap);
+
 /* payload__payload_base returns the base fields of spec's type in AIPerf's
  * key order (payload_types.c), before extra inputs and stream_options; NULL
  * with a message in errbuf on a missing or non-UTF-8 input, a max_tokens over

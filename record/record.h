@@ -136,6 +136,8 @@ struct record {
     /* The usage completion_tokens that came with the first content event
      * (servers that report usage on every chunk); 0 when it carried none. */
     int64_t first_content_completion_tokens;
+    /* sglang_generate, vllm_generate: the output token ids the response carried. */
+    uint64_t output_token_ids;
 
     /* Filled when outcome != RECORD_SUCCESS. */
     int error_code; /* HTTP status, 499 for cancelled, 0 for transport errors */

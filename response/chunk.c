@@ -395,6 +395,10 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_infer(d, out);
     case ENDPOINT_SOLIDO_RAG:
         return response__read_solido(d, out);
+    case ENDPOINT_SGLANG_GENERATE:
+        return response__read_sglang(d, out);
+    case ENDPOINT_VLLM_GENERATE:
+        return response__read_vllm(d, out);
     case ENDPOINT_TYPE_COUNT:
         break;
     }
@@ -455,7 +459,7 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     if (st == RESPONSE_PARSE_OK) {
         out->is_content |= out->text_count > 0 || out->embedding_count > 0 ||
                            out->ranking_count > 0 || out->image_count > 0 || out->infer_count > 0 ||
-                           out->texts_truncated;
+                           out->token_id_count > 0 || out->texts_truncated;
     } else if (st != RESPONSE_PARSE_ERROR) {
         out->is_content = false;
     }

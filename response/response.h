@@ -106,6 +106,8 @@ struct response_chunk {
     size_t ranking_count;
     size_t image_count;
     size_t infer_count;
+    /* sglang_generate, vllm_generate: the output token ids this payload carries. */
+    size_t token_id_count;
     /* true when the payload counts as a content response for TTFT/ITL and
      * for a record being valid (AIPerf's content_responses): it carries text,
      * embeddings, rankings, images or retrieval results, or it is a responses output_text.done

@@ -174,5 +174,10 @@ enum response_parse_status response__read_solido(const struct response__doc *d,
                                                  struct response_chunk *out);
 enum response_parse_status response__read_transcript(const struct response__doc *d,
                                                      struct response_chunk *out);
+/* chunk_tokens.c */
+enum response_parse_status response__read_sglang(const struct response__doc *d,
+                                                 struct response_chunk *out);
+enum response_parse_status response__read_vllm(const struct response__doc *d,
+                                               struct response_chunk *out);
 
 #endif

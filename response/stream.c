@@ -92,6 +92,7 @@ static uint32_t take_content(const struct response_limits *limits, struct record
     if (chunk->is_content && (flags & (RECORD_EVENT_CONTENT | RECORD_EVENT_REASONING)) == 0) {
         flags |= RECORD_EVENT_CONTENT;
     }
+    rec->output_token_ids += chunk->token_id_count;
     *out_text_len = text_len;
     return flags;
 }

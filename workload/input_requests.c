@@ -162,9 +162,13 @@ static char *entry_body(struct input_source *src, struct workload_requests *out,
         .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
     };
     char errbuf[512];
-    char *body = payload_build(&spec, errbuf, sizeof(errbuf));
-    if (body == NULL) {
-        fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where, errbuf);
+    char *body = NULL;
+    if (workload__token_ids(&spec, src->tok, &src->prompts.scratch, out_isl) == 0) {
+        body = payload_build(&spec, errbuf, sizeof(errbuf));
+        if (body == NULL) {
+            fprintf(stderr, "ringperf profile: %s: cannot build the request body: %s\n", where,
+                    errbuf);
+        }
     }
     workload_media_set_free(&media);
     free(extra);

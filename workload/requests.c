@@ -38,6 +38,9 @@ int workload_requests_type(const struct profile_config *cfg, enum endpoint_type 
                 name, supported);
         return -ENOTSUP;
     }
+    if (workload__token_ids_check(cfg, *out) != 0) {
+        return -EINVAL;
+    }
     if (*out == ENDPOINT_RAW && cfg->input_file == NULL) {
         fprintf(stderr, "ringperf profile: --endpoint-type raw sends the payloads of an "
                         "--input-file (raw_payload or inputs_json); give one\n");
@@ -225,6 +228,9 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
     };
     if (workload_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
                                      PROMPT_BYTES_MAX, &isl) != 0) {
+        return NULL;
+    }
+    if (workload__token_ids(&spec, src->tok, &src->scratch, &isl) != 0) {
         return NULL;
     }
     struct workload_media_set media; /* --image-*, --audio-* (media_inputs.c) */
@@ -529,6 +535,13 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
     }
     if (ret == 0) {
         ret = workload__count_payload_images(out);
+    }
+    if (ret == 0 && out->multi_turn && endpoint_type_token_ids(out->type)) {
+        fprintf(stderr,
+                "ringperf profile: --endpoint-type %s runs single-turn requests only "
+                "(README, \"What works, and what does not yet\")\n",
+                endpoint_type_name(out->type));
+        ret = -ENOTSUP;
     }
     if (ret == 0 && out->multi_turn) {
         out->sessions_extra = extra;

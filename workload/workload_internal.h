@@ -43,6 +43,17 @@ int workload__form_payload(struct workload_requests *out, size_t i,
 const char *workload__form_boundary(const struct workload_requests *out);
 void workload__form_free(struct workload_requests *out);
 
+/* Token-id endpoints (token_ids.c). workload__token_ids_check refuses (-EINVAL, after saying
+ * why) what sglang_generate and vllm_generate cannot send: sglang_generate without --streaming
+ * (AIPerf's rule), system prompts and user context (their bodies hold ids only; config/
+ * already refuses --cache-bust for endpoints without a text prompt);
+ * 0 for every other type. workload__token_ids sets spec's token ids to its prompt's, encoded by
+ * `tok` into `scratch` (valid until its next use), and *isl to their count, for those types
+ * only (a no-op for others); -EINVAL after saying why (no tokenizer, no tokens). */
+int workload__token_ids_check(const struct profile_config *cfg, enum endpoint_type type);
+int workload__token_ids(struct payload_spec *spec, const struct tokenizer *tok,
+                        struct tokenizer_scratch *scratch, int64_t *isl);
+
 /* workload__body_images returns how many input images a request body carries (its image
  * parts; body_images.c), 0 for a body that is not a JSON object. */
 int64_t workload__body_images(const char *body);

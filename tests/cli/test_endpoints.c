@@ -1,7 +1,8 @@
 /*
  * `ringperf profile` with the endpoint types that are not LLM, embeddings or rankings APIs
- * (image_generation, image_retrieval, solido_rag, and the multipart image_edit and
- * audio_transcription), against the mock server's routes: the bodies
+ * (image_generation, image_retrieval, solido_rag, the multipart image_edit and
+ * audio_transcription, and the token-id sglang_generate and vllm_generate), against the mock
+ * server's routes: the bodies
  * sent (inputs.json), the records, the summary's metrics and the console's title.
  */
 #include <criterion/criterion.h>
@@ -145,9 +146,7 @@ Test(endpoints_e2e, request_bodies_have_aiperf_shapes, .timeout = 120)
  * names each with its reason. */
 Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60)
 {
-    /* The newest AIPerf's sglang_generate and vllm_generate are not --endpoint-type values. */
-    static const char *const types[] = {"template", "video_generation", "sglang_generate",
-                                        "vllm_generate"};
+    static const char *const types[] = {"template", "video_generation"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char words[256];
         snprintf(words, sizeof(words),
@@ -156,9 +155,8 @@ Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60
         char *out = NULL;
         int status = run_ringperf(NULL, words, true, &out);
         cr_assert_eq(status, 1, "%s", words);
-        const char *says =
-            i < 2 ? "not supported yet (README, \"What works" : "--endpoint-type: unknown value";
-        cr_assert_not_null(strstr(out, says), "%s\n%s", words, out);
+        cr_assert_not_null(strstr(out, "not supported yet (README, \"What works"), "%s\n%s", words,
+                           out);
         free(out);
         /* Listed, with its reason, in the README's section on what does not work yet. */
         char *readme = test_read_path(RINGPERF_README);
@@ -209,4 +207,99 @@ Test(endpoints_e2e, transcription_reports_the_audio_length_and_rtfx, .timeout = 
     cr_assert_eq(json_integer_value(json_object_get(file, "bytes")), 64044);
     json_decref(body);
     e2e_finish(&w);
+}
+
+/* record_value returns a record's value of `metric`, or -1 when it has none. */
+static double record_value(json_t *rec, const char *metric)
+{
+    json_t *m = json_object_get(json_object_get(rec, "metrics"), metric);
+    return m != NULL ? json_number_value(json_object_get(m, "value")) : -1;
+}
+
+/* check_token_records requires every record of the run to have `osl` output tokens (the ids the
+ * mock sent) and `isl` input tokens (-1: none, AIPerf's tokenizes_input false), and a TTFT only
+ * when `streamed`. */
+static void check_token_records(const struct e2e *w, double isl, double osl, bool streamed)
+{
+    char *text = e2e_read_text(w, "profile_export.jsonl");
+    char *cursor = text;
+    size_t lines = 0;
+    for (char *line = test_next_line(&cursor); line != NULL; line = test_next_line(&cursor)) {
+        json_t *rec = json_loads(line, 0, NULL);
+        json_t *error = json_object_get(rec, "error");
+        cr_assert(error == NULL || json_is_null(error), "%s", line);
+        cr_assert_float_eq(record_value(rec, "output_sequence_length"), osl, 1e-9, "%s", line);
+        cr_assert_float_eq(record_value(rec, "input_sequence_length"), isl, 1e-9, "%s", line);
+        cr_assert_eq(record_value(rec, "time_to_first_token") >= 0, streamed, "%s", line);
+        json_decref(rec);
+        lines++;
+    }
+    cr_assert_eq(lines, 6);
+    free(text);
+}
+
+/* sglang_generate streams SGLang's native /generate and vllm_generate posts vLLM's
+ * /inference/v1/generate: the prompt goes as the tokenizer's ids (as many as --isl), the
+ * output is counted in the ids that come back (as many as --osl asked), the title is AIPerf's
+ * "LLM Metrics". */
+Test(endpoints_e2e, token_id_types_run_end_to_end, .timeout = 180)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m q -u URL --endpoint-type sglang_generate --streaming "
+                              "--tokenizer " RINGPERF_TOKENIZER_QWEN3 " --isl 20 --osl 8 "
+                              "--concurrency 2 --request-count 6 --artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "ringperf | LLM Metrics"), "%s", out);
+    free(out);
+    check_token_records(&w, 20, 8, true);
+    json_t *body = first_body(&w);
+    cr_assert_eq(json_array_size(json_object_get(body, "input_ids")), 20);
+    cr_assert(json_is_true(json_object_get(body, "stream")));
+    cr_assert_eq(json_integer_value(
+                     json_object_get(json_object_get(body, "sampling_params"), "max_new_tokens")),
+                 8);
+    cr_assert_null(json_object_get(body, "model"));
+    json_decref(body);
+    e2e_run_ok(
+        &w,
+        "profile -m q -u URL --endpoint-type vllm_generate --tokenizer " RINGPERF_TOKENIZER_QWEN3
+        " --isl 20 --osl 8 --concurrency 2 --request-count 6 "
+        "--extra-inputs {\"sampling_params\":{\"temperature\":0}} --artifact-dir DIR");
+    check_token_records(&w, -1, 8, false);
+    body = first_body(&w);
+    cr_assert_eq(json_array_size(json_object_get(body, "token_ids")), 20);
+    cr_assert(json_is_false(json_object_get(body, "stream")));
+    cr_assert_str_eq(json_string_value(json_object_get(body, "model")), "q");
+    json_t *sampling = json_object_get(body, "sampling_params");
+    cr_assert_eq(json_integer_value(json_object_get(sampling, "max_tokens")), 8);
+    cr_assert_eq(json_integer_value(json_object_get(sampling, "temperature")), 0);
+    json_decref(body);
+    e2e_finish(&w);
+}
+
+/* What the token-id types cannot send is refused before the run, with the fix. */
+Test(endpoints_e2e, token_id_types_refuse_what_they_cannot_send, .timeout = 60)
+{
+    static const char *const cases[][2] = {
+        {"sglang_generate", "requires streaming. Add --streaming."},
+        {"sglang_generate --streaming --system-prompt hi", "has no place for a system prompt"},
+        {"vllm_generate --cache-bust first_turn_prefix",
+         "--cache-bust: the vllm_generate endpoint has no prompt"},
+        {"vllm_generate --conversation-turn-mean 2 --tokenizer " RINGPERF_TOKENIZER_QWEN3,
+         "runs single-turn requests only"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char words[512];
+        snprintf(words, sizeof(words),
+                 "profile -m m -u http://127.0.0.1:9 --endpoint-type %s --request-count 1",
+                 cases[i][0]);
+        char *out = NULL;
+        cr_assert_eq(run_ringperf(NULL, words, true, &out), 1, "%s\n%s", words, out);
+        cr_assert_not_null(strstr(out, cases[i][1]), "%s\n%s", words, out);
+        free(out);
+    }
 }

@@ -37,6 +37,9 @@ Test(endpoint_types, names_paths_and_capabilities)
         {"image_edit", ENDPOINT_IMAGE_EDIT, "/v1/images/edits", "/v1/images/edits", false, false},
         {"audio_transcription", ENDPOINT_AUDIO_TRANSCRIPTION, "/v1/audio/transcriptions",
          "/v1/audio/transcriptions", false, false},
+        {"sglang_generate", ENDPOINT_SGLANG_GENERATE, "/generate", "/generate", true, true},
+        {"vllm_generate", ENDPOINT_VLLM_GENERATE, "/inference/v1/generate",
+         "/inference/v1/generate", false, true},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -89,6 +92,8 @@ Test(endpoint_types, titles_and_metric_capabilities)
         {ENDPOINT_SOLIDO_RAG, "SOLIDO RAG Metrics", true, false, false, false},
         {ENDPOINT_IMAGE_EDIT, "Image Edit Metrics", true, true, false, true},
         {ENDPOINT_AUDIO_TRANSCRIPTION, "Audio Transcription Metrics", false, false, true, true},
+        {ENDPOINT_SGLANG_GENERATE, "LLM Metrics", true, false, false, false},
+        {ENDPOINT_VLLM_GENERATE, "LLM Metrics", false, false, false, false},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -101,6 +106,10 @@ Test(endpoint_types, titles_and_metric_capabilities)
         cr_assert_eq(endpoint_type_form_data(rows[i].type), rows[i].form, "%s", name);
     }
     cr_assert_str_eq(endpoint_type_metrics_title(ENDPOINT_TYPE_COUNT), "LLM Metrics");
+    for (int t = 0; t <= ENDPOINT_TYPE_COUNT; t++) {
+        cr_assert_eq(endpoint_type_token_ids((enum endpoint_type)t),
+                     t == ENDPOINT_SGLANG_GENERATE || t == ENDPOINT_VLLM_GENERATE, "%d", t);
+    }
 }
 
 Test(endpoint_types, auth_headers_per_type)

@@ -22,6 +22,7 @@ struct parsed {
     size_t rankings;
     size_t images;  /* image_generation images */
     size_t results; /* image_retrieval results */
+    size_t ids;     /* sglang_generate, vllm_generate output token ids */
     bool finished;  /* the end marker (has_finish_reason) was seen */
     bool done;      /* [DONE] was seen */
     bool usage;
@@ -41,6 +42,7 @@ static void take(enum response_parse_status st, const struct response_chunk *c, 
     p->rankings += c->ranking_count;
     p->images += c->image_count;
     p->results += c->infer_count;
+    p->ids += c->token_id_count;
     if (c->usage.present) {
         p->usage = true;
         if (c->usage.prompt_tokens != RECORD_ABSENT) {
@@ -244,6 +246,11 @@ Test(mock_routes, bad_bodies_get_400_and_new_paths_are_known, .timeout = 30)
         {"/v1/embeddings", "{\"model\":\"e\"}"},
         {"/v1/responses", "{\"model\":\"m\"}"},
         {"/v1/messages", "{\"model\":\"m\",\"max_tokens\":\"x\",\"messages\":[]}"},
+        {"/generate", "{\"input_ids\":[]}"},
+        {"/generate", "{\"input_ids\":[1,true]}"},
+        {"/generate", "{\"input_ids\":[1],\"sampling_params\":{\"max_new_tokens\":0}}"},
+        {"/inference/v1/generate", "{\"token_ids\":[1],\"stream\":true}"},
+        {"/inference/v1/generate", "{\"token_ids\":[1],\"sampling_params\":[]}"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct tc_resp r;
@@ -469,5 +476,62 @@ Test(mock_routes, multipart_routes_read_their_parts, .timeout = 60)
                      "%s %s", bad[i][0], bad[i][2]);
         tc_resp_free(&r);
     }
+    mock_server_free(s);
+}
+
+/* SGLang's /generate (told from TGI's by "input_ids") streams a chunk of ids per event with
+ * meta_info's usage and a finish_reason on the last, then [DONE]; its whole body and vLLM's
+ * /inference/v1/generate carry every id. The prompt's length is the ids sent. */
+Test(mock_routes, token_id_routes_answer_with_ids, .timeout = 60)
+{
+    struct mock_config cfg = tc_config();
+    cfg.tokens_per_chunk = 2;
+    struct mock_server *s = tc_start(&cfg);
+    struct tc_resp r;
+    struct parsed p;
+    cr_assert_eq(exchange(s, "/generate",
+                          "{\"input_ids\":[5,6,7],\"sampling_params\":{\"ignore_eos\":true,"
+                          "\"max_new_tokens\":5},\"stream\":true}",
+                          &r),
+                 200);
+    cr_assert(tc_header(&r, "Content-Type: text/event-stream"));
+    cr_assert_not_null(strstr(r.body, "\"text\":\" the of and to in\""), "%s", r.body);
+    parse_stream(ENDPOINT_SGLANG_GENERATE, r.body, &p);
+    cr_assert_eq(p.ids, 5);
+    cr_assert_eq(p.content_events, 3);
+    cr_assert(p.finished && p.done && p.usage);
+    cr_assert_eq(p.prompt_tokens, 3);
+    cr_assert_eq(p.completion_tokens, 5);
+    cr_assert_str_eq(p.text, "");
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/generate",
+                          "{\"input_ids\":[5,6],\"sampling_params\":{\"max_new_tokens\":4}}", &r),
+                 200);
+    json_t *root = tc_json(r.body);
+    cr_assert_eq(json_array_size(json_object_get(root, "output_ids")), 4);
+    json_decref(root);
+    parse_body(ENDPOINT_SGLANG_GENERATE, r.body, r.body_len, &p);
+    cr_assert(p.ids == 4 && p.finished && p.prompt_tokens == 2 && p.completion_tokens == 4);
+    tc_resp_free(&r);
+    cr_assert_eq(exchange(s, "/inference/v1/generate",
+                          "{\"model\":\"m\",\"token_ids\":[1,2,3,4],\"sampling_params\":"
+                          "{\"max_tokens\":6},\"stream\":false}",
+                          &r),
+                 200);
+    root = tc_json(r.body);
+    json_t *choice = json_array_get(json_object_get(root, "choices"), 0);
+    cr_assert_eq(json_array_size(json_object_get(choice, "token_ids")), 6);
+    cr_assert_str_eq(json_string_value(json_object_get(choice, "finish_reason")), "length");
+    json_decref(root);
+    parse_body(ENDPOINT_VLLM_GENERATE, r.body, r.body_len, &p);
+    cr_assert(p.ids == 6 && p.finished && p.completion_tokens == 6 && p.content_events == 1);
+    tc_resp_free(&r);
+    /* TGI's /generate is still TGI's. */
+    cr_assert_eq(
+        exchange(s, "/generate", "{\"inputs\":\"x\",\"parameters\":{\"max_new_tokens\":2}}", &r),
+        200);
+    parse_body(ENDPOINT_HUGGINGFACE_GENERATE, r.body, r.body_len, &p);
+    cr_assert_str_eq(p.text, " the of");
+    tc_resp_free(&r);
     mock_server_free(s);
 }

@@ -197,3 +197,58 @@ Test(endpoint_payload_types, take_string_splits_response_field_off)
     cr_assert_eq(payload_extra_inputs_take_string("[1]", "k", &value, &rest), -EINVAL);
     cr_assert_eq(payload_extra_inputs_take_string(NULL, "k", &value, &rest), -EINVAL);
 }
+
+/* sglang_generate: AIPerf's key order, the extra inputs first, their sampling_params merged
+ * after ignore_eos and before max_new_tokens, priority last; no text, no model. */
+Test(endpoint_payload_types, sglang_generate_sends_input_ids)
+{
+    static const uint32_t ids[] = {1, 2, 4};
+    struct payload_spec spec = {
+        .type = ENDPOINT_SGLANG_GENERATE,
+        .prompt = "ignored",
+        .max_tokens = 7,
+        .streaming = true,
+        .token_ids = ids,
+        .token_id_count = 3,
+        .extra_inputs_json =
+            "{\"return_logprob\":true,\"priority\":192,\"sampling_params\":{\"temperature\":0.2,"
+            "\"max_new_tokens\":99}}",
+    };
+    expect_payload(&spec, "{\"return_logprob\":true,\"input_ids\":[1,2,4],\"sampling_params\":"
+                          "{\"ignore_eos\":true,\"temperature\":0.2,\"max_new_tokens\":7},"
+                          "\"stream\":true,\"priority\":192}");
+    spec.extra_inputs_json = NULL;
+    spec.max_tokens = 0;
+    expect_payload(&spec, "{\"input_ids\":[1,2,4],\"sampling_params\":{\"ignore_eos\":true},"
+                          "\"stream\":true}");
+    spec.extra_inputs_json = "{\"sampling_params\":3}";
+    expect_payload_error(&spec, "sampling_params must be a JSON object");
+    spec.extra_inputs_json = NULL;
+    spec.token_id_count = 0;
+    expect_payload_error(&spec, "sglang_generate request needs the prompt as token ids");
+}
+
+/* vllm_generate: model, token_ids, sampling_params (max_tokens unless given), stream false,
+ * then the extra inputs; streaming through them is refused. */
+Test(endpoint_payload_types, vllm_generate_sends_token_ids)
+{
+    static const uint32_t ids[] = {10, 11};
+    struct payload_spec spec = {
+        .type = ENDPOINT_VLLM_GENERATE,
+        .model = "m",
+        .max_tokens = 17,
+        .token_ids = ids,
+        .token_id_count = 2,
+        .extra_inputs_json = "{\"sampling_params\":{\"temperature\":0},\"priority\":1}",
+    };
+    expect_payload(&spec, "{\"model\":\"m\",\"token_ids\":[10,11],\"sampling_params\":"
+                          "{\"temperature\":0,\"max_tokens\":17},\"stream\":false,\"priority\":1}");
+    spec.extra_inputs_json = "{\"sampling_params\":{\"max_tokens\":3}}";
+    expect_payload(&spec, "{\"model\":\"m\",\"token_ids\":[10,11],\"sampling_params\":"
+                          "{\"max_tokens\":3},\"stream\":false}");
+    spec.extra_inputs_json = "{\"stream\":true}";
+    expect_payload_error(&spec, "vllm_generate does not stream");
+    spec.extra_inputs_json = NULL;
+    spec.model = NULL;
+    expect_payload_error(&spec, "needs a UTF-8 model name");
+}

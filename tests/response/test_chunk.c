@@ -623,3 +623,61 @@ Test(response_chunk, solido_rag_reads_content)
     cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "{\"text\":\"x\"}", &c), RESPONSE_PARSE_IGNORED);
     cr_assert_eq(parse(ENDPOINT_SOLIDO_RAG, "\"x\"", &c), RESPONSE_PARSE_ERR_NOT_OBJECT);
 }
+
+/* sglang_generate: an event's "output_ids" are its output (all integers, or it carries nothing,
+ * as AIPerf's), meta_info's counts the usage (total added), a non-null finish_reason the end. */
+Test(response_chunk, sglang_generate_reads_ids_and_meta_info)
+{
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE,
+                       "{\"text\":\" a b\",\"output_ids\":[42,7],\"meta_info\":{\"id\":\"r\","
+                       "\"finish_reason\":null,\"prompt_tokens\":10,\"completion_tokens\":3}}",
+                       &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.token_id_count, 2);
+    cr_assert(c.is_content);
+    cr_assert_eq(c.text_count, 0);
+    cr_assert_not(c.has_finish_reason);
+    cr_assert(c.usage.present);
+    cr_assert_eq(c.usage.prompt_tokens, 10);
+    cr_assert_eq(c.usage.completion_tokens, 3);
+    cr_assert_eq(c.usage.total_tokens, 13);
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE,
+                       "{\"output_ids\":[1],\"meta_info\":{\"finish_reason\":{\"type\":"
+                       "\"length\",\"length\":4}}}",
+                       &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert(c.has_finish_reason);
+    assert_view(c.finish_reason, "length");
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE, "{\"output_ids\":[true]}", &c),
+                 RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE, "{\"output_ids\":[1.5]}", &c),
+                 RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE, "{\"output_ids\":[]}", &c),
+                 RESPONSE_PARSE_IGNORED);
+    cr_assert_not(c.is_content);
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE, "[DONE]", &c), RESPONSE_PARSE_DONE);
+    cr_assert_eq(parse(ENDPOINT_SGLANG_GENERATE, "[1]", &c), RESPONSE_PARSE_ERR_NOT_OBJECT);
+}
+
+/* vllm_generate: choices[0].token_ids are the output, their count the completion usage. */
+Test(response_chunk, vllm_generate_reads_choice_token_ids)
+{
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_VLLM_GENERATE,
+                       "{\"request_id\":\"r\",\"choices\":[{\"index\":0,\"token_ids\":[20,21],"
+                       "\"finish_reason\":\"stop\"}]}",
+                       &c),
+                 RESPONSE_PARSE_OK);
+    cr_assert_eq(c.token_id_count, 2);
+    cr_assert(c.is_content);
+    cr_assert_eq(c.usage.completion_tokens, 2);
+    cr_assert_eq(c.usage.prompt_tokens, RECORD_ABSENT);
+    assert_view(c.finish_reason, "stop");
+    cr_assert_eq(parse(ENDPOINT_VLLM_GENERATE, "{\"choices\":[{\"token_ids\":[1,false]}]}", &c),
+                 RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(parse(ENDPOINT_VLLM_GENERATE, "{\"choices\":[]}", &c), RESPONSE_PARSE_IGNORED);
+    cr_assert_eq(
+        parse(ENDPOINT_VLLM_GENERATE, "{\"error\":{\"message\":\"bad\",\"code\":400}}", &c),
+        RESPONSE_PARSE_ERROR);
+}
