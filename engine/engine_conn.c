@@ -88,7 +88,8 @@ int engine__conns_init(struct engine__shard *shard)
         return ret;
     }
     /* A JSON token takes at least two bytes, so this many always suffice for
-     * a body that fits the body buffer. */
+     * a body that fits the first body buffer; a larger one with more tokens
+     * grows the scratch (response_parse_event). */
     shard->json_scratch = response_scratch_new(ENGINE__BODY_BYTES / 2 + 1);
     shard->conns = calloc(shard->conn_count, sizeof(*shard->conns));
     shard->idle_conns = calloc(shard->conn_count, sizeof(*shard->idle_conns));
@@ -138,6 +139,7 @@ int engine__conns_init(struct engine__shard *shard)
         http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
                                   ENGINE__MAX_HEADERS);
         sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
+        sse_parser_set_grow(&c->sse, engine__sse_grow, c);
         c->parse_state.scratch = shard->json_scratch;
         /* Lowest ids on top of the stack, so a light load reuses few sockets. */
         shard->idle_conns[shard->idle_count++] = shard->conn_count - 1 - i;

@@ -46,8 +46,12 @@ enum {
  * X-Amz-Security-Token and Authorization (engine_sign.c). */
 #define ENGINE__SIGN_HEADERS 4
 /* Per connection: one buffer serves as the SSE parser's scratch on streamed
- * responses and as the body collector otherwise (never both at once). */
+ * responses and as the body collector otherwise (never both at once). It
+ * starts at ENGINE__BODY_BYTES and grows, on the shard, for a longer body or
+ * event (base64 images, long outputs), doubling up to ENGINE__BODY_BYTES_MAX;
+ * the connection keeps what it grew to for its next responses. */
 #define ENGINE__BODY_BYTES (128 * 1024)
+#define ENGINE__BODY_BYTES_MAX ((size_t)256 << 20)
 #define ENGINE__HEADER_BYTES (16 * 1024)
 #define ENGINE__MAX_HEADERS 100
 

@@ -10,12 +10,50 @@
 #include "engine/engine_conn.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* body_grow makes c's body buffer hold `need` bytes, doubling, at most ENGINE__BODY_BYTES_MAX;
+ * its contents stay. False (the buffer as it was) when it cannot. */
+static bool body_grow(struct engine__conn *c, size_t need)
+{
+    if (need <= c->body_cap) {
+        return true;
+    }
+    if (need > ENGINE__BODY_BYTES_MAX) {
+        return false;
+    }
+    size_t cap = c->body_cap;
+    while (cap < need) {
+        cap = cap * 2 < ENGINE__BODY_BYTES_MAX ? cap * 2 : ENGINE__BODY_BYTES_MAX;
+    }
+    char *grown = realloc(c->body, cap);
+    if (grown == NULL) {
+        return false;
+    }
+    c->body = grown;
+    c->body_cap = cap;
+    return true;
+}
+
+bool engine__sse_grow(void *ctx, size_t need, char **scratch, size_t *cap)
+{
+    struct engine__conn *c = ctx;
+    if (!body_grow(c, need)) {
+        return false;
+    }
+    *scratch = c->body;
+    *cap = c->body_cap;
+    return true;
+}
 
 static void append_body(struct engine__conn *c, const char *data, size_t len)
 {
     size_t room = c->body_cap - c->body_len;
+    if (len > room && body_grow(c, c->body_len + len)) {
+        room = c->body_cap - c->body_len;
+    }
     if (len > room) {
         len = room;
         c->body_truncated = true;
@@ -259,7 +297,8 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
     }
     if (c->body_truncated) {
         char message[128];
-        snprintf(message, sizeof(message), "response body larger than %zu bytes", c->body_cap);
+        snprintf(message, sizeof(message), "response body larger than %zu MiB (or out of memory)",
+                 ENGINE__BODY_BYTES_MAX >> 20);
         engine__fail(shard, c, 502, "ResponseTooLarge", message);
         return;
     }
@@ -296,9 +335,11 @@ static void on_headers(struct engine__shard *shard, struct engine__conn *c, int6
     c->body_is_sse =
         c->status_ok && !shard->config->discard_body && http_response_is_event_stream(&c->http);
     if (c->body_is_sse) {
-        /* Reset here rather than per request: most non-streamed requests never
-         * touch the SSE parser. */
-        sse_parser_reset(&c->sse);
+        /* Set up here rather than per request: most non-streamed requests never
+         * touch the SSE parser. Afresh over the body buffer as it is now: a
+         * whole body may have grown (moved) it since the last stream. */
+        sse_parser_init(&c->sse, c->body, c->body_cap);
+        sse_parser_set_grow(&c->sse, engine__sse_grow, c);
     }
     c->body_is_evs = c->status_ok && !shard->config->discard_body && is_aws_event_stream(&c->http);
     if (c->body_is_evs) {

@@ -20,7 +20,7 @@
  *   --itl-ms MS            inter-token latency per token (default 0)
  *   --ttft-jitter-ms MS    uniform jitter added to the TTFT, in [-MS, +MS] (default 0)
  *   --itl-jitter-ms MS     uniform jitter added to each inter-event gap, in [-MS, +MS]
- *   --tokens-per-chunk N   tokens carried by each stream event (default 1)
+ *   --tokens-per-chunk N   tokens carried by each stream event (default 1, at most 65536)
  *   --output-tokens N      output length when the request gives no max tokens (default 16)
  *   --error-500-rate PCT   percent of completion requests answered 500 (default 0)
  *   --error-429-rate PCT   percent answered 429 with `Retry-After: 1`
@@ -156,7 +156,10 @@
 #define MOCK_CONNECTIONS_MAX (1u << 20)
 #define MOCK_BODY_KB_MAX (1024u * 1024)   /* 1 GiB */
 #define MOCK_OUTPUT_TOKENS_MAX (1u << 20) /* largest output length a request may ask for */
-#define MOCK_TOKENS_PER_CHUNK_MAX 4096
+/* Up to 65536 tokens per event, so that an event can outgrow a client's usual buffers (about
+ * 300 KiB of words); each connection's send buffer is two of the largest events, mapped lazily
+ * (--max-connections bounds the address space it takes). */
+#define MOCK_TOKENS_PER_CHUNK_MAX 65536
 #define MOCK_DELAY_MS_MAX (3600.0 * 1000.0) /* any latency or jitter flag: one hour */
 
 /* mock_config is the server's configuration. Fill it with mock_config_init() or

@@ -445,6 +445,18 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     }
     enum response_parse_status st =
         len == 0 ? RESPONSE_PARSE_ERR_MALFORMED : response__tokenize(&d, tok, cap, data, len);
+    /* A payload with more tokens than the scratch holds grows it, by four at a time up to
+     * the most its bytes can hold: few tokens for a large base64 image, many for a long
+     * list of numbers. */
+    while (st == RESPONSE_PARSE_ERR_TOO_MANY_TOKENS && tok != stack_tok &&
+           (size_t)cap < len / 2 + 1) {
+        size_t want = (size_t)cap * 4 < len / 2 + 1 ? (size_t)cap * 4 : len / 2 + 1;
+        if (!response__scratch_grow(state->scratch, want)) {
+            break;
+        }
+        tok = response__scratch_tokens(state->scratch, &cap);
+        st = response__tokenize(&d, tok, cap, data, len);
+    }
     /* raw, and a transcript asked for as plain text (response_format "text"), take a body
      * that is not JSON as the text. */
     if (st == RESPONSE_PARSE_ERR_MALFORMED && len > 0 &&

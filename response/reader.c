@@ -12,7 +12,7 @@
 
 struct response_scratch {
     int cap;
-    struct response__tok tok[];
+    struct response__tok *tok;
 };
 
 struct response_scratch *response_scratch_new(size_t tokens_max)
@@ -20,16 +20,38 @@ struct response_scratch *response_scratch_new(size_t tokens_max)
     if (tokens_max == 0 || tokens_max > INT32_MAX) {
         return NULL;
     }
-    struct response_scratch *s = malloc(sizeof(*s) + tokens_max * sizeof(struct response__tok));
-    if (s) {
+    struct response_scratch *s = malloc(sizeof(*s));
+    if (s != NULL) {
+        s->tok = malloc(tokens_max * sizeof(*s->tok));
         s->cap = (int)tokens_max;
+    }
+    if (s != NULL && s->tok == NULL) {
+        free(s);
+        s = NULL;
     }
     return s;
 }
 
 void response_scratch_free(struct response_scratch *s)
 {
-    free(s);
+    if (s != NULL) {
+        free(s->tok);
+        free(s);
+    }
+}
+
+bool response__scratch_grow(struct response_scratch *s, size_t tokens_max)
+{
+    if (tokens_max <= (size_t)s->cap || tokens_max > INT32_MAX) {
+        return false;
+    }
+    struct response__tok *tok = realloc(s->tok, tokens_max * sizeof(*tok));
+    if (tok == NULL) {
+        return false;
+    }
+    s->tok = tok;
+    s->cap = (int)tokens_max;
+    return true;
 }
 
 struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap)

@@ -203,8 +203,11 @@ struct response_scratch;
 
 /* response_scratch_new allocates room for `tokens_max` JSON tokens (about 20
  * bytes each; bytes/2 + 1 tokens always suffice for a body of `bytes`). Call
- * before the run. Returns NULL when out of memory or tokens_max is 0 or over
- * INT32_MAX. Free with response_scratch_free() (NULL is a no-op). */
+ * before the run. A payload with more tokens grows it (response_parse_event,
+ * up to its bytes/2 + 1), once, and the room is kept for the next ones: the
+ * only allocation the parsers make. Returns NULL when out of memory or
+ * tokens_max is 0 or over INT32_MAX. Free with response_scratch_free() (NULL
+ * is a no-op). */
 struct response_scratch *response_scratch_new(size_t tokens_max);
 void response_scratch_free(struct response_scratch *s);
 

@@ -124,6 +124,10 @@ bool response__int(const struct response__doc *d, int i, int64_t *out);
  * to its size (reader.c). */
 struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap);
 
+/* response__scratch_grow makes `s` hold `tokens_max` tokens (reader.c); false when it already
+ * does, tokens_max is over INT32_MAX, or out of memory (s unchanged). */
+bool response__scratch_grow(struct response_scratch *s, size_t tokens_max);
+
 /* ---- Filling response_chunk (chunk.c), used by chunk_types.c ----------- */
 
 /* response__add_text appends a non-empty piece to out->texts and to the

@@ -28,9 +28,18 @@ void sse_parser_init(struct sse_parser *p, char *scratch, size_t scratch_cap)
     p->error = SSE_NEED_MORE;
 }
 
+void sse_parser_set_grow(struct sse_parser *p, sse_grow_fn fn, void *ctx)
+{
+    p->grow = fn;
+    p->grow_ctx = ctx;
+}
+
 void sse_parser_reset(struct sse_parser *p)
 {
+    sse_grow_fn grow = p->grow;
+    void *ctx = p->grow_ctx;
     sse_parser_init(p, p->scratch, p->scratch_cap);
+    sse_parser_set_grow(p, grow, ctx);
 }
 
 /* Index of the first CR or LF in s[0, n), or n. */
@@ -42,10 +51,25 @@ static size_t sse__eol(const char *s, size_t n)
     return cr ? (size_t)(cr - s) : limit;
 }
 
-/* The limit rule: data so far + separator + the whole line must fit. */
-static bool sse__line_fits(const struct sse_parser *p, size_t line_len)
+/* The limit rule: data so far + separator + the whole line must fit, in the
+ * scratch as it is or as the caller's grow function makes it. */
+static bool sse__line_fits(struct sse_parser *p, size_t line_len)
 {
-    return line_len < p->scratch_cap && p->data_len < p->scratch_cap - line_len;
+    if (line_len < p->scratch_cap && p->data_len < p->scratch_cap - line_len) {
+        return true;
+    }
+    if (p->grow == NULL || line_len > SIZE_MAX - 1 - p->data_len) {
+        return false;
+    }
+    char *scratch = p->scratch;
+    size_t cap = p->scratch_cap;
+    size_t need = p->data_len + line_len + 1;
+    if (!p->grow(p->grow_ctx, need, &scratch, &cap)) {
+        return false;
+    }
+    p->scratch = scratch;
+    p->scratch_cap = cap;
+    return cap >= need;
 }
 
 /* Moves a data view that points into the caller's buffer into scratch, before

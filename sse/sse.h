@@ -34,7 +34,9 @@
  * parser fails with SSE_ERR_EVENT_TOO_LARGE. The rule does not depend on how
  * the input is split into feeds, so the same stream always gives the same
  * result. `event` values are limited to SSE_EVENT_TYPE_MAX bytes and `id`
- * values to SSE_ID_MAX bytes (SSE_ERR_FIELD_TOO_LONG).
+ * values to SSE_ID_MAX bytes (SSE_ERR_FIELD_TOO_LONG). A caller that can give
+ * more room sets a grow function (sse_parser_set_grow): the parser asks it for
+ * a larger scratch before it gives up, so the limit is then the caller's.
  */
 #ifndef RINGPERF_SSE_H
 #define RINGPERF_SSE_H
@@ -60,12 +62,20 @@ enum sse_status {
     SSE_ERR_FIELD_TOO_LONG,  /* an `event` or `id` value exceeded its limit */
 };
 
+/* sse_grow_fn is asked for a scratch buffer of at least `need` bytes whose
+ * first *cap bytes are those of *scratch (realloc's contract); it sets
+ * *scratch and *cap and returns true, or returns false (nothing changed) when
+ * it cannot, and the parser fails with SSE_ERR_EVENT_TOO_LARGE. */
+typedef bool (*sse_grow_fn)(void *ctx, size_t need, char **scratch, size_t *cap);
+
 /* sse_parser is the per-stream parser state. It is caller-allocated (embed it
  * in the connection) and must be set up with sse_parser_init(). All members
  * are private. */
 struct sse_parser {
-    char *scratch;          /* borrowed; holds joined data and a partial line */
-    size_t scratch_cap;     /* bytes in scratch */
+    char *scratch;      /* borrowed; holds joined data and a partial line */
+    size_t scratch_cap; /* bytes in scratch */
+    sse_grow_fn grow;   /* NULL: the scratch never grows */
+    void *grow_ctx;
     const char *data_view;  /* non-NULL: the block's data lies in the current feed */
     size_t data_len;        /* joined data bytes of the current block */
     size_t line_len;        /* partial line bytes held at scratch + data_len + 1 */
@@ -119,8 +129,14 @@ struct sse_event {
  * Never fails and never allocates. */
 void sse_parser_init(struct sse_parser *p, char *scratch, size_t scratch_cap);
 
-/* sse_parser_reset starts a new stream on `p` with the same scratch buffer,
- * clearing any sticky error, the last event id and the retry value. */
+/* sse_parser_set_grow lets `p` ask `fn` (with `ctx`) for a larger scratch
+ * when an event outgrows it; NULL turns growing off. Kept across
+ * sse_parser_reset(); sse_parser_init() clears it. */
+void sse_parser_set_grow(struct sse_parser *p, sse_grow_fn fn, void *ctx);
+
+/* sse_parser_reset starts a new stream on `p` with the same scratch buffer
+ * (and grow function), clearing any sticky error, the last event id and the
+ * retry value. */
 void sse_parser_reset(struct sse_parser *p);
 
 /* sse_parser_feed consumes bytes from `buf` (`len` bytes, borrowed for the

@@ -703,3 +703,35 @@ Test(profile_e2e, help_lists_flags_in_groups, .timeout = 60)
         free(run_case(NULL, &help[i]));
     }
 }
+
+/* Request and response bodies of about a megabyte, both ways: the server counts every word of
+ * each 1 MiB prompt (its usage), and whole answers and streamed events far past the client's
+ * first 128 KiB body buffer are read whole. */
+Test(profile_e2e, megabyte_bodies_go_and_come_back_whole, .timeout = 180)
+{
+    static const struct profile_case k = {
+        .mock_flags = {"--tokens-per-chunk", "40000", "--max-connections", "16"},
+        .words = "profile -m m -u URL --endpoint-type chat --isl 200000 --osl 200000 "
+                 "--concurrency 2 --request-count 4 --artifact-dir DIR",
+        .says = {"Request Count (requests)"},
+        .lines = 4,
+        .errors = 0,
+    };
+    struct e2e w;
+    free(start_case(&w, &k));
+    json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
+    check_range(root, "usage_prompt_tokens", 200000, 200000);
+    check_range(root, "usage_completion_tokens", 200000, 200000);
+    json_t *sent = json_object_get(root, "http_req_data_sent");
+    cr_assert_gt(json_real_value(json_object_get(sent, "min")), 1024.0, "KB sent per request");
+    json_decref(root);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type chat --streaming --isl 10 --osl 120000 "
+                   "--concurrency 2 --request-count 4 --artifact-dir DIR");
+    root = e2e_load_json(&w, "profile_export_aiperf.json");
+    check_range(root, "usage_completion_tokens", 120000, 120000);
+    json_decref(root);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 4);
+    cr_assert_eq(errors, 0);
+    e2e_finish(&w);
+}

@@ -391,3 +391,52 @@ Test(engine_run, long_responses_keep_every_event_and_byte, .timeout = 60)
     free(cap[0]);
     free(cap[1]);
 }
+
+/* Responses past the connection's first body buffer (128 KiB) grow it: a whole body of about
+ * 1 MiB and streamed events of about 200 KiB each, taking turns on one connection, so that the
+ * stream after a grown (moved) body buffer parses into the buffer as it is now. */
+Test(engine_run, responses_past_the_body_buffer_grow_it, .timeout = 120)
+{
+    skip_without_io_uring();
+    enum { WHOLE = 200000, STREAMED = 100000, PER_EVENT = 40000 };
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.tokens_per_chunk = PER_EVENT;
+    mc.max_connections = 8;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, STREAMED, mock_server_port(fx.server));
+    struct payload_spec whole = {.type = ENDPOINT_CHAT,
+                                 .model = "test-model",
+                                 .prompt = "tell me everything",
+                                 .max_tokens = WHOLE};
+    char errbuf[256];
+    char *whole_body = payload_build(&whole, errbuf, sizeof(errbuf));
+    cr_assert_not_null(whole_body, "%s", errbuf);
+    struct engine_payload payloads[2] = {
+        {.body = whole_body, .body_len = strlen(whole_body)},
+        fx.payload,
+    };
+    fx.config.payloads = payloads;
+    fx.config.payload_count = 2;
+    fx.config.shard_count = 1;
+    fx.config.concurrency = 1;
+    fx.config.request_count = 4;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 4);
+    size_t whole_seen = 0;
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *r = &cap->records[i];
+        cr_assert_eq(r->outcome, RECORD_SUCCESS, "%s: %s", r->error_type, r->error_message);
+        bool streamed = r->content_events > 1;
+        whole_seen += !streamed;
+        cr_assert_eq(r->completion_tokens, streamed ? STREAMED : WHOLE);
+        if (streamed) {
+            cr_assert_eq(r->content_events, (STREAMED + PER_EVENT - 1) / PER_EVENT);
+        }
+    }
+    cr_assert_eq(whole_seen, 2);
+    free(cap);
+    free(whole_body);
+    finish(&fx);
+}

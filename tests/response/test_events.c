@@ -442,6 +442,15 @@ Test(endpoint_events, large_embeddings_need_a_scratch)
     cr_assert_eq(response_parse_event(&r, &st, NULL, 0, body, len, &c), RESPONSE_PARSE_OK);
     cr_assert_eq(c.embedding_count, 1);
     response_scratch_free(st.scratch);
+    /* A scratch far too small for the body grows until it holds it, and keeps that room. */
+    st.scratch = response_scratch_new(64);
+    cr_assert_eq(response_parse_event(&r, &st, NULL, 0, body, len, &c), RESPONSE_PARSE_OK);
+    cr_assert_eq(c.embedding_count, 1);
+    cr_assert_eq(response_parse_event(&r, &st, NULL, 0, body, len, &c), RESPONSE_PARSE_OK);
+    /* Growing stops at the most tokens the bytes can hold: a body cut short stays malformed. */
+    cr_assert_eq(response_parse_event(&r, &st, NULL, 0, body, len - 2, &c),
+                 RESPONSE_PARSE_ERR_MALFORMED);
+    response_scratch_free(st.scratch);
     response_scratch_free(NULL);
     cr_assert_null(response_scratch_new(0));
     free(body);

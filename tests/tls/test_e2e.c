@@ -301,3 +301,50 @@ Test(tls_e2e, http_and_https_urls_share_one_run)
     pr_assert_all_succeeded(&r, 16);
     pr_run_free(&r);
 }
+
+/* A mock without pacing, whose stream events carry 40000 words (about 200 KiB) each. */
+static void setup_big(void)
+{
+    pr_front_start(&front,
+                   (char *const[]){"--tokens-per-chunk", "40000", "--max-connections", "64", NULL});
+}
+
+TestSuite(tls_e2e_big, .init = setup_big, .fini = teardown, .timeout = 180);
+
+/* check_usage requires every record of r to report `prompt` and `completion` usage tokens: the
+ * server read each whole prompt, and the client each whole answer. */
+static void check_usage(const struct pr_run *r, double prompt, double completion)
+{
+    for (size_t i = 0; i < json_array_size(r->records); i++) {
+        json_t *rec = json_array_get(r->records, i);
+        cr_assert_float_eq(metric(rec, "usage_prompt_tokens"), prompt, 1e-9);
+        cr_assert_float_eq(metric(rec, "usage_completion_tokens"), completion, 1e-9);
+    }
+}
+
+/* Over TLS, a 1 MiB request body is encrypted and sent in records as the socket takes them,
+ * and a 1 MiB answer, or streamed events of 200 KiB, grow the body buffer past its 128 KiB. */
+Test(tls_e2e_big, megabyte_bodies_both_ways)
+{
+    require_nginx();
+    char url[64];
+    pr_https_url(url, sizeof(url), &front, "localhost", NP_VALID);
+    struct pr_run r;
+    pr_run_profile(&r, front.dir, "megabyte", NULL,
+                   (const char *const[]){"--url", url, "--tls-ca", front.ca, "--request-count", "4",
+                                         "--concurrency", "2", "--isl", "200000", "--osl", "200000",
+                                         NULL});
+    pr_assert_all_succeeded(&r, 4);
+    check_usage(&r, 200000, 200000);
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert_gt(metric(json_array_get(r.records, i), "http_req_data_sent"), 1024.0);
+    }
+    pr_run_free(&r);
+    pr_run_profile(&r, front.dir, "events", NULL,
+                   (const char *const[]){"--url", url, "--tls-ca", front.ca, "--streaming",
+                                         "--request-count", "4", "--concurrency", "2", "--isl",
+                                         "10", "--osl", "120000", NULL});
+    pr_assert_all_succeeded(&r, 4);
+    check_usage(&r, 10, 120000);
+    pr_run_free(&r);
+}
