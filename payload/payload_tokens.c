@@ -79,8 +79,8 @@ static int tokens__sglang(const struct payload_spec *spec, json_t *root, char *e
         }
     }
     if (ret == 0 && spec->max_tokens > 0 &&
-        json_object_set_new(sampling, "max_new_tokens", json_integer((json_int_t)spec->max_tokens)) <
-            0) {
+        json_object_set_new(sampling, "max_new_tokens",
+                            json_integer((json_int_t)spec->max_tokens)) < 0) {
         ret = -ENOMEM;
     }
     json_t *ids = ret == 0 ? tokens__ids(spec) : NULL;

@@ -53,7 +53,8 @@ int workload__token_ids(struct payload_spec *spec, const struct tokenizer *tok,
     enum tokenizer_status st =
         tokenizer_encode(tok, scratch, text, strlen(text), &spec->token_ids, &spec->token_id_count);
     if (st != TOKENIZER_OK || spec->token_id_count == 0) {
-        fprintf(stderr, "ringperf profile: a prompt of --endpoint-type %s has no tokens to send%s%s\n",
+        fprintf(stderr,
+                "ringperf profile: a prompt of --endpoint-type %s has no tokens to send%s%s\n",
                 endpoint_type_name(spec->type), st != TOKENIZER_OK ? ": " : "",
                 st != TOKENIZER_OK ? tokenizer_status_str(st) : "");
         return -EINVAL;
