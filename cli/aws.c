@@ -4,6 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* cli_aws_region sets aws->region: --aws-region, else the profile's as botocore finds it;
+ * 0, or -EINVAL after printing why. */
+static int cli_aws_region(struct cli_aws *aws, const struct profile_config *cfg)
+{
+    char errbuf[4400];
+    char source[4200];
+    if (cfg->aws_region != NULL) {
+        snprintf(aws->region, sizeof(aws->region), "%s", cfg->aws_region);
+        return 0;
+    }
+    if (sigv4_region_load(cfg->aws_profile, aws->region, sizeof(aws->region), source,
+                          sizeof(source), errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "ringperf profile: --auth-type sigv4: %s\n", errbuf);
+        return -EINVAL;
+    }
+    fprintf(stderr, "AWS region %s from %s\n", aws->region, source);
+    return 0;
+}
+
 int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
                     struct engine_config *engine, struct record_secrets *secrets)
 {
@@ -18,6 +37,9 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
         return -EINVAL;
     }
     aws->loaded = true;
+    if (cli_aws_region(aws, cfg) != 0) {
+        return -EINVAL;
+    }
     /* Host and Content-Type are signed with the -H headers. */
     if (engine->extra_header_count + 2 > SIGV4_HEADERS_MAX) {
         fprintf(stderr,
@@ -26,25 +48,24 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
                 engine->extra_header_count, SIGV4_HEADERS_MAX - 2);
         return -EINVAL;
     }
-    struct sigv4_signer *check =
-        sigv4_signer_new(&aws->credentials, cfg->aws_region, cfg->aws_service);
+    struct sigv4_signer *check = sigv4_signer_new(&aws->credentials, aws->region, cfg->aws_service);
     if (check == NULL) {
         fprintf(stderr,
-                "ringperf profile: --auth-type sigv4: the credentials from %s hold a control "
-                "character or are empty; fix them\n",
-                source);
+                "ringperf profile: --auth-type sigv4: the credentials from %s, or the region "
+                "'%s', hold a control character or are empty; fix them\n",
+                source, aws->region);
         return -EINVAL;
     }
     sigv4_signer_free(check);
-    fprintf(stderr, "Signing requests with AWS SigV4 (%s/%s), credentials from %s\n",
-            cfg->aws_region, cfg->aws_service, source);
+    fprintf(stderr, "Signing requests with AWS SigV4 (%s/%s), credentials from %s\n", aws->region,
+            cfg->aws_service, source);
     if (cfg->sagemaker_endpoint_name != NULL) {
         /* Both SageMaker operations take application/json; the stream's framing is the
          * operation's, not negotiated. */
         engine->accept = "application/json";
     }
     engine->sigv4_credentials = &aws->credentials;
-    engine->sigv4_region = cfg->aws_region;
+    engine->sigv4_region = aws->region;
     engine->sigv4_service = cfg->aws_service;
     const struct sigv4_credentials *c = &aws->credentials;
     record_secrets_add(secrets, c->secret_access_key, strlen(c->secret_access_key));

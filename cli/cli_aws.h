@@ -14,9 +14,11 @@
 struct cli_aws {
     struct sigv4_credentials credentials;
     bool loaded;
+    char region[SIGV4_SCOPE_PART_MAX + 1]; /* --aws-region, or the profile's (botocore's order) */
 };
 
-/* cli_aws_prepare, when cfg signs with SigV4, loads the credentials (sigv4_credentials_load),
+/* cli_aws_prepare, when cfg signs with SigV4, loads the credentials (sigv4_credentials_load)
+ * and, without --aws-region, the region (sigv4_region_load),
  * checks that the signer takes them, points engine at them and adds them to secrets (so that
  * a response echoing one does not reach the exports). Prints one line saying where they came
  * from (a file and profile, never a value). Returns 0, or -EINVAL after printing why. */

@@ -90,12 +90,14 @@ static int check_orphans(const struct profile_config *cfg, char *errbuf, size_t 
 
 static int check_values(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
-    if (cfg->aws_region == NULL) {
+    /* Without --aws-region the run takes the profile's, as botocore does (cli/aws.c); a
+     * SageMaker endpoint's URL needs it here. */
+    if (cfg->aws_region == NULL && cfg->sagemaker_endpoint_name != NULL) {
         return config__fail(errbuf, errcap,
-                            "--auth-type sigv4 needs --aws-region, the region of the credential "
-                            "scope (e.g. --aws-region us-east-1)");
+                            "--sagemaker-endpoint-name needs --aws-region, the region of the "
+                            "endpoint's URL (e.g. --aws-region us-east-1)");
     }
-    if (!scope_ok(cfg->aws_region, false)) {
+    if (cfg->aws_region != NULL && !scope_ok(cfg->aws_region, false)) {
         return config__fail(errbuf, errcap,
                             "--aws-region '%s' is not an AWS region: lower-case letters, digits "
                             "and '-', e.g. us-east-1",

@@ -100,14 +100,25 @@ const char *sigv4_status_name(enum sigv4_status s);
 
 struct sigv4_signer;
 
+/* sigv4_region_load finds the region when no --aws-region is given, as botocore does:
+ * AWS_DEFAULT_REGION, else `region` in the profile's section of the shared credentials file,
+ * else of the config file (botocore lays the first over the second; profile and files as
+ * sigv4_credentials_load resolves them). AWS_REGION is not read (botocore does not). Writes the
+ * region into out (cap bytes) and where it came from into source. Returns 0, or -ENOENT / -EINVAL
+ * with a message in errbuf saying where it looked. */
+int sigv4_region_load(const char *profile, char *out, size_t cap, char *source, size_t source_cap,
+                      char *errbuf, size_t errcap);
+
 /* sigv4_credentials_load fills *out with the credentials to sign with, in botocore's order
  * for the sources ringperf reads: without a profile, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
  * and AWS_SESSION_TOKEN when AWS_ACCESS_KEY_ID is set; otherwise (and always when `profile` is
  * given) the section `profile` (else $AWS_PROFILE, else "default") of the shared credentials
  * file, $AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials (aws_access_key_id,
- * aws_secret_access_key, aws_session_token). Writes where they came from into source (a file
- * and profile, never a value). Returns 0, or -errno with a message in errbuf that names the
- * variable, file or profile and never a credential. */
+ * aws_secret_access_key, aws_session_token), else, when that file or section is not there,
+ * the profile's section of the config file, $AWS_CONFIG_FILE or ~/.aws/config ("[profile
+ * NAME]", or "[default]"; the last such section of a file counts, as in botocore). Writes
+ * where they came from into source (a file and profile, never a value). Returns 0, or -errno
+ * with a message in errbuf that names the variable, file or profile and never a credential. */
 int sigv4_credentials_load(const char *profile, struct sigv4_credentials *out, char *source,
                            size_t source_cap, char *errbuf, size_t errcap);
 

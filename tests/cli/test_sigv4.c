@@ -40,6 +40,8 @@ static void use_environment(const struct e2e *w, const char *secret)
 static void clear_environment(const struct e2e *w)
 {
     setenv("HOME", w->dir, 1);
+    unsetenv("AWS_CONFIG_FILE");
+    unsetenv("AWS_DEFAULT_REGION");
     unsetenv("AWS_ACCESS_KEY_ID");
     unsetenv("AWS_SECRET_ACCESS_KEY");
     unsetenv("AWS_SESSION_TOKEN");
@@ -74,8 +76,8 @@ static size_t assert_no_credentials(const char *dir)
             files += assert_no_credentials(path);
             continue;
         }
-        if (strcmp(e->d_name, "credentials") == 0) {
-            continue; /* the test's own credentials file */
+        if (strcmp(e->d_name, "credentials") == 0 || strcmp(e->d_name, "config") == 0) {
+            continue; /* the test's own credentials and config files */
         }
         char *text = test_read_path(path);
         cr_assert_not_null(text, "%s", path);
@@ -193,6 +195,38 @@ static void expect_refused(const struct e2e *w, const char *words, const char *m
     free(out);
 }
 
+/* ~/.aws/config alone: the profile's "[profile NAME]" section gives the keys, the session
+ * token and the region, with no --aws-region (botocore's order). */
+Test(sigv4_e2e, a_profile_of_the_config_file_gives_keys_and_region, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, mock_flags);
+    clear_environment(&w);
+    char dir[160];
+    snprintf(dir, sizeof(dir), "%s/.aws", w.dir);
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    e2e_write(&w, ".aws/config",
+              "[default]\nregion = eu-west-1\n\n[profile  staging]\nregion = us-west-2\n"
+              "aws_access_key_id = " ACCESS_KEY "\naws_secret_access_key = " SECRET
+              "\naws_session_token = " TOKEN "\noutput = json\n");
+    char *out = NULL;
+    int status = run_ringperf(&w,
+                              "profile -m m -u URL --osl 4 --auth-type sigv4 --aws-service "
+                              "execute-api --aws-profile staging --request-count 4 "
+                              "--artifact-dir DIR",
+                              true, &out);
+    cr_assert_eq(status, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "AWS region us-west-2 from "), "%s", out);
+    cr_assert_not_null(strstr(out, "config [profile staging]"), "%s", out);
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(&w, &errors), 4);
+    cr_assert_eq(errors, 0);
+    assert_absent("the run's output", out);
+    assert_no_credentials(w.dir);
+    free(out);
+    e2e_finish(&w);
+}
+
 Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
 {
     struct e2e w;
@@ -200,8 +234,17 @@ Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
     clear_environment(&w);
     expect_refused(&w, "profile -m m -u URL --aws-region us-east-1",
                    "--aws-region applies to AWS SigV4 signing, which is off");
+    expect_refused(&w,
+                   "profile -m m -u URL --auth-type sigv4 --aws-service sagemaker "
+                   "--sagemaker-endpoint-name ep",
+                   "--sagemaker-endpoint-name needs --aws-region");
+    /* Keys but no region anywhere: the run names where it looked. */
+    setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY, 1);
+    setenv("AWS_SECRET_ACCESS_KEY", SECRET, 1);
     expect_refused(&w, "profile -m m -u URL --auth-type sigv4 --aws-service execute-api",
-                   "--auth-type sigv4 needs --aws-region");
+                   "no AWS region: give --aws-region, or set AWS_DEFAULT_REGION");
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
     expect_refused(&w, "profile -m m -u URL --auth-type sigv4 --aws-region us-east-1",
                    "--auth-type sigv4 needs --aws-service");
     expect_refused(&w, "profile -m m -u URL --auth-type sigv4 --aws-region US_EAST --aws-service x",

@@ -7,7 +7,9 @@
  * exact-size heap copy so ASan sees any over-read. Checked: consumed <= len,
  * every event consumes input, NEED_MORE consumes everything, every view lies
  * inside the piece, the scratch buffer or the parser, and all three ways give
- * the same digest of events and final status.
+ * the same digest of events and final status. An odd scratch size also gives
+ * the parser a grow function (realloc, up to eight times the size), which must
+ * not change that digest between the ways.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@ struct fuzz_run {
     struct sse_parser parser;
     char *scratch;
     size_t cap;
+    size_t grow_limit;
     const char *piece;
     size_t piece_len;
     struct digest d;
@@ -63,6 +66,27 @@ static void record(struct fuzz_run *r, const struct sse_event *ev)
     digest_bytes(&r->d, ev->id, ev->id_len);
     digest_bytes(&r->d, ev->comment, ev->comment_len);
     digest_bytes(&r->d, &ev->retry_ms, sizeof(ev->retry_ms));
+}
+
+/* grow is the parser's grow function: the scratch reallocated, up to r->grow_limit bytes. */
+static bool grow(void *ctx, size_t need, char **scratch, size_t *cap)
+{
+    struct fuzz_run *r = ctx;
+    if (*scratch != r->scratch || *cap != r->cap || need <= r->cap) {
+        abort();
+    }
+    if (need > r->grow_limit) {
+        return false;
+    }
+    char *grown = realloc(r->scratch, need);
+    if (grown == NULL) {
+        abort();
+    }
+    r->scratch = grown;
+    r->cap = need;
+    *scratch = grown;
+    *cap = need;
+    return true;
 }
 
 /* Returns 0 when the stream went on, 1 once the parser reported an error. */
@@ -113,6 +137,10 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     }
     r.d.h = FUZZ_DIGEST_SEED;
     sse_parser_init(&r.parser, r.scratch, cap);
+    if (cap & 1) {
+        r.grow_limit = 8 * cap;
+        sse_parser_set_grow(&r.parser, grow, &r);
+    }
     size_t start = 0;
     int failed = 0;
     for (size_t i = 0; i <= ncuts && !failed; i++) {

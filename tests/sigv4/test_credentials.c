@@ -91,7 +91,7 @@ Test(sigv4_credentials, file_profiles, .init = clean_environment)
     cr_assert_eq(load("empty", &c, source, err), -EINVAL);
     cr_assert_not_null(strstr(err, "lacks aws_access_key_id or aws_secret_access_key"), "%s", err);
     cr_assert_eq(load("nope", &c, source, err), -EINVAL);
-    cr_assert_not_null(strstr(err, "AWS profile 'nope'"), "%s", err);
+    cr_assert_not_null(strstr(err, "no AWS credentials for profile 'nope'"), "%s", err);
     cr_assert_not_null(strstr(err, "has no such section"), "%s", err);
     cr_assert_null(strstr(err, "secret"), "%s", err);
 }
