@@ -65,6 +65,9 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
         engine->accept = "application/json";
     }
     engine->sigv4_credentials = &aws->credentials;
+    sigv4_watch_init(&aws->watch, cfg->aws_profile);
+    engine->sigv4_refresh = aws->watch.active ? cli_aws_refresh : NULL;
+    engine->sigv4_refresh_ctx = aws;
     engine->sigv4_region = aws->region;
     engine->sigv4_service = cfg->aws_service;
     const struct sigv4_credentials *c = &aws->credentials;
@@ -72,6 +75,28 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
     record_secrets_add(secrets, c->session_token, strlen(c->session_token));
     record_secrets_add(secrets, c->access_key_id, strlen(c->access_key_id));
     return 0;
+}
+
+bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out)
+{
+    struct cli_aws *aws = ctx;
+    char source[4200];
+    char errbuf[4400];
+    int ret = sigv4_watch_poll(&aws->watch, &aws->credentials, out, source, sizeof(source), errbuf,
+                               sizeof(errbuf));
+    if (ret < 0) {
+        fprintf(stderr,
+                "ringperf profile: AWS credentials changed but cannot be read again (%s); "
+                "still signing with the ones before\n",
+                errbuf);
+        return false;
+    }
+    if (ret == 0) {
+        return false;
+    }
+    aws->credentials = *out;
+    fprintf(stderr, "AWS credentials from %s changed: signing with them from now on\n", source);
+    return true;
 }
 
 void cli_aws_free(struct cli_aws *aws)

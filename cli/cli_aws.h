@@ -15,6 +15,8 @@ struct cli_aws {
     struct sigv4_credentials credentials;
     bool loaded;
     char region[SIGV4_SCOPE_PART_MAX + 1]; /* --aws-region, or the profile's (botocore's order) */
+    /* The files the credentials came from, watched during the run (cli_aws_refresh). */
+    struct sigv4_watch watch;
 };
 
 /* cli_aws_prepare, when cfg signs with SigV4, loads the credentials (sigv4_credentials_load)
@@ -24,6 +26,13 @@ struct cli_aws {
  * from (a file and profile, never a value). Returns 0, or -EINVAL after printing why. */
 int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
                     struct engine_config *engine, struct record_secrets *secrets);
+
+/* cli_aws_refresh is the engine's sigv4_refresh (on the coordinator): when the credentials
+ * or config file changed and now holds other credentials for the profile, it writes them into
+ * *out, keeps them as the run's, prints one line saying so (never a value) and returns true.
+ * A changed file that cannot be read leaves the credentials as they were, said once. Long runs
+ * outlive temporary credentials; this is how they go on signing with renewed ones. */
+bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out);
 
 /* cli_aws_free wipes the credentials. */
 void cli_aws_free(struct cli_aws *aws);

@@ -46,6 +46,12 @@ struct coordinator {
     uint32_t next_shard;
     bool closed;    /* every shard was told there is no more work */
     bool cancelled; /* the stop flag was seen */
+    /* SigV4 credentials refreshed during the run (config.sigv4_refresh): the latest set, its
+     * number, how many shards still wait for it, and when to ask again. */
+    struct sigv4_credentials rekey;
+    uint64_t rekey_generation;
+    uint32_t rekey_undelivered;
+    int64_t next_refresh_ns;
 };
 
 int64_t engine_now_ns(void)
@@ -324,6 +330,29 @@ static uint64_t progress_total(const struct engine_config *config)
     return config->request_count;
 }
 
+/* refresh_credentials asks for newer SigV4 credentials when it is time, and hands the latest
+ * set to the shards that have not taken it. */
+static void refresh_credentials(struct coordinator *co, int64_t now)
+{
+    const struct engine_config *config = &co->config;
+    if (config->sigv4_refresh == NULL || config->sigv4_credentials == NULL) {
+        return;
+    }
+    if (now >= co->next_refresh_ns) {
+        int64_t interval = config->sigv4_refresh_interval_ns > 0 ? config->sigv4_refresh_interval_ns
+                                                                 : 1000LL * 1000 * 1000;
+        co->next_refresh_ns = now + interval;
+        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey)) {
+            co->rekey_generation++;
+            co->rekey_undelivered = co->shard_count;
+        }
+    }
+    if (co->rekey_undelivered > 0) {
+        engine__sign_deliver(co->shards, co->shard_count, &co->rekey, co->rekey_generation,
+                             &co->rekey_undelivered);
+    }
+}
+
 static void run_coordinator(struct coordinator *co)
 {
     int64_t next_progress = engine_now_ns() + co->sink->progress_interval_ns;
@@ -345,6 +374,7 @@ static void run_coordinator(struct coordinator *co)
         }
         refill(co);
         int64_t now = engine_now_ns();
+        refresh_credentials(co, now);
         if (co->sink->on_progress != NULL && now >= next_progress) {
             engine__watch_report(co->shards, co->shard_count, co->sink);
             co->sink->on_progress(co->sink->ctx, co->finished, progress_total(&co->config));
@@ -544,5 +574,6 @@ destroy_shards:
         free(co.shards);
     }
     close(co.wake_fd);
+    explicit_bzero(&co.rekey, sizeof(co.rekey)); /* a secret */
     return ret;
 }

@@ -232,6 +232,13 @@ struct engine_config {
     const struct sigv4_credentials *sigv4_credentials;
     const char *sigv4_region;
     const char *sigv4_service;
+    /* With SigV4, sigv4_refresh (may be NULL) is asked on the coordinator every
+     * sigv4_refresh_interval_ns (0: one second) for newer credentials: it returns true after
+     * writing them into *out (the files they came from changed). Every shard takes them before
+     * its next signature, and redacts them, and the ones before, from responses. */
+    bool (*sigv4_refresh)(void *ctx, struct sigv4_credentials *out);
+    void *sigv4_refresh_ctx;
+    int64_t sigv4_refresh_interval_ns;
 
     uint32_t shard_count; /* 0 = one per online CPU */
     bool pin_shards;      /* pin shard i to CPU i (mod CPU count) */

@@ -203,6 +203,7 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     rec->outcome = outcome;
     /* A server may echo the credentials it was sent: they are never stored. */
     record_redact(rec, shard->config->secrets);
+    record_redact(rec, &shard->rekey_secrets); /* refreshed SigV4 credentials, if any */
     const struct engine_record_hook *hook = shard->config->record_hook;
     if (hook != NULL) {
         hook->on_finish(hook->ctx, shard->id, rec);

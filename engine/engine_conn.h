@@ -22,6 +22,13 @@ int engine__sign_init(struct engine__shard *shard);
 /* engine__sign_destroy frees the signer (the prefixes free their header lists). */
 void engine__sign_destroy(struct engine__shard *shard);
 
+/* engine__sign_deliver hands the credential set `generation` (creds, copied) to each shard
+ * that has not had it and has taken the set before; *undelivered counts those still waiting.
+ * Runs on the coordinator (engine_sign.c says how the shards take them). */
+void engine__sign_deliver(struct engine__shard *shards, uint32_t count,
+                          const struct sigv4_credentials *creds, uint64_t generation,
+                          uint32_t *undelivered);
+
 /* engine__sign_request signs c's request with payload and appends the signature's headers
  * to c->headers at *count (views into shard->signature, valid until the next request is
  * signed). Returns SIGV4_OK or why the request cannot be signed. */

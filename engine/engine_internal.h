@@ -45,6 +45,9 @@ enum {
 /* With SigV4, the signature's headers follow: X-Amz-Date, X-Amz-Content-Sha256,
  * X-Amz-Security-Token and Authorization (engine_sign.c). */
 #define ENGINE__SIGN_HEADERS 4
+/* Refreshed SigV4 credential sets a shard keeps redacting (a long response may echo a set
+ * that was replaced while it ran). */
+#define ENGINE__REKEY_KEPT 4
 /* Per connection: one buffer serves as the SSE parser's scratch on streamed
  * responses and as the body collector otherwise (never both at once). It
  * starts at ENGINE__BODY_BYTES and grows, on the shard, for a longer body or
@@ -232,6 +235,18 @@ struct engine__shard {
     struct engine__head_prefix *head_prefixes;
     struct sigv4_signer *signer;      /* NULL unless the run signs with SigV4 */
     struct sigv4_signature signature; /* the request being sent's, copied into its head */
+    /* Refreshed SigV4 credentials handed over by the coordinator (engine_sign.c): it writes
+     * `rekey` only while rekey_ready is false and sets it (release); the shard reads `rekey`
+     * only once it sees it set (acquire), then clears it. rekey_delivered is the coordinator's
+     * own count of what it handed this shard. The last ENGINE__REKEY_KEPT sets taken stay in
+     * `kept`, redacted from responses through rekey_secrets (the run's first set is in the
+     * config's secrets). */
+    _Atomic bool rekey_ready;
+    uint64_t rekey_delivered;
+    struct sigv4_credentials rekey;
+    struct sigv4_credentials kept[ENGINE__REKEY_KEPT];
+    uint32_t kept_count;
+    struct record_secrets rekey_secrets;
     struct engine__conn *conns;
     uint32_t conn_count;
     uint32_t active_count;

@@ -70,6 +70,56 @@ void engine__sign_destroy(struct engine__shard *shard)
 {
     sigv4_signer_free(shard->signer);
     shard->signer = NULL;
+    explicit_bzero(&shard->rekey, sizeof(shard->rekey));
+    explicit_bzero(shard->kept, sizeof(shard->kept));
+}
+
+void engine__sign_deliver(struct engine__shard *shards, uint32_t count,
+                          const struct sigv4_credentials *creds, uint64_t generation,
+                          uint32_t *undelivered)
+{
+    *undelivered = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        struct engine__shard *shard = &shards[i];
+        if (shard->rekey_delivered == generation) {
+            continue;
+        }
+        if (atomic_load_explicit(&shard->rekey_ready, memory_order_acquire)) {
+            (*undelivered)++; /* it has not taken the last set yet: the next turn */
+            continue;
+        }
+        shard->rekey = *creds;
+        shard->rekey_delivered = generation;
+        atomic_store_explicit(&shard->rekey_ready, true, memory_order_release);
+    }
+}
+
+/* take_rekey signs with the credentials the coordinator handed over from now on, and adds
+ * them to what the shard redacts. A set the signer refuses (it checked the first set) keeps
+ * the signer it has. */
+static void take_rekey(struct engine__shard *shard)
+{
+    const struct engine_config *config = shard->config;
+    struct sigv4_signer *next =
+        sigv4_signer_new(&shard->rekey, config->sigv4_region, config->sigv4_service);
+    if (next != NULL) {
+        sigv4_signer_free(shard->signer);
+        shard->signer = next;
+        shard->kept[shard->kept_count % ENGINE__REKEY_KEPT] = shard->rekey;
+        shard->kept_count++;
+        shard->rekey_secrets.count = 0;
+        uint32_t kept =
+            shard->kept_count < ENGINE__REKEY_KEPT ? shard->kept_count : ENGINE__REKEY_KEPT;
+        for (uint32_t k = 0; k < kept; k++) {
+            const struct sigv4_credentials *c = &shard->kept[k];
+            record_secrets_add(&shard->rekey_secrets, c->secret_access_key,
+                               strlen(c->secret_access_key));
+            record_secrets_add(&shard->rekey_secrets, c->session_token, strlen(c->session_token));
+            record_secrets_add(&shard->rekey_secrets, c->access_key_id, strlen(c->access_key_id));
+        }
+    }
+    explicit_bzero(&shard->rekey, sizeof(shard->rekey));
+    atomic_store_explicit(&shard->rekey_ready, false, memory_order_release);
 }
 
 static void add_header(struct engine__conn *c, uint32_t *count, const char *name, const char *value,
@@ -83,6 +133,9 @@ enum sigv4_status engine__sign_request(struct engine__shard *shard, struct engin
                                        const struct engine_payload *payload, uint32_t *count)
 {
     const struct engine_config *config = shard->config;
+    if (atomic_load_explicit(&shard->rekey_ready, memory_order_acquire)) {
+        take_rekey(shard);
+    }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
     const char *method = config->method != NULL ? config->method : "POST";
     const char *target = origin_form(c->target->path);

@@ -213,10 +213,7 @@ static int read_file(const char *path, char **out_text, size_t *out_len)
     return 0;
 }
 
-/* aws_file_path writes the path of the shared credentials file (config false) or the config
- * file (true): $AWS_SHARED_CREDENTIALS_FILE / $AWS_CONFIG_FILE, else under $HOME/.aws. False
- * when neither the variable nor HOME says where. */
-static bool aws_file_path(bool config, char *out, size_t cap)
+bool sigv4_aws_file_path(bool config, char *out, size_t cap)
 {
     const char *file = getenv(config ? "AWS_CONFIG_FILE" : "AWS_SHARED_CREDENTIALS_FILE");
     const char *home = getenv("HOME");
@@ -238,7 +235,7 @@ static int load_section(const char *profile, bool config, struct sigv4_credentia
 {
     char path[4096];
     *read_err = -ENOENT;
-    if (!aws_file_path(config, path, sizeof(path))) {
+    if (!sigv4_aws_file_path(config, path, sizeof(path))) {
         return 0;
     }
     char *text = NULL;
@@ -290,7 +287,7 @@ static int from_files(const char *profile, struct sigv4_credentials *out, char *
         if (config) {
             snprintf(path, sizeof(path), "~/.aws/config");
         }
-        aws_file_path(config, path, sizeof(path));
+        sigv4_aws_file_path(config, path, sizeof(path));
         int err = config ? config_err : creds_err;
         snprintf(why[config], sizeof(why[config]), err != 0 ? "%s: %s" : "%s has no such section",
                  path, err != 0 ? strerror(-err) : "");
@@ -339,7 +336,7 @@ static void region_from(bool config, const char *profile, struct region_out *r, 
     char *text = NULL;
     size_t len = 0;
     path[0] = '\0';
-    *err = aws_file_path(config, path, path_cap) ? read_file(path, &text, &len) : -ENOENT;
+    *err = sigv4_aws_file_path(config, path, path_cap) ? read_file(path, &text, &len) : -ENOENT;
     if (*err != 0) {
         return;
     }

@@ -100,6 +100,44 @@ const char *sigv4_status_name(enum sigv4_status s);
 
 struct sigv4_signer;
 
+/* sigv4_aws_file_path writes the path of the shared credentials file (config false) or the
+ * config file (true): $AWS_SHARED_CREDENTIALS_FILE / $AWS_CONFIG_FILE, else under $HOME/.aws.
+ * False when neither the variable nor HOME says where. */
+bool sigv4_aws_file_path(bool config, char *out, size_t cap);
+
+/* sigv4_file_stamp is what tells a file changed: its identity, size and modification time. */
+struct sigv4_file_stamp {
+    bool present;
+    unsigned long long dev;
+    unsigned long long ino;
+    long long size;
+    long long mtime_s;
+    long mtime_ns;
+};
+
+/* sigv4_watch notices when the files a profile's credentials come from change (watch.c), for
+ * runs that outlive temporary credentials which a tool renews by rewriting the files. */
+struct sigv4_watch {
+    bool active; /* false: the credentials came from the environment, which cannot change */
+    bool named;  /* profile was given (else AWS_PROFILE or "default", resolved at each load) */
+    char profile[256];
+    char path[2][4096]; /* the credentials file and the config file */
+    struct sigv4_file_stamp stamp[2];
+};
+
+/* sigv4_watch_init starts watching the files of `profile` (NULL: as sigv4_credentials_load
+ * resolves it), stamping them as they are now; call it when the credentials are loaded. */
+void sigv4_watch_init(struct sigv4_watch *w, const char *profile);
+
+/* sigv4_watch_poll stats the files again. When one changed (written, replaced, created or
+ * removed) it loads the credentials again: returns 1 with them in *out (and where they came
+ * from in source) when they differ from *current, 0 when nothing changed or they are the
+ * same, and -errno with errbuf's message (no credential in it) when they could not be loaded;
+ * a file changes again before it is read again. Never reads a file that did not change. */
+int sigv4_watch_poll(struct sigv4_watch *w, const struct sigv4_credentials *current,
+                     struct sigv4_credentials *out, char *source, size_t source_cap, char *errbuf,
+                     size_t errcap);
+
 /* sigv4_region_load finds the region when no --aws-region is given, as botocore does:
  * AWS_DEFAULT_REGION, else `region` in the profile's section of the shared credentials file,
  * else of the config file (botocore lays the first over the second; profile and files as

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ static void clean_environment(void)
     unsetenv("AWS_SESSION_TOKEN");
     unsetenv("AWS_SECURITY_TOKEN");
     unsetenv("AWS_SHARED_CREDENTIALS_FILE");
+    unsetenv("AWS_CONFIG_FILE");
     unsetenv("AWS_PROFILE");
     snprintf(dir, sizeof(dir), "/tmp/ringperf-aws-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
@@ -132,4 +134,57 @@ Test(sigv4_credentials, refuses_half_and_oversized_credentials, .init = clean_en
     write_credentials(text);
     cr_assert_eq(load(NULL, &c, source, err), -EINVAL);
     cr_assert_not_null(strstr(err, "longer than ringperf takes"), "%s", err);
+}
+
+/* age_credentials sets the credentials file's modification time `seconds` into the past, so
+ * that a rewrite within the same clock tick still reads as a change. */
+static void age_credentials(long seconds)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/.aws/credentials", dir);
+    struct timespec times[2] = {{.tv_sec = 1000000000 - seconds}, {.tv_sec = 1000000000 - seconds}};
+    cr_assert_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+/* A run watches the files its credentials came from: a rewrite with other keys is picked up
+ * (and only then are the files read), the same keys rewritten are not news, a broken file
+ * says so and keeps nothing, and credentials from the environment are not watched. */
+Test(sigv4_watch, rewritten_files_give_the_new_credentials, .init = clean_environment)
+{
+    write_credentials("[default]\naws_access_key_id=AKIAONE\naws_secret_access_key=one\n");
+    age_credentials(100);
+    struct sigv4_credentials current;
+    struct sigv4_credentials next;
+    char source[256], err[256];
+    cr_assert_eq(load(NULL, &current, source, err), 0, "%s", err);
+    struct sigv4_watch w;
+    sigv4_watch_init(&w, NULL);
+    cr_assert(w.active);
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), 0);
+    write_credentials("[default]\naws_access_key_id=AKIATWO\naws_secret_access_key=two\n"
+                      "aws_session_token=renewed\n");
+    age_credentials(50);
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), 1, "%s", err);
+    cr_assert_str_eq(next.access_key_id, "AKIATWO");
+    cr_assert_str_eq(next.secret_access_key, "two");
+    cr_assert_str_eq(next.session_token, "renewed");
+    cr_assert_not_null(strstr(source, "credentials [default]"), "%s", source);
+    current = next;
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), 0);
+    age_credentials(40); /* touched, same keys */
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), 0);
+    write_credentials("[default]\naws_access_key_id=AKIAHALF\n");
+    age_credentials(30);
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), -EINVAL);
+    cr_assert_not_null(strstr(err, "lacks aws_access_key_id or aws_secret_access_key"), "%s", err);
+    cr_assert_str_eq(next.access_key_id, "", "nothing kept from a broken file");
+    /* Keys in the environment cannot change under the run: nothing to watch. */
+    setenv("AWS_ACCESS_KEY_ID", "AKIAENV", 1);
+    sigv4_watch_init(&w, NULL);
+    cr_assert_not(w.active);
+    write_credentials("[default]\naws_access_key_id=AKIATHREE\naws_secret_access_key=3\n");
+    cr_assert_eq(sigv4_watch_poll(&w, &current, &next, source, 256, err, 256), 0);
+    /* ... unless a profile is named, which wins over the environment. */
+    sigv4_watch_init(&w, "default");
+    cr_assert(w.active);
 }

@@ -1,0 +1,85 @@
+/*
+ * test_rekey.c - SigV4 credentials refreshed during a run: the engine asks its refresh hook on
+ * the coordinator, hands the new set to every shard, and the shards sign with it from their
+ * next request. The mock server knows only the new secret, so requests signed with the first
+ * set are answered 403 and those after the hand-over 200; a response echoing a refreshed
+ * secret has it redacted. Deterministic: the hook hands the new set over only once the run
+ * has finished some requests, and those must be the 403s.
+ */
+#include "engine_fixture.h"
+
+#include "sigv4/sigv4.h"
+
+#define NEW_SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYREKEYED00001"
+#define EARLY 5
+
+struct rekey_ctx {
+    struct capture *cap;
+    unsigned calls;
+    bool handed;
+};
+
+static bool refresh(void *ctx, struct sigv4_credentials *out)
+{
+    struct rekey_ctx *k = ctx;
+    k->calls++;
+    /* On the coordinator, as on_record is: the count is the records seen so far. */
+    if (k->handed || k->cap->count < EARLY) {
+        return false;
+    }
+    *out = (struct sigv4_credentials){.access_key_id = "AKIAREKEYED000000001",
+                                      .secret_access_key = NEW_SECRET};
+    k->handed = true;
+    return true;
+}
+
+Test(engine_rekey, shards_sign_with_refreshed_credentials_from_then_on, .timeout = 120)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.sigv4_secret = NEW_SECRET;
+    mc.sigv4_region = "us-west-2";
+    mc.sigv4_service = "execute-api";
+    mc.ttft_ms = 1;
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, false, 4, mock_server_port(fx.server));
+    struct sigv4_credentials first = {.access_key_id = "AKIAFIRST00000000001",
+                                      .secret_access_key = "first-secret-the-mock-does-not-know"};
+    fx.config.sigv4_credentials = &first;
+    fx.config.sigv4_region = "us-west-2";
+    fx.config.sigv4_service = "execute-api";
+    fx.config.shard_count = 2;
+    fx.config.concurrency = 2;
+    fx.config.request_count = 200;
+    struct capture *cap = new_capture();
+    struct rekey_ctx k = {.cap = cap};
+    fx.config.sigv4_refresh = refresh;
+    fx.config.sigv4_refresh_ctx = &k;
+    fx.config.sigv4_refresh_interval_ns = 1000 * 1000;
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 200);
+    cr_assert(k.handed, "the hook handed the new set over (%u calls)", k.calls);
+    size_t forbidden = 0;
+    size_t ok_at_end = 0;
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *r = &cap->records[i];
+        if (r->outcome == RECORD_SUCCESS) {
+            ok_at_end++;
+            continue;
+        }
+        cr_assert_eq(r->error_code, 403, "%s: %s", r->error_type, r->error_message);
+        forbidden++;
+        ok_at_end = 0;
+    }
+    /* The first set signed the first records (403), the new one every request after the
+     * hand-over: once a shard has it, no 403 follows. */
+    cr_assert_geq(forbidden, EARLY);
+    cr_assert_gt(ok_at_end, 100, "%zu successes after the last 403", ok_at_end);
+    struct mock_stats stats;
+    cr_assert_eq(mock_server_stop(fx.server), 0);
+    mock_server_stats(fx.server, &stats);
+    cr_assert_eq(stats.sigv4_rejected, forbidden);
+    free(cap);
+    finish(&fx);
+}
