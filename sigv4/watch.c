@@ -34,8 +34,8 @@ static void stamp_of(const char *path, struct sigv4_file_stamp *out)
 
 static bool same_stamp(const struct sigv4_file_stamp *a, const struct sigv4_file_stamp *b)
 {
-    return a->present == b->present && a->dev == b->dev && a->ino == b->ino &&
-           a->size == b->size && a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns;
+    return a->present == b->present && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns;
 }
 
 void sigv4_watch_init(struct sigv4_watch *w, const char *profile)

@@ -156,6 +156,19 @@ Test(sigv4_e2e, a_wrong_secret_ends_every_request_in_403, .timeout = 120)
     free(out);
 }
 
+/* finish_clean_run requires the run to have exported `requests` records, none an error, and
+ * no credential in its output (freed) or any file, then finishes the world. */
+static void finish_clean_run(struct e2e *w, char *out, size_t requests)
+{
+    size_t errors = 0;
+    cr_assert_eq(count_export_lines(w, &errors), requests);
+    cr_assert_eq(errors, 0);
+    assert_absent("the run's output", out);
+    assert_no_credentials(w->dir);
+    free(out);
+    e2e_finish(w);
+}
+
 Test(sigv4_e2e, a_profile_of_the_credentials_file_signs, .timeout = 120)
 {
     struct e2e w;
@@ -175,13 +188,7 @@ Test(sigv4_e2e, a_profile_of_the_credentials_file_signs, .timeout = 120)
     int status = run_ringperf(&w, SIGNED "--request-count 4 --aws-profile staging", true, &out);
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "[staging]"), "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 4);
-    cr_assert_eq(errors, 0);
-    assert_absent("the run's output", out);
-    assert_no_credentials(w.dir);
-    free(out);
-    e2e_finish(&w);
+    finish_clean_run(&w, out, 4);
 }
 
 /* expect_refused runs `ringperf WORDS` and requires exit status 1 with `message` said. */
@@ -218,13 +225,7 @@ Test(sigv4_e2e, a_profile_of_the_config_file_gives_keys_and_region, .timeout = 1
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "AWS region us-west-2 from "), "%s", out);
     cr_assert_not_null(strstr(out, "config [profile staging]"), "%s", out);
-    size_t errors = 0;
-    cr_assert_eq(count_export_lines(&w, &errors), 4);
-    cr_assert_eq(errors, 0);
-    assert_absent("the run's output", out);
-    assert_no_credentials(w.dir);
-    free(out);
-    e2e_finish(&w);
+    finish_clean_run(&w, out, 4);
 }
 
 Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
