@@ -116,11 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     static const enum mock__route routes[] = {
-        MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS, MOCK__ROUTE_RESPONSES,
-        MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,    MOCK__ROUTE_GENERATE_STREAM,
-        MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING, MOCK__ROUTE_COHERE_RERANK,
-        MOCK__ROUTE_TEI_RERANK, MOCK__ROUTE_IMAGES,      MOCK__ROUTE_INFER,
-        MOCK__ROUTE_RAG,
+        MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS,   MOCK__ROUTE_RESPONSES,
+        MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,      MOCK__ROUTE_GENERATE_STREAM,
+        MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING,   MOCK__ROUTE_COHERE_RERANK,
+        MOCK__ROUTE_TEI_RERANK, MOCK__ROUTE_IMAGES,        MOCK__ROUTE_INFER,
+        MOCK__ROUTE_RAG,        MOCK__ROUTE_VLLM_GENERATE,
     };
     enum mock__route route = routes[(data[0] & 15) % (sizeof(routes) / sizeof(routes[0]))];
     uint32_t per_chunk = 1u + (data[0] >> 4) * 4u;

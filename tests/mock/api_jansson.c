@@ -302,15 +302,57 @@ static bool rag_fields(const json_t *root, struct mock__job *out, char *msg, siz
     return true;
 }
 
+/* The token-id routes: a non-empty list of non-negative integer ids under `ids`, the output
+ * length in sampling_params' `max_key`; vLLM's must not stream. */
+static bool token_id_fields(const json_t *root, const char *ids, const char *max_key,
+                            struct mock__job *out, char *msg, size_t msgcap)
+{
+    const json_t *list = json_object_get(root, ids);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(list, i, item)
+    {
+        if (!json_is_integer(item) || json_integer_value(item) < 0) {
+            break;
+        }
+        out->prompt_tokens++;
+    }
+    if (out->prompt_tokens == 0 || out->prompt_tokens != json_array_size(list)) {
+        snprintf(msg, msgcap, "'%s' is required and must be a non-empty array of token ids", ids);
+        return false;
+    }
+    const json_t *params = json_object_get(root, "sampling_params");
+    if (params != NULL && !json_is_null(params) && !json_is_object(params)) {
+        snprintf(msg, msgcap, "'sampling_params' must be an object");
+        return false;
+    }
+    if (!read_max_tokens(params, max_key, out, msg, msgcap) ||
+        !read_bool(root, "stream", &out->stream, msg, msgcap)) {
+        return false;
+    }
+    if (out->route == MOCK__ROUTE_VLLM_GENERATE && out->stream) {
+        snprintf(msg, msgcap, "streaming is not supported by this endpoint");
+        return false;
+    }
+    return true;
+}
+
 static bool read_fields(const json_t *root, struct mock__job *out, char *msg, size_t msgcap)
 {
     if (!read_model(root, out, msg, msgcap)) {
         return false;
     }
+    if (out->route == MOCK__ROUTE_GENERATE && json_object_get(root, "input_ids") != NULL) {
+        out->route = MOCK__ROUTE_SGLANG_GENERATE;
+    }
     switch (out->route) {
     case MOCK__ROUTE_GENERATE:
     case MOCK__ROUTE_GENERATE_STREAM:
         return tgi_fields(root, out, msg, msgcap);
+    case MOCK__ROUTE_SGLANG_GENERATE:
+        return token_id_fields(root, "input_ids", "max_new_tokens", out, msg, msgcap);
+    case MOCK__ROUTE_VLLM_GENERATE:
+        return token_id_fields(root, "token_ids", "max_tokens", out, msg, msgcap);
     case MOCK__ROUTE_EMBEDDINGS:
         return embeddings_fields(root, out, msg, msgcap);
     case MOCK__ROUTE_NIM_RANKING:

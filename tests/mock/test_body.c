@@ -11,11 +11,11 @@
 #include "mock/mock_internal.h"
 
 static const enum mock__route ROUTES[] = {
-    MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS, MOCK__ROUTE_RESPONSES,
-    MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,    MOCK__ROUTE_GENERATE_STREAM,
-    MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING, MOCK__ROUTE_COHERE_RERANK,
-    MOCK__ROUTE_TEI_RERANK, MOCK__ROUTE_IMAGES,      MOCK__ROUTE_INFER,
-    MOCK__ROUTE_RAG,
+    MOCK__ROUTE_CHAT,       MOCK__ROUTE_COMPLETIONS,   MOCK__ROUTE_RESPONSES,
+    MOCK__ROUTE_MESSAGES,   MOCK__ROUTE_GENERATE,      MOCK__ROUTE_GENERATE_STREAM,
+    MOCK__ROUTE_EMBEDDINGS, MOCK__ROUTE_NIM_RANKING,   MOCK__ROUTE_COHERE_RERANK,
+    MOCK__ROUTE_TEI_RERANK, MOCK__ROUTE_IMAGES,        MOCK__ROUTE_INFER,
+    MOCK__ROUTE_RAG,        MOCK__ROUTE_VLLM_GENERATE,
 };
 
 static const char *const BODIES[] = {
@@ -41,6 +41,14 @@ static const char *const BODIES[] = {
     "{\"inputs\":\"t\",\"parameters\":[]}",
     "{\"inputs\":\"t\",\"parameters\":{\"max_new_tokens\":0}}",
     "{\"inputs\":7}",
+    "{\"input_ids\":[1,2,3],\"sampling_params\":{\"max_new_tokens\":4},\"stream\":true}",
+    "{\"input_ids\":null,\"inputs\":\"t\"}",
+    "{\"input_ids\":[1,-2]}",
+    "{\"input_ids\":[1,2.0]}",
+    "{\"input_ids\":[9223372036854775807],\"sampling_params\":[]}",
+    "{\"token_ids\":[5,6],\"sampling_params\":{\"max_tokens\":3},\"stream\":false}",
+    "{\"token_ids\":[5],\"stream\":true}",
+    "{\"token_ids\":[],\"sampling_params\":null}",
     "{\"query\":{\"text\":\"q w\"},\"passages\":[{\"text\":\"p1 p2\"},{\"text\":\"p3\"}]}",
     "{\"query\":\"q\",\"documents\":[\"d1 d2\",\"d3\"],\"texts\":[\"t1\"]}",
     "{\"query\":\"q\",\"texts\":{}}",
