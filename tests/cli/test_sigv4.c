@@ -228,6 +228,52 @@ Test(sigv4_e2e, a_profile_of_the_config_file_gives_keys_and_region, .timeout = 1
     finish_clean_run(&w, out, 4);
 }
 
+#define OLD_SECRET "expired/secret/the+mock/does/not/know/0001"
+
+/* Credentials renewed while the run goes: the credentials file holds keys the mock does not
+ * take (403), the test rewrites it once requests are finishing (the run lasts four seconds at
+ * 100 requests a second), and the run says it switched and signs the rest with the new keys.
+ * Neither set reaches any file or output. */
+Test(sigv4_e2e, a_rewritten_credentials_file_is_signed_with_from_then_on, .timeout = 120)
+{
+    char *const flags[] = {"--sigv4-secret",
+                           SECRET,
+                           "--sigv4-region",
+                           "us-west-2",
+                           "--sigv4-service",
+                           "execute-api",
+                           "--ttft-ms",
+                           "20",
+                           NULL};
+    struct e2e w;
+    e2e_start(&w, flags);
+    clear_environment(&w);
+    e2e_write(&w, "credentials",
+              "[default]\naws_access_key_id = " ACCESS_KEY "\naws_secret_access_key = " OLD_SECRET
+              "\n");
+    char path[128];
+    snprintf(path, sizeof(path), "%s/credentials", w.dir);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", path, 1);
+    struct child run =
+        e2e_spawn_running(&w, SIGNED "--request-rate 100 --benchmark-duration 4 --ui-type simple");
+    e2e_write(&w, "credentials",
+              "[default]\naws_access_key_id = " ACCESS_KEY "\naws_secret_access_key = " SECRET
+              "\naws_session_token = " TOKEN "\n");
+    e2e_read_until(&run, "AWS credentials from ");
+    char *rest = test_read_stream(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 0, "exit %d: %s", status, rest);
+    assert_absent("the run's output", rest);
+    cr_assert_null(strstr(rest, OLD_SECRET));
+    free(rest);
+    size_t errors = 0;
+    size_t lines = count_export_lines(&w, &errors);
+    cr_assert_geq(errors, 1, "the first keys were refused");
+    cr_assert_lt(errors, lines, "the renewed keys were taken");
+    assert_no_credentials(w.dir);
+    e2e_finish(&w);
+}
+
 Test(sigv4_e2e, flags_are_checked_and_named, .timeout = 60)
 {
     struct e2e w;
