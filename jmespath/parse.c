@@ -75,6 +75,9 @@ static const char *const SUBSET = "response_field supports fields, \"quoted\" fi
                                   "[start:stop:step], [*], .*, [] and |";
 
 static int parse__fail(struct parse__state *p, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int parse__fail(struct parse__state *p, size_t at, const char *fmt, ...)
 {
     if (p->failed) {
         return -1;
@@ -83,7 +86,7 @@ static int parse__fail(struct parse__state *p, size_t at, const char *fmt, ...)
     if (p->err == NULL || p->errcap == 0) {
         return -1;
     }
-    char what[160];
+    char what[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);

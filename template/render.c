@@ -24,6 +24,9 @@ struct render {
 };
 
 static int fail(struct render *r, uint32_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(struct render *r, uint32_t off, const char *fmt, ...)
 {
     if (r->failed) {
         return -EINVAL;

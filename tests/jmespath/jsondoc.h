@@ -91,6 +91,9 @@ static int jsondoc_first(const void *ctx, int node)
 
 static int jsondoc_next(const void *ctx, int parent, int child)
 {
+    if (child < 0) {
+        return -1; /* the table was full */
+    }
     return jsondoc_child(ctx, parent, ((const struct jsondoc *)ctx)->pos[child] + 1);
 }
 
