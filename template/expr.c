@@ -460,26 +460,27 @@ static int not_expr(struct parse *p)
     return n;
 }
 
-static int and_expr(struct parse *p)
+/* A left-associative chain of `word` (and, or) over operands parsed by `operand`. */
+static int chain(struct parse *p, const char *word, enum template__kind kind,
+                 int (*operand)(struct parse *p))
 {
-    int node = not_expr(p);
-    while (!p->failed && template__is_name(p, "and")) {
+    int node = operand(p);
+    while (!p->failed && template__is_name(p, word)) {
         size_t off = p->tok_off;
         template__next(p);
-        node = binary(p, T_AND, off, node, not_expr(p));
+        node = binary(p, kind, off, node, operand(p));
     }
     return node;
 }
 
+static int and_expr(struct parse *p)
+{
+    return chain(p, "and", T_AND, not_expr);
+}
+
 static int or_expr(struct parse *p)
 {
-    int node = and_expr(p);
-    while (!p->failed && template__is_name(p, "or")) {
-        size_t off = p->tok_off;
-        template__next(p);
-        node = binary(p, T_OR, off, node, and_expr(p));
-    }
-    return node;
+    return chain(p, "or", T_OR, and_expr);
 }
 
 int template__expression(struct parse *p)

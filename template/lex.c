@@ -26,24 +26,30 @@ void template__where(const struct template *t, uint32_t off, unsigned *out_line,
     *out_col = col;
 }
 
+void template__message(const struct template *t, uint32_t off, char *err, size_t errcap,
+                       const char *fmt, va_list ap)
+{
+    if (err == NULL || errcap == 0) {
+        return;
+    }
+    char what[320];
+    vsnprintf(what, sizeof(what), fmt, ap);
+    unsigned line;
+    unsigned col;
+    template__where(t, off, &line, &col);
+    snprintf(err, errcap, "line %u, column %u: %s", line, col, what);
+}
+
 int template__fail(struct parse *p, size_t off, const char *fmt, ...)
 {
     if (p->failed) {
         return -1;
     }
     p->failed = true;
-    if (p->err == NULL || p->errcap == 0) {
-        return -1;
-    }
-    char what[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    template__message(p->t, (uint32_t)off, p->err, p->errcap, fmt, ap);
     va_end(ap);
-    unsigned line;
-    unsigned col;
-    template__where(p->t, (uint32_t)off, &line, &col);
-    snprintf(p->err, p->errcap, "line %u, column %u: %s", line, col, what);
     return -1;
 }
 

@@ -97,6 +97,24 @@ static int tag_end(struct parse *p)
     return template__expect_end(p);
 }
 
+/* The rest of block n once its body ended at tag `which`: an {% else %} body (node c) up to
+ * the block's closing tag, then that tag's end. `at` is where the block opened. */
+static int else_and_end(struct parse *p, int n, const char *which, size_t at)
+{
+    static const char *const endif[] = {"endif", NULL};
+    static const char *const endfor[] = {"endfor", NULL};
+    if (strcmp(which, "else") == 0) {
+        template__next(p);
+        if (tag_end(p) < 0) {
+            return -1;
+        }
+        struct ends last = {.names = template__n(p, n)->kind == T_IF ? endif : endfor, .off = at};
+        template__n(p, n)->c = body(p, &last);
+    }
+    template__next(p);
+    return tag_end(p) < 0 ? -1 : n;
+}
+
 /* {% if %} ... with its elif/else chain, the tag's name consumed. */
 static int if_block(struct parse *p, size_t at)
 {
@@ -118,17 +136,7 @@ static int if_block(struct parse *p, size_t at)
         template__n(p, n)->c = if_block(p, elif);
         return p->failed ? -1 : n;
     }
-    if (strcmp(ends.which, "else") == 0) {
-        template__next(p);
-        if (tag_end(p) < 0) {
-            return -1;
-        }
-        static const char *const endif[] = {"endif", NULL};
-        struct ends last = {.names = endif, .off = at};
-        template__n(p, n)->c = body(p, &last);
-    }
-    template__next(p);
-    return tag_end(p) < 0 ? -1 : n;
+    return else_and_end(p, n, ends.which, at);
 }
 
 static int name_here(struct parse *p, struct template__node *n)
@@ -168,17 +176,7 @@ static int for_block(struct parse *p, size_t at)
     struct ends ends = {.names = names, .off = at};
     template__n(p, n)->a = iter;
     template__n(p, n)->b = body(p, &ends);
-    if (!p->failed && strcmp(ends.which, "else") == 0) {
-        template__next(p);
-        if (tag_end(p) < 0) {
-            return -1;
-        }
-        static const char *const endfor[] = {"endfor", NULL};
-        struct ends last = {.names = endfor, .off = at};
-        template__n(p, n)->c = body(p, &last);
-    }
-    template__next(p);
-    return tag_end(p) < 0 ? -1 : n;
+    return p->failed ? -1 : else_and_end(p, n, ends.which, at);
 }
 
 static int set_stmt(struct parse *p, size_t at)

@@ -32,17 +32,10 @@ static int fail(struct render *r, uint32_t off, const char *fmt, ...)
         return -EINVAL;
     }
     r->failed = true;
-    if (r->err != NULL && r->errcap > 0) {
-        char what[320];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
-        va_end(ap);
-        unsigned line;
-        unsigned col;
-        template__where(r->t, off, &line, &col);
-        snprintf(r->err, r->errcap, "line %u, column %u: %s", line, col, what);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    template__message(r->t, off, r->err, r->errcap, fmt, ap);
+    va_end(ap);
     return -EINVAL;
 }
 

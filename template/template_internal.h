@@ -6,6 +6,7 @@
 #define RINGPERF_TEMPLATE_INTERNAL_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -86,6 +87,11 @@ struct template
 
 /* template__where writes "line L, column C" of source offset `off`. */
 void template__where(const struct template *t, uint32_t off, unsigned *out_line, unsigned *out_col);
+
+/* template__message writes "line L, column C: <fmt...>" for source offset `off` into err
+ * (errcap bytes; NULL/0 discards it). */
+void template__message(const struct template *t, uint32_t off, char *err, size_t errcap,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* template__filter_arity gives a filter's fewest and most arguments. */
 void template__filter_arity(enum template__filter f, int *out_min, int *out_max);
