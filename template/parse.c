@@ -109,7 +109,8 @@ static int else_and_end(struct parse *p, int n, const char *which, size_t at)
             return -1;
         }
         struct ends last = {.names = template__n(p, n)->kind == T_IF ? endif : endfor, .off = at};
-        template__n(p, n)->c = body(p, &last);
+        int c_node = body(p, &last);
+        template__n(p, n)->c = c_node;
     }
     template__next(p);
     return tag_end(p) < 0 ? -1 : n;
@@ -126,14 +127,16 @@ static int if_block(struct parse *p, size_t at)
     static const char *const names[] = {"elif", "else", "endif", NULL};
     struct ends ends = {.names = names, .off = at};
     template__n(p, n)->a = cond;
-    template__n(p, n)->b = body(p, &ends);
+    int b_node = body(p, &ends);
+    template__n(p, n)->b = b_node;
     if (p->failed) {
         return -1;
     }
     if (strcmp(ends.which, "elif") == 0) {
         size_t elif = p->tok_off;
         template__next(p);
-        template__n(p, n)->c = if_block(p, elif);
+        int c_node = if_block(p, elif);
+        template__n(p, n)->c = c_node;
         return p->failed ? -1 : n;
     }
     return else_and_end(p, n, ends.which, at);
@@ -175,7 +178,8 @@ static int for_block(struct parse *p, size_t at)
     static const char *const names[] = {"else", "endfor", NULL};
     struct ends ends = {.names = names, .off = at};
     template__n(p, n)->a = iter;
-    template__n(p, n)->b = body(p, &ends);
+    int b_node = body(p, &ends);
+    template__n(p, n)->b = b_node;
     return p->failed ? -1 : else_and_end(p, n, ends.which, at);
 }
 
@@ -191,7 +195,8 @@ static int set_stmt(struct parse *p, size_t at)
     if (template__expect_op(p, "=") < 0) {
         return -1;
     }
-    template__n(p, n)->a = template__expression(p);
+    int a_node = template__expression(p);
+    template__n(p, n)->a = a_node;
     return tag_end(p) < 0 ? -1 : n;
 }
 

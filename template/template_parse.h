@@ -43,7 +43,8 @@ int template__fail(struct parse *p, size_t off, const char *fmt, ...)
 /* template__node_new appends a node of `kind` (children -1); -1 on error. */
 int template__node_new(struct parse *p, enum template__kind kind, size_t off);
 
-/* template__n returns node i. */
+/* template__n returns node i, valid until the next node is made (the array grows): parse a
+ * child into a local first, then store it, never `template__n(p, n)->b = body(p, ...)`. */
 struct template__node *template__n(struct parse *p, int i);
 
 /* template__next lexes the next token of the tag. */
