@@ -115,7 +115,6 @@ int engine__conns_init(struct engine__shard *shard)
         if (engine__session_init(c, config) != 0) {
             return -ENOMEM;
         }
-        c->body_cap = ENGINE__BODY_BYTES;
         c->headers[ENGINE__HEADER_REQUEST_ID] = (struct http_header){
             .name = "X-Request-ID",
             .name_len = strlen("X-Request-ID"),
@@ -136,11 +135,10 @@ int engine__conns_init(struct engine__shard *shard)
             .value = c->session.correlation_id,
         };
         c->header_count = 3;
-        http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
-                                  ENGINE__MAX_HEADERS);
-        sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
-        sse_parser_set_grow(&c->sse, engine__sse_grow, c);
-        c->parse_state.scratch = shard->json_scratch;
+        wire_reader_init(&c->wire, c->header_buf, ENGINE__HEADER_BYTES, ENGINE__MAX_HEADERS,
+                         c->body, ENGINE__BODY_BYTES, shard->json_scratch);
+        wire_reader_set_body_max(&c->wire, ENGINE__BODY_BYTES_MAX);
+        c->body = NULL; /* the reader's now: c->wire.body */
         /* Lowest ids on top of the stack, so a light load reuses few sockets. */
         shard->idle_conns[shard->idle_count++] = shard->conn_count - 1 - i;
     }
@@ -159,7 +157,8 @@ void engine__conns_destroy(struct engine__shard *shard)
     engine__tls_conns_destroy(shard);
     for (uint32_t i = 0; i < shard->conn_count; i++) {
         free(shard->conns[i].head);
-        free(shard->conns[i].body);
+        free(shard->conns[i].body);      /* NULL once handed to the reader */
+        free(shard->conns[i].wire.body); /* the reader may have grown (moved) it */
         free(shard->conns[i].header_buf);
         engine__session_destroy(&shard->conns[i]);
     }
@@ -442,13 +441,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
 
 static void reset_request_state(struct engine__conn *c)
 {
-    response_parse_state_reset(&c->parse_state);
-    http_response_parser_reset(&c->http);
-    c->body_len = 0;
-    c->body_truncated = false;
-    c->body_is_sse = false;
-    c->body_is_evs = false;
-    c->status_ok = false;
+    wire_reader_reset(&c->wire);
     c->response_started = false;
     c->last_arrival_ns = 0;
 }

@@ -117,11 +117,6 @@ static inline void engine__sqe_on_socket(const struct engine__conn *c, struct io
     }
 }
 
-/* engine__sse_grow is the SSE parser's grow function (sse_grow_fn) over the connection `ctx`'s
- * body buffer, which it shares with the parser: an event longer than the buffer grows it, up
- * to ENGINE__BODY_BYTES_MAX (engine_response.c). */
-bool engine__sse_grow(void *ctx, size_t need, char **scratch, size_t *cap);
-
 /* engine__response_bytes feeds one network read of the response, all of which
  * arrived at arrival_ns. It may finish the request. */
 void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,

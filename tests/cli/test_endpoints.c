@@ -146,7 +146,7 @@ Test(endpoints_e2e, request_bodies_have_aiperf_shapes, .timeout = 120)
  * names each with its reason. */
 Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60)
 {
-    static const char *const types[] = {"template", "video_generation"};
+    static const char *const types[] = {"video_generation"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char words[256];
         snprintf(words, sizeof(words),
