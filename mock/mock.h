@@ -32,6 +32,8 @@
  *   --max-connections N    open connections across all threads (default 4096)
  *   --max-body-kb N        largest request body accepted, in KiB (default 65536 = 64 MiB, at
  *                          most 1 GiB); receive room past 64 KiB is mapped per request
+ *   --video-job-ms MS      how long a video job takes before it completes or fails (default 200)
+ *   --video-fail-rate PCT  percent of video jobs that end "failed" (default 0)
  *   --help                 print the flags and exit
  * The five fault rates must add up to at most 100. Each completion request draws one number
  * from the seeded generator and gets at most one fault.
@@ -92,6 +94,16 @@
  *   body short), and they are not written to the token log.
  *   GET /v1/models  -> a model list of the names seen in requests so far (or "mock-model")
  *   GET /health     -> 200 {"status":"ok"}
+ *   POST /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content (OpenAI's and SGLang's
+ *       asynchronous video API; mock_video.c): a submission (a JSON object with a "prompt")
+ *       answers a "queued" job object at once; a poll answers "in_progress" with a progress
+ *       percent until --video-job-ms have passed since the submission, then "completed" with
+ *       inference_time_s (the job's time in seconds) and peak_memory_mb 2048.5, or, for the
+ *       --video-fail-rate share, "failed" with an error object. The submission's "mock_url":
+ *       "relative" makes a completed job name its video's url on this server,
+ *       "foreign" on another server (elsewhere.invalid); otherwise it has none. The content is
+ *       MOCK__VIDEO_BYTES bytes of video/mp4, 404 before the job completes or when it failed.
+ *       The job's state is in its id, so any thread answers any poll.
  *   Anything else   -> 404 (unknown path) or 405 (known path, wrong method), with an
  *                      OpenAI-style body {"error":{"message":...,"type":...,"code":N}}.
  *   A body that is not valid JSON or misses required fields -> 400 with the same error shape.
@@ -192,6 +204,10 @@ struct mock_config {
     const char *sigv4_secret;
     const char *sigv4_region;
     const char *sigv4_service;
+    /* Video jobs (POST /v1/videos): how long one takes, in ms (default 200), and the percent
+     * that end "failed" (default 0), drawn from the seeded generator at submission. */
+    double video_job_ms;
+    double video_fail_rate;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */

@@ -80,6 +80,10 @@ static const struct flag FLAGS[] = {
      "largest request body accepted, KiB"},
     {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
      "answer the first N control requests (cache reset, profiler) of each thread 503"},
+    {"--video-job-ms", FLAG_MS, FIELD(video_job_ms), 0, 0, "5000",
+     "how long a video job (POST /v1/videos) takes before it completes or fails, ms"},
+    {"--video-fail-rate", FLAG_RATE, FIELD(video_fail_rate), 0, 0, "10",
+     "percent of video jobs that end \"failed\" instead of \"completed\""},
     {"--sigv4-secret", FLAG_PATH, FIELD(sigv4_secret), 0, 0, "wJalrXUtnFEMI",
      "answer 403 to requests without a valid AWS SigV4 signature made with SECRET"},
     {"--sigv4-region", FLAG_PATH, FIELD(sigv4_region), 0, 0, "us-east-1",
@@ -100,6 +104,7 @@ void mock_config_init(struct mock_config *out)
         .max_connections = DEFAULT_MAX_CONNECTIONS,
         .max_body_bytes = DEFAULT_BODY_KB * 1024u,
         .session_header = "X-Correlation-ID",
+        .video_job_ms = 200,
     };
 }
 

@@ -182,13 +182,21 @@ void mock__fmt_json_head(struct mock__buf *b, int status, uint64_t body_len, boo
     put_connection(b, keep_alive);
 }
 
-void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive)
+void mock__fmt_bytes_head(struct mock__buf *b, const char *content_type, uint64_t body_len,
+                          bool keep_alive)
 {
     put_status_line(b, 200);
-    mock__buf_str(b, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: ");
+    mock__buf_str(b, "Content-Type: ");
+    mock__buf_str(b, content_type);
+    mock__buf_str(b, "\r\nContent-Length: ");
     mock__buf_u64(b, body_len);
     mock__buf_put(b, "\r\n", 2);
     put_connection(b, keep_alive);
+}
+
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive)
+{
+    mock__fmt_bytes_head(b, "text/plain; version=0.0.4; charset=utf-8", body_len, keep_alive);
 }
 
 static void put_error_body(struct mock__buf *b, int status, const char *type, const char *msg)
