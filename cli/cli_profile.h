@@ -38,6 +38,7 @@ struct profile_run {
     struct profile_config cfg;
     struct cli_targets targets; /* one per --url; outlives every engine_run */
     struct engine_config engine;
+    struct engine_jobs jobs; /* video_generation's polling, when engine.jobs points here */
     struct workload_phase load;
     uint64_t seed; /* --random-seed, or drawn from the clock */
     struct workload_requests requests;

@@ -186,6 +186,13 @@ static void configure_engine(struct profile_run *run)
                                                                    : ENGINE_REUSE_POOLED;
     workload_phase_configure(cfg, run->seed, &run->load, e);
     e->request_timeout_ns = (uint64_t)(cfg->request_timeout_seconds * 1e9);
+    if (endpoint_type_polls(run->requests.type)) {
+        run->jobs = (struct engine_jobs){
+            .poll_interval_ns = (int64_t)(cfg->video_poll_interval_s * 1e9),
+            .download = cfg->download_video_content,
+        };
+        e->jobs = &run->jobs;
+    }
     e->shard_count = cfg->workers_max > 0 ? (uint32_t)cfg->workers_max : 0;
     e->pin_shards = true;
     e->stop_grace_ns = STOP_GRACE_NS;
@@ -450,6 +457,7 @@ static int prepare_results(struct profile_run *run)
     run->results.payload_audio_seconds = run->requests.payload_audio_seconds;
     /* AIPerf's PRODUCES_TOKENS_ONLY and TOKENIZES_INPUT_ONLY metrics, by endpoint metadata. */
     run->results.produces_tokens = endpoint_type_produces_tokens(run->requests.type);
+    run->results.produces_video = endpoint_type_polls(run->requests.type);
     run->results.tokenizes_input = endpoint_type_tokenizes_input(run->requests.type);
     run->results.payload_osl = run->requests.payload_osl;
     if (run->requests.multi_turn) {
@@ -470,6 +478,7 @@ static int prepare_results(struct profile_run *run)
         run->warmup.payload_images = run->requests.payload_images;
         run->warmup.payload_audio_seconds = run->requests.payload_audio_seconds;
         run->warmup.produces_tokens = run->results.produces_tokens;
+        run->warmup.produces_video = run->results.produces_video;
         run->warmup.tokenizes_input = run->results.tokenizes_input;
     }
     if (ret == 0 && metrics_hist_new(1, 3600LL * 1000 * 1000 * 1000, 3, &run->send_lag) != 0) {

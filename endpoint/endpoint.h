@@ -34,6 +34,7 @@ enum endpoint_type {
     ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
     ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
     ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
+    ENDPOINT_VIDEO_GENERATION,     /* "video_generation": /v1/videos, an asynchronous job */
     ENDPOINT_TYPE_COUNT
 };
 
@@ -84,6 +85,12 @@ bool endpoint_type_supports_audio(enum endpoint_type t);
  * multipart/form-data (plugins.yaml requires_form_data): image_edit and
  * audio_transcription. Their bodies come from payload_form_build(). */
 bool endpoint_type_form_data(enum endpoint_type t);
+
+/* endpoint_type_polls reports whether a request of `t` is an asynchronous job that is
+ * submitted, then polled until it ends (plugins.yaml requires_polling): video_generation.
+ * Such a type also produces videos (AIPerf's PRODUCES_VIDEO_ONLY metrics,
+ * video_inference_time and video_peak_memory). */
+bool endpoint_type_polls(enum endpoint_type t);
 
 /* endpoint_type_metrics_title returns the static title of `t`'s metrics
  * (plugins.yaml metrics_title): "LLM Metrics", "Embeddings Metrics", ...;

@@ -20,6 +20,7 @@ struct types__info {
     bool images; /* supports_images */
     bool audio;  /* supports_audio */
     bool form;   /* requires_form_data */
+    bool polls;  /* requires_polling (and produces videos) */
 };
 
 #define LLM "LLM Metrics"
@@ -60,6 +61,9 @@ static const struct types__info TYPES[ENDPOINT_TYPE_COUNT] = {
                                       true, true},
     [ENDPOINT_SOLIDO_RAG] = {"solido_rag", "/rag/api/prompt", NULL, "SOLIDO RAG Metrics", true,
                              true, true, false, false, false},
+    [ENDPOINT_VIDEO_GENERATION] = {"video_generation", "/v1/videos", NULL,
+                                   "Video Generation Metrics", false, false, true, false, false,
+                                   false, true},
 };
 
 static bool types__valid(enum endpoint_type t)
@@ -129,6 +133,11 @@ bool endpoint_type_supports_audio(enum endpoint_type t)
 bool endpoint_type_form_data(enum endpoint_type t)
 {
     return types__valid(t) && TYPES[t].form;
+}
+
+bool endpoint_type_polls(enum endpoint_type t)
+{
+    return types__valid(t) && TYPES[t].polls;
 }
 
 const char *endpoint_type_metrics_title(enum endpoint_type t)

@@ -22,48 +22,56 @@ static int64_t wall_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+ssize_t engine__head_prefix_write(struct engine__shard *shard, const struct engine_target *target,
+                                  const char *method, const char *path, char *buf, size_t cap,
+                                  struct http_request_prefix *out)
+{
+    const struct engine_config *config = shard->config;
+    struct http_header *fixed = shard->fixed_headers;
+    size_t fixed_count = config->extra_header_count;
+    fixed_count += engine__proxy_header(target, &fixed[fixed_count]);
+    struct http_request_head head = {
+        .method = method,
+        .path = path,
+        .host = target->host_header,
+        .content_type = strcmp(method, "POST") == 0 ? engine__content_type(config) : NULL,
+        .accept = config->accept != NULL ? config->accept
+                  : config->streaming    ? "text/event-stream"
+                                         : "application/json",
+        .user_agent = "ringperf/" RINGPERF_VERSION,
+        /* With SigV4 the signature is the Authorization, written per request. */
+        .authorization = config->sigv4_credentials != NULL  ? NULL
+                         : target->authorization[0] != '\0' ? target->authorization
+                                                            : config->authorization,
+        .extra_headers = fixed,
+        .extra_header_count = fixed_count,
+    };
+    return http_request_prefix_write(buf, cap, &head, out);
+}
+
 /* head_prefixes_init writes each target's fixed request-head bytes. */
 static int head_prefixes_init(struct engine__shard *shard)
 {
     const struct engine_config *config = shard->config;
     shard->head_prefixes = calloc(config->target_count, sizeof(*shard->head_prefixes));
-    struct http_header *fixed = calloc(config->extra_header_count + 1, sizeof(*fixed));
-    if (shard->head_prefixes == NULL || fixed == NULL) {
-        free(fixed);
+    shard->fixed_headers = calloc(config->extra_header_count + 1, sizeof(*shard->fixed_headers));
+    if (shard->head_prefixes == NULL || shard->fixed_headers == NULL) {
         return -ENOMEM;
     }
     for (size_t h = 0; h < config->extra_header_count; h++) {
-        fixed[h] = config->extra_headers[h];
+        shard->fixed_headers[h] = config->extra_headers[h];
     }
+    const char *method = config->method != NULL ? config->method : "POST";
     for (size_t t = 0; t < config->target_count; t++) {
         const struct engine_target *target = &config->targets[t];
         struct engine__head_prefix *p = &shard->head_prefixes[t];
-        size_t fixed_count = config->extra_header_count;
-        fixed_count += engine__proxy_header(target, &fixed[fixed_count]);
-        struct http_request_head head = {
-            .method = config->method != NULL ? config->method : "POST",
-            .path = target->path,
-            .host = target->host_header,
-            .content_type = engine__content_type(config),
-            .accept = config->accept != NULL ? config->accept
-                      : config->streaming    ? "text/event-stream"
-                                             : "application/json",
-            .user_agent = "ringperf/" RINGPERF_VERSION,
-            /* With SigV4 the signature is the Authorization, written per request. */
-            .authorization = config->sigv4_credentials != NULL  ? NULL
-                             : target->authorization[0] != '\0' ? target->authorization
-                                                                : config->authorization,
-            .extra_headers = fixed,
-            .extra_header_count = fixed_count,
-        };
         p->buf = malloc(ENGINE__HEAD_BYTES);
         if (p->buf == NULL) {
-            free(fixed);
             return -ENOMEM;
         }
-        p->status = http_request_prefix_write(p->buf, ENGINE__HEAD_BYTES, &head, &p->prefix);
+        p->status = engine__head_prefix_write(shard, target, method, target->path, p->buf,
+                                              ENGINE__HEAD_BYTES, &p->prefix);
     }
-    free(fixed);
     return 0;
 }
 
@@ -75,6 +83,8 @@ static void head_prefixes_destroy(struct engine__shard *shard)
     }
     free(shard->head_prefixes);
     shard->head_prefixes = NULL;
+    free(shard->fixed_headers);
+    shard->fixed_headers = NULL;
 }
 
 int engine__conns_init(struct engine__shard *shard)
@@ -216,6 +226,8 @@ static void finish_record(struct engine__shard *shard, struct engine__conn *c,
     }
     c->record = NULL;
     c->deadline_ns = 0;
+    c->follow_up = false;
+    engine__job_end(shard, c);
     shard->active_count--;
     if (keep_socket && c->fd >= 0 && !c->closes_after) {
         c->state = ENGINE__CONN_IDLE;
@@ -338,7 +350,9 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     struct record *rec = c->record;
     struct engine_payload session_payload;
     const struct engine_payload *payload = &session_payload;
-    if (!rec->in_session) {
+    if (c->follow_up) {
+        session_payload = (struct engine_payload){0}; /* a job's poll or download: a GET */
+    } else if (!rec->in_session) {
         payload = &config->payloads[rec->payload_index];
     } else if (c->session.body.body != NULL) {
         session_payload =
@@ -375,11 +389,19 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
         }
     }
     const struct engine__head_prefix *prefix = &shard->head_prefixes[c->target_index];
+    struct http_request_prefix follow_prefix;
+    const struct http_request_prefix *head_prefix = &prefix->prefix;
     ssize_t head_len = prefix->status;
+    if (c->follow_up) {
+        /* Written in place: a follow-up's path is the job's own. */
+        head_len = engine__head_prefix_write(shard, c->target, "GET", c->job.path, c->head,
+                                             ENGINE__HEAD_BYTES, &follow_prefix);
+        head_prefix = &follow_prefix;
+    }
     size_t content_len = payload->body_len + payload->file_len + payload->tail_len;
     if (head_len >= 0) {
-        head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, &prefix->prefix,
-                                            content_len, c->headers, header_count);
+        head_len = http_request_head_finish(c->head, ENGINE__HEAD_BYTES, head_prefix, content_len,
+                                            c->headers, header_count);
     }
     if (head_len < 0) {
         fail_record(shard, c, RECORD_ERROR, 0, "RequestError",
@@ -392,8 +414,14 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
          * last step of the TLS handshake), reaped at reaped_ns. */
         rec->http.connect_end_ns = shard->reaped_ns;
     }
-    rec->http.bytes_sent = (uint64_t)head_len + content_len;
-    rec->http.sends = 1;
+    if (c->follow_up) {
+        /* The job's exchange is every request it took. */
+        rec->http.bytes_sent += (uint64_t)head_len + content_len;
+        rec->http.sends++;
+    } else {
+        rec->http.bytes_sent = (uint64_t)head_len + content_len;
+        rec->http.sends = 1;
+    }
     set_iovecs(c, (size_t)head_len, payload);
     if (c->tls != NULL) {
         if (!engine__tls_send_request(shard, c)) {
@@ -402,9 +430,11 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     } else if (!submit_request(shard, c)) {
         return;
     }
-    rec->reused_connection = c->requests_on_socket > 0;
     c->requests_on_socket++;
-    shard->send_stamps[shard->send_stamp_count++] = c->id;
+    if (!c->follow_up) {
+        rec->reused_connection = c->requests_on_socket > 1;
+        shard->send_stamps[shard->send_stamp_count++] = c->id;
+    }
 }
 
 static void open_and_connect(struct engine__shard *shard, struct engine__conn *c)
@@ -420,7 +450,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     engine__enable_rx_timestamps(shard, c, fd);
     c->fd = fd;
-    if (c->record != NULL) {
+    if (c->record != NULL && !c->follow_up) {
         c->record->http.connect_start_ns = engine_now_ns();
         c->record->http.connect_end_ns = 0;
     }
@@ -450,6 +480,19 @@ static void reset_request_state(struct engine__conn *c)
     c->last_arrival_ns = 0;
 }
 
+void engine__send_follow_up(struct engine__shard *shard, struct engine__conn *c)
+{
+    c->follow_up = true;
+    c->retried = false;
+    reset_request_state(c);
+    if (c->fd >= 0) {
+        c->state = ENGINE__CONN_ACTIVE;
+        send_request(shard, c);
+    } else {
+        open_and_connect(shard, c);
+    }
+}
+
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct record *rec)
 {
@@ -464,6 +507,8 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c, 
     rec->reasoning_text = reasoning;
     rec->annex = annex;
     rec->usage = RECORD_USAGE_NONE;
+    rec->video_inference_s = RECORD_ABSENT;
+    rec->video_peak_memory_mb = RECORD_ABSENT;
     rec->ordinal = work->ordinal;
     rec->shard_id = shard->id;
     rec->connection_id = c->id;
@@ -479,6 +524,8 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c, 
     rec->http.dispatch_ns = now;
     c->record = rec;
     c->retried = false;
+    c->follow_up = false;
+    c->job.phase = config->jobs != NULL ? ENGINE__JOB_SUBMIT : ENGINE__JOB_NONE;
     c->cancel_ns = 0;
     c->in_prefill = true;
     shard->prefill_active++;
@@ -500,15 +547,19 @@ void engine__start_request(struct engine__shard *shard, struct engine__conn *c, 
  * a failure the user should see. Done at most once per request. */
 static bool retry_on_fresh_socket(struct engine__shard *shard, struct engine__conn *c)
 {
-    if (c->retried || c->response_started || !c->record->reused_connection) {
+    /* A follow-up's socket carried an earlier request when it carried more than this one. */
+    bool reused = c->follow_up ? c->requests_on_socket > 1 : c->record->reused_connection;
+    if (c->retried || c->response_started || !reused) {
         return false;
     }
     c->retried = true;
     close_socket(shard, c);
-    c->record->send_start_ns = 0;
-    c->record->send_end_ns = 0;
-    c->record->http.bytes_sent = 0;
-    c->record->http.sends = 0;
+    if (!c->follow_up) {
+        c->record->send_start_ns = 0;
+        c->record->send_end_ns = 0;
+        c->record->http.bytes_sent = 0;
+        c->record->http.sends = 0;
+    }
     reset_request_state(c);
     open_and_connect(shard, c);
     return true;
@@ -604,6 +655,9 @@ void engine__send_failed(struct engine__shard *shard, struct engine__conn *c, in
 
 void engine__request_sent(struct engine__shard *shard, struct engine__conn *c, int64_t sent_ns)
 {
+    if (c->follow_up) {
+        return; /* the record's send is its submission's */
+    }
     c->record->send_end_ns = sent_ns;
     if (c->cancel_planned) {
         /* AIPerf's cancellation clock starts once the request is fully sent. */
@@ -616,8 +670,9 @@ void engine__request_sent(struct engine__shard *shard, struct engine__conn *c, i
 
 void engine__on_eof(struct engine__shard *shard, struct engine__conn *c, int err)
 {
-    if (c->record == NULL) {
-        close_socket(shard, c); /* the server closed an idle kept-alive connection */
+    if (c->record == NULL || c->job.waiting) {
+        /* The server closed an idle kept-alive connection (a job's next poll reconnects). */
+        close_socket(shard, c);
         return;
     }
     if (c->state == ENGINE__CONN_TUNNELLING) {
@@ -750,6 +805,8 @@ void engine__start_requests(struct engine__shard *shard)
         assert(shard->free_record_count < shard->record_count);
         shard->free_records[shard->free_record_count++] = item;
     }
+    /* Jobs' polls first, stopping or not: each is a request in flight. */
+    engine__jobs_resume(shard);
     /* Sessions' next turns first: they are already late by their think time. */
     engine__sessions_resume(shard);
     if (atomic_load_explicit(&shard->cancel, memory_order_acquire) ||
@@ -784,6 +841,11 @@ void engine__check_deadlines(struct engine__shard *shard)
             fail_record(shard, c, RECORD_CANCELLED, 499, "RequestCancellationError",
                         "Request was cancelled: still running when the benchmark duration and "
                         "grace period ended");
+        } else if (c->deadline_ns != 0 && now >= c->deadline_ns && c->job.phase != 0) {
+            /* AIPerf's own words and code for a job that outlived the request timeout. */
+            fail_record(shard, c, RECORD_ERROR, 504, "TimeoutError",
+                        "Video generation timed out after %.3f s (--request-timeout-seconds)",
+                        (double)shard->config->request_timeout_ns / 1e9);
         } else if (c->deadline_ns != 0 && now >= c->deadline_ns) {
             fail_record(shard, c, RECORD_ERROR, 0, "TimeoutError",
                         "no complete response within %.3f s (--request-timeout-seconds)",

@@ -201,6 +201,33 @@ void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, i
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct record *rec);
 
+/* engine__head_prefix_write writes the fixed part of a request head to `target` (request line
+ * with method and path, Host, Content-Type for a POST, Accept, User-Agent, Authorization, the
+ * config's extra headers, Proxy-Authorization) into buf; returns its length or -errno as
+ * http_request_prefix_write() does. */
+ssize_t engine__head_prefix_write(struct engine__shard *shard, const struct engine_target *target,
+                                  const char *method, const char *path, char *buf, size_t cap,
+                                  struct http_request_prefix *out);
+
+/* engine__send_follow_up sends a GET of c->job.path for c's record (a job's poll or download)
+ * on c's socket, or on a new one when the server closed it. */
+void engine__send_follow_up(struct engine__shard *shard, struct engine__conn *c);
+
+/* ---- Asynchronous jobs (engine_job.c) ---- */
+
+/* engine__job_answer takes a 2xx answer (body, body_len; a download's is not kept) of c's
+ * job: it polls again, downloads, or finishes the record (success, or the job's failure).
+ * keep: the server keeps the socket open. */
+void engine__job_answer(struct engine__shard *shard, struct engine__conn *c, const char *body,
+                        size_t body_len, int64_t arrival_ns, bool keep);
+
+/* engine__jobs_resume sends the polls that are due. Runs even while the shard drains: a job
+ * in flight is a request in flight. */
+void engine__jobs_resume(struct engine__shard *shard);
+
+/* engine__job_end forgets c's job as its record finishes, whatever ended it. */
+void engine__job_end(struct engine__shard *shard, struct engine__conn *c);
+
 /* ---- Multi-turn sessions (engine_session.c) ---- */
 
 /* engine__session_init allocates a connection's session state when the run

@@ -242,6 +242,10 @@ static void on_message_done(struct engine__shard *shard, struct engine__conn *c,
         engine__finish(shard, c, RECORD_SUCCESS, keep);
         return;
     }
+    if (c->job.phase != ENGINE__JOB_NONE) {
+        engine__job_answer(shard, c, body, body_len, arrival_ns, keep);
+        return;
+    }
     if (c->body_is_sse || c->body_is_evs) {
         struct sse_event ev;
         if (c->body_is_evs ? !finish_evs(shard, c, arrival_ns, events_in_read)
@@ -350,6 +354,8 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
                 if (!going) {
                     return;
                 }
+            } else if (c->job.phase == ENGINE__JOB_DOWNLOAD) {
+                /* The video itself: counted in bytes_received, not kept. */
             } else if (body == NULL && c->body_len == 0) {
                 body = span.data;
                 body_len = span.len;
@@ -363,7 +369,7 @@ void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c,
             break;
         case HTTP_MESSAGE_DONE:
             on_message_done(shard, c, arrival_ns, &events_in_read, body, body_len);
-            if (off < len && c->record == NULL && c->fd >= 0) {
+            if (off < len && (c->record == NULL || c->job.waiting) && c->fd >= 0) {
                 /* We never pipeline, so bytes after a response are a broken
                  * server: drop the connection rather than misread them. */
                 engine__close_socket(shard, c);

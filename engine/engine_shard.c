@@ -91,6 +91,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->conn_count = conn_count;
     shard->cpu = -1;
     shard->next_think_ns = INT64_MAX;
+    shard->next_job_ns = INT64_MAX;
     atomic_init(&shard->no_more_work, false);
     atomic_init(&shard->cancel, false);
     atomic_init(&shard->draining, false);
@@ -330,6 +331,11 @@ int64_t engine__shard_wake_ns(struct engine__shard *shard, int64_t now)
     if (may_start && shard->has_next_work && engine__can_start(shard, now) &&
         shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
+    }
+    /* A job's next poll is due whether or not the shard may start new work: the job is in
+     * flight, and polls go on while the shard drains. */
+    if (shard->job_waiting_count > 0 && shard->next_job_ns < wake) {
+        wake = shard->next_job_ns;
     }
     if (may_start && shard->thinking_count > 0 && !shard->think_blocked &&
         shard->next_think_ns - ENGINE__SPIN_NS < wake) {

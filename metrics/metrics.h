@@ -346,6 +346,10 @@ enum metrics_id {
      * inverse real-time factor audio_duration / request latency (s). */
     METRICS_AUDIO_DURATION, /* audio_duration, seconds */
     METRICS_RTFX,           /* rtfx, ratio */
+    /* AIPerf's video metrics (PRODUCES_VIDEO_ONLY): what the server reported when the job
+     * completed (SGLang's inference_time_s and peak_memory_mb). */
+    METRICS_VIDEO_INFERENCE_TIME, /* video_inference_time, ns (ms displayed) */
+    METRICS_VIDEO_PEAK_MEMORY,    /* video_peak_memory, MB */
     METRICS_ID_COUNT
 };
 
@@ -526,6 +530,12 @@ struct metrics_request {
     int64_t images;
     /* The length of the input audio in seconds; <= 0 = unknown (no audio_duration, rtfx). */
     double audio_seconds;
+    /* A video job's server-reported inference time (s) and peak memory (MB), each only when
+     * its has_ flag is set (video_inference_time, video_peak_memory). */
+    bool has_video_inference;
+    double video_inference_s;
+    bool has_video_peak_memory;
+    double video_peak_memory_mb;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -548,7 +558,8 @@ struct metrics_values {
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
  * when both sides are present and the client's count is positive. With a requested_osl and an
  * OSL, osl_mismatch_diff_pct. With images and a request latency, num_images, image_throughput
- * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. Metrics that
+ * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx; a video job's
+ * server figures as video_inference_time and video_peak_memory. Metrics that
  * cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 

@@ -66,6 +66,9 @@ struct metrics_results {
      * metrics_results_init sets both true. */
     bool produces_tokens;
     bool tokenizes_input;
+    /* The endpoint produces videos (AIPerf's PRODUCES_VIDEO_ONLY gate): only then do a
+     * record's video figures become video_inference_time and video_peak_memory. */
+    bool produces_video;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
      * also remembers them for the next turn); -1 when not counted. NULL for

@@ -148,6 +148,9 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_IMAGE_LATENCY] = {"image_latency", "Image Latency", "ms/image", MS_PER_NS, 0, 861},
     [METRICS_AUDIO_DURATION] = {"audio_duration", "Audio Duration", "sec", 1.0, NOCON, 870},
     [METRICS_RTFX] = {"rtfx", "Inverse Real-Time Factor (RTFx)", "ratio", 1.0, LARGER, 850},
+    [METRICS_VIDEO_INFERENCE_TIME] = {"video_inference_time", "Video Inference Time", "ms",
+                                      MS_PER_NS, 0, 310},
+    [METRICS_VIDEO_PEAK_MEMORY] = {"video_peak_memory", "Video Peak Memory", "MB", 1.0, 0, 311},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -464,6 +467,12 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     compute_usage_diffs(req, out);
     if (req->audio_seconds > 0) {
         set(out, METRICS_AUDIO_DURATION, req->audio_seconds);
+    }
+    if (req->has_video_inference) {
+        set(out, METRICS_VIDEO_INFERENCE_TIME, req->video_inference_s * NS_PER_S);
+    }
+    if (req->has_video_peak_memory) {
+        set(out, METRICS_VIDEO_PEAK_MEMORY, req->video_peak_memory_mb);
     }
     if (req->requested_osl > 0 && out->has[METRICS_OSL]) {
         double requested = (double)req->requested_osl;

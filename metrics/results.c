@@ -219,6 +219,12 @@ void metrics_record_compute_in(const struct metrics_results *results,
     if (results->payload_audio_seconds != NULL && !rec->in_session) {
         req->audio_seconds = results->payload_audio_seconds[rec->payload_index];
     }
+    if (results->produces_video) {
+        req->has_video_inference = rec->video_inference_s >= 0;
+        req->video_inference_s = rec->video_inference_s;
+        req->has_video_peak_memory = rec->video_peak_memory_mb >= 0;
+        req->video_peak_memory_mb = rec->video_peak_memory_mb;
+    }
     gate_tokens(results, req);
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);

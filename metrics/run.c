@@ -76,7 +76,7 @@ struct metrics_run {
 };
 
 /* hist_scale is how many histogram units one base unit is: rates, usage
- * diffs and audio seconds are kept in thousandths so that their fractions
+ * diffs, audio seconds and memory MB are kept in thousandths so that their fractions
  * survive the integer histogram. */
 static double hist_scale(enum metrics_id id)
 {
@@ -91,6 +91,7 @@ static double hist_scale(enum metrics_id id)
     case METRICS_IMAGE_THROUGHPUT:
     case METRICS_AUDIO_DURATION:
     case METRICS_RTFX:
+    case METRICS_VIDEO_PEAK_MEMORY:
         return 1000.0;
     default:
         return 1.0;

@@ -56,6 +56,7 @@ static int init_half(struct metrics_results *half, const struct metrics_results 
     half->payload_audio_seconds = config->payload_audio_seconds;
     half->produces_tokens = config->produces_tokens;
     half->tokenizes_input = config->tokenizes_input;
+    half->produces_video = config->produces_video;
     half->open_loop = config->open_loop;
     half->fixed_schedule = config->fixed_schedule;
     /* The sweep-line collection is the coordinator's alone (metrics_shards_record says why):

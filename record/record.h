@@ -153,6 +153,10 @@ struct record {
     bool text_truncated; /* some text exceeded max_text_bytes */
 
     struct record_usage usage;
+    /* An asynchronous video job's figures as its server reported them when it completed
+     * (SGLang's inference_time_s and peak_memory_mb); RECORD_ABSENT when not reported. */
+    double video_inference_s;
+    double video_peak_memory_mb;
     /* The engine user's memory of this record (engine_record_hook.annex_bytes),
      * or NULL: owned by the engine, filled on the shard, read by the sink. */
     void *annex;

@@ -95,9 +95,8 @@ static bool chunk__count(const struct response__doc *d, const int *member,
     return response__count(d, member[name], out) || response__count(d, member[alias], out);
 }
 
-/* chunk__seconds reads a non-negative JSON number (integer or not) up to a
- * sane length; strtod needs a NUL-terminated copy. */
-static bool chunk__seconds(const struct response__doc *d, int i, double *out)
+/* strtod needs a NUL-terminated copy, so the number's length is bounded. */
+bool response__seconds(const struct response__doc *d, int i, double *out)
 {
     char text[64];
     if (!response__is_number(d, i)) {
@@ -150,7 +149,7 @@ static void chunk__usage_details(const struct response__doc *d, const int *membe
                     &out->rejected_prediction_tokens);
     chunk__count(d, member, USAGE_TOOL_USE_PROMPT, USAGE_TOOL_USE_CAMEL,
                  &out->tool_use_prompt_tokens);
-    chunk__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
+    response__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
 }
 
 void response__usage(const struct response__doc *d, int usage, struct response_chunk *out)
@@ -395,6 +394,7 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_infer(d, out);
     case ENDPOINT_SOLIDO_RAG:
         return response__read_solido(d, out);
+    case ENDPOINT_VIDEO_GENERATION: /* a job object: response_video_parse() reads it */
     case ENDPOINT_TYPE_COUNT:
         break;
     }

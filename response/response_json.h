@@ -120,6 +120,10 @@ bool response__count(const struct response__doc *d, int i, int64_t *out);
 /* response__int reads a JSON integer that fits in int64_t. */
 bool response__int(const struct response__doc *d, int i, int64_t *out);
 
+/* response__seconds reads token i when it is a non-negative JSON number (integer or not) of
+ * at most 63 bytes and at most 1e15 into *out; false (and *out untouched) otherwise. */
+bool response__seconds(const struct response__doc *d, int i, double *out);
+
 /* response__scratch_tokens returns the token array of `s` and sets *out_cap
  * to its size (reader.c). */
 struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap);
