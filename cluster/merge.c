@@ -342,6 +342,12 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     req->usage.prompt_audio_seconds = audio != NULL ? strtod(audio, NULL) : -1.0;
     const char *input_audio = json_string_value(json_object_get(rec, "input_audio_seconds"));
     req->audio_seconds = input_audio != NULL ? strtod(input_audio, NULL) : 0.0;
+    const char *video = json_string_value(json_object_get(rec, "video_inference_s"));
+    req->has_video_inference = video != NULL;
+    req->video_inference_s = video != NULL ? strtod(video, NULL) : 0.0;
+    video = json_string_value(json_object_get(rec, "video_peak_memory_mb"));
+    req->has_video_peak_memory = video != NULL;
+    req->video_peak_memory_mb = video != NULL ? strtod(video, NULL) : 0.0;
     return 0;
 }
 

@@ -22,6 +22,7 @@ enum tag_where {
     TAG_FIXED,   /* a fixed-schedule replay */
     TAG_IMAGES,  /* a run whose requests carry images (image_retrieval) */
     TAG_AUDIO,   /* an audio transcription run */
+    TAG_VIDEO,   /* a video generation run */
     TAG_SERVER,  /* only when the server reports it (usage details, reasoning) */
     TAG_MISSING, /* not produced: the README says why */
 };
@@ -164,8 +165,8 @@ static const struct tag TAGS[] = {
     {"total_usage_rejected_prediction_tokens", false, TAG_SERVER, NULL},
     {"total_usage_tool_use_prompt_tokens", false, TAG_SERVER, NULL},
     {"total_usage_total_tokens", false, TAG_RUN, NULL},
-    {"video_inference_time", true, TAG_MISSING, "video"},
-    {"video_peak_memory", true, TAG_MISSING, "video"},
+    {"video_inference_time", true, TAG_VIDEO, NULL},
+    {"video_peak_memory", true, TAG_VIDEO, NULL},
     /* §1.10's injected sweep-line tags (summary only). */
     {"effective_concurrency", false, TAG_RUN, NULL},
     {"effective_decode_concurrency", false, TAG_RUN, NULL},
@@ -342,5 +343,8 @@ Test(tags, every_tag_is_produced_or_its_absence_explained, .timeout = 300)
     e2e_run_ok(&w, "profile -m m -u URL --endpoint-type audio_transcription "
                    "--audio-length-mean 0.5 --request-count 4 --artifact-dir DIR");
     check_produced(&w, TAG_AUDIO);
+    e2e_run_ok(&w, "profile -m m -u URL --endpoint-type video_generation --request-count 2 "
+                   "--artifact-dir DIR");
+    check_produced(&w, TAG_VIDEO);
     e2e_finish(&w);
 }

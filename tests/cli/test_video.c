@@ -245,3 +245,23 @@ Test(video_e2e, second_interrupt_cancels_running_jobs, .timeout = 60)
     free(records);
     e2e_finish(&w);
 }
+
+/* A share's records file carries each job's server figures: `ringperf merge` of a video run's
+ * share gives the share's own video tags. */
+Test(video_e2e, merge_keeps_the_video_tags, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--video-job-ms", "120", NULL};
+    e2e_start(&w, mock_flags);
+    e2e_run_ok(&w, "profile -m wan -u URL --endpoint-type video_generation --request-count 3 "
+                   "--random-seed 1 --shard-count 1 --shard-index 0 --artifact-dir DIR");
+    e2e_run_ok(&w, "merge IN/rank_0 --artifact-dir IN/merged");
+    json_t *own = e2e_load_json(&w, "rank_0/profile_export_aiperf.json");
+    json_t *merged = e2e_load_json(&w, "merged/profile_export_aiperf.json");
+    cr_assert_float_eq(metric(merged, "video_inference_time", "avg"), 120.0, 1e-6);
+    cr_assert_float_eq(metric(merged, "video_peak_memory", "p50"),
+                       metric(own, "video_peak_memory", "p50"), 1e-9);
+    json_decref(own);
+    json_decref(merged);
+    e2e_finish(&w);
+}

@@ -217,8 +217,17 @@ Test(config_parse, video_poll_interval_and_download_flag)
     struct profile_config cfg;
     cr_assert_eq(parse(words, &cfg, err, sizeof(err)), -EINVAL);
     cr_assert_not_null(strstr(err, "--download-video-content"), "%s", err);
-    const char *sigv4[] = {"-m", "x", "--endpoint-type", "video_generation", "--auth-type",
-                           "sigv4", "--aws-region", "us-east-1", "--aws-service", "s", NULL};
+    const char *sigv4[] = {"-m",
+                           "x",
+                           "--endpoint-type",
+                           "video_generation",
+                           "--auth-type",
+                           "sigv4",
+                           "--aws-region",
+                           "us-east-1",
+                           "--aws-service",
+                           "s",
+                           NULL};
     cr_assert_eq(parse(sigv4, &cfg, err, sizeof(err)), -EINVAL);
     cr_assert_not_null(strstr(err, "video_generation"), "%s", err);
 }
