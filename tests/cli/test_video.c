@@ -200,43 +200,47 @@ Test(video_e2e, duration_end_and_timeout_mid_job, .timeout = 120)
     e2e_finish(&w);
 }
 
-/* Ctrl-C while jobs run: the first lets the jobs in flight finish (polls go on while the run
- * drains), a second cancels them; every job is one record either way. */
-Test(video_e2e, interrupt_mid_job, .timeout = 120)
+/* run_interrupted starts a mock whose jobs take job_ms and a run of `count` jobs, two at a
+ * time, then stops it with Ctrl-C once jobs are finishing (twice: again once it is stopping),
+ * and requires exit status 130. */
+static void run_interrupted(struct e2e *w, char *job_ms, const char *count, bool twice)
 {
-    struct e2e w;
-    char *const mock_flags[] = {"--video-job-ms", "200", NULL};
-    e2e_start(&w, mock_flags);
-    struct child run = e2e_spawn_running(&w, "profile -m wan -u URL --endpoint-type "
-                                             "video_generation --concurrency 2 --request-count "
-                                             "1000000 --artifact-dir DIR");
+    char *const mock_flags[] = {"--video-job-ms", job_ms, NULL};
+    e2e_start(w, mock_flags);
+    char words[256];
+    snprintf(words, sizeof(words),
+             "profile -m wan -u URL --endpoint-type video_generation --concurrency 2 "
+             "--request-count %s --artifact-dir DIR",
+             count);
+    struct child run = e2e_spawn_running(w, words);
     kill(run.pid, SIGINT);
+    if (twice) {
+        e2e_read_until(&run, "ringperf: stopping");
+        kill(run.pid, SIGINT);
+    }
     char *rest = test_read_stream(run.out);
     cr_assert_eq(wait_child(&run), 130, "%s", rest);
     free(rest);
+}
+
+/* One Ctrl-C while jobs run lets the jobs in flight finish: their polls go on while the run
+ * drains (were they stopped, the jobs would be cancelled when the stop's grace ran out). */
+Test(video_e2e, interrupt_mid_job, .timeout = 120)
+{
+    struct e2e w;
+    run_interrupted(&w, "200", "1000000", false);
     size_t errors = 0;
-    size_t lines = count_export_lines(&w, &errors);
-    cr_assert_gt(lines, 0);
+    cr_assert_gt(count_export_lines(&w, &errors), 0);
     cr_assert_eq(errors, 0, "the jobs in flight finished");
     e2e_finish(&w);
 }
 
 /* A second Ctrl-C cancels the jobs still running (here jobs of a minute): each ends as one
- * cancelled record, and the run exits 130 at once rather than after the jobs. */
+ * cancelled record, and the run exits at once rather than after the jobs. */
 Test(video_e2e, second_interrupt_cancels_running_jobs, .timeout = 60)
 {
     struct e2e w;
-    char *const mock_flags[] = {"--video-job-ms", "60000", NULL};
-    e2e_start(&w, mock_flags);
-    struct child run = e2e_spawn_running(&w, "profile -m wan -u URL --endpoint-type "
-                                             "video_generation --concurrency 2 --request-count "
-                                             "10 --artifact-dir DIR");
-    kill(run.pid, SIGINT);
-    e2e_read_until(&run, "ringperf: stopping");
-    kill(run.pid, SIGINT);
-    char *rest = test_read_stream(run.out);
-    cr_assert_eq(wait_child(&run), 130, "%s", rest);
-    free(rest);
+    run_interrupted(&w, "60000", "10", true);
     size_t errors = 0;
     cr_assert_eq(count_export_lines(&w, &errors), 2, "the two jobs in flight, once each");
     cr_assert_eq(errors, 2);
