@@ -124,7 +124,6 @@ int engine__conns_init(struct engine__shard *shard)
         if (engine__session_init(c, config) != 0) {
             return -ENOMEM;
         }
-        c->body_cap = ENGINE__BODY_BYTES;
         c->headers[ENGINE__HEADER_REQUEST_ID] = (struct http_header){
             .name = "X-Request-ID",
             .name_len = strlen("X-Request-ID"),
@@ -145,10 +144,8 @@ int engine__conns_init(struct engine__shard *shard)
             .value = c->session.correlation_id,
         };
         c->header_count = 3;
-        http_response_parser_init(&c->http, c->header_buf, ENGINE__HEADER_BYTES,
-                                  ENGINE__MAX_HEADERS);
-        sse_parser_init(&c->sse, c->body, ENGINE__BODY_BYTES);
-        c->parse_state.scratch = shard->json_scratch;
+        wire_reader_init(&c->wire, c->header_buf, ENGINE__HEADER_BYTES, ENGINE__MAX_HEADERS,
+                         c->body, ENGINE__BODY_BYTES, shard->json_scratch);
         /* Lowest ids on top of the stack, so a light load reuses few sockets. */
         shard->idle_conns[shard->idle_count++] = shard->conn_count - 1 - i;
     }
@@ -469,13 +466,11 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
 
 static void reset_request_state(struct engine__conn *c)
 {
-    response_parse_state_reset(&c->parse_state);
-    http_response_parser_reset(&c->http);
-    c->body_len = 0;
-    c->body_truncated = false;
-    c->body_is_sse = false;
-    c->body_is_evs = false;
-    c->status_ok = false;
+    wire_reader_reset(&c->wire);
+    /* A job's submission and polls are read by engine_job.c, its download only counted. */
+    c->wire.body_mode = c->job.phase == ENGINE__JOB_NONE       ? WIRE_BODY_READ
+                        : c->job.phase == ENGINE__JOB_DOWNLOAD ? WIRE_BODY_DISCARD
+                                                               : WIRE_BODY_HAND_OVER;
     c->response_started = false;
     c->last_arrival_ns = 0;
 }

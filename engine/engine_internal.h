@@ -16,8 +16,7 @@
 #include "engine/engine.h"
 #include "engine/engine_ring.h"
 #include "sigv4/sigv4.h"
-#include "evs/evs.h"
-#include "sse/sse.h"
+#include "wire/wire.h"
 
 struct tls_conn;
 
@@ -146,22 +145,10 @@ struct engine__conn {
     struct http_header headers[ENGINE__REQUEST_HEADERS_MAX + 1 + ENGINE__SIGN_HEADERS];
     uint32_t header_count;
     bool closes_after; /* the request in flight is the last on its socket (conn_reuse) */
-    char *header_buf;  /* response head bytes, ENGINE__HEADER_BYTES */
-    struct http_response_parser http;
-    struct sse_parser sse;
-    /* An AWS event stream (SageMaker's streamed replies) instead of SSE: frames, then the
-     * lines their PayloadPart events carry; both borrow halves of `body` (engine_response.c). */
-    struct evs_parser evs;
-    struct evs_lines evs_lines;
-    bool body_is_evs;
-    struct response_parse_state parse_state; /* per response; borrows the shard's scratch */
-    bool body_is_sse;
-    bool status_ok;
-    /* A non-streamed body, or the body of an error response, collected here. */
-    char *body;
-    size_t body_len;
-    size_t body_cap;
-    bool body_truncated;
+    /* The response's reader (wire/): its head buffer is header_buf, its body buffer `body`. */
+    struct wire_reader wire;
+    char *header_buf; /* response head bytes, ENGINE__HEADER_BYTES */
+    char *body;       /* ENGINE__BODY_BYTES */
 
     char *head;          /* request line and headers, rewritten per request */
     struct iovec iov[4]; /* head, body, and a multipart body's file and tail */
@@ -209,6 +196,7 @@ struct engine__shard {
     uint32_t id;
     uint32_t shard_count; /* shards in the run */
     const struct engine_config *config;
+    struct wire_config config_wire; /* how config says responses are read */
     pthread_t thread;
     int cpu;       /* -1 = not pinned */
     bool realtime; /* the thread runs at a real-time policy (SCHED_FIFO or SCHED_RR) */

@@ -226,12 +226,13 @@ void engine__job_answer(struct engine__shard *shard, struct engine__conn *c, con
     bool submit = c->job.phase == ENGINE__JOB_SUBMIT;
     struct response_video v;
     enum response_parse_status st = response_video_parse(body, body_len, shard->json_scratch, &v);
-    if (st != RESPONSE_PARSE_OK || c->body_truncated) {
+    if (st != RESPONSE_PARSE_OK) {
+        bool empty = body_len == 0;
         job_fail(shard, c, 500, "VideoGenerationError",
                  "Invalid JSON in video %s response (status %d): %.*s", submit ? "submit" : "poll",
                  c->record->http_status,
-                 (int)(body_len < JOB_SNIPPET_BYTES ? body_len : JOB_SNIPPET_BYTES),
-                 body_len > 0 ? body : "<empty>");
+                 empty ? 7 : (int)(body_len < JOB_SNIPPET_BYTES ? body_len : JOB_SNIPPET_BYTES),
+                 empty ? "<empty>" : body);
         return;
     }
     if (submit) {

@@ -106,7 +106,7 @@ void engine__proxy_on_connect(struct engine__shard *shard, struct engine__conn *
     }
     /* The answer to CONNECT is read with the response parser, reset again once the tunnel
      * is up for the response to the request itself. */
-    http_response_parser_reset(&c->http);
+    http_response_parser_reset(&c->wire.http);
     c->state = ENGINE__CONN_TUNNELLING;
     send_connect(shard, c);
 }
@@ -136,7 +136,7 @@ void engine__proxy_on_send(struct engine__shard *shard, struct engine__conn *c, 
 static void refused(struct engine__shard *shard, struct engine__conn *c, int status)
 {
     size_t reason_len = 0;
-    const char *reason = http_response_reason(&c->http, &reason_len);
+    const char *reason = http_response_reason(&c->wire.http, &reason_len);
     if (reason_len > 64) {
         reason_len = 64;
     }
@@ -160,7 +160,7 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
     }
     size_t used = 0;
     struct http_body_span body;
-    enum http_parse_status st = http_response_feed(&c->http, data, len, &used, &body);
+    enum http_parse_status st = http_response_feed(&c->wire.http, data, len, &used, &body);
     if (st == HTTP_NEED_MORE) {
         return;
     }
@@ -171,14 +171,14 @@ void engine__proxy_on_bytes(struct engine__shard *shard, struct engine__conn *c,
         engine__fail(shard, c, 0, "ProxyError", message);
         return;
     }
-    int status = http_response_status_code(&c->http);
+    int status = http_response_status_code(&c->wire.http);
     if (status < 200 || status > 299) {
         refused(shard, c, status);
         return;
     }
     /* A 2xx to CONNECT has no body: what follows its head is the server's TLS. */
     uint32_t generation = c->generation;
-    http_response_parser_reset(&c->http);
+    http_response_parser_reset(&c->wire.http);
     c->state = ENGINE__CONN_ACTIVE;
     engine__tls_on_connect(shard, c);
     if (c->generation == generation && used < len) {

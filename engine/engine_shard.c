@@ -85,6 +85,12 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->id = id;
     shard->shard_count = shard_count;
     shard->config = config;
+    shard->config_wire = (struct wire_config){
+        .reader = config->reader,
+        .limits = {.max_events = config->max_events_per_request,
+                   .max_text_bytes = config->max_text_bytes},
+        .discard_body = config->discard_body,
+    };
     shard->wake_fd = wake_fd;
     shard->wake_value = 1;
     shard->kernel_timestamps = !config->user_timestamps;

@@ -153,9 +153,10 @@ static enum evs_status fail(struct evs_parser *p, enum evs_status s)
  * the bytes taken. */
 static size_t gather(struct evs_parser *p, const uint8_t *in, size_t len)
 {
-    size_t want = (p->have < EVS_PRELUDE_BYTES ? EVS_PRELUDE_BYTES : p->total) - p->have;
+    bool in_prelude = p->have < EVS_PRELUDE_BYTES;
+    size_t want = (in_prelude ? EVS_PRELUDE_BYTES : p->total) - p->have;
     size_t take = len < want ? len : want;
-    memcpy(p->scratch + p->have, in, take);
+    memcpy((in_prelude ? p->prelude : p->scratch) + p->have, in, take);
     p->have += take;
     return take;
 }
@@ -184,11 +185,13 @@ enum evs_status evs_parser_feed(struct evs_parser *p, const void *buf, size_t le
     while (pos < len) {
         pos += gather(p, in + pos, len - pos);
         if (p->have == EVS_PRELUDE_BYTES && p->total == 0) {
-            enum evs_status st = check_prelude(p, p->scratch, &p->total);
+            enum evs_status st = check_prelude(p, p->prelude, &p->total);
             if (st != EVS_NEED_MORE) {
                 *out_consumed = pos;
                 return fail(p, st);
             }
+            /* It fits: the message is at least a prelude and at most the scratch long. */
+            memcpy(p->scratch, p->prelude, EVS_PRELUDE_BYTES);
         } else if (p->have >= EVS_PRELUDE_BYTES && p->have == p->total) {
             *out_consumed = pos;
             enum evs_status st = check_message(p->scratch, p->total, out_message);

@@ -57,6 +57,9 @@ const char *evs_status_name(enum evs_status s);
 struct evs_parser {
     uint8_t *scratch; /* borrowed; a message split across feeds is gathered here */
     size_t scratch_cap;
+    /* A split prelude is gathered here first: it says whether the message fits the scratch
+     * before anything is written there (a scratch may be smaller than a prelude). */
+    uint8_t prelude[EVS_PRELUDE_BYTES];
     size_t have;    /* bytes of the current message in scratch */
     uint32_t total; /* its total length, once the prelude is in (have >= 12) */
     enum evs_status error;

@@ -135,6 +135,22 @@ Test(evs_parser, an_empty_stream_ends_cleanly)
     cr_assert_str_eq(run(&s, NULL, 0, SCRATCH), "END");
 }
 
+/* A scratch smaller than a prelude (the run's buffer split in two, and small): every message is
+ * too large, at every split, and nothing is written past the scratch (run() guards it). */
+Test(evs_parser, a_scratch_smaller_than_a_prelude_refuses_every_message)
+{
+    struct stream s = {0};
+    add_message(&s, "PayloadPart", "x");
+    for (size_t scratch = 0; scratch < EVS_MESSAGE_MIN_BYTES; scratch++) {
+        cr_assert_str_eq(run(&s, NULL, 0, scratch),
+                         "ERR:event-stream message larger than the buffer");
+        for (size_t cut = 1; cut < s.len; cut++) {
+            cr_assert_str_eq(run(&s, &cut, 1, scratch),
+                             "ERR:event-stream message larger than the buffer", "cut at %zu", cut);
+        }
+    }
+}
+
 Test(evs_parser, a_cut_message_is_truncated)
 {
     struct stream s = {0};

@@ -1,0 +1,345 @@
+/*
+ * test_reader.c - wire/: a response's bytes into its record, as the engine feeds them: the
+ * framings (length, chunked, until close), streams (SSE, AWS event stream), HTTP errors,
+ * malformed and oversized responses, and the same record whatever the reads' boundaries.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endpoint/endpoint.h"
+#include "evs/evs.h"
+#include "record/record.h"
+#include "response/response.h"
+#include "wire/wire.h"
+
+#define BODY_BYTES 4096
+#define EVENTS_MAX 16
+#define TEXT_MAX 256
+
+struct fixture {
+    struct wire_reader wire;
+    struct wire_config cfg;
+    struct response_reader reader;
+    struct response_scratch *scratch;
+    char head[2048];
+    char body[BODY_BYTES];
+    struct record rec;
+    struct record_event events[EVENTS_MAX];
+    char text[TEXT_MAX];
+    char reasoning[TEXT_MAX];
+    struct wire_result result;
+    bool generated;
+    int reads;
+};
+
+static void setup(struct fixture *f, enum endpoint_type type, size_t body_cap)
+{
+    memset(f, 0, sizeof(*f));
+    cr_assert_eq(response_reader_init(&f->reader, type, NULL, NULL, 0), 0);
+    f->scratch = response_scratch_new(body_cap / 2 + 1);
+    cr_assert_not_null(f->scratch);
+    f->cfg = (struct wire_config){.reader = &f->reader,
+                                  .limits = {.max_events = EVENTS_MAX, .max_text_bytes = TEXT_MAX}};
+    wire_reader_init(&f->wire, f->head, sizeof(f->head), 32, f->body, body_cap, f->scratch);
+    wire_reader_reset(&f->wire);
+    f->rec.events = f->events;
+    f->rec.text = f->text;
+    f->rec.reasoning_text = f->reasoning;
+    f->rec.usage = RECORD_USAGE_NONE;
+}
+
+static void teardown(struct fixture *f)
+{
+    response_scratch_free(f->scratch);
+}
+
+/* feed_at hands bytes [from, to) as one read arriving at `at`; false once the request ended. */
+static bool feed_at(struct fixture *f, const char *data, size_t from, size_t to, int64_t at)
+{
+    wire_reader_feed(&f->wire, &f->cfg, data + from, to - from, at, &f->rec, &f->result);
+    f->generated |= f->result.generated;
+    f->reads++;
+    return !f->result.ended;
+}
+
+/* feed_split feeds `data` in reads of `step` bytes, all arriving at 1000 ns. */
+static void feed_split(struct fixture *f, const char *data, size_t step)
+{
+    size_t len = strlen(data);
+    for (size_t off = 0; off < len; off += step) {
+        size_t end = off + step < len ? off + step : len;
+        if (!feed_at(f, data, off, end, 1000)) {
+            return;
+        }
+    }
+}
+
+static const char *const CHAT_CHUNKS[] = {
+    "data: "
+    "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+    "\"Hel\"}}]}\n\n",
+    "data: "
+    "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}"
+    ",\"finish_reason\":"
+    "\"stop\"}]}\n\n"
+    "data: "
+    "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
+    "\"completion_tokens\":2}}\n\n"
+    "data: [DONE]\n\n",
+};
+
+/* CHAT_STREAM is a streamed chat reply in two HTTP chunks, the second with three events. */
+static char CHAT_STREAM[1024];
+
+static void make_chat_stream(void)
+{
+    size_t n = (size_t)snprintf(CHAT_STREAM, sizeof(CHAT_STREAM),
+                                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                "Transfer-Encoding: chunked\r\n\r\n");
+    for (size_t i = 0; i < 2; i++) {
+        n += (size_t)snprintf(CHAT_STREAM + n, sizeof(CHAT_STREAM) - n, "%zx\r\n%s\r\n",
+                              strlen(CHAT_CHUNKS[i]), CHAT_CHUNKS[i]);
+    }
+    snprintf(CHAT_STREAM + n, sizeof(CHAT_STREAM) - n, "0\r\n\r\n");
+}
+
+Test(wire, chunked_sse_stream_gives_text_usage_and_events, .init = make_chat_stream)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    feed_split(&f, CHAT_STREAM, strlen(CHAT_STREAM));
+    cr_assert(f.result.ended);
+    cr_assert(!f.result.failed, "%s", f.result.failure.message);
+    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
+    cr_assert(f.result.keep_alive);
+    cr_assert(f.generated);
+    cr_assert_eq(f.rec.http_status, 200);
+    cr_assert_eq(f.rec.headers_ns, 1000);
+    cr_assert_eq(f.rec.end_ns, 1000);
+    cr_assert_eq(f.rec.text_len, 5);
+    cr_assert_arr_eq(f.rec.text, "Hello", 5);
+    cr_assert_eq(f.rec.usage.prompt_tokens, 5);
+    cr_assert_eq(f.rec.usage.completion_tokens, 2);
+    cr_assert(f.rec.saw_done);
+    cr_assert_eq(f.rec.http.reads, 1);
+    cr_assert_eq(f.rec.http.bytes_received, strlen(CHAT_STREAM));
+    teardown(&f);
+}
+
+/* The record is the same for every read size, byte by byte included; only which events shared
+ * a read changes. */
+Test(wire, every_split_gives_the_same_record, .init = make_chat_stream)
+{
+    struct fixture whole;
+    setup(&whole, ENDPOINT_CHAT, BODY_BYTES);
+    feed_split(&whole, CHAT_STREAM, strlen(CHAT_STREAM));
+    for (size_t step = 1; step < strlen(CHAT_STREAM); step++) {
+        struct fixture f;
+        setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+        feed_split(&f, CHAT_STREAM, step);
+        cr_assert(f.result.ended && !f.result.failed && f.result.keep_alive, "step %zu", step);
+        cr_assert_eq(f.rec.text_len, whole.rec.text_len, "step %zu", step);
+        cr_assert_arr_eq(f.rec.text, whole.rec.text, whole.rec.text_len);
+        cr_assert_eq(f.rec.event_count, whole.rec.event_count, "step %zu", step);
+        for (uint32_t i = 0; i < f.rec.event_count; i++) {
+            cr_assert_eq(f.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ,
+                         whole.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ);
+            cr_assert_eq(f.events[i].text_len, whole.events[i].text_len);
+        }
+        cr_assert_eq(f.rec.usage.completion_tokens, 2);
+        cr_assert_eq(f.rec.http.bytes_received, whole.rec.http.bytes_received);
+        teardown(&f);
+    }
+    teardown(&whole);
+}
+
+/* Events take the arrival time of the read that completed them, and the later events of one
+ * read are marked as sharing it. */
+Test(wire, events_take_their_reads_arrival_and_share_flags, .init = make_chat_stream)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    const char *cut = strstr(CHAT_STREAM, "\r\n\r\n") + 4 + 4 + strlen(CHAT_CHUNKS[0]) + 2;
+    size_t at = (size_t)(cut - CHAT_STREAM);
+    cr_assert(feed_at(&f, CHAT_STREAM, 0, at, 100));
+    cr_assert(f.result.generated, "the first content ends the prefill in its read");
+    cr_assert(!feed_at(&f, CHAT_STREAM, at, strlen(CHAT_STREAM), 200));
+    cr_assert_eq(f.events[0].arrival_ns, 100);
+    cr_assert_eq(f.events[0].flags & RECORD_EVENT_SAME_READ, 0);
+    cr_assert_eq(f.events[1].arrival_ns, 200);
+    cr_assert_eq(f.events[1].flags & RECORD_EVENT_SAME_READ, 0);
+    cr_assert_eq(f.events[2].flags & RECORD_EVENT_SAME_READ, RECORD_EVENT_SAME_READ);
+    cr_assert_eq(f.rec.end_ns, 200);
+    cr_assert_eq(f.rec.http.first_byte_ns, 100);
+    cr_assert_eq(f.rec.http.reads, 2);
+    teardown(&f);
+}
+
+Test(wire, http_error_status_keeps_code_reason_and_message)
+{
+    static const char resp[] =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        "Content-Length: 50\r\n\r\n{\"error\":{\"message\":\"model overloaded\",\"code\":503}}";
+    for (size_t step = 1; step <= sizeof(resp); step += 7) {
+        struct fixture f;
+        setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+        feed_split(&f, resp, step);
+        cr_assert(f.result.ended);
+        cr_assert(!f.result.failed, "an HTTP error is the record's, not a failure");
+        cr_assert_eq(f.result.outcome, RECORD_ERROR);
+        cr_assert(f.result.keep_alive);
+        cr_assert_eq(f.rec.error_code, 503);
+        cr_assert_str_eq(f.rec.error_type, "Service Unavailable");
+        cr_assert(strstr(f.rec.error_message, "model overloaded") != NULL, "%s",
+                  f.rec.error_message);
+        teardown(&f);
+    }
+}
+
+Test(wire, malformed_head_fails_the_request)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    feed_split(&f, "HTTP/1.1 2x0 OK\r\n\r\n", 64);
+    cr_assert(f.result.ended && f.result.failed);
+    cr_assert_eq(f.result.outcome, RECORD_ERROR);
+    cr_assert_str_eq(f.result.failure.type, "HTTPResponseError");
+    cr_assert(strstr(f.result.failure.message, "malformed HTTP response") != NULL);
+    cr_assert(!f.result.keep_alive);
+    teardown(&f);
+}
+
+Test(wire, bytes_after_the_response_are_trailing)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_RAW, BODY_BYTES);
+    feed_split(&f, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}HTTP/1.1 200", 200);
+    cr_assert(f.result.ended && !f.result.failed);
+    cr_assert(f.result.trailing);
+    teardown(&f);
+}
+
+Test(wire, body_until_close_ends_at_eof)
+{
+    static const char resp[] =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        "Connection: "
+        "close\r\n\r\n{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"content\":"
+        "\"abc\"},\"finish_reason\":\"stop\"}]}";
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    feed_split(&f, resp, 20);
+    cr_assert(!f.result.ended, "no length: the body lasts until the close");
+    cr_assert(wire_reader_eof(&f.wire, &f.cfg, 5000, &f.rec, &f.result));
+    cr_assert(f.result.ended && !f.result.failed);
+    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
+    cr_assert(!f.result.keep_alive);
+    cr_assert_eq(f.rec.end_ns, 5000);
+    cr_assert_eq(f.rec.text_len, 3, "%.*s", (int)f.rec.text_len, f.rec.text);
+    cr_assert_arr_eq(f.rec.text, "abc", 3);
+    teardown(&f);
+}
+
+Test(wire, close_mid_body_is_not_a_response)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    feed_split(&f, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cho", 64);
+    cr_assert(!f.result.ended);
+    cr_assert(!wire_reader_eof(&f.wire, &f.cfg, 5000, &f.rec, &f.result));
+    teardown(&f);
+}
+
+Test(wire, body_larger_than_the_buffer_fails_alike_whole_or_split)
+{
+    char resp[1024];
+    int n = snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\nContent-Length: 300\r\n\r\n");
+    memset(resp + n, 'x', 300);
+    resp[n + 300] = '\0';
+    size_t steps[] = {sizeof(resp), 17};
+    for (size_t i = 0; i < 2; i++) {
+        struct fixture f;
+        setup(&f, ENDPOINT_RAW, 256);
+        feed_split(&f, resp, steps[i]);
+        cr_assert(f.result.ended && f.result.failed);
+        cr_assert_str_eq(f.result.failure.type, "ResponseTooLarge");
+        cr_assert_str_eq(f.result.failure.message, "response body larger than 256 bytes");
+        teardown(&f);
+    }
+}
+
+Test(wire, discarding_reader_takes_any_2xx_as_success)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+    f.cfg.discard_body = true;
+    feed_split(&f,
+               "HTTP/1.1 204 No Content\r\nContent-Type: text/event-stream\r\n"
+               "Content-Length: 9\r\n\r\nnot json!",
+               5);
+    cr_assert(f.result.ended && !f.result.failed);
+    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
+    cr_assert_eq(f.rec.event_count, 0);
+    teardown(&f);
+}
+
+/* evs_frame writes one AWS event-stream message with string headers into out. */
+static size_t evs_frame(char *out, size_t cap, const struct evs_string_header *headers,
+                        size_t count, const char *payload)
+{
+    size_t n = evs_message_write((uint8_t *)out, cap, headers, count, payload, strlen(payload));
+    cr_assert_gt(n, 0);
+    return n;
+}
+
+#define HEADER(n, v)                                                                               \
+    {                                                                                              \
+        .name = (n), .value = (v), .value_len = sizeof(v) - 1                                      \
+    }
+
+Test(wire, aws_event_stream_lines_are_events_and_exceptions_fail)
+{
+    static const struct evs_string_header part[] = {HEADER(":message-type", "event"),
+                                                    HEADER(":event-type", "PayloadPart")};
+    static const struct evs_string_header exc[] = {HEADER(":message-type", "exception"),
+                                                   HEADER(":exception-type", "ModelStreamError")};
+    char frames[2048];
+    size_t len =
+        evs_frame(frames, sizeof(frames), part, 2,
+                  "data: "
+                  "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"delta\":{\"content\":"
+                  "\"Hi\"}}]}\n\ndata: {\"object\":\"chat.completion.chunk\",\"ch");
+    len += evs_frame(frames + len, sizeof(frames) - len, part, 2,
+                     "oices\":[{\"delta\":{\"content\":\"!\"},\"finish_reason\":\"stop\"}]}\n\n");
+    size_t ok_len = len;
+    len += evs_frame(frames + len, sizeof(frames) - len, exc, 2, "{\"message\":\"bad\"}\n");
+    char resp[4096];
+    for (int with_exception = 0; with_exception < 2; with_exception++) {
+        size_t body_len = with_exception ? len : ok_len;
+        int n = snprintf(resp, sizeof(resp),
+                         "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.amazon.eventstream\r\n"
+                         "Content-Length: %zu\r\n\r\n",
+                         body_len);
+        memcpy(resp + n, frames, body_len);
+        struct fixture f;
+        setup(&f, ENDPOINT_CHAT, BODY_BYTES);
+        for (size_t off = 0, total = (size_t)n + body_len; off < total; off += 11) {
+            if (!feed_at(&f, resp, off, off + 11 < total ? off + 11 : total, 1000)) {
+                break;
+            }
+        }
+        cr_assert(f.result.ended);
+        cr_assert_arr_eq(f.rec.text, "Hi!", 3);
+        if (with_exception) {
+            cr_assert(f.result.failed);
+            cr_assert_str_eq(f.result.failure.type, "ModelStreamError");
+            cr_assert(strstr(f.result.failure.message, "bad") != NULL);
+        } else {
+            cr_assert(!f.result.failed, "%s", f.result.failure.message);
+            cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
+        }
+        teardown(&f);
+    }
+}
