@@ -135,6 +135,11 @@ Test(video_e2e, download_on_and_off, .timeout = 120)
         cr_assert_eq(errors, 0, "%s", words);
         json_t *root = e2e_load_json(&w, "profile_export_aiperf.json");
         received[i] = (uint64_t)metric(root, "http_req_data_received", "avg");
+        /* input_config's endpoint names the flag only when it was given, as AIPerf's does. */
+        json_t *download =
+            json_object_get(json_object_get(json_object_get(root, "input_config"), "endpoint"),
+                            "download_video_content");
+        cr_assert(runs[i][1][0] == '1' ? json_is_true(download) : download == NULL, "%s", words);
         json_decref(root);
     }
     /* http_req_data_received is in KB: the 4 KiB video shows. */
