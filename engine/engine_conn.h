@@ -201,6 +201,15 @@ void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, i
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct record *rec);
 
+/* engine__head_prefixes_init writes each target's fixed request-head bytes into the shard's
+ * head_prefixes (engine_head.c), keeping the config's extra headers in fixed_headers for
+ * engine__head_prefix_write. Returns 0 or -ENOMEM; a head a target cannot have is its
+ * prefix's status, which fails its requests. */
+int engine__head_prefixes_init(struct engine__shard *shard);
+
+/* engine__head_prefixes_destroy frees them. */
+void engine__head_prefixes_destroy(struct engine__shard *shard);
+
 /* engine__head_prefix_write writes the fixed part of a request head to `target` (request line
  * with method and path, Host, Content-Type for a POST, Accept, User-Agent, Authorization, the
  * config's extra headers, Proxy-Authorization) into buf; returns its length or -errno as
