@@ -528,7 +528,9 @@ int export_telemetry_csv(FILE *out, const json_t *telemetry_data);
 
 /* export_energy_metrics builds AIPerf's nvidia_* energy metrics ({unit, avg} blocks) from the
  * GPUs' energy counters (power x time where there is none) and the run's summary: a new
- * reference, or NULL without energy data. */
-json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary);
+ * reference, or NULL without energy data. concurrency is the profiling phase's (0: none, an
+ * open loop), which nvidia_energy_per_user divides by, as AIPerf does. */
+json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary,
+                              int64_t concurrency);
 
 #endif

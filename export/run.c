@@ -557,6 +557,19 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
     return fclose(log) == 0 ? 0 : -errno;
 }
 
+/* profile_concurrency is the profiling phase's concurrency as AIPerf resolves it: --concurrency
+ * (a cap, in a rate mode), else 1 in burst mode, where none of the load flags is set; 0 (none)
+ * for an uncapped rate, user-centric or fixed-schedule run. */
+static int64_t profile_concurrency(const struct profile_config *cfg)
+{
+    if (cfg->concurrency > 0) {
+        return cfg->concurrency;
+    }
+    bool paced =
+        cfg->request_rate_per_second > 0 || cfg->user_centric_rate > 0 || cfg->fixed_schedule;
+    return paced ? 0 : 1;
+}
+
 static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
                            const struct metrics_results *results,
                            const struct export_finish_info *info, json_t *telemetry_data,
@@ -595,7 +608,8 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .telemetry_data = telemetry_data,
     };
     if (info->gpu_telemetry != NULL) {
-        run_info.extra_metrics = export_energy_metrics(info->gpu_telemetry, summary);
+        run_info.extra_metrics =
+            export_energy_metrics(info->gpu_telemetry, summary, profile_concurrency(info->cfg));
     }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     *out_failed = exp->paths.json;

@@ -23,29 +23,11 @@
 #include "record/record.h"
 #include "response/response.h"
 #include "tests/fuzz/fuzz_splits.h"
+#include "tests/support/wire_fixture.h"
 #include "wire/wire.h"
 
-#define HEAD_BYTES 4096
-#define MAX_HEADERS 32
 #define BODY_BYTES_PER_UNIT 64
-#define EVENTS_MAX 16
-#define TEXT_MAX 256
 #define ARRIVAL_NS 1000
-
-struct fuzz_run {
-    struct wire_reader wire;
-    struct wire_config cfg;
-    struct response_reader reader;
-    struct response_scratch *scratch;
-    char head[HEAD_BYTES];
-    char *body;
-    struct record rec;
-    struct record_event events[EVENTS_MAX];
-    char text[TEXT_MAX];
-    char reasoning[TEXT_MAX];
-    struct wire_result result;
-    bool generated;
-};
 
 static uint64_t digest_string(uint64_t h, const char *s, size_t cap)
 {
@@ -56,11 +38,11 @@ static uint64_t digest_string(uint64_t h, const char *s, size_t cap)
     return fuzz_digest(h, s, (size_t)(end - s));
 }
 
-static void check_record(const struct fuzz_run *r)
+static void check_record(const struct wire_fixture *r)
 {
     const struct record *rec = &r->rec;
-    if (rec->event_count > EVENTS_MAX || rec->text_len > TEXT_MAX ||
-        rec->reasoning_len > TEXT_MAX) {
+    if (rec->event_count > WIRE_FIXTURE_EVENTS || rec->text_len > WIRE_FIXTURE_TEXT ||
+        rec->reasoning_len > WIRE_FIXTURE_TEXT) {
         abort();
     }
 #define CHECK_COUNT(name)                                                                          \
@@ -81,7 +63,7 @@ static void check_record(const struct fuzz_run *r)
     }
 }
 
-static uint64_t digest_result(uint64_t h, const struct fuzz_run *r)
+static uint64_t digest_result(uint64_t h, const struct wire_fixture *r)
 {
     const struct wire_result *res = &r->result;
     int fields[] = {r->generated, res->ended, res->ended ? (int)res->outcome : -1,
@@ -120,41 +102,23 @@ static uint64_t digest_record(uint64_t h, const struct record *rec)
     return fuzz_digest(h, &rec->usage.prompt_audio_seconds, sizeof(double));
 }
 
-static void setup(struct fuzz_run *r, uint8_t mode, size_t body_cap)
+static void setup(struct wire_fixture *r, uint8_t mode, size_t body_cap)
 {
-    memset(r, 0, sizeof(*r));
     enum endpoint_type type = (enum endpoint_type)((mode & 0x7f) % ENDPOINT_TYPE_COUNT);
-    if (response_reader_init(&r->reader, type, NULL, NULL, 0) != 0) {
+    if (wire_fixture_init(r, type, body_cap) != 0) {
         abort();
     }
-    r->body = malloc(body_cap);
-    r->scratch = response_scratch_new(body_cap / 2 + 1);
-    if (r->body == NULL || r->scratch == NULL) {
-        abort();
-    }
-    r->cfg = (struct wire_config){
-        .reader = &r->reader,
-        .limits = {.max_events = EVENTS_MAX, .max_text_bytes = TEXT_MAX},
-        .discard_body = (mode & 0x80) != 0,
-    };
-    wire_reader_init(&r->wire, r->head, sizeof(r->head), MAX_HEADERS, r->body, body_cap,
-                     r->scratch);
-    wire_reader_reset(&r->wire);
-    r->rec.events = r->events;
-    r->rec.text = r->text;
-    r->rec.reasoning_text = r->reasoning;
-    r->rec.usage = RECORD_USAGE_NONE;
+    r->cfg.discard_body = (mode & 0x80) != 0;
 }
 
 /* feed hands one read to the reader, as its own heap copy; false once the request ended. */
-static bool feed(struct fuzz_run *r, const uint8_t *data, size_t len)
+static bool feed(struct wire_fixture *r, const uint8_t *data, size_t len)
 {
     char *piece = fuzz_piece(data, len);
-    wire_reader_feed(&r->wire, &r->cfg, piece, len, ARRIVAL_NS, &r->rec, &r->result);
+    bool going = wire_fixture_feed(r, piece, len, ARRIVAL_NS);
     free(piece);
-    r->generated |= r->result.generated;
     check_record(r);
-    return !r->result.ended;
+    return going;
 }
 
 static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *cuts, size_t ncuts)
@@ -162,7 +126,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     if (len < 1) {
         return 0;
     }
-    static struct fuzz_run r;
+    static struct wire_fixture r;
     setup(&r, data[0], cap);
     /* The mode byte is not part of the stream: cuts are shifted past it, empty reads dropped
      * (the engine never hands the reader one). */
@@ -184,8 +148,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     }
     h = digest_result(h, &r);
     h = digest_record(h, &r.rec);
-    free(r.body);
-    response_scratch_free(r.scratch);
+    wire_fixture_free(&r);
     return h;
 }
 

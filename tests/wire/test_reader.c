@@ -12,56 +12,30 @@
 #include "evs/evs.h"
 #include "record/record.h"
 #include "response/response.h"
+#include "tests/support/wire_fixture.h"
 #include "wire/wire.h"
 
 #define BODY_BYTES 4096
-#define EVENTS_MAX 16
-#define TEXT_MAX 256
 
+/* fixture is a wire reader and its record. */
 struct fixture {
-    struct wire_reader wire;
-    struct wire_config cfg;
-    struct response_reader reader;
-    struct response_scratch *scratch;
-    char head[2048];
-    char body[BODY_BYTES];
-    struct record rec;
-    struct record_event events[EVENTS_MAX];
-    char text[TEXT_MAX];
-    char reasoning[TEXT_MAX];
-    struct wire_result result;
-    bool generated;
-    int reads;
+    struct wire_fixture w;
 };
 
 static void setup(struct fixture *f, enum endpoint_type type, size_t body_cap)
 {
-    memset(f, 0, sizeof(*f));
-    cr_assert_eq(response_reader_init(&f->reader, type, NULL, NULL, 0), 0);
-    f->scratch = response_scratch_new(body_cap / 2 + 1);
-    cr_assert_not_null(f->scratch);
-    f->cfg = (struct wire_config){.reader = &f->reader,
-                                  .limits = {.max_events = EVENTS_MAX, .max_text_bytes = TEXT_MAX}};
-    wire_reader_init(&f->wire, f->head, sizeof(f->head), 32, f->body, body_cap, f->scratch);
-    wire_reader_reset(&f->wire);
-    f->rec.events = f->events;
-    f->rec.text = f->text;
-    f->rec.reasoning_text = f->reasoning;
-    f->rec.usage = RECORD_USAGE_NONE;
+    cr_assert_eq(wire_fixture_init(&f->w, type, body_cap), 0);
 }
 
 static void teardown(struct fixture *f)
 {
-    response_scratch_free(f->scratch);
+    wire_fixture_free(&f->w);
 }
 
 /* feed_at hands bytes [from, to) as one read arriving at `at`; false once the request ended. */
 static bool feed_at(struct fixture *f, const char *data, size_t from, size_t to, int64_t at)
 {
-    wire_reader_feed(&f->wire, &f->cfg, data + from, to - from, at, &f->rec, &f->result);
-    f->generated |= f->result.generated;
-    f->reads++;
-    return !f->result.ended;
+    return wire_fixture_feed(&f->w, data + from, to - from, at);
 }
 
 /* feed_split feeds `data` in reads of `step` bytes, all arriving at 1000 ns. */
@@ -110,21 +84,21 @@ Test(wire, chunked_sse_stream_gives_text_usage_and_events, .init = make_chat_str
     struct fixture f;
     setup(&f, ENDPOINT_CHAT, BODY_BYTES);
     feed_split(&f, CHAT_STREAM, strlen(CHAT_STREAM));
-    cr_assert(f.result.ended);
-    cr_assert(!f.result.failed, "%s", f.result.failure.message);
-    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
-    cr_assert(f.result.keep_alive);
-    cr_assert(f.generated);
-    cr_assert_eq(f.rec.http_status, 200);
-    cr_assert_eq(f.rec.headers_ns, 1000);
-    cr_assert_eq(f.rec.end_ns, 1000);
-    cr_assert_eq(f.rec.text_len, 5);
-    cr_assert_arr_eq(f.rec.text, "Hello", 5);
-    cr_assert_eq(f.rec.usage.prompt_tokens, 5);
-    cr_assert_eq(f.rec.usage.completion_tokens, 2);
-    cr_assert(f.rec.saw_done);
-    cr_assert_eq(f.rec.http.reads, 1);
-    cr_assert_eq(f.rec.http.bytes_received, strlen(CHAT_STREAM));
+    cr_assert(f.w.result.ended);
+    cr_assert(!f.w.result.failed, "%s", f.w.result.failure.message);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert(f.w.result.keep_alive);
+    cr_assert(f.w.generated);
+    cr_assert_eq(f.w.rec.http_status, 200);
+    cr_assert_eq(f.w.rec.headers_ns, 1000);
+    cr_assert_eq(f.w.rec.end_ns, 1000);
+    cr_assert_eq(f.w.rec.text_len, 5);
+    cr_assert_arr_eq(f.w.rec.text, "Hello", 5);
+    cr_assert_eq(f.w.rec.usage.prompt_tokens, 5);
+    cr_assert_eq(f.w.rec.usage.completion_tokens, 2);
+    cr_assert(f.w.rec.saw_done);
+    cr_assert_eq(f.w.rec.http.reads, 1);
+    cr_assert_eq(f.w.rec.http.bytes_received, strlen(CHAT_STREAM));
     teardown(&f);
 }
 
@@ -139,17 +113,18 @@ Test(wire, every_split_gives_the_same_record, .init = make_chat_stream)
         struct fixture f;
         setup(&f, ENDPOINT_CHAT, BODY_BYTES);
         feed_split(&f, CHAT_STREAM, step);
-        cr_assert(f.result.ended && !f.result.failed && f.result.keep_alive, "step %zu", step);
-        cr_assert_eq(f.rec.text_len, whole.rec.text_len, "step %zu", step);
-        cr_assert_arr_eq(f.rec.text, whole.rec.text, whole.rec.text_len);
-        cr_assert_eq(f.rec.event_count, whole.rec.event_count, "step %zu", step);
-        for (uint32_t i = 0; i < f.rec.event_count; i++) {
-            cr_assert_eq(f.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ,
-                         whole.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ);
-            cr_assert_eq(f.events[i].text_len, whole.events[i].text_len);
+        cr_assert(f.w.result.ended && !f.w.result.failed && f.w.result.keep_alive, "step %zu",
+                  step);
+        cr_assert_eq(f.w.rec.text_len, whole.w.rec.text_len, "step %zu", step);
+        cr_assert_arr_eq(f.w.rec.text, whole.w.rec.text, whole.w.rec.text_len);
+        cr_assert_eq(f.w.rec.event_count, whole.w.rec.event_count, "step %zu", step);
+        for (uint32_t i = 0; i < f.w.rec.event_count; i++) {
+            cr_assert_eq(f.w.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ,
+                         whole.w.events[i].flags & ~(uint32_t)RECORD_EVENT_SAME_READ);
+            cr_assert_eq(f.w.events[i].text_len, whole.w.events[i].text_len);
         }
-        cr_assert_eq(f.rec.usage.completion_tokens, 2);
-        cr_assert_eq(f.rec.http.bytes_received, whole.rec.http.bytes_received);
+        cr_assert_eq(f.w.rec.usage.completion_tokens, 2);
+        cr_assert_eq(f.w.rec.http.bytes_received, whole.w.rec.http.bytes_received);
         teardown(&f);
     }
     teardown(&whole);
@@ -164,16 +139,16 @@ Test(wire, events_take_their_reads_arrival_and_share_flags, .init = make_chat_st
     const char *cut = strstr(CHAT_STREAM, "\r\n\r\n") + 4 + 4 + strlen(CHAT_CHUNKS[0]) + 2;
     size_t at = (size_t)(cut - CHAT_STREAM);
     cr_assert(feed_at(&f, CHAT_STREAM, 0, at, 100));
-    cr_assert(f.result.generated, "the first content ends the prefill in its read");
+    cr_assert(f.w.result.generated, "the first content ends the prefill in its read");
     cr_assert(!feed_at(&f, CHAT_STREAM, at, strlen(CHAT_STREAM), 200));
-    cr_assert_eq(f.events[0].arrival_ns, 100);
-    cr_assert_eq(f.events[0].flags & RECORD_EVENT_SAME_READ, 0);
-    cr_assert_eq(f.events[1].arrival_ns, 200);
-    cr_assert_eq(f.events[1].flags & RECORD_EVENT_SAME_READ, 0);
-    cr_assert_eq(f.events[2].flags & RECORD_EVENT_SAME_READ, RECORD_EVENT_SAME_READ);
-    cr_assert_eq(f.rec.end_ns, 200);
-    cr_assert_eq(f.rec.http.first_byte_ns, 100);
-    cr_assert_eq(f.rec.http.reads, 2);
+    cr_assert_eq(f.w.events[0].arrival_ns, 100);
+    cr_assert_eq(f.w.events[0].flags & RECORD_EVENT_SAME_READ, 0);
+    cr_assert_eq(f.w.events[1].arrival_ns, 200);
+    cr_assert_eq(f.w.events[1].flags & RECORD_EVENT_SAME_READ, 0);
+    cr_assert_eq(f.w.events[2].flags & RECORD_EVENT_SAME_READ, RECORD_EVENT_SAME_READ);
+    cr_assert_eq(f.w.rec.end_ns, 200);
+    cr_assert_eq(f.w.rec.http.first_byte_ns, 100);
+    cr_assert_eq(f.w.rec.http.reads, 2);
     teardown(&f);
 }
 
@@ -186,14 +161,14 @@ Test(wire, http_error_status_keeps_code_reason_and_message)
         struct fixture f;
         setup(&f, ENDPOINT_CHAT, BODY_BYTES);
         feed_split(&f, resp, step);
-        cr_assert(f.result.ended);
-        cr_assert(!f.result.failed, "an HTTP error is the record's, not a failure");
-        cr_assert_eq(f.result.outcome, RECORD_ERROR);
-        cr_assert(f.result.keep_alive);
-        cr_assert_eq(f.rec.error_code, 503);
-        cr_assert_str_eq(f.rec.error_type, "Service Unavailable");
-        cr_assert(strstr(f.rec.error_message, "model overloaded") != NULL, "%s",
-                  f.rec.error_message);
+        cr_assert(f.w.result.ended);
+        cr_assert(!f.w.result.failed, "an HTTP error is the record's, not a failure");
+        cr_assert_eq(f.w.result.outcome, RECORD_ERROR);
+        cr_assert(f.w.result.keep_alive);
+        cr_assert_eq(f.w.rec.error_code, 503);
+        cr_assert_str_eq(f.w.rec.error_type, "Service Unavailable");
+        cr_assert(strstr(f.w.rec.error_message, "model overloaded") != NULL, "%s",
+                  f.w.rec.error_message);
         teardown(&f);
     }
 }
@@ -203,11 +178,11 @@ Test(wire, malformed_head_fails_the_request)
     struct fixture f;
     setup(&f, ENDPOINT_CHAT, BODY_BYTES);
     feed_split(&f, "HTTP/1.1 2x0 OK\r\n\r\n", 64);
-    cr_assert(f.result.ended && f.result.failed);
-    cr_assert_eq(f.result.outcome, RECORD_ERROR);
-    cr_assert_str_eq(f.result.failure.type, "HTTPResponseError");
-    cr_assert(strstr(f.result.failure.message, "malformed HTTP response") != NULL);
-    cr_assert(!f.result.keep_alive);
+    cr_assert(f.w.result.ended && f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_ERROR);
+    cr_assert_str_eq(f.w.result.failure.type, "HTTPResponseError");
+    cr_assert(strstr(f.w.result.failure.message, "malformed HTTP response") != NULL);
+    cr_assert(!f.w.result.keep_alive);
     teardown(&f);
 }
 
@@ -216,8 +191,8 @@ Test(wire, bytes_after_the_response_are_trailing)
     struct fixture f;
     setup(&f, ENDPOINT_RAW, BODY_BYTES);
     feed_split(&f, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}HTTP/1.1 200", 200);
-    cr_assert(f.result.ended && !f.result.failed);
-    cr_assert(f.result.trailing);
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert(f.w.result.trailing);
     teardown(&f);
 }
 
@@ -231,14 +206,14 @@ Test(wire, body_until_close_ends_at_eof)
     struct fixture f;
     setup(&f, ENDPOINT_CHAT, BODY_BYTES);
     feed_split(&f, resp, 20);
-    cr_assert(!f.result.ended, "no length: the body lasts until the close");
-    cr_assert(wire_reader_eof(&f.wire, &f.cfg, 5000, &f.rec, &f.result));
-    cr_assert(f.result.ended && !f.result.failed);
-    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
-    cr_assert(!f.result.keep_alive);
-    cr_assert_eq(f.rec.end_ns, 5000);
-    cr_assert_eq(f.rec.text_len, 3, "%.*s", (int)f.rec.text_len, f.rec.text);
-    cr_assert_arr_eq(f.rec.text, "abc", 3);
+    cr_assert(!f.w.result.ended, "no length: the body lasts until the close");
+    cr_assert(wire_reader_eof(&f.w.wire, &f.w.cfg, 5000, &f.w.rec, &f.w.result));
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert(!f.w.result.keep_alive);
+    cr_assert_eq(f.w.rec.end_ns, 5000);
+    cr_assert_eq(f.w.rec.text_len, 3, "%.*s", (int)f.w.rec.text_len, f.w.rec.text);
+    cr_assert_arr_eq(f.w.rec.text, "abc", 3);
     teardown(&f);
 }
 
@@ -247,8 +222,8 @@ Test(wire, close_mid_body_is_not_a_response)
     struct fixture f;
     setup(&f, ENDPOINT_CHAT, BODY_BYTES);
     feed_split(&f, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cho", 64);
-    cr_assert(!f.result.ended);
-    cr_assert(!wire_reader_eof(&f.wire, &f.cfg, 5000, &f.rec, &f.result));
+    cr_assert(!f.w.result.ended);
+    cr_assert(!wire_reader_eof(&f.w.wire, &f.w.cfg, 5000, &f.w.rec, &f.w.result));
     teardown(&f);
 }
 
@@ -263,9 +238,9 @@ Test(wire, body_larger_than_the_buffer_fails_alike_whole_or_split)
         struct fixture f;
         setup(&f, ENDPOINT_RAW, 256);
         feed_split(&f, resp, steps[i]);
-        cr_assert(f.result.ended && f.result.failed);
-        cr_assert_str_eq(f.result.failure.type, "ResponseTooLarge");
-        cr_assert_str_eq(f.result.failure.message, "response body larger than 256 bytes");
+        cr_assert(f.w.result.ended && f.w.result.failed);
+        cr_assert_str_eq(f.w.result.failure.type, "ResponseTooLarge");
+        cr_assert_str_eq(f.w.result.failure.message, "response body larger than 256 bytes");
         teardown(&f);
     }
 }
@@ -274,14 +249,14 @@ Test(wire, discarding_reader_takes_any_2xx_as_success)
 {
     struct fixture f;
     setup(&f, ENDPOINT_CHAT, BODY_BYTES);
-    f.cfg.discard_body = true;
+    f.w.cfg.discard_body = true;
     feed_split(&f,
                "HTTP/1.1 204 No Content\r\nContent-Type: text/event-stream\r\n"
                "Content-Length: 9\r\n\r\nnot json!",
                5);
-    cr_assert(f.result.ended && !f.result.failed);
-    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
-    cr_assert_eq(f.rec.event_count, 0);
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert_eq(f.w.rec.event_count, 0);
     teardown(&f);
 }
 
@@ -330,15 +305,15 @@ Test(wire, aws_event_stream_lines_are_events_and_exceptions_fail)
                 break;
             }
         }
-        cr_assert(f.result.ended);
-        cr_assert_arr_eq(f.rec.text, "Hi!", 3);
+        cr_assert(f.w.result.ended);
+        cr_assert_arr_eq(f.w.rec.text, "Hi!", 3);
         if (with_exception) {
-            cr_assert(f.result.failed);
-            cr_assert_str_eq(f.result.failure.type, "ModelStreamError");
-            cr_assert(strstr(f.result.failure.message, "bad") != NULL);
+            cr_assert(f.w.result.failed);
+            cr_assert_str_eq(f.w.result.failure.type, "ModelStreamError");
+            cr_assert(strstr(f.w.result.failure.message, "bad") != NULL);
         } else {
-            cr_assert(!f.result.failed, "%s", f.result.failure.message);
-            cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
+            cr_assert(!f.w.result.failed, "%s", f.w.result.failure.message);
+            cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
         }
         teardown(&f);
     }
@@ -355,13 +330,14 @@ Test(wire_reader, body_modes_hand_over_and_discard)
     for (size_t step = 1; step <= sizeof(job); step++) {
         struct fixture f;
         setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
-        f.wire.body_mode = WIRE_BODY_HAND_OVER;
+        f.w.wire.body_mode = WIRE_BODY_HAND_OVER;
         feed_split(&f, job, step);
-        cr_assert(f.result.ended && !f.result.failed, "step %zu", step);
-        cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
-        cr_assert_eq(f.result.body_len, 36, "step %zu", step);
-        cr_assert(memcmp(f.result.body, "{\"id\":\"video_1\",\"status\":\"queued\"}\r\n", 36) == 0);
-        cr_assert_eq(f.rec.event_count, 0, "the endpoint's reader did not see it");
+        cr_assert(f.w.result.ended && !f.w.result.failed, "step %zu", step);
+        cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+        cr_assert_eq(f.w.result.body_len, 36, "step %zu", step);
+        cr_assert(memcmp(f.w.result.body, "{\"id\":\"video_1\",\"status\":\"queued\"}\r\n", 36) ==
+                  0);
+        cr_assert_eq(f.w.rec.event_count, 0, "the endpoint's reader did not see it");
         teardown(&f);
     }
     size_t video = BODY_BYTES * 8;
@@ -371,21 +347,21 @@ Test(wire_reader, body_modes_hand_over_and_discard)
     download[head + (int)video] = '\0';
     struct fixture f;
     setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
-    f.wire.body_mode = WIRE_BODY_DISCARD;
+    f.w.wire.body_mode = WIRE_BODY_DISCARD;
     feed_split(&f, download, 1000);
-    cr_assert(f.result.ended && !f.result.failed);
-    cr_assert_eq(f.result.outcome, RECORD_SUCCESS);
-    cr_assert_eq(f.wire.body_len, 0, "nothing kept");
-    cr_assert_eq(f.rec.http.bytes_received, (uint64_t)head + video);
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert_eq(f.w.wire.body_len, 0, "nothing kept");
+    cr_assert_eq(f.w.rec.http.bytes_received, (uint64_t)head + video);
     teardown(&f);
     free(download);
     setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
-    f.wire.body_mode = WIRE_BODY_HAND_OVER;
+    f.w.wire.body_mode = WIRE_BODY_HAND_OVER;
     feed_split(&f, "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno", 7);
-    cr_assert(f.result.ended);
-    cr_assert_eq(f.result.outcome, RECORD_ERROR);
-    cr_assert_eq(f.rec.error_code, 404);
+    cr_assert(f.w.result.ended);
+    cr_assert_eq(f.w.result.outcome, RECORD_ERROR);
+    cr_assert_eq(f.w.rec.error_code, 404);
     teardown(&f);
-    wire_reader_reset(&f.wire);
-    cr_assert_eq(f.wire.body_mode, WIRE_BODY_READ, "each request starts reading");
+    wire_reader_reset(&f.w.wire);
+    cr_assert_eq(f.w.wire.body_mode, WIRE_BODY_READ, "each request starts reading");
 }
