@@ -384,6 +384,7 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
     case ENDPOINT_HUGGINGFACE_GENERATE:
         return response__read_tgi(d, out);
     case ENDPOINT_RAW:
+    case ENDPOINT_TEMPLATE:
         return response__read_raw(d, reader, out);
     case ENDPOINT_IMAGE_GENERATION:
     case ENDPOINT_IMAGE_EDIT:
@@ -441,10 +442,11 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     }
     enum response_parse_status st =
         len == 0 ? RESPONSE_PARSE_ERR_MALFORMED : response__tokenize(&d, tok, cap, data, len);
-    /* raw, and a transcript asked for as plain text (response_format "text"), take a body
-     * that is not JSON as the text. */
+    /* raw and template, and a transcript asked for as plain text (response_format "text"),
+     * take a body that is not JSON as the text. */
     if (st == RESPONSE_PARSE_ERR_MALFORMED && len > 0 &&
-        (reader->type == ENDPOINT_RAW || reader->type == ENDPOINT_AUDIO_TRANSCRIPTION)) {
+        (reader->type == ENDPOINT_RAW || reader->type == ENDPOINT_TEMPLATE ||
+         reader->type == ENDPOINT_AUDIO_TRANSCRIPTION)) {
         return chunk__raw_text(data, len, out);
     }
     if (st != RESPONSE_PARSE_OK) {

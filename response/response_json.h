@@ -169,6 +169,15 @@ enum response_parse_status response__read_rankings(const struct response__doc *d
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
                                               struct response_chunk *out);
+/* response__field searches compiled response_field `e` over the doc (NULL:
+ * takes token `node` itself) and converts what it finds as AIPerf's
+ * convert_to_response_data does (field.c): a non-empty string is a text piece,
+ * a list whose first element is a list of numbers or a number is embeddings,
+ * one whose first element is an object rankings. Returns whether it did. */
+struct jmespath;
+bool response__field(const struct response__doc *d, const struct jmespath *e, int node,
+                     struct response_chunk *out);
+
 /* chunk_services.c */
 enum response_parse_status response__read_images(const struct response__doc *d,
                                                  struct response_chunk *out);

@@ -38,6 +38,7 @@ Test(endpoint_types, names_paths_and_capabilities)
         {"audio_transcription", ENDPOINT_AUDIO_TRANSCRIPTION, "/v1/audio/transcriptions",
          "/v1/audio/transcriptions", false, false},
         {"video_generation", ENDPOINT_VIDEO_GENERATION, "/v1/videos", "/v1/videos", false, false},
+        {"template", ENDPOINT_TEMPLATE, "", "", true, true},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -54,7 +55,7 @@ Test(endpoint_types, names_paths_and_capabilities)
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("rankings", &t), 0);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
-    cr_assert_eq(endpoint_type_parse("template", &t), -EINVAL);
+    cr_assert_eq(endpoint_type_parse("sglang_generate", &t), -EINVAL);
     cr_assert_eq(endpoint_type_parse(NULL, &t), -EINVAL);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
     cr_assert(endpoint_type_stream_end_required(ENDPOINT_CHAT));
@@ -92,6 +93,7 @@ Test(endpoint_types, titles_and_metric_capabilities)
         {ENDPOINT_IMAGE_EDIT, "Image Edit Metrics", true, true, false, true},
         {ENDPOINT_AUDIO_TRANSCRIPTION, "Audio Transcription Metrics", false, false, true, true},
         {ENDPOINT_VIDEO_GENERATION, "Video Generation Metrics", true, false, false, false},
+        {ENDPOINT_TEMPLATE, "LLM Metrics", true, true, true, false},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
