@@ -145,3 +145,13 @@ void record_redact(struct record *rec, const struct record_secrets *s)
         rec->error_message[redact_span(rec->error_message, message_len, secret, len)] = '\0';
     }
 }
+
+bool record_spec_decode_usable(const struct record_spec_decode *s)
+{
+    return s->payloads == 1 && s->valid && s->steps > 0;
+}
+
+bool record_spec_decode_zero_step(const struct record_spec_decode *s)
+{
+    return s->payloads == 1 && s->valid && s->steps == 0;
+}
