@@ -114,6 +114,13 @@ struct record_spec_decode {
     int64_t histogram[RECORD_SPEC_BUCKETS]; /* [j]: steps that accepted j drafts */
 };
 
+/* record_spec_decode_consistent reports whether s's counts are one request's, the identities
+ * AIPerf's SpecDecodeAcceptanceRecord holds: bucket_count at most RECORD_SPEC_BUCKETS (and
+ * spec_tokens + 1 when spec_tokens is known), every count non-negative, the histogram's counts
+ * adding up to the steps and its j-weighted sum to the accepted drafts, which are at most the
+ * drafted ones. Sums that overflow are inconsistent. */
+bool record_spec_decode_consistent(const struct record_spec_decode *s);
+
 /* record_spec_decode_usable reports whether s holds one valid payload with at least one verify
  * step: AIPerf's acceptance record, the source of every spec_decode_* metric. */
 bool record_spec_decode_usable(const struct record_spec_decode *s);

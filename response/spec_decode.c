@@ -62,25 +62,6 @@ static bool spec__count_list(const struct response__doc *d, int i, bool optional
     return true;
 }
 
-/* spec__consistent checks the identities that make the counts one request's: the histogram's
- * counts add up to the steps, its j-weighted sum is the accepted drafts, which are at most the
- * drafted ones. Sums that overflow are inconsistent. */
-static bool spec__consistent(const struct record_spec_decode *s)
-{
-    int64_t steps = 0;
-    int64_t accepted = 0;
-    for (uint32_t j = 0; j < s->bucket_count; j++) {
-        int64_t weighted = 0;
-        if (__builtin_add_overflow(steps, s->histogram[j], &steps) ||
-            __builtin_mul_overflow((int64_t)j, s->histogram[j], &weighted) ||
-            __builtin_add_overflow(accepted, weighted, &accepted)) {
-            return false;
-        }
-    }
-    return steps == s->steps && accepted == s->accepted_draft_tokens &&
-           s->accepted_draft_tokens <= s->draft_tokens;
-}
-
 /* spec__read fills *s from the payload's members; false when one is missing or malformed. */
 static bool spec__read(const struct response__doc *d, const int *m, struct record_spec_decode *s)
 {
@@ -105,11 +86,9 @@ static bool spec__read(const struct response__doc *d, const int *m, struct recor
         !spec__count_list(d, m[SPEC_PER_STEP_DRAFTED], true, NULL, 0, NULL)) {
         return false;
     }
-    /* One bucket per accepted count 0..k: more would be more accepted than drafted. */
-    if (s->spec_tokens != RECORD_ABSENT && s->bucket_count != (uint32_t)s->spec_tokens + 1) {
-        return false;
-    }
-    return spec__consistent(s);
+    /* One bucket per accepted count 0..k (more would be more accepted than drafted), and the
+     * histogram adding up to the counts. */
+    return record_spec_decode_consistent(s);
 }
 
 void response__spec_decode(const struct response__doc *d, int metrics, struct response_chunk *out)

@@ -285,3 +285,26 @@ Test(spec_decode_e2e, without_statistics_nothing_spec_decode_appears, .timeout =
     free(out);
     e2e_finish(&w);
 }
+
+/* Shares write each request's statistics into their records files: the merged run has them. */
+Test(spec_decode_e2e, a_merge_of_shares_keeps_them, .timeout = 120)
+{
+    struct e2e w;
+    char *const mock_flags[] = {"--spec-decode-tokens", "3", NULL};
+    e2e_start(&w, mock_flags);
+    for (int share = 0; share < 2; share++) {
+        char words[512];
+        snprintf(words, sizeof(words),
+                 "profile -m m -u URL --endpoint-type chat --streaming --concurrency 2 "
+                 "--request-count 20 --isl 20 --osl 10 --osl-stddev 4 --random-seed 3 "
+                 "--artifact-dir DIR --shard-index %d --shard-count 2",
+                 share);
+        e2e_run_ok(&w, words);
+    }
+    e2e_run_ok(&w, "merge DIR");
+    struct totals t = check_records(&w);
+    cr_assert_eq(t.records, 20);
+    cr_assert_gt(t.with_stats, 0);
+    check_summary(&w, &t);
+    e2e_finish(&w);
+}
