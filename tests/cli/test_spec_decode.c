@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -268,18 +269,28 @@ Test(spec_decode_e2e, without_statistics_nothing_spec_decode_appears, .timeout =
     char *out = NULL;
     int status = run_ringperf(&w,
                               "profile -m m -u URL --endpoint-type chat --streaming "
-                              "--concurrency 2 --request-count 10 --osl 6 --artifact-dir DIR",
+                              "--concurrency 2 --request-count 10 --osl 6 --slice-duration 1 "
+                              "--artifact-dir DIR",
                               false, &out);
     cr_assert_eq(status, 0, "%s", out);
-    static const char *const files[] = {"profile_export_aiperf.json", "profile_export_aiperf.csv",
-                                        "profile_export.jsonl"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        char *text = e2e_read_text(&w, files[i]);
-        cr_assert(strstr(text, "spec_decode") == NULL, "%s", files[i]);
-        cr_assert(strstr(text, "draft") == NULL && strstr(text, "Draft") == NULL, "%s", files[i]);
-        cr_assert(strstr(text, "Acceptance") == NULL, "%s", files[i]);
+    /* Every file the run left, the summaries, records, console copy, logs and timeslices. */
+    DIR *dir = opendir(w.dir);
+    cr_assert_not_null(dir);
+    size_t files = 0;
+    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) {
+        if (e->d_type != DT_REG) {
+            continue;
+        }
+        char *text = e2e_read_text(&w, e->d_name);
+        cr_assert(strstr(text, "spec_decode") == NULL, "%s", e->d_name);
+        cr_assert(strstr(text, "draft") == NULL && strstr(text, "Draft") == NULL, "%s", e->d_name);
+        cr_assert(strstr(text, "Acceptance") == NULL && strstr(text, "Spec Decode") == NULL, "%s",
+                  e->d_name);
         free(text);
+        files++;
     }
+    closedir(dir);
+    cr_assert_geq(files, 4, "the summaries, the records and the console copy");
     cr_assert(strstr(out, "Spec Decode") == NULL, "%s", out);
     cr_assert(strstr(out, "Accepted-draft") == NULL, "%s", out);
     free(out);
