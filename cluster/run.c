@@ -9,6 +9,7 @@
  * stream: its bursts are those of N independent streams.
  */
 #include "cluster/cluster.h"
+#include "cluster/merge_spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -475,6 +476,7 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
     if (req->requested_osl != 0) {
         put_key_int(w, first, "requested_osl", req->requested_osl);
     }
+    cluster__spec_put(w, first, req->spec_decode);
 }
 
 static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *first,

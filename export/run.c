@@ -446,12 +446,14 @@ int export_run_record(struct export_run *exp, const struct record *rec,
     put_metadata(w, exp, rec, metrics);
     export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
-    export_jsonw_lit(w, ",\"error\":");
-    export_record_error(w, rec);
+    /* AIPerf's order (MetricRecordInfo): trace_data and spec_decode_acceptance before error. */
     if (exp->http_trace) {
         export_jsonw_lit(w, ",\"trace_data\":");
         export__trace_data(w, rec, &metrics->request.http);
     }
+    export__spec_decode(w, &metrics->request);
+    export_jsonw_lit(w, ",\"error\":");
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
     if (export_jsonw_is_open(&exp->raw_writer)) {

@@ -180,6 +180,7 @@ void metrics_record_compute_in(const struct metrics_results *results,
         .start_wall_ns = rec->wall_start_ns,
         .scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0,
         .credit_issued_ns = results->fixed_schedule ? 0 : rec->scheduled_ns,
+        .spec_decode = rec->spec_decode.payloads > 0 ? &rec->spec_decode : NULL,
     };
     const struct record_http *h = &rec->http;
     req->http = (struct metrics_http){

@@ -151,11 +151,28 @@ struct response_chunk {
     struct response_str error_type;
     struct response_str error_message;
     bool error_message_is_json;
+    /* chat and completions: the payload carried vLLM's per-request speculative
+     * decoding statistics, a non-empty object at metrics.speculative_decoding
+     * (vLLM's --per-request-spec-decode-metrics), read into spec_decode. */
+    bool spec_decode_present;
     /* The arrays come last: response_parse_event() clears only what is before
      * them (they are 1 KiB, cleared per event that showed in profiles), and
      * only their first text_count and tool_text_count entries are ever set. */
     struct response_text texts[RESPONSE_TEXTS_MAX];
     struct response_str tool_text[RESPONSE_TOOL_TEXT_MAX];
+    /* Valid only when spec_decode_present (its payloads is 1): the statistics,
+     * `valid` when they are a vLLM payload as AIPerf's vLLM adapter takes it:
+     * mean_acceptance_length, num_spec_steps and acceptance_histogram present;
+     * mean_acceptance_length and draft_acceptance_rate finite numbers;
+     * num_accepted_draft_tokens, num_draft_tokens and num_spec_steps
+     * non-negative integers; num_spec_tokens absent, null or a non-negative
+     * integer; acceptance_histogram a list of non-negative integers (at most
+     * RECORD_SPEC_BUCKETS, num_spec_tokens + 1 of them when that is given)
+     * whose counts add up to num_spec_steps and whose j-weighted sum is
+     * num_accepted_draft_tokens, which is at most num_draft_tokens;
+     * per_step_accepted and per_step_drafted absent, null or lists of
+     * non-negative integers (checked, not kept). */
+    struct record_spec_decode spec_decode;
 };
 
 /* ---- Video generation jobs (video.c) ------------------------------------- */
