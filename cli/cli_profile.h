@@ -118,13 +118,14 @@ int cli_multi_main(struct profile_run *run);
 const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap);
 
 /* cli_shards_prepare makes the run's shard results (metrics/shard.c), sized for the shards this
- * run starts, and the record hook that fills them (cli/shard_results.c); none for runs whose
- * input counts follow live session history, which stay on the coordinator. opts are the run's
+ * run starts, and the record hook that fills them (cli/shard_results.c); a multi-turn run's
+ * session history gets a table per shard (workload_sessions_shards). opts are the run's
  * results' options. Returns 0, -EINVAL or -ENOMEM. */
 int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts);
 
 /* cli_shards_arm sets the record hook for the profiling phase alone (the warmup, probes and
- * hooks copy run->engine), when the prepared shards fit the run; clear it after engine_run. */
+ * hooks copy run->engine), when the prepared shards fit the run, and starts the phase with no
+ * open sessions; clear the hook after engine_run. */
 void cli_shards_arm(struct profile_run *run);
 
 /* cli_shards_record_metrics returns a record's metrics on the coordinator: its shard's, from the

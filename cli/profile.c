@@ -253,6 +253,11 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     if (!cluster_share_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
     }
+    if (run->requests.multi_turn &&
+        workload_sessions_shards(&run->requests.sessions, engine_shard_count(&warm)) != 0) {
+        snprintf(errbuf, errcap, "out of memory");
+        return -ENOMEM;
+    }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
     struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};

@@ -13,14 +13,15 @@ static void shard_record(void *ctx, uint32_t shard, struct record *rec)
 
 int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts)
 {
-    if (run->results.session_input_tokens != NULL) {
-        return 0;
-    }
     size_t max_events = run->engine.max_events_per_request != 0 ? run->engine.max_events_per_request
                                                                 : ENGINE_DEFAULT_MAX_EVENTS;
     run->shard_slots = engine_shard_count(&run->engine);
     char errbuf[256];
     int ret = metrics_results_init(&run->part, opts, errbuf, sizeof(errbuf));
+    if (ret == 0 && run->requests.multi_turn) {
+        /* A session's history is kept by the shard that runs it. */
+        ret = workload_sessions_shards(&run->requests.sessions, run->shard_slots);
+    }
     if (ret == 0) {
         ret = metrics_shards_new(&run->results, opts, run->shard_slots, max_events, &run->shards);
     }
@@ -36,6 +37,9 @@ void cli_shards_arm(struct profile_run *run)
     run->engine.record_hook = sharded ? &run->hook : NULL;
     run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
     run->part_start_wall_ns = run->exp.start_wall_ns;
+    if (run->requests.multi_turn) {
+        workload_sessions_forget(&run->requests.sessions);
+    }
 }
 
 const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,

@@ -68,8 +68,8 @@ struct metrics_results {
     bool tokenizes_input;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
-     * also remembers them for the next turn); -1 when not counted. NULL for
-     * runs without sessions. */
+     * also remembers them for the session's next turn, per shard); -1 when not
+     * counted. NULL for runs without sessions. */
     int64_t (*session_input_tokens)(void *ctx, const struct record *record, int64_t output_tokens);
     void *session_ctx;
     struct metrics_goodput goodput;
@@ -120,9 +120,9 @@ void metrics_record_compute(struct metrics_results *results, const struct record
  * given: the tokenizer's scratch, and content_ns with room for every event of
  * the record (NULL: the record gets no content responses), which
  * out->request.content_ns then points into. It reads `results` and changes
- * nothing there, so shards may call it at once, each with memory of its own,
- * except where results->session_input_tokens is set (it remembers each
- * session's history). */
+ * nothing there, so shards may call it at once, each with memory of its own;
+ * results->session_input_tokens, where set, must keep each shard's sessions
+ * apart (workload_sessions_input_tokens does, by the record's shard). */
 void metrics_record_compute_in(const struct metrics_results *results,
                                struct tokenizer_scratch *scratch, int64_t *content_ns,
                                const struct record *record, struct metrics_record *out);
@@ -179,10 +179,10 @@ size_t metrics_shards_annex_bytes(size_t max_events);
  * whose records hold at most max_events events each: made with `opts`, and
  * counting tokens as `config` does (its tokenizer and payload lengths are
  * borrowed for the run; each shard gets a tokenizer scratch of its own, grown
- * here). Returns 0 and the shards in *out (free with metrics_shards_free);
- * -EINVAL when count is 0 or config has session_input_tokens (a turn's input
- * count remembers its session's history, which the coordinator keeps in
- * order: such runs compute on the coordinator); -ENOMEM. */
+ * here; a multi-turn run's session_input_tokens and its context too, called
+ * on each shard's thread for that shard's records, in turn order). Returns 0
+ * and the shards in *out (free with metrics_shards_free); -EINVAL when count
+ * is 0; -ENOMEM. */
 int metrics_shards_new(const struct metrics_results *config,
                        const struct metrics_results_options *opts, uint32_t count,
                        size_t max_events, struct metrics_shards **out);

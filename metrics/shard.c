@@ -58,6 +58,9 @@ static int init_half(struct metrics_results *half, const struct metrics_results 
     half->tokenizes_input = config->tokenizes_input;
     half->open_loop = config->open_loop;
     half->fixed_schedule = config->fixed_schedule;
+    /* A multi-turn run's history: the callback keeps each shard's sessions apart. */
+    half->session_input_tokens = config->session_input_tokens;
+    half->session_ctx = config->session_ctx;
     /* The sweep-line collection is the coordinator's alone (metrics_shards_record says why):
      * a half keeps none, and metrics_results_add leaves it out. */
     metrics_sweep_free(half->sweep);
@@ -80,7 +83,7 @@ int metrics_shards_new(const struct metrics_results *config,
                        const struct metrics_results_options *opts, uint32_t count,
                        size_t max_events, struct metrics_shards **out)
 {
-    if (count == 0 || config->session_input_tokens != NULL) {
+    if (count == 0) {
         return -EINVAL;
     }
     struct metrics_shards *s = calloc(1, sizeof(*s));

@@ -504,3 +504,92 @@ Test(sessions_e2e, replay_knobs_reshape_a_trace, .timeout = 120)
     free(rs);
     e2e_finish(&w);
 }
+
+#define SPREAD_SESSIONS 6
+#define SPREAD_TURNS 3
+
+/* spread_run is what one run of check_shard_counts gives: each turn's input and output
+ * tokens, by session and turn, and the summary's and its warmup's token averages. */
+struct spread_run {
+    int64_t isl[SPREAD_SESSIONS][SPREAD_TURNS];
+    int64_t osl[SPREAD_SESSIONS][SPREAD_TURNS];
+    double isl_avg;
+    double osl_avg;
+    double warm_isl_avg;
+    double warm_count;
+};
+
+static double avg_of(json_t *doc, const char *block)
+{
+    return json_number_value(json_object_get(json_object_get(doc, block), "avg"));
+}
+
+/* run_spread runs six three-turn conversations, six at a time, after a warmup, on `workers`
+ * shards, and reads every turn's counts. */
+static void run_spread(struct e2e *w, int workers, struct spread_run *out)
+{
+    char words[1024];
+    snprintf(words, sizeof(words),
+             PROFILE
+             "--endpoint-type chat --streaming --concurrency %d --conversation-num %d "
+             "--conversation-turn-mean %d --isl 40 --osl 6 --random-seed 9 "
+             "--warmup-request-count 4 --workers-max %d --tokenizer " RINGPERF_TOKENIZER_QWEN3,
+             SPREAD_SESSIONS, SPREAD_SESSIONS, SPREAD_TURNS, workers);
+    e2e_run_ok(w, words);
+    memset(out, 0xff, sizeof(*out));
+    char path[512];
+    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[65536];
+    size_t lines = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        json_t *root = json_loads(line, 0, NULL);
+        cr_assert_not_null(root);
+        json_t *meta = json_object_get(root, "metadata");
+        int64_t session = json_integer_value(json_object_get(meta, "session_num"));
+        int64_t turn = json_integer_value(json_object_get(meta, "turn_index"));
+        cr_assert(session >= 0 && session < SPREAD_SESSIONS && turn >= 0 && turn < SPREAD_TURNS);
+        lengths_of(root, &out->isl[session][turn], &out->osl[session][turn]);
+        json_decref(root);
+        lines++;
+    }
+    fclose(f);
+    cr_assert_eq(lines, SPREAD_SESSIONS * SPREAD_TURNS);
+    json_t *doc = e2e_load_json(w, "profile_export_aiperf.json");
+    out->isl_avg = avg_of(doc, "input_sequence_length");
+    out->osl_avg = avg_of(doc, "output_sequence_length");
+    json_t *warm = json_object_get(doc, "warmup_metrics");
+    out->warm_isl_avg = avg_of(warm, "input_sequence_length");
+    out->warm_count = avg_of(warm, "request_count");
+    json_decref(doc);
+}
+
+/* Each shard keeps the history of the sessions it runs: on one shard or three, every turn's
+ * input counts its session's earlier replies alike, and the records and summaries match. */
+Test(sessions_e2e, one_shard_or_three_count_the_same_history, .timeout = 180)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    struct spread_run *runs = calloc(2, sizeof(*runs));
+    cr_assert_not_null(runs);
+    run_spread(&w, 1, &runs[0]);
+    run_spread(&w, 3, &runs[1]);
+    for (int s = 0; s < SPREAD_SESSIONS; s++) {
+        for (int t = 0; t < SPREAD_TURNS; t++) {
+            cr_assert_eq(runs[1].isl[s][t], runs[0].isl[s][t], "session %d turn %d input", s, t);
+            cr_assert_eq(runs[1].osl[s][t], runs[0].osl[s][t], "session %d turn %d output", s, t);
+            if (t > 0) {
+                cr_assert_eq(runs[0].isl[s][t], runs[0].isl[s][t - 1] + runs[0].osl[s][t - 1] + 40,
+                             "session %d turn %d counts the reply before it", s, t);
+            }
+        }
+    }
+    cr_assert_float_eq(runs[1].isl_avg, runs[0].isl_avg, 1e-9);
+    cr_assert_float_eq(runs[1].osl_avg, runs[0].osl_avg, 1e-9);
+    cr_assert_float_eq(runs[0].warm_count, 4.0, 1e-9);
+    cr_assert_float_eq(runs[1].warm_count, 4.0, 1e-9);
+    cr_assert_float_eq(runs[1].warm_isl_avg, runs[0].warm_isl_avg, 1e-9);
+    free(runs);
+    e2e_finish(&w);
+}

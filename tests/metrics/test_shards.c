@@ -4,7 +4,8 @@
  * and at the end) give every record the metrics, and the run the summary, that
  * the coordinator's path (metrics_record_compute, metrics_results_add) gives,
  * image and audio metrics and the sweep-line metrics included (the latter fed
- * on the coordinator from each record's annex, in the shards' order).
+ * on the coordinator from each record's annex, in the shards' order), and multi-turn runs
+ * whose input counts include each session's history.
  * Client-side token counts come from a small byte-level BPE tokenizer with the
  * GPT-2 split pattern, so every shard runs the regex and BPE at once.
  */
@@ -131,10 +132,40 @@ struct shard_worker {
 static void *run_shard(void *arg)
 {
     struct shard_worker *w = arg;
-    for (uint64_t i = w->shard; i < RECORDS; i += SHARDS) {
-        metrics_shards_record(w->shards, w->shard, &w->records[i].rec);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        if (w->records[i].rec.shard_id == w->shard) {
+            metrics_shards_record(w->shards, w->shard, &w->records[i].rec);
+        }
     }
     return NULL;
+}
+
+#define TURNS 4
+#define SESSIONS (RECORDS / TURNS)
+
+/* session_history is a multi-turn run's history as workload_sessions keeps it: a turn's input
+ * is its own 100 tokens and every earlier reply of its session. Each session keeps to one
+ * shard, so each slot is only ever touched by that shard's thread. */
+struct session_history {
+    int64_t replies[SESSIONS];
+};
+
+static int64_t session_input_tokens(void *ctx, const struct record *rec, int64_t output_tokens)
+{
+    struct session_history *h = ctx;
+    int64_t before = h->replies[rec->session];
+    h->replies[rec->session] += output_tokens > 0 ? output_tokens : 0;
+    return 100 + before;
+}
+
+/* as_session makes record i turn i % TURNS of session i / TURNS, each session on one shard:
+ * SESSIONS conversations of TURNS turns, whose turns the shards see in order. */
+static void as_session(struct record *r, uint64_t i)
+{
+    r->in_session = true;
+    r->session = i / TURNS;
+    r->turn = (uint32_t)(i % TURNS);
+    r->shard_id = (uint32_t)(r->session % SHARDS);
 }
 
 static void init_results(struct metrics_results *r, const struct metrics_results_options *opts,
@@ -184,7 +215,7 @@ static void assert_same_stats(const struct metrics_stats *a, const struct metric
     cr_assert_eq(a->count, b->count, "%s %d count", what, id);
 }
 
-static void assert_same_summary(struct metrics_results *a, struct metrics_results *b)
+static void assert_same_summary(struct metrics_results *a, struct metrics_results *b, bool sessions)
 {
     struct metrics_summary *sa = calloc(1, sizeof(*sa));
     struct metrics_summary *sb = calloc(1, sizeof(*sb));
@@ -210,15 +241,19 @@ static void assert_same_summary(struct metrics_results *a, struct metrics_result
                   sb->scalar[id]);
     }
     cr_assert(sa->record_present[METRICS_TTFT] && sa->record_present[METRICS_OSL]);
-    cr_assert(sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]);
+    /* A session's turns carry no payload's images or audio. */
+    cr_assert(sessions ||
+              (sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]));
     cr_assert(sa->adj_present[METRICS_REQUEST_LATENCY], "the run had errors: adj_ blocks");
     free(sa);
     free(sb);
 }
 
 /* golden runs the records through both paths, the shards on threads of their
- * own while this thread collects, and compares. */
-static void golden(const struct metrics_results_options *opts, const struct tokenizer *tok)
+ * own while this thread collects, and compares; with `sessions` the records are the turns of
+ * multi-turn conversations whose input counts include their history. */
+static void golden(const struct metrics_results_options *opts, const struct tokenizer *tok,
+                   bool sessions)
 {
     static const int64_t isl[4] = {31, 32, 33, 1000};
     uint64_t rng = 42;
@@ -231,8 +266,19 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     struct metrics_results sharded;
     init_results(&coordinator, opts, tok, isl);
     init_results(&sharded, opts, tok, isl);
+    struct session_history *history = calloc(2, sizeof(*history));
+    cr_assert_not_null(history);
+    if (sessions) {
+        coordinator.session_input_tokens = session_input_tokens;
+        coordinator.session_ctx = &history[0];
+        sharded.session_input_tokens = session_input_tokens;
+        sharded.session_ctx = &history[1];
+    }
     for (uint64_t i = 0; i < RECORDS; i++) {
         make_record(&records[i], i, &rng);
+        if (sessions) {
+            as_session(&records[i].rec, i);
+        }
         records[i].rec.annex = annexes + i * annex_bytes;
         metrics_record_compute(&coordinator, &records[i].rec, &expected[i]);
         metrics_results_add(&coordinator, &records[i].rec, &expected[i]);
@@ -255,8 +301,10 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     /* The coordinator's own sweep-line collection, from the annexes, in another order than the
      * records were made: the order they would arrive in, shard by shard. */
     for (uint32_t s = 0; s < SHARDS; s++) {
-        for (uint64_t i = s; i < RECORDS; i += SHARDS) {
-            metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+        for (uint64_t i = 0; i < RECORDS; i++) {
+            if (records[i].rec.shard_id == s) {
+                metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+            }
         }
     }
     for (uint64_t i = 0; i < RECORDS; i++) {
@@ -277,7 +325,14 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     cr_assert_eq(sharded.same_read_events, coordinator.same_read_events);
     cr_assert_gt(coordinator.same_read_events, 0);
     cr_assert_eq(sharded.first_wall_ns, coordinator.first_wall_ns);
-    assert_same_summary(&coordinator, &sharded);
+    assert_same_summary(&coordinator, &sharded, sessions);
+    if (sessions) {
+        /* The history counted: a session's last turn has more input than its first. */
+        const struct metrics_record *last = metrics_shards_of(&records[TURNS - 1].rec);
+        cr_assert_gt(last->request.tokens.input, 100);
+        cr_assert_eq(memcmp(&history[0], &history[1], sizeof(history[0])), 0);
+    }
+    free(history);
     metrics_shards_free(shards);
     metrics_results_free(&coordinator);
     metrics_results_free(&sharded);
@@ -290,7 +345,7 @@ Test(metrics_shards, tokenizer_counts_give_the_coordinators_summary, .timeout = 
 {
     struct tokenizer *tok = tiny_tokenizer();
     struct metrics_results_options opts = {.streaming = true, .goodput = "time_to_first_token:2"};
-    golden(&opts, tok);
+    golden(&opts, tok, false);
     tokenizer_free(tok);
 }
 
@@ -298,19 +353,24 @@ Test(metrics_shards, server_counts_give_the_coordinators_summary, .timeout = 120
 {
     struct metrics_results_options opts = {
         .streaming = true, .network_rtt_given = true, .network_rtt_ns = 100000};
-    golden(&opts, NULL);
+    golden(&opts, NULL, false);
 }
 
-Test(metrics_shards, a_run_that_remembers_session_history_stays_on_the_coordinator)
+Test(metrics_shards, session_history_counts_give_the_coordinators_summary, .timeout = 120)
+{
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    golden(&opts, tok, true);
+    tokenizer_free(tok);
+}
+
+Test(metrics_shards, no_shards_is_refused)
 {
     struct metrics_results r;
     char err[64];
     struct metrics_results_options opts = {.streaming = true};
     cr_assert_eq(metrics_results_init(&r, &opts, err, sizeof(err)), 0);
-    r.session_input_tokens = (int64_t(*)(void *, const struct record *, int64_t))1;
     struct metrics_shards *shards = NULL;
-    cr_assert_eq(metrics_shards_new(&r, &opts, 2, 8, &shards), -EINVAL);
-    r.session_input_tokens = NULL;
     cr_assert_eq(metrics_shards_new(&r, &opts, 0, 8, &shards), -EINVAL);
     metrics_results_free(&r);
 }
