@@ -5,7 +5,7 @@
  */
 #include "cli/cli_profile.h"
 
-/* shard_record is the profiling phase's record hook: on the shard's thread. */
+/* shard_record is each phase's record hook: on the shard's thread. */
 static void shard_record(void *ctx, uint32_t shard, struct record *rec)
 {
     metrics_shards_record(ctx, shard, rec);
@@ -28,7 +28,47 @@ int cli_shards_prepare(struct profile_run *run, const struct metrics_results_opt
     run->hook = (struct engine_record_hook){.on_finish = shard_record,
                                             .ctx = run->shards,
                                             .annex_bytes = metrics_shards_annex_bytes(max_events)};
+    struct workload_phase warm_load = {0};
+    struct engine_config warm;
+    if (ret == 0 && workload_phase_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
+        ret =
+            metrics_shards_new(&run->warmup, opts, run->shard_slots, max_events, &run->warm_shards);
+        run->warm_hook = run->hook;
+        run->warm_hook.ctx = run->warm_shards;
+    }
     return ret;
+}
+
+void cli_shards_arm_warmup(struct profile_run *run, struct engine_config *warm)
+{
+    bool sharded = run->warm_shards != NULL && engine_shard_count(warm) <= run->shard_slots;
+    warm->record_hook = sharded ? &run->warm_hook : NULL;
+}
+
+const struct metrics_record *cli_shards_warmup_metrics(struct profile_run *run,
+                                                       const struct record *rec,
+                                                       struct metrics_record *local)
+{
+    if (rec->annex != NULL && run->warm_shards != NULL) {
+        const struct metrics_record *m = metrics_shards_of(rec);
+        metrics_results_sweep_add(&run->warmup, m);
+        return m;
+    }
+    metrics_record_compute(&run->warmup, rec, local);
+    metrics_results_add(&run->warmup, rec, local);
+    return local;
+}
+
+void cli_shards_collect_warmup(struct profile_run *run, bool all)
+{
+    if (run->warm_shards == NULL) {
+        return;
+    }
+    if (all) {
+        metrics_shards_collect_all(run->warm_shards, &run->warmup);
+    } else {
+        metrics_shards_collect(run->warm_shards, &run->warmup);
+    }
 }
 
 void cli_shards_arm(struct profile_run *run)
@@ -83,8 +123,11 @@ int cli_shards_collect(struct profile_run *run, bool all)
 void cli_shards_release(struct profile_run *run)
 {
     metrics_shards_free(run->shards);
+    metrics_shards_free(run->warm_shards);
     metrics_results_free(&run->part);
     run->shards = NULL;
+    run->warm_shards = NULL;
+    run->warm_hook = (struct engine_record_hook){0};
     run->shard_slots = 0;
     run->hook = (struct engine_record_hook){0};
     run->part = (struct metrics_results){0};

@@ -127,6 +127,17 @@ void metrics_record_compute_in(const struct metrics_results *results,
                                struct tokenizer_scratch *scratch, int64_t *content_ns,
                                const struct record *record, struct metrics_record *out);
 
+/* metrics_record_compute_as fills `*out` with what metrics_record_compute with
+ * `results` gives for `record`, from `counted`, what it gave with other results
+ * that count tokens alike (the same tokenizer, endpoint and options) and differ
+ * only in their schedule (open_loop, fixed_schedule) and session history: the
+ * counts are taken over, not counted again. out->request.content_ns is
+ * counted's. Calls results->session_input_tokens, where set, as the compute
+ * would. The warmup's records, computed on the shards for the warmup's results,
+ * are written to outputs.json with the profiling results' values this way. */
+void metrics_record_compute_as(const struct metrics_results *results, const struct record *record,
+                               const struct metrics_record *counted, struct metrics_record *out);
+
 /* metrics_record_shared_reads returns how many of a successful streamed record's
  * content events arrived in the same network read as the content event before
  * them, and so carry that read's arrival time (0 for other records). */

@@ -517,7 +517,29 @@ struct spread_run {
     double osl_avg;
     double warm_isl_avg;
     double warm_count;
+    int64_t warm_isl[4]; /* outputs.json's warmup entries' input tokens, in order */
 };
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a;
+    int64_t y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* read_warmup_outputs reads the input tokens of outputs.json's warmup entries, sorted. */
+static void read_warmup_outputs(struct e2e *w, struct spread_run *out)
+{
+    json_t *doc = e2e_load_json(w, "outputs.json");
+    json_t *warmup = json_object_get(doc, "warmup");
+    cr_assert_eq(json_array_size(warmup), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *metrics = json_object_get(json_array_get(warmup, i), "metrics");
+        out->warm_isl[i] = metric(metrics, "input_sequence_length");
+    }
+    qsort(out->warm_isl, 4, sizeof(out->warm_isl[0]), compare_i64);
+    json_decref(doc);
+}
 
 static double avg_of(json_t *doc, const char *block)
 {
@@ -530,10 +552,10 @@ static void run_spread(struct e2e *w, int workers, struct spread_run *out)
 {
     char words[1024];
     snprintf(words, sizeof(words),
-             PROFILE
-             "--endpoint-type chat --streaming --concurrency %d --conversation-num %d "
-             "--conversation-turn-mean %d --isl 40 --osl 6 --random-seed 9 "
-             "--warmup-request-count 4 --workers-max %d --tokenizer " RINGPERF_TOKENIZER_QWEN3,
+             PROFILE "--endpoint-type chat --streaming --concurrency %d --conversation-num %d "
+                     "--conversation-turn-mean %d --isl 40 --osl 6 --random-seed 9 "
+                     "--warmup-request-count 4 --export-outputs-json --workers-max %d "
+                     "--tokenizer " RINGPERF_TOKENIZER_QWEN3,
              SPREAD_SESSIONS, SPREAD_SESSIONS, SPREAD_TURNS, workers);
     e2e_run_ok(w, words);
     memset(out, 0xff, sizeof(*out));
@@ -563,10 +585,13 @@ static void run_spread(struct e2e *w, int workers, struct spread_run *out)
     out->warm_isl_avg = avg_of(warm, "input_sequence_length");
     out->warm_count = avg_of(warm, "request_count");
     json_decref(doc);
+    read_warmup_outputs(w, out);
 }
 
-/* Each shard keeps the history of the sessions it runs: on one shard or three, every turn's
- * input counts its session's earlier replies alike, and the records and summaries match. */
+/* Each shard keeps the history of the sessions it runs, and the warmup's records become
+ * metrics on the shards too: on one shard or three, every turn's input counts its session's
+ * earlier replies alike, and the records, summaries, warmup_metrics and outputs.json's warmup
+ * entries match. */
 Test(sessions_e2e, one_shard_or_three_count_the_same_history, .timeout = 180)
 {
     struct e2e w;
@@ -590,6 +615,11 @@ Test(sessions_e2e, one_shard_or_three_count_the_same_history, .timeout = 180)
     cr_assert_float_eq(runs[0].warm_count, 4.0, 1e-9);
     cr_assert_float_eq(runs[1].warm_count, 4.0, 1e-9);
     cr_assert_float_eq(runs[1].warm_isl_avg, runs[0].warm_isl_avg, 1e-9);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_gt(runs[0].warm_isl[i], 0);
+        cr_assert_eq(runs[1].warm_isl[i], runs[0].warm_isl[i], "warmup entry %d of outputs.json",
+                     i);
+    }
     free(runs);
     e2e_finish(&w);
 }

@@ -374,3 +374,56 @@ Test(metrics_shards, no_shards_is_refused)
     cr_assert_eq(metrics_shards_new(&r, &opts, 0, 8, &shards), -EINVAL);
     metrics_results_free(&r);
 }
+
+/* metrics_record_compute_as gives, from what one results computed, what results that differ
+ * only in their schedule and session history compute (the warmup's records in outputs.json):
+ * here a closed loop without history against a fixed schedule with it. */
+Test(metrics_shards, compute_as_gives_what_the_other_results_compute, .timeout = 60)
+{
+    static const int64_t isl[4] = {31, 32, 33, 1000};
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results counted;
+    struct metrics_results other;
+    init_results(&counted, &opts, tok, isl);
+    init_results(&other, &opts, tok, isl);
+    counted.open_loop = false;
+    other.fixed_schedule = true;
+    struct session_history *history = calloc(2, sizeof(*history));
+    struct fake *f = calloc(1, sizeof(*f));
+    cr_assert(history != NULL && f != NULL);
+    other.session_input_tokens = session_input_tokens;
+    other.session_ctx = &history[0];
+    uint64_t rng = 7;
+    uint64_t differed = 0;
+    for (uint64_t i = 0; i < 400; i++) {
+        make_record(f, i, &rng);
+        if (i >= 200) {
+            as_session(&f->rec, i); /* four turns of each session, in order */
+        }
+        struct metrics_record first;
+        struct metrics_record as;
+        struct metrics_record expected;
+        metrics_record_compute(&counted, &f->rec, &first);
+        /* The expected side keeps its own history, so that each is called once per turn. */
+        other.session_ctx = &history[1];
+        metrics_record_compute(&other, &f->rec, &expected);
+        other.session_ctx = &history[0];
+        metrics_record_compute_as(&other, &f->rec, &first, &as);
+        cr_assert_eq(memcmp(as.values.has, expected.values.has, sizeof(as.values.has)), 0,
+                     "record %llu", (unsigned long long)i);
+        for (int id = 0; id < METRICS_ID_COUNT; id++) {
+            cr_assert(!as.values.has[id] || as.values.value[id] == expected.values.value[id],
+                      "record %llu metric %d", (unsigned long long)i, id);
+        }
+        cr_assert_eq(as.request.tokens.input, expected.request.tokens.input);
+        differed += memcmp(first.values.has, expected.values.has, sizeof(first.values.has)) != 0 ||
+                    first.request.tokens.input != expected.request.tokens.input;
+    }
+    cr_assert_gt(differed, 100, "the two results do differ");
+    free(f);
+    free(history);
+    metrics_results_free(&counted);
+    metrics_results_free(&other);
+    tokenizer_free(tok);
+}
