@@ -71,11 +71,27 @@ void cli_shards_collect_warmup(struct profile_run *run, bool all)
     }
 }
 
+/* group_slices makes the shards group the run's records into its timeslices
+ * (--slice-duration), from the profiling phase's start. Returns 0 or -ENOMEM. */
+static int group_slices(struct profile_run *run)
+{
+    if (run->exp.slice_ns == 0) {
+        return 0;
+    }
+    struct metrics_run_config config = {.streaming = run->exp.streaming,
+                                        .significant_figures = EXPORT_SLICE_SIGFIGS,
+                                        .goodput = &run->exp.goodput};
+    return metrics_shards_slices(run->shards, run->exp.start_wall_ns, run->exp.slice_ns,
+                                 EXPORT_SLICES_MAX, &config);
+}
+
 void cli_shards_arm(struct profile_run *run)
 {
     bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
+    /* Out of memory for the timeslices: the coordinator computes the run, as it can. */
+    sharded = sharded && group_slices(run) == 0;
     run->engine.record_hook = sharded ? &run->hook : NULL;
-    run->exp.intervals_from_parts = sharded && run->exp.slice_ns == 0;
+    run->exp.intervals_from_parts = sharded;
     run->part_start_wall_ns = run->exp.start_wall_ns;
     if (run->requests.multi_turn) {
         workload_sessions_forget(&run->requests.sessions);
@@ -98,14 +114,23 @@ const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
     return local;
 }
 
+/* take_slices gives the run's exports the timeslices the shards grouped, once all is in. */
+static int take_slices(struct profile_run *run)
+{
+    uint64_t count = metrics_shards_slice_count(run->shards);
+    int ret = export_run_slice_part(&run->exp, 0, NULL, metrics_shards_slices_dropped(run->shards));
+    for (uint64_t i = 0; i < count && ret == 0; i++) {
+        const struct metrics_run *slice = metrics_shards_slice(run->shards, i);
+        ret = slice != NULL ? export_run_slice_part(&run->exp, i, slice, 0) : 0;
+    }
+    return ret;
+}
+
 int cli_shards_collect(struct profile_run *run, bool all)
 {
     int64_t now = export_wall_now_ns();
-    if (all) {
-        metrics_shards_collect_all(run->shards, &run->part);
-    } else {
-        metrics_shards_collect(run->shards, &run->part);
-    }
+    int slices_ret = all ? metrics_shards_collect_all(run->shards, &run->part)
+                         : metrics_shards_collect(run->shards, &run->part);
     (void)metrics_results_merge(&run->results, &run->part); /* same options: same layouts */
     int64_t end = all ? now : run->asked_wall_ns;
     int ret = 0;
@@ -117,6 +142,9 @@ int cli_shards_collect(struct profile_run *run, bool all)
     }
     run->asked_wall_ns = now;
     metrics_results_reset(&run->part);
+    if (all && run->exp.slice_ns > 0 && ret == 0) {
+        ret = slices_ret != 0 ? slices_ret : take_slices(run);
+    }
     return ret;
 }
 

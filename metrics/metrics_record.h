@@ -218,11 +218,40 @@ const struct metrics_record *metrics_shards_of(const struct record *rec);
  * into results (metrics_results_merge; made with the same options) what each
  * shard handed over since the last call, and asks each for what it adds next.
  * results then holds, counts and metrics alike, every record a shard had
- * finished by about the call before: a consistent view, one call late. */
-void metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
+ * finished by about the call before: a consistent view, one call late. The
+ * timeslices handed over go into the shards' own (metrics_shards_slice).
+ * Returns 0, or -ENOMEM when a timeslice could not be made (its records are
+ * then left out of the timeslices, not of results). */
+int metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
 
 /* metrics_shards_collect_all merges into results everything the shards hold,
- * once their threads have ended: results then holds every record exactly. */
-void metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
+ * once their threads have ended: results then holds every record exactly, and
+ * the shards' timeslices every record that has one. Returns as
+ * metrics_shards_collect. */
+int metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
+
+/* metrics_shards_slices makes the shards also group their records by start
+ * time into AIPerf's timeslices (--slice-duration), as export/intervals.c
+ * does: slice k holds the records whose request started (wall clock) in
+ * [base_wall_ns + k * slice_ns, + slice_ns), each slice a metrics_run made
+ * with `config` (copied; its goodput borrowed for the run); records before
+ * base_wall_ns have none, those of slice slice_count_max or later are
+ * counted (metrics_shards_slices_dropped). Call before the shards run. Each
+ * shard reuses the slices the coordinator emptied, so it allocates only for
+ * its first few. Returns 0, -EINVAL (a slice_ns or slice_count_max of 0, or
+ * called twice) or -ENOMEM. */
+int metrics_shards_slices(struct metrics_shards *shards, int64_t base_wall_ns, int64_t slice_ns,
+                          uint64_t slice_count_max, const struct metrics_run_config *config);
+
+/* metrics_shards_slice returns timeslice `index` as collected so far (NULL: no record started
+ * in it), owned by the shards. */
+const struct metrics_run *metrics_shards_slice(const struct metrics_shards *shards, uint64_t index);
+
+/* metrics_shards_slice_count returns the highest index of a collected timeslice, plus one. */
+uint64_t metrics_shards_slice_count(const struct metrics_shards *shards);
+
+/* metrics_shards_slices_dropped returns the collected records that got no timeslice: started
+ * in slice slice_count_max or later, or whose slice could not be made. */
+uint64_t metrics_shards_slices_dropped(const struct metrics_shards *shards);
 
 #endif

@@ -427,3 +427,107 @@ Test(metrics_shards, compute_as_gives_what_the_other_results_compute, .timeout =
     metrics_results_free(&other);
     tokenizer_free(tok);
 }
+
+#define SLICE_NS 7000000 /* the records start about 1 ms apart: 7 a slice, 429 slices */
+#define SLICES_MAX 400   /* the last 29 slices' records are counted as dropped */
+
+/* The shards group their records into AIPerf's timeslices by start time as export/intervals.c
+ * did on the coordinator: every slice summarises alike, and the records past the last slice
+ * are counted. */
+Test(metrics_shards, timeslices_grouped_on_the_shards_summarise_as_the_coordinators, .timeout = 120)
+{
+    static const int64_t isl[4] = {31, 32, 33, 1000};
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results results;
+    init_results(&results, &opts, tok, isl);
+    uint64_t rng = 11;
+    struct fake *records = calloc(RECORDS, sizeof(*records));
+    size_t annex_bytes = metrics_shards_annex_bytes(MAX_EVENTS);
+    char *annexes = calloc(RECORDS, annex_bytes);
+    struct metrics_run **expected = calloc(SLICES_MAX, sizeof(*expected));
+    cr_assert(records != NULL && annexes != NULL && expected != NULL);
+    struct metrics_goodput goodput = {0};
+    struct metrics_run_config config = {
+        .streaming = true, .significant_figures = 1, .goodput = &goodput};
+    int64_t base = 1700000000000000000LL + 2500000; /* the first records start before it */
+    uint64_t dropped = 0;
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        make_record(&records[i], i, &rng);
+        records[i].rec.annex = annexes + i * annex_bytes;
+        struct metrics_record m;
+        metrics_record_compute(&results, &records[i].rec, &m);
+        if (records[i].rec.wall_start_ns < base) {
+            continue;
+        }
+        uint64_t k = (uint64_t)(records[i].rec.wall_start_ns - base) / SLICE_NS;
+        if (k >= SLICES_MAX) {
+            dropped++;
+            continue;
+        }
+        if (expected[k] == NULL) {
+            cr_assert_eq(metrics_run_new(&config, &expected[k]), 0);
+        }
+        metrics_run_add(expected[k], &m.request, &m.values);
+    }
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
+    cr_assert_eq(metrics_shards_slices(shards, base, SLICE_NS, SLICES_MAX, &config), 0);
+    struct shard_worker workers[SHARDS];
+    pthread_t threads[SHARDS];
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
+        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
+    }
+    for (int k = 0; k < 200; k++) {
+        cr_assert_eq(metrics_shards_collect(shards, &results), 0);
+    }
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        pthread_join(threads[s], NULL);
+    }
+    cr_assert_eq(metrics_shards_collect_all(shards, &results), 0);
+    cr_assert_eq(metrics_shards_slices_dropped(shards), dropped);
+    cr_assert_gt(dropped, 0);
+    cr_assert_eq(metrics_shards_slice_count(shards), SLICES_MAX);
+    struct metrics_summary *want = calloc(1, sizeof(*want));
+    struct metrics_summary *got = calloc(1, sizeof(*got));
+    struct metrics_run *copy = NULL;
+    cr_assert_eq(metrics_run_new(&config, &copy), 0);
+    for (uint64_t k = 0; k < SLICES_MAX; k++) {
+        const struct metrics_run *slice = metrics_shards_slice(shards, k);
+        cr_assert_eq(slice != NULL, expected[k] != NULL, "slice %llu", (unsigned long long)k);
+        if (slice == NULL) {
+            continue;
+        }
+        /* Summarising may reorder a run's samples: summarise a copy of the shards' slice. */
+        metrics_run_reset(copy);
+        cr_assert_eq(metrics_run_merge(copy, slice), 0);
+        metrics_run_set_window(copy, base + (int64_t)k * SLICE_NS,
+                               base + (int64_t)(k + 1) * SLICE_NS);
+        metrics_run_set_window(expected[k], base + (int64_t)k * SLICE_NS,
+                               base + (int64_t)(k + 1) * SLICE_NS);
+        metrics_run_summarize(expected[k], want);
+        metrics_run_summarize(copy, got);
+        for (int id = 0; id < METRICS_ID_COUNT; id++) {
+            cr_assert_eq(got->record_present[id], want->record_present[id]);
+            if (want->record_present[id]) {
+                assert_same_stats(&got->record[id], &want->record[id], "slice metric", id);
+            }
+        }
+        for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+            cr_assert_eq(got->scalar_present[id], want->scalar_present[id]);
+            cr_assert(got->scalar[id] == want->scalar[id], "slice %llu scalar %d: %.17g vs %.17g",
+                      (unsigned long long)k, id, got->scalar[id], want->scalar[id]);
+        }
+        metrics_run_free(expected[k]);
+    }
+    metrics_run_free(copy);
+    free(want);
+    free(got);
+    free(expected);
+    metrics_shards_free(shards);
+    metrics_results_free(&results);
+    free(annexes);
+    free(records);
+    tokenizer_free(tok);
+}
