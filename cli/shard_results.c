@@ -5,6 +5,23 @@
  */
 #include "cli/cli_profile.h"
 
+/* metrics_of returns a record's metrics for `results`: its shard's, from the annex, when
+ * `on_shards` (adding its phases to the sweep-line collection, which the shards' halves keep
+ * none of), or computed and added to results here into *local. */
+static const struct metrics_record *metrics_of(struct metrics_results *results, bool on_shards,
+                                               const struct record *rec,
+                                               struct metrics_record *local)
+{
+    if (on_shards) {
+        const struct metrics_record *m = metrics_shards_of(rec);
+        metrics_results_sweep_add(results, m);
+        return m;
+    }
+    metrics_record_compute(results, rec, local);
+    metrics_results_add(results, rec, local);
+    return local;
+}
+
 /* shard_record is each phase's record hook: on the shard's thread. */
 static void shard_record(void *ctx, uint32_t shard, struct record *rec)
 {
@@ -49,14 +66,7 @@ const struct metrics_record *cli_shards_warmup_metrics(struct profile_run *run,
                                                        const struct record *rec,
                                                        struct metrics_record *local)
 {
-    if (rec->annex != NULL && run->warm_shards != NULL) {
-        const struct metrics_record *m = metrics_shards_of(rec);
-        metrics_results_sweep_add(&run->warmup, m);
-        return m;
-    }
-    metrics_record_compute(&run->warmup, rec, local);
-    metrics_results_add(&run->warmup, rec, local);
-    return local;
+    return metrics_of(&run->warmup, rec->annex != NULL && run->warm_shards != NULL, rec, local);
 }
 
 void cli_shards_collect_warmup(struct profile_run *run, bool all)
@@ -104,14 +114,7 @@ const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
 {
     run->seen_errors += rec->outcome != RECORD_SUCCESS;
     run->seen_records++;
-    if (run->engine.record_hook != NULL) {
-        const struct metrics_record *m = metrics_shards_of(rec);
-        metrics_results_sweep_add(&run->results, m);
-        return m;
-    }
-    metrics_record_compute(&run->results, rec, local);
-    metrics_results_add(&run->results, rec, local);
-    return local;
+    return metrics_of(&run->results, run->engine.record_hook != NULL, rec, local);
 }
 
 /* take_slices gives the run's exports the timeslices the shards grouped, once all is in. */

@@ -29,6 +29,8 @@ struct turn_record {
     int64_t end_ns;
     int64_t scheduled_ns;  /* when it was due */
     int64_t prompt_tokens; /* the mock's usage: it counts the words of every message */
+    int64_t isl;           /* input_sequence_length: the client's count, history included */
+    int64_t osl;           /* output_sequence_length */
     bool error;
 };
 
@@ -74,6 +76,8 @@ static void read_records(const struct e2e *w, struct records *out)
         r->end_ns = json_integer_value(json_object_get(meta, "request_end_ns"));
         r->scheduled_ns = json_integer_value(json_object_get(meta, "request_scheduled_ns"));
         r->prompt_tokens = metric(json_object_get(root, "metrics"), "usage_prompt_tokens");
+        r->isl = metric(json_object_get(root, "metrics"), "input_sequence_length");
+        r->osl = metric(json_object_get(root, "metrics"), "output_sequence_length");
         r->error = !json_is_null(json_object_get(root, "error"));
         json_decref(root);
     }
@@ -559,25 +563,18 @@ static void run_spread(struct e2e *w, int workers, struct spread_run *out)
              SPREAD_SESSIONS, SPREAD_SESSIONS, SPREAD_TURNS, workers);
     e2e_run_ok(w, words);
     memset(out, 0xff, sizeof(*out));
-    char path[512];
-    snprintf(path, sizeof(path), "%s/profile_export.jsonl", w->dir);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f);
-    char line[65536];
-    size_t lines = 0;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        json_t *root = json_loads(line, 0, NULL);
-        cr_assert_not_null(root);
-        json_t *meta = json_object_get(root, "metadata");
-        int64_t session = json_integer_value(json_object_get(meta, "session_num"));
-        int64_t turn = json_integer_value(json_object_get(meta, "turn_index"));
-        cr_assert(session >= 0 && session < SPREAD_SESSIONS && turn >= 0 && turn < SPREAD_TURNS);
-        lengths_of(root, &out->isl[session][turn], &out->osl[session][turn]);
-        json_decref(root);
-        lines++;
+    struct records *rs = calloc(1, sizeof(*rs));
+    cr_assert_not_null(rs);
+    read_records(w, rs);
+    cr_assert_eq(rs->count, SPREAD_SESSIONS * SPREAD_TURNS);
+    for (size_t i = 0; i < rs->count; i++) {
+        const struct turn_record *r = &rs->items[i];
+        cr_assert(r->session >= 0 && r->session < SPREAD_SESSIONS && r->turn >= 0 &&
+                  r->turn < SPREAD_TURNS);
+        out->isl[r->session][r->turn] = r->isl;
+        out->osl[r->session][r->turn] = r->osl;
     }
-    fclose(f);
-    cr_assert_eq(lines, SPREAD_SESSIONS * SPREAD_TURNS);
+    free(rs);
     json_t *doc = e2e_load_json(w, "profile_export_aiperf.json");
     out->isl_avg = avg_of(doc, "input_sequence_length");
     out->osl_avg = avg_of(doc, "output_sequence_length");

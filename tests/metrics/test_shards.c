@@ -140,6 +140,26 @@ static void *run_shard(void *arg)
     return NULL;
 }
 
+/* run_shards runs the records through the shards, each on a thread of its own, while this
+ * thread collects as the progress ticks do, then collects all. */
+static void run_shards(struct metrics_shards *shards, struct fake *records,
+                       struct metrics_results *results)
+{
+    struct shard_worker workers[SHARDS];
+    pthread_t threads[SHARDS];
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
+        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
+    }
+    for (int k = 0; k < 200; k++) {
+        cr_assert_eq(metrics_shards_collect(shards, results), 0);
+    }
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        pthread_join(threads[s], NULL);
+    }
+    cr_assert_eq(metrics_shards_collect_all(shards, results), 0);
+}
+
 #define TURNS 4
 #define SESSIONS (RECORDS / TURNS)
 
@@ -285,19 +305,7 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     }
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&sharded, opts, SHARDS, MAX_EVENTS, &shards), 0);
-    struct shard_worker workers[SHARDS];
-    pthread_t threads[SHARDS];
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
-        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
-    }
-    for (int k = 0; k < 200; k++) {
-        metrics_shards_collect(shards, &sharded); /* as the progress ticks do, meanwhile */
-    }
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        pthread_join(threads[s], NULL);
-    }
-    metrics_shards_collect_all(shards, &sharded);
+    run_shards(shards, records, &sharded);
     /* The coordinator's own sweep-line collection, from the annexes, in another order than the
      * records were made: the order they would arrive in, shard by shard. */
     for (uint32_t s = 0; s < SHARDS; s++) {
@@ -473,19 +481,7 @@ Test(metrics_shards, timeslices_grouped_on_the_shards_summarise_as_the_coordinat
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
     cr_assert_eq(metrics_shards_slices(shards, base, SLICE_NS, SLICES_MAX, &config), 0);
-    struct shard_worker workers[SHARDS];
-    pthread_t threads[SHARDS];
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
-        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
-    }
-    for (int k = 0; k < 200; k++) {
-        cr_assert_eq(metrics_shards_collect(shards, &results), 0);
-    }
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        pthread_join(threads[s], NULL);
-    }
-    cr_assert_eq(metrics_shards_collect_all(shards, &results), 0);
+    run_shards(shards, records, &results);
     cr_assert_eq(metrics_shards_slices_dropped(shards), dropped);
     cr_assert_gt(dropped, 0);
     cr_assert_eq(metrics_shards_slice_count(shards), SLICES_MAX);
