@@ -424,6 +424,19 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
+int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
+                          uint64_t dropped)
+{
+    int ret = open_intervals(exp, exp->start_wall_ns);
+    if (ret != 0) {
+        return ret;
+    }
+    exp->intervals.slice_records_dropped += dropped;
+    return part != NULL ? export_intervals_merge_slice(&exp->intervals, index, part, exp->streaming,
+                                                       &exp->goodput)
+                        : 0;
+}
+
 int export_run_record(struct export_run *exp, const struct record *rec,
                       const struct metrics_record *metrics)
 {
