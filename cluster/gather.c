@@ -159,4 +159,3 @@ out_free:
     }
     return status;
 }
-

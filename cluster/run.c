@@ -9,6 +9,7 @@
  * stream: its bursts are those of N independent streams.
  */
 #include "cluster/cluster.h"
+#include "cluster/merge_spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -461,9 +462,21 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
         export_jsonw_key(w, first, "input_audio_seconds");
         export_jsonw_string(w, audio, (size_t)n);
     }
+    /* A video job's server figures, as strings like the audio seconds (exact doubles). */
+    if (req->has_video_inference) {
+        n = snprintf(audio, sizeof(audio), "%.17g", req->video_inference_s);
+        export_jsonw_key(w, first, "video_inference_s");
+        export_jsonw_string(w, audio, (size_t)n);
+    }
+    if (req->has_video_peak_memory) {
+        n = snprintf(audio, sizeof(audio), "%.17g", req->video_peak_memory_mb);
+        export_jsonw_key(w, first, "video_peak_memory_mb");
+        export_jsonw_string(w, audio, (size_t)n);
+    }
     if (req->requested_osl != 0) {
         put_key_int(w, first, "requested_osl", req->requested_osl);
     }
+    cluster__spec_put(w, first, req->spec_decode);
 }
 
 static void put_times(struct cluster_share *cc, struct export_jsonw *w, bool *first,

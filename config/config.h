@@ -260,6 +260,10 @@ struct profile_config {
     char *sagemaker_target_variant;      /* --sagemaker-target-variant */
     char *sagemaker_inference_component; /* --sagemaker-inference-component-name */
     bool use_legacy_max_tokens;
+    /* video_generation: fetch each finished video (--download-video-content), and the seconds
+     * between two polls of a job (AIPERF_HTTP_VIDEO_POLL_INTERVAL, 0.1 by default). */
+    bool download_video_content;
+    double video_poll_interval_s;
     bool use_server_token_count;
     bool per_chunk_usage;                    /* --per-chunk-usage */
     enum config_conn_reuse connection_reuse; /* --connection-reuse-strategy */

@@ -127,6 +127,11 @@ static int check_values(const struct profile_config *cfg, char *errbuf, size_t e
  * refuses SigV4 with them too). */
 static int check_conflicts(const struct profile_config *cfg, char *errbuf, size_t errcap)
 {
+    if (cfg->endpoint_type == CONFIG_ENDPOINT_VIDEO_GENERATION) {
+        return config__fail(errbuf, errcap,
+                            "--auth-type sigv4 does not sign a video job's polls and downloads "
+                            "(--endpoint-type video_generation); drop SigV4");
+    }
     if (cfg->endpoint_type == CONFIG_ENDPOINT_IMAGE_EDIT ||
         cfg->endpoint_type == CONFIG_ENDPOINT_AUDIO_TRANSCRIPTION) {
         return config__fail(errbuf, errcap,

@@ -192,6 +192,15 @@ int config__check_media(const struct profile_config *cfg, char *errbuf, size_t e
  * -EINVAL with a message that names the flags and the fix. */
 int config__check_times(const struct profile_config *cfg, char *errbuf, size_t errcap);
 
+/* config__video_poll_interval reads AIPERF_HTTP_VIDEO_POLL_INTERVAL's value (NULL: unset, the
+ * default 0.1) into *out_s: seconds from 0.001 to 3600. 0, or -EINVAL with a message naming the
+ * variable and the fix (config_video.c). */
+int config__video_poll_interval(const char *value, double *out_s, char *errbuf, size_t errcap);
+
+/* config__check_video reads the poll interval from the environment into cfg and refuses
+ * --download-video-content on an endpoint type that makes no videos. */
+int config__check_video(struct profile_config *cfg, char *errbuf, size_t errcap);
+
 /* config__check_aws checks the AWS flags together and applies what --sagemaker-endpoint-name
  * implies (SigV4, service sagemaker, the invocation path). */
 int config__check_aws(struct profile_config *cfg, char *errbuf, size_t errcap);

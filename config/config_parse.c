@@ -525,6 +525,7 @@ int config__finalize(struct profile_config *cfg, char *errbuf, size_t errcap)
                  : check_hook_path("--server-profiler-stop-path", cfg->server_profiler_stop_path,
                                    errbuf, errcap);
     rc = rc != 0 ? rc : config__check_media(cfg, errbuf, errcap);
+    rc = rc != 0 ? rc : config__check_video(cfg, errbuf, errcap);
     if (rc == 0) {
         rc = check_conversations(cfg, errbuf, errcap);
     }

@@ -310,7 +310,10 @@ static const struct config__flag flag_table[] = {
              "for every request (sent with `Connection: close`); sticky-user-sessions: one "
              "connection for each conversation, closed after its last turn.",
      .default_text = "pooled", .example = "never", .choices = conn_reuse_choices},
-    NOPE(ENDPOINT, SWITCH, "--download-video-content", "Download generated videos."),
+    {SUP(ENDPOINT, SWITCH, "--download-video-content", 0, OFF(download_video_content)),
+     .help = "video_generation: fetch each finished video (the job's url, else GET "
+             "/v1/videos/{id}/content), reading it to its end without keeping it. The time "
+             "between polls is AIPERF_HTTP_VIDEO_POLL_INTERVAL seconds (0.1)."},
     NOPE(ENDPOINT, STRING, "--request-content-type",
          "Request body encoding: application/json or multipart/form-data."),
     {SUP(ENDPOINT, STRING, "--session-header", 0, OFF(session_header)),

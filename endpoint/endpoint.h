@@ -34,6 +34,7 @@ enum endpoint_type {
     ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
     ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
     ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
+    ENDPOINT_VIDEO_GENERATION,     /* "video_generation": /v1/videos, an asynchronous job */
     ENDPOINT_TEMPLATE,             /* "template": no path; a Jinja2 body; response_field or auto */
     ENDPOINT_SGLANG_GENERATE,      /* "sglang_generate": SGLang's native /generate, token ids */
     ENDPOINT_VLLM_GENERATE,        /* "vllm_generate": vLLM's /inference/v1/generate, token ids */
@@ -87,6 +88,12 @@ bool endpoint_type_supports_audio(enum endpoint_type t);
  * multipart/form-data (plugins.yaml requires_form_data): image_edit and
  * audio_transcription. Their bodies come from payload_form_build(). */
 bool endpoint_type_form_data(enum endpoint_type t);
+
+/* endpoint_type_polls reports whether a request of `t` is an asynchronous job that is
+ * submitted, then polled until it ends (plugins.yaml requires_polling): video_generation.
+ * Such a type also produces videos (AIPerf's PRODUCES_VIDEO_ONLY metrics,
+ * video_inference_time and video_peak_memory). */
+bool endpoint_type_polls(enum endpoint_type t);
 
 /* endpoint_type_token_ids reports whether `t` sends its prompt as token ids
  * and answers with token ids (sglang_generate, vllm_generate): its input

@@ -20,6 +20,7 @@ struct types__info {
     bool images; /* supports_images */
     bool audio;  /* supports_audio */
     bool form;   /* requires_form_data */
+    bool polls;  /* requires_polling (and produces videos) */
     bool ids;    /* requires_token_ids, or token ids in and out (vllm_generate) */
 };
 
@@ -27,47 +28,51 @@ struct types__info {
 
 static const struct types__info TYPES[ENDPOINT_TYPE_COUNT] = {
     [ENDPOINT_CHAT] = {"chat", "/v1/chat/completions", NULL, LLM, true, true, true, true, true,
-                       false, false},
+                       false, false, false},
     [ENDPOINT_COMPLETIONS] = {"completions", "/v1/completions", NULL, LLM, true, true, true, false,
-                              false, false, false},
+                              false, false, false, false},
     [ENDPOINT_RESPONSES] = {"responses", "/v1/responses", NULL, LLM, true, true, true, true, true,
-                            false, false},
+                            false, false, false},
     [ENDPOINT_MESSAGES] = {"messages", "/v1/messages", NULL, LLM, true, true, true, true, false,
-                           false, false},
+                           false, false, false},
     [ENDPOINT_EMBEDDINGS] = {"embeddings", "/v1/embeddings", NULL, "Embeddings Metrics", false,
-                             false, true, false, false, false, false},
+                             false, true, false, false, false, false, false},
     [ENDPOINT_CHAT_EMBEDDINGS] = {"chat_embeddings", "/v1/embeddings", NULL, "Embeddings Metrics",
-                                  false, false, true, true, false, false, false},
+                                  false, false, true, true, false, false, false, false},
     [ENDPOINT_NIM_EMBEDDINGS] = {"nim_embeddings", "/v1/embeddings", NULL, "NIM Embeddings Metrics",
-                                 false, false, true, true, false, false, false},
+                                 false, false, true, true, false, false, false, false},
     [ENDPOINT_NIM_RANKINGS] = {"nim_rankings", "/v1/ranking", NULL, "Rankings Metrics", false,
-                               false, true, false, false, false, false},
+                               false, true, false, false, false, false, false},
     [ENDPOINT_COHERE_RANKINGS] = {"cohere_rankings", "/v2/rerank", NULL, "Ranking Metrics", false,
-                                  false, true, false, false, false, false},
+                                  false, true, false, false, false, false, false},
     [ENDPOINT_HF_TEI_RANKINGS] = {"hf_tei_rankings", "/rerank", NULL, "Ranking Metrics", false,
-                                  false, true, false, false, false, false},
+                                  false, true, false, false, false, false, false},
     [ENDPOINT_HUGGINGFACE_GENERATE] = {"huggingface_generate", "/generate", "/generate_stream", LLM,
-                                       true, true, true, false, false, false, false},
-    [ENDPOINT_RAW] = {"raw", "", NULL, LLM, true, true, true, true, true, false, false},
+                                       true, true, true, false, false, false, false, false},
+    [ENDPOINT_RAW] = {"raw", "", NULL, LLM, true, true, true, true, true, false, false, false},
     [ENDPOINT_IMAGE_GENERATION] = {"image_generation", "/v1/images/generations", NULL,
                                    "Image Generation Metrics", true, false, true, false, false,
-                                   false, false},
+                                   false, false, false},
     [ENDPOINT_IMAGE_RETRIEVAL] = {"image_retrieval", "/v1/infer", NULL, "Image Retrieval Metrics",
-                                  false, false, false, true, false, false, false},
+                                  false, false, false, true, false, false, false, false},
     [ENDPOINT_IMAGE_EDIT] = {"image_edit", "/v1/images/edits", NULL, "Image Edit Metrics", false,
-                             false, true, true, false, true, false},
+                             false, true, true, false, true, false, false},
     [ENDPOINT_AUDIO_TRANSCRIPTION] = {"audio_transcription", "/v1/audio/transcriptions", NULL,
                                       "Audio Transcription Metrics", false, false, false, false,
-                                      true, true, false},
-    [ENDPOINT_TEMPLATE] = {"template", "", NULL, LLM, true, true, true, true, true, false, false},
+                                      true, true, false, false},
+    [ENDPOINT_TEMPLATE] = {"template", "", NULL, LLM, true, true, true, true, true, false, false,
+                           false},
     [ENDPOINT_SOLIDO_RAG] = {"solido_rag", "/rag/api/prompt", NULL, "SOLIDO RAG Metrics", true,
-                             true, true, false, false, false, false},
+                             true, true, false, false, false, false, false},
+    [ENDPOINT_VIDEO_GENERATION] = {"video_generation", "/v1/videos", NULL,
+                                   "Video Generation Metrics", false, false, true, false, false,
+                                   false, true, false},
     /* plugins.yaml: SGLang's /generate streams and tokenizes its input (the
      * ids are the prompt's); vLLM's does neither (tokenizes_input false). */
     [ENDPOINT_SGLANG_GENERATE] = {"sglang_generate", "/generate", NULL, LLM, true, true, true,
-                                  false, false, false, true},
+                                  false, false, false, false, true},
     [ENDPOINT_VLLM_GENERATE] = {"vllm_generate", "/inference/v1/generate", NULL, LLM, false, true,
-                                false, false, false, false, true},
+                                false, false, false, false, false, true},
 };
 
 static bool types__valid(enum endpoint_type t)
@@ -137,6 +142,11 @@ bool endpoint_type_supports_audio(enum endpoint_type t)
 bool endpoint_type_form_data(enum endpoint_type t)
 {
     return types__valid(t) && TYPES[t].form;
+}
+
+bool endpoint_type_polls(enum endpoint_type t)
+{
+    return types__valid(t) && TYPES[t].polls;
 }
 
 bool endpoint_type_token_ids(enum endpoint_type t)

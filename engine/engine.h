@@ -155,6 +155,21 @@ struct engine_sessions {
     int64_t user_gap_ns;
 };
 
+/* engine_jobs makes every request an asynchronous job (endpoint types that poll:
+ * video_generation, OpenAI's and SGLang's /v1/videos). The request's body submits the job
+ * (POST), whose answer names it ("id"); the connection that carried it then keeps the record
+ * and polls GET <path>/<id> every poll_interval_ns (the first poll at once, as AIPerf does)
+ * until the job is "completed" or "failed", and with `download` fetches the video (the job's
+ * "url" on the same server, else GET <path>/<id>/content), reading it to its end without
+ * keeping it. The polls are follow-up requests of the same record on the same connection,
+ * sent by the shard's loop when they are due: between two polls the connection holds no
+ * request and the shard sleeps or serves others, so polling blocks nothing and takes no
+ * connection from the load (a job is one request in flight, as AIPerf counts it). */
+struct engine_jobs {
+    int64_t poll_interval_ns; /* AIPERF_HTTP_VIDEO_POLL_INTERVAL; > 0 */
+    bool download;            /* --download-video-content */
+};
+
 /* engine_conn_reuse says when a connection is closed (AIPerf's
  * --connection-reuse-strategy). The request a connection carries last says
  * `Connection: close`, so that the server closes its side too rather than
@@ -213,6 +228,8 @@ struct engine_config {
      * none, e.g. for GET). */
     const struct engine_payload *payloads;
     size_t payload_count;
+    /* Every request is an asynchronous job (engine_jobs), or NULL. Not with SigV4. */
+    const struct engine_jobs *jobs;
     /* Multi-turn sessions (payloads then unused), or NULL. */
     const struct engine_sessions *sessions;
     const char *authorization; /* full Authorization header value, or NULL */

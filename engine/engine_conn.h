@@ -62,6 +62,10 @@ void engine__close_all(struct engine__shard *shard);
 /* engine__get_sqe returns a submission entry, flushing a full queue once. */
 struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard);
 
+/* engine__submissions_waiting reports whether this loop turn prepared
+ * submissions the kernel has not seen yet (no syscall: the ring's indices). */
+bool engine__submissions_waiting(struct engine__shard *shard);
+
 /* engine__buffer returns the provided receive buffer with id bid. */
 char *engine__buffer(struct engine__shard *shard, uint32_t bid);
 
@@ -207,6 +211,42 @@ void engine__proxy_on_eof(struct engine__shard *shard, struct engine__conn *c, i
  * connection has no socket. */
 void engine__start_request(struct engine__shard *shard, struct engine__conn *c, int64_t now,
                            const struct engine_work *work, struct record *rec);
+
+/* engine__head_prefixes_init writes each target's fixed request-head bytes into the shard's
+ * head_prefixes (engine_head.c), keeping the config's extra headers in fixed_headers for
+ * engine__head_prefix_write. Returns 0 or -ENOMEM; a head a target cannot have is its
+ * prefix's status, which fails its requests. */
+int engine__head_prefixes_init(struct engine__shard *shard);
+
+/* engine__head_prefixes_destroy frees them. */
+void engine__head_prefixes_destroy(struct engine__shard *shard);
+
+/* engine__head_prefix_write writes the fixed part of a request head to `target` (request line
+ * with method and path, Host, Content-Type for a POST, Accept, User-Agent, Authorization, the
+ * config's extra headers, Proxy-Authorization) into buf; returns its length or -errno as
+ * http_request_prefix_write() does. */
+ssize_t engine__head_prefix_write(struct engine__shard *shard, const struct engine_target *target,
+                                  const char *method, const char *path, char *buf, size_t cap,
+                                  struct http_request_prefix *out);
+
+/* engine__send_follow_up sends a GET of c->job.path for c's record (a job's poll or download)
+ * on c's socket, or on a new one when the server closed it. */
+void engine__send_follow_up(struct engine__shard *shard, struct engine__conn *c);
+
+/* ---- Asynchronous jobs (engine_job.c) ---- */
+
+/* engine__job_answer takes a 2xx answer (body, body_len; a download's is not kept) of c's
+ * job: it polls again, downloads, or finishes the record (success, or the job's failure).
+ * keep: the server keeps the socket open. */
+void engine__job_answer(struct engine__shard *shard, struct engine__conn *c, const char *body,
+                        size_t body_len, int64_t arrival_ns, bool keep);
+
+/* engine__jobs_resume sends the polls that are due. Runs even while the shard drains: a job
+ * in flight is a request in flight. */
+void engine__jobs_resume(struct engine__shard *shard);
+
+/* engine__job_end forgets c's job as its record finishes, whatever ended it. */
+void engine__job_end(struct engine__shard *shard, struct engine__conn *c);
 
 /* ---- Multi-turn sessions (engine_session.c) ---- */
 

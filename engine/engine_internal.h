@@ -94,6 +94,26 @@ struct engine__session {
     size_t reply_text_cap;
 };
 
+/* ENGINE__JOB_PATH_BYTES bounds a job's follow-up request target (its poll or download path). */
+#define ENGINE__JOB_PATH_BYTES 4608
+
+/* engine__job_phase is where an asynchronous job (engine_jobs, engine_job.c) stands. */
+enum engine__job_phase {
+    ENGINE__JOB_NONE = 0, /* the run has no jobs, or the connection no request */
+    ENGINE__JOB_SUBMIT,   /* the submission (the request's own body) is in flight */
+    ENGINE__JOB_POLL,     /* polling the job's status */
+    ENGINE__JOB_DOWNLOAD, /* fetching the finished video */
+};
+
+/* engine__job is the job a connection's record stands for. */
+struct engine__job {
+    enum engine__job_phase phase;
+    bool waiting;                           /* between two polls: no request on the socket */
+    int64_t next_poll_ns;                   /* waiting: when the next poll is due */
+    char poll_path[ENGINE__JOB_PATH_BYTES]; /* the submission's path + "/" + id */
+    char path[ENGINE__JOB_PATH_BYTES];      /* the follow-up in flight's request target */
+};
+
 /* engine__conn is one pooled connection and the request it carries. */
 struct engine__conn {
     uint32_t id;
@@ -120,6 +140,10 @@ struct engine__conn {
     bool in_prefill;             /* counted in the shard's prefill_active */
 
     bool retried; /* this request was resent on a fresh socket */
+    /* The request on the socket is a job's poll or download (a GET of job.path), not the
+     * record's own body: the record's send times and connection stay the submission's. */
+    bool follow_up;
+    struct engine__job job;
     struct engine__session session;
     char request_id[40]; /* X-Request-ID of the request in flight */
     /* The headers that change per request (ENGINE__HEADER_*), after the
@@ -242,9 +266,13 @@ struct engine__shard {
     uint32_t prefill_active; /* requests started that have no content event yet */
     uint32_t *idle_conns;    /* stack of connections without a request */
     uint32_t idle_count;
-    uint32_t thinking_count; /* connections waiting to send a session's next turn */
-    int64_t next_think_ns;   /* earliest next_due_ns among them (INT64_MAX: none) */
-    bool think_blocked;      /* a due turn waits for a record or a prefill slot */
+    uint32_t thinking_count;    /* connections waiting to send a session's next turn */
+    int64_t next_think_ns;      /* earliest next_due_ns among them (INT64_MAX: none) */
+    bool think_blocked;         /* a due turn waits for a record or a prefill slot */
+    uint32_t job_waiting_count; /* connections waiting to poll a job */
+    int64_t next_job_ns;        /* earliest next_poll_ns among them (INT64_MAX: none) */
+    /* The config's extra headers and room for a proxy's, for the heads of job follow-ups. */
+    struct http_header *fixed_headers;
 
     struct record *records; /* pool */
     struct record **free_records;

@@ -18,6 +18,12 @@ static void act_on(struct engine__shard *shard, struct engine__conn *c, const st
         engine__fail(shard, c, r->failure.code, r->failure.type, r->failure.message);
         return;
     }
+    if (c->job.phase != ENGINE__JOB_NONE && r->outcome == RECORD_SUCCESS) {
+        /* A job's 2xx answer: the job goes on, or its record ends (engine_job.c). */
+        engine__job_answer(shard, c, r->body, r->body_len, c->record->end_ns,
+                           r->keep_alive && !r->trailing);
+        return;
+    }
     engine__finish(shard, c, r->outcome, r->keep_alive && !r->trailing);
 }
 

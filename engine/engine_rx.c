@@ -122,7 +122,7 @@ static void deliver(struct engine__shard *shard, struct engine__conn *c, const c
         engine__tls_on_bytes(shard, c, data, len, arrival_ns);
         return;
     }
-    if (c->record == NULL) {
+    if (c->record == NULL || c->job.waiting) {
         engine__close_socket(shard, c); /* unsolicited bytes: the connection is unusable */
         return;
     }

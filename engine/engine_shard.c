@@ -97,6 +97,7 @@ int engine__shard_init(struct engine__shard *shard, uint32_t id, uint32_t shard_
     shard->conn_count = conn_count;
     shard->cpu = -1;
     shard->next_think_ns = INT64_MAX;
+    shard->next_job_ns = INT64_MAX;
     atomic_init(&shard->no_more_work, false);
     atomic_init(&shard->cancel, false);
     atomic_init(&shard->draining, false);
@@ -242,6 +243,11 @@ struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard)
     return sqe;
 }
 
+bool engine__submissions_waiting(struct engine__shard *shard)
+{
+    return io_uring_sq_ready(&shard->ring) > 0;
+}
+
 char *engine__buffer(struct engine__shard *shard, uint32_t bid)
 {
     return shard->buffers + (size_t)bid * shard->buffer_bytes;
@@ -336,6 +342,11 @@ int64_t engine__shard_wake_ns(struct engine__shard *shard, int64_t now)
     if (may_start && shard->has_next_work && engine__can_start(shard, now) &&
         shard->next_work.due_ns - ENGINE__SPIN_NS < wake) {
         wake = shard->next_work.due_ns - ENGINE__SPIN_NS;
+    }
+    /* A job's next poll is due whether or not the shard may start new work: the job is in
+     * flight, and polls go on while the shard drains. */
+    if (shard->job_waiting_count > 0 && shard->next_job_ns < wake) {
+        wake = shard->next_job_ns;
     }
     if (may_start && shard->thinking_count > 0 && !shard->think_blocked &&
         shard->next_think_ns - ENGINE__SPIN_NS < wake) {

@@ -184,6 +184,8 @@ static json_t *endpoint_json(const struct profile_config *c)
                 c->use_legacy_max_tokens);
     set_bool_if(e, "use_server_token_count", given(c, "--use-server-token-count"),
                 c->use_server_token_count);
+    set_bool_if(e, "download_video_content", given(c, "--download-video-content"),
+                c->download_video_content);
     if (c->header_count > 0) {
         json_object_set_new(e, "headers", headers_json(c));
     }

@@ -424,6 +424,19 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
+int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
+                          uint64_t dropped)
+{
+    int ret = open_intervals(exp, exp->start_wall_ns);
+    if (ret != 0) {
+        return ret;
+    }
+    exp->intervals.slice_records_dropped += dropped;
+    return part != NULL ? export_intervals_merge_slice(&exp->intervals, index, part, exp->streaming,
+                                                       &exp->goodput)
+                        : 0;
+}
+
 int export_run_record(struct export_run *exp, const struct record *rec,
                       const struct metrics_record *metrics)
 {
@@ -446,12 +459,14 @@ int export_run_record(struct export_run *exp, const struct record *rec,
     put_metadata(w, exp, rec, metrics);
     export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
-    export_jsonw_lit(w, ",\"error\":");
-    export_record_error(w, rec);
+    /* AIPerf's order (MetricRecordInfo): trace_data and spec_decode_acceptance before error. */
     if (exp->http_trace) {
         export_jsonw_lit(w, ",\"trace_data\":");
         export__trace_data(w, rec, &metrics->request.http);
     }
+    export__spec_decode(w, &metrics->request);
+    export_jsonw_lit(w, ",\"error\":");
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
     if (export_jsonw_is_open(&exp->raw_writer)) {

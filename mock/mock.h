@@ -28,10 +28,23 @@
  *   --stall-rate PCT       percent that stop mid-response and hold the connection open
  *   --malformed-rate PCT   percent that carry a corrupt (invalid JSON) event or body
  *   --seed N               seed of the fault and jitter random generator (default 0)
+ *   --spec-decode-tokens K simulate speculative decoding with K drafts per verify step (default
+ *                          0: off; at most 16): every chat and completions answer carries vLLM's
+ *                          `"metrics":{"speculative_decoding":{...}}` (the body's top level, or
+ *                          a stream's usage chunk, else its finish_reason chunk). Of n output
+ *                          tokens the first comes from the prefill; verify step s (from 0)
+ *                          accepts min(s mod (K + 1), left - 1) drafts and emits one more token,
+ *                          `left` being the tokens still to emit, until none is left. Reported:
+ *                          mean_acceptance_length 1 + accepted / steps (1.0 without steps),
+ *                          draft_acceptance_rate accepted / (K x steps) (0.0 without steps), the
+ *                          dense acceptance_histogram of K + 1 counts, num_accepted_draft_tokens,
+ *                          num_draft_tokens K x steps, num_spec_steps and num_spec_tokens K.
  *   --token-log FILE       write the token log described below to FILE (truncated first)
  *   --max-connections N    open connections across all threads (default 4096)
  *   --max-body-kb N        largest request body accepted, in KiB (default 65536 = 64 MiB, at
  *                          most 1 GiB); receive room past 64 KiB is mapped per request
+ *   --video-job-ms MS      how long a video job takes before it completes or fails (default 200)
+ *   --video-fail-rate PCT  percent of video jobs that end "failed" (default 0)
  *   --help                 print the flags and exit
  * The five fault rates must add up to at most 100. Each completion request draws one number
  * from the seeded generator and gets at most one fault.
@@ -102,6 +115,16 @@
  *   body short), and they are not written to the token log.
  *   GET /v1/models  -> a model list of the names seen in requests so far (or "mock-model")
  *   GET /health     -> 200 {"status":"ok"}
+ *   POST /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content (OpenAI's and SGLang's
+ *       asynchronous video API; mock_video.c): a submission (a JSON object with a "prompt")
+ *       answers a "queued" job object at once; a poll answers "in_progress" with a progress
+ *       percent until --video-job-ms have passed since the submission, then "completed" with
+ *       inference_time_s (the job's time in seconds) and peak_memory_mb 2048.5, or, for the
+ *       --video-fail-rate share, "failed" with an error object. The submission's "mock_url":
+ *       "relative" makes a completed job name its video's url on this server,
+ *       "foreign" on another server (elsewhere.invalid); otherwise it has none. The content is
+ *       MOCK__VIDEO_BYTES bytes of video/mp4, 404 before the job completes or when it failed.
+ *       The job's state is in its id, so any thread answers any poll.
  *   Anything else   -> 404 (unknown path) or 405 (known path, wrong method), with an
  *                      OpenAI-style body {"error":{"message":...,"type":...,"code":N}}.
  *   A body that is not valid JSON or misses required fields -> 400 with the same error shape.
@@ -161,6 +184,7 @@
  * (--max-connections bounds the address space it takes). */
 #define MOCK_TOKENS_PER_CHUNK_MAX 65536
 #define MOCK_DELAY_MS_MAX (3600.0 * 1000.0) /* any latency or jitter flag: one hour */
+#define MOCK_SPEC_DECODE_TOKENS_MAX 16      /* --spec-decode-tokens */
 
 /* mock_config is the server's configuration. Fill it with mock_config_init() or
  * mock_config_parse(); strings are borrowed and must outlive the server. */
@@ -192,6 +216,10 @@ struct mock_config {
      * .cached_tokens, responses usage.input_tokens_details.cached_tokens,
      * messages usage.cache_read_input_tokens. */
     double cache_hit_rate;
+    /* Drafts per verify step of a simulated speculative decoder, 1..MOCK_SPEC_DECODE_TOKENS_MAX;
+     * 0 (the default) reports none. Chat and completions answers then carry vLLM's
+     * per-request statistics (metrics.speculative_decoding, see --spec-decode-tokens). */
+    uint32_t spec_decode_tokens;
     /* The first this many control requests (cache reset, profiler start and
      * stop) each worker thread gets are answered 503 with Retry-After: 1, as
      * a server busy with a previous reset would; default 0. */
@@ -205,6 +233,10 @@ struct mock_config {
     const char *sigv4_secret;
     const char *sigv4_region;
     const char *sigv4_service;
+    /* Video jobs (POST /v1/videos): how long one takes, in ms (default 200), and the percent
+     * that end "failed" (default 0), drawn from the seeded generator at submission. */
+    double video_job_ms;
+    double video_fail_rate;
 };
 
 /* mock_config_init fills `out` with the defaults listed above. */

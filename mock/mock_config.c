@@ -74,12 +74,18 @@ static const struct flag FLAGS[] = {
      "write one JSON line per emitted token to FILE"},
     {"--max-connections", FLAG_COUNT, FIELD(max_connections), 1, MOCK_CONNECTIONS_MAX, "10000",
      "open connections across all threads"},
+    {"--spec-decode-tokens", FLAG_COUNT, FIELD(spec_decode_tokens), 0, MOCK_SPEC_DECODE_TOKENS_MAX,
+     "3", "report vLLM speculative-decoding stats of K drafts per verify step"},
     {"--cache-hit-rate", FLAG_RATE, FIELD(cache_hit_rate), 0, 0, "50",
      "percent of prompt tokens reported as cached"},
     {"--max-body-kb", FLAG_KB, FIELD(max_body_bytes), 1, MOCK_BODY_KB_MAX, "4096",
      "largest request body accepted, KiB"},
     {"--control-busy", FLAG_COUNT, FIELD(control_busy), 0, 1000000, "2",
      "answer the first N control requests (cache reset, profiler) of each thread 503"},
+    {"--video-job-ms", FLAG_MS, FIELD(video_job_ms), 0, 0, "5000",
+     "how long a video job (POST /v1/videos) takes before it completes or fails, ms"},
+    {"--video-fail-rate", FLAG_RATE, FIELD(video_fail_rate), 0, 0, "10",
+     "percent of video jobs that end \"failed\" instead of \"completed\""},
     {"--sigv4-secret", FLAG_PATH, FIELD(sigv4_secret), 0, 0, "wJalrXUtnFEMI",
      "answer 403 to requests without a valid AWS SigV4 signature made with SECRET"},
     {"--sigv4-region", FLAG_PATH, FIELD(sigv4_region), 0, 0, "us-east-1",
@@ -100,6 +106,7 @@ void mock_config_init(struct mock_config *out)
         .max_connections = DEFAULT_MAX_CONNECTIONS,
         .max_body_bytes = DEFAULT_BODY_KB * 1024u,
         .session_header = "X-Correlation-ID",
+        .video_job_ms = 200,
     };
 }
 

@@ -159,6 +159,44 @@ static void answer_metrics(struct mock__worker *w, struct mock__conn *c, bool dc
     mock__conn_progress(w, c);
 }
 
+/* answer_video answers a request of the video API (mock_video.c). */
+static void answer_video(struct mock__worker *w, struct mock__conn *c,
+                         const struct mock__request *req, enum mock__video_op op, const char *id,
+                         size_t id_len)
+{
+    if (op == MOCK__VIDEO_BAD_METHOD) {
+        w->stats.client_errors++;
+        answer_error(w, c, 405, "invalid_request_error", "method not allowed on this path", 0,
+                     id != NULL ? "GET" : "POST");
+        return;
+    }
+    struct mock__buf b = {.p = c->tx + HEAD_RESERVE, .cap = w->tx_cap - HEAD_RESERVE};
+    const char *why = NULL;
+    int status = op == MOCK__VIDEO_SUBMIT
+                     ? mock__video_submit(w->cfg, w->now_ns, mock__rng_unit(&w->fault_rng) * 100.0,
+                                          req->body, req->body_len, &b, &why)
+                 : op == MOCK__VIDEO_POLL ? mock__video_poll(w->now_ns, id, id_len, &b, &why)
+                                          : mock__video_content(w->now_ns, id, id_len, &b, &why);
+    if (status != 200) {
+        w->stats.client_errors++;
+        answer_error(w, c, status, status == 404 ? "not_found_error" : "invalid_request_error", why,
+                     0, NULL);
+        return;
+    }
+    if (op != MOCK__VIDEO_CONTENT) {
+        answer_json(w, c, b.len);
+        return;
+    }
+    char head[HEAD_RESERVE];
+    struct mock__buf hb = {.p = head, .cap = sizeof(head)};
+    mock__fmt_bytes_head(&hb, "video/mp4", b.len, c->keep_alive);
+    c->tx_head = HEAD_RESERVE - hb.len;
+    memcpy(c->tx + c->tx_head, head, hb.len);
+    c->tx_len = HEAD_RESERVE + b.len;
+    c->phase = MOCK__PHASE_DRAIN;
+    mock__conn_progress(w, c);
+}
+
 /* metrics_end ends the completion in /metrics once (finish paths may run more than once). */
 static void metrics_end(struct mock__worker *w, struct mock__conn *c, bool served)
 {
@@ -323,6 +361,9 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
     remember_model(w, job);
     job->eventstream = eventstream && job->stream;
     job->report_cache = w->cfg->cache_hit_rate > 0;
+    if (route == MOCK__ROUTE_CHAT || route == MOCK__ROUTE_COMPLETIONS) {
+        job->spec_tokens = w->cfg->spec_decode_tokens;
+    }
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
     if (job->cached_tokens > job->prompt_tokens) {
         job->cached_tokens = job->prompt_tokens;
@@ -384,6 +425,14 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
             return;
         }
         w->stats.sigv4_verified++;
+    }
+    const char *video_id = NULL;
+    size_t video_id_len = 0;
+    enum mock__video_op video = mock__video_op_of(req->method, req->method_len, req->path,
+                                                  req->path_len, &video_id, &video_id_len);
+    if (video != MOCK__VIDEO_NONE) {
+        answer_video(w, c, req, video, video_id, video_id_len);
+        return;
     }
     bool method_ok = false;
     /* SageMaker routes on the body, not the path: its invocations are chat completions here. */

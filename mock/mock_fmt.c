@@ -182,13 +182,21 @@ void mock__fmt_json_head(struct mock__buf *b, int status, uint64_t body_len, boo
     put_connection(b, keep_alive);
 }
 
-void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive)
+void mock__fmt_bytes_head(struct mock__buf *b, const char *content_type, uint64_t body_len,
+                          bool keep_alive)
 {
     put_status_line(b, 200);
-    mock__buf_str(b, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: ");
+    mock__buf_str(b, "Content-Type: ");
+    mock__buf_str(b, content_type);
+    mock__buf_str(b, "\r\nContent-Length: ");
     mock__buf_u64(b, body_len);
     mock__buf_put(b, "\r\n", 2);
     put_connection(b, keep_alive);
+}
+
+void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive)
+{
+    mock__fmt_bytes_head(b, "text/plain; version=0.0.4; charset=utf-8", body_len, keep_alive);
 }
 
 static void put_error_body(struct mock__buf *b, int status, const char *type, const char *msg)
@@ -393,13 +401,18 @@ void mock__fmt_stream_tail(struct mock__buf *b, struct mock__job *job)
                          : "{\"index\":0,\"text\":\"\",\"logprobs\":null,"
                            "\"finish_reason\":\"");
     mock__buf_str(b, finish_reason(job));
-    mock__buf_str(b, "\"}]}");
+    mock__buf_str(b, "\"}]");
+    if (!job->include_usage) {
+        mock__fmt_spec_decode(b, job); /* vLLM's trailing chunk, when there is no usage one */
+    }
+    mock__buf_put(b, "}", 1);
     mock__fmt_chunk_close(b, mark);
     if (job->include_usage) {
         mark = chunk_open(b);
         put_chunk_json_head(b, job);
         mock__buf_str(b, "],");
         put_usage(b, job);
+        mock__fmt_spec_decode(b, job);
         mock__buf_put(b, "}", 1);
         mock__fmt_chunk_close(b, mark);
     }
@@ -439,6 +452,7 @@ void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job)
     mock__buf_str(b, finish_reason(job));
     mock__buf_str(b, "\"}],");
     put_usage(b, job);
+    mock__fmt_spec_decode(b, job);
     mock__buf_put(b, "}", 1);
 }
 

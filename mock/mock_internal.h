@@ -165,6 +165,39 @@ enum mock__route {
     MOCK__ROUTE_VLLM_GENERATE,   /* POST /inference/v1/generate (vLLM's token-id API) */
 };
 
+/* mock__video_op is what a request of the video API (mock_video.c) asks for. */
+enum mock__video_op {
+    MOCK__VIDEO_NONE = 0,   /* not a video path */
+    MOCK__VIDEO_SUBMIT,     /* POST /v1/videos */
+    MOCK__VIDEO_POLL,       /* GET /v1/videos/{id} */
+    MOCK__VIDEO_CONTENT,    /* GET /v1/videos/{id}/content */
+    MOCK__VIDEO_BAD_METHOD, /* a video path with another method */
+};
+
+/* MOCK__VIDEO_BYTES is the size of a finished job's video. */
+#define MOCK__VIDEO_BYTES 4096
+
+/* mock__video_op_of maps a request line to a video operation; *out_id (a view into path) is the
+ * job id of a poll or a download. */
+enum mock__video_op mock__video_op_of(const char *method, size_t method_len, const char *path,
+                                      size_t path_len, const char **out_id, size_t *out_id_len);
+
+/* mock__video_submit starts a job at now_ns for a submission body; roll_pct (0..100) is the
+ * seeded draw that decides its fate. Appends the job object to b and returns 200, or returns
+ * 400 with a static reason in *why. */
+int mock__video_submit(const struct mock_config *cfg, uint64_t now_ns, double roll_pct,
+                       const char *body, size_t body_len, struct mock__buf *b, const char **why);
+
+/* mock__video_poll appends the job object of id as it stands at now_ns and returns 200, or
+ * returns 404 with a static reason for an id this server did not make. */
+int mock__video_poll(uint64_t now_ns, const char *id, size_t id_len, struct mock__buf *b,
+                     const char **why);
+
+/* mock__video_content appends a completed job's video (MOCK__VIDEO_BYTES bytes) and returns 200,
+ * or returns 404 with a static reason (unknown id, not completed, failed). */
+int mock__video_content(uint64_t now_ns, const char *id, size_t id_len, struct mock__buf *b,
+                        const char **why);
+
 /* mock__route_tokens reports whether a route generates words (its "units" are output tokens);
  * embeddings and rankings routes answer one unit per input item instead. */
 bool mock__route_tokens(enum mock__route route);
@@ -202,6 +235,7 @@ struct mock__job {
     uint64_t prompt_tokens;
     bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
     uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
+    uint32_t spec_tokens;   /* chat/completions: drafts per verify step reported; 0 = none */
     uint64_t created_s;
     bool has_file;     /* multipart routes: the file (or image URL) part arrived */
     uint64_t audio_ms; /* transcriptions: the WAV file's length, 0 when not a WAV */
@@ -335,9 +369,19 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
 /* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
 
+/* mock__fmt_spec_decode appends `,"metrics":{"speculative_decoding":{...}}`, vLLM's per-request
+ * statistics of the job's simulated speculative decoding (mock.h, --spec-decode-tokens), or
+ * nothing when job->spec_tokens is 0 (mock_spec.c). */
+void mock__fmt_spec_decode(struct mock__buf *b, const struct mock__job *job);
+
 /* mock__fmt_text_head appends a 200 status line and headers for a Prometheus text body of
  * `body_len` bytes. */
 void mock__fmt_text_head(struct mock__buf *b, uint64_t body_len, bool keep_alive);
+
+/* mock__fmt_bytes_head appends a 200 status line and headers for a body of `body_len` bytes of
+ * `content_type`. */
+void mock__fmt_bytes_head(struct mock__buf *b, const char *content_type, uint64_t body_len,
+                          bool keep_alive);
 
 /* mock__fmt_json_head appends a status line and headers for a JSON body of `body_len` bytes.
  * `retry_after_s` > 0 adds a Retry-After header; `allow` (or NULL) adds an Allow header. */

@@ -583,6 +583,7 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->prompt_tokens = 0;
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
+    out->spec_tokens = 0; /* the caller sets it from mock_config.spec_decode_tokens */
     out->seq = 0;
     out->has_file = false;
     out->audio_ms = 0;

@@ -1,8 +1,9 @@
 /*
  * payload_services.c - the base fields of the endpoint types that are not
  * LLM, embeddings or rankings APIs: OpenAI image generation, NIM image
- * retrieval and SOLIDO RAG, in the key order of AIPerf's format_payload()
- * (openai_image_generation.py, nim_image_retrieval.py, solido_rag.py).
+ * retrieval, SOLIDO RAG and OpenAI video generation, in the key order of
+ * AIPerf's format_payload() (openai_image_generation.py, nim_image_retrieval.py,
+ * solido_rag.py, openai_video_generation.py).
  */
 #include <jansson.h>
 #include <string.h>
@@ -82,6 +83,26 @@ static json_t *services__solido(const struct payload_spec *spec, char *errbuf, s
                      "SDE", "inference_model", model);
 }
 
+/* video_generation: {"prompt":P,"model":M}, the job's submission (POST /v1/videos); size,
+ * seconds, seed and the like come from --extra-inputs. AIPerf refuses a turn without text. */
+static json_t *services__video_generation(const struct payload_spec *spec, char *errbuf,
+                                          size_t errcap)
+{
+    if (spec->prompt == NULL || *spec->prompt == '\0') {
+        payload__err(errbuf, errcap,
+                     "a video_generation request needs a text prompt: give synthetic prompts "
+                     "(--isl) or a \"text\" in each record of the input file");
+        return NULL;
+    }
+    json_t *prompt = services__text("prompt", spec->prompt, errbuf, errcap);
+    json_t *model = prompt != NULL ? services__text("model", spec->model, errbuf, errcap) : NULL;
+    if (model == NULL) {
+        json_decref(prompt);
+        return NULL;
+    }
+    return json_pack("{s:o,s:o}", "prompt", prompt, "model", model);
+}
+
 json_t *payload__services_base(const struct payload_spec *spec, char *errbuf, size_t errcap)
 {
     switch (spec->type) {
@@ -91,6 +112,8 @@ json_t *payload__services_base(const struct payload_spec *spec, char *errbuf, si
         return services__image_retrieval(spec, errbuf, errcap);
     case ENDPOINT_SOLIDO_RAG:
         return services__solido(spec, errbuf, errcap);
+    case ENDPOINT_VIDEO_GENERATION:
+        return services__video_generation(spec, errbuf, errcap);
     default:
         payload__err(errbuf, errcap, "%s is not a service endpoint type",
                      endpoint_type_name(spec->type));

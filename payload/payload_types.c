@@ -342,6 +342,7 @@ json_t *payload__payload_base(const struct payload_spec *spec, char *errbuf, siz
     case ENDPOINT_IMAGE_GENERATION:
     case ENDPOINT_IMAGE_RETRIEVAL:
     case ENDPOINT_SOLIDO_RAG:
+    case ENDPOINT_VIDEO_GENERATION:
         root = payload__services_base(spec, errbuf, errcap);
         break;
     case ENDPOINT_TEMPLATE:

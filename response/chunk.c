@@ -95,23 +95,11 @@ static bool chunk__count(const struct response__doc *d, const int *member,
     return response__count(d, member[name], out) || response__count(d, member[alias], out);
 }
 
-/* chunk__seconds reads a non-negative JSON number (integer or not) up to a
- * sane length; strtod needs a NUL-terminated copy. */
-static bool chunk__seconds(const struct response__doc *d, int i, double *out)
+/* The reading of a finite JSON number is response__double's; this bounds it. */
+bool response__seconds(const struct response__doc *d, int i, double *out)
 {
-    char text[64];
-    if (!response__is_number(d, i)) {
-        return false;
-    }
-    struct response_str v = response__view(d, i);
-    if (v.len == 0 || v.len >= sizeof(text)) {
-        return false;
-    }
-    memcpy(text, v.ptr, v.len);
-    text[v.len] = '\0';
-    char *end = NULL;
-    double x = strtod(text, &end);
-    if (end != text + v.len || !(x >= 0) || x > 1e15) {
+    double x = 0;
+    if (!response__double(d, i, &x) || !(x >= 0) || x > 1e15) {
         return false;
     }
     *out = x;
@@ -150,7 +138,7 @@ static void chunk__usage_details(const struct response__doc *d, const int *membe
                     &out->rejected_prediction_tokens);
     chunk__count(d, member, USAGE_TOOL_USE_PROMPT, USAGE_TOOL_USE_CAMEL,
                  &out->tool_use_prompt_tokens);
-    chunk__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
+    response__seconds(d, member[USAGE_PROMPT_AUDIO_SECONDS], &out->prompt_audio_seconds);
 }
 
 void response__usage(const struct response__doc *d, int usage, struct response_chunk *out)
@@ -279,14 +267,14 @@ enum chunk__root_key {
     ROOT_USAGE,
     ROOT_OBJECT,
     ROOT_CHOICES,
+    ROOT_METRICS,
     ROOT_KEY_COUNT,
 };
 
 static const struct response__key chunk__root_keys[ROOT_KEY_COUNT] = {
-    [ROOT_ERROR] = RESPONSE__KEY("error"),
-    [ROOT_USAGE] = RESPONSE__KEY("usage"),
-    [ROOT_OBJECT] = RESPONSE__KEY("object"),
-    [ROOT_CHOICES] = RESPONSE__KEY("choices"),
+    [ROOT_ERROR] = RESPONSE__KEY("error"),     [ROOT_USAGE] = RESPONSE__KEY("usage"),
+    [ROOT_OBJECT] = RESPONSE__KEY("object"),   [ROOT_CHOICES] = RESPONSE__KEY("choices"),
+    [ROOT_METRICS] = RESPONSE__KEY("metrics"),
 };
 
 static enum response_parse_status chunk__read_openai(const struct response__doc *d,
@@ -369,6 +357,8 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
     switch (reader->type) {
     case ENDPOINT_CHAT:
     case ENDPOINT_COMPLETIONS:
+        /* vLLM's per-request statistics, which AIPerf reads on these two types only. */
+        response__spec_decode(d, root[ROOT_METRICS], out);
         return chunk__read_openai(d, reader->type, root, out);
     case ENDPOINT_RESPONSES:
         return response__read_responses(d, state, event_type, out);
@@ -400,6 +390,7 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_sglang(d, out);
     case ENDPOINT_VLLM_GENERATE:
         return response__read_vllm(d, out);
+    case ENDPOINT_VIDEO_GENERATION: /* a job object: response_video_parse() reads it */
     case ENDPOINT_TYPE_COUNT:
         break;
     }

@@ -153,12 +153,69 @@ struct response_chunk {
     struct response_str error_type;
     struct response_str error_message;
     bool error_message_is_json;
+    /* chat and completions: the payload carried vLLM's per-request speculative
+     * decoding statistics, a non-empty object at metrics.speculative_decoding
+     * (vLLM's --per-request-spec-decode-metrics), read into spec_decode. */
+    bool spec_decode_present;
     /* The arrays come last: response_parse_event() clears only what is before
      * them (they are 1 KiB, cleared per event that showed in profiles), and
      * only their first text_count and tool_text_count entries are ever set. */
     struct response_text texts[RESPONSE_TEXTS_MAX];
     struct response_str tool_text[RESPONSE_TOOL_TEXT_MAX];
+    /* Valid only when spec_decode_present (its payloads is 1): the statistics,
+     * `valid` when they are a vLLM payload as AIPerf's vLLM adapter takes it:
+     * mean_acceptance_length, num_spec_steps and acceptance_histogram present;
+     * mean_acceptance_length and draft_acceptance_rate finite numbers;
+     * num_accepted_draft_tokens, num_draft_tokens and num_spec_steps
+     * non-negative integers; num_spec_tokens absent, null or a non-negative
+     * integer; acceptance_histogram a list of non-negative integers (at most
+     * RECORD_SPEC_BUCKETS, num_spec_tokens + 1 of them when that is given)
+     * whose counts add up to num_spec_steps and whose j-weighted sum is
+     * num_accepted_draft_tokens, which is at most num_draft_tokens;
+     * per_step_accepted and per_step_drafted absent, null or lists of
+     * non-negative integers (checked, not kept). */
+    struct record_spec_decode spec_decode;
 };
+
+/* ---- Video generation jobs (video.c) ------------------------------------- */
+
+struct response_scratch;
+
+/* response_video_status is a video job's "status": queued, in_progress, completed and failed
+ * as OpenAI and SGLang name them; OTHER for any other string (AIPerf keeps polling then), ABSENT
+ * when there is no status string. */
+enum response_video_status {
+    RESPONSE_VIDEO_ABSENT = 0,
+    RESPONSE_VIDEO_QUEUED,
+    RESPONSE_VIDEO_IN_PROGRESS,
+    RESPONSE_VIDEO_COMPLETED,
+    RESPONSE_VIDEO_FAILED,
+    RESPONSE_VIDEO_OTHER,
+};
+
+/* response_video is what a video job object says, as views into the parsed body (JSON-escaped;
+ * decode with response_json_unescape()). Absent fields are empty views and false flags. */
+struct response_video {
+    struct response_str id; /* "id": a string's bytes, or an integer's digits */
+    enum response_video_status status;
+    struct response_str url; /* "url": where the finished video can be fetched */
+    /* "error": error.message when it is an object, the string itself, or (error_is_json) the
+     * JSON text of any other value; empty for null or none. */
+    struct response_str error;
+    bool error_is_json;
+    bool has_inference_time; /* "inference_time_s", a non-negative number (SGLang) */
+    double inference_time_s;
+    bool has_peak_memory; /* "peak_memory_mb", a non-negative number (SGLang) */
+    double peak_memory_mb;
+};
+
+/* response_video_parse reads one video job object (`len` bytes at `json`, borrowed) into *out
+ * (always reset first), without allocating: tokens go on the stack, or in `scratch` when it is
+ * not NULL. Returns RESPONSE_PARSE_OK, _ERR_MALFORMED (not JSON, or empty), _ERR_NOT_OBJECT,
+ * _ERR_TOO_MANY_TOKENS or _ERR_TOO_LARGE. */
+enum response_parse_status response_video_parse(const char *json, size_t len,
+                                                struct response_scratch *scratch,
+                                                struct response_video *out);
 
 /* ---- Run-wide reader and per-request state ------------------------------ */
 

@@ -107,6 +107,9 @@ bool response__is_null(const struct response__doc *d, int i);
 /* response__is_number reports whether token i is a JSON number. */
 bool response__is_number(const struct response__doc *d, int i);
 
+/* response__double reads a finite JSON number (integer or not) of at most 63 characters. */
+bool response__double(const struct response__doc *d, int i, double *out);
+
 /* response__truthy is Python's truthiness of token i (false for -1). */
 bool response__truthy(const struct response__doc *d, int i);
 
@@ -119,6 +122,10 @@ bool response__count(const struct response__doc *d, int i, int64_t *out);
 
 /* response__int reads a JSON integer that fits in int64_t. */
 bool response__int(const struct response__doc *d, int i, int64_t *out);
+
+/* response__seconds reads token i when it is a non-negative JSON number (integer or not) of
+ * at most 63 bytes and at most 1e15 into *out; false (and *out untouched) otherwise. */
+bool response__seconds(const struct response__doc *d, int i, double *out);
 
 /* response__scratch_tokens returns the token array of `s` and sets *out_cap
  * to its size (reader.c). */
@@ -141,6 +148,10 @@ void response__add_string(const struct response__doc *d, int i, struct response_
 
 /* response__usage reads usage object token `usage` into out (see endpoint.h). */
 void response__usage(const struct response__doc *d, int usage, struct response_chunk *out);
+
+/* response__spec_decode reads vLLM's speculative-decoding statistics from the "metrics" object
+ * token `metrics` (-1 or not an object: nothing) into out (spec_decode.c). */
+void response__spec_decode(const struct response__doc *d, int metrics, struct response_chunk *out);
 
 /* response__error fills the error fields from error value token `err`. */
 void response__error(const struct response__doc *d, int err, struct response_chunk *out);

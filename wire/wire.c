@@ -297,7 +297,7 @@ static void on_message_done(struct read_state *s, const char *body, size_t body_
     }
     if (!w->status_ok) {
         finish_error_status(s, body, body_len, keep_alive);
-    } else if (s->cfg->discard_body) {
+    } else if (s->cfg->discard_body || w->body_mode == WIRE_BODY_DISCARD) {
         end_request(s, RECORD_SUCCESS, keep_alive);
     } else if (w->body_is_sse || w->body_is_evs) {
         finish_stream(s, keep_alive);
@@ -305,6 +305,10 @@ static void on_message_done(struct read_state *s, const char *body, size_t body_
         char message[128];
         snprintf(message, sizeof(message), "response body larger than %zu bytes", w->body_max);
         fail(s, 502, "ResponseTooLarge", message);
+    } else if (w->body_mode == WIRE_BODY_HAND_OVER) {
+        s->out->body = body;
+        s->out->body_len = body_len;
+        end_request(s, RECORD_SUCCESS, keep_alive);
     } else {
         struct response_failure failure;
         enum response_step step =
@@ -336,7 +340,7 @@ static void on_headers(struct read_state *s)
     s->rec->headers_ns = s->arrival_ns;
     s->rec->http_status = http_response_status_code(&w->http);
     w->status_ok = s->rec->http_status >= 200 && s->rec->http_status < 300;
-    bool streams = w->status_ok && !s->cfg->discard_body;
+    bool streams = w->status_ok && !s->cfg->discard_body && w->body_mode == WIRE_BODY_READ;
     w->body_is_sse = streams && http_response_is_event_stream(&w->http);
     if (w->body_is_sse) {
         /* Set up here rather than per request: most non-streamed requests never touch it.
@@ -364,6 +368,9 @@ static bool on_body(struct read_state *s, const struct http_body_span *span, con
     }
     if (w->body_is_evs) {
         return feed_evs(s, span->data, span->len);
+    }
+    if (w->status_ok && w->body_mode == WIRE_BODY_DISCARD) {
+        return true; /* counted in the record's bytes, not kept */
     }
     if (*whole == NULL && w->body_len == 0) {
         *whole = span->data;
@@ -405,6 +412,7 @@ void wire_reader_reset(struct wire_reader *w)
     w->body_is_sse = false;
     w->body_is_evs = false;
     w->status_ok = false;
+    w->body_mode = WIRE_BODY_READ;
 }
 
 void wire_reader_feed(struct wire_reader *w, const struct wire_config *cfg, const char *data,

@@ -34,6 +34,17 @@ struct wire_config {
     bool discard_body;
 };
 
+/* wire_body_mode is what the reader does with one request's 2xx body (wire_reader.body_mode). */
+enum wire_body_mode {
+    WIRE_BODY_READ = 0, /* the endpoint's response reader reads it (streams included) */
+    /* Hand the whole body to the caller, unread (wire_result.body): an asynchronous job's
+     * answers, which the engine reads itself. */
+    WIRE_BODY_HAND_OVER,
+    /* Count it and keep none of it: a job's download, which may be far larger than the body
+     * buffer. Any 2xx is then a success. */
+    WIRE_BODY_DISCARD,
+};
+
 /* wire_reader is one connection's reader: set up once by wire_reader_init, reset before each
  * request. The members are the parsers' states and the body buffer; callers read only `http`
  * (a proxy's CONNECT reply is parsed with it between requests, see engine_proxy.c). */
@@ -55,6 +66,9 @@ struct wire_reader {
     size_t body_cap;
     size_t body_max; /* body_cap unless wire_reader_set_body_max let it grow */
     bool body_truncated;
+    /* What to do with this request's 2xx body; wire_reader_reset sets WIRE_BODY_READ, and the
+     * caller may change it before the response arrives. */
+    enum wire_body_mode body_mode;
 };
 
 /* wire_result is what one read (or the server's close) did to the request. */
@@ -65,6 +79,10 @@ struct wire_result {
     bool keep_alive; /* ended without failure, and the server keeps the connection open */
     bool trailing;   /* bytes followed the response in the read: a broken server (we never
                         pipeline), so the connection must not be reused */
+    /* WIRE_BODY_HAND_OVER, ended with success: the whole body (a view into the read or into
+     * the reader's buffer, valid until the caller feeds the reader again or resets it). */
+    const char *body;
+    size_t body_len;
     /* The request failed for a reason the record does not yet hold (a malformed response, a
      * stream error): failure names it, and the connection is not to be reused. An HTTP error
      * status is not a failure here: the record holds its code, reason and message. The members

@@ -142,11 +142,13 @@ Test(endpoints_e2e, request_bodies_have_aiperf_shapes, .timeout = 120)
     e2e_finish(&w);
 }
 
-/* Endpoint types ringperf does not run yet stop the run at once, pointing at the README, which
- * names each with its reason. */
+/* Endpoint types ringperf does not run stop the run at once, and the README names each with its
+ * reason. */
 Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60)
 {
-    static const char *const types[] = {"video_generation"};
+    /* Registered in the newest AIPerf's sources only, as older names of types above or not
+     * at all here: not --endpoint-type values. */
+    static const char *const types[] = {"cohere_embeddings", "hf_tei_reranker"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
         char words[256];
         snprintf(words, sizeof(words),
@@ -155,8 +157,7 @@ Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60
         char *out = NULL;
         int status = run_ringperf(NULL, words, true, &out);
         cr_assert_eq(status, 1, "%s", words);
-        cr_assert_not_null(strstr(out, "not supported yet (README, \"What works"), "%s\n%s", words,
-                           out);
+        cr_assert_not_null(strstr(out, "--endpoint-type: unknown value"), "%s\n%s", words, out);
         free(out);
         /* Listed, with its reason, in the README's section on what does not work yet. */
         char *readme = test_read_path(RINGPERF_README);
@@ -167,7 +168,7 @@ Test(endpoints_e2e, unsupported_types_are_refused_with_the_reason, .timeout = 60
         *end = '\0';
         char quoted[64];
         snprintf(quoted, sizeof(quoted), "`%s`", types[i]);
-        cr_assert_not_null(strstr(strstr(section, "refused with a message"), quoted),
+        cr_assert_not_null(strstr(strstr(section, "The types below are refused"), quoted),
                            "README lists %s", types[i]);
         free(readme);
     }

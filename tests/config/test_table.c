@@ -43,6 +43,7 @@ static void partner_flag(const char *name, const char **out)
         {"-b", "--endpoint-type", "embeddings"},
         {"--batch-size-text", "--endpoint-type", "embeddings"},
         {"--batch-size", "--endpoint-type", "embeddings"},
+        {"--download-video-content", "--endpoint-type", "video_generation"},
         {"--image-width-mean", "--image-height-mean", "512"},
         {"--image-height-mean", "--image-width-mean", "512"},
         {"--user-centric-rate", "--num-users", "4", "--conversation-turn-mean", "2"},
@@ -193,4 +194,40 @@ Test(config_parse, flag_given_tracks_every_spelling)
     cr_assert_str_eq(config_choice_name("--wait-for-model-mode", CONFIG_WAIT_MODELS), "models");
     cr_assert_null(config_choice_name("--concurrency", 0));
     config_free(&cfg);
+}
+
+/* video_generation's settings: AIPERF_HTTP_VIDEO_POLL_INTERVAL in seconds (0.1 when unset), and
+ * --download-video-content, refused where no video is made. */
+Test(config_parse, video_poll_interval_and_download_flag)
+{
+    double s = 0;
+    char err[256];
+    cr_assert_eq(config__video_poll_interval(NULL, &s, err, sizeof(err)), 0);
+    cr_assert_float_eq(s, 0.1, 1e-12);
+    cr_assert_eq(config__video_poll_interval("0.25", &s, err, sizeof(err)), 0);
+    cr_assert_float_eq(s, 0.25, 1e-12);
+    static const char *const bad[] = {"", "abc", "0", "-1", "0.1s", "nan", "inf", "3601"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        cr_assert_eq(config__video_poll_interval(bad[i], &s, err, sizeof(err)), -EINVAL, "%s",
+                     bad[i]);
+        cr_assert_not_null(strstr(err, "AIPERF_HTTP_VIDEO_POLL_INTERVAL="), "%s", err);
+        cr_assert_not_null(strstr(err, "from 0.001 to 3600"), "%s", err);
+    }
+    const char *words[] = {"-m", "x", "--download-video-content", NULL};
+    struct profile_config cfg;
+    cr_assert_eq(parse(words, &cfg, err, sizeof(err)), -EINVAL);
+    cr_assert_not_null(strstr(err, "--download-video-content"), "%s", err);
+    const char *sigv4[] = {"-m",
+                           "x",
+                           "--endpoint-type",
+                           "video_generation",
+                           "--auth-type",
+                           "sigv4",
+                           "--aws-region",
+                           "us-east-1",
+                           "--aws-service",
+                           "s",
+                           NULL};
+    cr_assert_eq(parse(sigv4, &cfg, err, sizeof(err)), -EINVAL);
+    cr_assert_not_null(strstr(err, "video_generation"), "%s", err);
 }

@@ -37,6 +37,7 @@ Test(endpoint_types, names_paths_and_capabilities)
         {"image_edit", ENDPOINT_IMAGE_EDIT, "/v1/images/edits", "/v1/images/edits", false, false},
         {"audio_transcription", ENDPOINT_AUDIO_TRANSCRIPTION, "/v1/audio/transcriptions",
          "/v1/audio/transcriptions", false, false},
+        {"video_generation", ENDPOINT_VIDEO_GENERATION, "/v1/videos", "/v1/videos", false, false},
         {"template", ENDPOINT_TEMPLATE, "", "", true, true},
         {"sglang_generate", ENDPOINT_SGLANG_GENERATE, "/generate", "/generate", true, true},
         {"vllm_generate", ENDPOINT_VLLM_GENERATE, "/inference/v1/generate",
@@ -52,11 +53,12 @@ Test(endpoint_types, names_paths_and_capabilities)
         cr_assert_str_eq(endpoint_type_stream_path(t), rows[i].stream_path);
         cr_assert_eq(endpoint_type_streams(t), rows[i].streams, "%s", rows[i].name);
         cr_assert_eq(endpoint_type_produces_tokens(t), rows[i].tokens, "%s", rows[i].name);
+        cr_assert_eq(endpoint_type_polls(t), t == ENDPOINT_VIDEO_GENERATION, "%s", rows[i].name);
     }
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("rankings", &t), 0);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
-    cr_assert_eq(endpoint_type_parse("video_generation", &t), -EINVAL);
+    cr_assert_eq(endpoint_type_parse("cohere_embeddings", &t), -EINVAL);
     cr_assert_eq(endpoint_type_parse(NULL, &t), -EINVAL);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
     cr_assert(endpoint_type_stream_end_required(ENDPOINT_CHAT));
@@ -93,6 +95,7 @@ Test(endpoint_types, titles_and_metric_capabilities)
         {ENDPOINT_SOLIDO_RAG, "SOLIDO RAG Metrics", true, false, false, false},
         {ENDPOINT_IMAGE_EDIT, "Image Edit Metrics", true, true, false, true},
         {ENDPOINT_AUDIO_TRANSCRIPTION, "Audio Transcription Metrics", false, false, true, true},
+        {ENDPOINT_VIDEO_GENERATION, "Video Generation Metrics", true, false, false, false},
         {ENDPOINT_TEMPLATE, "LLM Metrics", true, true, true, false},
         {ENDPOINT_SGLANG_GENERATE, "LLM Metrics", true, false, false, false},
         {ENDPOINT_VLLM_GENERATE, "LLM Metrics", false, false, false, false},

@@ -4,8 +4,9 @@
  * the endpoint's response reader -> the record (wire/).
  *
  * Input layout: bytes 0-1 pick a split point, byte 2 the body buffer's size; then one mode
- * byte (low bits: the endpoint type, mod ENDPOINT_TYPE_COUNT; top bit: a body-discarding probe),
- * then the response bytes. They are fed whole, split at the chosen point, and byte by byte for
+ * byte (low bits: the endpoint type, mod ENDPOINT_TYPE_COUNT, and the request's body mode, the
+ * low bits over ENDPOINT_TYPE_COUNT mod 3; top bit: a body-discarding probe), then the response
+ * bytes. They are fed whole, split at the chosen point, and byte by byte for
  * short inputs, each read in its own exact-size heap copy, every read at the same arrival time;
  * when the bytes end without the response ending, the server closes the connection.
  *
@@ -13,7 +14,8 @@
  * record (text, usage, events with their times and flags, error fields, status), apart from
  * what is about reads themselves (their count, which events shared one, the bytes of reads
  * after the end); the record never exceeds its limits; a failure has a type and a terminated
- * message; a success has a 2xx status.
+ * message; a success has a 2xx status; a body handed over (a video job's answer) lies in the
+ * read or in the reader's buffer and is the same bytes however the reads were cut.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +111,25 @@ static void setup(struct wire_fixture *r, uint8_t mode, size_t body_cap)
         abort();
     }
     r->cfg.discard_body = (mode & 0x80) != 0;
+    r->wire.body_mode = (enum wire_body_mode)((mode & 0x7f) / ENDPOINT_TYPE_COUNT % 3);
+}
+
+/* handed_over is the digest of the body the reader handed back (0: none), taken while the read
+ * it may point into is still alive. */
+static uint64_t handed_over;
+
+static void take_handed_over(const struct wire_fixture *r, const char *piece, size_t len)
+{
+    const struct wire_result *res = &r->result;
+    if (!res->ended || res->failed || res->outcome != RECORD_SUCCESS ||
+        r->wire.body_mode != WIRE_BODY_HAND_OVER || r->cfg.discard_body || res->body_len == 0) {
+        return;
+    }
+    if (!fuzz_inside(res->body, res->body_len, piece, len) &&
+        !fuzz_inside(res->body, res->body_len, r->wire.body, r->wire.body_cap)) {
+        abort();
+    }
+    handed_over = fuzz_digest(FUZZ_DIGEST_SEED, res->body, res->body_len);
 }
 
 /* feed hands one read to the reader, as its own heap copy; false once the request ended. */
@@ -116,6 +137,7 @@ static bool feed(struct wire_fixture *r, const uint8_t *data, size_t len)
 {
     char *piece = fuzz_piece(data, len);
     bool going = wire_fixture_feed(r, piece, len, ARRIVAL_NS);
+    take_handed_over(r, piece, len);
     free(piece);
     check_record(r);
     return going;
@@ -128,6 +150,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     }
     static struct wire_fixture r;
     setup(&r, data[0], cap);
+    handed_over = 0;
     /* The mode byte is not part of the stream: cuts are shifted past it, empty reads dropped
      * (the engine never hands the reader one). */
     bool going = true;
@@ -142,12 +165,14 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
     uint64_t h = FUZZ_DIGEST_SEED;
     if (going) {
         bool completed = wire_reader_eof(&r.wire, &r.cfg, ARRIVAL_NS + 1, &r.rec, &r.result);
+        take_handed_over(&r, NULL, 0);
         h = fuzz_digest(h, &completed, sizeof(completed));
         r.generated |= r.result.generated;
         check_record(&r);
     }
     h = digest_result(h, &r);
     h = digest_record(h, &r.rec);
+    h = fuzz_digest(h, &handed_over, sizeof(handed_over));
     wire_fixture_free(&r);
     return h;
 }

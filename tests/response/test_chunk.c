@@ -558,7 +558,7 @@ Test(response_chunk, status_names_and_types)
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("completions", &t), 0);
     cr_assert_eq(t, ENDPOINT_COMPLETIONS);
-    cr_assert_neq(endpoint_type_parse("video_generation", &t), 0);
+    cr_assert_neq(endpoint_type_parse("cohere_embeddings", &t), 0);
     cr_assert_eq(t, ENDPOINT_COMPLETIONS);
     cr_assert_str_eq(endpoint_type_name(ENDPOINT_CHAT), "chat");
     cr_assert_str_eq(endpoint_type_path(ENDPOINT_CHAT), "/v1/chat/completions");

@@ -376,3 +376,50 @@ Test(wire, aws_event_stream_lines_are_events_and_exceptions_fail)
         teardown(&f);
     }
 }
+
+/* A job's answers (WIRE_BODY_HAND_OVER) come back unread, whole, however the reads cut them; a
+ * download (WIRE_BODY_DISCARD) far larger than the body buffer is counted, kept nowhere, and a
+ * success; an HTTP error is one in either mode. */
+Test(wire_reader, body_modes_hand_over_and_discard)
+{
+    static const char job[] =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        "Content-Length: 36\r\n\r\n{\"id\":\"video_1\",\"status\":\"queued\"}\r\n";
+    for (size_t step = 1; step <= sizeof(job); step++) {
+        struct fixture f;
+        setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
+        f.w.wire.body_mode = WIRE_BODY_HAND_OVER;
+        feed_split(&f, job, step);
+        cr_assert(f.w.result.ended && !f.w.result.failed, "step %zu", step);
+        cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+        cr_assert_eq(f.w.result.body_len, 36, "step %zu", step);
+        cr_assert(memcmp(f.w.result.body, "{\"id\":\"video_1\",\"status\":\"queued\"}\r\n", 36) ==
+                  0);
+        cr_assert_eq(f.w.rec.event_count, 0, "the endpoint's reader did not see it");
+        teardown(&f);
+    }
+    size_t video = BODY_BYTES * 8;
+    char *download = malloc(video + 128);
+    int head = snprintf(download, 128, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n", video);
+    memset(download + head, 'v', video);
+    download[head + (int)video] = '\0';
+    struct fixture f;
+    setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
+    f.w.wire.body_mode = WIRE_BODY_DISCARD;
+    feed_split(&f, download, 1000);
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert_eq(f.w.wire.body_len, 0, "nothing kept");
+    cr_assert_eq(f.w.rec.http.bytes_received, (uint64_t)head + video);
+    teardown(&f);
+    free(download);
+    setup(&f, ENDPOINT_VIDEO_GENERATION, BODY_BYTES);
+    f.w.wire.body_mode = WIRE_BODY_HAND_OVER;
+    feed_split(&f, "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\nno", 7);
+    cr_assert(f.w.result.ended);
+    cr_assert_eq(f.w.result.outcome, RECORD_ERROR);
+    cr_assert_eq(f.w.rec.error_code, 404);
+    teardown(&f);
+    wire_reader_reset(&f.w.wire);
+    cr_assert_eq(f.w.wire.body_mode, WIRE_BODY_READ, "each request starts reading");
+}
