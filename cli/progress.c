@@ -25,7 +25,7 @@ extern char **environ;
 static char *run_json(const struct profile_config *cfg, uint64_t nonce)
 {
     char id[32];
-    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    export_benchmark_id(nonce, id, sizeof(id));
     json_t *doc = json_pack(
         "{s:s, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:s?}", "benchmark_id", id, "sweep_id",
         "random_seed", cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "trial",
@@ -92,7 +92,7 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
     char *config_text = config_json(cfg, artifact_dir);
     char *run_text = run_json(cfg, nonce);
     char id[32];
-    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    export_benchmark_id(nonce, id, sizeof(id));
     char models[API_LABEL_BYTES_MAX];
     struct api_options opts = {
         .host = cfg->api_host,
