@@ -89,6 +89,7 @@ static void draw_series(const struct plot_series *s, PLINT colour, double x_mid)
         plwidth(2.5);
         plline(n, s->x, s->y);
     }
+    plwidth(2.0); /* error bars, and the timeline's bars, stay visible at 1600x800 */
     if (s->x_lo != NULL && s->x_hi != NULL) {
         plerrx(n, s->x_lo, s->x_hi, s->y);
     }
@@ -116,8 +117,8 @@ static void legend(const struct plot_chart *c)
     const char *text[PLOT_MAX_SERIES];
     const char *symbols[PLOT_MAX_SERIES];
     for (size_t s = 0; s < c->series_count; s++) {
-        opt[s] =
-            (c->series[s].line ? PL_LEGEND_LINE : 0) | (c->series[s].points ? PL_LEGEND_SYMBOL : 0);
+        opt[s] = (c->series[s].line || c->series[s].x_lo != NULL ? PL_LEGEND_LINE : 0) |
+                 (c->series[s].points ? PL_LEGEND_SYMBOL : 0);
         colours[s] = FIRST_SERIES_COLOUR + (PLINT)s;
         styles[s] = 1;
         numbers[s] = 1;

@@ -1,6 +1,7 @@
 /*
- * plots.c - the default plots built from the runs (spec §7): the single-run TTFT over time and
- * latency percentile spectrum, and the multi-run Pareto curves and TTFT against throughput.
+ * plots.c - the default plots built from the runs (spec §7): the single-run TTFT over time, the
+ * TTFT/generation timeline and latency percentile spectrum, and the multi-run Pareto curves and
+ * TTFT against throughput.
  */
 #include "plot/plot_internal.h"
 
@@ -33,9 +34,15 @@ static void note(struct plot_drawn *drawn, const char *name, const char *why)
     }
 }
 
-/* A profiling record's start (ns) and TTFT (ms), or false for warmup, errors and records
- * without a TTFT (non-streaming runs). */
-static bool ttft_point(json_t *rec, double *start_ns, double *ttft)
+/* timed is one profiling request on the timeline: seconds from the first request's start. */
+struct timed {
+    double start_s, end_s;
+    double ttft; /* in the records' unit (ms) */
+};
+
+/* A profiling record's times, or false for warmup, errors and records without a TTFT
+ * (non-streaming runs). start_s and end_s are still in ns here. */
+static bool ttft_point(json_t *rec, struct timed *out)
 {
     json_t *meta = json_object_get(rec, "metadata");
     const char *phase = json_string_value(json_object_get(meta, "benchmark_phase"));
@@ -43,23 +50,25 @@ static bool ttft_point(json_t *rec, double *start_ns, double *ttft)
     json_t *value = json_object_get(
         json_object_get(json_object_get(rec, "metrics"), "time_to_first_token"), "value");
     json_t *start = json_object_get(meta, "request_start_ns");
+    json_t *end = json_object_get(meta, "request_end_ns");
     if ((phase != NULL && strcmp(phase, "profiling") != 0) ||
         (error != NULL && !json_is_null(error)) || !json_is_number(value) ||
         !json_is_number(start)) {
         return false;
     }
-    *start_ns = json_number_value(start);
-    *ttft = json_number_value(value);
+    out->start_s = json_number_value(start);
+    out->end_s = json_is_number(end) ? json_number_value(end) : out->start_s;
+    out->ttft = json_number_value(value);
     return true;
 }
 
-/* read_ttft loads every profiling TTFT of the run's records; x is seconds from the first start. */
-static size_t read_ttft(const struct plot_run *run, double **xs, double **ys)
+/* read_timed loads every profiling request with a TTFT from the run's records, with times in
+ * seconds from the first start. Returns how many; *out (free it) is NULL when none. */
+static size_t read_timed(const struct plot_run *run, struct timed **out)
 {
     char path[PLOT_PATH_BYTES];
     plot__join(path, sizeof(path), run->dir, RECORDS);
-    *xs = NULL;
-    *ys = NULL;
+    *out = NULL;
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         return 0;
@@ -69,22 +78,18 @@ static size_t read_ttft(const struct plot_run *run, double **xs, double **ys)
     size_t line_cap = 0;
     while (getline(&line, &line_cap, f) > 0 && n < MAX_POINTS) {
         json_t *rec = json_loads(line, 0, NULL);
-        double start, ttft;
-        if (rec != NULL && ttft_point(rec, &start, &ttft)) {
+        struct timed t;
+        if (rec != NULL && ttft_point(rec, &t)) {
             if (n == cap) {
                 cap = cap == 0 ? 1024 : cap * 2;
-                double *gx = realloc(*xs, cap * sizeof(double));
-                double *gy = gx != NULL ? realloc(*ys, cap * sizeof(double)) : NULL;
-                *xs = gx != NULL ? gx : *xs;
-                *ys = gy != NULL ? gy : *ys;
-                if (gy == NULL) {
+                struct timed *grown = realloc(*out, cap * sizeof(**out));
+                if (grown == NULL) {
                     json_decref(rec);
                     break;
                 }
+                *out = grown;
             }
-            (*xs)[n] = start;
-            (*ys)[n] = ttft;
-            n++;
+            (*out)[n++] = t;
         }
         json_decref(rec);
     }
@@ -92,41 +97,105 @@ static size_t read_ttft(const struct plot_run *run, double **xs, double **ys)
     fclose(f);
     double first = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        first = fmin(first, (*xs)[i]);
+        first = fmin(first, (*out)[i].start_s);
     }
     for (size_t i = 0; i < n; i++) {
-        (*xs)[i] = ((*xs)[i] - first) / 1e9;
+        (*out)[i].start_s = ((*out)[i].start_s - first) / 1e9;
+        (*out)[i].end_s = ((*out)[i].end_s - first) / 1e9;
     }
     return n;
 }
 
-static int ttft_over_time(const struct plot_run *run, const char *dir, enum plot_theme theme,
-                          struct plot_drawn *drawn, char *err, size_t cap)
+static const char *ttft_unit(const struct plot_run *run)
 {
-    double *xs, *ys;
-    size_t n = read_ttft(run, &xs, &ys);
+    const char *unit = plot__unit(run, "time_to_first_token");
+    return unit[0] != '\0' ? unit : "ms";
+}
+
+static int ttft_over_time(const struct plot_run *run, const struct timed *t, size_t n,
+                          const char *dir, enum plot_theme theme, struct plot_drawn *drawn,
+                          char *err, size_t cap)
+{
+    double *xs = malloc((n > 0 ? n : 1) * sizeof(double));
+    double *ys = malloc((n > 0 ? n : 1) * sizeof(double));
+    if (xs == NULL || ys == NULL) {
+        free(xs);
+        free(ys);
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = t[i].start_s;
+        ys[i] = t[i].ttft;
+    }
+    char ylabel[96];
+    snprintf(ylabel, sizeof(ylabel), "Time to first token (%s)", ttft_unit(run));
+    struct plot_chart c = {.name = "ttft_over_time",
+                           .title = "TTFT over time",
+                           .xlabel = "Request start, from the first (s)",
+                           .ylabel = ylabel,
+                           .series_count = 1};
+    c.series[0] = (struct plot_series){.label = "TTFT", .n = n, .x = xs, .y = ys, .points = true};
+    int ret = emit(&c, dir, theme, drawn, err, cap);
+    free(xs);
+    free(ys);
+    return ret;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    double d = ((const struct timed *)a)->start_s - ((const struct timed *)b)->start_s;
+    return (d > 0) - (d < 0);
+}
+
+/* ttft_timeline is AIPerf's request_timeline (a Gantt chart): one row per request in start
+ * order, its wait for the first token then its generation, as two bars end to end. */
+static int ttft_timeline(struct timed *t, size_t n, const char *dir, enum plot_theme theme,
+                         struct plot_drawn *drawn, char *err, size_t cap)
+{
+    qsort(t, n, sizeof(*t), by_start);
+    double *v = malloc((n > 0 ? n : 1) * 4 * sizeof(double));
+    if (v == NULL) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    double *row = v, *starts = v + n, *first = v + 2 * n, *gen_end = v + 3 * n;
+    for (size_t i = 0; i < n; i++) {
+        row[i] = (double)(i + 1);
+        starts[i] = t[i].start_s;
+        first[i] = t[i].start_s + t[i].ttft / 1e3; /* the records' TTFT is in ms */
+        gen_end[i] = fmax(t[i].end_s, first[i]);
+    }
+    struct plot_chart c = {.name = "ttft_timeline",
+                           .title = "TTFT and generation per request",
+                           .xlabel = "Time from the first request's start (s)",
+                           .ylabel = "Request, in start order",
+                           .series_count = 2};
+    c.series[0] = (struct plot_series){
+        .label = "TTFT", .n = n, .x = starts, .y = row, .x_lo = starts, .x_hi = first};
+    c.series[1] = (struct plot_series){
+        .label = "Generation", .n = n, .x = first, .y = row, .x_lo = first, .x_hi = gen_end};
+    int ret = emit(&c, dir, theme, drawn, err, cap);
+    free(v);
+    return ret;
+}
+
+/* ttft_plots draws the plots of the requests' own times: TTFT over time and the timeline. */
+static int ttft_plots(const struct plot_run *run, const char *dir, enum plot_theme theme,
+                      struct plot_drawn *drawn, char *err, size_t cap)
+{
+    struct timed *t;
+    size_t n = read_timed(run, &t);
     int ret = 0;
     if (n == 0) {
-        note(drawn, "ttft_over_time",
+        note(drawn, "ttft_over_time, ttft_timeline",
              "no profiling record with a TTFT in " RECORDS " (a non-streaming run, an aggregate, "
              "or --export-level summary)");
     } else {
-        char ylabel[96];
-        snprintf(ylabel, sizeof(ylabel), "Time to first token (%s)",
-                 plot__unit(run, "time_to_first_token")[0] != '\0'
-                     ? plot__unit(run, "time_to_first_token")
-                     : "ms");
-        struct plot_chart c = {.name = "ttft_over_time",
-                               .title = "TTFT over time",
-                               .xlabel = "Request start, from the first (s)",
-                               .ylabel = ylabel,
-                               .series_count = 1};
-        c.series[0] =
-            (struct plot_series){.label = "TTFT", .n = n, .x = xs, .y = ys, .points = true};
-        ret = emit(&c, dir, theme, drawn, err, cap);
+        ret = ttft_over_time(run, t, n, dir, theme, drawn, err, cap);
+        ret = ret != 0 ? ret : ttft_timeline(t, n, dir, theme, drawn, err, cap);
     }
-    free(xs);
-    free(ys);
+    free(t);
     return ret;
 }
 
@@ -260,7 +329,7 @@ static int timeslices(const struct plot_run *run, const char *dir, enum plot_the
 int plot__single(const struct plot_run *run, const char *dir, enum plot_theme theme,
                  struct plot_drawn *drawn, char *err, size_t cap)
 {
-    if (ttft_over_time(run, dir, theme, drawn, err, cap) != 0 ||
+    if (ttft_plots(run, dir, theme, drawn, err, cap) != 0 ||
         timeslices(run, dir, theme, drawn, err, cap) != 0) {
         return -1;
     }

@@ -153,12 +153,16 @@ Test(plot, a_run_gives_its_plots_and_a_page_that_renders, .timeout = 180)
     free(out);
     static const uint32_t one[] = {BLUE};
     static const uint32_t three[] = {BLUE, ORANGE, 0x2ca02c};
+    static const uint32_t two[] = {BLUE, ORANGE};
     check_png(&w, "ttft_over_time.png", LIGHT_BG, one, 1, 60);
+    check_png(&w, "ttft_timeline.png", LIGHT_BG, two, 2, 200);
     check_png(&w, "latency_percentile_spectrum.png", LIGHT_BG, three, 3, 60);
     check_svg(&w, "ttft_over_time.svg");
+    check_svg(&w, "ttft_timeline.svg");
     check_svg(&w, "latency_percentile_spectrum.svg");
-    static const char *const figures[] = {"ttft_over_time", "latency_percentile_spectrum"};
-    char *html = check_report(&w, figures, 2);
+    static const char *const figures[] = {"ttft_over_time", "ttft_timeline",
+                                          "latency_percentile_spectrum"};
+    char *html = check_report(&w, figures, 3);
     cr_assert_not_null(strstr(html, "<td>Internal Server Error</td>"), "the error summary");
     cr_assert_not_null(strstr(html, "<td>time_to_first_token</td><td>ms</td>"), "the summary");
     free(html);
