@@ -754,7 +754,7 @@ int cli_profile_main(int argc, char **argv)
             ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
-    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot;
+    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot && !run->plotted;
     bool required = run->cfg.plot_required;
     release(run);
     if (plot) {

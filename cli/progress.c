@@ -508,6 +508,11 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, &old);
+    if (!failed && live->before_complete != NULL) {
+        /* Before the end is published: a client that saw the results knows this work is done,
+         * and a signal it sends then is the wait's below. */
+        live->before_complete(live->before_complete_ctx);
+    }
     api_server_set_results(live->api, failed ? API_STATE_FAILED : API_STATE_COMPLETE, results_path);
     if (live->grace_ms > 0) {
         fprintf(stderr, "API server stays up for %.1f s (Ctrl+C to stop it now)\n",
