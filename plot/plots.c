@@ -13,8 +13,8 @@
 #define RECORDS "profile_export.jsonl"
 #define MAX_POINTS 1000000
 
-static int emit(const struct plot_chart *c, const char *dir, enum plot_theme theme,
-                struct plot_drawn *drawn, char *err, size_t cap)
+int plot__emit(const struct plot_chart *c, const char *dir, enum plot_theme theme,
+               struct plot_drawn *drawn, char *err, size_t cap)
 {
     if (plot__render(c, dir, theme, err, cap) != 0) {
         return -1;
@@ -27,7 +27,7 @@ static int emit(const struct plot_chart *c, const char *dir, enum plot_theme the
     return 0;
 }
 
-static void note(struct plot_drawn *drawn, const char *name, const char *why)
+void plot__note(struct plot_drawn *drawn, const char *name, const char *why)
 {
     if (drawn->note_count < PLOT_MAX_CHARTS) {
         snprintf(drawn->notes[drawn->note_count++], sizeof(drawn->notes[0]), "%s: %s", name, why);
@@ -62,48 +62,49 @@ static bool ttft_point(json_t *rec, struct timed *out)
     return true;
 }
 
+/* timed_list is what read_timed gathers. */
+struct timed_list {
+    struct timed *items;
+    size_t count;
+    size_t cap;
+};
+
+static bool add_timed(json_t *rec, void *ctx)
+{
+    struct timed_list *l = ctx;
+    struct timed t;
+    if (!ttft_point(rec, &t)) {
+        return true;
+    }
+    if (l->count == l->cap) {
+        size_t cap = l->cap == 0 ? 1024 : l->cap * 2;
+        struct timed *grown = realloc(l->items, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return false;
+        }
+        l->items = grown;
+        l->cap = cap;
+    }
+    l->items[l->count++] = t;
+    return l->count < MAX_POINTS;
+}
+
 /* read_timed loads every profiling request with a TTFT from the run's records, with times in
  * seconds from the first start. Returns how many; *out (free it) is NULL when none. */
 static size_t read_timed(const struct plot_run *run, struct timed **out)
 {
-    char path[PLOT_PATH_BYTES];
-    plot__join(path, sizeof(path), run->dir, RECORDS);
-    *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return 0;
-    }
-    size_t n = 0, cap = 0;
-    char *line = NULL;
-    size_t line_cap = 0;
-    while (getline(&line, &line_cap, f) > 0 && n < MAX_POINTS) {
-        json_t *rec = json_loads(line, 0, NULL);
-        struct timed t;
-        if (rec != NULL && ttft_point(rec, &t)) {
-            if (n == cap) {
-                cap = cap == 0 ? 1024 : cap * 2;
-                struct timed *grown = realloc(*out, cap * sizeof(**out));
-                if (grown == NULL) {
-                    json_decref(rec);
-                    break;
-                }
-                *out = grown;
-            }
-            (*out)[n++] = t;
-        }
-        json_decref(rec);
-    }
-    free(line);
-    fclose(f);
+    struct timed_list l = {0};
+    plot__each_line(run->dir, RECORDS, add_timed, &l);
     double first = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        first = fmin(first, (*out)[i].start_s);
+    for (size_t i = 0; i < l.count; i++) {
+        first = fmin(first, l.items[i].start_s);
     }
-    for (size_t i = 0; i < n; i++) {
-        (*out)[i].start_s = ((*out)[i].start_s - first) / 1e9;
-        (*out)[i].end_s = ((*out)[i].end_s - first) / 1e9;
+    for (size_t i = 0; i < l.count; i++) {
+        l.items[i].start_s = (l.items[i].start_s - first) / 1e9;
+        l.items[i].end_s = (l.items[i].end_s - first) / 1e9;
     }
-    return n;
+    *out = l.items;
+    return l.count;
 }
 
 static const char *ttft_unit(const struct plot_run *run)
@@ -136,7 +137,7 @@ static int ttft_over_time(const struct plot_run *run, const struct timed *t, siz
                            .ylabel = ylabel,
                            .series_count = 1};
     c.series[0] = (struct plot_series){.label = "TTFT", .n = n, .x = xs, .y = ys, .points = true};
-    int ret = emit(&c, dir, theme, drawn, err, cap);
+    int ret = plot__emit(&c, dir, theme, drawn, err, cap);
     free(xs);
     free(ys);
     return ret;
@@ -175,7 +176,7 @@ static int ttft_timeline(struct timed *t, size_t n, const char *dir, enum plot_t
         .label = "TTFT", .n = n, .x = starts, .y = row, .x_lo = starts, .x_hi = first};
     c.series[1] = (struct plot_series){
         .label = "Generation", .n = n, .x = first, .y = row, .x_lo = first, .x_hi = gen_end};
-    int ret = emit(&c, dir, theme, drawn, err, cap);
+    int ret = plot__emit(&c, dir, theme, drawn, err, cap);
     free(v);
     return ret;
 }
@@ -188,9 +189,10 @@ static int ttft_plots(const struct plot_run *run, const char *dir, enum plot_the
     size_t n = read_timed(run, &t);
     int ret = 0;
     if (n == 0) {
-        note(drawn, "ttft_over_time, ttft_timeline",
-             "no profiling record with a TTFT in " RECORDS " (a non-streaming run, an aggregate, "
-             "or --export-level summary)");
+        plot__note(drawn, "ttft_over_time, ttft_timeline",
+                   "no profiling record with a TTFT in " RECORDS
+                   " (a non-streaming run, an aggregate, "
+                   "or --export-level summary)");
     } else {
         ret = ttft_over_time(run, t, n, dir, theme, drawn, err, cap);
         ret = ret != 0 ? ret : ttft_timeline(t, n, dir, theme, drawn, err, cap);
@@ -246,10 +248,10 @@ static int spectrum(const struct plot_run *run, const char *dir, enum plot_theme
         }
     }
     if (c.series_count == 0) {
-        note(drawn, c.name, "the summary has no latency percentiles");
+        plot__note(drawn, c.name, "the summary has no latency percentiles");
         return 0;
     }
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 #define TIMESLICES "profile_export_aiperf_timeslices.json"
@@ -283,7 +285,7 @@ static int timeslice(const struct plot_run *run, json_t *slices, const char *nam
     }
     int ret = 0;
     if (n == 0) {
-        note(drawn, name, "no window has the metric");
+        plot__note(drawn, name, "no window has the metric");
     } else {
         char title[96], ylabel[96];
         snprintf(title, sizeof(title), "%s per time slice", text);
@@ -298,7 +300,7 @@ static int timeslice(const struct plot_run *run, json_t *slices, const char *nam
         /* the average second, so that it is drawn over the p90 where they meet */
         c.series[1] = (struct plot_series){
             .label = "avg", .n = n, .x = xs, .y = avg, .line = true, .points = true};
-        ret = emit(&c, dir, theme, drawn, err, cap);
+        ret = plot__emit(&c, dir, theme, drawn, err, cap);
     }
     free(buf);
     return ret;
@@ -313,8 +315,8 @@ static int timeslices(const struct plot_run *run, const char *dir, enum plot_the
     json_t *slices = json_object_get(doc, "timeslices");
     int ret = 0;
     if (json_array_size(slices) == 0) {
-        note(drawn, "timeslices_ttft, timeslices_itl",
-             "no " TIMESLICES " (run with --slice-duration)");
+        plot__note(drawn, "timeslices_ttft, timeslices_itl",
+                   "no " TIMESLICES " (run with --slice-duration)");
     } else {
         ret = timeslice(run, slices, "timeslices_ttft", "time_to_first_token",
                         "Time to first token", dir, theme, drawn, err, cap);
@@ -330,6 +332,7 @@ int plot__single(const struct plot_run *run, const char *dir, enum plot_theme th
                  struct plot_drawn *drawn, char *err, size_t cap)
 {
     if (ttft_plots(run, dir, theme, drawn, err, cap) != 0 ||
+        plot__gpu(run, dir, theme, drawn, err, cap) != 0 ||
         timeslices(run, dir, theme, drawn, err, cap) != 0) {
         return -1;
     }
@@ -409,7 +412,7 @@ static int multi_chart(const struct plot_runs *runs, const struct multi_spec *sp
         labels[i] = pts[i].label;
     }
     if (n < 2) {
-        note(drawn, spec->name, "fewer than two runs carry both metrics");
+        plot__note(drawn, spec->name, "fewer than two runs carry both metrics");
         return 0;
     }
     char xlabel[128], ylabel[128];
@@ -432,7 +435,7 @@ static int multi_chart(const struct plot_runs *runs, const struct multi_spec *sp
         c.series[c.series_count++] = (struct plot_series){
             .label = "Pareto front", .n = k, .x = fx, .y = fy, .line = true, .points = true};
     }
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 static const struct multi_spec multi_specs[] = {
@@ -486,9 +489,9 @@ static int uncertainty(const struct plot_runs *runs, const char *dir, enum plot_
     }
     const char *name = "latency_throughput_uncertainty";
     if (n < 2 || with_ci == 0) {
-        note(drawn, name,
-             "no confidence intervals: needs repeated runs (--num-profile-runs 2 "
-             "or more)");
+        plot__note(drawn, name,
+                   "no confidence intervals: needs repeated runs (--num-profile-runs 2 "
+                   "or more)");
         return 0;
     }
     char xlabel[96], ylabel[96];
@@ -511,7 +514,7 @@ static int uncertainty(const struct plot_runs *runs, const char *dir, enum plot_
                                        .x_hi = xh,
                                        .y_lo = yl,
                                        .y_hi = yh};
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 int plot__multi(const struct plot_runs *runs, const char *dir, enum plot_theme theme,
