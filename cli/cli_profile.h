@@ -51,6 +51,10 @@ struct profile_run {
     struct metrics_shards *shards;
     uint32_t shard_slots;           /* shards that metrics_shards was made for */
     struct engine_record_hook hook; /* metrics_shards_record, set for the profiling phase */
+    /* The warmup's records become metrics on the shards too, for run->warmup (NULL: no
+     * warmup, or on the coordinator). */
+    struct metrics_shards *warm_shards;
+    struct engine_record_hook warm_hook;
     /* What the shards handed over at one collect (merged into results, and one interval of the
      * .hlog logs), and the window it covers: from part_start_wall_ns to the ask before. */
     struct metrics_results part;
@@ -119,14 +123,30 @@ int cli_multi_main(struct profile_run *run);
 const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap);
 
 /* cli_shards_prepare makes the run's shard results (metrics/shard.c), sized for the shards this
- * run starts, and the record hook that fills them (cli/shard_results.c); none for runs whose
- * input counts follow live session history, which stay on the coordinator. opts are the run's
+ * run starts, and the record hook that fills them (cli/shard_results.c); a multi-turn run's
+ * session history gets a table per shard (workload_sessions_shards). opts are the run's
  * results' options. Returns 0, -EINVAL or -ENOMEM. */
 int cli_shards_prepare(struct profile_run *run, const struct metrics_results_options *opts);
 
 /* cli_shards_arm sets the record hook for the profiling phase alone (the warmup, probes and
- * hooks copy run->engine), when the prepared shards fit the run; clear it after engine_run. */
+ * hooks copy run->engine), when the prepared shards fit the run, and starts the phase with no
+ * open sessions; clear the hook after engine_run. */
 void cli_shards_arm(struct profile_run *run);
+
+/* cli_shards_arm_warmup sets the warmup engine's record hook, when the prepared warmup shards
+ * fit it. */
+void cli_shards_arm_warmup(struct profile_run *run, struct engine_config *warm);
+
+/* cli_shards_warmup_metrics returns a warmup record's metrics for the warmup's results: its
+ * shard's, from the annex (adding its phases to the warmup's sweep-line collection), or
+ * computed and added to run->warmup here into *local. */
+const struct metrics_record *cli_shards_warmup_metrics(struct profile_run *run,
+                                                       const struct record *rec,
+                                                       struct metrics_record *local);
+
+/* cli_shards_collect_warmup merges into run->warmup what the warmup's shards handed over (all
+ * of it once their threads have ended); nothing where the warmup computes on the coordinator. */
+void cli_shards_collect_warmup(struct profile_run *run, bool all);
 
 /* cli_shards_record_metrics returns a record's metrics on the coordinator: its shard's, from the
  * annex (the record also goes into the run's sweep-line collection here, exactly once, which

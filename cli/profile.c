@@ -211,13 +211,13 @@ static void on_warmup_record(void *ctx, const struct record *rec)
     struct profile_run *run = tally->run;
     tally->records++;
     tally->errors += rec->outcome != RECORD_SUCCESS;
-    struct metrics_record warm_metrics;
-    metrics_record_compute(&run->warmup, rec, &warm_metrics);
-    metrics_results_add(&run->warmup, rec, &warm_metrics);
-    cli_live_record(&run->live, rec, &warm_metrics);
+    struct metrics_record local;
+    const struct metrics_record *warm_metrics = cli_shards_warmup_metrics(run, rec, &local);
+    cli_live_record(&run->live, rec, warm_metrics);
     if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
+        /* The profiling results' values, from the counts the warmup's computing made. */
         struct metrics_record metrics;
-        metrics_record_compute(&run->results, rec, &metrics);
+        metrics_record_compute_as(&run->results, rec, warm_metrics, &metrics);
         run->export_error =
             export_run_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
     }
@@ -226,7 +226,16 @@ static void on_warmup_record(void *ctx, const struct record *rec)
 static void on_warmup_progress(void *ctx, uint64_t finished, uint64_t total)
 {
     struct warmup_tally *tally = ctx;
+    cli_shards_collect_warmup(tally->run, false);
     cli_live_progress(&tally->run->live, &tally->run->warmup, finished, total);
+}
+
+static void on_warmup_finish(void *ctx, const struct engine_run_stats *stats)
+{
+    struct warmup_tally *tally = ctx;
+    (void)stats;
+    /* The shards' threads have ended: what they hold now is all of it. */
+    cli_shards_collect_warmup(tally->run, true);
 }
 
 static void on_warmup_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
@@ -253,12 +262,19 @@ static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
     if (!cluster_share_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
         return 0;
     }
+    if (run->requests.multi_turn &&
+        workload_sessions_shards(&run->requests.sessions, engine_shard_count(&warm)) != 0) {
+        snprintf(errbuf, errcap, "out of memory");
+        return -ENOMEM;
+    }
     /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
     warm.request_id_nonce ^= 0x5741524dULL;
     struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
+    cli_shards_arm_warmup(run, &warm);
     struct engine_record_sink sink = {.on_record = on_warmup_record,
                                       .on_progress = on_warmup_progress,
                                       .on_shards = on_warmup_shards,
+                                      .on_finish = on_warmup_finish,
                                       .ctx = &tally,
                                       .progress_interval_ns = PROGRESS_INTERVAL_NS};
     cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_WARMUP);

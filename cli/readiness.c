@@ -45,8 +45,10 @@ int cli_readiness_prepare(struct cli_readiness_probes *p, const struct profile_c
                 endpoint_type_name(type));
         return -EINVAL;
     }
-    /* raw, and image_retrieval (whose body needs images), probe with the run's first body. */
-    bool first_body = type == ENDPOINT_RAW || type == ENDPOINT_IMAGE_RETRIEVAL;
+    /* raw, template (whose body its template makes) and image_retrieval (whose body needs
+     * images) probe with the run's first body. */
+    bool first_body =
+        type == ENDPOINT_RAW || type == ENDPOINT_TEMPLATE || type == ENDPOINT_IMAGE_RETRIEVAL;
     struct payload_spec spec = {
         .type = type,
         .model = cfg->models.items[0],

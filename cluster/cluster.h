@@ -153,6 +153,12 @@ void cluster_share_live_snapshot(void *ctx, const struct metrics_results *result
  * or -EIO. */
 int cluster_share_live_end(struct cluster_share *cc);
 
+/* cluster_share_gather, after the run under MPI (it blocks): every rank other than 0 sends its
+ * records file to rank 0, which merges them all into the top directory. Called by
+ * cluster_share_finish with the run's exit status; returns rank 0's merged status (1 when the
+ * gather failed), the rank's own status elsewhere. */
+int cluster_share_gather(struct cluster_share *cc, int status);
+
 /* cluster_share_live_free releases what cluster_share_live_attach allocated;
  * called by cluster_share_free. */
 void cluster_share_live_free(struct cluster_share *cc);

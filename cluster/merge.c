@@ -7,6 +7,7 @@
  * the merged exports are those of one run of the same size.
  */
 #include "cluster/cluster_merge.h"
+#include "cluster/merge_spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,7 @@ struct merge_state {
     struct export_run exp;
     int64_t *content_ns;
     const char *conversation; /* the record being replayed names its conversation this */
+    struct record_spec_decode spec_decode; /* the record being replayed's statistics */
     bool incomplete;
     bool cancelled;
     int error;
@@ -342,7 +344,9 @@ static int replay_request(struct merge_state *m, const json_t *rec, const struct
     req->usage.prompt_audio_seconds = audio != NULL ? strtod(audio, NULL) : -1.0;
     const char *input_audio = json_string_value(json_object_get(rec, "input_audio_seconds"));
     req->audio_seconds = input_audio != NULL ? strtod(input_audio, NULL) : 0.0;
-    return 0;
+    int spec = cluster__spec_read(rec, &m->spec_decode);
+    req->spec_decode = spec > 0 ? &m->spec_decode : NULL;
+    return spec < 0 ? spec : 0;
 }
 
 /* merged_conversation_name names a replayed record's conversation as its share exported it

@@ -34,6 +34,7 @@ enum endpoint_type {
     ENDPOINT_SOLIDO_RAG,           /* "solido_rag": /rag/api/prompt */
     ENDPOINT_IMAGE_EDIT,           /* "image_edit": /v1/images/edits, multipart */
     ENDPOINT_AUDIO_TRANSCRIPTION,  /* "audio_transcription": /v1/audio/transcriptions, multipart */
+    ENDPOINT_TEMPLATE,             /* "template": no path; a Jinja2 body; response_field or auto */
     ENDPOINT_TYPE_COUNT
 };
 
@@ -43,7 +44,7 @@ const char *endpoint_type_name(enum endpoint_type t);
 
 /* endpoint_type_path returns the static default URL path of `t`
  * ("/v1/chat/completions", ...; "/generate" for huggingface_generate), or ""
- * for raw and for an unknown value. */
+ * for raw and template, and for an unknown value. */
 const char *endpoint_type_path(enum endpoint_type t);
 
 /* endpoint_type_stream_path returns the static URL path of `t` when

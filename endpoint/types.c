@@ -58,6 +58,7 @@ static const struct types__info TYPES[ENDPOINT_TYPE_COUNT] = {
     [ENDPOINT_AUDIO_TRANSCRIPTION] = {"audio_transcription", "/v1/audio/transcriptions", NULL,
                                       "Audio Transcription Metrics", false, false, false, false,
                                       true, true},
+    [ENDPOINT_TEMPLATE] = {"template", "", NULL, LLM, true, true, true, true, true, false},
     [ENDPOINT_SOLIDO_RAG] = {"solido_rag", "/rag/api/prompt", NULL, "SOLIDO RAG Metrics", true,
                              true, true, false, false, false},
 };

@@ -55,6 +55,10 @@ void engine__close_all(struct engine__shard *shard);
 /* engine__get_sqe returns a submission entry, flushing a full queue once. */
 struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard);
 
+/* engine__submissions_waiting reports whether this loop turn prepared
+ * submissions the kernel has not seen yet (no syscall: the ring's indices). */
+bool engine__submissions_waiting(struct engine__shard *shard);
+
 /* engine__buffer returns the provided receive buffer with id bid. */
 char *engine__buffer(struct engine__shard *shard, uint32_t bid);
 

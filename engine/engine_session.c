@@ -270,7 +270,10 @@ void engine__sessions_resume(struct engine__shard *shard)
             end_session(shard, c, !stopping);
             continue;
         }
-        if (s->next_due_ns > now + ENGINE__SPIN_NS) {
+        /* Not due yet while this turn's submissions wait: the loop submits them first
+         * (take_due_work in engine_conn.c says why) and comes back without sleeping. */
+        if (s->next_due_ns > now + ENGINE__SPIN_NS ||
+            (s->next_due_ns > now && engine__submissions_waiting(shard))) {
             next = s->next_due_ns < next ? s->next_due_ns : next;
             continue;
         }

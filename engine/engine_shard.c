@@ -242,6 +242,11 @@ struct io_uring_sqe *engine__get_sqe(struct engine__shard *shard)
     return sqe;
 }
 
+bool engine__submissions_waiting(struct engine__shard *shard)
+{
+    return io_uring_sq_ready(&shard->ring) > 0;
+}
+
 char *engine__buffer(struct engine__shard *shard, uint32_t bid)
 {
     return shard->buffers + (size_t)bid * shard->buffer_bytes;

@@ -6,6 +6,7 @@
  * terminal without NO_COLOR; otherwise plain text with the same layout.
  */
 #include "export/export.h"
+#include "export/export_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,6 +227,7 @@ enum console_group {
     GROUP_MAIN,       /* every console metric */
     GROUP_USAGE,      /* AIPerf's "Usage" group */
     GROUP_HTTP_TRACE, /* --show-trace-timing: the http_req_* metrics */
+    GROUP_SPEC,       /* AIPerf's "Spec Decode" group */
 };
 
 /* row_wanted says whether metric `index` (records first, then scalars) goes in the table of
@@ -244,6 +246,8 @@ static bool row_wanted(const struct metrics_summary *s, int index, enum console_
         return (info->flags & METRICS_F_USAGE) != 0;
     case GROUP_HTTP_TRACE:
         return (info->flags & METRICS_F_HTTP_TRACE) != 0;
+    case GROUP_SPEC:
+        return (info->flags & METRICS_F_SPEC_DECODE) != 0;
     case GROUP_MAIN:
     default:
         return (info->flags & METRICS_F_NO_CONSOLE) == 0;
@@ -314,6 +318,19 @@ static void sweep_table(FILE *out, struct table *t, const struct metrics_summary
     }
     fputc('\n', out);
     table_print(out, t, color);
+}
+
+/* spec_decode_table prints AIPerf's "Spec Decode" group, then the pooled accepted-draft
+ * histogram on one cyan line. */
+static void spec_decode_table(FILE *out, struct table *t, const struct metrics_summary *s,
+                              const char *title, bool color)
+{
+    group_table(out, t, s, title, "Spec Decode", GROUP_SPEC, color);
+    char line[512];
+    if (export__spec_histogram_line(s, line, sizeof(line)) > 0) {
+        fprintf(out, "  %sAccepted-draft histogram (%% steps):  %s%s\n", color ? ANSI_CYAN : "",
+                line, color ? ANSI_RESET : "");
+    }
 }
 
 static void error_table(FILE *out, struct table *t, const struct metrics_results *results,
@@ -605,6 +622,7 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
     ordered_rows(t, summary, GROUP_MAIN);
     table_print(out, t, opts->color);
     group_table(out, t, summary, opts->title, "Usage", GROUP_USAGE, opts->color);
+    spec_decode_table(out, t, summary, opts->title, opts->color);
     error_table(out, t, results, opts->color);
     telemetry_tables(out, t, opts->telemetry_data, opts->color);
     free(t);

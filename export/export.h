@@ -256,6 +256,10 @@ int export_paths_init(struct export_paths *out, const char *dir, const char *pre
  * counted), not of the run. */
 #define EXPORT_SLICES_MAX 4096
 
+/* EXPORT_SLICE_SIGFIGS is the timeslices' histograms' precision: their statistics come from
+ * exact samples, the histograms are a fallback. */
+#define EXPORT_SLICE_SIGFIGS 1
+
 /* EXPORT_HLOG_INTERVAL_NS is the interval of the .hlog files without
  * --slice-duration. */
 #define EXPORT_HLOG_INTERVAL_NS (1000LL * 1000 * 1000)
@@ -303,8 +307,9 @@ struct export_run {
     int64_t start_wall_ns;
     int64_t slice_ns; /* --slice-duration; 0 = none */
     /* The interval logs take their values from parts of the run's results
-     * (export_run_interval_part) rather than from each record: set by the
-     * caller before the first record, only without --slice-duration. */
+     * (export_run_interval_part), and the timeslices from the shards' groups
+     * (export_run_slice_part), rather than from each record: set by the
+     * caller before the first record. */
     bool intervals_from_parts;
     struct export_intervals intervals;
     struct metrics_goodput goodput; /* parsed --goodput, for the timeslices */
@@ -350,6 +355,13 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
  * -errno. */
 int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
                              int64_t start_wall_ns, int64_t end_wall_ns);
+
+/* export_run_slice_part merges, with intervals_from_parts, timeslice `index` as grouped on the
+ * shards into the run's timeslices (export_intervals_merge_slice), opening the intervals at
+ * the profiling phase's start if no part did yet; `dropped` records had no timeslice. Returns
+ * 0 or a -errno. */
+int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
+                          uint64_t dropped);
 
 int export_run_record(struct export_run *exp, const struct record *record,
                       const struct metrics_record *metrics);
@@ -402,6 +414,14 @@ int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, in
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
                          const struct record *rec, const struct metrics_record *m, bool streaming,
                          const struct metrics_goodput *goodput);
+
+/* export_intervals_merge_slice merges `part`, the records of timeslice `index` grouped
+ * elsewhere (metrics_shards_slices, made with the configuration this module gives its
+ * slices: streaming, EXPORT_SLICE_SIGFIGS, goodput), into the timeslice. Returns 0, -EINVAL
+ * (no timeslices, or an index past EXPORT_SLICES_MAX) or -ENOMEM. */
+int export_intervals_merge_slice(struct export_intervals *iv, uint64_t index,
+                                 const struct metrics_run *part, bool streaming,
+                                 const struct metrics_goodput *goodput);
 
 /* export_intervals_add_part writes one interval, [start_wall_ns, end_wall_ns),
  * to the log of every logged metric that has values in `part`: a run holding
@@ -550,7 +570,9 @@ int export_telemetry_csv(FILE *out, const json_t *telemetry_data);
 
 /* export_energy_metrics builds AIPerf's nvidia_* energy metrics ({unit, avg} blocks) from the
  * GPUs' energy counters (power x time where there is none) and the run's summary: a new
- * reference, or NULL without energy data. */
-json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary);
+ * reference, or NULL without energy data. concurrency is the profiling phase's (0: none, an
+ * open loop), which nvidia_energy_per_user divides by, as AIPerf does. */
+json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary,
+                              int64_t concurrency);
 
 #endif

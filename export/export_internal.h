@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "export/export_jsonw.h"
 #include "metrics/metrics.h"
 #include "record/record.h"
@@ -30,6 +32,21 @@ void export__put_int_if_known(struct export_jsonw *w, bool *first, const char *k
 /* export__trace_data writes a record's trace_data object (trace_data.c). */
 void export__trace_data(struct export_jsonw *w, const struct record *rec,
                         const struct metrics_http *h);
+
+/* export__spec_decode writes a record's ,"spec_decode_acceptance":{...} member (AIPerf's
+ * SpecDecodeAcceptanceRecord) when req carries usable speculative-decoding statistics, else
+ * nothing (spec_decode.c). */
+void export__spec_decode(struct export_jsonw *w, const struct metrics_request *req);
+
+/* export__spec_histogram_json returns the summary's pooled_spec_decode_acceptance_histogram,
+ * {"j": steps} for the buckets with steps in ascending j (a new reference), or NULL when the run
+ * had no speculative-decoding statistics. */
+json_t *export__spec_histogram_json(const struct metrics_summary *s);
+
+/* export__spec_histogram_line writes the pooled histogram's console line into out (cap bytes,
+ * NUL-terminated): each bucket's share of the verify steps, "0: 20%   1: 35%   ...", buckets
+ * from 8 up folded into ">=8: N%". Returns its length, 0 (nothing written) without steps. */
+size_t export__spec_histogram_line(const struct metrics_summary *s, char *out, size_t cap);
 
 /* export__jsonw_text appends len bytes of ready text of any length to w. Returns w's error. */
 int export__jsonw_text(struct export_jsonw *w, const char *text, size_t len);

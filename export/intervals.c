@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLICE_SIGFIGS 1 /* slice statistics are exact; their histograms are a fallback */
-
 int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns)
 {
     *iv = (struct export_intervals){
@@ -123,6 +121,29 @@ static void record_values(struct export_intervals *iv, const struct metrics_reco
     }
 }
 
+/* slice_at returns in *out slice `index` (< EXPORT_SLICES_MAX), made when it has none yet.
+ * Returns 0 or -ENOMEM. */
+static int slice_at(struct export_intervals *iv, uint64_t index, bool streaming,
+                    const struct metrics_goodput *goodput, struct metrics_run **out)
+{
+    if (iv->slices[index] == NULL) {
+        struct metrics_run_config cfg = {.streaming = streaming,
+                                         .significant_figures = EXPORT_SLICE_SIGFIGS,
+                                         .goodput = goodput};
+        int ret = metrics_run_new(&cfg, &iv->slices[index]);
+        if (ret != 0) {
+            return ret;
+        }
+        int64_t start = iv->base_wall_ns + (int64_t)index * iv->slice_ns;
+        metrics_run_set_window(iv->slices[index], start, start + iv->slice_ns);
+    }
+    if (index + 1 > iv->slice_count) {
+        iv->slice_count = index + 1;
+    }
+    *out = iv->slices[index];
+    return 0;
+}
+
 static int add_to_slice(struct export_intervals *iv, const struct record *rec,
                         const struct metrics_record *m, bool streaming,
                         const struct metrics_goodput *goodput)
@@ -135,21 +156,24 @@ static int add_to_slice(struct export_intervals *iv, const struct record *rec,
         iv->slice_records_dropped++;
         return 0;
     }
-    if (iv->slices[index] == NULL) {
-        struct metrics_run_config cfg = {
-            .streaming = streaming, .significant_figures = SLICE_SIGFIGS, .goodput = goodput};
-        int ret = metrics_run_new(&cfg, &iv->slices[index]);
-        if (ret != 0) {
-            return ret;
-        }
-        int64_t start = iv->base_wall_ns + (int64_t)index * iv->slice_ns;
-        metrics_run_set_window(iv->slices[index], start, start + iv->slice_ns);
+    struct metrics_run *run = NULL;
+    int ret = slice_at(iv, index, streaming, goodput, &run);
+    if (ret == 0) {
+        metrics_run_add(run, &m->request, &m->values);
     }
-    if (index + 1 > iv->slice_count) {
-        iv->slice_count = index + 1;
+    return ret;
+}
+
+int export_intervals_merge_slice(struct export_intervals *iv, uint64_t index,
+                                 const struct metrics_run *part, bool streaming,
+                                 const struct metrics_goodput *goodput)
+{
+    if (!iv->enabled || iv->slice_ns == 0 || index >= EXPORT_SLICES_MAX) {
+        return -EINVAL;
     }
-    metrics_run_add(iv->slices[index], &m->request, &m->values);
-    return 0;
+    struct metrics_run *run = NULL;
+    int ret = slice_at(iv, index, streaming, goodput, &run);
+    return ret != 0 ? ret : metrics_run_merge(run, part);
 }
 
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,

@@ -424,6 +424,19 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
+int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
+                          uint64_t dropped)
+{
+    int ret = open_intervals(exp, exp->start_wall_ns);
+    if (ret != 0) {
+        return ret;
+    }
+    exp->intervals.slice_records_dropped += dropped;
+    return part != NULL ? export_intervals_merge_slice(&exp->intervals, index, part, exp->streaming,
+                                                       &exp->goodput)
+                        : 0;
+}
+
 int export_run_record(struct export_run *exp, const struct record *rec,
                       const struct metrics_record *metrics)
 {
@@ -446,12 +459,14 @@ int export_run_record(struct export_run *exp, const struct record *rec,
     put_metadata(w, exp, rec, metrics);
     export_jsonw_lit(w, ",\"metrics\":");
     put_metrics(w, metrics);
-    export_jsonw_lit(w, ",\"error\":");
-    export_record_error(w, rec);
+    /* AIPerf's order (MetricRecordInfo): trace_data and spec_decode_acceptance before error. */
     if (exp->http_trace) {
         export_jsonw_lit(w, ",\"trace_data\":");
         export__trace_data(w, rec, &metrics->request.http);
     }
+    export__spec_decode(w, &metrics->request);
+    export_jsonw_lit(w, ",\"error\":");
+    export_record_error(w, rec);
     export_jsonw_raw(w, "}\n", 2);
     exp->lines++;
     if (export_jsonw_is_open(&exp->raw_writer)) {
@@ -557,6 +572,19 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
     return fclose(log) == 0 ? 0 : -errno;
 }
 
+/* profile_concurrency is the profiling phase's concurrency as AIPerf resolves it: --concurrency
+ * (a cap, in a rate mode), else 1 in burst mode, where none of the load flags is set; 0 (none)
+ * for an uncapped rate, user-centric or fixed-schedule run. */
+static int64_t profile_concurrency(const struct profile_config *cfg)
+{
+    if (cfg->concurrency > 0) {
+        return cfg->concurrency;
+    }
+    bool paced =
+        cfg->request_rate_per_second > 0 || cfg->user_centric_rate > 0 || cfg->fixed_schedule;
+    return paced ? 0 : 1;
+}
+
 static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
                            const struct metrics_results *results,
                            const struct export_finish_info *info, json_t *telemetry_data,
@@ -594,7 +622,8 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .telemetry_data = telemetry_data,
     };
     if (info->gpu_telemetry != NULL) {
-        run_info.extra_metrics = export_energy_metrics(info->gpu_telemetry, summary);
+        run_info.extra_metrics =
+            export_energy_metrics(info->gpu_telemetry, summary, profile_concurrency(info->cfg));
     }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     *out_failed = exp->paths.json;

@@ -6,6 +6,7 @@
  * dumped with JSON_PRESERVE_ORDER.
  */
 #include "export/export.h"
+#include "export/export_internal.h"
 
 #include <errno.h>
 #include <string.h>
@@ -245,6 +246,17 @@ static int put_provenance(json_t *root, const struct export_run_info *info)
     return ret;
 }
 
+/* put_spec_histogram writes AIPerf's pooled_spec_decode_acceptance_histogram, a declared field
+ * after warmup_metrics, when the run had speculative-decoding statistics. */
+static int put_spec_histogram(json_t *root, const struct metrics_summary *s)
+{
+    json_t *histogram = export__spec_histogram_json(s);
+    if (histogram == NULL) {
+        return s->spec_present ? -1 : 0;
+    }
+    return json_object_set_new(root, "pooled_spec_decode_acceptance_histogram", histogram);
+}
+
 json_t *export_summary_json(const struct metrics_summary *summary,
                             const struct export_run_info *info)
 {
@@ -262,6 +274,7 @@ json_t *export_summary_json(const struct metrics_summary *summary,
         ret |= json_object_set(root, "telemetry_data", info->telemetry_data);
     }
     ret |= put_provenance(root, info);
+    ret |= put_spec_histogram(root, summary);
     ret |= put_extras(root, summary);
     if (info->extra_metrics != NULL) {
         ret |= json_object_update(root, info->extra_metrics);

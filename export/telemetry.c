@@ -187,10 +187,17 @@ json_t *export_telemetry_data(const struct scrape *s)
                      "error_summary");
 }
 
-/* energy_totals sums the GPUs' energy (J, from the counters; power x time where a GPU has no
- * energy counter) and their average power (W). */
-static bool energy_totals(const struct scrape *s, double *out_energy_j, double *out_power_w,
-                          size_t *out_gpus)
+/* energy_totals is the GPUs' energy over the profiling window (J, from the counters; power x
+ * time for a GPU with no energy counter), their summed power gauges (W), how many GPUs had a
+ * power gauge, and the window's length (s). */
+struct energy_totals {
+    double energy_j;
+    double power_w;
+    size_t power_gpus;
+    double seconds;
+};
+
+static bool energy_totals(const struct scrape *s, struct energy_totals *out)
 {
     struct scrape_window w = scrape_window_of(s, SCRAPE_PHASE_PROFILING);
     struct scrape_gpu_stats *gpus = NULL;
@@ -198,25 +205,22 @@ static bool energy_totals(const struct scrape *s, double *out_energy_j, double *
     if (scrape_gpu_reduce(s, w, &gpus, &n) != 0) {
         n = 0;
     }
-    double seconds = (double)(w.end_ns - w.start_ns) / 1e9;
-    *out_energy_j = 0;
-    *out_power_w = 0;
-    *out_gpus = 0;
+    *out = (struct energy_totals){.seconds = (double)(w.end_ns - w.start_ns) / 1e9};
     bool any = false;
     for (size_t g = 0; g < n; g++) {
         bool power = gpus[g].present[SCRAPE_GPU_POWER_USAGE];
         double watts = power ? gpus[g].gauge[SCRAPE_GPU_POWER_USAGE].avg : 0;
         if (gpus[g].present[SCRAPE_GPU_ENERGY_CONSUMPTION]) {
-            *out_energy_j += gpus[g].gauge[SCRAPE_GPU_ENERGY_CONSUMPTION].avg * 1e6;
+            out->energy_j += gpus[g].gauge[SCRAPE_GPU_ENERGY_CONSUMPTION].avg * 1e6;
         } else if (power) {
-            *out_energy_j += watts * seconds;
+            out->energy_j += watts * out->seconds;
         }
         any |= power || gpus[g].present[SCRAPE_GPU_ENERGY_CONSUMPTION];
-        *out_power_w += watts;
-        *out_gpus += power;
+        out->power_w += watts;
+        out->power_gpus += power;
     }
     free(gpus);
-    return any && *out_energy_j > 0;
+    return any && out->energy_j > 0;
 }
 
 static void put_scalar(json_t *o, const char *tag, const char *unit, double v)
@@ -226,26 +230,12 @@ static void put_scalar(json_t *o, const char *tag, const char *unit, double v)
     }
 }
 
-json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary)
+/* put_energy_ratios adds the metrics that divide the energy by the run's counts. */
+static void put_energy_ratios(json_t *o, double energy, const struct metrics_summary *summary,
+                              int64_t concurrency)
 {
-    double energy = 0;
-    double power = 0;
-    size_t gpus = 0;
-    if (!energy_totals(s, &energy, &power, &gpus)) {
-        return NULL;
-    }
     const double *sc = summary->scalar;
     const bool *has = summary->scalar_present;
-    json_t *o = json_object();
-    put_scalar(o, "nvidia_total_gpu_energy", "J", energy);
-    if (gpus > 0) {
-        put_scalar(o, "nvidia_total_gpu_power", "W", power);
-        put_scalar(o, "nvidia_average_gpu_power", "W", power / (double)gpus);
-    }
-    if (has[METRICS_S_REQUEST_COUNT] && sc[METRICS_S_REQUEST_COUNT] > 0) {
-        put_scalar(o, "nvidia_energy_per_request", "joules/request",
-                   energy / sc[METRICS_S_REQUEST_COUNT]);
-    }
     if (has[METRICS_S_TOTAL_OUTPUT_TOKENS] && sc[METRICS_S_TOTAL_OUTPUT_TOKENS] > 0) {
         put_scalar(o, "nvidia_output_tokens_per_joule", "tokens/J",
                    sc[METRICS_S_TOTAL_OUTPUT_TOKENS] / energy);
@@ -258,16 +248,52 @@ json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summa
             put_scalar(o, "nvidia_energy_per_total_token", "mJ/token", energy * 1e3 / total);
         }
     }
+    if (!has[METRICS_S_REQUEST_COUNT] || sc[METRICS_S_REQUEST_COUNT] <= 0) {
+        return;
+    }
+    double per_request = energy / sc[METRICS_S_REQUEST_COUNT];
+    put_scalar(o, "nvidia_energy_per_request", "joules/request", per_request);
+    if (concurrency > 0) {
+        put_scalar(o, "nvidia_energy_per_user", "joules/user", energy / (double)concurrency);
+    }
+    /* The energy of one request times how long one took: the mean latency, in seconds. */
+    const struct metrics_stats *latency = &summary->record[METRICS_REQUEST_LATENCY];
+    if (summary->record_present[METRICS_REQUEST_LATENCY] && latency->avg > 0) {
+        put_scalar(o, "nvidia_energy_delay_product", "J*s", per_request * latency->avg / 1e3);
+    }
+}
+
+json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summary *summary,
+                              int64_t concurrency)
+{
+    struct energy_totals t;
+    if (!energy_totals(s, &t)) {
+        return NULL;
+    }
+    const double *sc = summary->scalar;
+    const bool *has = summary->scalar_present;
+    json_t *o = json_object();
+    /* As AIPerf: the GPUs' average power together is the energy over the window, and the
+     * per-watt metrics divide by it. */
+    double power = t.seconds > 0 ? t.energy_j / t.seconds : 0;
+    if (t.power_gpus > 0) {
+        put_scalar(o, "nvidia_total_gpu_power", "W", t.power_w);
+    }
+    if (power > 0) {
+        put_scalar(o, "nvidia_average_gpu_power", "W", power);
+    }
+    put_scalar(o, "nvidia_total_gpu_energy", "J", t.energy_j);
+    put_energy_ratios(o, t.energy_j, summary, concurrency);
     if (power > 0 && has[METRICS_S_REQUEST_THROUGHPUT]) {
         put_scalar(o, "nvidia_performance_per_watt", "requests/sec/W",
                    sc[METRICS_S_REQUEST_THROUGHPUT] / power);
     }
-    if (power > 0 && has[METRICS_S_GOODPUT]) {
-        put_scalar(o, "nvidia_goodput_per_watt", "good-req/s/W", sc[METRICS_S_GOODPUT] / power);
-    }
     if (power > 0 && has[METRICS_S_OUTPUT_TOKEN_THROUGHPUT]) {
         put_scalar(o, "nvidia_output_tps_per_watt", "tokens/sec/W",
                    sc[METRICS_S_OUTPUT_TOKEN_THROUGHPUT] / power);
+    }
+    if (power > 0 && has[METRICS_S_GOODPUT]) {
+        put_scalar(o, "nvidia_goodput_per_watt", "good-req/s/W", sc[METRICS_S_GOODPUT] / power);
     }
     return o;
 }

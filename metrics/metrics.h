@@ -346,6 +346,14 @@ enum metrics_id {
      * inverse real-time factor audio_duration / request latency (s). */
     METRICS_AUDIO_DURATION, /* audio_duration, seconds */
     METRICS_RTFX,           /* rtfx, ratio */
+    /* AIPerf's speculative-decoding metrics, from the server's per-request statistics
+     * (struct record_spec_decode) of a request that ran at least one verify step. */
+    METRICS_SPEC_ACCEPTANCE_LENGTH,     /* spec_decode_acceptance_length: as reported */
+    METRICS_SPEC_DRAFT_ACCEPTANCE_RATE, /* spec_decode_draft_acceptance_rate, % */
+    METRICS_SPEC_ACCEPTED_PER_VERIFIED, /* (accepted + steps) / (drafted + steps) */
+    METRICS_SPEC_STEPS,                 /* spec_decode_steps */
+    METRICS_SPEC_ACCEPTED_DRAFT_TOKENS, /* spec_decode_accepted_draft_tokens */
+    METRICS_SPEC_DRAFT_TOKENS,          /* spec_decode_draft_tokens */
     METRICS_ID_COUNT
 };
 
@@ -398,6 +406,14 @@ enum metrics_scalar_id {
     /* valid requests whose OSL is off the requested one by more than
      * min(requested x METRICS_OSL_MISMATCH_PCT_THRESHOLD %, METRICS_OSL_MISMATCH_TOKENS_MAX) */
     METRICS_S_OSL_MISMATCH_COUNT,
+    /* The speculative-decoding totals and AIPerf's run-level ratios of them. */
+    METRICS_S_TOTAL_SPEC_DECODE_STEPS,
+    METRICS_S_TOTAL_ACCEPTED_DRAFT_TOKENS,
+    METRICS_S_TOTAL_DRAFT_TOKENS,
+    METRICS_S_SPEC_TOKEN_WEIGHTED_ACCEPTANCE_LENGTH, /* 1 + total accepted / total steps */
+    METRICS_S_SPEC_OVERALL_DRAFT_ACCEPTANCE_RATE,    /* 100 * total accepted / total drafted */
+    /* valid requests whose server reported statistics but no verify step */
+    METRICS_S_SPEC_ZERO_STEP_REQUESTS,
     METRICS_SCALAR_COUNT
 };
 
@@ -411,6 +427,7 @@ enum metrics_flags {
     METRICS_F_INTEGER = 1u << 5,          /* integral values (CSV prints no decimals) */
     METRICS_F_USAGE = 1u << 6,            /* AIPerf's "Usage" console group */
     METRICS_F_HTTP_TRACE = 1u << 7,       /* AIPerf's HTTP_TRACE_ONLY: the trace timing table */
+    METRICS_F_SPEC_DECODE = 1u << 8,      /* AIPerf's "Spec Decode" console group */
 };
 
 /* metrics_info describes one metric: AIPerf's tag and console header, the
@@ -526,6 +543,8 @@ struct metrics_request {
     int64_t images;
     /* The length of the input audio in seconds; <= 0 = unknown (no audio_duration, rtfx). */
     double audio_seconds;
+    /* The server's speculative-decoding statistics, borrowed (the record's), or NULL. */
+    const struct record_spec_decode *spec_decode;
 };
 
 /* metrics_values are one request's record metrics in base units (ns, tokens,
@@ -548,8 +567,9 @@ struct metrics_values {
  * usage.completion_tokens with the OSL and usage.reasoning_tokens with tokens.reasoning, each only
  * when both sides are present and the client's count is positive. With a requested_osl and an
  * OSL, osl_mismatch_diff_pct. With images and a request latency, num_images, image_throughput
- * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. Metrics that
- * cannot be computed are absent. */
+ * and image_latency; with audio_seconds, audio_duration and (with a latency) rtfx. With
+ * speculative-decoding statistics of at least one verify step (record_spec_decode_usable), the
+ * spec_decode_* metrics. Metrics that cannot be computed are absent. */
 void metrics_request_compute(const struct metrics_request *req, struct metrics_values *out);
 
 /* metrics_request_icl_count returns how many inter-chunk gaps `req` has
@@ -696,6 +716,11 @@ struct metrics_summary {
     /* The sweep-line metrics (metrics_sweep.h): not present from metrics_run_summarize, which
      * keeps no per-request timeline; metrics_results_summarize adds them. */
     struct metrics_sweep_summary sweep;
+    /* AIPerf's pooled_spec_decode_acceptance_histogram: over the requests with statistics,
+     * spec_steps[j] verify steps accepted j drafts (j < spec_bucket_count). */
+    bool spec_present;
+    uint32_t spec_bucket_count;
+    uint64_t spec_steps[RECORD_SPEC_BUCKETS];
     bool streaming;
     bool exact;
 };

@@ -68,8 +68,8 @@ struct metrics_results {
     bool tokenizes_input;
     /* Multi-turn runs: the input tokens of a turn, history included, given
      * the output tokens of its reply (workload_sessions_input_tokens, which
-     * also remembers them for the next turn); -1 when not counted. NULL for
-     * runs without sessions. */
+     * also remembers them for the session's next turn, per shard); -1 when not
+     * counted. NULL for runs without sessions. */
     int64_t (*session_input_tokens)(void *ctx, const struct record *record, int64_t output_tokens);
     void *session_ctx;
     struct metrics_goodput goodput;
@@ -120,12 +120,23 @@ void metrics_record_compute(struct metrics_results *results, const struct record
  * given: the tokenizer's scratch, and content_ns with room for every event of
  * the record (NULL: the record gets no content responses), which
  * out->request.content_ns then points into. It reads `results` and changes
- * nothing there, so shards may call it at once, each with memory of its own,
- * except where results->session_input_tokens is set (it remembers each
- * session's history). */
+ * nothing there, so shards may call it at once, each with memory of its own;
+ * results->session_input_tokens, where set, must keep each shard's sessions
+ * apart (workload_sessions_input_tokens does, by the record's shard). */
 void metrics_record_compute_in(const struct metrics_results *results,
                                struct tokenizer_scratch *scratch, int64_t *content_ns,
                                const struct record *record, struct metrics_record *out);
+
+/* metrics_record_compute_as fills `*out` with what metrics_record_compute with
+ * `results` gives for `record`, from `counted`, what it gave with other results
+ * that count tokens alike (the same tokenizer, endpoint and options) and differ
+ * only in their schedule (open_loop, fixed_schedule) and session history: the
+ * counts are taken over, not counted again. out->request.content_ns is
+ * counted's. Calls results->session_input_tokens, where set, as the compute
+ * would. The warmup's records, computed on the shards for the warmup's results,
+ * are written to outputs.json with the profiling results' values this way. */
+void metrics_record_compute_as(const struct metrics_results *results, const struct record *record,
+                               const struct metrics_record *counted, struct metrics_record *out);
 
 /* metrics_record_shared_reads returns how many of a successful streamed record's
  * content events arrived in the same network read as the content event before
@@ -179,10 +190,10 @@ size_t metrics_shards_annex_bytes(size_t max_events);
  * whose records hold at most max_events events each: made with `opts`, and
  * counting tokens as `config` does (its tokenizer and payload lengths are
  * borrowed for the run; each shard gets a tokenizer scratch of its own, grown
- * here). Returns 0 and the shards in *out (free with metrics_shards_free);
- * -EINVAL when count is 0 or config has session_input_tokens (a turn's input
- * count remembers its session's history, which the coordinator keeps in
- * order: such runs compute on the coordinator); -ENOMEM. */
+ * here; a multi-turn run's session_input_tokens and its context too, called
+ * on each shard's thread for that shard's records, in turn order). Returns 0
+ * and the shards in *out (free with metrics_shards_free); -EINVAL when count
+ * is 0; -ENOMEM. */
 int metrics_shards_new(const struct metrics_results *config,
                        const struct metrics_results_options *opts, uint32_t count,
                        size_t max_events, struct metrics_shards **out);
@@ -207,11 +218,40 @@ const struct metrics_record *metrics_shards_of(const struct record *rec);
  * into results (metrics_results_merge; made with the same options) what each
  * shard handed over since the last call, and asks each for what it adds next.
  * results then holds, counts and metrics alike, every record a shard had
- * finished by about the call before: a consistent view, one call late. */
-void metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
+ * finished by about the call before: a consistent view, one call late. The
+ * timeslices handed over go into the shards' own (metrics_shards_slice).
+ * Returns 0, or -ENOMEM when a timeslice could not be made (its records are
+ * then left out of the timeslices, not of results). */
+int metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
 
 /* metrics_shards_collect_all merges into results everything the shards hold,
- * once their threads have ended: results then holds every record exactly. */
-void metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
+ * once their threads have ended: results then holds every record exactly, and
+ * the shards' timeslices every record that has one. Returns as
+ * metrics_shards_collect. */
+int metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
+
+/* metrics_shards_slices makes the shards also group their records by start
+ * time into AIPerf's timeslices (--slice-duration), as export/intervals.c
+ * does: slice k holds the records whose request started (wall clock) in
+ * [base_wall_ns + k * slice_ns, + slice_ns), each slice a metrics_run made
+ * with `config` (copied; its goodput borrowed for the run); records before
+ * base_wall_ns have none, those of slice slice_count_max or later are
+ * counted (metrics_shards_slices_dropped). Call before the shards run. Each
+ * shard reuses the slices the coordinator emptied, so it allocates only for
+ * its first few. Returns 0, -EINVAL (a slice_ns or slice_count_max of 0, or
+ * called twice) or -ENOMEM. */
+int metrics_shards_slices(struct metrics_shards *shards, int64_t base_wall_ns, int64_t slice_ns,
+                          uint64_t slice_count_max, const struct metrics_run_config *config);
+
+/* metrics_shards_slice returns timeslice `index` as collected so far (NULL: no record started
+ * in it), owned by the shards. */
+const struct metrics_run *metrics_shards_slice(const struct metrics_shards *shards, uint64_t index);
+
+/* metrics_shards_slice_count returns the highest index of a collected timeslice, plus one. */
+uint64_t metrics_shards_slice_count(const struct metrics_shards *shards);
+
+/* metrics_shards_slices_dropped returns the collected records that got no timeslice: started
+ * in slice slice_count_max or later, or whose slice could not be made. */
+uint64_t metrics_shards_slices_dropped(const struct metrics_shards *shards);
 
 #endif

@@ -6,6 +6,7 @@
  * does not compute them there (its TTFT would be the whole body's arrival).
  */
 #include "metrics/metrics.h"
+#include "metrics/spec_decode.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,8 @@
 #define INT METRICS_F_INTEGER
 /* The trace timing group: not in the main table, a table of its own with --show-trace-timing. */
 #define HTTP (METRICS_F_HTTP_TRACE | METRICS_F_NO_CONSOLE)
+/* AIPerf's "Spec Decode" group: a table of its own after the main one. */
+#define SPEC (METRICS_F_SPEC_DECODE | METRICS_F_NO_CONSOLE)
 #define USAGE                                                                                      \
     (METRICS_F_USAGE | METRICS_F_NO_CONSOLE | METRICS_F_INTEGER | METRICS_F_LARGER_IS_BETTER)
 
@@ -148,6 +151,20 @@ static const struct metrics_info record_infos[METRICS_ID_COUNT] = {
     [METRICS_IMAGE_LATENCY] = {"image_latency", "Image Latency", "ms/image", MS_PER_NS, 0, 861},
     [METRICS_AUDIO_DURATION] = {"audio_duration", "Audio Duration", "sec", 1.0, NOCON, 870},
     [METRICS_RTFX] = {"rtfx", "Inverse Real-Time Factor (RTFx)", "ratio", 1.0, LARGER, 850},
+    [METRICS_SPEC_ACCEPTANCE_LENGTH] = {"spec_decode_acceptance_length", "Acceptance Length",
+                                        "ratio", 1.0, SPEC | LARGER, 5000},
+    [METRICS_SPEC_DRAFT_ACCEPTANCE_RATE] = {"spec_decode_draft_acceptance_rate",
+                                            "Draft Acceptance Rate", "%", 1.0, SPEC | LARGER, 5020},
+    [METRICS_SPEC_ACCEPTED_PER_VERIFIED] = {"spec_decode_accepted_per_verified",
+                                            "Accepted per Verified", "ratio", 1.0, SPEC | LARGER,
+                                            5030},
+    [METRICS_SPEC_STEPS] = {"spec_decode_steps", "Spec Decode Steps", "count", 1.0, SPEC | INT,
+                            5040},
+    [METRICS_SPEC_ACCEPTED_DRAFT_TOKENS] = {"spec_decode_accepted_draft_tokens",
+                                            "Accepted Draft Tokens", "tokens", 1.0, NOCON | INT,
+                                            5050},
+    [METRICS_SPEC_DRAFT_TOKENS] = {"spec_decode_draft_tokens", "Draft Tokens", "tokens", 1.0,
+                                   NOCON | INT, 5060},
 };
 
 static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
@@ -241,6 +258,21 @@ static const struct metrics_info scalar_infos[METRICS_SCALAR_COUNT] = {
     [METRICS_S_REPLAY_SCHED_DEGRADED] = {"replay_sched_degraded", "Replay Schedule Degraded", "",
                                          1.0, INT | NOCON, 0},
     [METRICS_S_NETWORK_RTT] = {"network_rtt", "Network RTT", "ms", 1.0, 0, 305},
+    [METRICS_S_TOTAL_SPEC_DECODE_STEPS] = {"total_spec_decode_steps", "Total Spec Decode Steps",
+                                           "count", 1.0, NOCON | INT, 5140},
+    [METRICS_S_TOTAL_ACCEPTED_DRAFT_TOKENS] = {"total_accepted_draft_tokens",
+                                               "Total Accepted Draft Tokens", "tokens", 1.0,
+                                               NOCON | INT, 5150},
+    [METRICS_S_TOTAL_DRAFT_TOKENS] = {"total_draft_tokens", "Total Draft Tokens", "tokens", 1.0,
+                                      NOCON | INT, 5160},
+    [METRICS_S_SPEC_TOKEN_WEIGHTED_ACCEPTANCE_LENGTH] =
+        {"spec_decode_token_weighted_acceptance_length", "Token-Weighted Acceptance Length",
+         "ratio", 1.0, SPEC | LARGER, 5010},
+    [METRICS_S_SPEC_OVERALL_DRAFT_ACCEPTANCE_RATE] = {"spec_decode_overall_draft_acceptance_rate",
+                                                      "Overall Draft Acceptance Rate", "%", 1.0,
+                                                      SPEC | LARGER, 5025},
+    [METRICS_S_SPEC_ZERO_STEP_REQUESTS] = {"spec_decode_zero_step_requests", "Zero-Step Requests",
+                                           "requests", 1.0, SPEC | INT, 5045},
 };
 
 const struct metrics_info *metrics_info_of(enum metrics_id id)
@@ -465,6 +497,7 @@ void metrics_request_compute(const struct metrics_request *req, struct metrics_v
     if (req->audio_seconds > 0) {
         set(out, METRICS_AUDIO_DURATION, req->audio_seconds);
     }
+    metrics__spec_compute(req->spec_decode, out);
     if (req->requested_osl > 0 && out->has[METRICS_OSL]) {
         double requested = (double)req->requested_osl;
         set(out, METRICS_OSL_MISMATCH_DIFF_PCT,

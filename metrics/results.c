@@ -180,6 +180,7 @@ void metrics_record_compute_in(const struct metrics_results *results,
         .start_wall_ns = rec->wall_start_ns,
         .scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0,
         .credit_issued_ns = results->fixed_schedule ? 0 : rec->scheduled_ns,
+        .spec_decode = rec->spec_decode.payloads > 0 ? &rec->spec_decode : NULL,
     };
     const struct record_http *h = &rec->http;
     req->http = (struct metrics_http){
@@ -222,6 +223,21 @@ void metrics_record_compute_in(const struct metrics_results *results,
     gate_tokens(results, req);
     metrics_request_compute(req, &out->values);
     out->shared_reads = metrics_record_shared_reads(rec, results->streaming);
+}
+
+void metrics_record_compute_as(const struct metrics_results *results, const struct record *rec,
+                               const struct metrics_record *counted, struct metrics_record *out)
+{
+    *out = *counted;
+    struct metrics_request *req = &out->request;
+    req->scheduled_ns = results->open_loop && rec->send_start_ns != 0 ? rec->scheduled_ns : 0;
+    req->credit_issued_ns = results->fixed_schedule ? 0 : rec->scheduled_ns;
+    /* As client_tokens: a turn's input counts its history only where the client counted. */
+    if (req->client_tokens && rec->in_session && results->session_input_tokens != NULL) {
+        int64_t isl = results->session_input_tokens(results->session_ctx, rec, req->tokens.output);
+        req->tokens.input = isl >= 0 && results->tokenizes_input ? isl : METRICS_ABSENT;
+    }
+    metrics_request_compute(req, &out->values);
 }
 
 int64_t metrics_record_wall_ns(const struct record *rec, int64_t monotonic_ns)

@@ -23,6 +23,7 @@
  * spares faulting in 14 MB at 300,000 requests.
  */
 #include "metrics/metrics.h"
+#include "metrics/spec_decode.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,6 +74,7 @@ struct metrics_run {
     int64_t max_response_wall_ns;
     int64_t window_start_wall_ns; /* both 0 unless metrics_run_set_window */
     int64_t window_end_wall_ns;
+    struct metrics__spec_run spec;
 };
 
 /* hist_scale is how many histogram units one base unit is: rates, usage
@@ -91,6 +93,9 @@ static double hist_scale(enum metrics_id id)
     case METRICS_IMAGE_THROUGHPUT:
     case METRICS_AUDIO_DURATION:
     case METRICS_RTFX:
+    case METRICS_SPEC_ACCEPTANCE_LENGTH:
+    case METRICS_SPEC_DRAFT_ACCEPTANCE_RATE:
+    case METRICS_SPEC_ACCEPTED_PER_VERIFIED:
         return 1000.0;
     default:
         return 1.0;
@@ -355,6 +360,7 @@ int metrics_run_merge(struct metrics_run *dst, const struct metrics_run *src)
     dst->discrepancy_count += src->discrepancy_count;
     dst->osl_requested_count += src->osl_requested_count;
     dst->osl_mismatch_count += src->osl_mismatch_count;
+    metrics__spec_merge(&dst->spec, &src->spec);
     if (src->has_window) {
         if (!dst->has_window || src->min_request_wall_ns < dst->min_request_wall_ns) {
             dst->min_request_wall_ns = src->min_request_wall_ns;
@@ -385,6 +391,7 @@ void metrics_run_reset(struct metrics_run *run)
     run->discrepancy_count = 0;
     run->osl_requested_count = 0;
     run->osl_mismatch_count = 0;
+    run->spec = (struct metrics__spec_run){0};
     run->has_window = false;
     run->min_request_wall_ns = 0;
     run->max_response_wall_ns = 0;
@@ -467,6 +474,7 @@ void metrics_run_add(struct metrics_run *run, const struct metrics_request *req,
         add_window(run, req, values);
         add_discrepancy(run, values);
         add_osl_mismatch(run, req, values);
+        metrics__spec_add(&run->spec, req->spec_decode);
     }
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (id != METRICS_ICL && values->has[id]) {
@@ -571,6 +579,9 @@ static void summarize_totals(const struct metrics_run *run, struct metrics_summa
     put_total(out, run, METRICS_S_TOTAL_USAGE_COMPLETION_TOKENS, METRICS_USAGE_COMPLETION_TOKENS);
     put_total(out, run, METRICS_S_TOTAL_USAGE_TOTAL_TOKENS, METRICS_USAGE_TOTAL_TOKENS);
     put_total(out, run, METRICS_S_TOTAL_USAGE_REASONING_TOKENS, METRICS_USAGE_REASONING_TOKENS);
+    put_total(out, run, METRICS_S_TOTAL_SPEC_DECODE_STEPS, METRICS_SPEC_STEPS);
+    put_total(out, run, METRICS_S_TOTAL_ACCEPTED_DRAFT_TOKENS, METRICS_SPEC_ACCEPTED_DRAFT_TOKENS);
+    put_total(out, run, METRICS_S_TOTAL_DRAFT_TOKENS, METRICS_SPEC_DRAFT_TOKENS);
 }
 
 void metrics_run_set_window(struct metrics_run *run, int64_t start_wall_ns, int64_t end_wall_ns)
@@ -753,6 +764,7 @@ int metrics_run_summarize(struct metrics_run *run, struct metrics_summary *out)
     summarize_counts(run, out);
     summarize_totals(run, out);
     summarize_usage(run, out);
+    metrics__spec_summarize(&run->spec, out);
     summarize_rates(run, out);
     return 0;
 }

@@ -23,18 +23,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* metrics__slice is one timeslice a half's records started in, and their metrics. */
+struct metrics__slice {
+    uint64_t index;
+    struct metrics_run *run;
+};
+
+/* metrics__slices is a half's timeslices (--slice-duration), and the emptied runs the
+ * coordinator gave back for the shard to reuse: after the first few slices the shard
+ * allocates nothing. */
+struct metrics__slices {
+    struct metrics__slice *open;
+    size_t count;
+    size_t cap;
+    struct metrics_run **spare;
+    size_t spare_count;
+    size_t spare_cap;
+    uint64_t dropped; /* records past the last slice, or whose slice could not be made */
+};
+
 struct metrics__shard {
     alignas(64) _Atomic uint32_t asked;  /* hand-offs the coordinator asked for */
     alignas(64) _Atomic uint32_t handed; /* hand-offs the shard made */
     uint32_t merged;                     /* hand-offs the coordinator merged */
     struct tokenizer_scratch scratch;    /* the shard thread's */
     struct metrics_results half[2];
+    struct metrics__slices slices[2]; /* each half's */
 };
 
 struct metrics_shards {
     uint32_t count;
     size_t content_max; /* events a record can hold: the annex's room */
     struct metrics__shard *shards;
+    /* --slice-duration (metrics_shards_slices): 0 = none. */
+    int64_t slice_base_wall_ns;
+    int64_t slice_ns;
+    uint64_t slice_count_max;
+    struct metrics_run_config slice_config;
+    /* The coordinator's: the run's timeslices merged from the halves, by index. */
+    struct metrics_run **merged;
+    uint64_t merged_count; /* highest index + 1 */
+    uint64_t merged_dropped;
+    int slice_error; /* the first slice the coordinator could not make: -ENOMEM */
 };
 
 size_t metrics_shards_annex_bytes(size_t max_events)
@@ -58,6 +88,9 @@ static int init_half(struct metrics_results *half, const struct metrics_results 
     half->tokenizes_input = config->tokenizes_input;
     half->open_loop = config->open_loop;
     half->fixed_schedule = config->fixed_schedule;
+    /* A multi-turn run's history: the callback keeps each shard's sessions apart. */
+    half->session_input_tokens = config->session_input_tokens;
+    half->session_ctx = config->session_ctx;
     /* The sweep-line collection is the coordinator's alone (metrics_shards_record says why):
      * a half keeps none, and metrics_results_add leaves it out. */
     metrics_sweep_free(half->sweep);
@@ -80,7 +113,7 @@ int metrics_shards_new(const struct metrics_results *config,
                        const struct metrics_results_options *opts, uint32_t count,
                        size_t max_events, struct metrics_shards **out)
 {
-    if (count == 0 || config->session_input_tokens != NULL) {
+    if (count == 0) {
         return -EINVAL;
     }
     struct metrics_shards *s = calloc(1, sizeof(*s));
@@ -112,6 +145,19 @@ int metrics_shards_new(const struct metrics_results *config,
     return 0;
 }
 
+static void slices_free(struct metrics__slices *sl)
+{
+    for (size_t i = 0; i < sl->count; i++) {
+        metrics_run_free(sl->open[i].run);
+    }
+    for (size_t i = 0; i < sl->spare_count; i++) {
+        metrics_run_free(sl->spare[i]);
+    }
+    free(sl->open);
+    free(sl->spare);
+    *sl = (struct metrics__slices){0};
+}
+
 void metrics_shards_free(struct metrics_shards *s)
 {
     if (s == NULL) {
@@ -120,10 +166,144 @@ void metrics_shards_free(struct metrics_shards *s)
     for (uint32_t i = 0; i < s->count; i++) {
         metrics_results_free(&s->shards[i].half[0]);
         metrics_results_free(&s->shards[i].half[1]);
+        slices_free(&s->shards[i].slices[0]);
+        slices_free(&s->shards[i].slices[1]);
         tokenizer_scratch_free(&s->shards[i].scratch);
     }
+    for (uint64_t i = 0; s->merged != NULL && i < s->slice_count_max; i++) {
+        metrics_run_free(s->merged[i]);
+    }
+    free(s->merged);
     free(s->shards);
     free(s);
+}
+
+int metrics_shards_slices(struct metrics_shards *s, int64_t base_wall_ns, int64_t slice_ns,
+                          uint64_t slice_count_max, const struct metrics_run_config *config)
+{
+    if (slice_ns <= 0 || slice_count_max == 0 || s->merged != NULL) {
+        return -EINVAL;
+    }
+    s->merged = calloc(slice_count_max, sizeof(*s->merged));
+    if (s->merged == NULL) {
+        return -ENOMEM;
+    }
+    s->slice_base_wall_ns = base_wall_ns;
+    s->slice_ns = slice_ns;
+    s->slice_count_max = slice_count_max;
+    s->slice_config = *config;
+    /* Room for a few open slices per half before the run: a half holds the slices its
+     * records started in since the last hand-off, rarely more than two. */
+    for (uint32_t i = 0; i < s->count; i++) {
+        for (int h = 0; h < 2; h++) {
+            struct metrics__slices *sl = &s->shards[i].slices[h];
+            sl->cap = 8;
+            sl->open = calloc(sl->cap, sizeof(*sl->open));
+            if (sl->open == NULL) {
+                return -ENOMEM;
+            }
+        }
+    }
+    return 0;
+}
+
+/* slice_run returns the run of slice `index` in sl: the one open, a spare, or a new one
+ * (NULL when out of memory). On the shard's thread. */
+static struct metrics_run *slice_run(struct metrics_shards *s, struct metrics__slices *sl,
+                                     uint64_t index)
+{
+    for (size_t i = sl->count; i > 0; i--) { /* the latest slices last */
+        if (sl->open[i - 1].index == index) {
+            return sl->open[i - 1].run;
+        }
+    }
+    if (sl->count == sl->cap) {
+        size_t cap = sl->cap * 2;
+        struct metrics__slice *open = realloc(sl->open, cap * sizeof(*open));
+        if (open == NULL) {
+            return NULL;
+        }
+        sl->open = open;
+        sl->cap = cap;
+    }
+    struct metrics_run *run = NULL;
+    if (sl->spare_count > 0) {
+        run = sl->spare[--sl->spare_count];
+    } else if (metrics_run_new(&s->slice_config, &run) != 0) {
+        return NULL;
+    }
+    sl->open[sl->count++] = (struct metrics__slice){.index = index, .run = run};
+    return run;
+}
+
+/* slice_add adds a record to the timeslice its request started in, as export/intervals.c
+ * did on the coordinator. */
+static void slice_add(struct metrics_shards *s, struct metrics__slices *sl,
+                      const struct record *rec, const struct metrics_record *m)
+{
+    if (rec->wall_start_ns == 0 || rec->wall_start_ns < s->slice_base_wall_ns) {
+        return; /* never sent, or sent before profiling began: no window */
+    }
+    uint64_t index = (uint64_t)(rec->wall_start_ns - s->slice_base_wall_ns) / (uint64_t)s->slice_ns;
+    struct metrics_run *run = index < s->slice_count_max ? slice_run(s, sl, index) : NULL;
+    if (run == NULL) {
+        sl->dropped++;
+        return;
+    }
+    metrics_run_add(run, &m->request, &m->values);
+}
+
+/* take_slices merges a half's timeslices into the run's, on the coordinator, and keeps their
+ * emptied runs as the half's spares. */
+static int take_slices(struct metrics_shards *s, struct metrics__slices *sl)
+{
+    for (size_t i = 0; i < sl->count; i++) {
+        struct metrics__slice *slice = &sl->open[i];
+        struct metrics_run **dst = &s->merged[slice->index];
+        if (*dst == NULL && s->slice_error == 0) {
+            s->slice_error = metrics_run_new(&s->slice_config, dst);
+        }
+        if (*dst != NULL) {
+            (void)metrics_run_merge(*dst, slice->run); /* same configuration */
+            s->merged_count =
+                slice->index + 1 > s->merged_count ? slice->index + 1 : s->merged_count;
+        }
+        metrics_run_reset(slice->run);
+        bool kept = sl->spare_count < sl->spare_cap;
+        if (!kept) {
+            size_t cap = sl->spare_cap > 0 ? sl->spare_cap * 2 : 8;
+            struct metrics_run **spare = realloc(sl->spare, cap * sizeof(*spare));
+            if (spare != NULL) {
+                sl->spare = spare;
+                sl->spare_cap = cap;
+                kept = true;
+            }
+        }
+        if (kept) {
+            sl->spare[sl->spare_count++] = slice->run;
+        } else {
+            metrics_run_free(slice->run);
+        }
+    }
+    sl->count = 0;
+    s->merged_dropped += sl->dropped;
+    sl->dropped = 0;
+    return s->slice_error;
+}
+
+const struct metrics_run *metrics_shards_slice(const struct metrics_shards *s, uint64_t index)
+{
+    return s->merged != NULL && index < s->slice_count_max ? s->merged[index] : NULL;
+}
+
+uint64_t metrics_shards_slice_count(const struct metrics_shards *s)
+{
+    return s->merged_count;
+}
+
+uint64_t metrics_shards_slices_dropped(const struct metrics_shards *s)
+{
+    return s->merged_dropped;
 }
 
 void metrics_shards_record(struct metrics_shards *s, uint32_t shard, const struct record *rec)
@@ -139,6 +319,9 @@ void metrics_shards_record(struct metrics_shards *s, uint32_t shard, const struc
     int64_t *content = rec->event_count <= s->content_max ? (int64_t *)(m + 1) : NULL;
     metrics_record_compute_in(half, &sh->scratch, content, rec, m);
     metrics_results_add(half, rec, m);
+    if (s->slice_ns > 0) {
+        slice_add(s, &sh->slices[handed % 2], rec, m);
+    }
 }
 
 const struct metrics_record *metrics_shards_of(const struct record *rec)
@@ -146,39 +329,55 @@ const struct metrics_record *metrics_shards_of(const struct record *rec)
     return rec->annex;
 }
 
-/* take_handed merges into results the half shard `sh` handed over since the
- * last collect, if any, and empties it. */
-static void take_handed(struct metrics__shard *sh, struct metrics_results *results)
+/* take_half merges half h of shard `sh` into results (and its timeslices into the run's) and
+ * empties it. */
+static int take_half(struct metrics_shards *s, struct metrics__shard *sh, uint32_t h,
+                     struct metrics_results *results)
 {
-    uint32_t handed = atomic_load_explicit(&sh->handed, memory_order_acquire);
-    if (handed != sh->merged) {
-        struct metrics_results *half = &sh->half[sh->merged % 2];
-        (void)metrics_results_merge(results, half); /* same options: same layouts */
-        metrics_results_reset(half);
-        sh->merged = handed;
-    }
+    (void)metrics_results_merge(results, &sh->half[h]); /* same options: same layouts */
+    metrics_results_reset(&sh->half[h]);
+    return s->slice_ns > 0 ? take_slices(s, &sh->slices[h]) : 0;
 }
 
-void metrics_shards_collect(struct metrics_shards *s, struct metrics_results *results)
+/* take_handed merges into results the half shard `sh` handed over since the
+ * last collect, if any, and empties it. */
+static int take_handed(struct metrics_shards *s, struct metrics__shard *sh,
+                       struct metrics_results *results)
 {
+    uint32_t handed = atomic_load_explicit(&sh->handed, memory_order_acquire);
+    int ret = 0;
+    if (handed != sh->merged) {
+        ret = take_half(s, sh, sh->merged % 2, results);
+        sh->merged = handed;
+    }
+    return ret;
+}
+
+int metrics_shards_collect(struct metrics_shards *s, struct metrics_results *results)
+{
+    int ret = 0;
     for (uint32_t i = 0; i < s->count; i++) {
         struct metrics__shard *sh = &s->shards[i];
-        take_handed(sh, results);
+        int taken = take_handed(s, sh, results);
+        ret = ret != 0 ? ret : taken;
         /* Ask for the next half once this one is merged and emptied: the
          * release orders the emptying before the shard writes there again. */
         if (atomic_load_explicit(&sh->asked, memory_order_relaxed) == sh->merged) {
             atomic_store_explicit(&sh->asked, sh->merged + 1, memory_order_release);
         }
     }
+    return ret;
 }
 
-void metrics_shards_collect_all(struct metrics_shards *s, struct metrics_results *results)
+int metrics_shards_collect_all(struct metrics_shards *s, struct metrics_results *results)
 {
+    int ret = 0;
     for (uint32_t i = 0; i < s->count; i++) {
         struct metrics__shard *sh = &s->shards[i];
-        take_handed(sh, results);
-        struct metrics_results *active = &sh->half[sh->merged % 2];
-        (void)metrics_results_merge(results, active);
-        metrics_results_reset(active);
+        int taken = take_handed(s, sh, results);
+        ret = ret != 0 ? ret : taken;
+        taken = take_half(s, sh, sh->merged % 2, results);
+        ret = ret != 0 ? ret : taken;
     }
+    return ret;
 }

@@ -28,6 +28,17 @@
  *   --stall-rate PCT       percent that stop mid-response and hold the connection open
  *   --malformed-rate PCT   percent that carry a corrupt (invalid JSON) event or body
  *   --seed N               seed of the fault and jitter random generator (default 0)
+ *   --spec-decode-tokens K simulate speculative decoding with K drafts per verify step (default
+ *                          0: off; at most 16): every chat and completions answer carries vLLM's
+ *                          `"metrics":{"speculative_decoding":{...}}` (the body's top level, or
+ *                          a stream's usage chunk, else its finish_reason chunk). Of n output
+ *                          tokens the first comes from the prefill; verify step s (from 0)
+ *                          accepts min(s mod (K + 1), left - 1) drafts and emits one more token,
+ *                          `left` being the tokens still to emit, until none is left. Reported:
+ *                          mean_acceptance_length 1 + accepted / steps (1.0 without steps),
+ *                          draft_acceptance_rate accepted / (K x steps) (0.0 without steps), the
+ *                          dense acceptance_histogram of K + 1 counts, num_accepted_draft_tokens,
+ *                          num_draft_tokens K x steps, num_spec_steps and num_spec_tokens K.
  *   --token-log FILE       write the token log described below to FILE (truncated first)
  *   --max-connections N    open connections across all threads (default 4096)
  *   --max-body-kb N        largest request body accepted, in KiB (default 65536 = 64 MiB, at
@@ -148,6 +159,7 @@
 #define MOCK_OUTPUT_TOKENS_MAX (1u << 20) /* largest output length a request may ask for */
 #define MOCK_TOKENS_PER_CHUNK_MAX 4096
 #define MOCK_DELAY_MS_MAX (3600.0 * 1000.0) /* any latency or jitter flag: one hour */
+#define MOCK_SPEC_DECODE_TOKENS_MAX 16      /* --spec-decode-tokens */
 
 /* mock_config is the server's configuration. Fill it with mock_config_init() or
  * mock_config_parse(); strings are borrowed and must outlive the server. */
@@ -179,6 +191,10 @@ struct mock_config {
      * .cached_tokens, responses usage.input_tokens_details.cached_tokens,
      * messages usage.cache_read_input_tokens. */
     double cache_hit_rate;
+    /* Drafts per verify step of a simulated speculative decoder, 1..MOCK_SPEC_DECODE_TOKENS_MAX;
+     * 0 (the default) reports none. Chat and completions answers then carry vLLM's
+     * per-request statistics (metrics.speculative_decoding, see --spec-decode-tokens). */
+    uint32_t spec_decode_tokens;
     /* The first this many control requests (cache reset, profiler start and
      * stop) each worker thread gets are answered 503 with Retry-After: 1, as
      * a server busy with a previous reset would; default 0. */

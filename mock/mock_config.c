@@ -74,6 +74,8 @@ static const struct flag FLAGS[] = {
      "write one JSON line per emitted token to FILE"},
     {"--max-connections", FLAG_COUNT, FIELD(max_connections), 1, MOCK_CONNECTIONS_MAX, "10000",
      "open connections across all threads"},
+    {"--spec-decode-tokens", FLAG_COUNT, FIELD(spec_decode_tokens), 0, MOCK_SPEC_DECODE_TOKENS_MAX,
+     "3", "report vLLM speculative-decoding stats of K drafts per verify step"},
     {"--cache-hit-rate", FLAG_RATE, FIELD(cache_hit_rate), 0, 0, "50",
      "percent of prompt tokens reported as cached"},
     {"--max-body-kb", FLAG_KB, FIELD(max_body_bytes), 1, MOCK_BODY_KB_MAX, "4096",

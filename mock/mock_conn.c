@@ -323,6 +323,9 @@ static void start_completion(struct mock__worker *w, struct mock__conn *c,
     remember_model(w, job);
     job->eventstream = eventstream && job->stream;
     job->report_cache = w->cfg->cache_hit_rate > 0;
+    if (route == MOCK__ROUTE_CHAT || route == MOCK__ROUTE_COMPLETIONS) {
+        job->spec_tokens = w->cfg->spec_decode_tokens;
+    }
     job->cached_tokens = (uint64_t)((double)job->prompt_tokens * w->cfg->cache_hit_rate / 100.0);
     if (job->cached_tokens > job->prompt_tokens) {
         job->cached_tokens = job->prompt_tokens;

@@ -393,13 +393,18 @@ void mock__fmt_stream_tail(struct mock__buf *b, struct mock__job *job)
                          : "{\"index\":0,\"text\":\"\",\"logprobs\":null,"
                            "\"finish_reason\":\"");
     mock__buf_str(b, finish_reason(job));
-    mock__buf_str(b, "\"}]}");
+    mock__buf_str(b, "\"}]");
+    if (!job->include_usage) {
+        mock__fmt_spec_decode(b, job); /* vLLM's trailing chunk, when there is no usage one */
+    }
+    mock__buf_put(b, "}", 1);
     mock__fmt_chunk_close(b, mark);
     if (job->include_usage) {
         mark = chunk_open(b);
         put_chunk_json_head(b, job);
         mock__buf_str(b, "],");
         put_usage(b, job);
+        mock__fmt_spec_decode(b, job);
         mock__buf_put(b, "}", 1);
         mock__fmt_chunk_close(b, mark);
     }
@@ -439,6 +444,7 @@ void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job)
     mock__buf_str(b, finish_reason(job));
     mock__buf_str(b, "\"}],");
     put_usage(b, job);
+    mock__fmt_spec_decode(b, job);
     mock__buf_put(b, "}", 1);
 }
 

@@ -200,6 +200,7 @@ struct mock__job {
     uint64_t prompt_tokens;
     bool report_cache;      /* usage carries cached_tokens (mock_config.cache_hit_rate > 0) */
     uint64_t cached_tokens; /* prompt tokens reported as read from the prompt cache */
+    uint32_t spec_tokens;   /* chat/completions: drafts per verify step reported; 0 = none */
     uint64_t created_s;
     bool has_file;     /* multipart routes: the file (or image URL) part arrived */
     uint64_t audio_ms; /* transcriptions: the WAV file's length, 0 when not a WAV */
@@ -321,6 +322,11 @@ void mock__fmt_body_prefix(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_body_suffix appends what follows the text: finish_reason, usage, closing braces. */
 void mock__fmt_body_suffix(struct mock__buf *b, const struct mock__job *job);
+
+/* mock__fmt_spec_decode appends `,"metrics":{"speculative_decoding":{...}}`, vLLM's per-request
+ * statistics of the job's simulated speculative decoding (mock.h, --spec-decode-tokens), or
+ * nothing when job->spec_tokens is 0 (mock_spec.c). */
+void mock__fmt_spec_decode(struct mock__buf *b, const struct mock__job *job);
 
 /* mock__fmt_text_head appends a 200 status line and headers for a Prometheus text body of
  * `body_len` bytes. */

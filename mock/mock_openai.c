@@ -96,6 +96,7 @@ enum body_key {
     KEY_PASSAGES,
     KEY_DOCUMENTS,
     KEY_TEXTS,
+    KEY_TEXT,
     KEY_N,
     KEY_INFERENCE_MODEL,
     KEY_COUNT,
@@ -119,6 +120,7 @@ static const struct response_walk_key BODY_KEYS[KEY_COUNT] = {
     [KEY_PASSAGES] = RESPONSE_WALK_KEY("passages"),
     [KEY_DOCUMENTS] = RESPONSE_WALK_KEY("documents"),
     [KEY_TEXTS] = RESPONSE_WALK_KEY("texts"),
+    [KEY_TEXT] = RESPONSE_WALK_KEY("text"),
     [KEY_N] = RESPONSE_WALK_KEY("n"),
     [KEY_INFERENCE_MODEL] = RESPONSE_WALK_KEY("inference_model"),
 };
@@ -317,11 +319,15 @@ static bool read_items(const struct body *b, enum body_key key)
 }
 
 /* Embeddings: "input" is a string, a list of strings or token ids; chat_embeddings sends
- * "messages" instead, which is one input. */
+ * "messages" instead, which is one input; NVIDIA's NV-EmbedQA shape (AIPerf's nv-embedqa
+ * template) a "text" list. */
 static bool embeddings_fields(const struct body *b)
 {
     struct mock__job *out = b->out;
     size_t input = b->v[KEY_INPUT];
+    if (input == RESPONSE_WALK_NONE && type_of(b, b->v[KEY_TEXT]) == RESPONSE_WALK_ARRAY) {
+        return read_items(b, KEY_TEXT);
+    }
     if (input == RESPONSE_WALK_NONE && b->v[KEY_MESSAGES] != RESPONSE_WALK_NONE) {
         out->output_tokens = 1;
         return chat_prompt_words(b, b->v[KEY_MESSAGES], "messages", &out->prompt_tokens);
@@ -524,6 +530,7 @@ void mock__job_start(struct mock__job *out, enum mock__route route, uint32_t def
     out->prompt_tokens = 0;
     out->report_cache = false; /* the caller turns it on from mock_config.cache_hit_rate */
     out->cached_tokens = 0;
+    out->spec_tokens = 0; /* the caller sets it from mock_config.spec_decode_tokens */
     out->seq = 0;
     out->has_file = false;
     out->audio_ms = 0;

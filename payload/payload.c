@@ -121,7 +121,16 @@ static int payload__merge_extra(json_t *root, const char *extra_json, char *errb
         json_decref(extra);
         return -EINVAL;
     }
-    int rc = json_object_update(root, extra);
+    if (!json_is_object(root) && json_object_size(extra) > 0) {
+        /* A template can render any JSON value; AIPerf's dict.update needs a dict. */
+        payload__err(errbuf, errcap,
+                     "the payload_template rendered a JSON %s, so the other "
+                     "--extra-inputs have no object to merge into",
+                     json_is_array(root) ? "array" : "value that is not an object");
+        json_decref(extra);
+        return -EINVAL;
+    }
+    int rc = json_is_object(root) ? json_object_update(root, extra) : 0;
     json_decref(extra);
     if (rc < 0) {
         payload__err(errbuf, errcap, "out of memory merging extra inputs");

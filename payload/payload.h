@@ -15,6 +15,8 @@
 
 #include "endpoint/endpoint.h"
 
+struct template;
+
 /* PAYLOAD_MESSAGES_MAX_TOKENS_DEFAULT is the "max_tokens" a `messages`
  * body carries when the spec gives none (the API requires the field; AIPerf
  * [main] sends 1024). */
@@ -100,9 +102,11 @@ struct payload_spec {
     size_t history_count;
     /* chat, chat_embeddings, responses, messages: the images and audio clips of
      * the user's new turn, sent with the prompt as content parts (see
-     * payload_build); image_retrieval: its images (audio is refused). Other
-     * types reject media. */
+     * payload_build); image_retrieval: its images (audio is refused); template:
+     * its images and audios variables. Other types reject media. */
     struct payload_media media;
+    /* template: the compiled payload_template (borrowed; required). */
+    const struct template *template;
 };
 
 /* payload_cache_bust_text returns `text` (NULL counts as empty) with the
@@ -139,6 +143,11 @@ char *payload_cache_bust_text(enum payload_cache_bust where, uint64_t key, const
  *                 at least one; no model)
  *   solido_rag:  {"query":[T...],"filters":{"family":"Solido","tool":"SDE"},
  *                 "inference_model":M}
+ *   template:    spec.template rendered with AIPerf's variables (texts = T or [P], text,
+ *                 images, image, audios, audio, model, max_tokens (null when 0), stream,
+ *                 turn, turns, request_info.turns; the by-name maps, queries and passages
+ *                 empty; videos none), read back as JSON; the extra inputs merge into it
+ *                 when it is an object (an error otherwise)
  *   raw / raw_payload: the raw_payload bytes, unchanged.
  * With media (spec.media), the user message's "content" becomes a list of parts
  * in AIPerf's order, text (when not empty), images, then audio; without media

@@ -35,6 +35,11 @@ json_t *payload__texts(const struct payload_spec *spec, char *errbuf, size_t err
  * payload__payload_base does for the others. */
 json_t *payload__services_base(const struct payload_spec *spec, char *errbuf, size_t errcap);
 
+/* payload__template_base renders spec's template into the body's JSON value
+ * (payload_template.c); NULL with a message in errbuf when it cannot render or
+ * does not render JSON. */
+json_t *payload__template_base(const struct payload_spec *spec, char *errbuf, size_t errcap);
+
 /* payload__user_content returns the "content" of a user message of type t
  * (payload_media.c): the text as a bare string when media is NULL or empty,
  * else a list of content parts (text when not empty, then images, then audio)

@@ -142,7 +142,7 @@ bool payload__media_allowed(const struct payload_spec *spec, char *errbuf, size_
 {
     enum endpoint_type t = spec->type;
     if (!media__any(&spec->media) || t == ENDPOINT_CHAT || t == ENDPOINT_CHAT_EMBEDDINGS ||
-        t == ENDPOINT_RESPONSES || t == ENDPOINT_MESSAGES) {
+        t == ENDPOINT_RESPONSES || t == ENDPOINT_MESSAGES || t == ENDPOINT_TEMPLATE) {
         return true;
     }
     if (t == ENDPOINT_IMAGE_RETRIEVAL && spec->media.audio_count == 0) {

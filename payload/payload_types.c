@@ -281,7 +281,8 @@ static bool payload__check(const struct payload_spec *spec, char *errbuf, size_t
     bool rankings = t == ENDPOINT_NIM_RANKINGS || t == ENDPOINT_COHERE_RANKINGS ||
                     t == ENDPOINT_HF_TEI_RANKINGS;
     bool texts = t == ENDPOINT_EMBEDDINGS || t == ENDPOINT_NIM_EMBEDDINGS ||
-                 t == ENDPOINT_HUGGINGFACE_GENERATE || t == ENDPOINT_SOLIDO_RAG;
+                 t == ENDPOINT_HUGGINGFACE_GENERATE || t == ENDPOINT_SOLIDO_RAG ||
+                 t == ENDPOINT_TEMPLATE;
     bool needs_model = t != ENDPOINT_HF_TEI_RANKINGS && t != ENDPOINT_HUGGINGFACE_GENERATE &&
                        t != ENDPOINT_IMAGE_RETRIEVAL;
     if (t == ENDPOINT_RAW) {
@@ -342,6 +343,9 @@ json_t *payload__payload_base(const struct payload_spec *spec, char *errbuf, siz
     case ENDPOINT_IMAGE_RETRIEVAL:
     case ENDPOINT_SOLIDO_RAG:
         root = payload__services_base(spec, errbuf, errcap);
+        break;
+    case ENDPOINT_TEMPLATE:
+        root = payload__template_base(spec, errbuf, errcap);
         break;
     default:
         root = payload__llm(spec, errbuf, errcap);

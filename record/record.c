@@ -145,3 +145,34 @@ void record_redact(struct record *rec, const struct record_secrets *s)
         rec->error_message[redact_span(rec->error_message, message_len, secret, len)] = '\0';
     }
 }
+
+bool record_spec_decode_consistent(const struct record_spec_decode *s)
+{
+    if (s->bucket_count > RECORD_SPEC_BUCKETS || s->accepted_draft_tokens < 0 ||
+        s->draft_tokens < 0 || s->steps < 0 || s->accepted_draft_tokens > s->draft_tokens ||
+        (s->spec_tokens != RECORD_ABSENT &&
+         (s->spec_tokens < 0 || (uint64_t)s->bucket_count != (uint64_t)s->spec_tokens + 1))) {
+        return false;
+    }
+    int64_t steps = 0;
+    int64_t accepted = 0;
+    for (uint32_t j = 0; j < s->bucket_count; j++) {
+        int64_t weighted = 0;
+        if (s->histogram[j] < 0 || __builtin_add_overflow(steps, s->histogram[j], &steps) ||
+            __builtin_mul_overflow((int64_t)j, s->histogram[j], &weighted) ||
+            __builtin_add_overflow(accepted, weighted, &accepted)) {
+            return false;
+        }
+    }
+    return steps == s->steps && accepted == s->accepted_draft_tokens;
+}
+
+bool record_spec_decode_usable(const struct record_spec_decode *s)
+{
+    return s->payloads == 1 && s->valid && s->steps > 0;
+}
+
+bool record_spec_decode_zero_step(const struct record_spec_decode *s)
+{
+    return s->payloads == 1 && s->valid && s->steps == 0;
+}

@@ -93,6 +93,43 @@ struct record_usage {
  * it on different chunks). Nothing happens when latest is not present. */
 void record_usage_keep(struct record_usage *kept, const struct record_usage *latest);
 
+/* RECORD_SPEC_BUCKETS bounds the accepted-draft histogram kept of one request: counts of
+ * 0..RECORD_SPEC_BUCKETS-1 accepted drafts per verify step (num_speculative_tokens up to 63). */
+#define RECORD_SPEC_BUCKETS 64
+
+/* record_spec_decode is the speculative-decoding statistics a server reported for one request
+ * (vLLM's metrics.speculative_decoding, which response/ reads and checks), engine-neutral as
+ * AIPerf's SpecDecodeAcceptanceRecord. `payloads` counts the events that carried a non-empty
+ * stats object; only a request with exactly one, and that one `valid`, has statistics. */
+struct record_spec_decode {
+    uint32_t payloads;
+    bool valid;                    /* the payload read is a consistent vLLM payload */
+    double mean_acceptance_length; /* as reported: 1 + accepted / steps */
+    double draft_acceptance_rate;  /* as reported, a fraction: accepted / drafted */
+    int64_t accepted_draft_tokens;
+    int64_t draft_tokens;
+    int64_t steps;       /* verify steps: the histogram's counts add up to it */
+    int64_t spec_tokens; /* num_spec_tokens (the drafts per step), RECORD_ABSENT if not sent */
+    uint32_t bucket_count;
+    int64_t histogram[RECORD_SPEC_BUCKETS]; /* [j]: steps that accepted j drafts */
+};
+
+/* record_spec_decode_consistent reports whether s's counts are one request's, the identities
+ * AIPerf's SpecDecodeAcceptanceRecord holds: bucket_count at most RECORD_SPEC_BUCKETS (and
+ * spec_tokens + 1 when spec_tokens is known), every count non-negative, the histogram's counts
+ * adding up to the steps and its j-weighted sum to the accepted drafts, which are at most the
+ * drafted ones. Sums that overflow are inconsistent. */
+bool record_spec_decode_consistent(const struct record_spec_decode *s);
+
+/* record_spec_decode_usable reports whether s holds one valid payload with at least one verify
+ * step: AIPerf's acceptance record, the source of every spec_decode_* metric. */
+bool record_spec_decode_usable(const struct record_spec_decode *s);
+
+/* record_spec_decode_zero_step reports whether s holds one valid payload of a request that ran
+ * no verify step (max_tokens 1, a drafter that never matched): AIPerf leaves it out of the
+ * per-request metrics and counts it in spec_decode_zero_step_requests. */
+bool record_spec_decode_zero_step(const struct record_spec_decode *s);
+
 /* record_http is the HTTP exchange of one request as the engine saw it, for AIPerf's
  * http_req_* trace metrics: monotonic ns (0 = did not happen) and byte and operation counts. */
 struct record_http {
@@ -153,6 +190,7 @@ struct record {
     bool text_truncated; /* some text exceeded max_text_bytes */
 
     struct record_usage usage;
+    struct record_spec_decode spec_decode;
     /* The engine user's memory of this record (engine_record_hook.annex_bytes),
      * or NULL: owned by the engine, filled on the shard, read by the sink. */
     void *annex;

@@ -95,23 +95,11 @@ static bool chunk__count(const struct response__doc *d, const int *member,
     return response__count(d, member[name], out) || response__count(d, member[alias], out);
 }
 
-/* chunk__seconds reads a non-negative JSON number (integer or not) up to a
- * sane length; strtod needs a NUL-terminated copy. */
+/* chunk__seconds reads a non-negative JSON number (integer or not) up to a sane size. */
 static bool chunk__seconds(const struct response__doc *d, int i, double *out)
 {
-    char text[64];
-    if (!response__is_number(d, i)) {
-        return false;
-    }
-    struct response_str v = response__view(d, i);
-    if (v.len == 0 || v.len >= sizeof(text)) {
-        return false;
-    }
-    memcpy(text, v.ptr, v.len);
-    text[v.len] = '\0';
-    char *end = NULL;
-    double x = strtod(text, &end);
-    if (end != text + v.len || !(x >= 0) || x > 1e15) {
+    double x = 0;
+    if (!response__double(d, i, &x) || !(x >= 0) || x > 1e15) {
         return false;
     }
     *out = x;
@@ -279,14 +267,14 @@ enum chunk__root_key {
     ROOT_USAGE,
     ROOT_OBJECT,
     ROOT_CHOICES,
+    ROOT_METRICS,
     ROOT_KEY_COUNT,
 };
 
 static const struct response__key chunk__root_keys[ROOT_KEY_COUNT] = {
-    [ROOT_ERROR] = RESPONSE__KEY("error"),
-    [ROOT_USAGE] = RESPONSE__KEY("usage"),
-    [ROOT_OBJECT] = RESPONSE__KEY("object"),
-    [ROOT_CHOICES] = RESPONSE__KEY("choices"),
+    [ROOT_ERROR] = RESPONSE__KEY("error"),     [ROOT_USAGE] = RESPONSE__KEY("usage"),
+    [ROOT_OBJECT] = RESPONSE__KEY("object"),   [ROOT_CHOICES] = RESPONSE__KEY("choices"),
+    [ROOT_METRICS] = RESPONSE__KEY("metrics"),
 };
 
 static enum response_parse_status chunk__read_openai(const struct response__doc *d,
@@ -369,6 +357,8 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
     switch (reader->type) {
     case ENDPOINT_CHAT:
     case ENDPOINT_COMPLETIONS:
+        /* vLLM's per-request statistics, which AIPerf reads on these two types only. */
+        response__spec_decode(d, root[ROOT_METRICS], out);
         return chunk__read_openai(d, reader->type, root, out);
     case ENDPOINT_RESPONSES:
         return response__read_responses(d, state, event_type, out);
@@ -385,6 +375,7 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
     case ENDPOINT_HUGGINGFACE_GENERATE:
         return response__read_tgi(d, out);
     case ENDPOINT_RAW:
+    case ENDPOINT_TEMPLATE:
         return response__read_raw(d, reader, out);
     case ENDPOINT_IMAGE_GENERATION:
     case ENDPOINT_IMAGE_EDIT:
@@ -441,10 +432,11 @@ enum response_parse_status response_parse_event(const struct response_reader *re
     }
     enum response_parse_status st =
         len == 0 ? RESPONSE_PARSE_ERR_MALFORMED : response__tokenize(&d, tok, cap, data, len);
-    /* raw, and a transcript asked for as plain text (response_format "text"), take a body
-     * that is not JSON as the text. */
+    /* raw and template, and a transcript asked for as plain text (response_format "text"),
+     * take a body that is not JSON as the text. */
     if (st == RESPONSE_PARSE_ERR_MALFORMED && len > 0 &&
-        (reader->type == ENDPOINT_RAW || reader->type == ENDPOINT_AUDIO_TRANSCRIPTION)) {
+        (reader->type == ENDPOINT_RAW || reader->type == ENDPOINT_TEMPLATE ||
+         reader->type == ENDPOINT_AUDIO_TRANSCRIPTION)) {
         return chunk__raw_text(data, len, out);
     }
     if (st != RESPONSE_PARSE_OK) {

@@ -432,30 +432,7 @@ enum response_parse_status response__read_rankings(const struct response__doc *d
     return RESPONSE_PARSE_OK;
 }
 
-/* ---- raw: response_field, then auto-detection ------------------------- */
-
-/* AIPerf's convert_to_response_data. Returns whether `v` was converted. */
-static bool raw__convert(const struct response__doc *d, int v, struct response_chunk *out)
-{
-    int first = response__at(d, v, 0);
-    if (response__is(d, first, JSMN_ARRAY) && response__is_number(d, response__at(d, first, 0))) {
-        out->embedding_count = (size_t)d->tok[v].size;
-        return true;
-    }
-    if (response__is_number(d, first)) {
-        out->embedding_count = 1;
-        return true;
-    }
-    if (response__is(d, first, JSMN_OBJECT)) {
-        out->ranking_count = (size_t)d->tok[v].size;
-        return true;
-    }
-    if (response__is(d, v, JSMN_STRING) && response__truthy(d, v)) {
-        response__add_string(d, v, out, RESPONSE_TEXT_CONTENT);
-        return true;
-    }
-    return false;
-}
+/* ---- raw and template: response_field, then auto-detection ------------ */
 
 /* Whether `v` is a non-empty list of strings only. */
 static bool raw__string_list(const struct response__doc *d, int v)
@@ -499,23 +476,6 @@ static void raw__text(const struct response__doc *d, struct response_chunk *out)
     response__add_string(d, pick, out, RESPONSE_TEXT_CONTENT);
 }
 
-static int raw__walk(const struct response__doc *d, const struct response_reader *reader)
-{
-    int v = 0;
-    for (size_t k = 0; k < reader->field_step_count && v >= 0; k++) {
-        const struct response_field_step *step = &reader->field[k];
-        if (step->is_index) {
-            v = response__at(d, v, step->index);
-            continue;
-        }
-        char name[RESPONSE_FIELD_NAME_MAX + 1];
-        memcpy(name, step->name, step->name_len);
-        name[step->name_len] = '\0';
-        v = response__get(d, v, name);
-    }
-    return v;
-}
-
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
                                               struct response_chunk *out)
@@ -525,14 +485,17 @@ enum response_parse_status response__read_raw(const struct response__doc *d,
         response__add_text(out, response__outer(d, 0), RESPONSE_TEXT_CONTENT, true);
         return RESPONSE_PARSE_OK;
     }
-    if (reader->field_step_count > 0) {
-        int v = raw__walk(d, reader);
-        if (response__truthy(d, v) && raw__convert(d, v, out)) {
+    if (reader->field != NULL) {
+        if (response__field(d, reader->field, 0, out)) {
             return RESPONSE_PARSE_OK;
+        }
+        /* AIPerf's template endpoint is strict: a miss is no response, not a guess. */
+        if (reader->type == ENDPOINT_TEMPLATE) {
+            return RESPONSE_PARSE_IGNORED;
         }
     }
     if (!response__is(d, 0, JSMN_OBJECT)) {
-        return raw__convert(d, 0, out) ? RESPONSE_PARSE_OK : RESPONSE_PARSE_IGNORED;
+        return response__field(d, NULL, 0, out) ? RESPONSE_PARSE_OK : RESPONSE_PARSE_IGNORED;
     }
     if (embed__detect(d, 0, &out->embedding_count)) {
         return RESPONSE_PARSE_OK;

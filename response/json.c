@@ -16,7 +16,9 @@
  * tests/fuzz/fuzz_endpoint_tokens.c checks the tree against jsmn's and the
  * verdict against jsmn plus the old validation walk.
  */
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "response/json_scan.h"
@@ -281,6 +283,28 @@ bool response__is_number(const struct response__doc *d, int i)
     }
     char c = d->js[d->tok[i].start];
     return c == '-' || (c >= '0' && c <= '9');
+}
+
+bool response__double(const struct response__doc *d, int i, double *out)
+{
+    char text[64];
+    if (!response__is_number(d, i)) {
+        return false;
+    }
+    struct response_str v = response__view(d, i);
+    if (v.len == 0 || v.len >= sizeof(text)) {
+        return false;
+    }
+    /* strtod needs a NUL-terminated copy; the tokenizer already checked the JSON syntax. */
+    memcpy(text, v.ptr, v.len);
+    text[v.len] = '\0';
+    char *end = NULL;
+    double x = strtod(text, &end);
+    if (end != text + v.len || !isfinite(x)) {
+        return false;
+    }
+    *out = x;
+    return true;
 }
 
 bool response__truthy(const struct response__doc *d, int i)

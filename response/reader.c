@@ -1,5 +1,5 @@
 /*
- * reader.c - the run-wide response reader (type and raw's compiled
+ * reader.c - the run-wide response reader (type and the compiled
  * response_field), the token scratch, and per-request parse state.
  */
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jmespath/jmespath.h"
 #include "response/response_json.h"
 
 struct response_scratch {
@@ -45,96 +46,6 @@ void response_parse_state_reset(struct response_parse_state *s)
     s->scratch = scratch;
 }
 
-static bool reader__name_start(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool reader__name_char(char c)
-{
-    return reader__name_start(c) || (c >= '0' && c <= '9');
-}
-
-/* Parses a member name at *p (bare or "quoted"); returns 0 or -EINVAL. */
-static int reader__name(const char **p, struct response_field_step *step)
-{
-    const char *s = *p;
-    size_t n = 0;
-    if (*s == '"') {
-        s++;
-        while (s[n] && s[n] != '"' && s[n] != '\\') {
-            n++;
-        }
-        if (s[n] != '"' || n == 0) {
-            return -EINVAL;
-        }
-        *p = s + n + 1;
-    } else {
-        if (!reader__name_start(*s)) {
-            return -EINVAL;
-        }
-        while (reader__name_char(s[n])) {
-            n++;
-        }
-        *p = s + n;
-    }
-    if (n > RESPONSE_FIELD_NAME_MAX) {
-        return -EINVAL;
-    }
-    step->is_index = false;
-    step->name_len = (uint8_t)n;
-    memcpy(step->name, s, n);
-    return 0;
-}
-
-/* Parses "[N]" or "[-N]" at *p; returns 0 or -EINVAL. */
-static int reader__index(const char **p, struct response_field_step *step)
-{
-    const char *s = *p + 1;
-    bool neg = *s == '-';
-    s += neg;
-    int64_t v = 0;
-    const char *digits = s;
-    while (*s >= '0' && *s <= '9') {
-        v = v * 10 + (*s - '0');
-        if (v > INT32_MAX) {
-            return -EINVAL;
-        }
-        s++;
-    }
-    if (s == digits || *s != ']') {
-        return -EINVAL;
-    }
-    step->is_index = true;
-    step->index = (int32_t)(neg ? -v : v);
-    *p = s + 1;
-    return 0;
-}
-
-static int reader__compile(struct response_reader *r, const char *p)
-{
-    while (*p) {
-        if (r->field_step_count == RESPONSE_FIELD_STEPS_MAX) {
-            return -EINVAL;
-        }
-        struct response_field_step *step = &r->field[r->field_step_count];
-        int rc;
-        if (*p == '[') {
-            rc = reader__index(&p, step);
-        } else {
-            if (r->field_step_count > 0 && *p++ != '.') {
-                return -EINVAL;
-            }
-            rc = reader__name(&p, step);
-        }
-        if (rc < 0) {
-            return rc;
-        }
-        r->field_step_count++;
-    }
-    return 0;
-}
-
 int response_reader_init(struct response_reader *r, enum endpoint_type t,
                          const char *response_field, char *errbuf, size_t errcap)
 {
@@ -143,17 +54,11 @@ int response_reader_init(struct response_reader *r, enum endpoint_type t,
     if (!response_field || !*response_field) {
         return 0;
     }
-    if (reader__compile(r, response_field) < 0) {
-        r->field_step_count = 0;
-        if (errbuf == NULL || errcap == 0) {
-            return -EINVAL;
-        }
-        snprintf(errbuf, errcap,
-                 "response_field '%.80s' is not supported: give member names and indexes "
-                 "only, e.g. choices[0].message.content (at most %d steps, names up to %d "
-                 "bytes); falling back to auto-detection",
-                 response_field, RESPONSE_FIELD_STEPS_MAX, RESPONSE_FIELD_NAME_MAX);
-        return -EINVAL;
-    }
-    return 0;
+    return jmespath_compile(response_field, &r->field, errbuf, errcap);
+}
+
+void response_reader_release(struct response_reader *r)
+{
+    jmespath_free(r->field);
+    r->field = NULL;
 }

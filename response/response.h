@@ -151,48 +151,66 @@ struct response_chunk {
     struct response_str error_type;
     struct response_str error_message;
     bool error_message_is_json;
+    /* chat and completions: the payload carried vLLM's per-request speculative
+     * decoding statistics, a non-empty object at metrics.speculative_decoding
+     * (vLLM's --per-request-spec-decode-metrics), read into spec_decode. */
+    bool spec_decode_present;
     /* The arrays come last: response_parse_event() clears only what is before
      * them (they are 1 KiB, cleared per event that showed in profiles), and
      * only their first text_count and tool_text_count entries are ever set. */
     struct response_text texts[RESPONSE_TEXTS_MAX];
     struct response_str tool_text[RESPONSE_TOOL_TEXT_MAX];
+    /* Valid only when spec_decode_present (its payloads is 1): the statistics,
+     * `valid` when they are a vLLM payload as AIPerf's vLLM adapter takes it:
+     * mean_acceptance_length, num_spec_steps and acceptance_histogram present;
+     * mean_acceptance_length and draft_acceptance_rate finite numbers;
+     * num_accepted_draft_tokens, num_draft_tokens and num_spec_steps
+     * non-negative integers; num_spec_tokens absent, null or a non-negative
+     * integer; acceptance_histogram a list of non-negative integers (at most
+     * RECORD_SPEC_BUCKETS, num_spec_tokens + 1 of them when that is given)
+     * whose counts add up to num_spec_steps and whose j-weighted sum is
+     * num_accepted_draft_tokens, which is at most num_draft_tokens;
+     * per_step_accepted and per_step_drafted absent, null or lists of
+     * non-negative integers (checked, not kept). */
+    struct record_spec_decode spec_decode;
 };
 
 /* ---- Run-wide reader and per-request state ------------------------------ */
 
-/* RESPONSE_FIELD_STEPS_MAX and RESPONSE_FIELD_NAME_MAX bound a compiled
- * response_field path (steps, and bytes of one member name). */
-#define RESPONSE_FIELD_STEPS_MAX 16
-#define RESPONSE_FIELD_NAME_MAX 64
+struct jmespath;
 
-/* response_field_step is one step of a response_field path: a member name,
- * or an array index (negative counts from the end). */
-struct response_field_step {
-    bool is_index;
-    uint8_t name_len;
-    int32_t index;
-    char name[RESPONSE_FIELD_NAME_MAX];
-};
+/* RESPONSE_FIELD_VALUES_MAX bounds the values the lists of one response_field
+ * search make (projections, slices, flattening), on the stack; a search that
+ * needs more matches nothing. */
+#define RESPONSE_FIELD_VALUES_MAX 512
 
 /* response_reader is the run-wide, read-only description of how responses
- * are read: the endpoint type and raw's compiled response_field. Set it up
- * once with response_reader_init(); share it between threads. */
+ * are read: the endpoint type and the compiled response_field of raw and
+ * template (NULL: none). Set it up once with response_reader_init(); share it
+ * between threads; release it with response_reader_release(). */
 struct response_reader {
     enum endpoint_type type;
-    size_t field_step_count; /* 0: no response_field */
-    struct response_field_step field[RESPONSE_FIELD_STEPS_MAX];
+    struct jmespath *field;
 };
 
 /* response_reader_init sets up *r for type `t` with an optional
- * response_field (--extra-inputs response_field:<path>, used by raw; NULL or
- * "" for none). The supported JMESPath subset is member names and indexes:
- * `name(.name | [N] | [-N])*`, e.g. "choices[0].message.content",
- * "data[-1].embedding"; names are [A-Za-z_][A-Za-z0-9_]* or "double quoted"
- * (no escapes). Returns 0, or -EINVAL with a message in errbuf for a path
- * outside that subset or its limits; *r is then still a valid reader without
- * a path (AIPerf logs the error and falls back to auto-detection). */
+ * response_field (--extra-inputs response_field:<JMESPath>, used by raw and
+ * template; NULL or "" for none), compiled with jmespath/ (fields, indexes,
+ * slices, [*] and .* projections, [] flattening and pipes). Member names are
+ * compared with the names as the response's JSON text writes them (escapes
+ * are not decoded). A value found becomes what AIPerf's
+ * convert_to_response_data makes of it: a string is the text, a list of
+ * number lists or of numbers embeddings, a list of objects rankings; anything
+ * else, or nothing, falls back to raw's auto-detection, while template takes
+ * nothing (AIPerf's template endpoint honours its response_field strictly).
+ * Returns 0, -EINVAL with jmespath_compile's message in errbuf (then *r has
+ * no field), or -ENOMEM. */
 int response_reader_init(struct response_reader *r, enum endpoint_type t,
                          const char *response_field, char *errbuf, size_t errcap);
+
+/* response_reader_release frees what response_reader_init compiled; the
+ * reader then has no field. */
+void response_reader_release(struct response_reader *r);
 
 /* response_scratch is token space for parsing bodies bigger than the stack
  * array allows (embeddings easily have 10^5 numbers). Opaque; one per
@@ -253,7 +271,7 @@ void response_parse_state_reset(struct response_parse_state *s);
  * function_call_arguments.delta / output_text.done (fallback) and the
  * non-streaming output[] walk; messages content_block_delta text_delta /
  * thinking_delta / input_json_delta and content[] text / thinking / tool_use;
- * TGI token.text (streaming) or generated_text; raw response_field, then
+ * TGI token.text (streaming) or generated_text; raw and template response_field, then
  * embeddings -> rankings -> text auto-detection.
  * The JSON is fully validated (strict RFC 8259 syntax, no control bytes in
  * strings); malformed input returns an error status, never crashes. Member

@@ -107,6 +107,9 @@ bool response__is_null(const struct response__doc *d, int i);
 /* response__is_number reports whether token i is a JSON number. */
 bool response__is_number(const struct response__doc *d, int i);
 
+/* response__double reads a finite JSON number (integer or not) of at most 63 characters. */
+bool response__double(const struct response__doc *d, int i, double *out);
+
 /* response__truthy is Python's truthiness of token i (false for -1). */
 bool response__truthy(const struct response__doc *d, int i);
 
@@ -138,6 +141,10 @@ void response__add_string(const struct response__doc *d, int i, struct response_
 /* response__usage reads usage object token `usage` into out (see endpoint.h). */
 void response__usage(const struct response__doc *d, int usage, struct response_chunk *out);
 
+/* response__spec_decode reads vLLM's speculative-decoding statistics from the "metrics" object
+ * token `metrics` (-1 or not an object: nothing) into out (spec_decode.c). */
+void response__spec_decode(const struct response__doc *d, int metrics, struct response_chunk *out);
+
 /* response__error fills the error fields from error value token `err`. */
 void response__error(const struct response__doc *d, int err, struct response_chunk *out);
 
@@ -165,6 +172,15 @@ enum response_parse_status response__read_rankings(const struct response__doc *d
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
                                               struct response_chunk *out);
+/* response__field searches compiled response_field `e` over the doc (NULL:
+ * takes token `node` itself) and converts what it finds as AIPerf's
+ * convert_to_response_data does (field.c): a non-empty string is a text piece,
+ * a list whose first element is a list of numbers or a number is embeddings,
+ * one whose first element is an object rankings. Returns whether it did. */
+struct jmespath;
+bool response__field(const struct response__doc *d, const struct jmespath *e, int node,
+                     struct response_chunk *out);
+
 /* chunk_services.c */
 enum response_parse_status response__read_images(const struct response__doc *d,
                                                  struct response_chunk *out);

@@ -96,6 +96,16 @@ static uint32_t take_content(const struct response_limits *limits, struct record
     return flags;
 }
 
+/* keep_spec_decode keeps the statistics of a payload and counts it: AIPerf takes a request's
+ * statistics only when exactly one of its events carried some (vLLM sends them once; more is a
+ * request of several sequences, n > 1, which it leaves out). */
+static void keep_spec_decode(struct record *rec, const struct record_spec_decode *latest)
+{
+    uint32_t payloads = rec->spec_decode.payloads + 1;
+    rec->spec_decode = *latest;
+    rec->spec_decode.payloads = payloads;
+}
+
 /* apply_chunk parses one event's data (or a whole body) and folds it into
  * the record. */
 static enum response_step apply_chunk(const struct response_reader *reader,
@@ -127,6 +137,9 @@ static enum response_step apply_chunk(const struct response_reader *reader,
     if (chunk.usage.present) {
         record_usage_keep(&rec->usage, &chunk.usage);
         flags |= RECORD_EVENT_USAGE;
+    }
+    if (chunk.spec_decode_present) {
+        keep_spec_decode(rec, &chunk.spec_decode);
     }
     rec->saw_finish_reason |= chunk.has_finish_reason;
     if ((flags & RECORD_EVENT_CONTENT) != 0 && !rec->saw_content) {

@@ -6,6 +6,7 @@
  * of them) use a linear scan over cached pair ranks; long ones a binary heap
  * with lazy deletion, so a 1 MB run of one script stays O(n log n).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "tokenizer/tokenizer_internal.h"
@@ -175,5 +176,49 @@ bool tok__bpe_word(const struct tokenizer *tok, struct tok__scratch *s, const ch
             return false;
         }
     }
+    return true;
+}
+
+/* word_slot returns the cache slot of a word, the cache made (or emptied, for another
+ * tokenizer) first; NULL when out of memory. */
+static struct tok__cached_word *word_slot(const struct tokenizer *tok, struct tok__scratch *s,
+                                          uint64_t hash)
+{
+    if (s->words == NULL) {
+        s->words = calloc(TOK__WORD_CACHE_SLOTS, sizeof(*s->words));
+        if (s->words == NULL) {
+            return NULL;
+        }
+    }
+    if (s->words_tok != tok) {
+        memset(s->words, 0, TOK__WORD_CACHE_SLOTS * sizeof(*s->words));
+        s->words_tok = tok;
+    }
+    return &s->words[hash & (TOK__WORD_CACHE_SLOTS - 1)];
+}
+
+bool tok__bpe_count_word(const struct tokenizer *tok, struct tok__scratch *s, const char *word,
+                         size_t len)
+{
+    if (len <= 1 || len > TOK__WORD_CACHE_BYTES) {
+        return tok__bpe_word(tok, s, word, len, false);
+    }
+    uint64_t hash = tok__hash_bytes(word, len);
+    struct tok__cached_word *slot = word_slot(tok, s, hash);
+    if (slot == NULL) {
+        return false;
+    }
+    if (slot->len == len && slot->hash == hash && memcmp(slot->bytes, word, len) == 0) {
+        s->ids_len += slot->count;
+        return true;
+    }
+    size_t before = s->ids_len;
+    if (!tok__bpe_word(tok, s, word, len, false)) {
+        return false;
+    }
+    /* A word of n bytes is at most n tokens: the count fits. The slot is replaced. */
+    *slot = (struct tok__cached_word){
+        .hash = hash, .len = (uint8_t)len, .count = (uint8_t)(s->ids_len - before)};
+    memcpy(slot->bytes, word, len);
     return true;
 }

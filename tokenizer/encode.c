@@ -39,6 +39,7 @@ void tokenizer_scratch_free(struct tokenizer_scratch *scratch)
     free(s->syms);
     free(s->heap);
     free(s->out);
+    free(s->words);
     free(s);
     scratch->state = NULL;
 }
@@ -180,7 +181,9 @@ static enum tokenizer_status pretokenize_and_merge(const struct tokenizer *tok,
     }
     for (size_t i = 0; i < count; i++) {
         struct tok__span p = s->pieces[in][i];
-        if (!tok__bpe_word(tok, s, base + p.off, p.len, false)) {
+        bool ok = s->counting ? tok__bpe_count_word(tok, s, base + p.off, p.len)
+                              : tok__bpe_word(tok, s, base + p.off, p.len, false);
+        if (!ok) {
             return TOKENIZER_ERR_NOMEM;
         }
     }

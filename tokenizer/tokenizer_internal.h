@@ -114,6 +114,20 @@ struct tok__heap_item {
     uint32_t pos;
 };
 
+/* TOK__WORD_CACHE_SLOTS is the size of a scratch's word cache (a power of two): counting
+ * remembers how many tokens each recent pre-tokenized word of up to TOK__WORD_CACHE_BYTES bytes
+ * became, as the Hugging Face and transformers.js encoders keep a word cache. */
+#define TOK__WORD_CACHE_SLOTS 4096
+#define TOK__WORD_CACHE_BYTES 22
+
+/* tok__cached_word is one slot of the word cache: len 0 is empty. */
+struct tok__cached_word {
+    uint64_t hash;
+    uint8_t len;
+    uint8_t count;
+    char bytes[TOK__WORD_CACHE_BYTES];
+};
+
 struct tok__scratch {
     uint32_t *ids;
     size_t ids_len;
@@ -136,10 +150,19 @@ struct tok__scratch {
     pcre2_match_context *mctx;
     pcre2_jit_stack *jit_stack;
     bool counting; /* count only, do not store ids */
+    /* The word cache of counting (TOK__WORD_CACHE_SLOTS slots, direct-mapped), and the
+     * tokenizer its counts are of: another one empties it. */
+    struct tok__cached_word *words;
+    const struct tokenizer *words_tok;
 };
 
 /* tok__grow ensures *buf holds at least need elements of elem bytes. */
 bool tok__grow(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* tok__bpe_count_word counts the tokens BPE makes of one pre-tokenized word into s->ids_len,
+ * through the scratch's word cache. Returns false when out of memory. */
+bool tok__bpe_count_word(const struct tokenizer *tok, struct tok__scratch *s, const char *word,
+                         size_t len);
 
 /* tok__hash_bytes is the string hash used by the vocabulary map. */
 uint64_t tok__hash_bytes(const char *p, size_t len);

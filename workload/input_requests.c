@@ -160,6 +160,7 @@ static char *entry_body(struct input_source *src, struct workload_requests *out,
         .media = media.view,
         .cache_bust = workload__cache_bust(cfg),
         .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
+        .template = out->template,
     };
     char errbuf[512];
     char *body = payload_build(&spec, errbuf, sizeof(errbuf));

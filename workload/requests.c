@@ -6,6 +6,7 @@
 #include "workload/workload.h"
 #include "workload/workload_phase.h"
 #include "workload/workload_media.h"
+#include "template/template.h"
 #include "workload/workload_internal.h"
 
 #include <errno.h>
@@ -222,6 +223,7 @@ static char *build_one(const struct profile_config *cfg, struct workload_request
         .per_chunk_usage = cfg->per_chunk_usage,
         .cache_bust = workload__cache_bust(cfg),
         .cache_bust_key = workload__cache_bust_key(out->cache_bust_nonce, i),
+        .template = out->template,
     };
     if (workload_prompt_extras_texts(&src->extras, &src->scratch, &src->rng, &spec, prompt,
                                      PROMPT_BYTES_MAX, &isl) != 0) {
@@ -479,6 +481,7 @@ static int seal_sessions(const struct profile_config *cfg, struct workload_reque
         .streaming = cfg->streaming,
         .use_legacy_max_tokens = cfg->use_legacy_max_tokens,
         .extra_inputs_json = out->sessions_extra,
+        .template = out->template,
         .use_server_token_count = cfg->use_server_token_count,
         .per_chunk_usage = cfg->per_chunk_usage,
         .cache_bust = workload__cache_bust(cfg),
@@ -515,7 +518,10 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
         fprintf(stderr, "ringperf profile: --extra-inputs: %s\n", errbuf);
         return -EINVAL;
     }
-    ret = build_headers(cfg, out);
+    ret = workload__endpoint_inputs(out, &extra);
+    if (ret == 0) {
+        ret = build_headers(cfg, out);
+    }
     /* Input files decide for themselves (workload__build_input_payloads). */
     out->multi_turn = cfg->input_file == NULL &&
                       (cfg->conversation_turn_mean > 1 || cfg->conversation_turn_stddev > 0);
@@ -541,6 +547,9 @@ int workload_requests_prepare(const struct profile_config *cfg, uint64_t seed,
 
 void workload_requests_free(struct workload_requests *requests)
 {
+    response_reader_release(&requests->reader);
+    template_free(requests->template);
+    requests->template = NULL;
     workload__form_free(requests);
     workload_sessions_free(&requests->sessions);
     free(requests->sessions_extra);

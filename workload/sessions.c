@@ -223,15 +223,9 @@ int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency)
         return -EINVAL;
     }
     s->first_offset = calloc(s->conv_count, sizeof(*s->first_offset));
-    /* Open sessions: at most one per connection, plus those a stop or the
-     * request limit left unfinished; the table stays at most a quarter full. */
-    s->open_cap = 64;
-    while (s->open_cap < (size_t)concurrency * 8) {
-        s->open_cap *= 2;
-    }
-    s->open = calloc(s->open_cap, sizeof(*s->open));
+    s->concurrency = concurrency;
     s->sent = calloc(s->turn_count, sizeof(*s->sent));
-    if (s->first_offset == NULL || s->open == NULL || s->sent == NULL) {
+    if (s->first_offset == NULL || s->sent == NULL || workload_sessions_shards(s, 1) != 0) {
         return -ENOMEM;
     }
     bool live = false;
@@ -253,64 +247,110 @@ int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency)
     return 0;
 }
 
-static size_t slot_home(const struct workload_sessions *s, uint64_t key)
+int workload_sessions_shards(struct workload_sessions *s, uint32_t shard_count)
 {
-    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (s->open_cap - 1);
+    if (shard_count <= s->table_count) {
+        return 0;
+    }
+    /* Open sessions: at most one per connection of a shard (the engine gives each shard its
+     * share of the connections, and a session keeps to its shard), plus those a stop or the
+     * request limit left unfinished; a table stays at most a quarter full. */
+    size_t cap = 64;
+    while (cap < ((size_t)s->concurrency / shard_count + 1) * 8) {
+        cap *= 2;
+    }
+    struct workload_session_table *tables = calloc(shard_count, sizeof(*tables));
+    if (tables == NULL) {
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < shard_count; i++) {
+        /* The tables made before keep their sessions (a warmup's, unfinished). */
+        tables[i] = i < s->table_count
+                        ? s->tables[i]
+                        : (struct workload_session_table){
+                              .open = calloc(cap, sizeof(*tables[i].open)), .cap = cap};
+        if (tables[i].open == NULL) {
+            for (uint32_t j = s->table_count; j < i; j++) {
+                free(tables[j].open);
+            }
+            free(tables);
+            return -ENOMEM;
+        }
+    }
+    free(s->tables);
+    s->tables = tables;
+    s->table_count = shard_count;
+    return 0;
 }
 
-static size_t slot_find(const struct workload_sessions *s, uint64_t key)
+void workload_sessions_forget(struct workload_sessions *s)
 {
-    size_t i = slot_home(s, key);
-    while (s->open[i].key != 0 && s->open[i].key != key) {
-        i = (i + 1) & (s->open_cap - 1);
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        memset(s->tables[i].open, 0, s->tables[i].cap * sizeof(*s->tables[i].open));
+    }
+}
+
+static size_t slot_home(const struct workload_session_table *t, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (t->cap - 1);
+}
+
+static size_t slot_find(const struct workload_session_table *t, uint64_t key)
+{
+    size_t i = slot_home(t, key);
+    while (t->open[i].key != 0 && t->open[i].key != key) {
+        i = (i + 1) & (t->cap - 1);
     }
     return i;
 }
 
 /* slot_remove empties slot i and shifts back the entries that probed past
  * it, so lookups never need tombstones. */
-static void slot_remove(struct workload_sessions *s, size_t i)
+static void slot_remove(struct workload_session_table *t, size_t i)
 {
-    size_t mask = s->open_cap - 1;
+    size_t mask = t->cap - 1;
     size_t j = i;
     for (;;) {
         j = (j + 1) & mask;
-        if (s->open[j].key == 0) {
+        if (t->open[j].key == 0) {
             break;
         }
-        size_t home = slot_home(s, s->open[j].key);
+        size_t home = slot_home(t, t->open[j].key);
         /* The entry at j may move to i unless its home lies in (i, j]. */
         bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
-            s->open[i] = s->open[j];
+            t->open[i] = t->open[j];
             i = j;
         }
     }
-    s->open[i].key = 0;
+    t->open[i].key = 0;
 }
 
 int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct record *rec,
                                        int64_t output_tokens)
 {
     const struct workload_turn *t = turn_of(s, rec->session, rec->turn);
-    if (t->body != NULL || !s->engine.keep_replies) {
+    if (t->body != NULL || !s->engine.keep_replies || rec->shard_id >= s->table_count) {
         return t->static_tokens;
     }
+    /* The table of the shard that ran the session: only that shard's thread (or, without
+     * shards of metrics, the coordinator) touches it. */
+    struct workload_session_table *table = &s->tables[rec->shard_id];
     uint64_t key = rec->session + 1;
-    size_t i = slot_find(s, key);
-    int64_t replies = s->open[i].key == key ? s->open[i].tokens : 0;
+    size_t i = slot_find(table, key);
+    int64_t replies = table->open[i].key == key ? table->open[i].tokens : 0;
     bool last = rec->turn + 1 >= workload_sessions_conversation(s, rec->session)->turn_count;
     if (last) {
-        if (s->open[i].key == key) {
-            slot_remove(s, i);
+        if (table->open[i].key == key) {
+            slot_remove(table, i);
         }
     } else {
         /* The table is sized never to fill; were it to, the history of this
          * session would go uncounted rather than the loop never ending. */
-        if (s->open[i].key != key) {
-            s->open[i] = (struct workload_session_tokens){.key = key, .tokens = 0};
+        if (table->open[i].key != key) {
+            table->open[i] = (struct workload_session_tokens){.key = key, .tokens = 0};
         }
-        s->open[i].tokens += output_tokens > 0 ? output_tokens : 0;
+        table->open[i].tokens += output_tokens > 0 ? output_tokens : 0;
     }
     return t->static_tokens < 0 ? -1 : t->static_tokens + replies;
 }
@@ -392,7 +432,10 @@ void workload_sessions_free(struct workload_sessions *s)
     }
     free(s->convs);
     free(s->first_offset);
-    free(s->open);
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        free(s->tables[i].open);
+    }
+    free(s->tables);
     for (size_t i = 0; s->sent != NULL && i < s->turn_count; i++) {
         free(s->sent[i]);
     }

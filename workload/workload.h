@@ -25,6 +25,7 @@
 struct workload_requests {
     enum endpoint_type type;
     struct response_reader reader;
+    struct template *template; /* template: the compiled payload_template; else NULL */
     struct engine_payload *payloads;
     size_t payload_count;
     int64_t *payload_isl; /* input tokens of each payload; NULL without a tokenizer */

@@ -30,6 +30,12 @@ struct prompt_source {
     struct workload_prompt_extras extras; /* prefixes, user context, batches, rankings */
 };
 
+/* workload__endpoint_inputs takes raw's and template's response_field and
+ * template's payload_template out of *extra (a JSON object text, or NULL;
+ * replaced), compiling them into out->reader and out->template
+ * (endpoint_inputs.c). Returns 0, or -EINVAL/-ENOMEM after saying why. */
+int workload__endpoint_inputs(struct workload_requests *out, char **extra);
+
 /* Multipart endpoints (form_requests.c). workload__form_check refuses (-ENOTSUP, after saying
  * why) input files and multi-turn runs of a form endpoint. workload__form_init readies out for
  * `count` payloads of a form endpoint (a no-op for others). workload__form_payload builds payload i

@@ -52,6 +52,13 @@ struct workload_conversation {
     char *context;
 };
 
+/* workload_session_table is one shard's open sessions: open addressing on the session
+ * number + 1 (0 = empty), `cap` slots, a power of two. */
+struct workload_session_table {
+    struct workload_session_tokens *open;
+    size_t cap;
+};
+
 /* workload_sessions owns a run's conversations. Zero-initialise, set `base` (every
  * payload field except model, prompt, max_tokens and history), add turns,
  * then seal. */
@@ -67,10 +74,11 @@ struct workload_sessions {
     uint64_t cycle_turns;          /* turns of all the conversations */
     struct engine_sessions engine; /* valid after workload_sessions_seal */
     uint64_t cache_bust_nonce;     /* --cache-bust: the run's (workload__cache_bust_key) */
-    /* Coordinator-side: output tokens of the replies so far, per open session
-     * (open addressing on the session number + 1; 0 = empty). */
-    struct workload_session_tokens *open;
-    size_t open_cap;
+    /* The output tokens of the replies so far of each open session, one table per shard
+     * (workload_sessions_shards), as a session keeps to the shard that started it. */
+    struct workload_session_table *tables;
+    uint32_t table_count;
+    uint32_t concurrency; /* workload_sessions_seal's: sizes the tables */
     /* The bodies the first play of each conversation sent (session k < conv_count plays
      * conversation k), per turn, with the replies it got in their history: what inputs.json
      * holds after the run. Owned; NULL where none was kept. Each slot is written once, by the
@@ -96,6 +104,16 @@ int workload_sessions_set_context(struct workload_sessions *s, char *context);
  * conversations) or -ENOMEM. */
 int workload_sessions_seal(struct workload_sessions *s, uint32_t concurrency);
 
+/* workload_sessions_shards makes room for the history of runs of up to `shard_count` shards
+ * (one table each, the ones made before kept), before a run starts. Returns 0 or -ENOMEM. */
+int workload_sessions_shards(struct workload_sessions *s, uint32_t shard_count);
+
+/* workload_sessions_forget empties every shard's table: a phase starts with no open
+ * sessions (a warmup stopped mid-conversation leaves some, whose replies would otherwise
+ * count in the history of the profiling phase's sessions of the same numbers). Call while no
+ * engine runs. */
+void workload_sessions_forget(struct workload_sessions *s);
+
 /* workload_sessions_keep_sent makes the turns built from now on keep their bodies for
  * inputs.json (the profiling phase's; a warmup's are not the run's), or stops that. Call
  * while no engine runs. */
@@ -105,7 +123,10 @@ void workload_sessions_keep_sent(struct workload_sessions *s, bool keep);
  * its turn's static tokens plus the output tokens of the replies before it
  * (live history), and remembers this record's output_tokens (< 0: none) for
  * the session's next turn. Records of one session must come in turn order,
- * as the engine delivers them. Returns -1 when the turn was not counted. */
+ * as the engine delivers them. The history is kept per shard (rec->shard_id's
+ * table): shards may call this at once, each for its own records (a record of
+ * a shard past workload_sessions_shards gets its static tokens alone).
+ * Returns -1 when the turn was not counted. */
 int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct record *rec,
                                        int64_t output_tokens);
 

@@ -13,7 +13,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRINGPERF_TESTS=OFF >/d
 cmake --build "$build" --target ringperf_mock -j "$(nproc)" >/dev/null
 cc -O2 -D_GNU_SOURCE -I"$root" -o "$build/bench_body" "$root/bench/mock_body/bench_body.c" \
     "$root/tests/mock/api_jansson.c" "$build/mock/libringperf_mock.a" \
-    "$build/response/libringperf_response.a" -ljansson
+    "$build/response/libringperf_response.a" "$build/evs/libringperf_evs.a" -ljansson -lz
 {
     echo "mock body reading, one core ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ))"
     taskset -c 0 "$build/bench_body" "$seconds"

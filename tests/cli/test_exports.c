@@ -716,6 +716,28 @@ Test(cli_exports, open_loop_adds_schedule_latencies_timeslices_and_hlogs, .timeo
     world_stop(&w);
 }
 
+/* The shards group the records into the timeslices (by start time) and the .hlog intervals:
+ * on one shard or three, every request is in exactly one slice and one interval. */
+Test(cli_exports, timeslices_from_one_or_three_shards_hold_every_request, .timeout = 180)
+{
+    static const char *const runs[] = {
+        "--model m --streaming --request-rate 40 --request-count 40 --slice-duration 0.25 "
+        "--workers-max 1",
+        "--model m --streaming --request-rate 40 --request-count 40 --slice-duration 0.25 "
+        "--workers-max 3"};
+    for (size_t r = 0; r < 2; r++) {
+        struct world w;
+        world_start(&w, "0");
+        cr_assert_eq(run_profile(&w, runs[r], NULL), 0, "%s", runs[r]);
+        check_timeslices(w.dir, 40);
+        long long decoded = hlog_total_count(w.dir, "profile_export_request_latency.hlog");
+        if (decoded >= 0) {
+            cr_assert_eq(decoded, 40, "HdrHistogram (Java) reads every request back");
+        }
+        world_stop(&w);
+    }
+}
+
 Test(cli_exports, closed_loop_has_no_schedule_metrics_or_timeslices, .timeout = 60)
 {
     struct world w;

@@ -413,6 +413,18 @@ Test(gpu_telemetry, dcgm_energy_follows_the_known_power_curve, .timeout = 120)
     cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_energy_per_request"), "avg"),
                        energy_j / 60, 1e-9);
     cr_assert_eq(num_at(json_object_get(summary, "nvidia_total_gpu_power"), "avg"), 400);
+    /* AIPerf's average power is the energy over the window: the counters grow at 400 W. */
+    double average = num_at(json_object_get(summary, "nvidia_average_gpu_power"), "avg");
+    cr_assert(average > 380 && average < 420, "%f W", average);
+    cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_performance_per_watt"), "avg"),
+                       num_at(json_object_get(summary, "request_throughput"), "avg") / average,
+                       1e-9);
+    cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_energy_per_user"), "avg"),
+                       energy_j / 2, 1e-9, "the energy per --concurrency user");
+    double latency_ms = num_at(json_object_get(summary, "request_latency"), "avg");
+    cr_assert_float_eq(num_at(json_object_get(summary, "nvidia_energy_delay_product"), "avg"),
+                       energy_j / 60 * latency_ms / 1e3, 1e-9,
+                       "energy per request x mean latency in seconds");
     char *jsonl = e2e_read_text(&w, "gpu_telemetry_export.jsonl");
     cr_assert_not_null(
         strstr(jsonl, "\"gpu_uuid\":\"GPU-mock-1\",\"gpu_model_name\":\"Mock GPU\""));

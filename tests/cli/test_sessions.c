@@ -29,6 +29,8 @@ struct turn_record {
     int64_t end_ns;
     int64_t scheduled_ns;  /* when it was due */
     int64_t prompt_tokens; /* the mock's usage: it counts the words of every message */
+    int64_t isl;           /* input_sequence_length: the client's count, history included */
+    int64_t osl;           /* output_sequence_length */
     bool error;
 };
 
@@ -74,6 +76,8 @@ static void read_records(const struct e2e *w, struct records *out)
         r->end_ns = json_integer_value(json_object_get(meta, "request_end_ns"));
         r->scheduled_ns = json_integer_value(json_object_get(meta, "request_scheduled_ns"));
         r->prompt_tokens = metric(json_object_get(root, "metrics"), "usage_prompt_tokens");
+        r->isl = metric(json_object_get(root, "metrics"), "input_sequence_length");
+        r->osl = metric(json_object_get(root, "metrics"), "output_sequence_length");
         r->error = !json_is_null(json_object_get(root, "error"));
         json_decref(root);
     }
@@ -502,5 +506,117 @@ Test(sessions_e2e, replay_knobs_reshape_a_trace, .timeout = 120)
     cr_assert(near_ms(a1->scheduled_ns - a0->end_ns, 60), "a's turn 1 due %lld ns after turn 0",
               (long long)(a1->scheduled_ns - a0->end_ns));
     free(rs);
+    e2e_finish(&w);
+}
+
+#define SPREAD_SESSIONS 6
+#define SPREAD_TURNS 3
+
+/* spread_run is what one run of check_shard_counts gives: each turn's input and output
+ * tokens, by session and turn, and the summary's and its warmup's token averages. */
+struct spread_run {
+    int64_t isl[SPREAD_SESSIONS][SPREAD_TURNS];
+    int64_t osl[SPREAD_SESSIONS][SPREAD_TURNS];
+    double isl_avg;
+    double osl_avg;
+    double warm_isl_avg;
+    double warm_count;
+    int64_t warm_isl[4]; /* outputs.json's warmup entries' input tokens, in order */
+};
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a;
+    int64_t y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* read_warmup_outputs reads the input tokens of outputs.json's warmup entries, sorted. */
+static void read_warmup_outputs(struct e2e *w, struct spread_run *out)
+{
+    json_t *doc = e2e_load_json(w, "outputs.json");
+    json_t *warmup = json_object_get(doc, "warmup");
+    cr_assert_eq(json_array_size(warmup), 4);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *metrics = json_object_get(json_array_get(warmup, i), "metrics");
+        out->warm_isl[i] = metric(metrics, "input_sequence_length");
+    }
+    qsort(out->warm_isl, 4, sizeof(out->warm_isl[0]), compare_i64);
+    json_decref(doc);
+}
+
+static double avg_of(json_t *doc, const char *block)
+{
+    return json_number_value(json_object_get(json_object_get(doc, block), "avg"));
+}
+
+/* run_spread runs six three-turn conversations, six at a time, after a warmup, on `workers`
+ * shards, and reads every turn's counts. */
+static void run_spread(struct e2e *w, int workers, struct spread_run *out)
+{
+    char words[1024];
+    snprintf(words, sizeof(words),
+             PROFILE "--endpoint-type chat --streaming --concurrency %d --conversation-num %d "
+                     "--conversation-turn-mean %d --isl 40 --osl 6 --random-seed 9 "
+                     "--warmup-request-count 4 --export-outputs-json --workers-max %d "
+                     "--tokenizer " RINGPERF_TOKENIZER_QWEN3,
+             SPREAD_SESSIONS, SPREAD_SESSIONS, SPREAD_TURNS, workers);
+    e2e_run_ok(w, words);
+    memset(out, 0xff, sizeof(*out));
+    struct records *rs = calloc(1, sizeof(*rs));
+    cr_assert_not_null(rs);
+    read_records(w, rs);
+    cr_assert_eq(rs->count, SPREAD_SESSIONS * SPREAD_TURNS);
+    for (size_t i = 0; i < rs->count; i++) {
+        const struct turn_record *r = &rs->items[i];
+        cr_assert(r->session >= 0 && r->session < SPREAD_SESSIONS && r->turn >= 0 &&
+                  r->turn < SPREAD_TURNS);
+        out->isl[r->session][r->turn] = r->isl;
+        out->osl[r->session][r->turn] = r->osl;
+    }
+    free(rs);
+    json_t *doc = e2e_load_json(w, "profile_export_aiperf.json");
+    out->isl_avg = avg_of(doc, "input_sequence_length");
+    out->osl_avg = avg_of(doc, "output_sequence_length");
+    json_t *warm = json_object_get(doc, "warmup_metrics");
+    out->warm_isl_avg = avg_of(warm, "input_sequence_length");
+    out->warm_count = avg_of(warm, "request_count");
+    json_decref(doc);
+    read_warmup_outputs(w, out);
+}
+
+/* Each shard keeps the history of the sessions it runs, and the warmup's records become
+ * metrics on the shards too: on one shard or three, every turn's input counts its session's
+ * earlier replies alike, and the records, summaries, warmup_metrics and outputs.json's warmup
+ * entries match. */
+Test(sessions_e2e, one_shard_or_three_count_the_same_history, .timeout = 180)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    struct spread_run *runs = calloc(2, sizeof(*runs));
+    cr_assert_not_null(runs);
+    run_spread(&w, 1, &runs[0]);
+    run_spread(&w, 3, &runs[1]);
+    for (int s = 0; s < SPREAD_SESSIONS; s++) {
+        for (int t = 0; t < SPREAD_TURNS; t++) {
+            cr_assert_eq(runs[1].isl[s][t], runs[0].isl[s][t], "session %d turn %d input", s, t);
+            cr_assert_eq(runs[1].osl[s][t], runs[0].osl[s][t], "session %d turn %d output", s, t);
+            if (t > 0) {
+                cr_assert_eq(runs[0].isl[s][t], runs[0].isl[s][t - 1] + runs[0].osl[s][t - 1] + 40,
+                             "session %d turn %d counts the reply before it", s, t);
+            }
+        }
+    }
+    cr_assert_float_eq(runs[1].isl_avg, runs[0].isl_avg, 1e-9);
+    cr_assert_float_eq(runs[1].osl_avg, runs[0].osl_avg, 1e-9);
+    cr_assert_float_eq(runs[0].warm_count, 4.0, 1e-9);
+    cr_assert_float_eq(runs[1].warm_count, 4.0, 1e-9);
+    cr_assert_float_eq(runs[1].warm_isl_avg, runs[0].warm_isl_avg, 1e-9);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_gt(runs[0].warm_isl[i], 0);
+        cr_assert_eq(runs[1].warm_isl[i], runs[0].warm_isl[i], "warmup entry %d of outputs.json",
+                     i);
+    }
+    free(runs);
     e2e_finish(&w);
 }

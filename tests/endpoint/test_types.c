@@ -37,6 +37,7 @@ Test(endpoint_types, names_paths_and_capabilities)
         {"image_edit", ENDPOINT_IMAGE_EDIT, "/v1/images/edits", "/v1/images/edits", false, false},
         {"audio_transcription", ENDPOINT_AUDIO_TRANSCRIPTION, "/v1/audio/transcriptions",
          "/v1/audio/transcriptions", false, false},
+        {"template", ENDPOINT_TEMPLATE, "", "", true, true},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -52,7 +53,7 @@ Test(endpoint_types, names_paths_and_capabilities)
     enum endpoint_type t = ENDPOINT_CHAT;
     cr_assert_eq(endpoint_type_parse("rankings", &t), 0);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
-    cr_assert_eq(endpoint_type_parse("template", &t), -EINVAL);
+    cr_assert_eq(endpoint_type_parse("video_generation", &t), -EINVAL);
     cr_assert_eq(endpoint_type_parse(NULL, &t), -EINVAL);
     cr_assert_eq(t, ENDPOINT_NIM_RANKINGS);
     cr_assert(endpoint_type_stream_end_required(ENDPOINT_CHAT));
@@ -89,6 +90,7 @@ Test(endpoint_types, titles_and_metric_capabilities)
         {ENDPOINT_SOLIDO_RAG, "SOLIDO RAG Metrics", true, false, false, false},
         {ENDPOINT_IMAGE_EDIT, "Image Edit Metrics", true, true, false, true},
         {ENDPOINT_AUDIO_TRANSCRIPTION, "Audio Transcription Metrics", false, false, true, true},
+        {ENDPOINT_TEMPLATE, "LLM Metrics", true, true, true, false},
     };
     cr_assert_eq(sizeof(rows) / sizeof(rows[0]), ENDPOINT_TYPE_COUNT);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

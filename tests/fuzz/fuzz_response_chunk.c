@@ -14,6 +14,7 @@
  *     rejects for a syntax reason must not be accepted.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
+/* check_spec_decode holds the speculative-decoding statistics to what response.h promises: only
+ * chat and completions read them; a valid payload's histogram fits, matches num_spec_tokens,
+ * adds up to the steps and weighs up to the accepted drafts, which are at most the drafted. */
+static void check_spec_decode(enum endpoint_type t, const struct response_chunk *c)
+{
+    if (!c->spec_decode_present) {
+        return;
+    }
+    const struct record_spec_decode *s = &c->spec_decode;
+    if ((t != ENDPOINT_CHAT && t != ENDPOINT_COMPLETIONS) || s->payloads != 1) {
+        abort();
+    }
+    if (!s->valid) {
+        return;
+    }
+    if (s->bucket_count > RECORD_SPEC_BUCKETS ||
+        (s->spec_tokens != RECORD_ABSENT && s->bucket_count != (uint32_t)s->spec_tokens + 1) ||
+        s->accepted_draft_tokens > s->draft_tokens || s->steps < 0 ||
+        !isfinite(s->mean_acceptance_length) || !isfinite(s->draft_acceptance_rate)) {
+        abort();
+    }
+    int64_t steps = 0;
+    int64_t accepted = 0;
+    for (uint32_t j = 0; j < s->bucket_count; j++) {
+        if (s->histogram[j] < 0) {
+            abort();
+        }
+        steps += s->histogram[j];
+        accepted += (int64_t)j * s->histogram[j];
+    }
+    if (steps != s->steps || accepted != s->accepted_draft_tokens) {
+        abort();
+    }
+}
+
 static void check_payload(const struct response_reader *r, struct response_parse_state *state,
                           const char *event, const uint8_t *data, size_t size, size_t cap)
 {
@@ -230,6 +266,7 @@ static void check_payload(const struct response_reader *r, struct response_parse
         !(c.usage.prompt_audio_seconds >= 0 && c.usage.prompt_audio_seconds <= 1e15)) {
         abort();
     }
+    check_spec_decode(r->type, &c);
     /* The jansson differential holds for the types that need a JSON object;
      * raw takes any body as text, and TGI/TEI read arrays; the scratch has
      * its own, smaller token limit. */

@@ -4,7 +4,8 @@
  * and at the end) give every record the metrics, and the run the summary, that
  * the coordinator's path (metrics_record_compute, metrics_results_add) gives,
  * image and audio metrics and the sweep-line metrics included (the latter fed
- * on the coordinator from each record's annex, in the shards' order).
+ * on the coordinator from each record's annex, in the shards' order), and multi-turn runs
+ * whose input counts include each session's history.
  * Client-side token counts come from a small byte-level BPE tokenizer with the
  * GPT-2 split pattern, so every shard runs the regex and BPE at once.
  */
@@ -131,10 +132,60 @@ struct shard_worker {
 static void *run_shard(void *arg)
 {
     struct shard_worker *w = arg;
-    for (uint64_t i = w->shard; i < RECORDS; i += SHARDS) {
-        metrics_shards_record(w->shards, w->shard, &w->records[i].rec);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        if (w->records[i].rec.shard_id == w->shard) {
+            metrics_shards_record(w->shards, w->shard, &w->records[i].rec);
+        }
     }
     return NULL;
+}
+
+/* run_shards runs the records through the shards, each on a thread of its own, while this
+ * thread collects as the progress ticks do, then collects all. */
+static void run_shards(struct metrics_shards *shards, struct fake *records,
+                       struct metrics_results *results)
+{
+    struct shard_worker workers[SHARDS];
+    pthread_t threads[SHARDS];
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
+        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
+    }
+    for (int k = 0; k < 200; k++) {
+        cr_assert_eq(metrics_shards_collect(shards, results), 0);
+    }
+    for (uint32_t s = 0; s < SHARDS; s++) {
+        pthread_join(threads[s], NULL);
+    }
+    cr_assert_eq(metrics_shards_collect_all(shards, results), 0);
+}
+
+#define TURNS 4
+#define SESSIONS (RECORDS / TURNS)
+
+/* session_history is a multi-turn run's history as workload_sessions keeps it: a turn's input
+ * is its own 100 tokens and every earlier reply of its session. Each session keeps to one
+ * shard, so each slot is only ever touched by that shard's thread. */
+struct session_history {
+    int64_t replies[SESSIONS];
+};
+
+static int64_t session_input_tokens(void *ctx, const struct record *rec, int64_t output_tokens)
+{
+    struct session_history *h = ctx;
+    int64_t before = h->replies[rec->session];
+    h->replies[rec->session] += output_tokens > 0 ? output_tokens : 0;
+    return 100 + before;
+}
+
+/* as_session makes record i turn i % TURNS of session i / TURNS, each session on one shard:
+ * SESSIONS conversations of TURNS turns, whose turns the shards see in order. */
+static void as_session(struct record *r, uint64_t i)
+{
+    r->in_session = true;
+    r->session = i / TURNS;
+    r->turn = (uint32_t)(i % TURNS);
+    r->shard_id = (uint32_t)(r->session % SHARDS);
 }
 
 static void init_results(struct metrics_results *r, const struct metrics_results_options *opts,
@@ -184,7 +235,7 @@ static void assert_same_stats(const struct metrics_stats *a, const struct metric
     cr_assert_eq(a->count, b->count, "%s %d count", what, id);
 }
 
-static void assert_same_summary(struct metrics_results *a, struct metrics_results *b)
+static void assert_same_summary(struct metrics_results *a, struct metrics_results *b, bool sessions)
 {
     struct metrics_summary *sa = calloc(1, sizeof(*sa));
     struct metrics_summary *sb = calloc(1, sizeof(*sb));
@@ -210,15 +261,19 @@ static void assert_same_summary(struct metrics_results *a, struct metrics_result
                   sb->scalar[id]);
     }
     cr_assert(sa->record_present[METRICS_TTFT] && sa->record_present[METRICS_OSL]);
-    cr_assert(sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]);
+    /* A session's turns carry no payload's images or audio. */
+    cr_assert(sessions ||
+              (sa->record_present[METRICS_NUM_IMAGES] && sa->record_present[METRICS_RTFX]));
     cr_assert(sa->adj_present[METRICS_REQUEST_LATENCY], "the run had errors: adj_ blocks");
     free(sa);
     free(sb);
 }
 
 /* golden runs the records through both paths, the shards on threads of their
- * own while this thread collects, and compares. */
-static void golden(const struct metrics_results_options *opts, const struct tokenizer *tok)
+ * own while this thread collects, and compares; with `sessions` the records are the turns of
+ * multi-turn conversations whose input counts include their history. */
+static void golden(const struct metrics_results_options *opts, const struct tokenizer *tok,
+                   bool sessions)
 {
     static const int64_t isl[4] = {31, 32, 33, 1000};
     uint64_t rng = 42;
@@ -231,32 +286,33 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     struct metrics_results sharded;
     init_results(&coordinator, opts, tok, isl);
     init_results(&sharded, opts, tok, isl);
+    struct session_history *history = calloc(2, sizeof(*history));
+    cr_assert_not_null(history);
+    if (sessions) {
+        coordinator.session_input_tokens = session_input_tokens;
+        coordinator.session_ctx = &history[0];
+        sharded.session_input_tokens = session_input_tokens;
+        sharded.session_ctx = &history[1];
+    }
     for (uint64_t i = 0; i < RECORDS; i++) {
         make_record(&records[i], i, &rng);
+        if (sessions) {
+            as_session(&records[i].rec, i);
+        }
         records[i].rec.annex = annexes + i * annex_bytes;
         metrics_record_compute(&coordinator, &records[i].rec, &expected[i]);
         metrics_results_add(&coordinator, &records[i].rec, &expected[i]);
     }
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&sharded, opts, SHARDS, MAX_EVENTS, &shards), 0);
-    struct shard_worker workers[SHARDS];
-    pthread_t threads[SHARDS];
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        workers[s] = (struct shard_worker){.shards = shards, .records = records, .shard = s};
-        cr_assert_eq(pthread_create(&threads[s], NULL, run_shard, &workers[s]), 0);
-    }
-    for (int k = 0; k < 200; k++) {
-        metrics_shards_collect(shards, &sharded); /* as the progress ticks do, meanwhile */
-    }
-    for (uint32_t s = 0; s < SHARDS; s++) {
-        pthread_join(threads[s], NULL);
-    }
-    metrics_shards_collect_all(shards, &sharded);
+    run_shards(shards, records, &sharded);
     /* The coordinator's own sweep-line collection, from the annexes, in another order than the
      * records were made: the order they would arrive in, shard by shard. */
     for (uint32_t s = 0; s < SHARDS; s++) {
-        for (uint64_t i = s; i < RECORDS; i += SHARDS) {
-            metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+        for (uint64_t i = 0; i < RECORDS; i++) {
+            if (records[i].rec.shard_id == s) {
+                metrics_results_sweep_add(&sharded, metrics_shards_of(&records[i].rec));
+            }
         }
     }
     for (uint64_t i = 0; i < RECORDS; i++) {
@@ -277,7 +333,14 @@ static void golden(const struct metrics_results_options *opts, const struct toke
     cr_assert_eq(sharded.same_read_events, coordinator.same_read_events);
     cr_assert_gt(coordinator.same_read_events, 0);
     cr_assert_eq(sharded.first_wall_ns, coordinator.first_wall_ns);
-    assert_same_summary(&coordinator, &sharded);
+    assert_same_summary(&coordinator, &sharded, sessions);
+    if (sessions) {
+        /* The history counted: a session's last turn has more input than its first. */
+        const struct metrics_record *last = metrics_shards_of(&records[TURNS - 1].rec);
+        cr_assert_gt(last->request.tokens.input, 100);
+        cr_assert_eq(memcmp(&history[0], &history[1], sizeof(history[0])), 0);
+    }
+    free(history);
     metrics_shards_free(shards);
     metrics_results_free(&coordinator);
     metrics_results_free(&sharded);
@@ -290,7 +353,7 @@ Test(metrics_shards, tokenizer_counts_give_the_coordinators_summary, .timeout = 
 {
     struct tokenizer *tok = tiny_tokenizer();
     struct metrics_results_options opts = {.streaming = true, .goodput = "time_to_first_token:2"};
-    golden(&opts, tok);
+    golden(&opts, tok, false);
     tokenizer_free(tok);
 }
 
@@ -298,19 +361,169 @@ Test(metrics_shards, server_counts_give_the_coordinators_summary, .timeout = 120
 {
     struct metrics_results_options opts = {
         .streaming = true, .network_rtt_given = true, .network_rtt_ns = 100000};
-    golden(&opts, NULL);
+    golden(&opts, NULL, false);
 }
 
-Test(metrics_shards, a_run_that_remembers_session_history_stays_on_the_coordinator)
+Test(metrics_shards, session_history_counts_give_the_coordinators_summary, .timeout = 120)
+{
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    golden(&opts, tok, true);
+    tokenizer_free(tok);
+}
+
+Test(metrics_shards, no_shards_is_refused)
 {
     struct metrics_results r;
     char err[64];
     struct metrics_results_options opts = {.streaming = true};
     cr_assert_eq(metrics_results_init(&r, &opts, err, sizeof(err)), 0);
-    r.session_input_tokens = (int64_t(*)(void *, const struct record *, int64_t))1;
     struct metrics_shards *shards = NULL;
-    cr_assert_eq(metrics_shards_new(&r, &opts, 2, 8, &shards), -EINVAL);
-    r.session_input_tokens = NULL;
     cr_assert_eq(metrics_shards_new(&r, &opts, 0, 8, &shards), -EINVAL);
     metrics_results_free(&r);
+}
+
+/* metrics_record_compute_as gives, from what one results computed, what results that differ
+ * only in their schedule and session history compute (the warmup's records in outputs.json):
+ * here a closed loop without history against a fixed schedule with it. */
+Test(metrics_shards, compute_as_gives_what_the_other_results_compute, .timeout = 60)
+{
+    static const int64_t isl[4] = {31, 32, 33, 1000};
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results counted;
+    struct metrics_results other;
+    init_results(&counted, &opts, tok, isl);
+    init_results(&other, &opts, tok, isl);
+    counted.open_loop = false;
+    other.fixed_schedule = true;
+    struct session_history *history = calloc(2, sizeof(*history));
+    struct fake *f = calloc(1, sizeof(*f));
+    cr_assert(history != NULL && f != NULL);
+    other.session_input_tokens = session_input_tokens;
+    other.session_ctx = &history[0];
+    uint64_t rng = 7;
+    uint64_t differed = 0;
+    for (uint64_t i = 0; i < 400; i++) {
+        make_record(f, i, &rng);
+        if (i >= 200) {
+            as_session(&f->rec, i); /* four turns of each session, in order */
+        }
+        struct metrics_record first;
+        struct metrics_record as;
+        struct metrics_record expected;
+        metrics_record_compute(&counted, &f->rec, &first);
+        /* The expected side keeps its own history, so that each is called once per turn. */
+        other.session_ctx = &history[1];
+        metrics_record_compute(&other, &f->rec, &expected);
+        other.session_ctx = &history[0];
+        metrics_record_compute_as(&other, &f->rec, &first, &as);
+        cr_assert_eq(memcmp(as.values.has, expected.values.has, sizeof(as.values.has)), 0,
+                     "record %llu", (unsigned long long)i);
+        for (int id = 0; id < METRICS_ID_COUNT; id++) {
+            cr_assert(!as.values.has[id] || as.values.value[id] == expected.values.value[id],
+                      "record %llu metric %d", (unsigned long long)i, id);
+        }
+        cr_assert_eq(as.request.tokens.input, expected.request.tokens.input);
+        differed += memcmp(first.values.has, expected.values.has, sizeof(first.values.has)) != 0 ||
+                    first.request.tokens.input != expected.request.tokens.input;
+    }
+    cr_assert_gt(differed, 100, "the two results do differ");
+    free(f);
+    free(history);
+    metrics_results_free(&counted);
+    metrics_results_free(&other);
+    tokenizer_free(tok);
+}
+
+#define SLICE_NS 7000000 /* the records start about 1 ms apart: 7 a slice, 429 slices */
+#define SLICES_MAX 400   /* the last 29 slices' records are counted as dropped */
+
+/* The shards group their records into AIPerf's timeslices by start time as export/intervals.c
+ * did on the coordinator: every slice summarises alike, and the records past the last slice
+ * are counted. */
+Test(metrics_shards, timeslices_grouped_on_the_shards_summarise_as_the_coordinators, .timeout = 120)
+{
+    static const int64_t isl[4] = {31, 32, 33, 1000};
+    struct tokenizer *tok = tiny_tokenizer();
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results results;
+    init_results(&results, &opts, tok, isl);
+    uint64_t rng = 11;
+    struct fake *records = calloc(RECORDS, sizeof(*records));
+    size_t annex_bytes = metrics_shards_annex_bytes(MAX_EVENTS);
+    char *annexes = calloc(RECORDS, annex_bytes);
+    struct metrics_run **expected = calloc(SLICES_MAX, sizeof(*expected));
+    cr_assert(records != NULL && annexes != NULL && expected != NULL);
+    struct metrics_goodput goodput = {0};
+    struct metrics_run_config config = {
+        .streaming = true, .significant_figures = 1, .goodput = &goodput};
+    int64_t base = 1700000000000000000LL + 2500000; /* the first records start before it */
+    uint64_t dropped = 0;
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        make_record(&records[i], i, &rng);
+        records[i].rec.annex = annexes + i * annex_bytes;
+        struct metrics_record m;
+        metrics_record_compute(&results, &records[i].rec, &m);
+        if (records[i].rec.wall_start_ns < base) {
+            continue;
+        }
+        uint64_t k = (uint64_t)(records[i].rec.wall_start_ns - base) / SLICE_NS;
+        if (k >= SLICES_MAX) {
+            dropped++;
+            continue;
+        }
+        if (expected[k] == NULL) {
+            cr_assert_eq(metrics_run_new(&config, &expected[k]), 0);
+        }
+        metrics_run_add(expected[k], &m.request, &m.values);
+    }
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
+    cr_assert_eq(metrics_shards_slices(shards, base, SLICE_NS, SLICES_MAX, &config), 0);
+    run_shards(shards, records, &results);
+    cr_assert_eq(metrics_shards_slices_dropped(shards), dropped);
+    cr_assert_gt(dropped, 0);
+    cr_assert_eq(metrics_shards_slice_count(shards), SLICES_MAX);
+    struct metrics_summary *want = calloc(1, sizeof(*want));
+    struct metrics_summary *got = calloc(1, sizeof(*got));
+    struct metrics_run *copy = NULL;
+    cr_assert_eq(metrics_run_new(&config, &copy), 0);
+    for (uint64_t k = 0; k < SLICES_MAX; k++) {
+        const struct metrics_run *slice = metrics_shards_slice(shards, k);
+        cr_assert_eq(slice != NULL, expected[k] != NULL, "slice %llu", (unsigned long long)k);
+        if (slice == NULL) {
+            continue;
+        }
+        /* Summarising may reorder a run's samples: summarise a copy of the shards' slice. */
+        metrics_run_reset(copy);
+        cr_assert_eq(metrics_run_merge(copy, slice), 0);
+        metrics_run_set_window(copy, base + (int64_t)k * SLICE_NS,
+                               base + (int64_t)(k + 1) * SLICE_NS);
+        metrics_run_set_window(expected[k], base + (int64_t)k * SLICE_NS,
+                               base + (int64_t)(k + 1) * SLICE_NS);
+        metrics_run_summarize(expected[k], want);
+        metrics_run_summarize(copy, got);
+        for (int id = 0; id < METRICS_ID_COUNT; id++) {
+            cr_assert_eq(got->record_present[id], want->record_present[id]);
+            if (want->record_present[id]) {
+                assert_same_stats(&got->record[id], &want->record[id], "slice metric", id);
+            }
+        }
+        for (int id = 0; id < METRICS_SCALAR_COUNT; id++) {
+            cr_assert_eq(got->scalar_present[id], want->scalar_present[id]);
+            cr_assert(got->scalar[id] == want->scalar[id], "slice %llu scalar %d: %.17g vs %.17g",
+                      (unsigned long long)k, id, got->scalar[id], want->scalar[id]);
+        }
+        metrics_run_free(expected[k]);
+    }
+    metrics_run_free(copy);
+    free(want);
+    free(got);
+    free(expected);
+    metrics_shards_free(shards);
+    metrics_results_free(&results);
+    free(annexes);
+    free(records);
+    tokenizer_free(tok);
 }

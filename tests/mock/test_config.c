@@ -75,7 +75,9 @@ Test(mock_config, every_flag_sets_its_field)
                     "--max-connections",
                     "100",
                     "--max-body-kb",
-                    "8"};
+                    "8",
+                    "--spec-decode-tokens",
+                    "5"};
     cr_assert_eq(parse(ARGC(argv), argv, &cfg, err), 0, "%s", err);
     cr_assert_str_eq(cfg.host, "0.0.0.0");
     cr_assert_eq(cfg.port, 0);
@@ -95,6 +97,7 @@ Test(mock_config, every_flag_sets_its_field)
     cr_assert_str_eq(cfg.token_log_path, "/tmp/t.jsonl");
     cr_assert_eq(cfg.max_connections, 100);
     cr_assert_eq(cfg.max_body_bytes, 8 * 1024);
+    cr_assert_eq(cfg.spec_decode_tokens, 5);
 }
 
 Test(mock_config, help_returns_one)
@@ -136,6 +139,9 @@ static const struct bad_case BAD[] = {
     {"--stall-rate", "x", {"--stall-rate", "not a number"}},
     {"--seed", "18446744073709551616", {"--seed", "not a whole number"}},
     {"--max-body-kb", "0", {"--max-body-kb", "out of range"}},
+    {"--spec-decode-tokens",
+     "17",
+     {"--spec-decode-tokens: '17' is out of range", "from 0 to 16, e.g. --spec-decode-tokens 3"}},
     {"--host", "", {"--host", "empty value"}},
     {"--token-log", NULL, {"--token-log: missing value", "--token-log tokens.jsonl"}},
 };

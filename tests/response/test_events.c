@@ -514,6 +514,73 @@ static const struct raw_case RAW[] = {
     {"[0]", "[\"first\",\"second\"]", RESPONSE_PARSE_OK, "first", 0, 0},
 };
 
+/* response_field's projections, slices and pipes, and what each kind of value becomes (AIPerf's
+ * convert_to_response_data: a list of strings is nothing). */
+static const struct raw_case FIELDS[] = {
+    {"choices[*].message.content | [1]",
+     "{\"choices\":[{\"message\":{\"content\":\"a\"}},{\"message\":{\"content\":\"b\"}}],"
+     "\"text\":\"auto\"}",
+     RESPONSE_PARSE_OK, "b", 0, 0},
+    {"out[::-1] | [0].t", "{\"out\":[{\"t\":\"x\"},{\"t\":\"y\"}]}", RESPONSE_PARSE_OK, "y", 0, 0},
+    {"data[*].embedding", "{\"data\":[{\"embedding\":[1,2]},{\"embedding\":[3,4]},{}]}",
+     RESPONSE_PARSE_OK, "", 2, 0},
+    {"data[].embedding[]", "{\"data\":[{\"embedding\":[1,2]},{\"embedding\":[3]}]}",
+     RESPONSE_PARSE_OK, "", 1, 0},
+    {"r.*", "{\"r\":{\"a\":{\"s\":1},\"b\":{\"s\":2}}}", RESPONSE_PARSE_OK, "", 0, 2},
+    {"r[1:]", "{\"r\":[{\"s\":1},{\"s\":2},{\"s\":3}]}", RESPONSE_PARSE_OK, "", 0, 2},
+};
+
+Test(endpoint_events, response_field_projections_for_raw_and_template)
+{
+    for (size_t i = 0; i < sizeof(FIELDS) / sizeof(FIELDS[0]); i++) {
+        for (int t = 0; t < 2; t++) {
+            struct response_reader r;
+            cr_assert_eq(response_reader_init(&r, t ? ENDPOINT_TEMPLATE : ENDPOINT_RAW,
+                                              FIELDS[i].field, NULL, 0),
+                         0);
+            struct response_chunk c;
+            cr_assert_eq(parse_ev(&r, NULL, NULL, FIELDS[i].body, &c), FIELDS[i].status, "%zu", i);
+            cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), FIELDS[i].text, "case %zu", i);
+            cr_assert_eq(c.embedding_count, FIELDS[i].embeddings, "case %zu", i);
+            cr_assert_eq(c.ranking_count, FIELDS[i].rankings, "case %zu", i);
+            response_reader_release(&r);
+        }
+    }
+    /* A miss, or a value AIPerf does not convert (a list of strings): raw falls back to
+     * auto-detection, template takes nothing. */
+    const char *misses[] = {"missing.path", "choices[*].text"};
+    const char *body = "{\"choices\":[{\"text\":\"a\"},{\"text\":\"b\"}]}";
+    for (size_t i = 0; i < 2; i++) {
+        struct response_reader r;
+        struct response_chunk c;
+        cr_assert_eq(response_reader_init(&r, ENDPOINT_RAW, misses[i], NULL, 0), 0);
+        cr_assert_eq(parse_ev(&r, NULL, NULL, body, &c), RESPONSE_PARSE_OK);
+        cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "a");
+        response_reader_release(&r);
+        cr_assert_eq(response_reader_init(&r, ENDPOINT_TEMPLATE, misses[i], NULL, 0), 0);
+        cr_assert_eq(parse_ev(&r, NULL, NULL, body, &c), RESPONSE_PARSE_IGNORED);
+        cr_assert_eq(c.text_count, 0);
+        cr_assert(!c.is_content);
+        response_reader_release(&r);
+    }
+    /* A search whose lists outgrow RESPONSE_FIELD_VALUES_MAX matches nothing. */
+    static char big[16384];
+    size_t len = (size_t)snprintf(big, sizeof(big), "{\"a\":[");
+    for (int i = 0; i < RESPONSE_FIELD_VALUES_MAX + 1; i++) {
+        len += (size_t)snprintf(big + len, sizeof(big) - len, "%s{\"t\":\"x\"}", i ? "," : "");
+    }
+    snprintf(big + len, sizeof(big) - len, "],\"text\":\"auto\"}");
+    struct response_reader r;
+    struct response_chunk c;
+    cr_assert_eq(response_reader_init(&r, ENDPOINT_RAW, "a[*].t | [0]", NULL, 0), 0);
+    struct response_scratch *scratch = response_scratch_new(8192);
+    struct response_parse_state st = {.scratch = scratch};
+    cr_assert_eq(parse_ev(&r, &st, NULL, big, &c), RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "auto");
+    response_scratch_free(scratch);
+    response_reader_release(&r);
+}
+
 Test(endpoint_events, raw_response_field_and_auto_detection)
 {
     for (size_t i = 0; i < sizeof(RAW) / sizeof(RAW[0]); i++) {

@@ -124,6 +124,34 @@ Test(tokenizer_unit, merges_apply_by_rank_within_pre_tokenized_words)
     tokenizer_free(tok);
 }
 
+/* Counting keeps a word cache in the scratch: the same words counted again, or with another
+ * tokenizer on the same scratch, count as that tokenizer encodes them. */
+Test(tokenizer_unit, counts_come_from_the_word_cache_of_the_right_tokenizer)
+{
+    struct parts full = {.pre_tokenizer = SPLIT_QWEN};
+    struct parts few = {.pre_tokenizer = SPLIT_QWEN, .merges = "\"h e\""};
+    struct tokenizer *toks[2] = {load(&full), load(&few)};
+    static const char text[] = "hello world hello world";
+    struct tokenizer_scratch s = {0};
+    size_t want[2];
+    for (int t = 0; t < 2; t++) {
+        const uint32_t *ids;
+        cr_assert_eq(tokenizer_encode(toks[t], &s, text, sizeof(text) - 1, &ids, &want[t]),
+                     TOKENIZER_OK);
+    }
+    cr_assert_lt(want[0], want[1], "fewer merges, more tokens: %zu, %zu", want[0], want[1]);
+    for (int round = 0; round < 4; round++) {
+        size_t n = 0;
+        cr_assert_eq(tokenizer_count(toks[round % 2], &s, text, sizeof(text) - 1, &n),
+                     TOKENIZER_OK);
+        cr_assert_eq(n, want[round % 2], "round %d: %zu tokens, want %zu", round, n,
+                     want[round % 2]);
+    }
+    tokenizer_scratch_free(&s);
+    tokenizer_free(toks[0]);
+    tokenizer_free(toks[1]);
+}
+
 Test(tokenizer_unit, ignore_merges_takes_whole_words_from_the_vocabulary)
 {
     struct parts p = {.pre_tokenizer = SPLIT_QWEN,
