@@ -58,6 +58,9 @@ struct cli_live {
     struct api_phase_row phases[API_PHASES_MAX];
     /* Optional: called by cli_live_finish of a run that did not fail, while the API still
      * serves, before it publishes the end (--auto-plot's report). NULL = none. */
+    /* run_info's trial, run_label, variation_* and sweep_id of a run of a session, for
+     * /api/run (borrowed; NULL for a lone run). */
+    struct json_t *point_info;
     void (*before_complete)(void *ctx);
     void *before_complete_ctx;
     /* The run's scrapers (borrowed; NULL = none): every snapshot copies their latest pictures,

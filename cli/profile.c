@@ -682,6 +682,7 @@ int cli_profile_prepare_run(struct profile_run *run)
         run->live.on_snapshot_ctx = &run->cluster;
     }
     run->live.stop = &run->stop;
+    run->live.point_info = run->point_info;
     run->live.open_loop = run->engine.schedule != NULL;
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);

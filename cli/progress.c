@@ -22,7 +22,7 @@ extern char **environ;
 #define BAR_WIDTH 24
 
 /* run_json is /api/run: the run_info block of profile_export_aiperf.json. */
-static char *run_json(const struct profile_config *cfg, uint64_t nonce)
+static char *run_json(const struct profile_config *cfg, uint64_t nonce, json_t *point_info)
 {
     char id[32];
     export_benchmark_id(nonce, id, sizeof(id));
@@ -31,7 +31,10 @@ static char *run_json(const struct profile_config *cfg, uint64_t nonce)
         "random_seed", cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "trial",
         0, "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
         "variation_values", "cli_command", cfg->cli_command);
-    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (doc != NULL && point_info != NULL) {
+        json_object_update(doc, point_info); /* a run of a session: its trial, cell, sweep_id */
+    }
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     return text;
 }
@@ -90,7 +93,7 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
                      const char *artifact_dir, uint64_t nonce, uint16_t port)
 {
     char *config_text = config_json(cfg, artifact_dir);
-    char *run_text = run_json(cfg, nonce);
+    char *run_text = run_json(cfg, nonce, live->point_info);
     char id[32];
     export_benchmark_id(nonce, id, sizeof(id));
     char models[API_LABEL_BYTES_MAX];

@@ -432,6 +432,35 @@ Test(cli_api, the_report_page_is_served_after_an_auto_plotted_run, .timeout = 18
     api_run_finish(&r, 0);
 }
 
+/* A run of a sweep says which one it is on /api/run, as its run_info will: the session's
+ * sweep_id, its trial, label and cell. */
+Test(cli_api, a_sweep_run_names_its_cell_on_api_run, .timeout = 180)
+{
+    static const char *const args[] = {"--concurrency", "1,2", "--benchmark-duration", "600", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    wait_status(r.port, "/readyz", 200); /* sending: a stop now ends this run, not its start */
+    json_t *doc = get_json(r.port, "/api/run", 200);
+    const char *sweep_id = json_string_value(json_object_get(doc, "sweep_id"));
+    cr_assert(sweep_id != NULL && strlen(sweep_id) == 36, "%s", sweep_id);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "run_label")), "trial_0001");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "variation_label")), "concurrency_1");
+    cr_assert_eq(json_integer_value(json_object_get(doc, "variation_index")), 0);
+    cr_assert_eq(json_integer_value(
+                     json_object_get(json_object_get(doc, "variation_values"), "concurrency")),
+                 1);
+    char *id = strdup(sweep_id);
+    json_decref(doc);
+    kill(r.run.pid, SIGTERM); /* ends the session after this run; its API stays for the grace */
+    wait_status(r.port, "/api/results", 200);
+    doc = get_json(r.port, "/api/results", 200);
+    json_t *info = json_object_get(doc, "run_info");
+    cr_assert_str_eq(json_string_value(json_object_get(info, "sweep_id")), id, "the same id");
+    json_decref(doc);
+    free(id);
+    api_run_finish(&r, 128 + SIGTERM);
+}
+
 /* --api-token: every route but the probes wants "Authorization: Bearer <token>"; the token is
  * a secret, so it is not in the run's cli_command. */
 Test(cli_api, a_token_guards_every_route_but_the_probes, .timeout = 120)
