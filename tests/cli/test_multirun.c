@@ -410,11 +410,12 @@ Test(multirun, convergence_stops_after_three_stable_runs, .timeout = 300)
                               "profile -m m -u URL --num-profile-runs 5 --request-count 20 "
                               "--convergence-metric request_latency --convergence-mode "
                               "distribution --convergence-threshold 1e-300 --ui-type none "
-                              "--artifact-dir DIR/ks",
+                              "--artifact-dir IN/ks",
                               true, &out);
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "request_latency converged after 3 runs (ks p-value"), "%s",
                        out);
+    cr_assert(exists(&w, "ks/profile_runs/run_0003/profile_export_aiperf.json"));
     cr_assert(!exists(&w, "ks/profile_runs/run_0004"));
     free(out);
     e2e_finish(&w);
