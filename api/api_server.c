@@ -20,6 +20,7 @@
 #define PROM_BYTES_MAX (1024u * 1024)
 #define PATH_BYTES_MAX 4096
 #define FILES_PREFIX "/api/results/files/"
+#define REPORT_FILE "plots/report.html"
 
 struct api_server {
     struct MHD_Daemon *daemon;
@@ -129,6 +130,9 @@ static const char *content_type_of(const char *name)
     if (strcmp(dot, ".txt") == 0 || strcmp(dot, ".log") == 0) {
         return "text/plain; charset=utf-8";
     }
+    if (strcmp(dot, ".html") == 0) {
+        return "text/html; charset=utf-8"; /* report.html: self-contained, no script */
+    }
     return "application/octet-stream";
 }
 
@@ -154,6 +158,19 @@ static enum MHD_Result serve_file(struct api_server *s, struct MHD_Connection *c
                             fd == -ENOENT ? "file not found" : "file not available");
     }
     return reply_fd(c, fd, size, content_type_of(name));
+}
+
+/* serve_report is /report.html: the run's plots/report.html, which --auto-plot draws once the
+ * run's files are written, while the API stays up for its grace period. */
+static enum MHD_Result serve_report(struct api_server *s, struct MHD_Connection *c)
+{
+    uint64_t size = 0;
+    int fd = s->artifact_fd >= 0 ? api__open_artifact(s->artifact_fd, REPORT_FILE, &size) : -ENOENT;
+    if (fd < 0) {
+        return reply_detail(c, MHD_HTTP_NOT_FOUND,
+                            "no report yet: --auto-plot draws " REPORT_FILE " when the run ends");
+    }
+    return reply_fd(c, fd, size, content_type_of(REPORT_FILE));
 }
 
 static enum MHD_Result serve_results(struct MHD_Connection *c, const struct api_snapshot *snap,
@@ -207,6 +224,9 @@ static enum MHD_Result route_static(struct api_server *s, struct MHD_Connection 
     }
     if (strcmp(url, "/api/results/list") == 0) {
         return reply_json(c, MHD_HTTP_OK, api__list_json(s->artifact_dir));
+    }
+    if (strcmp(url, "/report.html") == 0) {
+        return serve_report(s, c);
     }
     if (strncmp(url, FILES_PREFIX, strlen(FILES_PREFIX)) == 0) {
         return serve_file(s, c, url + strlen(FILES_PREFIX));

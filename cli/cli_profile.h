@@ -83,6 +83,7 @@ struct profile_run {
     struct cli_signals signals; /* the session's Ctrl-C watcher, over every run */
     const char *run_dir;        /* this run's directory; NULL: AIPerf's naming of one run */
     json_t *point_info;         /* run_info's trial, run_label, variation_*: borrowed, or NULL */
+    bool plotted;               /* --auto-plot drew while the live API served (cli/report.c) */
     bool requests_ready;        /* requests hold the payloads for these: */
     int64_t requests_isl;
     int64_t requests_osl;

@@ -56,6 +56,13 @@ struct cli_live {
     struct metrics_hist *send_lag[API_SHARDS_MAX]; /* open loop, per shard; allocated when used */
     uint32_t phase_count;
     struct api_phase_row phases[API_PHASES_MAX];
+    /* Optional: called by cli_live_finish of a run that did not fail, while the API still
+     * serves, before it publishes the end (--auto-plot's report). NULL = none. */
+    /* run_info's trial, run_label, variation_* and sweep_id of a run of a session, for
+     * /api/run (borrowed; NULL for a lone run). */
+    struct json_t *point_info;
+    void (*before_complete)(void *ctx);
+    void *before_complete_ctx;
     /* The run's scrapers (borrowed; NULL = none): every snapshot copies their latest pictures,
      * taking only their publishing mutex, never waiting for a fetch. */
     struct scrape *server_scrape;
@@ -93,8 +100,8 @@ void cli_live_end_display(struct cli_live *live);
 
 /* cli_live_finish publishes the final counts from results, tells the API
  * the run ended (failed or not) with the results document at results_path
- * (NULL: none), then keeps it up for the grace period or until SIGINT or
- * SIGTERM, and stops it. No-op without the API. */
+ * (NULL: none), after live->before_complete, then keeps it up for the grace period or until
+ * SIGINT or SIGTERM, and stops it. No-op without the API. */
 void cli_live_finish(struct cli_live *live, const struct metrics_results *results, bool failed,
                      const char *results_path);
 

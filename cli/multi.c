@@ -4,6 +4,7 @@
  * each one. The session (tokenizer, targets, requests while they fit) and its Ctrl-C
  * watcher outlive the runs.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,9 +66,35 @@ static json_t *point_info(const struct profile_run *run, const struct multirun_p
                                 ? json_integer((json_int_t)p->values[i])
                                 : json_real(p->values[i]));
     }
-    return json_pack("{s:I, s:s, s:s, s:I, s:o}", "trial", (json_int_t)p->trial, "run_label",
-                     p->label, "variation_label", p->cell_name[0] != '\0' ? p->cell_name : "base",
-                     "variation_index", (json_int_t)p->cell, "variation_values", values);
+    return json_pack("{s:s, s:I, s:s, s:s, s:I, s:o}", "sweep_id", p->sweep_id, "trial",
+                     (json_int_t)p->trial, "run_label", p->label, "variation_label",
+                     p->cell_name[0] != '\0' ? p->cell_name : "base", "variation_index",
+                     (json_int_t)p->cell, "variation_values", values);
+}
+
+/* write_run_config leaves AIPerf's run_config.json in the prepared run's directory. */
+static int write_run_config(const struct profile_run *run, const struct multirun_point *p)
+{
+    char id[32];
+    export_benchmark_id(run->engine.request_id_nonce, id, sizeof(id));
+    json_t *variation =
+        json_pack("{s:O, s:O, s:O}", "index", json_object_get(run->point_info, "variation_index"),
+                  "label", json_object_get(run->point_info, "variation_label"), "values",
+                  json_object_get(run->point_info, "variation_values"));
+    struct export_run_envelope env = {.cfg = &run->cfg,
+                                      .dir = run->artifact_dir,
+                                      .benchmark_id = id,
+                                      .sweep_id = p->sweep_id,
+                                      .variation = variation,
+                                      .trial = p->trial,
+                                      .label = p->label};
+    int ret = variation != NULL ? export_run_config_write(&env) : -ENOMEM;
+    json_decref(variation);
+    if (ret != 0) {
+        fprintf(stderr, "ringperf profile: cannot write %s/run_config.json: %s\n",
+                run->artifact_dir, strerror(-ret));
+    }
+    return ret == 0 ? 0 : 1;
 }
 
 static int run_point(void *ctx, const struct multirun_point *p, struct multirun_outputs *out,
@@ -77,6 +104,7 @@ static int run_point(void *ctx, const struct multirun_point *p, struct multirun_
     struct point_fields kept = apply_point(run, p);
     run->point_info = point_info(run, p);
     int status = cli_profile_prepare_run(run);
+    status = status == 0 ? write_run_config(run, p) : status;
     if (status == 0 && stopped(run)) {
         status = 130; /* Ctrl-C while the run was being prepared: it does not start */
     } else if (status == 0) {

@@ -693,6 +693,7 @@ int cli_profile_prepare_run(struct profile_run *run)
         run->live.on_snapshot_ctx = &run->cluster;
     }
     run->live.stop = &run->stop;
+    run->live.point_info = run->point_info;
     run->live.open_loop = run->engine.schedule != NULL;
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);
@@ -781,7 +782,7 @@ int cli_profile_main(int argc, char **argv)
             ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
-    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot;
+    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot && !run->plotted;
     bool required = run->cfg.plot_required;
     release(run);
     if (plot) {

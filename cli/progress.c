@@ -22,16 +22,19 @@ extern char **environ;
 #define BAR_WIDTH 24
 
 /* run_json is /api/run: the run_info block of profile_export_aiperf.json. */
-static char *run_json(const struct profile_config *cfg, uint64_t nonce)
+static char *run_json(const struct profile_config *cfg, uint64_t nonce, json_t *point_info)
 {
     char id[32];
-    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    export_benchmark_id(nonce, id, sizeof(id));
     json_t *doc = json_pack(
         "{s:s, s:n, s:o, s:i, s:s, s:s, s:i, s:{}, s:s?}", "benchmark_id", id, "sweep_id",
         "random_seed", cfg->random_seed_set ? json_integer(cfg->random_seed) : json_null(), "trial",
         0, "run_label", "run_0001", "variation_label", "base", "variation_index", 0,
         "variation_values", "cli_command", cfg->cli_command);
-    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (doc != NULL && point_info != NULL) {
+        json_object_update(doc, point_info); /* a run of a session: its trial, cell, sweep_id */
+    }
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
     return text;
 }
@@ -90,9 +93,9 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
                      const char *artifact_dir, uint64_t nonce, uint16_t port)
 {
     char *config_text = config_json(cfg, artifact_dir);
-    char *run_text = run_json(cfg, nonce);
+    char *run_text = run_json(cfg, nonce, live->point_info);
     char id[32];
-    snprintf(id, sizeof(id), "%016llx", (unsigned long long)nonce);
+    export_benchmark_id(nonce, id, sizeof(id));
     char models[API_LABEL_BYTES_MAX];
     struct api_options opts = {
         .host = cfg->api_host,
@@ -508,6 +511,11 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, &old);
+    if (!failed && live->before_complete != NULL) {
+        /* Before the end is published: a client that saw the results knows this work is done,
+         * and a signal it sends then is the wait's below. */
+        live->before_complete(live->before_complete_ctx);
+    }
     api_server_set_results(live->api, failed ? API_STATE_FAILED : API_STATE_COMPLETE, results_path);
     if (live->grace_ms > 0) {
         fprintf(stderr, "API server stays up for %.1f s (Ctrl+C to stop it now)\n",

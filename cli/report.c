@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cli_profile.h"
 
 json_t *cli_report_timing(const struct profile_run *run)
@@ -128,6 +129,35 @@ static void report_export_failure(const struct profile_run *run, int err)
     fprintf(stderr, "\n");
 }
 
+/* plot_job is --auto-plot of a lone run drawn while its live API serves (cli_live_finish's
+ * before_complete), so that /report.html has the page during the grace period. */
+struct plot_job {
+    struct profile_run *run;
+    int status;
+};
+
+static void plot_job_run(void *ctx)
+{
+    struct plot_job *job = ctx;
+    job->status =
+        cli_plot_after_run(job->run->artifact_dir, job->run->cfg.plot_required, job->status);
+}
+
+/* plot_while_served arms job when this run's plots are to be drawn before its API stops: a
+ * session's wait for its last run, and a run without the API plots after it is released. */
+static void plot_while_served(struct profile_run *run, struct cli_signals *signals,
+                              struct plot_job *job)
+{
+    bool wanted = run->cfg.auto_plot && !run->cfg.no_auto_plot;
+    if (!wanted || run->live.api == NULL || run->point_info != NULL || run->cluster.mpi ||
+        cli_signals_exit_status(signals, job->status) != 0) {
+        return;
+    }
+    run->plotted = true;
+    run->live.before_complete = plot_job_run;
+    run->live.before_complete_ctx = job;
+}
+
 int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
 {
     int close_ret = export_run_close(&run->exp);
@@ -161,8 +191,12 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
     cli_report_client_load(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, stopped, run->threshold_exceeded ? 1 : status);
+    struct plot_job job = {.run = run, .status = status};
+    plot_while_served(run, signals, &job);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
+    status = job.status;
+    run->live.before_complete = NULL;
     /* Interrupted, once or twice: the shell's own status for the signal (130, 143). */
     return cli_signals_exit_status(signals, status);
 }

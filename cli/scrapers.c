@@ -66,8 +66,7 @@ static int write_metrics(const struct scrape *s, const struct export_run *exp,
                          const struct profile_config *cfg)
 {
     char benchmark_id[32];
-    snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
-             (unsigned long long)exp->request_id_nonce);
+    export_benchmark_id(exp->request_id_nonce, benchmark_id, sizeof(benchmark_id));
     struct export_server_metrics in = {
         .scrape = s,
         .cfg = cfg,

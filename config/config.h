@@ -555,6 +555,39 @@ int config_file_variation_label(const struct config_file *file, size_t variation
 int config_parse_file(const struct config_file *file, size_t variation, int argc, char **argv,
                       struct profile_config *out, char *errbuf, size_t errcap);
 
+/* config_template is one starter config file `ringperf config init` writes (AIPerf's
+ * `aiperf config init` library): its `# @template` metadata and its YAML (static). */
+struct config_template {
+    const char *name; /* minimal, goodput_slo, ... */
+    const char *title;
+    const char *description;
+    const char *category; /* AIPerf's: Getting Started, Load Testing, Sweep & Multi-Run, ... */
+    const char *tags;     /* comma-separated */
+    const char *difficulty;
+    const char *features;
+    const char *body; /* the YAML, with @MODEL@ and @URL@ where --model and --url go */
+};
+
+/* config_templates returns every template (static), grouped by category, and their count. */
+const struct config_template *config_templates(size_t *out_count);
+
+/* config_template_find returns the template called name (static), or NULL. */
+const struct config_template *config_template_find(const char *name);
+
+/* config_template_matches reports whether word (ASCII case ignored) is in t's name, title,
+ * description, tags or features, as `--search` looks. */
+bool config_template_matches(const struct config_template *t, const char *word);
+
+/* config_template_in_category reports whether t is in category, compared on letters and
+ * digits alone, case ignored: "load-testing" and "Load Testing" name one category. */
+bool config_template_in_category(const struct config_template *t, const char *category);
+
+/* config_template_render writes t to out: its metadata block as comments, then the config
+ * file with model and url (NULL: AIPerf's example model and http://localhost:8000) in place.
+ * Returns 0, -EINVAL when model or url cannot stand unquoted in YAML, or -EIO. */
+int config_template_render(const struct config_template *t, const char *model, const char *url,
+                           FILE *out);
+
 /* config_file_print_expansion writes what `ringperf config expand` prints: the number of
  * variations, the file's settings as one `ringperf profile` command line (secrets redacted),
  * then each variation's label and flags. Returns 0, or -EINVAL for a sweep over

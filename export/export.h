@@ -486,6 +486,28 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
 struct json_t;
 struct json_t *export_input_config(const struct profile_config *cfg, const char *artifact_dir);
 
+/* export_benchmark_id writes a run's benchmark_id, which its request ids are derived from
+ * too: request_id_nonce in 16 hex digits, into out (cap >= 17). */
+void export_benchmark_id(uint64_t request_id_nonce, char *out, size_t cap);
+
+/* export_run_envelope is one run of a multi-run or sweep as AIPerf's orchestrator hands it
+ * to the process that makes it (BenchmarkRun; all borrowed). */
+struct export_run_envelope {
+    const struct profile_config *cfg; /* the run's: its cell's values, seed and warmup applied */
+    const char *dir;                  /* the run's directory: artifact_dir, and the file's */
+    const char *benchmark_id;         /* as the run's run_info has it */
+    const char *sweep_id;             /* the session's, shared by its runs; NULL omits it */
+    struct json_t *variation;         /* {index, label, values}; NULL omits it */
+    size_t trial;                     /* 0-based */
+    const char *label;                /* run_0001, trial_0001 */
+};
+
+/* export_run_config_write writes run_config.json into env->dir (spec §5.1): benchmark_id,
+ * sweep_id, cfg (the run's input_config, secrets redacted), variation, trial, artifact_dir,
+ * label, cli_command (redacted), random_seed when set, variables and resolved, in AIPerf's
+ * field order. Returns 0 or -errno. */
+int export_run_config_write(const struct export_run_envelope *env);
+
 /* export_console_options say how the console report looks. */
 struct export_console_options {
     const char *title;            /* e.g. "ringperf | LLM Metrics" */

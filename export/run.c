@@ -602,8 +602,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         metrics_results_summarize(warm, &warmup);
     }
     char benchmark_id[32];
-    snprintf(benchmark_id, sizeof(benchmark_id), "%016llx",
-             (unsigned long long)exp->request_id_nonce);
+    export_benchmark_id(exp->request_id_nonce, benchmark_id, sizeof(benchmark_id));
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     struct export_run_info run_info = {

@@ -268,6 +268,9 @@ int multirun__write_confidence(const char *dir, const struct profile_config *cfg
                   "aiperf_version", AGGREGATE_AIPERF_VERSION, "metadata", meta, "metrics", metrics);
     ret = doc == NULL ? -ENOMEM : multirun__dump(doc, dir, "profile_export_aiperf_aggregate.json");
     ret = ret != 0 ? ret : write_csv(dir, &stats, meta);
+    if (ret == 0 && cfg->multi_run.convergence_metric != NULL) {
+        ret = multirun__write_collated(dir, cfg, runs, n); /* AIPerf's adaptive trials only */
+    }
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: cannot write the aggregate in %s: %s\n", dir,
                 strerror(-ret));

@@ -2,7 +2,8 @@
  * multirun.h - repeated runs and parameter sweeps, laid out and summarised as AIPerf does
  * (spec §5): which runs to make in which order, in which directories, with which seed and
  * warmup; the confidence aggregate of a cell's runs (aggregate/profile_export_aiperf_
- * aggregate.{json,csv}); the sweep aggregate across cells (sweep_aggregate/profile_export_
+ * aggregate.{json,csv}, and profile_export_aiperf_collated.json when trials stop on
+ * convergence); the sweep aggregate across cells (sweep_aggregate/profile_export_
  * aiperf_sweep.{json,csv}, best configurations, Pareto set); and the exit status (§5.6).
  *
  * A run itself is the caller's: multirun_execute calls ops->run once per run with the run's
@@ -37,6 +38,7 @@ struct multirun_point {
     const char *dir;       /* the run's artifact directory (created), its files only */
     const char *label;     /* run_0001, or trial_0001 in a sweep */
     const char *cell_name; /* concurrency_10__isl_100; "" without a sweep */
+    const char *sweep_id;  /* a UUID4 shared by every run of the session (AIPerf's sweep_id) */
 };
 
 /* multirun_outputs is where a run left the files multirun/ reads back. */

@@ -45,6 +45,37 @@ struct multirun__values {
     size_t cap;
 };
 
+/* MULTIRUN__TAGS_MAX bounds the metric tags read from one records file. */
+#define MULTIRUN__TAGS_MAX 1024
+
+/* multirun__tag_values is one metric's per-request values. */
+struct multirun__tag_values {
+    char tag[MULTIRUN__KEY_BYTES];
+    struct multirun__values values;
+};
+
+/* multirun__tagged is every metric's, in the order a records file first names them. */
+struct multirun__tagged {
+    struct multirun__tag_values *items;
+    size_t count;
+    size_t cap;
+};
+
+/* multirun__values_push appends x. Returns 0, -ENOMEM, or -E2BIG past the cap. */
+int multirun__values_push(struct multirun__values *v, double x);
+
+/* multirun__record_all_values appends to *out every metric's values of the profiling
+ * records without an error in the records file at path (AIPerf's jsonl loader: scalar
+ * values only). Returns 0, -errno when it cannot be read, -ENOMEM or -E2BIG. */
+int multirun__record_all_values(const char *path, struct multirun__tagged *out);
+
+/* multirun__tagged_values returns tag's list in t, added empty when new; NULL when out of
+ * memory or past MULTIRUN__TAGS_MAX. Valid until t next grows. */
+struct multirun__values *multirun__tagged_values(struct multirun__tagged *t, const char *tag);
+
+/* multirun__tagged_free releases the list; safe on a zeroed one. */
+void multirun__tagged_free(struct multirun__tagged *t);
+
 /* multirun__record_values appends metric tag's per-request values of the records file at
  * path to *out. Returns 0, -errno when it cannot be read, -ENOMEM or -E2BIG (too many). */
 int multirun__record_values(const char *path, const char *tag, struct multirun__values *out);
@@ -89,6 +120,12 @@ int multirun__write_confidence(const char *dir, const struct profile_config *cfg
  * from every run of the sweep. Returns 0, or -errno after saying why on stderr. */
 int multirun__write_sweep(const char *dir, const struct profile_config *cfg,
                           const struct multirun__run *runs, size_t n);
+
+/* multirun__write_collated writes profile_export_aiperf_collated.json into dir (existing)
+ * from the per-request records of the successful ones of n runs (spec §5.4). Returns 0, or
+ * -errno after saying why on stderr. */
+int multirun__write_collated(const char *dir, const struct profile_config *cfg,
+                             const struct multirun__run *runs, size_t n);
 
 /* multirun__csv_number writes v with `decimals` decimals, as AIPerf's _format_number. */
 void multirun__csv_number(FILE *out, double v, int decimals);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "multirun/multirun_internal.h"
@@ -24,6 +25,7 @@ struct plan {
     struct multirun__run *runs; /* made so far, in order */
     size_t count;
     size_t last_cell; /* for the cooldown between cells */
+    char sweep_id[40];
 };
 
 bool multirun_cell_name(const struct profile_config *cfg, size_t cell, char *out, size_t cap)
@@ -155,7 +157,8 @@ static bool make_run(struct plan *pl, size_t cell, size_t trial)
                                    .values = values,
                                    .dir = dir,
                                    .label = r->label,
-                                   .cell_name = name};
+                                   .cell_name = name,
+                                   .sweep_id = pl->sweep_id};
     point.seed_set = seed_of(pl, cell, &point.seed);
     point.warmup = trial == 0 || !pl->cfg->multi_run.disable_warmup_after_first;
     fprintf(stderr, "ringperf: run %s%s%s -> %s\n", name, name[0] != '\0' ? " " : "", r->label,
@@ -370,6 +373,22 @@ static int write_aggregates(const struct plan *pl, size_t ok)
     return ret;
 }
 
+/* new_sweep_id writes a random UUID4, as AIPerf's plan draws one per session. */
+static void new_sweep_id(char *out, size_t cap)
+{
+    uint8_t b[16] = {0};
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        struct timespec now; /* no entropy yet: unique enough for a label */
+        clock_gettime(CLOCK_REALTIME, &now);
+        memcpy(b, &now, sizeof(now) < sizeof(b) ? sizeof(now) : sizeof(b));
+    }
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    snprintf(out, cap, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
 int multirun_execute(const struct profile_config *cfg, const char *base_dir,
                      const struct multirun_ops *ops)
 {
@@ -381,6 +400,7 @@ int multirun_execute(const struct profile_config *cfg, const char *base_dir,
         .trials = (size_t)cfg->multi_run.num_profile_runs,
         .sweep = cfg->sweep.dim_count > 0,
     };
+    new_sweep_id(pl.sweep_id, sizeof(pl.sweep_id));
     pl.runs = calloc(pl.cells * pl.trials, sizeof(*pl.runs));
     if (pl.runs == NULL) {
         fprintf(stderr, "ringperf profile: out of memory\n");

@@ -17,6 +17,8 @@
 #define PLOT_MAX_RUNS 256
 #define PLOT_MAX_SERIES 8
 #define PLOT_MAX_CHARTS 8
+/* A filled series holds at most twice this many points (two per step of a step line). */
+#define PLOT_FILL_POINTS_MAX 1024
 
 /* plot_run is one run directory: its summary document and the few numbers the multi-run plots
  * need. The summary is profile_export_aiperf.json or, for a cell that only has its confidence
@@ -67,6 +69,8 @@ struct plot_series {
     const char *const *point_labels; /* NULL, or one label drawn beside each point */
     const double *x_lo, *x_hi;       /* NULL, or each point's error bar along x */
     const double *y_lo, *y_hi;       /* NULL, or along y */
+    bool right;                      /* on the right-hand y axis (plot_chart.y2label) */
+    bool fill;                       /* the area under the line filled, translucent */
 };
 
 /* plot_chart describes one figure; chart.c draws it with PLplot into <name>.png and <name>.svg. */
@@ -75,6 +79,8 @@ struct plot_chart {
     const char *title;
     const char *xlabel;
     const char *ylabel;
+    const char *y2label;   /* NULL, or the right-hand axis of the series marked right */
+    double y2_min, y2_max; /* the right-hand axis' range; both 0: from its series */
     struct plot_series series[PLOT_MAX_SERIES];
     size_t series_count;
     bool x_nines; /* x is -log10(1 - q): labelled as percentiles */
@@ -93,6 +99,22 @@ struct plot_drawn {
     char notes[PLOT_MAX_CHARTS][160]; /* plots not drawn, and why */
     size_t note_count;
 };
+
+/* plot__emit renders chart c into dir and lists it in drawn; plot__note lists a plot not
+ * drawn, and why. */
+int plot__emit(const struct plot_chart *c, const char *dir, enum plot_theme theme,
+               struct plot_drawn *drawn, char *err, size_t cap);
+void plot__note(struct plot_drawn *drawn, const char *name, const char *why);
+
+/* plot__each_line calls fn with each line of the JSONL file dir/name, parsed (lines that are not
+ * JSON are skipped), until fn returns false. Returns false when the file cannot be opened. */
+bool plot__each_line(const char *dir, const char *name, bool (*fn)(json_t *doc, void *ctx),
+                     void *ctx);
+
+/* plot__gpu draws gpu_utilization_and_throughput_over_time from the run's records and
+ * gpu_telemetry_export.jsonl (gpu.c), or notes why it cannot. */
+int plot__gpu(const struct plot_run *run, const char *dir, enum plot_theme theme,
+              struct plot_drawn *drawn, char *err, size_t cap);
 
 /* plot__single draws the single-run plots of run; plot__multi the multi-run plots of runs. */
 int plot__single(const struct plot_run *run, const char *dir, enum plot_theme theme,

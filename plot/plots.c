@@ -1,6 +1,7 @@
 /*
- * plots.c - the default plots built from the runs (spec §7): the single-run TTFT over time and
- * latency percentile spectrum, and the multi-run Pareto curves and TTFT against throughput.
+ * plots.c - the default plots built from the runs (spec §7): the single-run TTFT over time, the
+ * TTFT/generation timeline and latency percentile spectrum, and the multi-run Pareto curves and
+ * TTFT against throughput.
  */
 #include "plot/plot_internal.h"
 
@@ -12,8 +13,8 @@
 #define RECORDS "profile_export.jsonl"
 #define MAX_POINTS 1000000
 
-static int emit(const struct plot_chart *c, const char *dir, enum plot_theme theme,
-                struct plot_drawn *drawn, char *err, size_t cap)
+int plot__emit(const struct plot_chart *c, const char *dir, enum plot_theme theme,
+               struct plot_drawn *drawn, char *err, size_t cap)
 {
     if (plot__render(c, dir, theme, err, cap) != 0) {
         return -1;
@@ -26,16 +27,22 @@ static int emit(const struct plot_chart *c, const char *dir, enum plot_theme the
     return 0;
 }
 
-static void note(struct plot_drawn *drawn, const char *name, const char *why)
+void plot__note(struct plot_drawn *drawn, const char *name, const char *why)
 {
     if (drawn->note_count < PLOT_MAX_CHARTS) {
         snprintf(drawn->notes[drawn->note_count++], sizeof(drawn->notes[0]), "%s: %s", name, why);
     }
 }
 
-/* A profiling record's start (ns) and TTFT (ms), or false for warmup, errors and records
- * without a TTFT (non-streaming runs). */
-static bool ttft_point(json_t *rec, double *start_ns, double *ttft)
+/* timed is one profiling request on the timeline: seconds from the first request's start. */
+struct timed {
+    double start_s, end_s;
+    double ttft; /* in the records' unit (ms) */
+};
+
+/* A profiling record's times, or false for warmup, errors and records without a TTFT
+ * (non-streaming runs). start_s and end_s are still in ns here. */
+static bool ttft_point(json_t *rec, struct timed *out)
 {
     json_t *meta = json_object_get(rec, "metadata");
     const char *phase = json_string_value(json_object_get(meta, "benchmark_phase"));
@@ -43,90 +50,154 @@ static bool ttft_point(json_t *rec, double *start_ns, double *ttft)
     json_t *value = json_object_get(
         json_object_get(json_object_get(rec, "metrics"), "time_to_first_token"), "value");
     json_t *start = json_object_get(meta, "request_start_ns");
+    json_t *end = json_object_get(meta, "request_end_ns");
     if ((phase != NULL && strcmp(phase, "profiling") != 0) ||
         (error != NULL && !json_is_null(error)) || !json_is_number(value) ||
         !json_is_number(start)) {
         return false;
     }
-    *start_ns = json_number_value(start);
-    *ttft = json_number_value(value);
+    out->start_s = json_number_value(start);
+    out->end_s = json_is_number(end) ? json_number_value(end) : out->start_s;
+    out->ttft = json_number_value(value);
     return true;
 }
 
-/* read_ttft loads every profiling TTFT of the run's records; x is seconds from the first start. */
-static size_t read_ttft(const struct plot_run *run, double **xs, double **ys)
+/* timed_list is what read_timed gathers. */
+struct timed_list {
+    struct timed *items;
+    size_t count;
+    size_t cap;
+};
+
+static bool add_timed(json_t *rec, void *ctx)
 {
-    char path[PLOT_PATH_BYTES];
-    plot__join(path, sizeof(path), run->dir, RECORDS);
-    *xs = NULL;
-    *ys = NULL;
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return 0;
+    struct timed_list *l = ctx;
+    struct timed t;
+    if (!ttft_point(rec, &t)) {
+        return true;
     }
-    size_t n = 0, cap = 0;
-    char *line = NULL;
-    size_t line_cap = 0;
-    while (getline(&line, &line_cap, f) > 0 && n < MAX_POINTS) {
-        json_t *rec = json_loads(line, 0, NULL);
-        double start, ttft;
-        if (rec != NULL && ttft_point(rec, &start, &ttft)) {
-            if (n == cap) {
-                cap = cap == 0 ? 1024 : cap * 2;
-                double *gx = realloc(*xs, cap * sizeof(double));
-                double *gy = gx != NULL ? realloc(*ys, cap * sizeof(double)) : NULL;
-                *xs = gx != NULL ? gx : *xs;
-                *ys = gy != NULL ? gy : *ys;
-                if (gy == NULL) {
-                    json_decref(rec);
-                    break;
-                }
-            }
-            (*xs)[n] = start;
-            (*ys)[n] = ttft;
-            n++;
+    if (l->count == l->cap) {
+        size_t cap = l->cap == 0 ? 1024 : l->cap * 2;
+        struct timed *grown = realloc(l->items, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return false;
         }
-        json_decref(rec);
+        l->items = grown;
+        l->cap = cap;
     }
-    free(line);
-    fclose(f);
-    double first = INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        first = fmin(first, (*xs)[i]);
-    }
-    for (size_t i = 0; i < n; i++) {
-        (*xs)[i] = ((*xs)[i] - first) / 1e9;
-    }
-    return n;
+    l->items[l->count++] = t;
+    return l->count < MAX_POINTS;
 }
 
-static int ttft_over_time(const struct plot_run *run, const char *dir, enum plot_theme theme,
-                          struct plot_drawn *drawn, char *err, size_t cap)
+/* read_timed loads every profiling request with a TTFT from the run's records, with times in
+ * seconds from the first start. Returns how many; *out (free it) is NULL when none. */
+static size_t read_timed(const struct plot_run *run, struct timed **out)
 {
-    double *xs, *ys;
-    size_t n = read_ttft(run, &xs, &ys);
-    int ret = 0;
-    if (n == 0) {
-        note(drawn, "ttft_over_time",
-             "no profiling record with a TTFT in " RECORDS " (a non-streaming run, an aggregate, "
-             "or --export-level summary)");
-    } else {
-        char ylabel[96];
-        snprintf(ylabel, sizeof(ylabel), "Time to first token (%s)",
-                 plot__unit(run, "time_to_first_token")[0] != '\0'
-                     ? plot__unit(run, "time_to_first_token")
-                     : "ms");
-        struct plot_chart c = {.name = "ttft_over_time",
-                               .title = "TTFT over time",
-                               .xlabel = "Request start, from the first (s)",
-                               .ylabel = ylabel,
-                               .series_count = 1};
-        c.series[0] =
-            (struct plot_series){.label = "TTFT", .n = n, .x = xs, .y = ys, .points = true};
-        ret = emit(&c, dir, theme, drawn, err, cap);
+    struct timed_list l = {0};
+    plot__each_line(run->dir, RECORDS, add_timed, &l);
+    double first = INFINITY;
+    for (size_t i = 0; i < l.count; i++) {
+        first = fmin(first, l.items[i].start_s);
     }
+    for (size_t i = 0; i < l.count; i++) {
+        l.items[i].start_s = (l.items[i].start_s - first) / 1e9;
+        l.items[i].end_s = (l.items[i].end_s - first) / 1e9;
+    }
+    *out = l.items;
+    return l.count;
+}
+
+static const char *ttft_unit(const struct plot_run *run)
+{
+    const char *unit = plot__unit(run, "time_to_first_token");
+    return unit[0] != '\0' ? unit : "ms";
+}
+
+static int ttft_over_time(const struct plot_run *run, const struct timed *t, size_t n,
+                          const char *dir, enum plot_theme theme, struct plot_drawn *drawn,
+                          char *err, size_t cap)
+{
+    double *xs = malloc((n > 0 ? n : 1) * sizeof(double));
+    double *ys = malloc((n > 0 ? n : 1) * sizeof(double));
+    if (xs == NULL || ys == NULL) {
+        free(xs);
+        free(ys);
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = t[i].start_s;
+        ys[i] = t[i].ttft;
+    }
+    char ylabel[96];
+    snprintf(ylabel, sizeof(ylabel), "Time to first token (%s)", ttft_unit(run));
+    struct plot_chart c = {.name = "ttft_over_time",
+                           .title = "TTFT over time",
+                           .xlabel = "Request start, from the first (s)",
+                           .ylabel = ylabel,
+                           .series_count = 1};
+    c.series[0] = (struct plot_series){.label = "TTFT", .n = n, .x = xs, .y = ys, .points = true};
+    int ret = plot__emit(&c, dir, theme, drawn, err, cap);
     free(xs);
     free(ys);
+    return ret;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    double d = ((const struct timed *)a)->start_s - ((const struct timed *)b)->start_s;
+    return (d > 0) - (d < 0);
+}
+
+/* ttft_timeline is AIPerf's request_timeline (a Gantt chart): one row per request in start
+ * order, its wait for the first token then its generation, as two bars end to end. */
+static int ttft_timeline(struct timed *t, size_t n, const char *dir, enum plot_theme theme,
+                         struct plot_drawn *drawn, char *err, size_t cap)
+{
+    qsort(t, n, sizeof(*t), by_start);
+    double *v = malloc((n > 0 ? n : 1) * 4 * sizeof(double));
+    if (v == NULL) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    double *row = v, *starts = v + n, *first = v + 2 * n, *gen_end = v + 3 * n;
+    for (size_t i = 0; i < n; i++) {
+        row[i] = (double)(i + 1);
+        starts[i] = t[i].start_s;
+        first[i] = t[i].start_s + t[i].ttft / 1e3; /* the records' TTFT is in ms */
+        gen_end[i] = fmax(t[i].end_s, first[i]);
+    }
+    struct plot_chart c = {.name = "ttft_timeline",
+                           .title = "TTFT and generation per request",
+                           .xlabel = "Time from the first request's start (s)",
+                           .ylabel = "Request, in start order",
+                           .series_count = 2};
+    c.series[0] = (struct plot_series){
+        .label = "TTFT", .n = n, .x = starts, .y = row, .x_lo = starts, .x_hi = first};
+    c.series[1] = (struct plot_series){
+        .label = "Generation", .n = n, .x = first, .y = row, .x_lo = first, .x_hi = gen_end};
+    int ret = plot__emit(&c, dir, theme, drawn, err, cap);
+    free(v);
+    return ret;
+}
+
+/* ttft_plots draws the plots of the requests' own times: TTFT over time and the timeline. */
+static int ttft_plots(const struct plot_run *run, const char *dir, enum plot_theme theme,
+                      struct plot_drawn *drawn, char *err, size_t cap)
+{
+    struct timed *t;
+    size_t n = read_timed(run, &t);
+    int ret = 0;
+    if (n == 0) {
+        plot__note(drawn, "ttft_over_time, ttft_timeline",
+                   "no profiling record with a TTFT in " RECORDS
+                   " (a non-streaming run, an aggregate, "
+                   "or --export-level summary)");
+    } else {
+        ret = ttft_over_time(run, t, n, dir, theme, drawn, err, cap);
+        ret = ret != 0 ? ret : ttft_timeline(t, n, dir, theme, drawn, err, cap);
+    }
+    free(t);
     return ret;
 }
 
@@ -177,10 +248,10 @@ static int spectrum(const struct plot_run *run, const char *dir, enum plot_theme
         }
     }
     if (c.series_count == 0) {
-        note(drawn, c.name, "the summary has no latency percentiles");
+        plot__note(drawn, c.name, "the summary has no latency percentiles");
         return 0;
     }
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 #define TIMESLICES "profile_export_aiperf_timeslices.json"
@@ -214,7 +285,7 @@ static int timeslice(const struct plot_run *run, json_t *slices, const char *nam
     }
     int ret = 0;
     if (n == 0) {
-        note(drawn, name, "no window has the metric");
+        plot__note(drawn, name, "no window has the metric");
     } else {
         char title[96], ylabel[96];
         snprintf(title, sizeof(title), "%s per time slice", text);
@@ -229,7 +300,7 @@ static int timeslice(const struct plot_run *run, json_t *slices, const char *nam
         /* the average second, so that it is drawn over the p90 where they meet */
         c.series[1] = (struct plot_series){
             .label = "avg", .n = n, .x = xs, .y = avg, .line = true, .points = true};
-        ret = emit(&c, dir, theme, drawn, err, cap);
+        ret = plot__emit(&c, dir, theme, drawn, err, cap);
     }
     free(buf);
     return ret;
@@ -244,8 +315,8 @@ static int timeslices(const struct plot_run *run, const char *dir, enum plot_the
     json_t *slices = json_object_get(doc, "timeslices");
     int ret = 0;
     if (json_array_size(slices) == 0) {
-        note(drawn, "timeslices_ttft, timeslices_itl",
-             "no " TIMESLICES " (run with --slice-duration)");
+        plot__note(drawn, "timeslices_ttft, timeslices_itl",
+                   "no " TIMESLICES " (run with --slice-duration)");
     } else {
         ret = timeslice(run, slices, "timeslices_ttft", "time_to_first_token",
                         "Time to first token", dir, theme, drawn, err, cap);
@@ -260,7 +331,8 @@ static int timeslices(const struct plot_run *run, const char *dir, enum plot_the
 int plot__single(const struct plot_run *run, const char *dir, enum plot_theme theme,
                  struct plot_drawn *drawn, char *err, size_t cap)
 {
-    if (ttft_over_time(run, dir, theme, drawn, err, cap) != 0 ||
+    if (ttft_plots(run, dir, theme, drawn, err, cap) != 0 ||
+        plot__gpu(run, dir, theme, drawn, err, cap) != 0 ||
         timeslices(run, dir, theme, drawn, err, cap) != 0) {
         return -1;
     }
@@ -340,7 +412,7 @@ static int multi_chart(const struct plot_runs *runs, const struct multi_spec *sp
         labels[i] = pts[i].label;
     }
     if (n < 2) {
-        note(drawn, spec->name, "fewer than two runs carry both metrics");
+        plot__note(drawn, spec->name, "fewer than two runs carry both metrics");
         return 0;
     }
     char xlabel[128], ylabel[128];
@@ -363,7 +435,7 @@ static int multi_chart(const struct plot_runs *runs, const struct multi_spec *sp
         c.series[c.series_count++] = (struct plot_series){
             .label = "Pareto front", .n = k, .x = fx, .y = fy, .line = true, .points = true};
     }
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 static const struct multi_spec multi_specs[] = {
@@ -417,9 +489,9 @@ static int uncertainty(const struct plot_runs *runs, const char *dir, enum plot_
     }
     const char *name = "latency_throughput_uncertainty";
     if (n < 2 || with_ci == 0) {
-        note(drawn, name,
-             "no confidence intervals: needs repeated runs (--num-profile-runs 2 "
-             "or more)");
+        plot__note(drawn, name,
+                   "no confidence intervals: needs repeated runs (--num-profile-runs 2 "
+                   "or more)");
         return 0;
     }
     char xlabel[96], ylabel[96];
@@ -442,7 +514,7 @@ static int uncertainty(const struct plot_runs *runs, const char *dir, enum plot_
                                        .x_hi = xh,
                                        .y_lo = yl,
                                        .y_hi = yh};
-    return emit(&c, dir, theme, drawn, err, cap);
+    return plot__emit(&c, dir, theme, drawn, err, cap);
 }
 
 int plot__multi(const struct plot_runs *runs, const char *dir, enum plot_theme theme,

@@ -271,3 +271,24 @@ const char *plot__unit(const struct plot_run *run, const char *tag)
     const char *unit = json_string_value(json_object_get(block, "unit"));
     return unit != NULL ? unit : "";
 }
+
+bool plot__each_line(const char *dir, const char *name, bool (*fn)(json_t *doc, void *ctx),
+                     void *ctx)
+{
+    char path[PLOT_PATH_BYTES];
+    FILE *f = plot__join(path, sizeof(path), dir, name) ? fopen(path, "r") : NULL;
+    if (f == NULL) {
+        return false;
+    }
+    char *line = NULL;
+    size_t line_cap = 0;
+    bool more = true;
+    while (more && getline(&line, &line_cap, f) > 0) {
+        json_t *doc = json_loads(line, 0, NULL);
+        more = doc == NULL || fn(doc, ctx);
+        json_decref(doc);
+    }
+    free(line);
+    fclose(f);
+    return true;
+}

@@ -269,7 +269,10 @@ static void api_run_start(struct api_run *r, const char *const args[])
     }
     char *tail[] = {"--api-port", "0", "--artifact-dir", r->dir, "--ui-type", "simple", NULL};
     memcpy(argv + n, tail, sizeof(tail));
-    char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin", NULL};
+    /* --auto-plot draws with fontconfig, whose cache lives until exit by design: not ours for
+     * LeakSanitizer. */
+    char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin",
+                    "LSAN_OPTIONS=suppressions=" RINGPERF_LSAN_SUPP, NULL};
     r->run = spawn_child_env(argv, envp, CHILD_STDERR);
     r->port = port_after(r->run.out, "API server listening");
     cr_assert_gt(r->port, 0);
@@ -399,6 +402,63 @@ Test(cli_api, a_short_finished_run_shows_its_progress, .timeout = 120)
     cr_expect_gt(json_number_value(json_object_get(conc, "max")), 0);
     json_decref(doc);
     api_run_finish(&r, 0);
+}
+
+/* --auto-plot draws a lone run's plots before the API's grace period, so /report.html serves
+ * the page; without a report it says why. */
+Test(cli_api, the_report_page_is_served_after_an_auto_plotted_run, .timeout = 180)
+{
+    static const char *const args[] = {"--streaming", "--request-count", "8", "--auto-plot", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    wait_status(r.port, "/api/results", 200); /* published once the plots are drawn */
+    char *body = NULL;
+    cr_assert_eq(http_get(r.port, "/report.html", &body), 200);
+    cr_assert(strncmp(body, "<!DOCTYPE html>", 15) == 0, "%.100s", body);
+    cr_assert_not_null(strstr(body, "<svg"), "the plots are inline");
+    cr_assert_not_null(strstr(body, "ttft_timeline"), "the timeline is one of them");
+    free(body);
+    char *file = NULL;
+    cr_assert_eq(http_get(r.port, "/api/results/files/plots/report.html", &file), 200);
+    free(file);
+    api_run_finish(&r, 0);
+    static const char *const plain[] = {"--request-count", "2", NULL};
+    api_run_start(&r, plain);
+    wait_status(r.port, "/api/results", 200);
+    cr_assert_eq(http_get(r.port, "/report.html", &body), 404);
+    cr_assert_not_null(strstr(body, "no report yet: --auto-plot draws plots/report.html"), "%s",
+                       body);
+    free(body);
+    api_run_finish(&r, 0);
+}
+
+/* A run of a sweep says which one it is on /api/run, as its run_info will: the session's
+ * sweep_id, its trial, label and cell. */
+Test(cli_api, a_sweep_run_names_its_cell_on_api_run, .timeout = 180)
+{
+    static const char *const args[] = {"--concurrency", "1,2", "--benchmark-duration", "600", NULL};
+    struct api_run r;
+    api_run_start(&r, args);
+    wait_status(r.port, "/readyz", 200); /* sending: a stop now ends this run, not its start */
+    json_t *doc = get_json(r.port, "/api/run", 200);
+    const char *sweep_id = json_string_value(json_object_get(doc, "sweep_id"));
+    cr_assert(sweep_id != NULL && strlen(sweep_id) == 36, "%s", sweep_id);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "run_label")), "trial_0001");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "variation_label")), "concurrency_1");
+    cr_assert_eq(json_integer_value(json_object_get(doc, "variation_index")), 0);
+    cr_assert_eq(json_integer_value(
+                     json_object_get(json_object_get(doc, "variation_values"), "concurrency")),
+                 1);
+    char *id = strdup(sweep_id);
+    json_decref(doc);
+    kill(r.run.pid, SIGTERM); /* ends the session after this run; its API stays for the grace */
+    wait_status(r.port, "/api/results", 200);
+    doc = get_json(r.port, "/api/results", 200);
+    json_t *info = json_object_get(doc, "run_info");
+    cr_assert_str_eq(json_string_value(json_object_get(info, "sweep_id")), id, "the same id");
+    json_decref(doc);
+    free(id);
+    api_run_finish(&r, 128 + SIGTERM);
 }
 
 /* --api-token: every route but the probes wants "Authorization: Bearer <token>"; the token is

@@ -317,6 +317,8 @@ Test(multirun, repeated_runs_share_a_seed_and_warm_up_once, .timeout = 300)
     /* df = 2: t = (1 - 2q) / sqrt(2q(1 - q)) at q = 0.025 */
     check_aggregate(agg, runs, 3, 0.95 / sqrt(0.05 * 0.975), labels);
     check_aggregate_csv(&w, "aggregate/profile_export_aiperf_aggregate.csv", agg);
+    cr_assert(!exists(&w, "aggregate/profile_export_aiperf_collated.json"),
+              "collated only when trials stop on convergence");
     cr_assert(!exists(&w, "profile_export_aiperf.json"), "no run writes into the base");
     json_decref(agg);
     for (size_t r = 0; r < 3; r++) {
@@ -408,11 +410,12 @@ Test(multirun, convergence_stops_after_three_stable_runs, .timeout = 300)
                               "profile -m m -u URL --num-profile-runs 5 --request-count 20 "
                               "--convergence-metric request_latency --convergence-mode "
                               "distribution --convergence-threshold 1e-300 --ui-type none "
-                              "--artifact-dir DIR/ks",
+                              "--artifact-dir IN/ks",
                               true, &out);
     cr_assert_eq(status, 0, "%s", out);
     cr_assert_not_null(strstr(out, "request_latency converged after 3 runs (ks p-value"), "%s",
                        out);
+    cr_assert(exists(&w, "ks/profile_runs/run_0003/profile_export_aiperf.json"));
     cr_assert(!exists(&w, "ks/profile_runs/run_0004"));
     free(out);
     e2e_finish(&w);
@@ -461,5 +464,195 @@ Test(multirun, ctrl_c_keeps_the_finished_runs, .timeout = 300)
     json_t *entry = json_object_get(json_object_get(agg, "metrics"), "request_count_avg");
     cr_assert(json_is_null(json_object_get(entry, "t_critical")), "one run: no t");
     json_decref(agg);
+    e2e_finish(&w);
+}
+
+/* np_percentile is numpy's default (linear) percentile of the sorted values a[0..n). */
+static double np_percentile(const double *a, size_t n, double q)
+{
+    double idx = q / 100.0 * (double)(n - 1);
+    size_t lo = (size_t)floor(idx);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    return a[lo] + (a[hi] - a[lo]) * (idx - (double)lo);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* latencies appends run_dir's request_latency values of profiling records without an error
+ * to a, and counts the records with one. */
+static size_t latencies(const struct e2e *w, const char *run_dir, double *a, size_t at, size_t cap,
+                        size_t *out_errors)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "%s/profile_export.jsonl", run_dir);
+    char *text = e2e_read_text(w, rel);
+    for (char *line = text; *line != '\0';) {
+        char *end = strchr(line, '\n');
+        json_t *rec = json_loadb(line, end != NULL ? (size_t)(end - line) : strlen(line), 0, NULL);
+        line = end != NULL ? end + 1 : line + strlen(line);
+        cr_assert_not_null(rec);
+        const char *phase =
+            json_string_value(json_object_get(json_object_get(rec, "metadata"), "benchmark_phase"));
+        json_t *error = json_object_get(rec, "error");
+        json_t *v = json_object_get(
+            json_object_get(json_object_get(rec, "metrics"), "request_latency"), "value");
+        cr_assert_str_eq(phase, "profiling");
+        if (error != NULL && !json_is_null(error)) {
+            *out_errors += 1;
+        } else if (json_is_number(v) && at < cap) {
+            a[at++] = json_number_value(v);
+        }
+        json_decref(rec);
+    }
+    free(text);
+    return at;
+}
+
+Test(multirun, convergence_writes_the_collated_requests, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--error-500-rate", "40", NULL});
+    e2e_run_ok(&w, "profile -m m -u URL --num-profile-runs 3 --request-count 10 "
+                   "--convergence-metric request_latency --convergence-mode cv --ui-type none "
+                   "--artifact-dir DIR");
+    json_t *doc = e2e_load_json(&w, "aggregate/profile_export_aiperf_collated.json");
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "schema_version")), "1.0.0");
+    cr_assert_not_null(strstr(json_string_value(json_object_get(doc, "description")),
+                              "Collated per-request metrics across all runs."));
+    json_t *meta = json_object_get(doc, "metadata");
+    cr_assert_str_eq(json_string_value(json_object_get(meta, "aggregation_type")), "detailed");
+    cr_assert_eq(json_integer_value(json_object_get(meta, "num_profile_runs")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(meta, "num_successful_runs")), 3);
+    cr_assert_eq(json_array_size(json_object_get(meta, "run_labels")), 3);
+    cr_assert_eq(json_array_size(json_object_get(meta, "failed_runs")), 0);
+    cr_assert(json_is_number(json_object_get(meta, "cooldown_seconds")));
+    /* Recomputed from the three runs' records: the failed requests are not pooled. */
+    double all[64];
+    size_t n = 0;
+    size_t errors = 0;
+    json_t *latency = json_object_get(json_object_get(doc, "metrics"), "request_latency");
+    json_t *per_run = json_object_get(latency, "per_run");
+    cr_assert_eq(json_array_size(per_run), 3);
+    for (size_t r = 0; r < 3; r++) {
+        char dir[64];
+        snprintf(dir, sizeof(dir), "profile_runs/run_%04zu", r + 1);
+        size_t from = n;
+        n = latencies(&w, dir, all, n, 64, &errors);
+        double sum = 0;
+        for (size_t i = from; i < n; i++) {
+            sum += all[i];
+        }
+        json_t *entry = json_array_get(per_run, r);
+        cr_assert_str_eq(json_string_value(json_object_get(entry, "label")), dir + 13);
+        cr_assert_eq(json_integer_value(json_object_get(entry, "count")), (json_int_t)(n - from));
+        assert_close(json_number_value(json_object_get(entry, "mean")), sum / (double)(n - from),
+                     "mean", dir);
+    }
+    cr_assert_gt(errors, 0, "the mock failed some requests");
+    cr_assert_eq(n + errors, 30);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += all[i];
+    }
+    double mean = sum / (double)n;
+    double squares = 0;
+    for (size_t i = 0; i < n; i++) {
+        squares += (all[i] - mean) * (all[i] - mean);
+    }
+    qsort(all, n, sizeof(all[0]), by_value);
+    json_t *c = json_object_get(latency, "combined");
+    cr_assert_eq(json_integer_value(json_object_get(c, "count")), (json_int_t)n);
+    assert_close(json_number_value(json_object_get(c, "mean")), mean, "mean", "combined");
+    assert_close(json_number_value(json_object_get(c, "std")), sqrt(squares / (double)(n - 1)),
+                 "std", "combined");
+    const double qs[] = {50, 90, 95, 99};
+    const char *keys[] = {"p50", "p90", "p95", "p99"};
+    for (size_t k = 0; k < 4; k++) {
+        assert_close(json_number_value(json_object_get(c, keys[k])), np_percentile(all, n, qs[k]),
+                     keys[k], "combined");
+    }
+    json_decref(doc);
+    e2e_finish(&w);
+}
+
+/* check_run_config compares a run's run_config.json with what its summary says of it. */
+static void check_run_config(const struct e2e *w, const char *run_dir, const char *label,
+                             json_int_t trial, json_int_t cell, const char *sweep_id)
+{
+    char rel[256];
+    snprintf(rel, sizeof(rel), "%s/run_config.json", run_dir);
+    char *text = e2e_read_text(w, rel);
+    cr_assert_null(strstr(text, "s3cr3t-key"), "the API key is redacted: %s", text);
+    free(text);
+    json_t *env = e2e_load_json(w, rel);
+    snprintf(rel, sizeof(rel), "%s/profile_export_aiperf.json", run_dir);
+    json_t *summary = e2e_load_json(w, rel);
+    json_t *info = json_object_get(summary, "run_info");
+    const char *keys[] = {"benchmark_id", "sweep_id",     "cfg",     "variation",
+                          "trial",        "artifact_dir", "label",   "cli_command",
+                          "random_seed",  "variables",    "resolved"};
+    size_t k = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach(env, key, value)
+    {
+        cr_assert(k < 11 && strcmp(key, keys[k]) == 0, "%s: key %zu is %s", run_dir, k, key);
+        k++;
+    }
+    cr_assert_eq(k, 11);
+    cr_assert(
+        json_equal(json_object_get(env, "benchmark_id"), json_object_get(info, "benchmark_id")));
+    cr_assert_str_eq(json_string_value(json_object_get(env, "sweep_id")), sweep_id);
+    cr_assert(json_equal(json_object_get(env, "cfg"), json_object_get(summary, "input_config")),
+              "cfg is the run's input_config");
+    json_t *variation = json_object_get(env, "variation");
+    cr_assert_eq(json_integer_value(json_object_get(variation, "index")), cell);
+    cr_assert(
+        json_equal(json_object_get(variation, "label"), json_object_get(info, "variation_label")));
+    cr_assert(json_equal(json_object_get(variation, "values"),
+                         json_object_get(info, "variation_values")));
+    cr_assert_eq(json_integer_value(json_object_get(env, "trial")), trial);
+    cr_assert_str_eq(json_string_value(json_object_get(env, "label")), label);
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/%s", w->dir, run_dir);
+    cr_assert_str_eq(json_string_value(json_object_get(env, "artifact_dir")), dir);
+    cr_assert(
+        json_equal(json_object_get(env, "random_seed"), json_object_get(info, "random_seed")));
+    cr_assert_str_eq(
+        json_string_value(json_object_get(json_object_get(env, "resolved"), "gpu_telemetry_mode")),
+        "summary");
+    json_decref(summary);
+    json_decref(env);
+}
+
+Test(multirun, every_run_leaves_its_run_config, .timeout = 300)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    e2e_run_ok(&w, "profile -m m -u URL --concurrency 1,2 --num-profile-runs 2 "
+                   "--request-count 3 --random-seed 9 --api-key s3cr3t-key --ui-type none "
+                   "--artifact-dir DIR");
+    json_t *first = e2e_load_json(&w, "profile_runs/trial_0001/concurrency_1/"
+                                      "profile_export_aiperf.json");
+    const char *sweep_id =
+        json_string_value(json_object_get(json_object_get(first, "run_info"), "sweep_id"));
+    cr_assert(sweep_id != NULL && strlen(sweep_id) == 36 && sweep_id[14] == '4',
+              "a UUID4 shared by the session's runs");
+    for (json_int_t trial = 0; trial < 2; trial++) {
+        for (json_int_t cell = 0; cell < 2; cell++) {
+            char dir[128];
+            char label[32];
+            snprintf(label, sizeof(label), "trial_%04lld", (long long)trial + 1);
+            snprintf(dir, sizeof(dir), "profile_runs/%s/concurrency_%d", label, cell == 0 ? 1 : 2);
+            check_run_config(&w, dir, label, trial, cell, sweep_id);
+        }
+    }
+    cr_assert(!exists(&w, "run_config.json"), "only orchestrated run directories have one");
+    json_decref(first);
     e2e_finish(&w);
 }

@@ -153,12 +153,16 @@ Test(plot, a_run_gives_its_plots_and_a_page_that_renders, .timeout = 180)
     free(out);
     static const uint32_t one[] = {BLUE};
     static const uint32_t three[] = {BLUE, ORANGE, 0x2ca02c};
+    static const uint32_t two[] = {BLUE, ORANGE};
     check_png(&w, "ttft_over_time.png", LIGHT_BG, one, 1, 60);
+    check_png(&w, "ttft_timeline.png", LIGHT_BG, two, 2, 200);
     check_png(&w, "latency_percentile_spectrum.png", LIGHT_BG, three, 3, 60);
     check_svg(&w, "ttft_over_time.svg");
+    check_svg(&w, "ttft_timeline.svg");
     check_svg(&w, "latency_percentile_spectrum.svg");
-    static const char *const figures[] = {"ttft_over_time", "latency_percentile_spectrum"};
-    char *html = check_report(&w, figures, 2);
+    static const char *const figures[] = {"ttft_over_time", "ttft_timeline",
+                                          "latency_percentile_spectrum"};
+    char *html = check_report(&w, figures, 3);
     cr_assert_not_null(strstr(html, "<td>Internal Server Error</td>"), "the error summary");
     cr_assert_not_null(strstr(html, "<td>time_to_first_token</td><td>ms</td>"), "the summary");
     free(html);
@@ -167,6 +171,31 @@ Test(plot, a_run_gives_its_plots_and_a_page_that_renders, .timeout = 180)
         cr_skip_test("chromium is not installed (scripts/install-deps.sh installs it): the "
                      "files were checked, the page was not rendered");
     }
+    e2e_finish(&w);
+}
+
+/* With the mock's DCGM exporter: throughput (blue) and the GPUs' utilisation (orange) on two
+ * axes, and the figure in the page (the run without telemetry above has no such figure). */
+Test(plot, gpu_telemetry_gives_the_utilisation_plot, .timeout = 120)
+{
+    struct e2e w;
+    start(&w, (char *const[]){"--ttft-ms", "5", "--itl-ms", "2", NULL});
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m m -u URL --streaming --concurrency 4 --benchmark-duration 2 "
+             "--gpu-telemetry %s/dcgm --artifact-dir DIR --ui-type none",
+             w.url);
+    e2e_run_ok(&w, words);
+    char *out = NULL;
+    cr_assert_eq(run_ringperf(&w, "plot DIR", true, &out), 0, "%s", out);
+    free(out);
+    static const uint32_t two[] = {BLUE, ORANGE};
+    check_png(&w, "gpu_utilization_and_throughput_over_time.png", LIGHT_BG, two, 2, 200);
+    check_svg(&w, "gpu_utilization_and_throughput_over_time.svg");
+    static const char *const figures[] = {"ttft_over_time", "ttft_timeline",
+                                          "gpu_utilization_and_throughput_over_time",
+                                          "latency_percentile_spectrum"};
+    free(check_report(&w, figures, 4));
     e2e_finish(&w);
 }
 
