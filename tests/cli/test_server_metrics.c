@@ -317,8 +317,30 @@ static double num_at(json_t *o, const char *key)
  * with the mock's constant power in every statistic. */
 static void check_console_tables(const char *out, const char *url)
 {
+    /* AIPerf's platform panel, then its power-efficiency table (avg alone), then the GPUs. */
+    const char *platform = strstr(out, " GPU Telemetry Platform ");
+    cr_assert_not_null(platform, "%s", out);
+    cr_assert_not_null(strstr(platform, "│  Platform: nvidia "), "%s", out);
+    cr_assert_not_null(strstr(platform, "│  Metric semantics are platform-specific; cross-platform "
+                                        "comparisons require workload and collector validation."),
+                       "%s", out);
+    const char *eff = strstr(platform, "GPU Power Efficiency (NVIDIA)\n");
+    cr_assert_not_null(eff, "%s", out);
+    const char *eff_end = strstr(eff, "└");
+    cr_assert_not_null(eff_end);
+    cr_assert_not_null(strstr(eff, " Metric ┃    avg ┃\n"), "%s", out);
+    const char *p99 = strstr(eff, "p99");
+    cr_assert(p99 == NULL || p99 > eff_end, "avg is the only column\n%s", out);
+    const char *power = strstr(eff, " Total GPU Power (W) │");
+    cr_assert(power != NULL && power < eff_end, "%s", out);
+    cr_assert_not_null(strstr(power, " 400.00 │\n"), "%s", out);
+    const char *energy = strstr(eff, " Total GPU Energy (J) │");
+    cr_assert(energy != NULL && energy < eff_end, "%s", out);
+    const char *tpj = strstr(eff, " Output Tokens per Joule (tokens/J) │");
+    cr_assert(tpj != NULL && tpj < eff_end && energy < power && power < tpj,
+              "AIPerf's display order\n%s", out);
     const char *head =
-        strstr(out, "ringperf | GPU Telemetry Summary\n1/1 telemetry sources reachable\n");
+        strstr(eff_end, "ringperf | GPU Telemetry Summary\n1/1 telemetry sources reachable\n");
     cr_assert_not_null(head, "%s", out);
     char line[256];
     snprintf(line, sizeof(line), "\xe2\x80\xa2 http://%s/dcgm/metrics \xe2\x9c\x94\n", url);
