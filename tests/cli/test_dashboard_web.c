@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tests/cli/e2e.h"
+#include "tests/support/lsan_fontconfig.h"
 #include "tests/support/png_pixels.h"
 
 #define TOKEN "t0ken-for-the-page"
@@ -216,6 +217,7 @@ Test(dashboard_web, the_page_draws_the_run_live_and_its_final_tables, .timeout =
     }
     struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "20", "--itl-ms", "5", "--error-500-rate", "5", NULL};
+    test_suppress_fontconfig_leaks(RINGPERF_LSAN_SUPP); /* --auto-plot draws report.html */
     e2e_start(&w, mock_flags);
     int port = 0;
     struct child run = start_run(&w, &port);
