@@ -115,9 +115,10 @@ struct api_shard_view {
     double cpu_fraction;  /* the shard thread's CPU over wall time; -1 = not measured yet */
     uint64_t outstanding; /* requests handed to the shard and not back: queued on its work ring or
                              in flight */
-    uint32_t records_waiting; /* most records the coordinator found waiting at once */
-    uint64_t shared_reads;    /* content events that shared a read with the previous one */
-    double send_lag_p99_us;   /* open loop: send start minus due time, p99; -1 = closed loop */
+    uint32_t records_waiting;  /* most records the coordinator found waiting at once */
+    uint32_t connections_open; /* sockets the shard holds open (connecting or connected) */
+    uint64_t shared_reads;     /* content events that shared a read with the previous one */
+    double send_lag_p99_us;    /* open loop: send start minus due time, p99; -1 = closed loop */
 };
 
 /* api_error_row is one kind of failure: AIPerf's error summary row. */

@@ -1,8 +1,8 @@
 /*
  * api_dashboard.c - the live page /dashboard (api/dashboard.html, embedded at
  * build time) and /api/live, the one JSON body its charts and tables poll:
- * the timeline, the last interval's and the run's percentiles, the errors
- * and the shards' health.
+ * the timeline, the last interval's and the run's percentiles, the errors,
+ * the shards' health, the servers' live figures and the GPUs' latest fields.
  */
 #include <stdio.h>
 
@@ -57,10 +57,11 @@ static json_t *metrics_rows(const struct api_snapshot *snap)
 
 static json_t *shard_json(const struct api_shard_view *s)
 {
-    return json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:f}", "requests", (json_int_t)s->requests,
-                     "errors", (json_int_t)s->errors, "cpu_fraction", s->cpu_fraction,
-                     "outstanding", (json_int_t)s->outstanding, "records_waiting",
-                     (json_int_t)s->records_waiting, "shared_reads", (json_int_t)s->shared_reads,
+    return json_pack("{s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:f}", "requests",
+                     (json_int_t)s->requests, "errors", (json_int_t)s->errors, "cpu_fraction",
+                     s->cpu_fraction, "outstanding", (json_int_t)s->outstanding, "records_waiting",
+                     (json_int_t)s->records_waiting, "connections_open",
+                     (json_int_t)s->connections_open, "shared_reads", (json_int_t)s->shared_reads,
                      "send_lag_p99_us", s->send_lag_p99_us);
 }
 
@@ -86,10 +87,16 @@ json_t *api__live_json(const struct api_snapshot *snap)
          i++) {
         json_array_append_new(errors, error_json(&snap->error_rows[i]));
     }
-    return json_pack("{s:s, s:s, s:f, s:b, s:b, s:f, s:o, s:o, s:o, s:o, s:I}", "state",
-                     api_state_name(snap->state), "phase", snap->phase, "elapsed_sec",
+    json_t *server = json_object();
+    if (server != NULL) {
+        api__server_figures_add(server, &snap->server_live);
+    }
+    return json_pack("{s:s, s:s, s:f, s:b, s:b, s:f, s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:o}",
+                     "state", api_state_name(snap->state), "phase", snap->phase, "elapsed_sec",
                      (double)snap->elapsed_ns / 1e9, "grace", snap->grace, "stopping",
                      snap->stopping, "interval_sec", snap->interval_s, "timeline", timeline,
                      "metrics", metrics_rows(snap), "errors", errors, "shards", shards,
-                     "errors_unlisted", (json_int_t)snap->error_rows_unlisted);
+                     "errors_unlisted", (json_int_t)snap->error_rows_unlisted, "server", server,
+                     "server_fetches", (json_int_t)snap->server_live.fetches, "gpus",
+                     api__gpus_json(&snap->gpu_live));
 }

@@ -12,9 +12,13 @@
       "text/plain")                                                                                \
     X("/api/progress", "Per-phase request progress", "application/json")                           \
     X("/api/workers", "Per-worker request counts, errors and state", "application/json")           \
-    X("/api/live", "Timeline, interval and run percentiles, errors and shard health (ringperf)",   \
+    X("/api/live",                                                                                 \
+      "Timeline, interval and run percentiles, errors, shard health, server figures and GPUs "     \
+      "(ringperf)",                                                                                \
       "application/json")                                                                          \
-    X("/dashboard", "Live page: charts over time, progress, errors, shards, final tables",         \
+    X("/dashboard",                                                                                \
+      "Live page: charts over time, progress, errors, shards, server and GPUs, final tables, "     \
+      "report.html",                                                                               \
       "text/html")                                                                                 \
     X("/api/results", "Final results (profile_export_aiperf.json) once the run completed",         \
       "application/json")                                                                          \

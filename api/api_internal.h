@@ -13,6 +13,14 @@
  * or NULL when out of memory. */
 json_t *api__metrics_json(const struct api_snapshot *snap);
 
+/* api__server_figures_add sets the servers' live figures (AIPerf's server snapshot rows, spec
+ * §4.2) into object `into`: tag -> {header, unit, avg, current}, the present ones only. */
+void api__server_figures_add(json_t *into, const struct scrape_live *live);
+
+/* api__gpus_json is ringperf's own live GPU list: each GPU's index, uuid, name and latest
+ * fields ({unit, current}, AIPerf's names and units). A new reference. */
+json_t *api__gpus_json(const struct scrape_live *live);
+
 /* api__progress_json builds the /api/progress body (phases keyed by name). */
 json_t *api__progress_json(const struct api_snapshot *snap);
 

@@ -384,8 +384,7 @@ static json_t *sweep_json(enum metrics_sweep_id id, const struct metrics_sweep_s
                      st->p95, "p99", st->p99, "min", st->min, "max", st->max, "std", st->std);
 }
 
-/* gpus_json is ringperf's own live GPU list: each GPU's latest fields, in AIPerf's units. */
-static json_t *gpus_json(const struct scrape_live *live)
+json_t *api__gpus_json(const struct scrape_live *live)
 {
     json_t *list = json_array();
     for (size_t g = 0; g < live->gpu_count; g++) {
@@ -404,6 +403,19 @@ static json_t *gpus_json(const struct scrape_live *live)
                                         gpu->uuid, "gpu_name", gpu->model, "metrics", fields));
     }
     return list;
+}
+
+void api__server_figures_add(json_t *into, const struct scrape_live *live)
+{
+    for (int f = 0; f < SCRAPE_LIVE_FIGURE_COUNT; f++) {
+        const struct scrape_live_figure_info *fi = scrape_live_figure_info_of(f);
+        if (live->present[f]) {
+            json_object_set_new(into, fi->tag,
+                                json_pack("{s:s, s:s, s:f, s:f}", "header", fi->header, "unit",
+                                          fi->unit, "avg", live->avg[f], "current",
+                                          live->current[f]));
+        }
+    }
 }
 
 json_t *api__metrics_json(const struct api_snapshot *snap)
@@ -438,17 +450,9 @@ json_t *api__metrics_json(const struct api_snapshot *snap)
         json_object_set_new(metrics, metrics_sweep_info_of((enum metrics_sweep_id)id)->tag,
                             sweep_json((enum metrics_sweep_id)id, &snap->sweep.stat[id]));
     }
-    for (int f = 0; f < SCRAPE_LIVE_FIGURE_COUNT; f++) {
-        const struct scrape_live_figure_info *fi = scrape_live_figure_info_of(f);
-        if (snap->server_live.present[f]) {
-            json_object_set_new(metrics, fi->tag,
-                                json_pack("{s:s, s:s, s:f, s:f}", "header", fi->header, "unit",
-                                          fi->unit, "avg", snap->server_live.avg[f], "current",
-                                          snap->server_live.current[f]));
-        }
-    }
+    api__server_figures_add(metrics, &snap->server_live);
     if (snap->gpu_live.gpu_count > 0) {
-        json_object_set_new(root, "gpu_telemetry", gpus_json(&snap->gpu_live));
+        json_object_set_new(root, "gpu_telemetry", api__gpus_json(&snap->gpu_live));
     }
     return root;
 }

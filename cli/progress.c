@@ -278,6 +278,7 @@ void cli_live_shards(struct cli_live *live, uint32_t first, const struct engine_
         row->cpu_fraction = rows[i].cpu_fraction;
         row->outstanding = rows[i].outstanding;
         row->records_waiting = rows[i].records_waiting;
+        row->connections_open = rows[i].connections_open;
         if (first + i >= live->shard_count) {
             live->shard_count = first + i + 1;
         }

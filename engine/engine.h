@@ -364,6 +364,7 @@ struct engine_shard_live {
     uint64_t outstanding;     /* ordinals handed to the shard whose record is not back: queued or in
                                  flight */
     uint32_t records_waiting; /* most records one drain found waiting on the shard's done ring */
+    uint32_t connections_open; /* sockets the shard holds open now (connecting or connected) */
 };
 
 /* engine_record_sink receives each finished record on the coordinator's thread.

@@ -127,6 +127,7 @@ static void close_socket(struct engine__shard *shard, struct engine__conn *c)
         shutdown(c->fd, SHUT_RDWR);
         close(c->fd);
         c->fd = -1;
+        engine__sockets_open_add(shard, -1);
     }
     c->generation++;
     c->recv_armed = false;
@@ -387,6 +388,7 @@ static void open_and_connect(struct engine__shard *shard, struct engine__conn *c
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     engine__enable_rx_timestamps(shard, c, fd);
     c->fd = fd;
+    engine__sockets_open_add(shard, 1);
     if (c->record != NULL && !c->follow_up) {
         c->record->http.connect_start_ns = engine_now_ns();
         c->record->http.connect_end_ns = 0;

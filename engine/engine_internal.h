@@ -299,7 +299,17 @@ struct engine__shard {
     char init_error[256];
     int init_status;
     struct engine__watch watch; /* the coordinator's alone */
+    /* Sockets this shard holds open now, for the live views: the shard alone writes it (a
+     * relaxed store, no lock), the coordinator reads it at each progress report. */
+    _Atomic uint32_t sockets_open;
 };
+
+/* engine__sockets_open_add counts a socket opened (+1) or closed (-1) on the shard's thread. */
+static inline void engine__sockets_open_add(struct engine__shard *shard, int delta)
+{
+    uint32_t n = atomic_load_explicit(&shard->sockets_open, memory_order_relaxed);
+    atomic_store_explicit(&shard->sockets_open, n + (uint32_t)delta, memory_order_relaxed);
+}
 
 /* engine__content_type is the Content-Type of the run's requests, or NULL: a GET (a
  * readiness probe) sends no body to describe. */

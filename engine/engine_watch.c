@@ -37,6 +37,7 @@ static struct engine_shard_live watch_row(struct engine__shard *shard, int64_t n
         .cpu_fraction = w->cpu_measured ? w->cpu_fraction : -1,
         .outstanding = w->handed - w->returned,
         .records_waiting = w->waiting_max,
+        .connections_open = atomic_load_explicit(&shard->sockets_open, memory_order_relaxed),
     };
     w->waiting_max = 0;
     return row;

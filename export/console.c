@@ -572,6 +572,41 @@ static void gpu_table(FILE *out, struct table *t, const char *title, const json_
     table_print(out, t, color);
 }
 
+/* for_each_gpu calls fn with every GPU of telemetry_data td and its endpoint's display name. */
+static void for_each_gpu(const json_t *td, void (*fn)(void *ctx, const char *display, json_t *gpu),
+                         void *ctx)
+{
+    const char *display;
+    json_t *ep;
+    json_object_foreach((json_t *)json_object_get(td, "endpoints"), display, ep)
+    {
+        const char *key;
+        json_t *gpu;
+        json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
+        {
+            fn(ctx, display, gpu);
+        }
+    }
+}
+
+/* gpu_tables is telemetry_tables' walk: where the tables go. */
+struct gpu_tables {
+    FILE *out;
+    struct table *t;
+    bool color;
+};
+
+static void one_gpu_table(void *ctx, const char *display, json_t *gpu)
+{
+    struct gpu_tables *g = ctx;
+    char title[CELL_BYTES * 2];
+    snprintf(title, sizeof(title), "%s | GPU %lld | %s", display,
+             (long long)json_integer_value(json_object_get(gpu, "gpu_index")),
+             json_string_value(json_object_get(gpu, "gpu_name")));
+    fputc('\n', g->out);
+    gpu_table(g->out, g->t, title, gpu, g->color);
+}
+
 /* telemetry_tables prints AIPerf's "GPU Telemetry Summary": the sources, then a table per GPU
  * titled "<endpoint> | GPU <index> | <name>". */
 static void telemetry_tables(FILE *out, struct table *t, const json_t *td, bool color)
@@ -582,22 +617,100 @@ static void telemetry_tables(FILE *out, struct table *t, const json_t *td, bool 
     fprintf(out, "\n%sringperf | GPU Telemetry Summary%s\n", color ? ANSI_BOLD : "",
             color ? ANSI_RESET : "");
     reachable_lines(out, json_object_get(td, "summary"));
-    const char *display;
-    json_t *ep;
-    json_object_foreach((json_t *)json_object_get(td, "endpoints"), display, ep)
-    {
-        const char *key;
-        json_t *gpu;
-        json_object_foreach(json_object_get(ep, "gpus"), key, gpu)
-        {
-            char title[CELL_BYTES * 2];
-            snprintf(title, sizeof(title), "%s | GPU %lld | %s", display,
-                     (long long)json_integer_value(json_object_get(gpu, "gpu_index")),
-                     json_string_value(json_object_get(gpu, "gpu_name")));
-            fputc('\n', out);
-            gpu_table(out, t, title, gpu, color);
-        }
+    struct gpu_tables g = {.out = out, .t = t, .color = color};
+    for_each_gpu(td, one_gpu_table, &g);
+}
+
+#define PLATFORMS_MAX 8 /* distinct GPU platforms named ("nvidia", "amd", ...) */
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* platforms is platform_panel's walk: the distinct platforms seen so far. */
+struct platforms {
+    const char *seen[PLATFORMS_MAX];
+    size_t n;
+};
+
+static void gpu_platform(void *ctx, const char *display, json_t *gpu)
+{
+    (void)display;
+    struct platforms *p = ctx;
+    const char *name = json_string_value(json_object_get(gpu, "platform"));
+    bool known = name == NULL;
+    for (size_t i = 0; i < p->n && !known; i++) {
+        known = strcmp(p->seen[i], name) == 0;
     }
+    if (!known && p->n < PLATFORMS_MAX) {
+        p->seen[p->n++] = name;
+    }
+}
+
+/* platform_panel prints AIPerf's "GPU Telemetry Platform" panel ahead of every GPU table: the
+ * platforms the GPUs reported, sorted and distinct, and why they do not compare across vendors. */
+static void platform_panel(FILE *out, const json_t *td, bool color)
+{
+    struct platforms p = {.n = 0};
+    for_each_gpu(td, gpu_platform, &p);
+    const char **seen = p.seen;
+    size_t n = p.n;
+    qsort(seen, n, sizeof(seen[0]), compare_strings);
+    char text[PANEL_LINE_BYTES * 2] = "Platform: ";
+    size_t len = strlen(text);
+    for (size_t i = 0; i < n && len < sizeof(text); i++) {
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s", i > 0 ? ", " : "", seen[i]);
+    }
+    if (len < sizeof(text)) {
+        snprintf(text + len, sizeof(text) - len,
+                 "%s\nMetric semantics are platform-specific; cross-platform comparisons "
+                 "require workload and collector validation.",
+                 n == 0 ? "unknown" : "");
+    }
+    warning_panel(out, "GPU Telemetry Platform", text, color);
+}
+
+/* The NVIDIA power-efficiency rows in AIPerf's display order (its registry's display_order). */
+static const struct {
+    const char *tag;
+    const char *header;
+} EFFICIENCY_ROWS[] = {
+    {"nvidia_energy_delay_product", "Energy Delay Product"},
+    {"nvidia_performance_per_watt", "Performance per Watt"},
+    {"nvidia_output_tps_per_watt", "Output Tokens per Second per Watt"},
+    {"nvidia_goodput_per_watt", "Goodput per Watt"},
+    {"nvidia_average_gpu_power", "Average GPU Power"},
+    {"nvidia_total_gpu_energy", "Total GPU Energy"},
+    {"nvidia_total_gpu_power", "Total GPU Power"},
+    {"nvidia_energy_per_total_token", "Energy per Total Token"},
+    {"nvidia_energy_per_output_token", "Energy per Output Token"},
+    {"nvidia_energy_per_request", "Energy per Request"},
+    {"nvidia_output_tokens_per_joule", "Output Tokens per Joule"},
+    {"nvidia_energy_per_user", "Energy per User"},
+};
+
+/* efficiency_table prints AIPerf's "GPU Power Efficiency (NVIDIA)": totals, not distributions,
+ * so its one statistic column is avg. Nothing when no efficiency metric was computed. */
+static void efficiency_table(FILE *out, struct table *t, const json_t *energy, bool color)
+{
+    if (energy == NULL || json_object_size(energy) == 0) {
+        return;
+    }
+    stats_header(t, "GPU Power Efficiency (NVIDIA)", ANSI_BOLD);
+    t->cols = 2;
+    for (size_t i = 0; i < sizeof(EFFICIENCY_ROWS) / sizeof(EFFICIENCY_ROWS[0]); i++) {
+        const json_t *block = json_object_get(energy, EFFICIENCY_ROWS[i].tag);
+        if (block == NULL) {
+            continue;
+        }
+        struct metrics_info info = {.header = EFFICIENCY_ROWS[i].header,
+                                    .unit = json_string_value(json_object_get(block, "unit"))};
+        double avg = json_number_value(json_object_get(block, "avg"));
+        stat_row(t, &info, &avg, 1);
+    }
+    fputc('\n', out);
+    table_print(out, t, color);
 }
 
 void export_console_print(FILE *out, const struct metrics_summary *summary,
@@ -624,6 +737,10 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
     group_table(out, t, summary, opts->title, "Usage", GROUP_USAGE, opts->color);
     spec_decode_table(out, t, summary, opts->title, opts->color);
     error_table(out, t, results, opts->color);
+    if (opts->telemetry_data != NULL) {
+        platform_panel(out, opts->telemetry_data, opts->color);
+    }
+    efficiency_table(out, t, opts->energy_metrics, opts->color);
     telemetry_tables(out, t, opts->telemetry_data, opts->color);
     free(t);
     usage_discrepancy_panel(out, summary, opts->color);

@@ -514,13 +514,17 @@ struct export_console_options {
     bool color;                   /* ANSI colours: only on a terminal without NO_COLOR */
     bool show_trace_timing;       /* --show-trace-timing: the HTTP trace table first */
     const json_t *telemetry_data; /* the GPU telemetry tables' source (borrowed), or NULL */
+    /* export_energy_metrics' blocks, the "GPU Power Efficiency (NVIDIA)" table (borrowed), or
+     * NULL. */
+    const json_t *energy_metrics;
 };
 
 /* export_console_print writes the console report to `out`: with show_trace_timing the HTTP
  * trace timing table, the metrics table in AIPerf's row order, the usage table when the server
- * reported usage, the error summary table when there were errors, and AIPerf's "Token Count
- * Discrepancy Warning" and "Output Sequence Length Mismatch Warning" panels when
- * usage_discrepancy_count or osl_mismatch_count is above zero. */
+ * reported usage, the error summary table when there were errors, with GPU telemetry AIPerf's
+ * "GPU Telemetry Platform" panel, its "GPU Power Efficiency (NVIDIA)" table and a table per GPU,
+ * and the "Token Count Discrepancy Warning" and "Output Sequence Length Mismatch Warning"
+ * panels when usage_discrepancy_count or osl_mismatch_count is above zero. */
 void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts);

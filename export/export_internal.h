@@ -55,6 +55,16 @@ int export__jsonw_text(struct export_jsonw *w, const char *text, size_t len);
  * whole. Returns 0 or -errno. */
 int export__write_staged(const char *path, const char *text, size_t len);
 
+/* export__buckets_json is a histogram's bucket deltas as AIPerf's `buckets` object: le -> count
+ * (server_metrics.c). A new reference. */
+json_t *export__buckets_json(const struct scrape_histogram_stats *h);
+
+/* export__server_metrics_timeslices adds each series' `timeslices` to the profiling window's
+ * exported `metrics` object: window w cut into slice_ns slices (none for slice_ns 0)
+ * (server_metrics_slices.c). Returns 0 or -ENOMEM. */
+int export__server_metrics_timeslices(json_t *metrics, const struct scrape *s,
+                                      struct scrape_window w, int64_t slice_ns);
+
 /* export__server_metrics_csv writes server_metrics_export.csv from the profiling window's
  * report r (server_metrics_files.c). Returns 0 or -errno. */
 int export__server_metrics_csv(const char *path, const struct scrape *s,

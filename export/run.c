@@ -585,9 +585,15 @@ static int64_t profile_concurrency(const struct profile_config *cfg)
     return paced ? 0 : 1;
 }
 
+/* gpu_json is the run's GPU figures, reduced once for the JSON, the CSV and both consoles. */
+struct gpu_json {
+    json_t *telemetry_data; /* NULL: no GPU telemetry */
+    json_t *energy;         /* export_energy_metrics; NULL: none */
+};
+
 static int write_summaries(const struct export_run *exp, const struct metrics_summary *summary,
                            const struct metrics_results *results,
-                           const struct export_finish_info *info, json_t *telemetry_data,
+                           const struct export_finish_info *info, const struct gpu_json *gpu,
                            const char **out_failed)
 {
     struct export_error_row rows[METRICS_ERROR_KINDS_MAX];
@@ -619,12 +625,9 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         .errors_unlisted = results->errors_unlisted,
         .extra = info->run_info_extra,
         .warmup_metrics = has_warmup ? &warmup : NULL,
-        .telemetry_data = telemetry_data,
+        .telemetry_data = gpu->telemetry_data,
+        .extra_metrics = gpu->energy,
     };
-    if (info->gpu_telemetry != NULL) {
-        run_info.extra_metrics =
-            export_energy_metrics(info->gpu_telemetry, summary, profile_concurrency(info->cfg));
-    }
     int ret = run_info.input_config != NULL ? 0 : -ENOMEM;
     *out_failed = exp->paths.json;
     if (ret == 0) {
@@ -639,8 +642,7 @@ static int write_summaries(const struct export_run *exp, const struct metrics_su
         *out_failed = exp->paths.timeslices_json;
     }
     json_decref(run_info.input_config);
-    json_decref(run_info.extra_metrics);
-    int csv_ret = export_summary_csv_write(exp->paths.csv, summary, telemetry_data);
+    int csv_ret = export_summary_csv_write(exp->paths.csv, summary, gpu->telemetry_data);
     if (ret == 0) {
         *out_failed = exp->paths.csv;
     }
@@ -681,7 +683,7 @@ static void print_footer(FILE *out, const struct export_run *exp,
 
 static int write_console_copy(const struct export_run *exp, const struct metrics_summary *summary,
                               const struct metrics_results *results,
-                              const struct export_finish_info *info, const json_t *telemetry_data)
+                              const struct export_finish_info *info, const struct gpu_json *gpu)
 {
     FILE *copy = fopen(exp->paths.console, "w");
     if (copy == NULL) {
@@ -691,7 +693,8 @@ static int write_console_copy(const struct export_run *exp, const struct metrics
         .title = info->title,
         .color = false,
         .show_trace_timing = info->cfg->show_trace_timing,
-        .telemetry_data = telemetry_data,
+        .telemetry_data = gpu->telemetry_data,
+        .energy_metrics = gpu->energy,
     };
     export_console_print(copy, summary, results, &plain);
     print_footer(copy, exp, summary, info);
@@ -772,22 +775,28 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
     put_schedule_lag(&summary, info->schedule_lag);
     const char *no_color = getenv("NO_COLOR");
     /* One reduction of the GPUs' samples feeds the JSON, the CSV and both consoles. */
-    json_t *telemetry_data =
-        info->gpu_telemetry != NULL ? export_telemetry_data(info->gpu_telemetry) : NULL;
+    struct gpu_json gpu = {0};
+    if (info->gpu_telemetry != NULL) {
+        gpu.telemetry_data = export_telemetry_data(info->gpu_telemetry);
+        gpu.energy =
+            export_energy_metrics(info->gpu_telemetry, &summary, profile_concurrency(info->cfg));
+    }
     struct export_console_options opts = {
         .title = info->title,
         .color = isatty(STDOUT_FILENO) == 1 && (no_color == NULL || no_color[0] == '\0'),
         .show_trace_timing = info->cfg->show_trace_timing,
-        .telemetry_data = telemetry_data,
+        .telemetry_data = gpu.telemetry_data,
+        .energy_metrics = gpu.energy,
     };
     export_console_print(stdout, &summary, results, &opts);
     const char *failed = NULL;
-    int ret = write_summaries(exp, &summary, results, info, telemetry_data, &failed);
+    int ret = write_summaries(exp, &summary, results, info, &gpu, &failed);
     if (ret == 0) {
-        ret = write_console_copy(exp, &summary, results, info, telemetry_data);
+        ret = write_console_copy(exp, &summary, results, info, &gpu);
         failed = exp->paths.console;
     }
-    json_decref(telemetry_data);
+    json_decref(gpu.telemetry_data);
+    json_decref(gpu.energy);
     int log_ret = write_log(exp, results, info, ret);
     print_footer(stdout, exp, &summary, info);
     fflush(stdout);

@@ -1,6 +1,7 @@
 /*
  * server_metrics.c - server_metrics_export.json (spec §6.2): the scraped Prometheus families
- * reduced over the profiling window (and the warmup's apart), each endpoint's fetch figures,
+ * reduced over the profiling window (and the warmup's apart; with --slice-duration each series'
+ * timeslices too, server_metrics_slices.c), each endpoint's fetch figures,
  * and what went wrong with an endpoint, in words. The CSV and JSONL siblings are in
  * server_metrics_files.c. Every file is written as <name>.partial and renamed when whole.
  */
@@ -82,6 +83,15 @@ static json_t *histogram_json(const struct scrape_histogram_stats *h)
     return o;
 }
 
+json_t *export__buckets_json(const struct scrape_histogram_stats *h)
+{
+    json_t *b = json_object();
+    for (size_t i = 0; b != NULL && i < h->bucket_count; i++) {
+        json_object_set_new(b, h->bucket_le[i], json_integer((json_int_t)h->bucket_delta[i]));
+    }
+    return b;
+}
+
 static json_t *series_json(const struct scrape *s, const struct scrape_series_stats *se)
 {
     struct scrape_endpoint_info info;
@@ -94,12 +104,7 @@ static json_t *series_json(const struct scrape *s, const struct scrape_series_st
     if (se->type == PROM_HISTOGRAM) {
         json_object_set_new(o, "stats", histogram_json(&se->histogram));
         if (se->histogram.has_buckets) {
-            json_t *b = json_object();
-            for (size_t i = 0; i < se->histogram.bucket_count; i++) {
-                json_object_set_new(b, se->histogram.bucket_le[i],
-                                    json_integer((json_int_t)se->histogram.bucket_delta[i]));
-            }
-            json_object_set_new(o, "buckets", b);
+            json_object_set_new(o, "buckets", export__buckets_json(&se->histogram));
         }
     } else if (se->type == PROM_COUNTER) {
         json_object_set_new(o, "stats", counter_json(&se->counter));
@@ -220,12 +225,18 @@ static int write_json(const char *path, const struct export_server_metrics *in,
                       const struct scrape_report *prof, const struct scrape_report *warm)
 {
     const struct scrape *s = in->scrape;
+    json_t *metrics = metrics_json(s, prof);
+    int ret = metrics != NULL
+                  ? export__server_metrics_timeslices(
+                        metrics, s, scrape_window_of(s, SCRAPE_PHASE_PROFILING), in->slice_ns)
+                  : -ENOMEM;
     json_t *root =
         json_pack("{s:s, s:s, s:s, s:o, s:s, s:o}", "schema_version", "1.1", "aiperf_version",
                   EXPORT_AIPERF_VERSION, "benchmark_id", in->benchmark_id, "summary",
-                  summary_json(s), "metrics_phase", "profiling", "metrics", metrics_json(s, prof));
-    if (root == NULL) {
-        return -ENOMEM;
+                  summary_json(s), "metrics_phase", "profiling", "metrics", metrics);
+    if (root == NULL || ret != 0) {
+        json_decref(root);
+        return ret != 0 ? ret : -ENOMEM;
     }
     if (scrape_window_of(s, SCRAPE_PHASE_WARMUP).start_ns != 0) {
         json_object_set_new(root, "warmup_metrics", metrics_json(s, warm));
@@ -237,7 +248,7 @@ static int write_json(const char *path, const struct export_server_metrics *in,
     if (text == NULL) {
         return -ENOMEM;
     }
-    int ret = export__write_staged(path, text, strlen(text));
+    ret = export__write_staged(path, text, strlen(text));
     free(text);
     return ret;
 }

@@ -53,6 +53,7 @@ void mock__metrics_finished(struct mock__metrics *m, const struct mock__job *job
     }
     add(&m->prompt_tokens, job->prompt_tokens);
     add(&m->generation_tokens, job->output_tokens);
+    add(&m->prefix_cache_hits, job->cached_tokens);
     add(job->limit_given ? &m->finished_length : &m->finished_stop, 1);
     observe(&m->ttft, TTFT_LE, ttft_ns);
     observe(&m->e2e, E2E_LE, e2e_ns);
@@ -125,6 +126,13 @@ void mock__metrics_fmt(const struct mock__metrics *m, struct mock__buf *b)
     put_family(b, "vllm:generation_tokens_total", "counter",
                "Number of generation tokens processed.");
     put_sample(b, "vllm:generation_tokens_total", "", (double)get(&m->generation_tokens));
+    /* vLLM counts prefix-cache queries and hits in tokens: every prompt token is a query. */
+    put_family(b, "vllm:prefix_cache_queries_total", "counter",
+               "Prefix cache queries, in terms of number of queried tokens.");
+    put_sample(b, "vllm:prefix_cache_queries_total", "", (double)get(&m->prompt_tokens));
+    put_family(b, "vllm:prefix_cache_hits_total", "counter",
+               "Prefix cache hits, in terms of number of cached tokens.");
+    put_sample(b, "vllm:prefix_cache_hits_total", "", (double)get(&m->prefix_cache_hits));
     put_family(b, "vllm:request_success_total", "counter",
                "Count of successfully processed requests.");
     put_sample(b, "vllm:request_success_total", ",finished_reason=\"stop\"",

@@ -166,6 +166,7 @@ struct mock__metrics {
     uint64_t running; /* completions started and not finished (as int64 when read) */
     uint64_t prompt_tokens;
     uint64_t generation_tokens;
+    uint64_t prefix_cache_hits; /* the prompt tokens it reported cached (--cache-hit-rate) */
     uint64_t finished_stop;
     uint64_t finished_length;
     struct mock__metrics_hist ttft;

@@ -300,13 +300,27 @@ int scrape_gpu_reduce(const struct scrape *s, struct scrape_window w, struct scr
                       size_t *out_count);
 
 /* scrape_live_figure names the server figures the live views show while the run goes, AIPerf's
- * server snapshot rows (spec §4.2): requests running and waiting, and KV-cache usage. */
+ * server snapshot rows (spec §4.2): requests running and waiting and KV-cache usage (gauges, as
+ * last read), and from the servers' counters since the current phase began (warmup apart, as
+ * AIPerf's realtime rows), the prefix-cache hit rates, the tokens that missed the cache,
+ * preemptions, and the input and output token rates. */
 enum scrape_live_figure {
     SCRAPE_LIVE_NUM_RUNNING = 0,
     SCRAPE_LIVE_NUM_WAITING,
     SCRAPE_LIVE_KV_CACHE_USAGE,
+    SCRAPE_LIVE_CPU_KV_CACHE_USAGE,
+    SCRAPE_LIVE_PREFIX_CACHE_HIT_RATE,
+    SCRAPE_LIVE_EXTERNAL_PREFIX_CACHE_HIT_RATE,
+    SCRAPE_LIVE_UNIQUE_INPUT_TOKENS,
+    SCRAPE_LIVE_NUM_PREEMPTIONS,
+    SCRAPE_LIVE_INPUT_TOKEN_THROUGHPUT,
+    SCRAPE_LIVE_OUTPUT_TOKEN_THROUGHPUT,
     SCRAPE_LIVE_FIGURE_COUNT,
 };
+
+/* SCRAPE_LIVE_GAUGES is how many of the figures, first in the list, are gauges: their avg is
+ * the mean of every value published. The others are already over the phase: avg = current. */
+#define SCRAPE_LIVE_GAUGES (SCRAPE_LIVE_CPU_KV_CACHE_USAGE + 1)
 
 /* scrape_live_figure_info is a figure's AIPerf tag ("num_running"), header and unit. */
 struct scrape_live_figure_info {

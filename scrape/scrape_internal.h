@@ -5,6 +5,7 @@
 #define RINGPERF_SCRAPE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "scrape/scrape.h"
 
@@ -61,6 +62,28 @@ struct scrape__store {
     size_t stage_len, stage_cap;
 };
 
+/* scrape__live_counter is a server counter the live figures are derived from. */
+enum scrape__live_counter {
+    SCRAPE__LC_PREFIX_HITS, /* vLLM's prefix cache */
+    SCRAPE__LC_PREFIX_QUERIES,
+    SCRAPE__LC_SGLANG_CACHED, /* SGLang's cached prompt tokens, of its prompt tokens */
+    SCRAPE__LC_SGLANG_PROMPT,
+    SCRAPE__LC_EXTERNAL_HITS,
+    SCRAPE__LC_EXTERNAL_QUERIES,
+    SCRAPE__LC_PREEMPTIONS,
+    SCRAPE__LC_PROMPT_TOKENS,
+    SCRAPE__LC_GENERATION_TOKENS,
+    SCRAPE__LC_COUNT,
+};
+
+/* scrape__live_counters are one endpoint's counters in one fetch, summed over their series. */
+struct scrape__live_counters {
+    bool has[SCRAPE__LC_COUNT];
+    double value[SCRAPE__LC_COUNT];
+    int64_t timestamp_ns;
+    bool valid; /* a fetch was read */
+};
+
 /* scrape__endpoint_state is the scraper's view of one endpoint over the run. */
 struct scrape__endpoint_state {
     struct engine_target target; /* a copy: the fallback changes its path */
@@ -73,6 +96,10 @@ struct scrape__endpoint_state {
     bool have_hash;
     bool live_has[SCRAPE_LIVE_FIGURE_COUNT]; /* this endpoint's server figures, latest fetch */
     double live_value[SCRAPE_LIVE_FIGURE_COUNT];
+    /* The counters of its latest fetch, and of the fetch the current phase is measured from:
+     * the last one before the phase began (the boundary fetch). */
+    struct scrape__live_counters live_latest, live_base;
+    int live_phase; /* the phase live_base belongs to (-1: none yet) */
     uint64_t failures, dropped;
     char last_error[SCRAPE_ERROR_BYTES];
     char disabled_reason[SCRAPE_ERROR_BYTES];
@@ -106,6 +133,9 @@ struct scrape {
     struct scrape_live live;       /* under live_lock */
     struct scrape_live live_build; /* the fetching thread's own */
     double live_sum[SCRAPE_LIVE_FIGURE_COUNT];
+    /* The phase the coordinator last entered (scrape_phase stores it after the boundary fetch;
+     * the fetching thread reads it), for the counters' baselines. */
+    _Atomic int live_phase;
     uint64_t live_count[SCRAPE_LIVE_FIGURE_COUNT];
 };
 

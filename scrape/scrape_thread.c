@@ -162,6 +162,7 @@ static int alloc_state(struct scrape *s)
     for (size_t i = 0; i < s->cfg.endpoint_count; i++) {
         s->eps[i].target = s->cfg.endpoints[i].target;
         snprintf(s->eps[i].url, sizeof(s->eps[i].url), "%s", s->cfg.endpoints[i].url);
+        s->eps[i].live_phase = -1;
     }
     return scrape__store_init(&s->store, s->cfg.samples_max);
 }
@@ -182,6 +183,7 @@ int scrape_start(const struct scrape_config *cfg, struct scrape **out, char *err
         cfg->body_bytes_max ? cfg->body_bytes_max : SCRAPE_BODY_BYTES_MAX_DEFAULT;
     s->cfg.samples_max = cfg->samples_max ? cfg->samples_max : SCRAPE_SAMPLES_MAX_DEFAULT;
     s->current_phase = -1;
+    atomic_init(&s->live_phase, -1);
     s->mono_to_wall_ns = wall_now_ns() - scrape__now_ns();
     int ret = init_sync(s);
     ret = ret != 0 ? ret : alloc_state(s);
@@ -220,6 +222,8 @@ void scrape_phase(struct scrape *s, enum scrape_phase_kind phase)
     }
     s->windows[phase].start_ns = now;
     s->current_phase = (int)phase;
+    /* The fetch just made is the live counters' baseline for the phase. */
+    atomic_store_explicit(&s->live_phase, (int)phase, memory_order_release);
 }
 
 void scrape_stop(struct scrape *s)

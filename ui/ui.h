@@ -39,6 +39,7 @@ enum ui_pane {
     UI_PANE_CHARTS,
     UI_PANE_ERRORS,
     UI_PANE_SHARDS,
+    UI_PANE_SERVER, /* the servers' /metrics figures and the GPUs' telemetry */
     UI_PANE_LOGS,
     UI_PANE_COUNT
 };

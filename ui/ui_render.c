@@ -20,11 +20,13 @@
 #define CHARTS_ROWS 3
 #define ERRORS_ROWS 4
 #define SHARDS_ROWS_MIN 3
+#define SERVER_ROWS_MIN 4 /* title, the servers' line, the GPUs' heads and one GPU */
+#define GPU_NAME_COLS 28  /* the GPU table's first column */
 #define LOGS_ROWS_MIN 3
 
 static const char *const titles[UI_PANE_COUNT] = {
-    [UI_PANE_METRICS] = "Metrics", [UI_PANE_CHARTS] = "Throughput", [UI_PANE_ERRORS] = "Errors",
-    [UI_PANE_SHARDS] = "Shards",   [UI_PANE_LOGS] = "Log",
+    [UI_PANE_METRICS] = "Metrics", [UI_PANE_CHARTS] = "Throughput",   [UI_PANE_ERRORS] = "Errors",
+    [UI_PANE_SHARDS] = "Shards",   [UI_PANE_SERVER] = "Server & GPU", [UI_PANE_LOGS] = "Log",
 };
 
 const char *ui_pane_title(enum ui_pane pane)
@@ -315,8 +317,10 @@ static void errors_pane(struct canvas *c)
     }
 }
 
-static const char *const shard_heads[] = {"requests", "errors",      "cpu %", "lag p99 us",
-                                          "waiting",  "outstanding", "merged"};
+#define SHARD_FIGURES 8
+
+static const char *const shard_heads[SHARD_FIGURES] = {
+    "requests", "errors", "cpu %", "lag p99 us", "waiting", "outstanding", "conns", "merged"};
 
 static void shard_row(struct canvas *c, uint32_t i)
 {
@@ -325,12 +329,14 @@ static void shard_row(struct canvas *c, uint32_t i)
     if (!next_line(c, &l)) {
         return;
     }
-    double v[7] = {(double)sh->requests,    (double)sh->errors,          100 * sh->cpu_fraction,
-                   sh->send_lag_p99_us,     (double)sh->records_waiting, (double)sh->outstanding,
-                   (double)sh->shared_reads};
-    bool p[7] = {true, true, sh->cpu_fraction >= 0, sh->send_lag_p99_us >= 0, true, true, true};
+    double v[SHARD_FIGURES] = {(double)sh->requests,         (double)sh->errors,
+                               100 * sh->cpu_fraction,       sh->send_lag_p99_us,
+                               (double)sh->records_waiting,  (double)sh->outstanding,
+                               (double)sh->connections_open, (double)sh->shared_reads};
+    bool p[SHARD_FIGURES] = {
+        true, true, sh->cpu_fraction >= 0, sh->send_lag_p99_us >= 0, true, true, true, true};
     int columns = (c->frame->cols - 10) / SHARD_COLS;
-    columns = columns > 7 ? 7 : columns;
+    columns = columns > SHARD_FIGURES ? SHARD_FIGURES : columns;
     ui__putf(&l, "  shard %u", i);
     for (int k = 0; k < columns; k++) {
         char num[32];
@@ -350,7 +356,7 @@ static void shards_pane(struct canvas *c)
     const struct api_snapshot *s = c->snap;
     struct ui__line l;
     int columns = (c->frame->cols - 10) / SHARD_COLS;
-    columns = columns > 7 ? 7 : columns;
+    columns = columns > SHARD_FIGURES ? SHARD_FIGURES : columns;
     if (next_line(c, &l)) {
         ui__style(&l, DIM);
         for (int k = 0; k < columns; k++) {
@@ -369,9 +375,129 @@ static void shards_pane(struct canvas *c)
         if (shown < s->shard_count) {
             ui__putf(&l, "  %u more shards; ", s->shard_count - shown);
         }
-        ui__put(&l, "  outstanding: handed to the shard, not back (queued or in flight; open "
-                    "connections are not counted live); waiting: most records one coordinator "
-                    "pass found");
+        ui__put(&l, "  outstanding: handed to the shard, not back (queued or in flight); conns: "
+                    "sockets open; waiting: most records one coordinator pass found");
+        ui__line_end(&l);
+    }
+}
+
+/* grouped writes v rounded to a whole number with thousands separators, as Python's
+ * f"{int(round(v)):,}". */
+static void grouped(double v, char *out, size_t cap)
+{
+    char digits[32];
+    snprintf(digits, sizeof(digits), "%.0f", v < 0 ? -v : v);
+    size_t n = strlen(digits);
+    size_t len = 0;
+    if (v <= -0.5 && len + 1 < cap) {
+        out[len++] = '-';
+    }
+    for (size_t i = 0; i < n && len + 2 < cap; i++) {
+        if (i > 0 && (n - i) % 3 == 0) {
+            out[len++] = ',';
+        }
+        out[len++] = digits[i];
+    }
+    out[len] = '\0';
+}
+
+/* server_line shows the servers' live figures as AIPerf's realtime log's "srv" row does (each
+ * part only when the servers expose what it comes from), preemptions last. */
+static void server_line(struct canvas *c)
+{
+    const struct scrape_live *sv = &c->snap->server_live;
+    struct ui__line l;
+    if (!next_line(c, &l)) {
+        return;
+    }
+    if (sv->fetches == 0) {
+        ui__style(&l, DIM);
+        ui__put(&l, "  srv  no /metrics fetched yet (each --url's, unless --no-server-metrics)");
+        ui__line_end(&l);
+        return;
+    }
+    const bool *has = sv->present;
+    const double *v = sv->current;
+    char n[48];
+    ui__put(&l, "  srv ");
+    if (has[SCRAPE_LIVE_PREFIX_CACHE_HIT_RATE]) {
+        ui__putf(&l, " prefix_cache_hit=%.1f%%", v[SCRAPE_LIVE_PREFIX_CACHE_HIT_RATE]);
+    }
+    if (has[SCRAPE_LIVE_UNIQUE_INPUT_TOKENS]) {
+        grouped(v[SCRAPE_LIVE_UNIQUE_INPUT_TOKENS], n, sizeof(n));
+        ui__putf(&l, " unique_in_srv=%s", n);
+    }
+    if (has[SCRAPE_LIVE_EXTERNAL_PREFIX_CACHE_HIT_RATE]) {
+        ui__putf(&l, " ext_cache_hit=%.1f%%", v[SCRAPE_LIVE_EXTERNAL_PREFIX_CACHE_HIT_RATE]);
+    }
+    if (has[SCRAPE_LIVE_KV_CACHE_USAGE]) {
+        ui__putf(&l, " kv_usage=%.1f%%", v[SCRAPE_LIVE_KV_CACHE_USAGE]);
+    }
+    if (has[SCRAPE_LIVE_CPU_KV_CACHE_USAGE]) {
+        ui__putf(&l, " cpu_kv_usage=%.1f%%", v[SCRAPE_LIVE_CPU_KV_CACHE_USAGE]);
+    }
+    if (has[SCRAPE_LIVE_NUM_RUNNING] || has[SCRAPE_LIVE_NUM_WAITING]) {
+        ui__putf(&l, " queue=%.0fr/%.0fw", v[SCRAPE_LIVE_NUM_RUNNING], v[SCRAPE_LIVE_NUM_WAITING]);
+    }
+    if (has[SCRAPE_LIVE_INPUT_TOKEN_THROUGHPUT]) {
+        grouped(v[SCRAPE_LIVE_INPUT_TOKEN_THROUGHPUT], n, sizeof(n));
+        ui__putf(&l, " tput_in_srv=%s/s", n);
+    }
+    if (has[SCRAPE_LIVE_OUTPUT_TOKEN_THROUGHPUT]) {
+        grouped(v[SCRAPE_LIVE_OUTPUT_TOKEN_THROUGHPUT], n, sizeof(n));
+        ui__putf(&l, " tput_out_srv=%s/s", n);
+    }
+    if (has[SCRAPE_LIVE_NUM_PREEMPTIONS]) {
+        grouped(v[SCRAPE_LIVE_NUM_PREEMPTIONS], n, sizeof(n));
+        ui__putf(&l, " preemptions=%s", n);
+    }
+    ui__line_end(&l);
+}
+
+/* The GPU fields the pane shows, with their short heads. */
+static const struct {
+    enum scrape_gpu_field field;
+    const char *head;
+} gpu_columns[] = {
+    {SCRAPE_GPU_POWER_USAGE, "power W"},      {SCRAPE_GPU_UTILIZATION, "util %"},
+    {SCRAPE_GPU_SM_UTILIZATION, "sm %"},      {SCRAPE_GPU_MEMORY_USED, "mem GB"},
+    {SCRAPE_GPU_MEMORY_UTILIZATION, "mem %"}, {SCRAPE_GPU_TEMPERATURE, "temp C"},
+};
+#define GPU_COLUMNS (int)(sizeof(gpu_columns) / sizeof(gpu_columns[0]))
+
+/* gpu_rows shows each GPU's latest fields, one line per GPU, columns dropped to fit. */
+static void gpu_rows(struct canvas *c)
+{
+    const struct scrape_live *g = &c->snap->gpu_live;
+    struct ui__line l;
+    int columns = (c->frame->cols - GPU_NAME_COLS) / NUM_COLS;
+    columns = columns < 0 ? 0 : columns > GPU_COLUMNS ? GPU_COLUMNS : columns;
+    if (!next_line(c, &l)) {
+        return;
+    }
+    ui__style(&l, DIM);
+    if (g->gpu_count == 0) {
+        ui__put(&l, "  GPUs: no telemetry (--gpu-telemetry with DCGM exporter URLs, or pynvml)");
+        ui__line_end(&l);
+        return;
+    }
+    ui__put(&l, "  GPU");
+    for (int k = 0; k < columns; k++) {
+        ui__pad_to(&l, GPU_NAME_COLS + k * NUM_COLS +
+                           (NUM_COLS - 1 - (int)strlen(gpu_columns[k].head)));
+        ui__put(&l, gpu_columns[k].head);
+    }
+    ui__line_end(&l);
+    for (size_t i = 0; i < g->gpu_count && i < SCRAPE_LIVE_GPUS_MAX && next_line(c, &l); i++) {
+        const struct scrape_live_gpu *gpu = &g->gpus[i];
+        ui__putf(&l, "  %s %.*s", gpu->index, GPU_NAME_COLS - 6, gpu->model);
+        for (int k = 0; k < columns; k++) {
+            char num[32];
+            enum scrape_gpu_field f = gpu_columns[k].field;
+            ui__num(gpu->value[f], gpu->present[f], num, sizeof(num));
+            ui__pad_to(&l, GPU_NAME_COLS + k * NUM_COLS + (NUM_COLS - 1 - (int)strlen(num)));
+            ui__put(&l, num);
+        }
         ui__line_end(&l);
     }
 }
@@ -427,6 +553,10 @@ static void draw_pane(struct canvas *c, enum ui_pane pane, int height)
     case UI_PANE_SHARDS:
         shards_pane(c);
         break;
+    case UI_PANE_SERVER:
+        server_line(c);
+        gpu_rows(c);
+        break;
     case UI_PANE_LOGS:
     case UI_PANE_COUNT:
         logs_pane(c);
@@ -456,7 +586,9 @@ void ui_render(const struct api_snapshot *snap, const struct ui_view *view, int 
         ui__line_end(&l);
     }
     int left = c.end - c.row;
-    int fixed = METRICS_ROWS + CHARTS_ROWS + ERRORS_ROWS;
+    int server_rows = 3 + (int)snap->gpu_live.gpu_count;
+    server_rows = server_rows < SERVER_ROWS_MIN ? SERVER_ROWS_MIN : server_rows;
+    int fixed = METRICS_ROWS + CHARTS_ROWS + ERRORS_ROWS + SERVER_ROWS_MIN;
     if (left < fixed + SHARDS_ROWS_MIN + LOGS_ROWS_MIN) {
         draw_pane(&c, view->selected, left);
         return;
@@ -470,5 +602,10 @@ void ui_render(const struct api_snapshot *snap, const struct ui_view *view, int 
     draw_pane(&c, UI_PANE_CHARTS, CHARTS_ROWS);
     draw_pane(&c, UI_PANE_ERRORS, ERRORS_ROWS);
     draw_pane(&c, UI_PANE_SHARDS, shard_rows);
+    /* More GPUs than the minimum take what the log can spare. */
+    int log_spare = c.end - c.row - SERVER_ROWS_MIN - LOGS_ROWS_MIN;
+    server_rows =
+        server_rows - SERVER_ROWS_MIN > log_spare ? SERVER_ROWS_MIN + log_spare : server_rows;
+    draw_pane(&c, UI_PANE_SERVER, server_rows);
     draw_pane(&c, UI_PANE_LOGS, c.end - c.row);
 }

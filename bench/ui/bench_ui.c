@@ -57,6 +57,22 @@ static void fill(struct api_snapshot *s, uint64_t tick)
         s->timeline[i].request_throughput = (double)((i + tick) % 23);
         s->timeline[i].output_token_throughput = (double)((i * 7 + tick) % 31);
     }
+    /* Every server figure and eight GPUs with every field, as a busy node shows them. */
+    s->server_live.fetches = tick;
+    for (int f = 0; f < SCRAPE_LIVE_FIGURE_COUNT; f++) {
+        s->server_live.present[f] = true;
+        s->server_live.current[f] = 1000.0 * f + (double)(tick % 100);
+    }
+    s->gpu_live.gpu_count = 8;
+    for (size_t g = 0; g < 8; g++) {
+        struct scrape_live_gpu *gpu = &s->gpu_live.gpus[g];
+        snprintf(gpu->index, sizeof(gpu->index), "%zu", g);
+        snprintf(gpu->model, sizeof(gpu->model), "NVIDIA H100 80GB HBM3");
+        for (int f = 0; f < SCRAPE_GPU_FIELD_COUNT; f++) {
+            gpu->present[f] = true;
+            gpu->value[f] = 10.0 * f + (double)(tick % 50);
+        }
+    }
 }
 
 /* drain reads the terminal's output so that the dashboard's writes never block. */

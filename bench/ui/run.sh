@@ -14,7 +14,7 @@ cmake --build "$build" --target ringperf_ui -j "$(nproc)" >/dev/null
 cc -O2 -D_GNU_SOURCE -I"$root" -o "$build/bench_ui" "$root/bench/ui/bench_ui.c" \
     "$build/ui/libringperf_ui.a" "$build/api/libringperf_api.a" \
     "$build/metrics/libringperf_metrics.a" "$build/tokenizer/libringperf_tokenizer.a" \
-    "$build/record/libringperf_record.a" -lmicrohttpd -ljansson -lpcre2-8 -lutf8proc -lpthread -lm
+    "$build/record/libringperf_record.a" "$build/scrape/libringperf_scrape.a" -lmicrohttpd -ljansson -lpcre2-8 -lutf8proc -lpthread -lm
 {
     echo "terminal dashboard CPU ($(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ))"
     "$build/bench_ui" "$seconds" 200 50

@@ -246,13 +246,15 @@ struct api_run {
     int port; /* the API's */
 };
 
-/* api_run_start starts the mock server and the run: `-m m --url <mock>`, then `args`
+/* api_run_start_with starts the mock server (reporting mock_rate percent of each prompt as
+ * cached) and the run: `-m m --url <mock>`, then `args`
  * (NULL-terminated), then the API, the artifact directory and plain progress lines; the API
  * stays up for AIPERF_API_SERVER_POST_COMPLETE_GRACE=600 s after the run. */
-static void api_run_start(struct api_run *r, const char *const args[])
+static void api_run_start_with(struct api_run *r, const char *mock_rate, const char *const args[])
 {
-    char *mock_argv[] = {RINGPERF_BINARY, "mock-server", "--port", "0", "--ttft-ms", "2",
-                         "--itl-ms",      "1",           NULL};
+    char *mock_argv[] = {
+        RINGPERF_BINARY,    "mock-server",     "--port", "0", "--ttft-ms", "2", "--itl-ms", "1",
+        "--cache-hit-rate", (char *)mock_rate, NULL};
     r->mock = spawn_child_env(mock_argv, NULL, CHILD_STDOUT);
     int mock_port = port_after(r->mock.out, "listening");
     snprintf(r->dir, sizeof(r->dir), "/tmp/ringperf-api-e2e-XXXXXX");
@@ -276,6 +278,11 @@ static void api_run_start(struct api_run *r, const char *const args[])
     r->run = spawn_child_env(argv, envp, CHILD_STDERR);
     r->port = port_after(r->run.out, "API server listening");
     cr_assert_gt(r->port, 0);
+}
+
+static void api_run_start(struct api_run *r, const char *const args[])
+{
+    api_run_start_with(r, "0", args);
 }
 
 /* api_run_finish ends the API's grace period, requires the run's exit status (0, or 143
@@ -368,6 +375,66 @@ Test(cli_api, live_server_and_gpu_figures_while_the_run_goes, .timeout = 120)
     kill(r.run.pid, SIGTERM); /* cancels the run; the API stays for the grace period */
     wait_status(r.port, "/readyz", 503);
     api_run_finish(&r, 128 + SIGTERM);
+}
+
+/* total_of is a server metric family's profiling-window increase in server_metrics_export.json
+ * (its one series). */
+static double total_of(json_t *export_doc, const char *family)
+{
+    json_t *f = json_object_get(json_object_get(export_doc, "metrics"), family);
+    json_t *stats = json_object_get(json_array_get(json_object_get(f, "series"), 0), "stats");
+    cr_assert_not_null(stats, "%s is in the export", family);
+    return json_number_value(json_object_get(stats, "total"));
+}
+
+static double figure(json_t *metrics, const char *tag, const char *unit)
+{
+    json_t *m = json_object_get(metrics, tag);
+    cr_assert_not_null(m, "%s is live", tag);
+    cr_assert_str_eq(json_string_value(json_object_get(m, "unit")), unit);
+    cr_assert_eq(json_number_value(json_object_get(m, "avg")),
+                 json_number_value(json_object_get(m, "current")), "over the phase: avg = current");
+    return json_number_value(json_object_get(m, "current"));
+}
+
+/* AIPerf's server rows from the servers' counters (prefix-cache hit rate, uncached tokens, token
+ * rates): after the run they cover the profiling window, warmup apart, so they agree with the
+ * export's totals over that window. The mock reports half of each prompt cached. */
+Test(cli_api, live_server_rows_from_counters_agree_with_the_export, .timeout = 120)
+{
+    static const char *const args[] = {
+        "--streaming", "--request-count",        "40", "--concurrency",
+        "2",           "--warmup-request-count", "6",  NULL};
+    struct api_run r;
+    api_run_start_with(&r, "50", args);
+    wait_status(r.port, "/api/results", 200);
+    json_t *doc = get_json(r.port, "/api/metrics", 200);
+    json_t *metrics = json_object_get(doc, "metrics");
+    char path[128];
+    snprintf(path, sizeof(path), "%s/server_metrics_export.json", r.dir);
+    json_t *exp = json_load_file(path, 0, NULL);
+    cr_assert_not_null(exp);
+    double hits = total_of(exp, "vllm:prefix_cache_hits");
+    double queries = total_of(exp, "vllm:prefix_cache_queries");
+    cr_assert_eq(queries, total_of(exp, "vllm:prompt_tokens"), "every prompt token a query");
+    cr_assert_gt(hits, 0);
+    cr_assert_lt(hits, queries);
+    cr_assert_float_eq(figure(metrics, "prefix_cache_hit_rate", "%"), 100.0 * hits / queries, 1e-9);
+    cr_assert_eq(figure(metrics, "unique_input_tokens_srv", "tokens"), queries - hits);
+    cr_assert_gt(figure(metrics, "input_token_throughput_srv", "tokens/s"), 0);
+    cr_assert_gt(figure(metrics, "output_token_throughput_srv", "tokens/s"), 0);
+    cr_assert_null(json_object_get(metrics, "num_preemptions"), "the mock has no such counter");
+    json_decref(exp);
+    json_decref(doc);
+    char *body = NULL;
+    cr_assert_eq(http_get(r.port, "/metrics", &body), 200);
+    cr_assert_not_null(strstr(body, "\naiperf_prefix_cache_hit_rate_current_percent{"), "%s", body);
+    cr_assert_not_null(strstr(body, "\naiperf_input_token_throughput_srv_avg_tokens_per_s{"), "%s",
+                       body);
+    cr_assert_not_null(strstr(body, "\naiperf_unique_input_tokens_srv_current_tokens{"), "%s",
+                       body);
+    free(body);
+    api_run_finish(&r, 0);
 }
 
 /* A run shorter than one progress interval still ends with its counts published: /api/progress

@@ -110,11 +110,12 @@ static void start_run(const struct tmux *t, const struct e2e *w, int cols, int r
     snprintf(args, sizeof(args),
              "new-session -d -s %s -x %d -y %d \"stty -g > %s/stty.before; LANG=C.UTF-8 %s "
              "profile -m m -u %s --streaming --concurrency 4 --benchmark-duration 120 "
-             "--warmup-request-count 8 --ui-type dashboard --workers-max 2 --artifact-dir %s; "
+             "--warmup-request-count 8 --ui-type dashboard --workers-max 2 --artifact-dir %s "
+             "--gpu-telemetry %s/dcgm; "
              "echo \\$? > %s/exit.code.tmp; stty -g > %s/stty.after; "
              "mv %s/exit.code.tmp %s/exit.code; sleep 60\"",
-             t->session, cols, rows, w->dir, RINGPERF_BINARY, w->url, w->dir, w->dir, w->dir,
-             w->dir, w->dir);
+             t->session, cols, rows, w->dir, RINGPERF_BINARY, w->url, w->dir, w->url, w->dir,
+             w->dir, w->dir, w->dir);
     tmux_cmd(t, args);
 }
 
@@ -196,15 +197,27 @@ static void run_at(int cols, int rows)
                                  "-- Shards ",
                                  "-- Log ",
                                  "Progress",
-                                 "warmup     done: 8 requests"};
-    size_t n = cols >= 120 && rows >= 40 ? 7 : 1;
+                                 "warmup     done: 8 requests",
+                                 "-- Server & GPU ",
+                                 "Mock GPU",
+                                 "queue="};
+    size_t all = sizeof(panes) / sizeof(panes[0]);
+    size_t n = cols >= 120 && rows >= 40 ? all : 1;
     char *first = await_screen(&t, panes, n, 0);
     long count = requests_shown(first);
     char *later = await_screen(&t, panes, n, count);
     cr_assert_gt(requests_shown(later), count, "the counts move between captures");
-    if (n == 7) {
+    if (n == all) {
         cr_assert_not_null(strstr(later, "Time to first token (ms)"), "%s", later);
         cr_assert_not_null(strstr(later, "shard 1"), "%s", later);
+        /* The shards' open sockets: with --concurrency 4 over two shards, two each. */
+        cr_assert_not_null(strstr(later, "  conns"), "%s", later);
+        /* The servers' figures and the mock's GPUs, from the scrapers' live picture. */
+        cr_assert_not_null(strstr(later, " tput_in_srv="), "%s", later);
+        const char *gpu = strstr(later, "  1 Mock GPU");
+        cr_assert_not_null(gpu, "%s", later);
+        const char *power = strstr(gpu, " 150.0");
+        cr_assert(power != NULL && power < strchr(gpu, '\n'), "GPU 1's 150 W: %s", later);
         cr_assert_not_null(strstr(later, "Internal Server Error"), "errors by type: %s", later);
         /* SIGWINCH: a smaller window gets the one-pane layout, and no line wraps. */
         tmux_cmd(&t, "resize-window -t run -x 70 -y 20");

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tests/cli/e2e.h"
+#include "tests/support/lsan_fontconfig.h"
 #include "tests/support/png_pixels.h"
 
 #define TOKEN "t0ken-for-the-page"
@@ -36,9 +37,9 @@ static const struct {
     {864, 132, 400, 200, 0xd62728}, /* TTFT p50 */
 };
 
-/* api_get fetches one route with the bearer token and parses its JSON (NULL when the route
- * answers anything but 200). */
-static json_t *api_get(int port, const char *target)
+/* api_get_text fetches one route with the bearer token: the whole response, head and body
+ * (owned). */
+static char *api_get_text(int port, const char *target)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -53,6 +54,14 @@ static json_t *api_get(int port, const char *target)
     FILE *f = fdopen(fd, "r");
     char *text = test_read_stream(f);
     fclose(f);
+    return text;
+}
+
+/* api_get fetches one route with the bearer token and parses its JSON (NULL when the route
+ * answers anything but 200). */
+static json_t *api_get(int port, const char *target)
+{
+    char *text = api_get_text(port, target);
     char *body = strstr(text, "\r\n\r\n");
     json_t *doc = strncmp(text, "HTTP/1.1 200", 12) == 0 && body != NULL
                       ? json_loads(body + 4, 0, NULL)
@@ -137,6 +146,8 @@ static struct child start_run(const struct e2e *w, int *out_port)
 {
     char url[96];
     snprintf(url, sizeof(url), "%s", w->url);
+    char dcgm[128];
+    snprintf(dcgm, sizeof(dcgm), "%s/dcgm", w->url);
     char *argv[] = {RINGPERF_BINARY,
                     "profile",
                     "-m",
@@ -154,6 +165,9 @@ static struct child start_run(const struct e2e *w, int *out_port)
                     TOKEN,
                     "--ui-type",
                     "none",
+                    "--gpu-telemetry",
+                    dcgm,
+                    "--auto-plot",
                     "--artifact-dir",
                     (char *)w->dir,
                     NULL};
@@ -203,6 +217,7 @@ Test(dashboard_web, the_page_draws_the_run_live_and_its_final_tables, .timeout =
     }
     struct e2e w;
     char *const mock_flags[] = {"--ttft-ms", "20", "--itl-ms", "5", "--error-500-rate", "5", NULL};
+    test_suppress_fontconfig_leaks(RINGPERF_LSAN_SUPP); /* --auto-plot draws report.html */
     e2e_start(&w, mock_flags);
     int port = 0;
     struct child run = start_run(&w, &port);
@@ -215,6 +230,13 @@ Test(dashboard_web, the_page_draws_the_run_live_and_its_final_tables, .timeout =
               "the DOM's count %ld is the API's between %ld and %ld", shown, before, after);
     cr_assert_not_null(strstr(dom, "Internal Server Error"), "errors by type");
     cr_assert_not_null(strstr(dom, "<polyline"), "the charts' lines");
+    cr_assert_not_null(strstr(dom, "<th>connections open</th>"), "the shards' sockets");
+    cr_assert_not_null(strstr(dom, "<td>num_running</td>"), "the server's figures");
+    cr_assert_not_null(strstr(dom, "<td>input_token_throughput_srv</td>"), "from its counters");
+    cr_assert_not_null(strstr(dom, "<td>GPU-mock-1</td><td>150</td>"), "GPU 1's power: %s",
+                       strstr(dom, "id=\"gpus\""));
+    cr_assert_not_null(strstr(dom, "id=\"report\" href=\"#\" style=\"display:none\""),
+                       "no report while the run goes");
     free(dom);
     check_charts(&w, port, "mid-run");
     await_complete(port);
@@ -226,7 +248,17 @@ Test(dashboard_web, the_page_draws_the_run_live_and_its_final_tables, .timeout =
     cr_assert_not_null(strstr(dom, "id=\"state\">complete<"), "the state: %.60s",
                        state != NULL ? state : dom);
     cr_assert_not_null(strstr(dom, "<td>request_throughput</td>"), "the final tables");
+    /* --auto-plot drew report.html before the API's grace period: the page links it, and the API
+     * serves it as a page of its own, with the GPU plot. */
+    cr_assert_not_null(strstr(dom, "id=\"report\" href=\"/report.html\" style=\"\""), "%s",
+                       strstr(dom, "id=\"report\""));
     free(dom);
+    char *report = api_get_text(port, "/report.html");
+    cr_assert(strncmp(report, "HTTP/1.1 200", 12) == 0, "%.200s", report);
+    cr_assert_not_null(strstr(report, "Content-Type: text/html; charset=utf-8\r\n"), "%.400s",
+                       report);
+    cr_assert_not_null(strstr(report, "<figure id=\"gpu_utilization_and_throughput_over_time\">"));
+    free(report);
     check_charts(&w, port, "after");
     kill(run.pid, SIGINT); /* ends the grace period */
     char *rest = test_read_stream(run.out);

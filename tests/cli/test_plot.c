@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tests/cli/e2e.h"
+#include "tests/support/lsan_fontconfig.h"
 #include "tests/support/png_pixels.h"
 
 #define WIDTH 1600
@@ -25,20 +26,9 @@
 #define LIGHT_BG 0xffffff
 #define DARK_BG 0x1e1e1e
 
-/* Under LeakSanitizer, fontconfig's cache (alive until exit, by design) is not ringperf's leak:
- * the ringperf processes the tests start inherit the suppression. */
-static void suppress_fontconfig(void)
-{
-    const char *given = getenv("LSAN_OPTIONS");
-    char value[1024];
-    snprintf(value, sizeof(value), "%s%ssuppressions=%s", given != NULL ? given : "",
-             given != NULL && given[0] != '\0' ? ":" : "", RINGPERF_LSAN_SUPP);
-    cr_assert_eq(setenv("LSAN_OPTIONS", value, 1), 0);
-}
-
 static void start(struct e2e *w, char *const mock_flags[])
 {
-    suppress_fontconfig();
+    test_suppress_fontconfig_leaks(RINGPERF_LSAN_SUPP);
     e2e_start(w, mock_flags);
 }
 

@@ -313,12 +313,113 @@ static double num_at(json_t *o, const char *key)
     return json_number_value(v);
 }
 
+/* check_slices: a series' timeslices cut the profiling window [start, end] into slices of
+ * slice_ns from its start, the last one partial and marked so; returns them. */
+static json_t *check_slices(json_t *series, int64_t start, int64_t end, int64_t slice_ns)
+{
+    json_t *slices = json_object_get(series, "timeslices");
+    size_t n = json_array_size(slices);
+    cr_assert_eq(n, (size_t)((end - start + slice_ns - 1) / slice_ns), "one per slice");
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(slices, i);
+        int64_t s0 = json_integer_value(json_object_get(e, "start_ns"));
+        int64_t s1 = json_integer_value(json_object_get(e, "end_ns"));
+        cr_assert_eq(s0, start + (int64_t)i * slice_ns);
+        cr_assert_eq(s1, i + 1 < n ? s0 + slice_ns : end);
+        json_t *complete = json_object_get(e, "is_complete");
+        cr_assert(s1 - s0 == slice_ns ? complete == NULL : json_is_false(complete),
+                  "is_complete only on a partial slice, false");
+    }
+    return slices;
+}
+
+static double sum_of(json_t *slices, const char *key)
+{
+    double sum = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(slices, i, e)
+    {
+        sum += json_number_value(json_object_get(e, key));
+    }
+    return sum;
+}
+
+/* With --slice-duration every series has AIPerf's timeslices (spec §6.2): slices of the
+ * profiling window whose counter totals and histogram counts add up to the window's. */
+Test(server_metrics, timeslices_partition_the_profiling_window, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, (char *const[]){"--ttft-ms", "2", "--itl-ms", "1", NULL});
+    char *out = NULL;
+    int rc = run_ringperf(&w,
+                          "profile -m m -u URL --streaming --concurrency 2 --benchmark-duration 2 "
+                          "--slice-duration 0.4 " RUN_FLAGS,
+                          true, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    free(out);
+    json_t *sm = e2e_load_json(&w, "server_metrics_export.json");
+    json_t *range = json_object_get(
+        json_object_get(json_object_get(sm, "summary"), "phase_time_ranges"), "profiling");
+    int64_t start = json_integer_value(json_object_get(range, "start_ns"));
+    int64_t end = json_integer_value(json_object_get(range, "end_ns"));
+    int64_t slice = 400 * 1000 * 1000;
+    json_t *metrics = json_object_get(sm, "metrics");
+    json_t *prompt = json_array_get(
+        json_object_get(json_object_get(metrics, "vllm:prompt_tokens"), "series"), 0);
+    json_t *slices = check_slices(prompt, start, end, slice);
+    double total = json_number_value(json_object_get(json_object_get(prompt, "stats"), "total"));
+    cr_assert_gt(total, 0);
+    cr_assert_float_eq(sum_of(slices, "total"), total, 1e-9 * total, "the slices add up");
+    json_t *e2e_hist = json_array_get(
+        json_object_get(json_object_get(metrics, "vllm:e2e_request_latency_seconds"), "series"), 0);
+    slices = check_slices(e2e_hist, start, end, slice);
+    cr_assert_eq(sum_of(slices, "count"),
+                 json_number_value(json_object_get(json_object_get(e2e_hist, "stats"), "count")));
+    cr_assert_not_null(json_object_get(json_array_get(slices, 0), "buckets"));
+    json_t *running = json_array_get(
+        json_object_get(json_object_get(metrics, "vllm:num_requests_running"), "series"), 0);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(running, "timeslices"), i, e)
+    {
+        double avg = json_number_value(json_object_get(e, "avg"));
+        cr_assert(json_number_value(json_object_get(e, "min")) <= avg &&
+                  avg <= json_number_value(json_object_get(e, "max")));
+    }
+    cr_assert_gt(i, 2, "a gauge's slices, where it was sampled");
+    json_decref(sm);
+    e2e_finish(&w);
+}
+
 /* check_console_tables: AIPerf's "GPU Telemetry Summary", its source line and one table per GPU
  * with the mock's constant power in every statistic. */
 static void check_console_tables(const char *out, const char *url)
 {
+    /* AIPerf's platform panel, then its power-efficiency table (avg alone), then the GPUs. */
+    const char *platform = strstr(out, " GPU Telemetry Platform ");
+    cr_assert_not_null(platform, "%s", out);
+    cr_assert_not_null(strstr(platform, "│  Platform: nvidia "), "%s", out);
+    cr_assert_not_null(strstr(platform, "│  Metric semantics are platform-specific; cross-platform "
+                                        "comparisons require workload and collector validation."),
+                       "%s", out);
+    const char *eff = strstr(platform, "GPU Power Efficiency (NVIDIA)\n");
+    cr_assert_not_null(eff, "%s", out);
+    const char *eff_end = strstr(eff, "└");
+    cr_assert_not_null(eff_end);
+    cr_assert_not_null(strstr(eff, " Metric ┃    avg ┃\n"), "%s", out);
+    const char *p99 = strstr(eff, "p99");
+    cr_assert(p99 == NULL || p99 > eff_end, "avg is the only column\n%s", out);
+    const char *power = strstr(eff, " Total GPU Power (W) │");
+    cr_assert(power != NULL && power < eff_end, "%s", out);
+    cr_assert_not_null(strstr(power, " 400.00 │\n"), "%s", out);
+    const char *energy = strstr(eff, " Total GPU Energy (J) │");
+    cr_assert(energy != NULL && energy < eff_end, "%s", out);
+    const char *tpj = strstr(eff, " Output Tokens per Joule (tokens/J) │");
+    cr_assert(tpj != NULL && tpj < eff_end && energy < power && power < tpj,
+              "AIPerf's display order\n%s", out);
     const char *head =
-        strstr(out, "ringperf | GPU Telemetry Summary\n1/1 telemetry sources reachable\n");
+        strstr(eff_end, "ringperf | GPU Telemetry Summary\n1/1 telemetry sources reachable\n");
     cr_assert_not_null(head, "%s", out);
     char line[256];
     snprintf(line, sizeof(line), "\xe2\x80\xa2 http://%s/dcgm/metrics \xe2\x9c\x94\n", url);

@@ -128,6 +128,52 @@ Test(ui_render, a_tall_terminal_shows_every_pane)
     free(s);
 }
 
+/* The Server & GPU pane: AIPerf's realtime "srv" row (each part only when its figure is
+ * present, counts with thousands separators) and a line per GPU, absent fields as "-". */
+Test(ui_render, the_server_pane_shows_the_srv_row_and_each_gpu)
+{
+    struct api_snapshot *s = sample();
+    char *t = render(s, UI_PANE_SERVER, 160, 24, false);
+    cr_assert_not_null(strstr(t, "no /metrics fetched yet"), "%s", t);
+    cr_assert_not_null(strstr(t, "GPUs: no telemetry"), "%s", t);
+    free(t);
+    struct scrape_live *sv = &s->server_live;
+    sv->fetches = 7;
+    const struct {
+        enum scrape_live_figure f;
+        double v;
+    } figures[] = {{SCRAPE_LIVE_PREFIX_CACHE_HIT_RATE, 68.25},
+                   {SCRAPE_LIVE_UNIQUE_INPUT_TOKENS, 123456},
+                   {SCRAPE_LIVE_KV_CACHE_USAGE, 94.5},
+                   {SCRAPE_LIVE_NUM_RUNNING, 24},
+                   {SCRAPE_LIVE_NUM_WAITING, 0},
+                   {SCRAPE_LIVE_INPUT_TOKEN_THROUGHPUT, 98765.4},
+                   {SCRAPE_LIVE_OUTPUT_TOKEN_THROUGHPUT, 4321}};
+    for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
+        sv->present[figures[i].f] = true;
+        sv->current[figures[i].f] = figures[i].v;
+    }
+    s->gpu_live.gpu_count = 1;
+    struct scrape_live_gpu *g = &s->gpu_live.gpus[0];
+    snprintf(g->index, sizeof(g->index), "3");
+    snprintf(g->model, sizeof(g->model), "NVIDIA H100 80GB HBM3");
+    g->present[SCRAPE_GPU_POWER_USAGE] = true;
+    g->value[SCRAPE_GPU_POWER_USAGE] = 612.5;
+    g->present[SCRAPE_GPU_UTILIZATION] = true;
+    g->value[SCRAPE_GPU_UTILIZATION] = 97;
+    t = render(s, UI_PANE_SERVER, 160, 24, false);
+    cr_assert_not_null(strstr(t, "  srv  prefix_cache_hit=68.2% unique_in_srv=123,456 "
+                                 "kv_usage=94.5% queue=24r/0w tput_in_srv=98,765/s "
+                                 "tput_out_srv=4,321/s\n"),
+                       "%s", t);
+    cr_assert_null(strstr(t, "ext_cache_hit"), "absent figures are left out");
+    const char *row = strstr(t, "  3 NVIDIA H100 80GB HBM3");
+    cr_assert_not_null(row, "%s", t);
+    cr_assert_not_null(strstr(row, "612.5     97.00         -"), "%s", t);
+    free(t);
+    free(s);
+}
+
 Test(ui_render, a_small_terminal_shows_progress_and_the_selected_pane)
 {
     struct api_snapshot *s = sample();
