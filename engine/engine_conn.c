@@ -670,6 +670,21 @@ bool engine__work_pending(struct engine__shard *shard)
     return !engine_ring_is_empty(&shard->work);
 }
 
+/* work_expired reports whether work popped at `now` is past the run's end and must not start.
+ * Closed-loop work (no due time) is a slot that opened: after the end it starts nothing. Work
+ * with a due time was scheduled inside the run (the coordinator pushes nothing due later). If
+ * it fell due while the run's limits were full, it waited for a slot that freed only after the
+ * end, and AIPerf, whose credits wait for a slot, never issues it. Otherwise its credit counts
+ * as issued at its due time, as AIPerf's timing manager issues it: the shard reached it late
+ * (descheduled, or busy), sends it late by what its send lag says, and the grace period ends it
+ * like any other request, so it is never silently lost. */
+static bool work_expired(const struct engine__shard *shard, const struct engine_work *work,
+                         int64_t now)
+{
+    bool held = shard->limits_full_since_ns != 0 && work->due_ns >= shard->limits_full_since_ns;
+    return now >= shard->end_ns && (work->due_ns == 0 || held);
+}
+
 /* take_due_work returns the next request if it is due now (spinning out the
  * last few microseconds before its due time), false if there is none yet, or
  * if it is not due yet while this turn's submissions wait: a spin holds back
@@ -695,8 +710,8 @@ static bool take_due_work(struct engine__shard *shard, struct engine_work *out, 
         if (due != 0) {
             *now = engine_now_ns();
         }
-        if (*now >= shard->end_ns) {
-            shard->has_next_work = false; /* past the run's duration: never started */
+        if (work_expired(shard, &shard->next_work, *now)) {
+            shard->has_next_work = false; /* a slot that opened after the run: never started */
             continue;
         }
         if (due > *now + ENGINE__SPIN_NS || (due > *now && engine__submissions_waiting(shard))) {
@@ -723,7 +738,7 @@ static bool work_due(struct engine__shard *shard, int64_t now)
     if (!shard->has_next_work && !engine_ring_peek(&shard->work, &item)) {
         return false;
     }
-    return now < shard->end_ns && item.work.due_ns <= now + ENGINE__SPIN_NS;
+    return !work_expired(shard, &item.work, now) && item.work.due_ns <= now + ENGINE__SPIN_NS;
 }
 
 /* note_record_wait counts a start that waits for a record alone: a connection
@@ -765,6 +780,11 @@ void engine__start_requests(struct engine__shard *shard)
         }
         struct record *rec = shard->free_records[--shard->free_record_count];
         engine__start_request(shard, c, now, &work, rec);
+    }
+    if (engine__limits_allow(shard, now)) {
+        shard->limits_full_since_ns = 0;
+    } else if (shard->limits_full_since_ns == 0) {
+        shard->limits_full_since_ns = now;
     }
     note_record_wait(shard, now);
 }

@@ -221,6 +221,11 @@ struct engine__shard {
     int64_t grace_end_ns;         /* requests still in flight then are cancelled */
     struct engine_work next_work; /* popped, not yet started (has_next_work) */
     bool has_next_work;
+    /* Since when the run's limits (concurrency, its ramp, prefill concurrency) have been full,
+     * as the last round of starts left them; 0 while they have room. Work that fell due since
+     * then waits for a slot, as AIPerf's credits wait for one, and is not started once the
+     * run's duration is over (engine_conn.c, work_expired). */
+    int64_t limits_full_since_ns;
     int64_t next_deadline_check_ns;
     /* When the completions being handled were reaped: the time the shard saw
      * them, read once per batch rather than per completion. */
@@ -360,17 +365,23 @@ static inline bool engine__prefill_room(const struct engine__shard *shard, int64
                                                   now - shard->start_ns);
 }
 
-/* engine__can_start reports whether the shard has what one more new request
- * needs now: an idle connection, a free record, room under the (ramped)
- * concurrency and prefill limits. Only then is due work a reason not to sleep:
- * what it waits for comes back by a completion or from the coordinator. */
-static inline bool engine__can_start(const struct engine__shard *shard, int64_t now)
+/* engine__limits_allow reports whether the run's limits let one more request start now: an
+ * idle connection, room under the (ramped) concurrency and prefill limits. */
+static inline bool engine__limits_allow(const struct engine__shard *shard, int64_t now)
 {
-    return shard->idle_count > 0 && shard->free_record_count > 0 &&
+    return shard->idle_count > 0 &&
            shard->active_count < engine__ramped(shard->conn_count,
                                                 shard->config->concurrency_ramp_ns,
                                                 now - shard->start_ns) &&
            engine__prefill_room(shard, now);
+}
+
+/* engine__can_start reports whether the shard has what one more new request
+ * needs now: the limits' room and a free record. Only then is due work a reason not to sleep:
+ * what it waits for comes back by a completion or from the coordinator. */
+static inline bool engine__can_start(const struct engine__shard *shard, int64_t now)
+{
+    return shard->free_record_count > 0 && engine__limits_allow(shard, now);
 }
 
 /* engine__shard_wake_ns is when the shard loop must next look up, at `now`:

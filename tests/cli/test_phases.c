@@ -7,11 +7,13 @@
 
 #include <arpa/inet.h>
 #include <math.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e2e.h"
@@ -281,6 +283,34 @@ Test(profile_e2e, a_request_rate_ramp_sends_the_integral_of_the_ramped_rate, .ti
         double got = (double)(due[k] - due[0]) / 1e9;
         cr_assert(fabs(got - want) < 1e-5, "request %zu due at %.6f s, want %.6f s", k, got, want);
     }
+    e2e_finish(&w);
+}
+
+/* A client that reaches its schedule late still sends every request that fell due inside the
+ * run: here the whole process is frozen (SIGSTOP) from its first progress line until past the
+ * run's end, so the shards reach the requests due meanwhile only after the end. They go out
+ * late (their send lag says by how much) instead of vanishing from the exports. The freeze's
+ * length is the fault injected, not a wait for anything. */
+Test(profile_e2e, requests_due_inside_the_run_are_sent_by_a_late_client, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    struct child run = e2e_spawn_running(&w, "profile -m m -u URL --request-rate 20 "
+                                             "--arrival-pattern constant --benchmark-duration 1.99 "
+                                             "--osl 4 --artifact-dir DIR");
+    cr_assert_eq(kill(run.pid, SIGSTOP), 0);
+    struct timespec frozen = {.tv_sec = 2, .tv_nsec = 500 * 1000 * 1000};
+    nanosleep(&frozen, NULL);
+    cr_assert_eq(kill(run.pid, SIGCONT), 0);
+    char *rest = test_read_stream(run.out);
+    int status = wait_child(&run);
+    cr_assert_eq(status, 0, "%s", rest);
+    free(rest);
+    size_t errors = 0;
+    size_t lines = count_export_lines(&w, &errors);
+    /* Due at k / 20 s for k = 0..39: every one before 1.99 s. */
+    cr_assert_eq(lines, 40, "%zu of the 40 requests due inside the run were recorded", lines);
+    cr_assert_eq(errors, 0);
     e2e_finish(&w);
 }
 

@@ -184,6 +184,32 @@ Test(engine_duration, requests_still_running_when_the_grace_period_ends_are_canc
     finish(&fx);
 }
 
+/* Open loop under a concurrency cap: requests due inside the run that wait for a slot freeing
+ * only after the end are never started, as AIPerf's credits, which wait for a slot, are never
+ * issued. (A shard that is merely late sends what fell due: cli.phases freezes a whole run.) */
+Test(engine_duration, scheduled_work_held_by_the_cap_past_the_end_is_not_started, .timeout = 60)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
+    struct mock_config mc = loopback_mock();
+    mc.ttft_ms = 300; /* one request holds the only slot well past the end */
+    start_mock(&fx, &mc);
+    prepare(&fx, ENDPOINT_CHAT, true, 2, mock_server_port(fx.server));
+    fx.config.concurrency = 1;
+    fx.config.shard_count = 1;
+    fx.config.request_count = 0;
+    fx.config.duration_ns = 100 * 1000 * 1000; /* due at 0, 2, 4, ... ms: 50 inside the run */
+    fx.config.grace_ns = -1;
+    struct engine_schedule schedule = {.offset_ns = every_two_ms};
+    fx.config.schedule = &schedule;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    cr_assert_eq(cap->count, 1, "only the request that took the slot: %zu", cap->count);
+    cr_assert_eq(cap->records[0].outcome, RECORD_SUCCESS, "%s", cap->records[0].error_message);
+    free(cap);
+    finish(&fx);
+}
+
 Test(engine_cancel, the_chosen_fraction_is_cancelled_after_sending, .timeout = 60)
 {
     skip_without_io_uring();
