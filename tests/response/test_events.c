@@ -602,6 +602,7 @@ Test(endpoint_events, raw_response_field_and_auto_detection)
         cr_assert_eq(c.ranking_count, RAW[i].rankings, "case %zu", i);
         bool content = RAW[i].text[0] || RAW[i].embeddings || RAW[i].rankings;
         cr_assert_eq(c.is_content, content, "case %zu", i);
+        response_reader_release(&r);
     }
     struct response_chunk c;
     cr_assert_eq(parse_t(ENDPOINT_RAW, " [DONE] ", &c), RESPONSE_PARSE_DONE);
