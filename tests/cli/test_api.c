@@ -273,8 +273,13 @@ static void api_run_start_with(struct api_run *r, const char *mock_rate, const c
     memcpy(argv + n, tail, sizeof(tail));
     /* --auto-plot draws with fontconfig, whose cache lives until exit by design: not ours for
      * LeakSanitizer. */
+    /* TSAN_OPTIONS travels too: .ci/run's suppressions (fontconfig's own races) must reach a
+     * ThreadSanitizer build of ringperf. */
+    char tsan[1024];
+    const char *tsan_options = getenv("TSAN_OPTIONS");
+    snprintf(tsan, sizeof(tsan), "TSAN_OPTIONS=%s", tsan_options != NULL ? tsan_options : "");
     char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin",
-                    "LSAN_OPTIONS=suppressions=" RINGPERF_LSAN_SUPP, NULL};
+                    "LSAN_OPTIONS=suppressions=" RINGPERF_LSAN_SUPP, tsan, NULL};
     r->run = spawn_child_env(argv, envp, CHILD_STDERR);
     r->port = port_after(r->run.out, "API server listening");
     cr_assert_gt(r->port, 0);
