@@ -166,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_payload(&r, keep_state ? &state : NULL, event, data + start, size - start, cap);
     response_scratch_free(state.scratch);
+    response_reader_release(&r);
     return 0;
 }
 
