@@ -4,7 +4,9 @@
  * SageMaker's streamed replies) or one whole body, each event or body folded into the record by
  * response/ with AIPerf's stream rules.
  *
- * Bytes in, the record and what it means out: no clock, no socket, no allocation. The engine
+ * Bytes in, the record and what it means out: no clock, no socket, and no allocation unless
+ * the caller lets the body buffer grow (wire_reader_set_body_max: a response or an event longer
+ * than the buffer, growing once and kept by the connection). The engine
  * feeds it each network read and acts on the result (prefill over, request failed or finished),
  * and a fuzz target drives the same code to check that a stream gives the same record however
  * the network cut it.
