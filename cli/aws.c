@@ -37,6 +37,7 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
         return -EINVAL;
     }
     aws->loaded = true;
+    aws->latest = aws->credentials;
     if (cli_aws_region(aws, cfg) != 0) {
         return -EINVAL;
     }
@@ -82,7 +83,7 @@ bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out)
     struct cli_aws *aws = ctx;
     char source[4200];
     char errbuf[4400];
-    int ret = sigv4_watch_poll(&aws->watch, &aws->credentials, out, source, sizeof(source), errbuf,
+    int ret = sigv4_watch_poll(&aws->watch, &aws->latest, out, source, sizeof(source), errbuf,
                                sizeof(errbuf));
     if (ret < 0) {
         fprintf(stderr,
@@ -94,7 +95,7 @@ bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out)
     if (ret == 0) {
         return false;
     }
-    aws->credentials = *out;
+    aws->latest = *out;
     fprintf(stderr, "AWS credentials from %s changed: signing with them from now on\n", source);
     return true;
 }

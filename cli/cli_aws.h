@@ -12,7 +12,12 @@
 
 /* cli_aws holds the run's AWS credentials (a secret: wiped by cli_aws_free). */
 struct cli_aws {
+    /* The set the run started with: the engine signs with it first, and the run's secrets
+     * borrow its strings to redact them, so it never changes during the run. */
     struct sigv4_credentials credentials;
+    /* The newest set (the first until a refresh): what a changed file is compared against.
+     * The shards redact each refreshed set themselves (engine_sign.c). */
+    struct sigv4_credentials latest;
     bool loaded;
     char region[SIGV4_SCOPE_PART_MAX + 1]; /* --aws-region, or the profile's (botocore's order) */
     /* The files the credentials came from, watched during the run (cli_aws_refresh). */
@@ -29,7 +34,7 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
 
 /* cli_aws_refresh is the engine's sigv4_refresh (on the coordinator): when the credentials
  * or config file changed and now holds other credentials for the profile, it writes them into
- * *out, keeps them as the run's, prints one line saying so (never a value) and returns true.
+ * *out, keeps them as the latest, prints one line saying so (never a value) and returns true.
  * A changed file that cannot be read leaves the credentials as they were, said once. Long runs
  * outlive temporary credentials; this is how they go on signing with renewed ones. */
 bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out);
