@@ -65,14 +65,14 @@ static int string_literal(struct parse *p)
         return template__fail(p, p->tok_off, "out of memory");
     }
     size_t w = 0;
+    static const char from[] = "\\'\"ntr";
+    static const char to[] = "\\'\"\n\t\r";
     for (size_t i = 0; i < len; i++) {
-        const char *hit = s[i] == '\\' && i + 1 < len ? strchr("\\'\"ntr", s[i + 1]) : NULL;
+        const char *hit = s[i] == '\\' && i + 1 < len ? strchr(from, s[i + 1]) : NULL;
         if (hit == NULL || *hit == '\0') {
             out[w++] = s[i];
             continue;
         }
-        static const char from[] = "\\'\"ntr";
-        static const char to[] = "\\'\"\n\t\r";
         out[w++] = to[hit - from];
         i++;
     }
@@ -200,10 +200,27 @@ static int primary(struct parse *p)
     return template__unexpected(p);
 }
 
+/* one_more counts one more link of a left-nested chain (a ~ b ~ c, a and b, x|f|g, a.b.c):
+ * each nests the tree one level deeper, which rendering recurses through, so a chain is
+ * bounded like nesting is. False (failed) past TEMPLATE_DEPTH_MAX links. */
+static bool one_more(struct parse *p, int *links, size_t off, const char *what)
+{
+    if (++*links > TEMPLATE_DEPTH_MAX) {
+        template__fail(p, off, "more than %d %s in a row", TEMPLATE_DEPTH_MAX, what);
+        return false;
+    }
+    return true;
+}
+
 static int postfix(struct parse *p, int node)
 {
+    int links = 0;
     while (!p->failed) {
         size_t off = p->tok_off;
+        if ((template__is_op(p, ".") || template__is_op(p, "[")) &&
+            !one_more(p, &links, off, "'.' and '[]' lookups")) {
+            return -1;
+        }
         if (template__is_op(p, ".")) {
             template__next(p);
             if (p->tok == TK_INT) {
@@ -358,14 +375,12 @@ static int unary(struct parse *p)
                               TEMPLATE_DEPTH_MAX);
     }
     int node = postfix(p, primary(p));
-    while (!p->failed) {
-        if (template__is_op(p, "|")) {
-            node = filter(p, node);
-        } else if (template__is_name(p, "is")) {
-            node = test(p, node);
-        } else {
-            break;
+    int links = 0;
+    while (!p->failed && (template__is_op(p, "|") || template__is_name(p, "is"))) {
+        if (!one_more(p, &links, p->tok_off, "filters and tests")) {
+            return -1;
         }
+        node = template__is_op(p, "|") ? filter(p, node) : test(p, node);
     }
     p->depth--;
     return p->failed ? -1 : node;
@@ -383,6 +398,7 @@ static int binary(struct parse *p, enum template__kind kind, size_t off, int a, 
 
 static int concat(struct parse *p)
 {
+    int links = 0;
     int node = unary(p);
     while (!p->failed) {
         for (size_t k = 0; k < sizeof(ARITHMETIC) / sizeof(ARITHMETIC[0]); k++) {
@@ -395,6 +411,9 @@ static int concat(struct parse *p)
             break;
         }
         size_t off = p->tok_off;
+        if (!one_more(p, &links, off, "'~'")) {
+            return -1;
+        }
         template__next(p);
         node = binary(p, T_CONCAT, off, node, unary(p));
     }
@@ -464,9 +483,13 @@ static int not_expr(struct parse *p)
 static int chain(struct parse *p, const char *word, enum template__kind kind,
                  int (*operand)(struct parse *p))
 {
+    int links = 0;
     int node = operand(p);
     while (!p->failed && template__is_name(p, word)) {
         size_t off = p->tok_off;
+        if (!one_more(p, &links, off, word)) {
+            return -1;
+        }
         template__next(p);
         node = binary(p, kind, off, node, operand(p));
     }

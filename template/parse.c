@@ -18,6 +18,16 @@ struct ends {
 
 static int body(struct parse *p, struct ends *ends);
 
+/* closer is the tag that ends a block for good ({% endif %}, {% endfor %}): its last name. */
+static const char *closer(const struct ends *ends)
+{
+    size_t k = 0;
+    while (ends->names[k + 1] != NULL) {
+        k++;
+    }
+    return ends->names[k];
+}
+
 static bool space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
@@ -117,8 +127,13 @@ static int else_and_end(struct parse *p, int n, const char *which, size_t at)
 }
 
 /* {% if %} ... with its elif/else chain, the tag's name consumed. */
-static int if_block(struct parse *p, size_t at)
+/* if_block parses an if and its branches; elifs counts the elifs before it, each a level
+ * deeper in the tree (rendering recurses through them), bounded like nesting. */
+static int if_block(struct parse *p, size_t at, int elifs)
 {
+    if (elifs > TEMPLATE_DEPTH_MAX) {
+        return template__fail(p, at, "more than %d {%% elif %%} in a row", TEMPLATE_DEPTH_MAX);
+    }
     int n = template__node_new(p, T_IF, at);
     int cond = template__expression(p);
     if (tag_end(p) < 0 || n < 0) {
@@ -135,7 +150,7 @@ static int if_block(struct parse *p, size_t at)
     if (strcmp(ends.which, "elif") == 0) {
         size_t elif = p->tok_off;
         template__next(p);
-        int c_node = if_block(p, elif);
+        int c_node = if_block(p, elif, elifs + 1);
         template__n(p, n)->c = c_node;
         return p->failed ? -1 : n;
     }
@@ -219,7 +234,7 @@ static int statement(struct parse *p, size_t at, struct ends *ends)
     size_t off = p->tok_off;
     if (template__is_name(p, "if")) {
         template__next(p);
-        return if_block(p, off);
+        return if_block(p, off, 0);
     }
     if (template__is_name(p, "for")) {
         template__next(p);
@@ -270,7 +285,7 @@ static int body(struct parse *p, struct ends *ends)
         if (at >= p->len) {
             if (ends != NULL) {
                 template__fail(p, ends->off, "this block is never closed ({%% %s %%} expected)",
-                               ends->names[0]);
+                               closer(ends));
             }
             break;
         }

@@ -170,9 +170,12 @@ static int list(struct render *r, const struct template__node *nd, struct templa
     for (int e = nd->a; e >= 0; e = node(r, e)->next) {
         struct template__value v = {0};
         if (eval(r, e, &v) != 0) {
+            drop(&v);
+            drop(out);
             return -EINVAL;
         }
         if (v.j == NULL) {
+            drop(out);
             return fail(r, node(r, e)->off, "an undefined value in a list literal");
         }
         json_array_append_new(out->j, v.j);

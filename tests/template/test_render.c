@@ -65,6 +65,8 @@ static const struct render_case CASES[] = {
     {"{{ text|e }} {{ text|safe }} {{ (\"<\" ~ model)|safe }} {{ \"<\"|safe ~ text }}",
      TEXT " Hello <b> & 'q' \"d\" <m1 <" TEXT},
     {"a\n", "a"},
+    {"{{ \"a\\nb\" }}|{{ 'it\\'s' }}|{{ 'a\\\\b' }}|{{ \"t\\tr\\r\\q\" }}",
+     "a\nb|it&#39;s|a\\b|t\tr\r\\q"},
 };
 
 static json_t *vars(void)
@@ -110,6 +112,7 @@ static const struct error_case RENDER_ERRORS[] = {
     {"{% for x in max_tokens %}{% endfor %}", "a for loop over a value that is not iterable"},
     {"{{ max_tokens|length }}", "length of a value that has none"},
     {"{{ 1 < \"a\" }}", "only numbers or strings can be ordered"},
+    {"{{ [[missing.x]]|tojson }}", "an attribute of an undefined value"},
 };
 
 Test(template_render, fails_where_jinja2_fails_with_the_place)
@@ -147,8 +150,8 @@ static const struct error_case REFUSED[] = {
     {"{{ text[1:] }}", "a slice [a:b] is not supported"},
     {"{{ text|join(d='x') }}", "a keyword argument is not supported"},
     {"{{ text|lower(1) }}", "the filter 'lower' takes 0 to 0 arguments, not 1"},
-    {"{% if x %}", "line 1, column 4: this block is never closed ({% elif %} expected)"},
-    {"{% for x in y %}", "this block is never closed ({% else %} expected)"},
+    {"{% if x %}", "line 1, column 4: this block is never closed ({% endif %} expected)"},
+    {"{% for x in y %}", "this block is never closed ({% endfor %} expected)"},
     {"{% endif %}", "unexpected {% endif %}"},
     {"{{ text ", "the template ended inside a tag"},
     {"{# x", "a comment {# is never closed"},
@@ -212,4 +215,50 @@ Test(template_compile, bounds_nesting)
     }
     cr_assert_eq(template_compile(expr, used, &t, err, sizeof(err)), -EINVAL);
     cr_assert_not_null(strstr(err, "nested deeper than 64"), "%s", err);
+}
+
+/* repeat writes `head`, then `link` n times, then `tail` into a heap string. */
+static char *repeat(const char *head, const char *link, int n, const char *tail)
+{
+    size_t len = strlen(head) + strlen(link) * (size_t)n + strlen(tail);
+    char *s = malloc(len + 1);
+    cr_assert_not_null(s);
+    size_t used = 0;
+    memcpy(s, head, strlen(head));
+    used += strlen(head);
+    for (int i = 0; i < n; i++) {
+        memcpy(s + used, link, strlen(link));
+        used += strlen(link);
+    }
+    memcpy(s + used, tail, strlen(tail) + 1);
+    return s;
+}
+
+/* A left-nested chain is a level deeper per link, which rendering recurses through: each kind
+ * is bounded like nesting (a chain long enough would overflow the stack), and a long but
+ * bounded one still renders. */
+Test(template_compile, bounds_chains)
+{
+    static const struct {
+        const char *head, *link, *tail, *says;
+    } CHAINS[] = {
+        {"{{ a", " ~ a", " }}", "more than 64 '~' in a row"},
+        {"{{ a", " and a", " }}", "more than 64 and in a row"},
+        {"{{ a", " or a", " }}", "more than 64 or in a row"},
+        {"{{ a", "|lower", " }}", "more than 64 filters and tests in a row"},
+        {"{{ a", ".b", " }}", "more than 64 '.' and '[]' lookups in a row"},
+        {"{% if a %}", "{% elif a %}", "{% endif %}", "more than 64 {% elif %} in a row"},
+    };
+    for (size_t i = 0; i < sizeof(CHAINS) / sizeof(CHAINS[0]); i++) {
+        struct template *t = NULL;
+        char err[256] = "";
+        char *src = repeat(CHAINS[i].head, CHAINS[i].link, TEMPLATE_DEPTH_MAX + 1, CHAINS[i].tail);
+        cr_assert_eq(template_compile(src, strlen(src), &t, err, sizeof(err)), -EINVAL, "%s", src);
+        cr_assert_not_null(strstr(err, CHAINS[i].says), "%s", err);
+        free(src);
+        src = repeat(CHAINS[i].head, CHAINS[i].link, TEMPLATE_DEPTH_MAX, CHAINS[i].tail);
+        cr_assert_eq(template_compile(src, strlen(src), &t, err, sizeof(err)), 0, "%s", err);
+        template_free(t);
+        free(src);
+    }
 }
