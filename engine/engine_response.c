@@ -20,11 +20,10 @@ static void act_on(struct engine__shard *shard, struct engine__conn *c, const st
     }
     if (c->job.phase != ENGINE__JOB_NONE && r->outcome == RECORD_SUCCESS) {
         /* A job's 2xx answer: the job goes on, or its record ends (engine_job.c). */
-        engine__job_answer(shard, c, r->body, r->body_len, c->record->end_ns,
-                           r->keep_alive && !r->trailing);
+        engine__job_answer(shard, c, r->body, r->body_len, c->record->end_ns, r->keep_alive);
         return;
     }
-    engine__finish(shard, c, r->outcome, r->keep_alive && !r->trailing);
+    engine__finish(shard, c, r->outcome, r->keep_alive);
 }
 
 void engine__response_bytes(struct engine__shard *shard, struct engine__conn *c, const char *data,

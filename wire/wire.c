@@ -280,6 +280,13 @@ static void finish_error_status(struct read_state *s, const char *body, size_t b
     end_request(s, RECORD_ERROR, keep_alive);
 }
 
+/* discards reports whether a 2xx body is counted but not kept: a probe's (discard_body) or a
+ * download's (WIRE_BODY_DISCARD). */
+static bool discards(const struct read_state *s)
+{
+    return s->w->status_ok && (s->cfg->discard_body || s->w->body_mode == WIRE_BODY_DISCARD);
+}
+
 /* on_message_done ends the response. A body that is not an event stream is `body` when it came
  * whole in the read being handled (a view into the read, not copied), else NULL and in w->body. */
 static void on_message_done(struct read_state *s, const char *body, size_t body_len)
@@ -297,7 +304,7 @@ static void on_message_done(struct read_state *s, const char *body, size_t body_
     }
     if (!w->status_ok) {
         finish_error_status(s, body, body_len, keep_alive);
-    } else if (s->cfg->discard_body || w->body_mode == WIRE_BODY_DISCARD) {
+    } else if (discards(s)) {
         end_request(s, RECORD_SUCCESS, keep_alive);
     } else if (w->body_is_sse || w->body_is_evs) {
         finish_stream(s, keep_alive);
@@ -340,7 +347,7 @@ static void on_headers(struct read_state *s)
     s->rec->headers_ns = s->arrival_ns;
     s->rec->http_status = http_response_status_code(&w->http);
     w->status_ok = s->rec->http_status >= 200 && s->rec->http_status < 300;
-    bool streams = w->status_ok && !s->cfg->discard_body && w->body_mode == WIRE_BODY_READ;
+    bool streams = w->status_ok && !discards(s) && w->body_mode == WIRE_BODY_READ;
     w->body_is_sse = streams && http_response_is_event_stream(&w->http);
     if (w->body_is_sse) {
         /* Set up here rather than per request: most non-streamed requests never touch it.
@@ -369,7 +376,7 @@ static bool on_body(struct read_state *s, const struct http_body_span *span, con
     if (w->body_is_evs) {
         return feed_evs(s, span->data, span->len);
     }
-    if (w->status_ok && w->body_mode == WIRE_BODY_DISCARD) {
+    if (discards(s)) {
         return true; /* counted in the record's bytes, not kept */
     }
     if (*whole == NULL && w->body_len == 0) {
@@ -449,7 +456,10 @@ void wire_reader_feed(struct wire_reader *w, const struct wire_config *cfg, cons
             }
         } else if (st == HTTP_MESSAGE_DONE) {
             on_message_done(&s, whole, whole_len);
+            /* We never pipeline: bytes after a response are a broken server's, and the
+             * connection is not to be reused. */
             out->trailing = off < len;
+            out->keep_alive &= !out->trailing;
             return;
         } else {
             char message[128];

@@ -78,7 +78,8 @@ struct wire_result {
     bool generated; /* output arrived: the request's prefill is over */
     bool ended;     /* the request ended: `outcome` says how */
     enum record_outcome outcome;
-    bool keep_alive; /* ended without failure, and the server keeps the connection open */
+    bool keep_alive; /* ended without failure or trailing bytes, and the server keeps the
+                        connection open */
     bool trailing;   /* bytes followed the response in the read: a broken server (we never
                         pipeline), so the connection must not be reused */
     /* WIRE_BODY_HAND_OVER, ended with success: the whole body (a view into the read or into

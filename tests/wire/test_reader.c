@@ -156,7 +156,7 @@ Test(wire, http_error_status_keeps_code_reason_and_message)
 {
     static const char resp[] =
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-        "Content-Length: 50\r\n\r\n{\"error\":{\"message\":\"model overloaded\",\"code\":503}}";
+        "Content-Length: 51\r\n\r\n{\"error\":{\"message\":\"model overloaded\",\"code\":503}}";
     for (size_t step = 1; step <= sizeof(resp); step += 7) {
         struct fixture f;
         setup(&f, ENDPOINT_CHAT, BODY_BYTES);
@@ -193,6 +193,7 @@ Test(wire, bytes_after_the_response_are_trailing)
     feed_split(&f, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}HTTP/1.1 200", 200);
     cr_assert(f.w.result.ended && !f.w.result.failed);
     cr_assert(f.w.result.trailing);
+    cr_assert(!f.w.result.keep_alive, "the connection is not reused");
     teardown(&f);
 }
 
@@ -315,6 +316,26 @@ Test(wire, discarding_reader_takes_any_2xx_as_success)
     cr_assert(f.w.result.ended && !f.w.result.failed);
     cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
     cr_assert_eq(f.w.rec.event_count, 0);
+    teardown(&f);
+}
+
+/* A probe's body is counted, never kept: it does not grow the buffer it could grow into. */
+Test(wire, discarding_reader_keeps_no_byte_of_a_large_body)
+{
+    struct fixture f;
+    setup(&f, ENDPOINT_CHAT, 256);
+    f.w.cfg.discard_body = true;
+    wire_reader_set_body_max(&f.w.wire, 1 << 20);
+    char resp[4096];
+    int n = snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n");
+    memset(resp + n, 'x', 2000);
+    resp[n + 2000] = '\0';
+    feed_split(&f, resp, 100);
+    cr_assert(f.w.result.ended && !f.w.result.failed);
+    cr_assert_eq(f.w.result.outcome, RECORD_SUCCESS);
+    cr_assert_eq(f.w.wire.body_cap, 256, "grew to %zu", f.w.wire.body_cap);
+    cr_assert_eq(f.w.wire.body_len, 0);
+    cr_assert_eq(f.w.rec.http.bytes_received, (uint64_t)n + 2000);
     teardown(&f);
 }
 
