@@ -60,6 +60,9 @@ int engine__conns_init(struct engine__shard *shard)
         if (engine__session_init(c, config) != 0) {
             return -ENOMEM;
         }
+        if (config->jobs != NULL && (c->job.paths = malloc(sizeof(*c->job.paths))) == NULL) {
+            return -ENOMEM;
+        }
         c->headers[ENGINE__HEADER_REQUEST_ID] = (struct http_header){
             .name = "X-Request-ID",
             .name_len = strlen("X-Request-ID"),
@@ -105,6 +108,7 @@ void engine__conns_destroy(struct engine__shard *shard)
         free(shard->conns[i].body);      /* NULL once handed to the reader */
         free(shard->conns[i].wire.body); /* the reader may have grown (moved) it */
         free(shard->conns[i].header_buf);
+        free(shard->conns[i].job.paths);
         engine__session_destroy(&shard->conns[i]);
     }
     free(shard->conns);
@@ -332,7 +336,7 @@ static void send_request(struct engine__shard *shard, struct engine__conn *c)
     ssize_t head_len = prefix->status;
     if (c->follow_up) {
         /* Written in place: a follow-up's path is the job's own. */
-        head_len = engine__head_prefix_write(shard, c->target, "GET", c->job.path, c->head,
+        head_len = engine__head_prefix_write(shard, c->target, "GET", c->job.paths->now, c->head,
                                              ENGINE__HEAD_BYTES, &follow_prefix);
         head_prefix = &follow_prefix;
     }

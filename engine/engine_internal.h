@@ -106,12 +106,19 @@ enum engine__job_phase {
 };
 
 /* engine__job is the job a connection's record stands for. */
+/* engine__job_paths are a job's request targets. */
+struct engine__job_paths {
+    char poll[ENGINE__JOB_PATH_BYTES]; /* the submission's path + "/" + id */
+    char now[ENGINE__JOB_PATH_BYTES];  /* the follow-up in flight's request target */
+};
+
 struct engine__job {
     enum engine__job_phase phase;
-    bool waiting;                           /* between two polls: no request on the socket */
-    int64_t next_poll_ns;                   /* waiting: when the next poll is due */
-    char poll_path[ENGINE__JOB_PATH_BYTES]; /* the submission's path + "/" + id */
-    char path[ENGINE__JOB_PATH_BYTES];      /* the follow-up in flight's request target */
+    bool waiting;         /* between two polls: no request on the socket */
+    int64_t next_poll_ns; /* waiting: when the next poll is due */
+    /* Allocated only in runs of jobs (engine_config.jobs): two long paths would otherwise
+     * swell every connection, and the loops over all of them, in every run. */
+    struct engine__job_paths *paths;
 };
 
 /* engine__conn is one pooled connection and the request it carries. */

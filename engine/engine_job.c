@@ -117,17 +117,17 @@ static void on_submitted(struct engine__shard *shard, struct engine__conn *c,
                  (int)(v->id.len < 64 ? v->id.len : 64), v->id.ptr);
         return;
     }
-    if (!compose(c->target->path, v->id, "", c->job.poll_path, sizeof(c->job.poll_path))) {
+    if (!compose(c->target->path, v->id, "", c->job.paths->poll, sizeof(c->job.paths->poll))) {
         job_fail(shard, c, 500, "VideoGenerationError", "the job's poll URL is too long");
         return;
     }
-    memcpy(c->job.path, c->job.poll_path, sizeof(c->job.path));
+    memcpy(c->job.paths->now, c->job.paths->poll, sizeof(c->job.paths->now));
     c->job.phase = ENGINE__JOB_POLL;
     follow_up(shard, c, keep); /* AIPerf polls at once after the submission */
 }
 
-/* download_path sets c->job.path to where the finished video is: the job's "url" when it is on
- * the server that ran the job, else <poll path>/content. Returns false when it failed c. */
+/* download_path sets c->job.paths->now to where the finished video is: the job's "url" when it is
+ * on the server that ran the job, else <poll path>/content. Returns false when it failed c. */
 static bool download_path(struct engine__shard *shard, struct engine__conn *c,
                           const struct response_video *v)
 {
@@ -137,9 +137,9 @@ static bool download_path(struct engine__shard *shard, struct engine__conn *c,
     size_t n = response_json_unescape(v->url.ptr, v->url.len, url, sizeof(url) - 1, &truncated);
     url[n] = '\0';
     if (n == 0) {
-        const char *id = strrchr(c->job.poll_path, '/') + 1;
+        const char *id = strrchr(c->job.paths->poll, '/') + 1;
         struct response_str id_view = {id, strcspn(id, "?")};
-        if (!compose(t->path, id_view, "/content", c->job.path, sizeof(c->job.path))) {
+        if (!compose(t->path, id_view, "/content", c->job.paths->now, sizeof(c->job.paths->now))) {
             engine__fail(shard, c, 500, "VideoDownloadError", "the video's URL is too long");
             return false;
         }
@@ -162,9 +162,9 @@ static bool download_path(struct engine__shard *shard, struct engine__conn *c,
     }
     /* Through a forward proxy every request names its server (engine_target_set_path). */
     bool absolute = t->proxy.mode == ENGINE_PROXY_FORWARD;
-    int w = snprintf(c->job.path, sizeof(c->job.path), "%s%s%s", absolute ? "http://" : "",
-                     absolute ? t->host_header : "", path);
-    if (w < 0 || (size_t)w >= sizeof(c->job.path)) {
+    int w = snprintf(c->job.paths->now, sizeof(c->job.paths->now), "%s%s%s",
+                     absolute ? "http://" : "", absolute ? t->host_header : "", path);
+    if (w < 0 || (size_t)w >= sizeof(c->job.paths->now)) {
         engine__fail(shard, c, 500, "VideoDownloadError", "the video's URL is too long");
         return false;
     }
