@@ -481,6 +481,17 @@ bool config_sweep_param_is_integer(enum config_sweep_param param);
  * --num-profile-runs above 1. */
 bool config_is_multi_run(const struct profile_config *cfg);
 
+/* config_load_is_paced reports whether a phase of `rate` requests/s with `pattern` is an open
+ * loop: a rate, with any pattern but concurrency_burst (AIPerf's name for "as fast as the
+ * concurrency allows"). */
+bool config_load_is_paced(double rate, enum config_arrival_pattern pattern);
+
+/* config_profiling_concurrency is the profiling phase's concurrency as AIPerf resolves it:
+ * --concurrency (a cap, in a paced run), else 1 in burst mode (no rate, no user-centric rate,
+ * no fixed schedule), else 0: an uncapped paced, user-centric or --fixed-schedule run has
+ * none. */
+int64_t config_profiling_concurrency(const struct profile_config *cfg);
+
 /* config_scheme is the scheme of a resolved URL. */
 enum config_scheme { CONFIG_SCHEME_HTTP, CONFIG_SCHEME_HTTPS };
 

@@ -1,7 +1,8 @@
 /*
  * config_sweep.c - repeated runs and parameter sweeps: comma lists on the six sweepable
  * flags into struct config_sweep, the cells of a grid or a zip, and the checks of
- * --num-profile-runs and its companions.
+ * --num-profile-runs and its companions; and what a run's load is, asked of the config by
+ * workload/ and export/ alike (paced or not, the profiling concurrency).
  *
  * A comma list leaves its first value in the flag's own field, so that every check of a
  * single run sees a real value; config__check_sweep_cells then checks each cell as a run.
@@ -203,6 +204,21 @@ bool config_sweep_cell_values(const struct profile_config *cfg, size_t cell, dou
 bool config_is_multi_run(const struct profile_config *cfg)
 {
     return cfg->sweep.dim_count > 0 || cfg->multi_run.num_profile_runs > 1;
+}
+
+bool config_load_is_paced(double rate, enum config_arrival_pattern pattern)
+{
+    return rate > 0 && pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
+}
+
+int64_t config_profiling_concurrency(const struct profile_config *cfg)
+{
+    if (cfg->concurrency > 0) {
+        return cfg->concurrency;
+    }
+    bool paced = config_load_is_paced(cfg->request_rate_per_second, cfg->arrival_pattern) ||
+                 cfg->user_centric_rate > 0 || cfg->fixed_schedule;
+    return paced ? 0 : 1;
 }
 
 static int check_sweep_shape(const struct profile_config *cfg, char *errbuf, size_t errcap)

@@ -572,19 +572,6 @@ static int write_log(const struct export_run *exp, const struct metrics_results 
     return fclose(log) == 0 ? 0 : -errno;
 }
 
-/* profile_concurrency is the profiling phase's concurrency as AIPerf resolves it: --concurrency
- * (a cap, in a rate mode), else 1 in burst mode, where none of the load flags is set; 0 (none)
- * for an uncapped rate, user-centric or fixed-schedule run. */
-static int64_t profile_concurrency(const struct profile_config *cfg)
-{
-    if (cfg->concurrency > 0) {
-        return cfg->concurrency;
-    }
-    bool paced =
-        cfg->request_rate_per_second > 0 || cfg->user_centric_rate > 0 || cfg->fixed_schedule;
-    return paced ? 0 : 1;
-}
-
 /* gpu_json is the run's GPU figures, reduced once for the JSON, the CSV and both consoles. */
 struct gpu_json {
     json_t *telemetry_data; /* NULL: no GPU telemetry */
@@ -778,8 +765,8 @@ int export_run_finish(const struct export_run *exp, struct metrics_results *resu
     struct gpu_json gpu = {0};
     if (info->gpu_telemetry != NULL) {
         gpu.telemetry_data = export_telemetry_data(info->gpu_telemetry);
-        gpu.energy =
-            export_energy_metrics(info->gpu_telemetry, &summary, profile_concurrency(info->cfg));
+        gpu.energy = export_energy_metrics(info->gpu_telemetry, &summary,
+                                           config_profiling_concurrency(info->cfg));
     }
     struct export_console_options opts = {
         .title = info->title,

@@ -55,8 +55,7 @@ static struct load_shape warmup_shape(const struct profile_config *cfg)
 
 static bool open_loop(const struct load_shape *s)
 {
-    /* concurrency_burst is AIPerf's name for "as fast as the concurrency allows". */
-    return s->rate > 0 && s->pattern != CONFIG_ARRIVAL_CONCURRENCY_BURST;
+    return config_load_is_paced(s->rate, s->pattern);
 }
 
 static enum workload_arrival_pattern load_pattern_of(enum config_arrival_pattern pattern)

@@ -155,3 +155,30 @@ Test(config_sweep, refusals_name_the_flag)
     };
     check_config_cases(cases, ARRAY_LEN(cases), NULL);
 }
+
+/* The profiling concurrency as AIPerf resolves it (nvidia_energy_per_user divides by it):
+ * --concurrency, else 1 when nothing paces the load, concurrency_burst included (a rate with
+ * it is as fast as the concurrency allows), else none. */
+Test(config_sweep, the_profiling_concurrency_is_aiperfs)
+{
+    const struct {
+        const char *const *words;
+        int64_t want;
+        bool paced;
+    } cases[] = {
+        {W("-m", "m"), 1, false},
+        {W("-m", "m", "--concurrency", "8"), 8, false},
+        {W("-m", "m", "--request-rate", "5"), 0, true},
+        {W("-m", "m", "--request-rate", "5", "--concurrency", "3"), 3, true},
+        {W("-m", "m", "--request-rate", "5", "--arrival-pattern", "concurrency_burst"), 1, false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        struct profile_config cfg;
+        char err[512];
+        cr_assert_eq(parse(cases[i].words, &cfg, err, sizeof(err)), 0, "case %zu: %s", i, err);
+        cr_assert_eq(config_profiling_concurrency(&cfg), cases[i].want, "case %zu", i);
+        cr_assert_eq(config_load_is_paced(cfg.request_rate_per_second, cfg.arrival_pattern),
+                     cases[i].paced, "case %zu", i);
+        config_free(&cfg);
+    }
+}
