@@ -295,22 +295,28 @@ static size_t slot_home(const struct workload_session_table *t, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (t->cap - 1);
 }
 
+/* slot_find returns key's slot, or the empty slot where it would go, or t->cap when the
+ * table is full and key is not in it. */
 static size_t slot_find(const struct workload_session_table *t, uint64_t key)
 {
     size_t i = slot_home(t, key);
-    while (t->open[i].key != 0 && t->open[i].key != key) {
+    for (size_t probes = 0; t->open[i].key != 0 && t->open[i].key != key; probes++) {
+        if (probes == t->cap) {
+            return t->cap; /* full, and not there */
+        }
         i = (i + 1) & (t->cap - 1);
     }
     return i;
 }
 
 /* slot_remove empties slot i and shifts back the entries that probed past
- * it, so lookups never need tombstones. */
+ * it, so lookups never need tombstones. In a full table (no empty slot ends the run of
+ * entries) it looks at every other slot once. */
 static void slot_remove(struct workload_session_table *t, size_t i)
 {
     size_t mask = t->cap - 1;
     size_t j = i;
-    for (;;) {
+    for (size_t step = 1; step < t->cap; step++) {
         j = (j + 1) & mask;
         if (t->open[j].key == 0) {
             break;
@@ -338,6 +344,11 @@ int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct
     struct workload_session_table *table = &s->tables[rec->shard_id];
     uint64_t key = rec->session + 1;
     size_t i = slot_find(table, key);
+    if (i == table->cap) {
+        /* The table is sized never to fill; were it to, this session's history goes
+         * uncounted rather than the search never ending. */
+        return t->static_tokens;
+    }
     int64_t replies = table->open[i].key == key ? table->open[i].tokens : 0;
     bool last = rec->turn + 1 >= workload_sessions_conversation(s, rec->session)->turn_count;
     if (last) {
@@ -345,8 +356,6 @@ int64_t workload_sessions_input_tokens(struct workload_sessions *s, const struct
             slot_remove(table, i);
         }
     } else {
-        /* The table is sized never to fill; were it to, the history of this
-         * session would go uncounted rather than the loop never ending. */
         if (table->open[i].key != key) {
             table->open[i] = (struct workload_session_tokens){.key = key, .tokens = 0};
         }
