@@ -30,22 +30,17 @@ static const char *const PER_REQUEST[] = {
     "credit_phase",     "credit_drop_ns", "drop_perf_ns",    "cancel_after_ns",
 };
 
-/* Reads a template file whole; NULL (said why) on failure. */
+/* read_template_file reads a template file whole; NULL (said why) on failure. */
 static char *read_template_file(const char *path, size_t *out_len)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = f != NULL ? malloc(TEMPLATE_SOURCE_BYTES_MAX + 1) : NULL;
-    size_t n = text != NULL ? fread(text, 1, TEMPLATE_SOURCE_BYTES_MAX + 1, f) : 0;
-    if (f == NULL || text == NULL || ferror(f) || n > TEMPLATE_SOURCE_BYTES_MAX) {
-        fprintf(stderr, "ringperf profile: --extra-inputs payload_template: cannot read %s%s\n",
-                path, n > TEMPLATE_SOURCE_BYTES_MAX ? " (over 1 MiB)" : "");
-        free(text);
-        text = NULL;
+    int err = 0;
+    char *text = workload__read_file(path, TEMPLATE_SOURCE_BYTES_MAX, out_len, &err);
+    if (text == NULL) {
+        fprintf(stderr,
+                "ringperf profile: --extra-inputs payload_template: cannot read '%s': %s%s\n", path,
+                strerror(-err),
+                err == -EFBIG ? " (a template may be at most 1 MiB: shorten it)" : "");
     }
-    if (f != NULL) {
-        fclose(f);
-    }
-    *out_len = n;
     return text;
 }
 

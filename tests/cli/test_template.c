@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e2e.h"
 
@@ -227,4 +228,19 @@ Test(template_e2e, refusals_name_the_construct_and_its_place, .timeout = 120)
                  1);
     cr_assert_not_null(strstr(out, "an or-expression || is not supported"), "%s", out);
     free(out);
+    /* A template file past TEMPLATE_SOURCE_BYTES_MAX is refused with the limit. */
+    char path[] = "/tmp/ringperf-template-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, (off_t)(1 << 20) + 1), 0);
+    close(fd);
+    char words[512];
+    snprintf(words, sizeof(words),
+             "profile -m m -u http://127.0.0.1:9/x --endpoint-type template --request-count 1 "
+             "--extra-inputs payload_template:%s",
+             path);
+    cr_assert_eq(run_ringperf(NULL, words, true, &out), 1, "%s", out);
+    cr_assert_not_null(strstr(out, "a template may be at most 1 MiB: shorten it"), "%s", out);
+    free(out);
+    unlink(path);
 }
