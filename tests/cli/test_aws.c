@@ -48,9 +48,8 @@ Test(cli_aws, the_first_credentials_stay_redacted_after_a_refresh)
     unsetenv("AWS_SECRET_ACCESS_KEY");
     unsetenv("AWS_SESSION_TOKEN");
     unsetenv("AWS_PROFILE");
-    struct profile_config cfg = {.auth_type = CONFIG_AUTH_SIGV4,
-                                 .aws_region = "us-east-1",
-                                 .aws_service = "execute-api"};
+    struct profile_config cfg = {
+        .auth_type = CONFIG_AUTH_SIGV4, .aws_region = "us-east-1", .aws_service = "execute-api"};
     struct engine_config engine = {0};
     struct record_secrets secrets = {0};
     struct cli_aws *aws = calloc(1, sizeof(*aws));
