@@ -13,9 +13,10 @@
  * Checked (abort on violation): all three ways give the same request outcome, failure and
  * record (text, usage, events with their times and flags, error fields, status), apart from
  * what is about reads themselves (their count, which events shared one, the bytes of reads
- * after the end); the record never exceeds its limits; a failure has a type and a terminated
- * message; a success has a 2xx status; a body handed over (a video job's answer) lies in the
- * read or in the reader's buffer and is the same bytes however the reads were cut.
+ * after the end and so keep-alive when there are some); the record never exceeds its limits; a
+ * failure has a type and a terminated message; a success has a 2xx status; a body handed over (a
+ * video job's answer) lies in the read or in the reader's buffer and is the same bytes however the
+ * reads were cut.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,11 +66,16 @@ static void check_record(const struct wire_fixture *r)
     }
 }
 
-static uint64_t digest_result(uint64_t h, const struct wire_fixture *r)
+/* digest_result digests how the request ended. Keep-alive counts only when the stream ended
+ * exactly with the response (bytes_after false): bytes after it clear keep-alive when they
+ * share the response's last read, and a later read is never fed, so that one flag is about
+ * the reads. */
+static uint64_t digest_result(uint64_t h, const struct wire_fixture *r, bool bytes_after)
 {
     const struct wire_result *res = &r->result;
     int fields[] = {r->generated, res->ended, res->ended ? (int)res->outcome : -1,
-                    res->ended && res->failed, res->ended && !res->failed && res->keep_alive};
+                    res->ended && res->failed,
+                    res->ended && !res->failed && !bytes_after && res->keep_alive};
     h = fuzz_digest(h, fields, sizeof(fields));
     if (res->ended && res->failed) {
         h = fuzz_digest(h, &res->failure.code, sizeof(res->failure.code));
@@ -162,6 +168,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
             start = end;
         }
     }
+    bool bytes_after = !going && (r.result.trailing || start < len);
     uint64_t h = FUZZ_DIGEST_SEED;
     if (going) {
         bool completed = wire_reader_eof(&r.wire, &r.cfg, ARRIVAL_NS + 1, &r.rec, &r.result);
@@ -170,7 +177,7 @@ static uint64_t run(const uint8_t *data, size_t len, size_t cap, const size_t *c
         r.generated |= r.result.generated;
         check_record(&r);
     }
-    h = digest_result(h, &r);
+    h = digest_result(h, &r, bytes_after);
     h = digest_record(h, &r.rec);
     h = fuzz_digest(h, &handed_over, sizeof(handed_over));
     wire_fixture_free(&r);
