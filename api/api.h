@@ -214,6 +214,9 @@ struct api_options {
     const char *host;         /* bind address; NULL = API_DEFAULT_HOST */
     uint16_t port;            /* 0 = an ephemeral port (see api_server_port) */
     const char *artifact_dir; /* served by /api/results/list and /files/ */
+    /* The directory whose plots/report.html /report.html serves: NULL = artifact_dir. A run of
+     * a session names the session's directory, where --auto-plot draws the session's report. */
+    const char *report_dir;
     const char *config_json;  /* body of /api/config: a JSON object without secrets */
     const char *run_json;     /* body of /api/run: a JSON object, cli_command redacted */
     struct api_labels labels; /* copied, each string cut at API_LABEL_BYTES_MAX */

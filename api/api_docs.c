@@ -22,7 +22,8 @@
       "text/html")                                                                                 \
     X("/api/results", "Final results (profile_export_aiperf.json) once the run completed",         \
       "application/json")                                                                          \
-    X("/report.html", "The run's report page once --auto-plot drew it (404 before)", "text/html")  \
+    X("/report.html", "The run's (a session's) report page once --auto-plot drew it (404 before)", \
+      "text/html")                                                                                 \
     X("/api/results/list", "Artifact files under the artifact directory", "application/json")      \
     X("/api/results/files/{filename}", "Download one artifact file by relative path",              \
       "application/octet-stream")                                                                  \

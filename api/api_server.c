@@ -35,6 +35,7 @@ struct api_server {
     char *artifact_dir;
     char *token;     /* the bearer token routes want, or NULL */
     int artifact_fd; /* -1 when the directory could not be opened */
+    int report_fd;   /* api_options.report_dir (or artifact_dir): -1 when it cannot be opened */
     uint16_t port;
     /* The info labels of /metrics: labels' strings point into the arrays. */
     struct api_labels labels;
@@ -160,15 +161,17 @@ static enum MHD_Result serve_file(struct api_server *s, struct MHD_Connection *c
     return reply_fd(c, fd, size, content_type_of(name));
 }
 
-/* serve_report is /report.html: the run's plots/report.html, which --auto-plot draws once the
- * run's files are written, while the API stays up for its grace period. */
+/* serve_report is /report.html: plots/report.html of the run's directory, or of its session's,
+ * which --auto-plot draws once the run's (the session's) files are written, while the API stays
+ * up for its grace period. */
 static enum MHD_Result serve_report(struct api_server *s, struct MHD_Connection *c)
 {
     uint64_t size = 0;
-    int fd = s->artifact_fd >= 0 ? api__open_artifact(s->artifact_fd, REPORT_FILE, &size) : -ENOENT;
+    int fd = s->report_fd >= 0 ? api__open_artifact(s->report_fd, REPORT_FILE, &size) : -ENOENT;
     if (fd < 0) {
         return reply_detail(c, MHD_HTTP_NOT_FOUND,
-                            "no report yet: --auto-plot draws " REPORT_FILE " when the run ends");
+                            "no report yet: --auto-plot draws " REPORT_FILE
+                            " when the run (a session: its last run) ends");
     }
     return reply_fd(c, fd, size, content_type_of(REPORT_FILE));
 }
@@ -392,6 +395,8 @@ static int copy_strings(struct api_server *s, const struct api_options *opts)
         return -ENOMEM;
     }
     s->artifact_fd = open(s->artifact_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *report_dir = opts->report_dir != NULL ? opts->report_dir : s->artifact_dir;
+    s->report_fd = open(report_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     return 0;
 }
 
@@ -438,6 +443,7 @@ int api_server_start(const struct api_options *opts, struct api_server **out, ch
         return -ENOMEM;
     }
     s->artifact_fd = -1;
+    s->report_fd = -1;
     s->snap.phase = "profiling";
     pthread_mutex_init(&s->lock, NULL);
     struct sockaddr_storage addr;
@@ -504,6 +510,9 @@ void api_server_free(struct api_server *server)
     api__guard_free(server->guard);
     if (server->artifact_fd >= 0) {
         close(server->artifact_fd);
+    }
+    if (server->report_fd >= 0) {
+        close(server->report_fd);
     }
     free(server->config_json);
     free(server->token);

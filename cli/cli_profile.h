@@ -44,7 +44,9 @@ struct profile_run {
     struct workload_requests requests;
     struct tokenizer *tokenizer; /* NULL: token counts from the server's usage */
     char artifact_dir[4096];
-    char plot_dir[4096]; /* what --auto-plot plots: the run's directory, or a sweep's base */
+    /* What --auto-plot plots: the run's directory, or a session's (set before its runs: their
+     * APIs serve its report). */
+    char plot_dir[4096];
     struct metrics_results results;
     struct metrics_results warmup; /* the warmup phase's, for warmup_metrics */
     /* The profiling phase's records become metrics on the shards that ran them (NULL: on the
@@ -70,6 +72,7 @@ struct profile_run {
     struct metrics_hist *send_lag; /* open loop: send start minus due time, ns */
     bool threshold_exceeded;       /* --failed-request-threshold stopped the run */
     struct cli_live live;          /* progress display and the --api-port API */
+    struct cli_held_api held_api;  /* a session's last finished run's API, still serving */
     int export_error;
     struct cluster_share cluster;         /* MPI ranks or --shard-count shares of one run */
     struct engine_run_stats engine_stats; /* of the profiling phase */
@@ -97,6 +100,10 @@ int cli_profile_prepare_session(struct profile_run *run);
 /* cli_profile_configure gives the engine the run's seed (run->cfg's --random-seed, else
  * one drawn now) and load from run->cfg. Returns 0 or the exit status. */
 int cli_profile_configure(struct profile_run *run);
+
+/* cli_profile_auto_plot reports whether the run's (the session's) plots are to be drawn when it
+ * ends: --auto-plot, not undone by --no-auto-plot. */
+bool cli_profile_auto_plot(const struct profile_run *run);
 
 /* cli_profile_artifact_dir writes the run's directory into out (cap bytes) and creates it:
  * run->run_dir when set, else --artifact-dir, else AIPerf's name under "artifacts" from

@@ -25,6 +25,28 @@ enum cli_live_display {
     CLI_LIVE_LINES, /* one log line per interval (--ui-type none, or no terminal) */
 };
 
+/* cli_held_api is a finished run's API kept serving after its run. A session's runs hand theirs
+ * over instead of waiting out the grace period: it serves through the cooldown until the next
+ * run starts one of its own, and after the last run, through the session's plots, so that
+ * /report.html has the session's report. */
+struct cli_held_api {
+    struct api_server *api; /* NULL: none held */
+    int64_t grace_ms;       /* AIPERF_API_SERVER_POST_COMPLETE_GRACE */
+    int64_t completed_ns;   /* engine_now_ns() when its run ended */
+};
+
+/* cli_held_api_grace_left_ns is what is left of the held API's grace period (0: none held, or
+ * it is over). */
+int64_t cli_held_api_grace_left_ns(const struct cli_held_api *h);
+
+/* cli_held_api_linger keeps the held API up for its whole grace period, or until SIGINT or
+ * SIGTERM (taken, as at the end of a lone run), then stops it; no-op when none is held. Call it
+ * with no signal watcher running. */
+void cli_held_api_linger(struct cli_held_api *h);
+
+/* cli_held_api_stop stops the held API now; no-op when none is held. */
+void cli_held_api_stop(struct cli_held_api *h);
+
 /* cli_live is the live view of one run. Zero-initialise, then cli_live_start. */
 struct cli_live {
     enum cli_live_display display;
@@ -63,6 +85,11 @@ struct cli_live {
     struct json_t *point_info;
     void (*before_complete)(void *ctx);
     void *before_complete_ctx;
+    /* A run of a session: the directory of the session's report (borrowed), and where
+     * cli_live_finish hands the API over instead of keeping it up (see cli_held_api). NULL for
+     * a lone run. */
+    const char *report_dir;
+    struct cli_held_api *hold;
     /* The run's scrapers (borrowed; NULL = none): every snapshot copies their latest pictures,
      * taking only their publishing mutex, never waiting for a fetch. */
     struct scrape *server_scrape;
@@ -101,7 +128,8 @@ void cli_live_end_display(struct cli_live *live);
 /* cli_live_finish publishes the final counts from results, tells the API
  * the run ended (failed or not) with the results document at results_path
  * (NULL: none), after live->before_complete, then keeps it up for the grace period or until
- * SIGINT or SIGTERM, and stops it. No-op without the API. */
+ * SIGINT or SIGTERM, and stops it; a session's run hands it to live->hold instead. No-op
+ * without the API. */
 void cli_live_finish(struct cli_live *live, const struct metrics_results *results, bool failed,
                      const char *results_path);
 

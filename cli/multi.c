@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cli_profile.h"
 #include "multirun/multirun.h"
 
@@ -97,10 +98,25 @@ static int write_run_config(const struct profile_run *run, const struct multirun
     return ret == 0 ? 0 : 1;
 }
 
+/* release_held_api ends the last run's API before the next run starts its own (on the same
+ * port, when --api-port names one): after what is left of its grace period, which the
+ * cooldown counted towards. Ctrl-C ends the wait, and the session. */
+static void release_held_api(struct profile_run *run)
+{
+    int64_t left = cli_held_api_grace_left_ns(&run->held_api);
+    if (left > 0) {
+        fprintf(stderr, "API server of the last run stays up for %.1f s more\n",
+                (double)left / 1e9);
+        multirun_pause(left, stopped, run);
+    }
+    cli_held_api_stop(&run->held_api);
+}
+
 static int run_point(void *ctx, const struct multirun_point *p, struct multirun_outputs *out,
                      char *error, size_t errcap)
 {
     struct profile_run *run = ctx;
+    release_held_api(run);
     struct point_fields kept = apply_point(run, p);
     run->point_info = point_info(run, p);
     int status = cli_profile_prepare_run(run);
@@ -149,10 +165,18 @@ int cli_multi_main(struct profile_run *run)
     if (ret != 0) {
         return ret;
     }
+    snprintf(run->plot_dir, sizeof(run->plot_dir), "%s", base);
     struct multirun_ops ops = {.run = run_point, .stopped = stopped, .ctx = run};
     cli_signals_start(&run->signals, &run->stop, &run->cluster, STOP_GRACE_NS);
     int status = multirun_execute(&run->cfg, base, &ops);
     cli_signals_end(&run->signals);
-    snprintf(run->plot_dir, sizeof(run->plot_dir), "%s", base);
-    return cli_signals_exit_status(&run->signals, status);
+    status = cli_signals_exit_status(&run->signals, status);
+    /* The session's plots while its last run's API still serves, so that /report.html has
+     * them for the grace period. */
+    if (status == 0 && cli_profile_auto_plot(run)) {
+        status = cli_plot_after_run(run->plot_dir, run->cfg.plot_required, status);
+        run->plotted = true;
+    }
+    cli_held_api_linger(&run->held_api);
+    return status;
 }

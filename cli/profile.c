@@ -143,6 +143,11 @@ static int make_dirs(char *path)
     return 0;
 }
 
+bool cli_profile_auto_plot(const struct profile_run *run)
+{
+    return run->cfg.auto_plot && !run->cfg.no_auto_plot;
+}
+
 int cli_profile_artifact_dir(struct profile_run *run, char *out, size_t cap)
 {
     const struct profile_config *cfg = &run->cfg;
@@ -694,6 +699,10 @@ int cli_profile_prepare_run(struct profile_run *run)
     }
     run->live.stop = &run->stop;
     run->live.point_info = run->point_info;
+    if (run->point_info != NULL) {
+        run->live.report_dir = run->plot_dir;
+        run->live.hold = &run->held_api;
+    }
     run->live.open_loop = run->engine.schedule != NULL;
     /* Before the live API's thread starts, so that it inherits the CPUs apart. */
     cli_realtime_start(&run->realtime, &run->engine);
@@ -739,6 +748,7 @@ static void release(struct profile_run *run)
     workload_requests_free(&run->requests);
     tokenizer_free(run->tokenizer);
     cli_readiness_free(&run->probes);
+    cli_held_api_stop(&run->held_api);
     cli_aws_free(&run->aws);
     cli_targets_free(&run->targets);   /* after the engine freed every connection made from them */
     cluster_share_free(&run->cluster); /* last: leaves MPI */
@@ -782,7 +792,7 @@ int cli_profile_main(int argc, char **argv)
             ret = config_is_multi_run(&run->cfg) ? cli_multi_main(run) : run_one(run);
         }
     }
-    bool plot = ret == 0 && run->cfg.auto_plot && !run->cfg.no_auto_plot && !run->plotted;
+    bool plot = ret == 0 && cli_profile_auto_plot(run) && !run->plotted;
     bool required = run->cfg.plot_required;
     release(run);
     if (plot) {

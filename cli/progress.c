@@ -105,6 +105,7 @@ static int start_api(struct cli_live *live, const struct profile_config *cfg,
         .run_json = run_text,
         .labels = api_labels_of(cfg, id, models, sizeof(models)),
         .token = cfg->api_token,
+        .report_dir = live->report_dir,
     };
     char errbuf[512];
     int ret = config_text != NULL && run_text != NULL
@@ -491,6 +492,38 @@ void cli_live_end_display(struct cli_live *live)
     }
 }
 
+/* block_stop_signals blocks SIGINT and SIGTERM in this thread, so that linger can take them;
+ * *old is the mask to put back. */
+static void block_stop_signals(sigset_t *set, sigset_t *old)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, set, old);
+}
+
+/* linger keeps api up for grace_ms or until a signal of set (blocked) comes, then stops it. */
+static void linger(struct api_server *api, int64_t grace_ms, const sigset_t *set)
+{
+    if (grace_ms > 0) {
+        fprintf(stderr, "API server stays up for %.1f s (Ctrl+C to stop it now)\n",
+                (double)grace_ms / 1e3);
+        struct timespec wait = {.tv_sec = grace_ms / 1000, .tv_nsec = (grace_ms % 1000) * 1000000L};
+        while (sigtimedwait(set, NULL, &wait) < 0 && errno == EINTR) {
+        }
+    }
+    api_server_free(api);
+}
+
+/* hand_over gives a session's run's API to hold, the end of its run published. */
+static void hand_over(struct cli_live *live, struct cli_held_api *hold)
+{
+    cli_held_api_stop(hold); /* the session releases it before a run starts: never two */
+    *hold = (struct cli_held_api){
+        .api = live->api, .grace_ms = live->grace_ms, .completed_ns = engine_now_ns()};
+    live->api = NULL;
+}
+
 /* cli_live_finish blocks SIGINT and SIGTERM before it publishes the end of
  * the run, so that one sent after a client saw the results is taken by the
  * wait below rather than killing the process mid-exit. */
@@ -508,27 +541,48 @@ void cli_live_finish(struct cli_live *live, const struct metrics_results *result
     api_server_publish(live->api, live->snap);
     sigset_t set;
     sigset_t old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
+    block_stop_signals(&set, &old);
     if (!failed && live->before_complete != NULL) {
         /* Before the end is published: a client that saw the results knows this work is done,
          * and a signal it sends then is the wait's below. */
         live->before_complete(live->before_complete_ctx);
     }
     api_server_set_results(live->api, failed ? API_STATE_FAILED : API_STATE_COMPLETE, results_path);
-    if (live->grace_ms > 0) {
-        fprintf(stderr, "API server stays up for %.1f s (Ctrl+C to stop it now)\n",
-                (double)live->grace_ms / 1e3);
-        struct timespec wait = {.tv_sec = live->grace_ms / 1000,
-                                .tv_nsec = (live->grace_ms % 1000) * 1000000L};
-        while (sigtimedwait(&set, NULL, &wait) < 0 && errno == EINTR) {
-        }
+    if (live->hold != NULL) {
+        hand_over(live, live->hold);
+    } else {
+        linger(live->api, live->grace_ms, &set);
+        live->api = NULL;
     }
-    api_server_free(live->api);
-    live->api = NULL;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int64_t cli_held_api_grace_left_ns(const struct cli_held_api *h)
+{
+    if (h->api == NULL) {
+        return 0;
+    }
+    int64_t left = h->grace_ms * 1000000 - (engine_now_ns() - h->completed_ns);
+    return left > 0 ? left : 0;
+}
+
+void cli_held_api_linger(struct cli_held_api *h)
+{
+    if (h->api == NULL) {
+        return;
+    }
+    sigset_t set;
+    sigset_t old;
+    block_stop_signals(&set, &old);
+    linger(h->api, h->grace_ms, &set);
+    h->api = NULL;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void cli_held_api_stop(struct cli_held_api *h)
+{
+    api_server_free(h->api);
+    h->api = NULL;
 }
 
 void cli_live_free(struct cli_live *live)

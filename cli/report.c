@@ -148,9 +148,8 @@ static void plot_job_run(void *ctx)
 static void plot_while_served(struct profile_run *run, struct cli_signals *signals,
                               struct plot_job *job)
 {
-    bool wanted = run->cfg.auto_plot && !run->cfg.no_auto_plot;
-    if (!wanted || run->live.api == NULL || run->point_info != NULL || run->cluster.mpi ||
-        cli_signals_exit_status(signals, job->status) != 0) {
+    if (!cli_profile_auto_plot(run) || run->live.api == NULL || run->point_info != NULL ||
+        run->cluster.mpi || cli_signals_exit_status(signals, job->status) != 0) {
         return;
     }
     run->plotted = true;

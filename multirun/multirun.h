@@ -67,6 +67,10 @@ struct multirun_ops {
 int multirun_execute(const struct profile_config *cfg, const char *base_dir,
                      const struct multirun_ops *ops);
 
+/* multirun_pause waits ns nanoseconds, or less when stopped(ctx) says the session was told to
+ * end (checked every few milliseconds): the cooldowns' wait. */
+void multirun_pause(int64_t ns, bool (*stopped)(void *ctx), void *ctx);
+
 /* multirun_cell_name writes cell's directory name into out (cap bytes): each swept
  * parameter as <name>_<value> (concurrency_10, request_rate_5.0: floats as Python prints
  * them), joined by "__". Returns false when it does not fit. */

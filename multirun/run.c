@@ -12,7 +12,7 @@
 
 #include "multirun/multirun_internal.h"
 
-/* The cooldown checks for Ctrl-C this often. */
+/* multirun_pause (the cooldowns) checks for Ctrl-C this often. */
 #define COOLDOWN_SLICE_NS (50L * 1000 * 1000)
 
 struct plan {
@@ -104,18 +104,25 @@ static void cool_down(const struct plan *pl, size_t cell, size_t trial)
     if (trial > 0 && cell != pl->last_cell) {
         seconds += pl->cfg->multi_run.cooldown_seconds; /* a new trial of a repeated sweep */
     }
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    long long end_ns =
-        (long long)until.tv_sec * 1000000000LL + until.tv_nsec + llround(seconds * 1e9);
     if (seconds > 0) {
         fprintf(stderr, "ringperf: cooling down for %g s\n", seconds);
     }
+    multirun_pause(llround(seconds * 1e9), pl->ops->stopped, pl->ops->ctx);
+}
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void multirun_pause(int64_t ns, bool (*stopped)(void *ctx), void *ctx)
+{
+    int64_t end_ns = monotonic_ns() + ns;
     for (;;) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long long left = end_ns - ((long long)now.tv_sec * 1000000000LL + now.tv_nsec);
-        if (left <= 0 || pl->ops->stopped(pl->ops->ctx)) {
+        int64_t left = end_ns - monotonic_ns();
+        if (left <= 0 || stopped(ctx)) {
             return;
         }
         struct timespec slice = {0, left < COOLDOWN_SLICE_NS ? left : COOLDOWN_SLICE_NS};

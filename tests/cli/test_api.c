@@ -249,8 +249,9 @@ struct api_run {
 /* api_run_start_with starts the mock server (reporting mock_rate percent of each prompt as
  * cached) and the run: `-m m --url <mock>`, then `args`
  * (NULL-terminated), then the API, the artifact directory and plain progress lines; the API
- * stays up for AIPERF_API_SERVER_POST_COMPLETE_GRACE=600 s after the run. */
-static void api_run_start_with(struct api_run *r, const char *mock_rate, const char *const args[])
+ * stays up for AIPERF_API_SERVER_POST_COMPLETE_GRACE=grace_s seconds after the run. */
+static void api_run_start_with(struct api_run *r, const char *mock_rate, const char *grace_s,
+                               const char *const args[])
 {
     char *mock_argv[] = {
         RINGPERF_BINARY,    "mock-server",     "--port", "0", "--ttft-ms", "2", "--itl-ms", "1",
@@ -278,8 +279,10 @@ static void api_run_start_with(struct api_run *r, const char *mock_rate, const c
     char tsan[1024];
     const char *tsan_options = getenv("TSAN_OPTIONS");
     snprintf(tsan, sizeof(tsan), "TSAN_OPTIONS=%s", tsan_options != NULL ? tsan_options : "");
-    char *envp[] = {"AIPERF_API_SERVER_POST_COMPLETE_GRACE=600", "PATH=/usr/bin:/bin",
-                    "LSAN_OPTIONS=suppressions=" RINGPERF_LSAN_SUPP, tsan, NULL};
+    char grace[64];
+    snprintf(grace, sizeof(grace), "AIPERF_API_SERVER_POST_COMPLETE_GRACE=%s", grace_s);
+    char *envp[] = {grace, "PATH=/usr/bin:/bin", "LSAN_OPTIONS=suppressions=" RINGPERF_LSAN_SUPP,
+                    tsan, NULL};
     r->run = spawn_child_env(argv, envp, CHILD_STDERR);
     r->port = port_after(r->run.out, "API server listening");
     cr_assert_gt(r->port, 0);
@@ -287,7 +290,7 @@ static void api_run_start_with(struct api_run *r, const char *mock_rate, const c
 
 static void api_run_start(struct api_run *r, const char *const args[])
 {
-    api_run_start_with(r, "0", args);
+    api_run_start_with(r, "0", "600", args);
 }
 
 /* api_run_finish ends the API's grace period, requires the run's exit status (0, or 143
@@ -411,7 +414,7 @@ Test(cli_api, live_server_rows_from_counters_agree_with_the_export, .timeout = 1
         "--streaming", "--request-count",        "40", "--concurrency",
         "2",           "--warmup-request-count", "6",  NULL};
     struct api_run r;
-    api_run_start_with(&r, "50", args);
+    api_run_start_with(&r, "50", "600", args);
     wait_status(r.port, "/api/results", 200);
     json_t *doc = get_json(r.port, "/api/metrics", 200);
     json_t *metrics = json_object_get(doc, "metrics");
@@ -501,6 +504,51 @@ Test(cli_api, the_report_page_is_served_after_an_auto_plotted_run, .timeout = 18
     cr_assert_not_null(strstr(body, "no report yet: --auto-plot draws plots/report.html"), "%s",
                        body);
     free(body);
+    api_run_finish(&r, 0);
+}
+
+/* get_report polls /report.html until it answers 200 (--auto-plot is drawing it), for up to
+ * three minutes: a session's plots take longer than a run's. Returns the page (owned). */
+static char *get_report(int port)
+{
+    for (int i = 0; i < 1800; i++) {
+        char *body = NULL;
+        if (http_get(port, "/report.html", &body) == 200) {
+            return body;
+        }
+        cr_assert_not_null(strstr(body, "no report yet"), "%s", body);
+        free(body);
+        struct timespec pause = {0, 100 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    cr_assert_fail("/report.html never answered 200");
+    return NULL;
+}
+
+/* A session's runs hand their APIs on: the last one serves through the session's plots, and
+ * /report.html is the session's report (its Pareto view), for the grace period after them.
+ * The first run's API said there was none yet. */
+Test(cli_api, a_sweep_serves_its_report_after_its_last_run, .timeout = 300)
+{
+    static const char *const args[] = {
+        "--concurrency", "1,2", "--request-count", "4", "--streaming", "--auto-plot", NULL};
+    struct api_run r;
+    api_run_start_with(&r, "0", "4", args);
+    char *body = NULL;
+    cr_assert_eq(http_get(r.port, "/report.html", &body), 404, "%s", body);
+    cr_assert_not_null(strstr(body, "a session: its last run"), "%s", body);
+    free(body);
+    int last = port_after(r.run.out, "API server listening"); /* the second run's */
+    json_t *doc = get_json(last, "/api/run", 200);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "variation_label")), "concurrency_2");
+    json_decref(doc);
+    body = get_report(last);
+    cr_assert(strncmp(body, "<!DOCTYPE html>", 15) == 0, "%.100s", body);
+    cr_assert_not_null(strstr(body, "pareto_curve_throughput_vs_latency"), "the session's plots");
+    free(body);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/plots/report.html", r.dir);
+    cr_assert_eq(access(path, R_OK), 0, "drawn in the session's directory");
     api_run_finish(&r, 0);
 }
 
