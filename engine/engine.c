@@ -135,9 +135,44 @@ int engine_probe(char *errbuf, size_t errcap)
     return 0;
 }
 
+/* check_jobs refuses jobs the engine cannot run: polls with no interval between them (or one
+ * that overflows the clock), follow-ups the signer would sign as the submission (SigV4 signs
+ * the target's path and method), and submissions whose answer is discarded unread. Sessions
+ * of jobs run: each turn is a job, and the next turn starts when it ends. */
+static int check_jobs(const struct engine_config *config, char *errbuf, size_t errcap)
+{
+    const struct engine_jobs *jobs = config->jobs;
+    if (jobs == NULL) {
+        return 0;
+    }
+    if (jobs->poll_interval_ns <= 0 || jobs->poll_interval_ns > ENGINE_JOB_POLL_INTERVAL_MAX_NS) {
+        snprintf(errbuf, errcap,
+                 "engine: a job's poll interval must be more than 0 and at most %lld s (got %lld "
+                 "ns)",
+                 (long long)(ENGINE_JOB_POLL_INTERVAL_MAX_NS / 1000000000LL),
+                 (long long)jobs->poll_interval_ns);
+        return -EINVAL;
+    }
+    if (config->sigv4_credentials != NULL) {
+        snprintf(errbuf, errcap,
+                 "engine: jobs cannot be signed with SigV4: their polls and downloads would carry "
+                 "the submission's signature");
+        return -EINVAL;
+    }
+    if (config->discard_body) {
+        snprintf(errbuf, errcap,
+                 "engine: jobs need their answers read: a discarded submission names no job");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int fill_defaults(struct engine_config *config, char *errbuf, size_t errcap)
 {
     const struct engine_sessions *sessions = config->sessions;
+    if (check_jobs(config, errbuf, errcap) != 0) {
+        return -EINVAL;
+    }
     if (sessions != NULL) {
         if (sessions->turn_count == NULL || sessions->first_ordinal == NULL ||
             sessions->think_ns == NULL || sessions->turn_body == NULL) {
