@@ -170,6 +170,10 @@ struct engine_jobs {
     bool download;            /* --download-video-content */
 };
 
+/* ENGINE_JOB_ID_BYTES_MAX bounds the id a submission's answer names: a longer one fails its
+ * request (VideoGenerationError, saying so) rather than be polled cut short. */
+#define ENGINE_JOB_ID_BYTES_MAX 256
+
 /* ENGINE_JOB_POLL_INTERVAL_MAX_NS bounds engine_jobs.poll_interval_ns (a day), so that a poll's
  * due time cannot overflow the clock. engine_run refuses jobs with an interval outside 1 ns ..
  * this, with SigV4 (sigv4_credentials) or with discard_body. */

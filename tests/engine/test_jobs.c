@@ -1,9 +1,13 @@
 /*
  * test_jobs.c - asynchronous jobs (engine_jobs) at the engine's edge: the configurations
  * engine_run refuses, with the reason in errbuf, and jobs run to completion against the mock
- * server's video API.
+ * server's video API; a server naming a job by an id longer than ENGINE_JOB_ID_BYTES_MAX gets
+ * that request failed, saying so, and no poll with the id cut short.
  */
 #include "engine_fixture.h"
+
+#include <pthread.h>
+#include <sys/socket.h>
 
 #include "sigv4/sigv4.h"
 
@@ -122,4 +126,149 @@ Test(engine_jobs, jobs_run_to_completion_and_sessions_of_jobs_too, .timeout = 60
     fx.config.request_count = 0;
     expect_successes(&fx, 6);
     finish(&fx);
+}
+
+/* A scripted job server: every submission names the job `id` and every poll answers it
+ * completed; it keeps the polls' paths. One request per connection (Connection: close). */
+struct id_server {
+    int fd;
+    uint16_t port;
+    const char *id;
+    pthread_t thread;
+    char polls[8][1024];
+    size_t poll_count;
+};
+
+/* read_request reads one request's head and body into buf (NUL-terminated); false on EOF. */
+static bool read_request(int c, char *buf, size_t cap)
+{
+    size_t len = 0;
+    char *head_end = NULL;
+    while (head_end == NULL) {
+        ssize_t n = recv(c, buf + len, cap - 1 - len, 0);
+        if (n <= 0) {
+            return false;
+        }
+        len += (size_t)n;
+        buf[len] = '\0';
+        head_end = strstr(buf, "\r\n\r\n");
+    }
+    const char *cl = strcasestr(buf, "content-length:");
+    size_t body = cl != NULL ? strtoul(cl + strlen("content-length:"), NULL, 10) : 0;
+    size_t want = (size_t)(head_end + 4 - buf) + body;
+    while (len < want && len < cap - 1) {
+        ssize_t n = recv(c, buf + len, cap - 1 - len, 0);
+        if (n <= 0) {
+            return false;
+        }
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    return true;
+}
+
+static void answer_job(struct id_server *sv, int c)
+{
+    char req[8192];
+    if (!read_request(c, req, sizeof(req))) {
+        return;
+    }
+    bool poll = strncmp(req, "GET ", 4) == 0;
+    if (poll && sv->poll_count < 8) {
+        size_t n = strcspn(req + 4, " ");
+        snprintf(sv->polls[sv->poll_count++], sizeof(sv->polls[0]), "%.*s", (int)n, req + 4);
+    }
+    char body[2048];
+    snprintf(body, sizeof(body), "{\"id\":\"%s\",\"status\":\"%s\"}", sv->id,
+             poll ? "completed" : "queued");
+    char head[256];
+    snprintf(head, sizeof(head),
+             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+             "Connection: close\r\n\r\n",
+             strlen(body));
+    send(c, head, strlen(head), MSG_NOSIGNAL);
+    send(c, body, strlen(body), MSG_NOSIGNAL);
+}
+
+static void *serve_jobs(void *arg)
+{
+    struct id_server *sv = arg;
+    for (;;) {
+        int c = accept(sv->fd, NULL, NULL);
+        if (c < 0) {
+            return NULL;
+        }
+        answer_job(sv, c);
+        close(c);
+    }
+}
+
+static void id_server_start(struct id_server *sv)
+{
+    sv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(a);
+    cr_assert_eq(bind(sv->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    cr_assert_eq(listen(sv->fd, 16), 0);
+    cr_assert_eq(getsockname(sv->fd, (struct sockaddr *)&a, &len), 0);
+    sv->port = ntohs(a.sin_port);
+    cr_assert_eq(pthread_create(&sv->thread, NULL, serve_jobs, sv), 0);
+}
+
+static void id_server_stop(struct id_server *sv)
+{
+    shutdown(sv->fd, SHUT_RDWR);
+    close(sv->fd);
+    pthread_join(sv->thread, NULL);
+}
+
+/* run_one_job runs one job against a server naming it `id` into *out. */
+static void run_one_job(struct id_server *sv, const char *id, struct captured *out)
+{
+    *sv = (struct id_server){.id = id};
+    id_server_start(sv);
+    struct fixture fx = {0};
+    struct engine_jobs jobs = {.poll_interval_ns = 1000 * 1000};
+    video_config(&fx, sv->port, &jobs);
+    fx.config.concurrency = 1;
+    fx.config.shard_count = 1;
+    fx.config.request_count = 1;
+    struct capture *cap = new_capture();
+    run_engine(&fx, cap, NULL);
+    assert_every_ordinal_once(cap, 1);
+    *out = cap->records[0];
+    free(cap);
+    finish(&fx);
+    id_server_stop(sv);
+}
+
+Test(engine_jobs, an_id_over_the_limit_fails_its_request_and_is_never_polled, .timeout = 60)
+{
+    skip_without_io_uring();
+    char id[ENGINE_JOB_ID_BYTES_MAX + 2];
+    memset(id, 'a', sizeof(id) - 1);
+    id[sizeof(id) - 1] = '\0';
+    id[ENGINE_JOB_ID_BYTES_MAX - 1] = 'Z'; /* the last byte a poll may carry */
+
+    struct id_server *sv = calloc(1, sizeof(*sv));
+    struct captured rec;
+    id[ENGINE_JOB_ID_BYTES_MAX] = '\0'; /* at the limit: polled whole */
+    run_one_job(sv, id, &rec);
+    cr_assert_eq(rec.outcome, RECORD_SUCCESS, "%s: %s", rec.error_type, rec.error_message);
+    cr_assert_eq(sv->poll_count, 1);
+    char want[1024];
+    snprintf(want, sizeof(want), "/v1/videos/%s", id);
+    cr_assert_str_eq(sv->polls[0], want);
+
+    id[ENGINE_JOB_ID_BYTES_MAX] = 'a'; /* one byte over */
+    run_one_job(sv, id, &rec);
+    cr_assert_eq(rec.outcome, RECORD_ERROR);
+    cr_assert_eq(rec.error_code, 500);
+    cr_assert_str_eq(rec.error_type, "VideoGenerationError");
+    char says[128];
+    snprintf(says, sizeof(says), "the job ID is %d bytes long, more than the %d",
+             ENGINE_JOB_ID_BYTES_MAX + 1, ENGINE_JOB_ID_BYTES_MAX);
+    cr_assert_not_null(strstr(rec.error_message, says), "%s", rec.error_message);
+    cr_assert_eq(sv->poll_count, 0, "no poll with the id cut short: %s", sv->polls[0]);
+    free(sv);
 }
