@@ -8,6 +8,7 @@
  */
 #include "engine/engine_conn.h"
 #include "engine/engine_internal.h"
+#include "sigv4/sigv4.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -377,7 +378,9 @@ static void refresh_credentials(struct coordinator *co, int64_t now)
         int64_t interval = config->sigv4_refresh_interval_ns > 0 ? config->sigv4_refresh_interval_ns
                                                                  : 1000LL * 1000 * 1000;
         co->next_refresh_ns = now + interval;
-        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey)) {
+        char why[128];
+        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey) &&
+            sigv4_credentials_check(&co->rekey, why, sizeof(why))) {
             co->rekey_generation++;
             co->rekey_undelivered = co->shard_count;
         }

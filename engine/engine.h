@@ -262,7 +262,10 @@ struct engine_config {
     /* With SigV4, sigv4_refresh (may be NULL) is asked on the coordinator every
      * sigv4_refresh_interval_ns (0: one second) for newer credentials: it returns true after
      * writing them into *out (the files they came from changed). Every shard takes them before
-     * its next signature, and redacts them, and the ones before, from responses. */
+     * its next signature, and redacts them, and the ones before, from responses. The hook
+     * returns only sets sigv4_credentials_check takes, and says why it refuses one (the engine
+     * cannot print): a set that check refuses is not handed over, and the run signs on with
+     * the one before. */
     bool (*sigv4_refresh)(void *ctx, struct sigv4_credentials *out);
     void *sigv4_refresh_ctx;
     int64_t sigv4_refresh_interval_ns;
