@@ -6,10 +6,8 @@
  */
 #include "engine_fixture.h"
 
-#include <pthread.h>
-#include <sys/socket.h>
-
 #include "sigv4/sigv4.h"
+#include "tests/support/loopback_server.h"
 
 #define VIDEO_BODY "{\"model\":\"wan\",\"prompt\":\"a river\"}"
 
@@ -131,46 +129,17 @@ Test(engine_jobs, jobs_run_to_completion_and_sessions_of_jobs_too, .timeout = 60
 /* A scripted job server: every submission names the job `id` and every poll answers it
  * completed; it keeps the polls' paths. One request per connection (Connection: close). */
 struct id_server {
-    int fd;
-    uint16_t port;
+    struct loopback_server server;
     const char *id;
-    pthread_t thread;
     char polls[8][1024];
     size_t poll_count;
 };
 
-/* read_request reads one request's head and body into buf (NUL-terminated); false on EOF. */
-static bool read_request(int c, char *buf, size_t cap)
+static void answer_job(void *ctx, int c)
 {
-    size_t len = 0;
-    char *head_end = NULL;
-    while (head_end == NULL) {
-        ssize_t n = recv(c, buf + len, cap - 1 - len, 0);
-        if (n <= 0) {
-            return false;
-        }
-        len += (size_t)n;
-        buf[len] = '\0';
-        head_end = strstr(buf, "\r\n\r\n");
-    }
-    const char *cl = strcasestr(buf, "content-length:");
-    size_t body = cl != NULL ? strtoul(cl + strlen("content-length:"), NULL, 10) : 0;
-    size_t want = (size_t)(head_end + 4 - buf) + body;
-    while (len < want && len < cap - 1) {
-        ssize_t n = recv(c, buf + len, cap - 1 - len, 0);
-        if (n <= 0) {
-            return false;
-        }
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    return true;
-}
-
-static void answer_job(struct id_server *sv, int c)
-{
+    struct id_server *sv = ctx;
     char req[8192];
-    if (!read_request(c, req, sizeof(req))) {
+    if (!loopback_read_request(c, req, sizeof(req))) {
         return;
     }
     bool poll = strncmp(req, "GET ", 4) == 0;
@@ -181,55 +150,17 @@ static void answer_job(struct id_server *sv, int c)
     char body[2048];
     snprintf(body, sizeof(body), "{\"id\":\"%s\",\"status\":\"%s\"}", sv->id,
              poll ? "completed" : "queued");
-    char head[256];
-    snprintf(head, sizeof(head),
-             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-             "Connection: close\r\n\r\n",
-             strlen(body));
-    send(c, head, strlen(head), MSG_NOSIGNAL);
-    send(c, body, strlen(body), MSG_NOSIGNAL);
-}
-
-static void *serve_jobs(void *arg)
-{
-    struct id_server *sv = arg;
-    for (;;) {
-        int c = accept(sv->fd, NULL, NULL);
-        if (c < 0) {
-            return NULL;
-        }
-        answer_job(sv, c);
-        close(c);
-    }
-}
-
-static void id_server_start(struct id_server *sv)
-{
-    sv->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(a);
-    cr_assert_eq(bind(sv->fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    cr_assert_eq(listen(sv->fd, 16), 0);
-    cr_assert_eq(getsockname(sv->fd, (struct sockaddr *)&a, &len), 0);
-    sv->port = ntohs(a.sin_port);
-    cr_assert_eq(pthread_create(&sv->thread, NULL, serve_jobs, sv), 0);
-}
-
-static void id_server_stop(struct id_server *sv)
-{
-    shutdown(sv->fd, SHUT_RDWR);
-    close(sv->fd);
-    pthread_join(sv->thread, NULL);
+    loopback_reply(c, "application/json", body);
 }
 
 /* run_one_job runs one job against a server naming it `id` into *out. */
 static void run_one_job(struct id_server *sv, const char *id, struct captured *out)
 {
     *sv = (struct id_server){.id = id};
-    id_server_start(sv);
+    loopback_server_start(&sv->server, answer_job, sv);
     struct fixture fx = {0};
     struct engine_jobs jobs = {.poll_interval_ns = 1000 * 1000};
-    video_config(&fx, sv->port, &jobs);
+    video_config(&fx, sv->server.port, &jobs);
     fx.config.concurrency = 1;
     fx.config.shard_count = 1;
     fx.config.request_count = 1;
@@ -239,7 +170,7 @@ static void run_one_job(struct id_server *sv, const char *id, struct captured *o
     *out = cap->records[0];
     free(cap);
     finish(&fx);
-    id_server_stop(sv);
+    loopback_server_stop(&sv->server);
 }
 
 Test(engine_jobs, an_id_over_the_limit_fails_its_request_and_is_never_polled, .timeout = 60)

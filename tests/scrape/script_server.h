@@ -8,42 +8,29 @@
 
 #include <criterion/criterion.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "scrape/scrape.h"
+#include "tests/support/loopback_server.h"
 
 #define SCRIPT_BODIES_MAX 16
 
 struct script {
-    int fd;
+    struct loopback_server server;
     int port;
     const char *bodies[SCRIPT_BODIES_MAX]; /* answered in turn; the last one repeats */
     size_t count;
     size_t served;
     const char *not_found_path; /* answered 404 */
-    pthread_t thread;
 };
 
-static inline void answer(struct script *s, int c)
+static inline void script_answer(void *ctx, int c)
 {
+    struct script *s = ctx;
     char req[4096];
-    size_t len = 0;
-    while (len < sizeof(req) - 1) {
-        ssize_t n = recv(c, req + len, sizeof(req) - 1 - len, 0);
-        if (n <= 0) {
-            return;
-        }
-        len += (size_t)n;
-        req[len] = '\0';
-        if (strstr(req, "\r\n\r\n") != NULL) {
-            break;
-        }
+    if (!loopback_read_request(c, req, sizeof(req))) {
+        return;
     }
     char head[256];
     if (s->not_found_path != NULL &&
@@ -55,45 +42,18 @@ static inline void answer(struct script *s, int c)
     }
     size_t i = s->served < s->count ? s->served : s->count - 1;
     s->served++;
-    const char *body = s->bodies[i];
-    snprintf(head, sizeof(head),
-             "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
-             "%zu\r\nConnection: close\r\n\r\n",
-             strlen(body));
-    send(c, head, strlen(head), MSG_NOSIGNAL);
-    send(c, body, strlen(body), MSG_NOSIGNAL);
-}
-
-static inline void *serve(void *arg)
-{
-    struct script *s = arg;
-    for (;;) {
-        int c = accept(s->fd, NULL, NULL);
-        if (c < 0) {
-            return NULL;
-        }
-        answer(s, c);
-        close(c);
-    }
+    loopback_reply(c, "text/plain; version=0.0.4", s->bodies[i]);
 }
 
 static inline void script_start(struct script *s)
 {
-    s->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(a);
-    cr_assert_eq(bind(s->fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    cr_assert_eq(listen(s->fd, 16), 0);
-    cr_assert_eq(getsockname(s->fd, (struct sockaddr *)&a, &len), 0);
-    s->port = ntohs(a.sin_port);
-    cr_assert_eq(pthread_create(&s->thread, NULL, serve, s), 0);
+    loopback_server_start(&s->server, script_answer, s);
+    s->port = s->server.port;
 }
 
 static inline void script_stop(struct script *s)
 {
-    shutdown(s->fd, SHUT_RDWR);
-    close(s->fd);
-    pthread_join(s->thread, NULL);
+    loopback_server_stop(&s->server);
 }
 
 static inline void endpoint_for(const struct script *s, struct scrape_endpoint *e, bool is_default)
