@@ -127,3 +127,14 @@ int export__server_metrics_timeslices(json_t *metrics, const struct scrape *s,
     struct slices_out o = {.metrics = metrics, .s = s, .slice_ns = slice_ns};
     return scrape_reduce_slices(s, w, sl, on_slice, &o);
 }
+
+uint64_t export_server_metrics_slices_left_out(const struct export_server_metrics *in)
+{
+    struct scrape_window w = scrape_window_of(in->scrape, SCRAPE_PHASE_PROFILING);
+    if (in->slice_ns <= 0 || w.start_ns == 0 || w.end_ns <= w.start_ns) {
+        return 0;
+    }
+    uint64_t span = (uint64_t)(w.end_ns - w.start_ns);
+    uint64_t slices = span / (uint64_t)in->slice_ns + (span % (uint64_t)in->slice_ns != 0);
+    return slices > EXPORT_SLICES_MAX ? slices - EXPORT_SLICES_MAX : 0;
+}
