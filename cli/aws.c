@@ -95,7 +95,16 @@ bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out)
     if (ret == 0) {
         return false;
     }
-    aws->latest = *out;
+    aws->latest = *out; /* refused or not: the same set again is no change, said once */
+    char why[128];
+    if (!sigv4_credentials_check(out, why, sizeof(why))) {
+        explicit_bzero(out, sizeof(*out));
+        fprintf(stderr,
+                "ringperf profile: AWS credentials from %s changed, but %s, so they cannot "
+                "sign; still signing with the ones before\n",
+                source, why);
+        return false;
+    }
     fprintf(stderr, "AWS credentials from %s changed: signing with them from now on\n", source);
     return true;
 }

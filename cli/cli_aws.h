@@ -35,7 +35,8 @@ int cli_aws_prepare(struct cli_aws *aws, const struct profile_config *cfg,
 /* cli_aws_refresh is the engine's sigv4_refresh (on the coordinator): when the credentials
  * or config file changed and now holds other credentials for the profile, it writes them into
  * *out, keeps them as the latest, prints one line saying so (never a value) and returns true.
- * A changed file that cannot be read leaves the credentials as they were, said once. Long runs
+ * A changed file that cannot be read, or whose credentials the signer refuses (a control
+ * character, say), leaves the credentials as they were, said once with the reason. Long runs
  * outlive temporary credentials; this is how they go on signing with renewed ones. */
 bool cli_aws_refresh(void *ctx, struct sigv4_credentials *out);
 

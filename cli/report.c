@@ -107,6 +107,19 @@ void cli_report_client_load(const struct profile_run *run)
            st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
 }
 
+/* report_slices warns when requests started past the last timeslice kept. */
+static void report_slices(const struct profile_run *run)
+{
+    uint64_t dropped = run->exp.intervals.slice_records_dropped;
+    if (dropped == 0) {
+        return;
+    }
+    printf("Warning: %llu request%s started after the first %d windows of --slice-duration %g s "
+           "and %s left out of the timeslices. A longer --slice-duration covers the whole run.\n",
+           (unsigned long long)dropped, dropped == 1 ? "" : "s", EXPORT_SLICES_MAX,
+           run->cfg.slice_duration_seconds, dropped == 1 ? "is" : "are");
+}
+
 /* report_title is AIPerf's console title for the endpoint's metrics. */
 const char *cli_report_title(const struct profile_run *run, char *buf, size_t cap)
 {
@@ -188,6 +201,7 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
     cli_report_send_lag(run);
     cli_report_itl_fallbacks(run);
     cli_report_client_load(run);
+    report_slices(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, stopped, run->threshold_exceeded ? 1 : status);
     struct plot_job job = {.run = run, .status = status};

@@ -79,6 +79,13 @@ static int write_metrics(const struct scrape *s, const struct export_run *exp,
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: writing %s failed: %s\n", failed, strerror(-ret));
     }
+    uint64_t left_out = export_server_metrics_slices_left_out(&in);
+    if (ret == 0 && left_out > 0) {
+        printf("Warning: the server metrics' timeslices and counter rate statistics cover the "
+               "first %d windows of --slice-duration %g s; %llu more are left out. A longer "
+               "--slice-duration covers the whole run.\n",
+               EXPORT_SLICES_MAX, cfg->slice_duration_seconds, (unsigned long long)left_out);
+    }
     return ret;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "engine/engine_conn.h"
 #include "engine/engine_internal.h"
+#include "sigv4/sigv4.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -135,9 +136,44 @@ int engine_probe(char *errbuf, size_t errcap)
     return 0;
 }
 
+/* check_jobs refuses jobs the engine cannot run: polls with no interval between them (or one
+ * that overflows the clock), follow-ups the signer would sign as the submission (SigV4 signs
+ * the target's path and method), and submissions whose answer is discarded unread. Sessions
+ * of jobs run: each turn is a job, and the next turn starts when it ends. */
+static int check_jobs(const struct engine_config *config, char *errbuf, size_t errcap)
+{
+    const struct engine_jobs *jobs = config->jobs;
+    if (jobs == NULL) {
+        return 0;
+    }
+    if (jobs->poll_interval_ns <= 0 || jobs->poll_interval_ns > ENGINE_JOB_POLL_INTERVAL_MAX_NS) {
+        snprintf(errbuf, errcap,
+                 "engine: a job's poll interval must be more than 0 and at most %lld s (got %lld "
+                 "ns)",
+                 (long long)(ENGINE_JOB_POLL_INTERVAL_MAX_NS / 1000000000LL),
+                 (long long)jobs->poll_interval_ns);
+        return -EINVAL;
+    }
+    if (config->sigv4_credentials != NULL) {
+        snprintf(errbuf, errcap,
+                 "engine: jobs cannot be signed with SigV4: their polls and downloads would carry "
+                 "the submission's signature");
+        return -EINVAL;
+    }
+    if (config->discard_body) {
+        snprintf(errbuf, errcap,
+                 "engine: jobs need their answers read: a discarded submission names no job");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int fill_defaults(struct engine_config *config, char *errbuf, size_t errcap)
 {
     const struct engine_sessions *sessions = config->sessions;
+    if (check_jobs(config, errbuf, errcap) != 0) {
+        return -EINVAL;
+    }
     if (sessions != NULL) {
         if (sessions->turn_count == NULL || sessions->first_ordinal == NULL ||
             sessions->think_ns == NULL || sessions->turn_body == NULL) {
@@ -342,7 +378,9 @@ static void refresh_credentials(struct coordinator *co, int64_t now)
         int64_t interval = config->sigv4_refresh_interval_ns > 0 ? config->sigv4_refresh_interval_ns
                                                                  : 1000LL * 1000 * 1000;
         co->next_refresh_ns = now + interval;
-        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey)) {
+        char why[128];
+        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey) &&
+            sigv4_credentials_check(&co->rekey, why, sizeof(why))) {
             co->rekey_generation++;
             co->rekey_undelivered = co->shard_count;
         }

@@ -166,9 +166,18 @@ struct engine_sessions {
  * request and the shard sleeps or serves others, so polling blocks nothing and takes no
  * connection from the load (a job is one request in flight, as AIPerf counts it). */
 struct engine_jobs {
-    int64_t poll_interval_ns; /* AIPERF_HTTP_VIDEO_POLL_INTERVAL; > 0 */
+    int64_t poll_interval_ns; /* AIPERF_HTTP_VIDEO_POLL_INTERVAL; 1 ns .. a day */
     bool download;            /* --download-video-content */
 };
+
+/* ENGINE_JOB_ID_BYTES_MAX bounds the id a submission's answer names: a longer one fails its
+ * request (VideoGenerationError, saying so) rather than be polled cut short. */
+#define ENGINE_JOB_ID_BYTES_MAX 256
+
+/* ENGINE_JOB_POLL_INTERVAL_MAX_NS bounds engine_jobs.poll_interval_ns (a day), so that a poll's
+ * due time cannot overflow the clock. engine_run refuses jobs with an interval outside 1 ns ..
+ * this, with SigV4 (sigv4_credentials) or with discard_body. */
+#define ENGINE_JOB_POLL_INTERVAL_MAX_NS (86400LL * 1000000000LL)
 
 /* engine_conn_reuse says when a connection is closed (AIPerf's
  * --connection-reuse-strategy). The request a connection carries last says
@@ -228,7 +237,8 @@ struct engine_config {
      * none, e.g. for GET). */
     const struct engine_payload *payloads;
     size_t payload_count;
-    /* Every request is an asynchronous job (engine_jobs), or NULL. Not with SigV4. */
+    /* Every request is an asynchronous job (engine_jobs), or NULL. Not with SigV4 or
+     * discard_body (engine_run refuses them). */
     const struct engine_jobs *jobs;
     /* Multi-turn sessions (payloads then unused), or NULL. */
     const struct engine_sessions *sessions;
@@ -252,7 +262,10 @@ struct engine_config {
     /* With SigV4, sigv4_refresh (may be NULL) is asked on the coordinator every
      * sigv4_refresh_interval_ns (0: one second) for newer credentials: it returns true after
      * writing them into *out (the files they came from changed). Every shard takes them before
-     * its next signature, and redacts them, and the ones before, from responses. */
+     * its next signature, and redacts them, and the ones before, from responses. The hook
+     * returns only sets sigv4_credentials_check takes, and says why it refuses one (the engine
+     * cannot print): a set that check refuses is not handed over, and the run signs on with
+     * the one before. */
     bool (*sigv4_refresh)(void *ctx, struct sigv4_credentials *out);
     void *sigv4_refresh_ctx;
     int64_t sigv4_refresh_interval_ns;

@@ -41,9 +41,6 @@ static void job_fail(struct engine__shard *shard, struct engine__conn *c, int co
  * characters only, so that no escape or separator changes which resource a poll names. */
 static bool id_usable(struct response_str id)
 {
-    if (id.len == 0 || id.len > 256) {
-        return false;
-    }
     for (size_t i = 0; i < id.len; i++) {
         char ch = id.ptr[i];
         bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -108,6 +105,12 @@ static void on_submitted(struct engine__shard *shard, struct engine__conn *c,
     if (v->id.len == 0) {
         job_fail(shard, c, 500, "VideoGenerationError", "No job ID returned: %.*s",
                  (int)(body_len < JOB_SNIPPET_BYTES ? body_len : JOB_SNIPPET_BYTES), body);
+        return;
+    }
+    if (v->id.len > ENGINE_JOB_ID_BYTES_MAX) {
+        job_fail(shard, c, 500, "VideoGenerationError",
+                 "the job ID is %zu bytes long, more than the %d a poll's path takes: %.*s...",
+                 v->id.len, ENGINE_JOB_ID_BYTES_MAX, 64, v->id.ptr);
         return;
     }
     if (!id_usable(v->id)) {

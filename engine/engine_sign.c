@@ -95,8 +95,8 @@ void engine__sign_deliver(struct engine__shard *shards, uint32_t count,
 }
 
 /* take_rekey signs with the credentials the coordinator handed over from now on, and adds
- * them to what the shard redacts. A set the signer refuses (it checked the first set) keeps
- * the signer it has. */
+ * them to what the shard redacts. The coordinator hands over only sets the signer takes
+ * (sigv4_credentials_check); out of memory for the new signer, the shard keeps the one it has. */
 static void take_rekey(struct engine__shard *shard)
 {
     const struct engine_config *config = shard->config;

@@ -557,6 +557,11 @@ struct export_server_metrics {
 int export_server_metrics_write(const struct export_paths *paths,
                                 const struct export_server_metrics *in, const char **out_failed);
 
+/* export_server_metrics_slices_left_out returns how many --slice-duration slices of the
+ * profiling window come after the first EXPORT_SLICES_MAX, which alone are in the timeslices
+ * and counters' rate statistics; 0 when none or without slices. */
+uint64_t export_server_metrics_slices_left_out(const struct export_server_metrics *in);
+
 /* export_gpu_telemetry_jsonl writes gpu_telemetry_export.jsonl: one TelemetryRecord line per
  * GPU per fetch of the DCGM scraper s (spec §6.3). Returns 0 or -errno. */
 int export_gpu_telemetry_jsonl(const char *path, const struct scrape *s);

@@ -60,8 +60,8 @@ int export__write_staged(const char *path, const char *text, size_t len);
 json_t *export__buckets_json(const struct scrape_histogram_stats *h);
 
 /* export__server_metrics_timeslices adds each series' `timeslices` to the profiling window's
- * exported `metrics` object: window w cut into slice_ns slices (none for slice_ns 0)
- * (server_metrics_slices.c). Returns 0 or -ENOMEM. */
+ * exported `metrics` object: window w cut into slice_ns slices (none for slice_ns 0), of which
+ * the first EXPORT_SLICES_MAX (server_metrics_slices.c). Returns 0 or -ENOMEM. */
 int export__server_metrics_timeslices(json_t *metrics, const struct scrape *s,
                                       struct scrape_window w, int64_t slice_ns);
 

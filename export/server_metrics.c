@@ -259,9 +259,11 @@ int export_server_metrics_write(const struct export_paths *paths,
     struct scrape_report prof = {0};
     struct scrape_report warm = {0};
     const struct scrape *s = in->scrape;
-    int ret = scrape_reduce(s, scrape_window_of(s, SCRAPE_PHASE_PROFILING), in->slice_ns, &prof);
+    /* Counters' rate statistics over the slices the timeslices keep. */
+    struct scrape_slicing sl = {.slice_ns = in->slice_ns, .slices_max = EXPORT_SLICES_MAX};
+    int ret = scrape_reduce(s, scrape_window_of(s, SCRAPE_PHASE_PROFILING), sl, &prof);
     if (ret == 0) {
-        ret = scrape_reduce(s, scrape_window_of(s, SCRAPE_PHASE_WARMUP), in->slice_ns, &warm);
+        ret = scrape_reduce(s, scrape_window_of(s, SCRAPE_PHASE_WARMUP), sl, &warm);
     }
     *out_failed = paths->server_metrics_json;
     if (ret == 0 && config_server_metrics_format(in->cfg, "json")) {

@@ -1,9 +1,10 @@
 /*
  * server_metrics_slices.c - the `timeslices` of server_metrics_export.json's series (spec §6.2)
  * with --slice-duration: the profiling window cut into slices of that length from its start
- * (the last one partial, marked is_complete: false), each reduced as a window of its own, and
- * each series' statistics in each slice appended to that series' list: gauges' avg, min and
- * max, counters' total and rate, histograms' count, sum, avg and bucket deltas.
+ * (the last one partial, marked is_complete: false), each reduced as a window of its own, in
+ * one pass over the samples, and each series' statistics in each slice appended to that
+ * series' list: gauges' avg, min and max, counters' total and rate, histograms' count, sum, avg
+ * and bucket deltas. Only the first EXPORT_SLICES_MAX slices, as the request timeslices.
  */
 #include "export/export.h"
 
@@ -105,25 +106,35 @@ static void add_slice(json_t *metrics, const struct scrape *s, const struct scra
     }
 }
 
+struct slices_out {
+    json_t *metrics;
+    const struct scrape *s;
+    int64_t slice_ns;
+};
+
+static int on_slice(void *ctx, struct scrape_window slice, const struct scrape_report *r)
+{
+    const struct slices_out *o = ctx;
+    add_slice(o->metrics, o->s, r, slice, slice.end_ns - slice.start_ns == o->slice_ns);
+    return 0;
+}
+
 int export__server_metrics_timeslices(json_t *metrics, const struct scrape *s,
                                       struct scrape_window w, int64_t slice_ns)
 {
-    if (slice_ns <= 0 || w.end_ns <= w.start_ns) {
+    /* As the request timeslices (intervals.c): windows past EXPORT_SLICES_MAX are left out. */
+    struct scrape_slicing sl = {.slice_ns = slice_ns, .slices_max = EXPORT_SLICES_MAX};
+    struct slices_out o = {.metrics = metrics, .s = s, .slice_ns = slice_ns};
+    return scrape_reduce_slices(s, w, sl, on_slice, &o);
+}
+
+uint64_t export_server_metrics_slices_left_out(const struct export_server_metrics *in)
+{
+    struct scrape_window w = scrape_window_of(in->scrape, SCRAPE_PHASE_PROFILING);
+    if (in->slice_ns <= 0 || w.start_ns == 0 || w.end_ns <= w.start_ns) {
         return 0;
     }
-    for (int64_t start = w.start_ns; start < w.end_ns; start += slice_ns) {
-        struct scrape_window slice = {start, start + slice_ns};
-        bool complete = slice.end_ns <= w.end_ns;
-        slice.end_ns = complete ? slice.end_ns : w.end_ns;
-        struct scrape_report r = {0};
-        int ret = scrape_reduce(s, slice, 0, &r);
-        if (ret == 0) {
-            add_slice(metrics, s, &r, slice, complete);
-        }
-        scrape_report_free(&r);
-        if (ret != 0) {
-            return ret;
-        }
-    }
-    return 0;
+    uint64_t span = (uint64_t)(w.end_ns - w.start_ns);
+    uint64_t slices = span / (uint64_t)in->slice_ns + (span % (uint64_t)in->slice_ns != 0);
+    return slices > EXPORT_SLICES_MAX ? slices - EXPORT_SLICES_MAX : 0;
 }

@@ -188,12 +188,30 @@ struct scrape_report {
     size_t family_count;
 };
 
+/* scrape_slicing cuts a window into slices of slice_ns from its start (0 = no slices), of
+ * which only the first slices_max count: the caller's bound, since a tiny slice over a long run
+ * would otherwise make millions of them. */
+struct scrape_slicing {
+    int64_t slice_ns;
+    size_t slices_max;
+};
+
 /* scrape_reduce computes the statistics of window w (counters from the last sample at or
- * before its start; gauges over the samples inside it); slice_ns > 0 adds counter rate
- * statistics over slices of that length. _created series are left out. Returns 0 or -ENOMEM;
- * *out is freed with scrape_report_free either way. */
-int scrape_reduce(const struct scrape *s, struct scrape_window w, int64_t slice_ns,
+ * before its start; gauges over the samples inside it); a slicing adds counter rate statistics
+ * over its complete slices (the first slices_max). _created series are left out. Returns 0 or
+ * -ENOMEM; *out is freed with scrape_report_free either way. */
+int scrape_reduce(const struct scrape *s, struct scrape_window w, struct scrape_slicing sl,
                   struct scrape_report *out);
+
+/* scrape_reduce_slices reduces each slice of window w (sl: the last slice ends at w.end_ns,
+ * partial) as scrape_reduce(s, slice, no slicing) would, in one pass over the samples: it calls
+ * on_slice(ctx, slice, report) for each of the first sl.slices_max slices that has a sample, in
+ * time order (report valid during the call). Later slices are left out. Returns 0, -ENOMEM, or
+ * the first non-zero return of on_slice, which stops the pass. */
+int scrape_reduce_slices(const struct scrape *s, struct scrape_window w, struct scrape_slicing sl,
+                         int (*on_slice)(void *ctx, struct scrape_window slice,
+                                         const struct scrape_report *r),
+                         void *ctx);
 
 /* scrape_report_free frees what scrape_reduce made. */
 void scrape_report_free(struct scrape_report *r);

@@ -43,24 +43,40 @@ static int acc_push(struct acc *a, int64_t t, double v)
     return 0;
 }
 
+static void accs_free(struct acc *accs, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(accs[i].t);
+        free(accs[i].v);
+    }
+    free(accs);
+}
+
+/* feed adds record r's samples to their series' accs; a record before `start` replaces each
+ * series' reference, as only the last sample before a window matters. */
+static int feed(const struct scrape__store *st, size_t r, int64_t start, struct acc *accs)
+{
+    int64_t t = st->records[r].timestamp_ns;
+    size_t end = r + 1 < st->record_count ? st->record_begin[r + 1] : st->log_len;
+    for (size_t i = st->record_begin[r]; i < end; i++) {
+        struct acc *a = &accs[st->log_series[i]];
+        if (t < start) {
+            a->n = 0;
+            a->has_ref = true;
+        }
+        if (acc_push(a, t, st->log_value[i]) != 0) {
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /* gather fills one acc per series with its samples up to the window's end. */
 static int gather(const struct scrape__store *st, struct scrape_window w, struct acc *accs)
 {
-    for (size_t r = 0; r < st->record_count; r++) {
-        int64_t t = st->records[r].timestamp_ns;
-        if (t > w.end_ns) {
-            break;
-        }
-        size_t end = r + 1 < st->record_count ? st->record_begin[r + 1] : st->log_len;
-        for (size_t i = st->record_begin[r]; i < end; i++) {
-            struct acc *a = &accs[st->log_series[i]];
-            if (t < w.start_ns) {
-                a->n = 0; /* only the last sample before the window matters */
-                a->has_ref = true;
-            }
-            if (acc_push(a, t, st->log_value[i]) != 0) {
-                return -ENOMEM;
-            }
+    for (size_t r = 0; r < st->record_count && st->records[r].timestamp_ns <= w.end_ns; r++) {
+        if (feed(st, r, w.start_ns, accs) != 0) {
+            return -ENOMEM;
         }
     }
     return 0;
@@ -137,11 +153,14 @@ static double value_at(const struct acc *a, int64_t t)
     return a->v[lo > 0 ? lo - 1 : 0];
 }
 
-/* rate_stats: rates of the complete slices of w, as AIPerf's counter timeslices. */
-static int rate_stats(const struct acc *a, struct scrape_window w, int64_t slice_ns,
+/* rate_stats: rates of the complete slices of w, as AIPerf's counter timeslices, of the first
+ * slices_max only (the timeslices the export keeps). */
+static int rate_stats(const struct acc *a, struct scrape_window w, struct scrape_slicing sl,
                       struct scrape_counter_stats *c)
 {
-    size_t slices = (size_t)((w.end_ns - w.start_ns) / slice_ns);
+    int64_t slice_ns = sl.slice_ns;
+    uint64_t complete = (uint64_t)((w.end_ns - w.start_ns) / slice_ns);
+    size_t slices = complete < sl.slices_max ? (size_t)complete : sl.slices_max;
     if (slices == 0 || a->n < 2) {
         return 0;
     }
@@ -164,14 +183,14 @@ static int rate_stats(const struct acc *a, struct scrape_window w, int64_t slice
     return 0;
 }
 
-static int counter_stats(const struct acc *a, struct scrape_window w, int64_t slice_ns,
+static int counter_stats(const struct acc *a, struct scrape_window w, struct scrape_slicing sl,
                          struct scrape_counter_stats *c)
 {
     double delta = a->v[a->n - 1] - a->v[0];
     int64_t duration_ns = a->t[a->n - 1] - a->t[0];
     c->total = delta > 0 ? delta : 0;
     c->rate = duration_ns > 0 ? c->total / ((double)duration_ns / 1e9) : 0;
-    return slice_ns > 0 ? rate_stats(a, w, slice_ns, c) : 0;
+    return sl.slice_ns > 0 ? rate_stats(a, w, sl, c) : 0;
 }
 
 /* A histogram series: its sum, count and buckets. */
@@ -397,8 +416,8 @@ static int reduce_histograms(const struct scrape__store *st, struct acc *accs, u
 }
 
 static int reduce_scalars(const struct scrape__store *st, struct acc *accs, uint32_t fam,
-                          struct scrape_window w, int64_t slice_ns, struct scrape_family_stats *f,
-                          size_t *cap)
+                          struct scrape_window w, struct scrape_slicing sl,
+                          struct scrape_family_stats *f, size_t *cap)
 {
     for (size_t i = 0; i < st->series_count; i++) {
         const struct scrape__series *se = &st->series[i];
@@ -413,7 +432,7 @@ static int reduce_scalars(const struct scrape__store *st, struct acc *accs, uint
                                           .labels = se->labels,
                                           .label_count = se->label_count,
                                           .type = f->type};
-        int ret = f->type == PROM_COUNTER ? counter_stats(&accs[i], w, slice_ns, &s->counter)
+        int ret = f->type == PROM_COUNTER ? counter_stats(&accs[i], w, sl, &s->counter)
                                           : gauge_stats(&accs[i], &s->gauge);
         if (ret != 0) {
             return ret;
@@ -423,7 +442,7 @@ static int reduce_scalars(const struct scrape__store *st, struct acc *accs, uint
 }
 
 static int reduce_families(const struct scrape__store *st, struct acc *accs, struct scrape_window w,
-                           int64_t slice_ns, struct scrape_report *out)
+                           struct scrape_slicing sl, struct scrape_report *out)
 {
     out->families = calloc(st->family_count ? st->family_count : 1, sizeof(*out->families));
     if (out->families == NULL) {
@@ -438,7 +457,7 @@ static int reduce_families(const struct scrape__store *st, struct acc *accs, str
                                           .unit = unit_of(fam->name)};
         size_t cap = 0;
         int ret = fam->type == PROM_HISTOGRAM ? reduce_histograms(st, accs, i, f, &cap)
-                                              : reduce_scalars(st, accs, i, w, slice_ns, f, &cap);
+                                              : reduce_scalars(st, accs, i, w, sl, f, &cap);
         if (ret != 0) {
             out->family_count++;
             return ret;
@@ -452,7 +471,7 @@ static int reduce_families(const struct scrape__store *st, struct acc *accs, str
     return 0;
 }
 
-int scrape_reduce(const struct scrape *s, struct scrape_window w, int64_t slice_ns,
+int scrape_reduce(const struct scrape *s, struct scrape_window w, struct scrape_slicing sl,
                   struct scrape_report *out)
 {
     memset(out, 0, sizeof(*out));
@@ -466,13 +485,148 @@ int scrape_reduce(const struct scrape *s, struct scrape_window w, int64_t slice_
     }
     int ret = gather(st, w, accs);
     if (ret == 0) {
-        ret = reduce_families(st, accs, w, slice_ns, out);
+        ret = reduce_families(st, accs, w, sl, out);
     }
-    for (size_t i = 0; i < st->series_count; i++) {
-        free(accs[i].t);
-        free(accs[i].v);
+    accs_free(accs, st->series_count);
+    return ret;
+}
+
+/* rebase turns the accs into ones for a window from `start`: of each series' samples, the last
+ * one before start becomes its reference and those from start on stay. */
+static void rebase(struct acc *accs, size_t count, int64_t start)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct acc *a = &accs[i];
+        size_t before = a->n;
+        while (before > 0 && a->t[before - 1] >= start) {
+            before--;
+        }
+        if (before == 0) {
+            continue;
+        }
+        size_t from = before - 1;
+        memmove(a->t, a->t + from, (a->n - from) * sizeof(*a->t));
+        memmove(a->v, a->v + from, (a->n - from) * sizeof(*a->v));
+        a->n -= from;
+        a->has_ref = true;
     }
-    free(accs);
+}
+
+/* A pass over the samples cut into slices: the slice whose samples the accs hold. */
+struct slicer {
+    const struct scrape__store *st;
+    struct acc *accs;
+    struct scrape_window w;
+    struct scrape_slicing sl;
+    uint64_t slice_count; /* of the whole window, the last one partial */
+    uint64_t index;       /* the current slice */
+    bool has_data;        /* a record fell in it */
+    int64_t last_ns;      /* the time of the last record fed */
+    int (*on_slice)(void *ctx, struct scrape_window slice, const struct scrape_report *r);
+    void *ctx;
+};
+
+static struct scrape_window slice_of(const struct slicer *p, uint64_t k)
+{
+    int64_t start = p->w.start_ns + (int64_t)k * p->sl.slice_ns;
+    int64_t end = k + 1 < p->slice_count ? start + p->sl.slice_ns : p->w.end_ns;
+    return (struct scrape_window){start, end};
+}
+
+/* index_of is the first slice holding time t (w.start <= t <= w.end): a slice ends at its end
+ * inclusive, as scrape_reduce's windows do, so a record on a boundary is in both slices. */
+static uint64_t index_of(const struct slicer *p, int64_t t)
+{
+    uint64_t k =
+        t == p->w.start_ns ? 0 : (uint64_t)(t - p->w.start_ns - 1) / (uint64_t)p->sl.slice_ns;
+    return k < p->slice_count ? k : p->slice_count - 1;
+}
+
+/* emit reduces the current slice, when it has data, and hands it to on_slice. */
+static int emit(struct slicer *p)
+{
+    if (!p->has_data || p->index >= p->sl.slices_max) {
+        return 0;
+    }
+    struct scrape_window slice = slice_of(p, p->index);
+    struct scrape_report r = {0};
+    struct scrape_slicing none = {0};
+    int ret = reduce_families(p->st, p->accs, slice, none, &r);
+    if (ret == 0) {
+        ret = p->on_slice(p->ctx, slice, &r);
+    }
+    scrape_report_free(&r);
+    return ret;
+}
+
+/* advance ends the current slice and moves to slice k (> the current one). A record on the
+ * current slice's end is also the start of the next slice, which is emitted on the way when k
+ * is further on. */
+static int advance(struct slicer *p, uint64_t k)
+{
+    int ret = emit(p);
+    bool boundary =
+        p->has_data && p->last_ns == slice_of(p, p->index).end_ns && p->index + 1 < p->slice_count;
+    p->index++;
+    rebase(p->accs, p->st->series_count, slice_of(p, p->index).start_ns);
+    p->has_data = boundary;
+    if (ret == 0 && p->index < k) {
+        ret = emit(p);
+        p->index = k;
+        rebase(p->accs, p->st->series_count, slice_of(p, k).start_ns);
+        p->has_data = false;
+    }
+    return ret;
+}
+
+static int slice_pass(struct slicer *p)
+{
+    const struct scrape__store *st = p->st;
+    int ret = 0;
+    for (size_t r = 0; ret == 0 && r < st->record_count; r++) {
+        int64_t t = st->records[r].timestamp_ns;
+        if (t > p->w.end_ns) {
+            break;
+        }
+        if (t >= p->w.start_ns) {
+            uint64_t k = index_of(p, t);
+            ret = k > p->index ? advance(p, k) : 0;
+            if (ret != 0 || p->index >= p->sl.slices_max) {
+                return ret; /* past the slices kept: nothing more to reduce */
+            }
+            p->has_data = true;
+            p->last_ns = t;
+        }
+        ret = feed(st, r, slice_of(p, p->index).start_ns, p->accs);
+    }
+    ret = ret == 0 ? advance(p, p->index + 1) : ret;
+    return ret == 0 ? emit(p) : ret;
+}
+
+int scrape_reduce_slices(const struct scrape *s, struct scrape_window w, struct scrape_slicing sl,
+                         int (*on_slice)(void *ctx, struct scrape_window slice,
+                                         const struct scrape_report *r),
+                         void *ctx)
+{
+    const struct scrape__store *st = &s->store;
+    if (w.start_ns == 0 || st->series_count == 0 || sl.slice_ns <= 0 || sl.slices_max == 0 ||
+        w.end_ns <= w.start_ns) {
+        return 0;
+    }
+    uint64_t span = (uint64_t)(w.end_ns - w.start_ns);
+    uint64_t slice = (uint64_t)sl.slice_ns;
+    struct slicer p = {.st = st,
+                       .w = w,
+                       .sl = sl,
+                       .slice_count = span / slice + (span % slice != 0),
+                       .on_slice = on_slice,
+                       .ctx = ctx};
+    p.accs = calloc(st->series_count, sizeof(*p.accs));
+    if (p.accs == NULL) {
+        return -ENOMEM;
+    }
+    int ret = slice_pass(&p);
+    accs_free(p.accs, st->series_count);
     return ret;
 }
 

@@ -6,6 +6,7 @@
  * context per request by copying its precomputed inner and outer states, which allocates
  * nothing once the context has been used once (sigv4_signer_new does that).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,23 +142,58 @@ bool sigv4_amz_date_parse(const char *s, size_t n, int64_t *out_unix_s)
     return true;
 }
 
-/* copy_checked copies a NUL-terminated credential of 1..max bytes (0..max when may_be_empty),
- * refusing control characters and DEL, which cannot go in a header. */
-static bool copy_checked(char *dst, const char *src, size_t max, bool may_be_empty, size_t *out_len)
+/* credential_fault says what keeps a NUL-terminated credential out of a signer: it must have
+ * 1..max bytes (0..max when may_be_empty) and no control character or DEL, which cannot go in
+ * a header. NULL when nothing does. */
+static const char *credential_fault(const char *src, size_t max, bool may_be_empty)
 {
     size_t n = src != NULL ? strnlen(src, max + 1) : 0;
-    if (n > max || (n == 0 && !may_be_empty)) {
-        return false;
+    if (n > max) {
+        return "is too long";
+    }
+    if (n == 0 && !may_be_empty) {
+        return "is empty";
     }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)src[i];
         if (c < 0x20 || c == 0x7f) {
-            return false;
+            return "holds a control character";
         }
     }
+    return NULL;
+}
+
+/* copy_checked copies a credential that credential_fault finds nothing wrong with. */
+static bool copy_checked(char *dst, const char *src, size_t max, bool may_be_empty, size_t *out_len)
+{
+    if (credential_fault(src, max, may_be_empty) != NULL) {
+        return false;
+    }
+    size_t n = strlen(src);
     memcpy(dst, src, n);
     dst[n] = '\0';
     *out_len = n;
+    return true;
+}
+
+bool sigv4_credentials_check(const struct sigv4_credentials *creds, char *errbuf, size_t errcap)
+{
+    const struct {
+        const char *name, *value;
+        size_t max;
+        bool may_be_empty;
+    } parts[] = {
+        {"access key id", creds->access_key_id, SIGV4_ACCESS_KEY_MAX, false},
+        {"secret access key", creds->secret_access_key, SIGV4_SECRET_MAX, false},
+        {"session token", creds->session_token, SIGV4_TOKEN_MAX, true},
+    };
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        const char *fault = credential_fault(parts[i].value, parts[i].max, parts[i].may_be_empty);
+        if (fault != NULL) {
+            snprintf(errbuf, errcap, "the %s %s", parts[i].name, fault);
+            return false;
+        }
+    }
     return true;
 }
 

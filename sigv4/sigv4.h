@@ -168,6 +168,11 @@ int sigv4_credentials_load(const char *profile, struct sigv4_credentials *out, c
 struct sigv4_signer *sigv4_signer_new(const struct sigv4_credentials *creds, const char *region,
                                       const char *service);
 
+/* sigv4_credentials_check reports whether sigv4_signer_new takes creds' credentials: true, or
+ * false with what is wrong in errbuf ("the secret access key holds a control character"),
+ * naming the credential, never its value. */
+bool sigv4_credentials_check(const struct sigv4_credentials *creds, char *errbuf, size_t errcap);
+
 /* sigv4_signer_free wipes the signer's copy of the credentials and keys and frees it;
  * NULL is a no-op. */
 void sigv4_signer_free(struct sigv4_signer *s);

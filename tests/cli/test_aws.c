@@ -1,11 +1,14 @@
 /*
  * test_aws.c - cli/aws.c: the credentials a run starts with stay redacted after a refresh
- * (the run's secrets borrow their strings, so a refresh must not write over them).
+ * (the run's secrets borrow their strings, so a refresh must not write over them), and
+ * refreshed credentials the signer refuses are said once on stderr, and not handed over.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli_aws.h"
@@ -33,16 +36,27 @@ static bool redacted(const struct record_secrets *secrets, const char *text)
     return strstr(rec.text, text) == NULL;
 }
 
-Test(cli_aws, the_first_credentials_stay_redacted_after_a_refresh)
+/* aws_run is a run's AWS side, prepared from a credentials file of its own. */
+struct aws_run {
+    char dir[32];
+    char path[256]; /* the credentials file */
+    struct engine_config engine;
+    struct record_secrets secrets;
+    struct cli_aws aws;
+};
+
+/* aws_run_start writes the credentials file with FIRST_SECRET, points the environment at it
+ * and prepares the run as cli_aws_prepare does. */
+static struct aws_run *aws_run_start(void)
 {
-    char dir[] = "/tmp/ringperf-aws-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
-    char path[256];
-    snprintf(path, sizeof(path), "%s/credentials", dir);
-    write_credentials(path, FIRST_SECRET);
+    struct aws_run *r = calloc(1, sizeof(*r));
+    snprintf(r->dir, sizeof(r->dir), "/tmp/ringperf-aws-XXXXXX");
+    cr_assert_not_null(mkdtemp(r->dir));
+    snprintf(r->path, sizeof(r->path), "%s/credentials", r->dir);
+    write_credentials(r->path, FIRST_SECRET);
     char config_path[256];
-    snprintf(config_path, sizeof(config_path), "%s/config", dir);
-    setenv("AWS_SHARED_CREDENTIALS_FILE", path, 1);
+    snprintf(config_path, sizeof(config_path), "%s/config", r->dir);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", r->path, 1);
     setenv("AWS_CONFIG_FILE", config_path, 1);
     unsetenv("AWS_ACCESS_KEY_ID");
     unsetenv("AWS_SECRET_ACCESS_KEY");
@@ -50,23 +64,94 @@ Test(cli_aws, the_first_credentials_stay_redacted_after_a_refresh)
     unsetenv("AWS_PROFILE");
     struct profile_config cfg = {
         .auth_type = CONFIG_AUTH_SIGV4, .aws_region = "us-east-1", .aws_service = "execute-api"};
-    struct engine_config engine = {0};
-    struct record_secrets secrets = {0};
-    struct cli_aws *aws = calloc(1, sizeof(*aws));
-    cr_assert_eq(cli_aws_prepare(aws, &cfg, &engine, &secrets), 0);
-    cr_assert(redacted(&secrets, FIRST_SECRET));
+    cr_assert_eq(cli_aws_prepare(&r->aws, &cfg, &r->engine, &r->secrets), 0);
+    return r;
+}
 
-    write_credentials(path, NEW_SECRET); /* another size: the watch sees the change */
+static void aws_run_end(struct aws_run *r)
+{
+    cli_aws_free(&r->aws);
+    unlink(r->path);
+    rmdir(r->dir);
+    free(r);
+}
+
+Test(cli_aws, the_first_credentials_stay_redacted_after_a_refresh)
+{
+    struct aws_run *r = aws_run_start();
+    cr_assert(redacted(&r->secrets, FIRST_SECRET));
+
+    write_credentials(r->path, NEW_SECRET); /* another size: the watch sees the change */
     struct sigv4_credentials renewed;
-    cr_assert(cli_aws_refresh(aws, &renewed));
+    cr_assert(cli_aws_refresh(&r->aws, &renewed));
     cr_assert_str_eq(renewed.secret_access_key, NEW_SECRET);
-    cr_assert(redacted(&secrets, FIRST_SECRET), "the set the run started with");
-    cr_assert_str_eq(engine.sigv4_credentials->secret_access_key, FIRST_SECRET,
+    cr_assert(redacted(&r->secrets, FIRST_SECRET), "the set the run started with");
+    cr_assert_str_eq(r->engine.sigv4_credentials->secret_access_key, FIRST_SECRET,
                      "the engine's first set does not change under it");
-    cr_assert(!cli_aws_refresh(aws, &renewed), "the same file again is no change");
+    cr_assert(!cli_aws_refresh(&r->aws, &renewed), "the same file again is no change");
+    aws_run_end(r);
+}
 
-    cli_aws_free(aws);
-    free(aws);
-    unlink(path);
-    rmdir(dir);
+/* stderr_to redirects stderr into a new file at path and returns the saved descriptor. */
+static int stderr_to(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    cr_assert_geq(dup2(fileno(f), STDERR_FILENO), 0);
+    fclose(f);
+    return saved;
+}
+
+static void stderr_back(int saved)
+{
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+static size_t count_of(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, what); p != NULL; p = strstr(p + 1, what)) {
+        n++;
+    }
+    return n;
+}
+
+Test(cli_aws, refreshed_credentials_the_signer_refuses_are_said_once_and_not_used)
+{
+    struct aws_run *r = aws_run_start();
+    char log_path[256];
+    snprintf(log_path, sizeof(log_path), "%s/stderr", r->dir);
+
+    /* A tab inside the secret: the file reads, the signer cannot put it in a header. */
+    write_credentials(r->path, "renewed\tsecret-that-cannot-sign");
+    int saved = stderr_to(log_path);
+    struct sigv4_credentials renewed;
+    bool first = cli_aws_refresh(&r->aws, &renewed);
+    /* Touched, the same set: another mtime, so that the watch reads it again. */
+    struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 1000000}};
+    cr_assert_eq(utimensat(AT_FDCWD, r->path, times, 0), 0);
+    bool again = cli_aws_refresh(&r->aws, &renewed);
+    stderr_back(saved);
+    cr_assert_not(first, "a set the signer refuses is not handed to the engine");
+    cr_assert_not(again);
+    cr_assert_str_eq(r->engine.sigv4_credentials->secret_access_key, FIRST_SECRET);
+    FILE *f = fopen(log_path, "r");
+    cr_assert_not_null(f);
+    char log[2048] = "";
+    size_t n = fread(log, 1, sizeof(log) - 1, f);
+    log[n] = '\0';
+    fclose(f);
+    unlink(log_path);
+    cr_assert_eq(count_of(log, "the secret access key holds a control character"), 1, "%s", log);
+    cr_assert_not_null(strstr(log, "still signing with the ones before"), "%s", log);
+    cr_assert_null(strstr(log, "renewed"), "no credential in the message: %s", log);
+
+    write_credentials(r->path, NEW_SECRET); /* fixed: taken */
+    cr_assert(cli_aws_refresh(&r->aws, &renewed));
+    cr_assert_str_eq(renewed.secret_access_key, NEW_SECRET);
+    aws_run_end(r);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "e2e.h"
+#include "tests/support/loopback_server.h"
 
 /* run_expect runs `ringperf WORDS` in w (NULL: no world), requires exit status
  * `status` and each of the NULL-ended phrases in its output (stderr merged),
@@ -182,10 +183,9 @@ Test(stress_e2e, an_unwritable_inputs_json_gives_its_reason, .timeout = 60)
  * that echoes the Authorization header it was sent, as misconfigured
  * proxies and some error pages do, and keeps the last one it saw. */
 struct echo_server {
-    int fd;
+    struct loopback_server server;
     int port;
     int status;
-    pthread_t thread;
     char auth[512];
 };
 
@@ -207,28 +207,9 @@ static void echo_header(const char *head, const char *name, char *out, size_t ca
 static bool echo_one(struct echo_server *srv, int fd)
 {
     char req[65536];
-    size_t used = 0;
-    char *end = NULL;
-    while (end == NULL) {
-        ssize_t got = recv(fd, req + used, sizeof(req) - 1 - used, 0);
-        if (got <= 0) {
-            return false;
-        }
-        used += (size_t)got;
-        req[used] = '\0';
-        end = strstr(req, "\r\n\r\n");
+    if (!loopback_read_request(fd, req, sizeof(req))) {
+        return false;
     }
-    char length[32];
-    echo_header(req, "Content-Length", length, sizeof(length));
-    size_t want = (size_t)(end + 4 - req) + (size_t)strtoul(length, NULL, 10);
-    while (used < want && used < sizeof(req) - 1) {
-        ssize_t got = recv(fd, req + used, sizeof(req) - 1 - used, 0);
-        if (got <= 0) {
-            return false;
-        }
-        used += (size_t)got;
-    }
-    req[used] = '\0';
     echo_header(req, "Authorization", srv->auth, sizeof(srv->auth));
     char body[1024];
     if (srv->status == 200) {
@@ -252,38 +233,22 @@ static bool echo_one(struct echo_server *srv, int fd)
     return send(fd, reply, (size_t)n, MSG_NOSIGNAL) == n;
 }
 
-static void *echo_serve(void *arg)
+static void echo_answer(void *ctx, int fd)
 {
-    struct echo_server *srv = arg;
-    for (;;) {
-        int fd = accept(srv->fd, NULL, NULL);
-        if (fd < 0) {
-            return NULL;
-        }
-        while (echo_one(srv, fd)) {
-        }
-        close(fd);
+    while (echo_one(ctx, fd)) {
     }
 }
 
 static void echo_start(struct echo_server *srv, int status)
 {
     *srv = (struct echo_server){.status = status};
-    srv->fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof(addr);
-    cr_assert_eq(bind(srv->fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
-    cr_assert_eq(listen(srv->fd, 16), 0);
-    cr_assert_eq(getsockname(srv->fd, (struct sockaddr *)&addr, &len), 0);
-    srv->port = ntohs(addr.sin_port);
-    cr_assert_eq(pthread_create(&srv->thread, NULL, echo_serve, srv), 0);
+    loopback_server_start(&srv->server, echo_answer, srv);
+    srv->port = srv->server.port;
 }
 
 static void echo_stop(struct echo_server *srv)
 {
-    shutdown(srv->fd, SHUT_RDWR);
-    pthread_join(srv->thread, NULL);
-    close(srv->fd);
+    loopback_server_stop(&srv->server);
 }
 
 /* check_no_trace requires that no file under dir holds secret. */

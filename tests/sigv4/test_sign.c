@@ -289,6 +289,44 @@ Test(sigv4_signer, refuses_bad_credentials_and_scopes)
     sigv4_signer_free(NULL);
 }
 
+/* sigv4_credentials_check names what the signer refuses, and agrees with it. */
+Test(sigv4_signer, credentials_check_says_what_is_refused)
+{
+    static const struct {
+        const char *id, *secret, *token, *says;
+    } cases[] = {
+        {"AKID", "secret", "", NULL},
+        {"AKID", "secret", "token", NULL},
+        {"", "secret", "", "the access key id is empty"},
+        {"AKID", "", "", "the secret access key is empty"},
+        {"AKID", "sec\tret", "", "the secret access key holds a control character"},
+        {"AK\x7fID", "secret", "", "the access key id holds a control character"},
+        {"AKID", "secret", "tok\nen", "the session token holds a control character"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sigv4_credentials creds = {0};
+        snprintf(creds.access_key_id, sizeof(creds.access_key_id), "%s", cases[i].id);
+        snprintf(creds.secret_access_key, sizeof(creds.secret_access_key), "%s", cases[i].secret);
+        snprintf(creds.session_token, sizeof(creds.session_token), "%s", cases[i].token);
+        char why[128] = "";
+        bool ok = sigv4_credentials_check(&creds, why, sizeof(why));
+        struct sigv4_signer *s = sigv4_signer_new(&creds, "us-east-1", "sagemaker");
+        cr_assert_eq(ok, s != NULL, "case %zu: the check and the signer agree", i);
+        sigv4_signer_free(s);
+        if (cases[i].says == NULL) {
+            cr_assert(ok, "case %zu: %s", i, why);
+        } else {
+            cr_assert_str_eq(why, cases[i].says, "case %zu", i);
+        }
+    }
+    struct sigv4_credentials creds = {0};
+    memset(creds.secret_access_key, 'x', SIGV4_SECRET_MAX + 1);
+    snprintf(creds.access_key_id, sizeof(creds.access_key_id), "AKID");
+    char why[128];
+    cr_assert_not(sigv4_credentials_check(&creds, why, sizeof(why)));
+    cr_assert_str_eq(why, "the secret access key is too long");
+}
+
 Test(sigv4_date, formats_utc_times)
 {
     char out[17];
