@@ -47,6 +47,9 @@ static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
 static const struct config__range range_seed = {0, 0, MIN_IN};
 static const struct config__range range_seconds_gt0 = {0, CONFIG_TIME_MAX_SECONDS, MIN_EX | MAX_IN};
+/* A window shorter than a nanosecond would be no window (the exports count in ns). */
+static const struct config__range range_slice_seconds = {1e-9, CONFIG_TIME_MAX_SECONDS,
+                                                         MIN_IN | MAX_IN};
 static const struct config__range range_seconds_ge0 = {0, CONFIG_TIME_MAX_SECONDS, MIN_IN | MAX_IN};
 static const struct config__range range_rate = {0, 1e9, MIN_EX | MAX_IN};
 static const struct config__range range_port = {0, 65535, MIN_IN | MAX_IN};
@@ -767,7 +770,7 @@ static const struct config__flag flag_table[] = {
     {SUP(OUTPUT, DOUBLE, "--slice-duration", 0, OFF(slice_duration_seconds)),
      .help = "Also write per-window statistics (profile_export_aiperf_timeslices.json/.csv) "
              "for windows of this many seconds, and use it as the interval of the .hlog files.",
-     .example = "10", .range = &range_seconds_gt0},
+     .example = "10", .range = &range_slice_seconds},
     {SUP(OUTPUT, SWITCH, "--auto-plot", 0, OFF(auto_plot)),
      .help = "After the run, draw its plots and report.html into <artifact dir>/plots, as "
              "`ringperf plot` does; a plotting failure is a warning."},

@@ -454,6 +454,8 @@ static const struct invalid_case invalid_cases[] = {
     {W("-m", "x", "--num-requests", "0"),
      "--num-requests: '0' must be a whole number of at least 1"},
     {W("-m", "x", "--request-timeout-seconds", "0"), "must be a number greater than 0"},
+    {W("-m", "x", "--slice-duration", "1e-10"),
+     "--slice-duration: '1e-10' must be a number of at least 1e-09"},
     {W("-m", "x", "--request-timeout-seconds", "nan"), "must be a number greater than 0"},
     {W("-m", "x", "--request-timeout-seconds", "inf"), "must be a number greater than 0"},
     {W("-m", "x", "--request-timeout-seconds", "0x10"), "must be a number greater than 0"},
