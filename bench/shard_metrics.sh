@@ -10,7 +10,9 @@
 #   SM_REQUESTS (2000 streamed requests of SM_OSL=256 tokens), SM_CONNECTIONS (64),
 #   SM_RATE (10000 requests/s for SM_RATE_SECONDS=5 s, 256 connections), SM_RT=1 (as root: client
 #   and mock at SCHED_FIFO 10, `chrt -f 10`, so that a shared machine's other tenants do not take
-#   their CPUs; the shard and the coordinator then do not preempt each other), SM_OUT (a directory
+#   their CPUs; the shard and the coordinator then do not preempt each other), SM_RT=flag (the
+#   mock as with 1, the client at normal priority with --realtime-priority 10: its shard at
+#   SCHED_FIFO preempts the coordinator, which shares CPU 0 with it), SM_OUT (a directory
 #   to keep results.tsv in, and summary.tsv: the first build's medians as bench/suite.sh's
 #   "s10" rows; default a temporary one).
 # Prints per build the medians of: tokens/s without and with the tokenizer and their paired
@@ -34,12 +36,18 @@ mkdir -p "$out"
 : >"$out/results.tsv"
 cpus="$(nproc)"
 server_cpu=$((cpus > 1 ? 1 : 0))
-rt=()
-[ "${SM_RT:-0}" = 1 ] && rt=(chrt -f 10)
+# mock_rt and client_rt: what runs the mock and the client; client_flags: what the client adds.
+mock_rt=()
+client_rt=()
+client_flags=()
+case "${SM_RT:-0}" in
+1) mock_rt=(chrt -f 10) client_rt=(chrt -f 10) ;;
+flag) mock_rt=(chrt -f 10) client_flags=(--realtime-priority 10) ;;
+esac
 
 # start_mock ARGS...: a mock server on the server CPU; sets mock_pid and url.
 start_mock() {
-    "${rt[@]}" taskset -c "$server_cpu" "$1" mock-server --port 0 --threads 1 --max-connections 8192 \
+    "${mock_rt[@]}" taskset -c "$server_cpu" "$1" mock-server --port 0 --threads 1 --max-connections 8192 \
         "${@:2}" >"$out/mock.log" 2>&1 &
     mock_pid=$!
     for _ in $(seq 100); do grep -q listening "$out/mock.log" && break; sleep 0.1; done
@@ -68,9 +76,9 @@ run_one() {
     rm -rf "$dir"
     # The thread sampler runs on the server's CPU, off the client's.
     # Bounded (thread_share.py kills a client still running after 300 s).
-    taskset -c "$server_cpu" python3 "$root/bench/thread_share.py" "${rt[@]}" taskset -c 0 "$3" profile \
+    taskset -c "$server_cpu" python3 "$root/bench/thread_share.py" "${client_rt[@]}" taskset -c 0 "$3" profile \
         -m bench --url "$url" --endpoint-type chat --workers-max 1 --isl 6 --random-seed 1 \
-        --export-level summary --artifact-dir "$dir" "${@:4}" >"$out/client.log" 2>"$out/client.err" ||
+        --export-level summary --artifact-dir "$dir" "${client_flags[@]}" "${@:4}" >"$out/client.log" 2>"$out/client.err" ||
         { echo "run failed: $3 ${*:4}" >&2; cat "$out/client.log" "$out/client.err" >&2; return 1; }
     printf '%s\t%s\t%s\t%s %s\n' "$1" "$3" "$2" "$(field "$dir/profile_export_aiperf.json")" \
         "$(tail -n 1 "$out/client.err" | awk '{print $3}')" >>"$out/results.tsv"
