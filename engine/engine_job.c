@@ -137,7 +137,7 @@ static bool download_path(struct engine__shard *shard, struct engine__conn *c,
     const struct engine_target *t = c->target;
     char url[ENGINE__JOB_PATH_BYTES];
     bool truncated = false;
-    size_t n = response_json_unescape(v->url.ptr, v->url.len, url, sizeof(url) - 1, &truncated);
+    size_t n = jsonstr_unescape(v->url.ptr, v->url.len, url, sizeof(url) - 1, &truncated);
     url[n] = '\0';
     if (n == 0) {
         const char *id = strrchr(c->job.paths->poll, '/') + 1;
@@ -211,8 +211,7 @@ static void on_failed(struct engine__shard *shard, struct engine__conn *c,
         memcpy(message, v->error.ptr, n);
     } else {
         bool truncated = false;
-        n = response_json_unescape(v->error.ptr, v->error.len, message, sizeof(message) - 1,
-                                   &truncated);
+        n = jsonstr_unescape(v->error.ptr, v->error.len, message, sizeof(message) - 1, &truncated);
     }
     message[n] = '\0';
     job_fail(shard, c, 500, "VideoGenerationError", "Video generation failed: %s",

@@ -267,8 +267,7 @@ static bool read_model(const struct body *b)
         bool truncated = true;
         if (response_walk_string(b->text, v, &raw) && raw.len > 0 &&
             raw.len <= 6 * (size_t)MOCK__MODEL_BYTES_MAX) {
-            len = response_json_unescape(raw.ptr, raw.len, out->model, MOCK__MODEL_BYTES_MAX,
-                                         &truncated);
+            len = jsonstr_unescape(raw.ptr, raw.len, out->model, MOCK__MODEL_BYTES_MAX, &truncated);
         }
         if (truncated) {
             snprintf(b->msg, b->msgcap, "'%s' must be a string of 1 to %d bytes",

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "endpoint/endpoint.h"
+#include "jsonstr/jsonstr.h"
 #include "record/record.h"
 #include "sse/sse.h"
 
@@ -53,7 +54,7 @@ const char *response_parse_status_name(enum response_parse_status s);
 
 /* response_str is a view (pointer, length) into the buffer that was parsed.
  * Text views hold the string's JSON-escaped bytes without the quotes; decode
- * them with response_json_unescape(). ptr is "" when len is 0. */
+ * them with jsonstr_unescape(). ptr is "" when len is 0. */
 struct response_str {
     const char *ptr;
     size_t len;
@@ -68,7 +69,7 @@ enum response_text_kind {
 };
 
 /* response_text is one piece of generated text. `text` is JSON-escaped
- * (decode with response_json_unescape()) unless `literal` is set, in which
+ * (decode with jsonstr_unescape()) unless `literal` is set, in which
  * case its bytes are the text itself: a raw non-JSON body, or the JSON of an
  * Anthropic tool_use "input" object. */
 struct response_text {
@@ -194,7 +195,7 @@ enum response_video_status {
 };
 
 /* response_video is what a video job object says, as views into the parsed body (JSON-escaped;
- * decode with response_json_unescape()). Absent fields are empty views and false flags. */
+ * decode with jsonstr_unescape()). Absent fields are empty views and false flags. */
 struct response_video {
     struct response_str id; /* "id": a string's bytes, or an integer's digits */
     enum response_video_status status;
@@ -333,23 +334,6 @@ enum response_parse_status response_parse_event(const struct response_reader *re
  * the chat/completions engine, unchanged for those types. */
 enum response_parse_status response_parse_chunk(enum endpoint_type t, const char *json, size_t len,
                                                 struct response_chunk *out);
-
-/* response_json_unescape decodes the JSON-escaped string bytes `esc` (`len`
- * bytes, as found between the quotes) into UTF-8 at `out` (`cap` bytes) and
- * returns the number of bytes written; it never writes more than `cap` and
- * never NUL-terminates. The output is never longer than the input, so
- * cap >= len always suffices.
- *   - \" \\ \/ \b \f \n \r \t and \uXXXX are decoded; a surrogate pair
- *     becomes one 4-byte sequence; a lone surrogate becomes U+FFFD; \u0000
- *     becomes a NUL byte.
- *   - An invalid escape (unknown letter, short \u, trailing backslash) is
- *     copied through unchanged.
- *   - Other bytes are copied as they are (not validated as UTF-8).
- * When the output does not fit, decoding stops at the last whole character
- * that fits and *out_truncated (if not NULL) is set to true; otherwise it is
- * set to false. */
-size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap,
-                              bool *out_truncated);
 
 /* ---- A whole response, folded into its record -------------------------- */
 

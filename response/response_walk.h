@@ -12,7 +12,7 @@
  * A value is named by the offset of its first byte in the text; RESPONSE_WALK_NONE means
  * "absent", and every function accepts it (as a value of type RESPONSE_WALK_ABSENT), so
  * lookups chain without checks in between. Strings come back as views of their raw bytes
- * between the quotes, escapes undecoded (decode with response_json_unescape()). Nothing
+ * between the quotes, escapes undecoded (decode with jsonstr_unescape()). Nothing
  * allocates; views point into the caller's text.
  */
 #ifndef RINGPERF_RESPONSE_WALK_H

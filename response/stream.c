@@ -44,7 +44,7 @@ static size_t append_text(const struct response_limits *limits, struct record *r
         truncated = n < piece->text.len;
         memcpy(base + *len, piece->text.ptr, n);
     } else {
-        n = response_json_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
+        n = jsonstr_unescape(piece->text.ptr, piece->text.len, base + *len, room, &truncated);
     }
     *len += n;
     rec->text_truncated |= truncated;
@@ -68,8 +68,8 @@ static enum response_step fail_with_payload_error(const struct response_chunk *c
         memcpy(fail->message, chunk->error_message.ptr, n);
     } else {
         bool truncated = false;
-        n = response_json_unescape(chunk->error_message.ptr, chunk->error_message.len,
-                                   fail->message, sizeof(fail->message) - 1, &truncated);
+        n = jsonstr_unescape(chunk->error_message.ptr, chunk->error_message.len, fail->message,
+                             sizeof(fail->message) - 1, &truncated);
     }
     fail->message[n] = '\0';
     return fail_with(fail, chunk->error_code, "SSEResponseError");
@@ -220,8 +220,8 @@ void response_error_message(const struct response_reader *reader, const char *bo
     if (response_parse_event(reader, NULL, NULL, 0, body, len, &chunk) == RESPONSE_PARSE_ERROR &&
         chunk.error_message.len > 0) {
         bool truncated = false;
-        size_t n = response_json_unescape(chunk.error_message.ptr, chunk.error_message.len, out,
-                                          cap - 1, &truncated);
+        size_t n = jsonstr_unescape(chunk.error_message.ptr, chunk.error_message.len, out, cap - 1,
+                                    &truncated);
         out[n] = '\0';
     } else {
         snprintf(out, cap, "%.*s", (int)len, body);

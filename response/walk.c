@@ -374,7 +374,7 @@ static void walk__name_decode(struct walk__name *n, struct response_str key)
     n->truncated = false;
     if (memchr(key.ptr, '\\', key.len) != NULL) {
         n->s.ptr = n->buf;
-        n->s.len = response_json_unescape(key.ptr, key.len, n->buf, sizeof(n->buf), &n->truncated);
+        n->s.len = jsonstr_unescape(key.ptr, key.len, n->buf, sizeof(n->buf), &n->truncated);
     }
 }
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_response_chunk.c - libFuzzer target for response_parse_chunk() and
- * response_json_unescape().
+ * jsonstr_unescape().
  *
  * Input layout: byte 0 picks the endpoint type (mod ENDPOINT_TYPE_COUNT),
  * byte 1 an unescape buffer size and whether to keep state across the input's
@@ -35,7 +35,7 @@ static void check_view(const char *buf, size_t len, struct response_str v, size_
         abort();
     }
     bool truncated;
-    size_t n = response_json_unescape(v.ptr, v.len, out, cap, &truncated);
+    size_t n = jsonstr_unescape(v.ptr, v.len, out, cap, &truncated);
     if (n > cap || n > v.len || (!truncated && cap >= v.len && n == 0 && v.len > 0)) {
         abort();
     }
@@ -44,7 +44,7 @@ static void check_view(const char *buf, size_t len, struct response_str v, size_
     if (!full) {
         abort();
     }
-    n = response_json_unescape(v.ptr, v.len, full, v.len, &truncated);
+    n = jsonstr_unescape(v.ptr, v.len, full, v.len, &truncated);
     if (truncated || n > v.len) {
         abort(); /* the input length always suffices */
     }

@@ -37,7 +37,7 @@ static void check_string(struct response_str v, const json_t *want)
     size_t want_len = json_string_length(want);
     char *got = malloc(want_len + 1);
     bool truncated = false;
-    size_t n = response_json_unescape(v.ptr, v.len, got, want_len + 1, &truncated);
+    size_t n = jsonstr_unescape(v.ptr, v.len, got, want_len + 1, &truncated);
     if (n != want_len || memcmp(got, json_string_value(want), n) != 0) {
         abort();
     }

@@ -27,7 +27,7 @@ static void same_string(struct response_str t, size_t v, const json_t *j)
         abort();
     }
     char *buf = malloc(raw.len + 1);
-    size_t n = response_json_unescape(raw.ptr, raw.len, buf, raw.len, NULL);
+    size_t n = jsonstr_unescape(raw.ptr, raw.len, buf, raw.len, NULL);
     if (n != json_string_length(j) || memcmp(buf, json_string_value(j), n) != 0) {
         abort();
     }

@@ -54,8 +54,8 @@ static void take(enum response_parse_status st, const struct response_chunk *c, 
     for (size_t i = 0; i < c->text_count; i++) {
         size_t len = strlen(p->text);
         cr_assert_eq(c->texts[i].kind, RESPONSE_TEXT_CONTENT);
-        len += response_json_unescape(c->texts[i].text.ptr, c->texts[i].text.len, p->text + len,
-                                      sizeof(p->text) - 1 - len, NULL);
+        len += jsonstr_unescape(c->texts[i].text.ptr, c->texts[i].text.len, p->text + len,
+                                sizeof(p->text) - 1 - len, NULL);
         p->text[len] = '\0';
     }
 }

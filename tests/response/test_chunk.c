@@ -308,7 +308,7 @@ Test(response_chunk, escaped_text_views_and_unescape)
     assert_view(c.content, "caf\\u00e9 \\ud83d\\ude00 \\\"q\\\"\\n");
     char out[64];
     bool truncated = true;
-    size_t n = response_json_unescape(c.content.ptr, c.content.len, out, sizeof(out), &truncated);
+    size_t n = jsonstr_unescape(c.content.ptr, c.content.len, out, sizeof(out), &truncated);
     cr_assert_not(truncated);
     const char *want = "caf\xC3\xA9 \xF0\x9F\x98\x80 \"q\"\n";
     cr_assert_eq(n, strlen(want));
@@ -492,62 +492,6 @@ Test(response_chunk, token_and_depth_limits)
     cr_assert_eq(parse_guarded(ENDPOINT_CHAT, json, n, &c), RESPONSE_PARSE_IGNORED,
                  "the root object is depth 0, so one array less fits");
     free(json);
-}
-
-struct unescape_case {
-    const char *esc;
-    const char *want;
-    size_t want_len; /* 0: strlen(want) */
-};
-
-Test(endpoint_unescape, escapes_decode_and_invalid_ones_pass_through)
-{
-    static const struct unescape_case cases[] = {
-        {"plain", "plain", 0},
-        {"\\\"\\\\\\/\\b\\f\\n\\r\\t", "\"\\/\b\f\n\r\t", 0},
-        {"\\u0041\\u00e9\\u20AC", "A\xC3\xA9\xE2\x82\xAC", 0},
-        {"\\ud83d\\ude00", "\xF0\x9F\x98\x80", 0},
-        {"\\ud800x", "\xEF\xBF\xBDx", 0},
-        {"\\udc00", "\xEF\xBF\xBD", 0},
-        {"\\ud800\\u0041",
-         "\xEF\xBF\xBD"
-         "A",
-         0},
-        {"\\ud800\\ud800\\udc00", "\xEF\xBF\xBD\xF0\x90\x80\x80", 0},
-        {"\\q", "\\q", 0},
-        {"\\u12", "\\u12", 0},
-        {"\\u12G4", "\\u12G4", 0},
-        {"ab\\", "ab\\", 0},
-        {"a\\u0000b", "a\0b", 3},
-        {"h\xC3\xA9llo", "h\xC3\xA9llo", 0},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const struct unescape_case *uc = &cases[i];
-        size_t len = strlen(uc->esc);
-        size_t want_len = uc->want_len ? uc->want_len : strlen(uc->want);
-        char *out = malloc(len ? len : 1);
-        bool truncated = true;
-        size_t n = response_json_unescape(uc->esc, len, out, len, &truncated);
-        cr_assert_not(truncated, "case %s", uc->esc);
-        cr_assert_eq(n, want_len, "case %s", uc->esc);
-        cr_assert_eq(memcmp(out, uc->want, n), 0, "case %s", uc->esc);
-        free(out);
-    }
-}
-
-Test(endpoint_unescape, truncation_stops_at_a_whole_character)
-{
-    char out[8];
-    bool truncated = false;
-    cr_assert_eq(response_json_unescape("h\xC3\xA9llo", 6, out, 2, &truncated), 1);
-    cr_assert(truncated);
-    cr_assert_eq(response_json_unescape("\\u20ac", 6, out, 2, &truncated), 0);
-    cr_assert(truncated);
-    cr_assert_eq(response_json_unescape("ab\\n", 4, out, 3, &truncated), 3);
-    cr_assert_not(truncated, "exact fit is not truncation");
-    cr_assert_eq(response_json_unescape("ab\\n", 4, out, 2, &truncated), 2);
-    cr_assert(truncated);
-    cr_assert_eq(response_json_unescape("abc", 3, out, 0, NULL), 0);
 }
 
 Test(response_chunk, status_names_and_types)

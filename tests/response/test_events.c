@@ -51,8 +51,8 @@ static const char *texts_of(const struct response_chunk *c, enum response_text_k
             memcpy(buf + len, t->text.ptr, t->text.len);
             len += t->text.len;
         } else {
-            len += response_json_unescape(t->text.ptr, t->text.len, buf + len,
-                                          sizeof(buf) - 1 - len, NULL);
+            len +=
+                jsonstr_unescape(t->text.ptr, t->text.len, buf + len, sizeof(buf) - 1 - len, NULL);
         }
     }
     buf[len] = '\0';

@@ -1,5 +1,6 @@
 /*
- * unescape.c - bounded JSON string unescaping into UTF-8.
+ * unescape.c - bounded JSON string unescaping into UTF-8, and comparing
+ * escaped bytes with decoded ones through the same decoder.
  *
  * Every escape decodes to no more bytes than it occupies (\n 2->1, \uXXXX
  * 6->at most 3, a surrogate pair 12->4, U+FFFD for a lone surrogate 6->3) and
@@ -7,7 +8,7 @@
  */
 #include <string.h>
 
-#include "response/response.h"
+#include "jsonstr/jsonstr.h"
 
 static int unescape__hex4(const char *s, size_t n, unsigned *out)
 {
@@ -115,8 +116,7 @@ static size_t unescape__run(const char *src, size_t n, char *out, size_t cap)
     return n;
 }
 
-size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap,
-                              bool *out_truncated)
+size_t jsonstr_unescape(const char *esc, size_t len, char *out, size_t cap, bool *out_truncated)
 {
     size_t i = 0;
     size_t o = 0;
@@ -149,4 +149,35 @@ size_t response_json_unescape(const char *esc, size_t len, char *out, size_t cap
         *out_truncated = truncated;
     }
     return o;
+}
+
+bool jsonstr_equal(const char *esc, size_t len, const char *want, size_t n)
+{
+    /* No escape decodes to more bytes than it occupies. */
+    if (n > len) {
+        return false;
+    }
+    size_t i = 0;
+    size_t o = 0;
+    while (i < len) {
+        const char *bs = memchr(esc + i, '\\', len - i);
+        size_t run = bs ? (size_t)(bs - (esc + i)) : len - i;
+        if (run > n - o || memcmp(esc + i, want + o, run) != 0) {
+            return false;
+        }
+        i += run;
+        o += run;
+        if (!bs) {
+            break;
+        }
+        char tmp[4];
+        size_t adv;
+        size_t k = unescape__escape(esc + i, len - i, tmp, &adv);
+        if (k > n - o || memcmp(tmp, want + o, k) != 0) {
+            return false;
+        }
+        o += k;
+        i += adv;
+    }
+    return o == n;
 }
