@@ -53,8 +53,10 @@ enum jmespath_kind {
  * callback takes `ctx` and must accept only nodes it handed out:
  *   kind:  the node's type;
  *   size:  an array's elements or an object's members;
- *   get:   the value of object member `name` (len bytes, compared with the
- *          names as the tree holds them), or -1;
+ *   get:   the value of object member `name`, or -1: `name` is len bytes of
+ *          UTF-8 (a quoted identifier's escapes decoded when compiled, by
+ *          jsonstr/; it may hold a NUL), to compare with the members' names
+ *          decoded the same way;
  *   at:    element i (0 <= i < size) of an array;
  *   first: the first element of an array or the first member value of an
  *          object (size > 0);

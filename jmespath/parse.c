@@ -3,6 +3,7 @@
  * JMESPath's binding powers (the grammar of jmespath.org's specification),
  * which refuses every construct outside the subset by name and column.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "jmespath/jmespath_internal.h"
+#include "jsonstr/jsonstr.h"
 
 enum parse__tok {
     TOK_EOF,
@@ -317,111 +319,53 @@ static int parse__expect(struct parse__state *p, enum parse__tok t)
 
 static int parse__expression(struct parse__state *p, int rbp);
 
-static int parse__hex4(const char *s, uint32_t *out)
+/* parse__escape_len returns the bytes of the escape at s (after the
+ * backslash) when JSON allows it, else 0: a quoted identifier is a JSON
+ * string (jmespath.py reads it with json.loads, which refuses the rest). */
+static size_t parse__escape_len(const char *s)
 {
-    uint32_t v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = s[k];
-        int d = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-        if (d < 0) {
-            return -1;
-        }
-        v = v * 16 + (uint32_t)d;
-    }
-    *out = v;
-    return 0;
-}
-
-static size_t parse__utf8(uint32_t cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
+    if (*s != '\0' && strchr("\"\\/bfnrt", *s) != NULL) {
         return 1;
     }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* Decodes one escape at s (after the backslash) into out; returns the bytes
- * of the escape consumed, or 0 when it is not valid JSON. */
-static size_t parse__escape(const char *s, char *out, size_t *out_len)
-{
-    static const char from[] = "\"\\/bfnrt";
-    static const char to[] = "\"\\/\b\f\n\r\t";
-    const char *hit = *s != '\0' ? strchr(from, *s) : NULL;
-    if (hit != NULL) {
-        out[0] = to[hit - from];
-        *out_len = 1;
-        return 1;
-    }
-    uint32_t cp;
-    if (*s != 'u' || parse__hex4(s + 1, &cp) != 0 || cp == 0) {
+    if (*s != 'u') {
         return 0;
     }
-    size_t used = 5;
-    uint32_t lo;
-    if (cp >= 0xD800 && cp < 0xDC00) {
-        if (s[5] != '\\' || s[6] != 'u' || parse__hex4(s + 7, &lo) != 0 || lo < 0xDC00 ||
-            lo > 0xDFFF) {
+    for (int k = 1; k <= 4; k++) {
+        if (!isxdigit((unsigned char)s[k])) {
             return 0;
         }
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        used = 11;
-    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-        return 0;
     }
-    *out_len = parse__utf8(cp, out);
-    return used;
+    return 5;
 }
 
-/* Stores the current name token's (decoded) bytes into FIELD node n. */
+/* Stores the current name token's bytes into FIELD node n, a quoted one
+ * checked as JSON and decoded with jsonstr/, the decoder response/ compares
+ * a response's member names through: the two agree on what a name is. */
 static int parse__name(struct parse__state *p, int n)
 {
     struct jmespath *e = p->e;
     const char *s = p->s + p->tok_start;
     size_t len = p->tok_end - p->tok_start;
     char *out = e->names + e->names_used;
-    size_t w = 0;
+    size_t w = len;
     if (p->tok == TOK_NAME) {
         memcpy(out, s, len);
-        w = len;
     } else {
-        for (size_t i = 1; i + 1 < len;) {
+        for (size_t i = 1; i + 1 < len; i++) {
             unsigned char c = (unsigned char)s[i];
-            size_t step = 1;
             if (c < 0x20) {
                 return parse__fail(p, p->tok_start + i, "a control byte in a quoted identifier");
             }
             if (c == '\\') {
-                size_t got = 0;
-                step = parse__escape(s + i + 1, out + w, &got) + 1;
-                if (step == 1) {
+                size_t step = parse__escape_len(s + i + 1);
+                if (step == 0) {
                     return parse__fail(p, p->tok_start + i,
                                        "an invalid escape in a quoted identifier");
                 }
-                w += got;
-            } else {
-                out[w++] = (char)c;
+                i += step;
             }
-            i += step;
         }
+        w = jsonstr_unescape(s + 1, len - 2, out, len - 2, NULL);
     }
     out[w] = '\0';
     e->node[n].name_off = e->names_used;

@@ -35,11 +35,11 @@ static int field__size(const void *ctx, int node)
     return ((const struct response__doc *)ctx)->tok[node].size;
 }
 
-/* Names come NUL-terminated from the compiled expression. */
+/* Names come decoded from the compiled expression; a response may escape
+ * its member names (Python's json.dumps writes "\u00e9" for é). */
 static int field__get(const void *ctx, int node, const char *name, size_t len)
 {
-    (void)len;
-    return response__get(ctx, node, name);
+    return response__get_decoded(ctx, node, name, len);
 }
 
 static int field__at(const void *ctx, int node, int i)

@@ -179,21 +179,38 @@ bool response__str_eq(const struct response__doc *d, int i, const char *want)
     return i >= 0 && json__key_is(d, &d->tok[i], want, strlen(want));
 }
 
-int response__get(const struct response__doc *d, int obj, const char *key)
+/* json__get finds the last member of obj named want[0..n), comparing each
+ * name as written (built-in keys, which never need escapes) or decoded. */
+static int json__get(const struct response__doc *d, int obj, const char *want, size_t n,
+                     bool decoded)
 {
     int found = -1;
     if (!response__is(d, obj, JSMN_OBJECT)) {
         return -1;
     }
-    size_t n = strlen(key);
     int j = obj + 1;
     for (int m = 0; m < d->tok[obj].size; m++) {
-        if (json__key_is(d, &d->tok[j], key, n)) {
+        const struct response__tok *t = &d->tok[j];
+        bool hit = decoded
+                       ? t->type == JSMN_STRING &&
+                             jsonstr_equal(d->js + t->start, (size_t)(t->end - t->start), want, n)
+                       : json__key_is(d, t, want, n);
+        if (hit) {
             found = j + 1;
         }
         j = response__skip(d, j + 1);
     }
     return found;
+}
+
+int response__get(const struct response__doc *d, int obj, const char *key)
+{
+    return json__get(d, obj, key, strlen(key), false);
+}
+
+int response__get_decoded(const struct response__doc *d, int obj, const char *name, size_t len)
+{
+    return json__get(d, obj, name, len, true);
 }
 
 void response__members(const struct response__doc *d, int obj, const struct response__key *keys,

@@ -240,8 +240,9 @@ struct response_reader {
  * response_field (--extra-inputs response_field:<JMESPath>, used by raw and
  * template; NULL or "" for none), compiled with jmespath/ (fields, indexes,
  * slices, [*] and .* projections, [] flattening and pipes). Member names are
- * compared with the names as the response's JSON text writes them (escapes
- * are not decoded). A value found becomes what AIPerf's
+ * compared decoded on both sides, as AIPerf's JSON parsers see them: the
+ * expression's "quoted" names when compiled, the response's as they are
+ * met (jsonstr_equal, allocation-free). A value found becomes what AIPerf's
  * convert_to_response_data makes of it: a string is the text, a list of
  * number lists or of numbers embeddings, a list of objects rankings; anything
  * else, or nothing, falls back to raw's auto-detection, while template takes
@@ -320,9 +321,10 @@ void response_parse_state_reset(struct response_parse_state *s);
  * TGI token.text (streaming) or generated_text; raw and template response_field, then
  * embeddings -> rankings -> text auto-detection.
  * The JSON is fully validated (strict RFC 8259 syntax, no control bytes in
- * strings); malformed input returns an error status, never crashes. Member
- * names are compared in their raw (escaped) form; for a repeated name the
- * last one wins. Allocates nothing; uses about 20 KiB of stack. */
+ * strings); malformed input returns an error status, never crashes. The
+ * member names the readers look for are compared in their raw form (none
+ * needs an escape), response_field's decoded; for a repeated name the last
+ * one wins. Allocates nothing; uses about 20 KiB of stack. */
 enum response_parse_status response_parse_event(const struct response_reader *reader,
                                                 struct response_parse_state *state,
                                                 const char *event_type, size_t event_type_len,

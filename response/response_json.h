@@ -58,6 +58,11 @@ int response__skip(const struct response__doc *d, int i);
  * (the last one when repeated), or -1. */
 int response__get(const struct response__doc *d, int obj, const char *key);
 
+/* response__get_decoded is response__get() for a decoded name (`len` bytes,
+ * NUL allowed): each member name is compared after decoding its escapes, as
+ * AIPerf's JSON parser sees it, so that "caf\u00e9" is the member café. */
+int response__get_decoded(const struct response__doc *d, int obj, const char *name, size_t len);
+
 /* response__key names one object member for response__members; len is
  * strlen(name), known at compile time through RESPONSE__KEY. */
 struct response__key {

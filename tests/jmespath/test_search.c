@@ -17,7 +17,8 @@ static const char *const DOC =
     "\"data\":[{\"embedding\":[0.1,0.2]},{\"embedding\":[0.3,0.4]}],"
     "\"nested\":[[1,2],[3,[4,5]],6],"
     "\"obj\":{\"k1\":{\"v\":1},\"k2\":{\"v\":2},\"k3\":{\"w\":3}},"
-    "\"output\":{\"text\":\"hi\"},\"weird key\":{\"q\\\"\":7},\"s\":\"str\",\"n\":0}";
+    "\"output\":{\"text\":\"hi\"},\"weird key\":{\"q\\\"\":7},\"s\":\"str\",\"n\":0,"
+    "\"caf\\u00e9\":\"e\",\"tab\\t\":\"t\",\"sl/ash\":\"s\",\"\\ud83d\\ude00\":\"smile\"}";
 
 struct search_case {
     const char *expr;
@@ -59,6 +60,15 @@ static const struct search_case CASES[] = {
     {"*.text", "[\"hi\"]"},
     {"data[*].embedding[::-1]", "[[0.2,0.1],[0.4,0.3]]"},
     {" choices [ 1 ] . text ", "\"b\""},
+    /* Quoted identifiers are JSON strings: their escapes are decoded when compiled. */
+    {"\"caf\\u00e9\"", "\"e\""},
+    {"\"caf\xC3\xA9\"", "\"e\""},
+    {"\"tab\\t\"", "\"t\""},
+    {"\"tab\\u0009\"", "\"t\""},
+    {"\"sl\\/ash\"", "\"s\""},
+    {"\"\\ud83d\\ude00\"", "\"smile\""},
+    {"\"\xF0\x9F\x98\x80\"", "\"smile\""},
+    {"\"tab\\\\t\"", "null"},
 };
 
 static json_t *search(const char *doc_json, const char *expr, int *out_rc)
@@ -144,6 +154,9 @@ static const struct refusal REFUSED[] = {
     {"a b", "unexpected a field name at column 3"},
     {"\"abc", "an unterminated quoted identifier at column 1"},
     {"\"a\\x\"", "an invalid escape in a quoted identifier at column 3"},
+    {"\"a\\u12\"", "an invalid escape in a quoted identifier at column 3"},
+    {"\"a\\u12G4\"", "an invalid escape in a quoted identifier at column 3"},
+    {"\"a\tb\"", "a control byte in a quoted identifier at column 3"},
     {"a[99999999999]", "a number out of range at column 3"},
     {"a#", "an unexpected character at column 2"},
     {"3", "unexpected a number at column 1"},
