@@ -92,10 +92,11 @@ static bool eval__iter_next(struct eval__iter *it, struct jmespath_value *out)
     return true;
 }
 
-/* Takes n slots for a list; returns the first, or -1 when the arena is full. */
+/* Takes n slots for a list; returns the first, or -1 when the arena is full
+ * (or past the 32-bit slot numbers of jmespath_value). */
 static int64_t eval__reserve(struct jmespath_arena *a, size_t n)
 {
-    if (n > a->cap - a->used) {
+    if (n > a->cap - a->used || n > UINT32_MAX - a->used) {
         return -1;
     }
     size_t first = a->used;

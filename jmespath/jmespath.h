@@ -94,8 +94,11 @@ struct jmespath_arena {
  * a field of a non-object, an index or slice of a non-array, and an index out
  * of range are null; a projection drops the null results of its right side.
  * Returns 0, or -ENOBUFS when the lists made need more than arena->cap
- * values (*out is then null). Allocates nothing; recursion is bounded by
- * JMESPATH_NODES_MAX. */
+ * values, or more than UINT32_MAX (*out is then null): call again with a
+ * bigger arena. A search never needs more than JMESPATH_NODES_MAX values per
+ * node of the document: each step of the expression meets disjoint parts of
+ * the document, and makes lists no longer than the parts it meets. Allocates
+ * nothing; recursion is bounded by JMESPATH_NODES_MAX. */
 int jmespath_search(const struct jmespath *e, const struct jmespath_doc *doc,
                     struct jmespath_arena *arena, struct jmespath_value *out);
 

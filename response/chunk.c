@@ -376,7 +376,7 @@ static enum response_parse_status chunk__dispatch(const struct response_reader *
         return response__read_tgi(d, out);
     case ENDPOINT_RAW:
     case ENDPOINT_TEMPLATE:
-        return response__read_raw(d, reader, out);
+        return response__read_raw(d, reader, state != NULL ? state->scratch : NULL, out);
     case ENDPOINT_IMAGE_GENERATION:
     case ENDPOINT_IMAGE_EDIT:
         return response__read_images(d, out);
@@ -497,6 +497,9 @@ const char *response_parse_status_name(enum response_parse_status s)
         return "JSON payload has too many tokens";
     case RESPONSE_PARSE_ERR_TOO_LARGE:
         return "JSON payload too large";
+    case RESPONSE_PARSE_ERR_FIELD_VALUES:
+        return "response_field search needs more list values than there is memory for "
+               "(RESPONSE_FIELD_VALUES_MAX on the stack, then the token scratch's)";
     }
     return "unknown endpoint parse status";
 }

@@ -478,6 +478,7 @@ static void raw__text(const struct response__doc *d, struct response_chunk *out)
 
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
+                                              struct response_scratch *scratch,
                                               struct response_chunk *out)
 {
     if (!response__truthy(d, 0)) {
@@ -486,16 +487,14 @@ enum response_parse_status response__read_raw(const struct response__doc *d,
         return RESPONSE_PARSE_OK;
     }
     if (reader->field != NULL) {
-        if (response__field(d, reader->field, 0, out)) {
-            return RESPONSE_PARSE_OK;
-        }
+        enum response_parse_status st = response__field(d, reader->field, 0, scratch, out);
         /* AIPerf's template endpoint is strict: a miss is no response, not a guess. */
-        if (reader->type == ENDPOINT_TEMPLATE) {
-            return RESPONSE_PARSE_IGNORED;
+        if (st != RESPONSE_PARSE_IGNORED || reader->type == ENDPOINT_TEMPLATE) {
+            return st;
         }
     }
     if (!response__is(d, 0, JSMN_OBJECT)) {
-        return response__field(d, NULL, 0, out) ? RESPONSE_PARSE_OK : RESPONSE_PARSE_IGNORED;
+        return response__field(d, NULL, 0, NULL, out);
     }
     if (embed__detect(d, 0, &out->embedding_count)) {
         return RESPONSE_PARSE_OK;

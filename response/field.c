@@ -4,6 +4,7 @@
  * what it finds becomes text, embeddings or rankings as AIPerf's
  * convert_to_response_data decides.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "jmespath/jmespath.h"
@@ -100,8 +101,30 @@ static bool field__convert(const struct response__doc *d, const struct jmespath_
     return false;
 }
 
-bool response__field(const struct response__doc *d, const struct jmespath *e, int node,
-                     struct response_chunk *out)
+/* field__search runs `e` with the stack's room for its lists, then, when it
+ * needs more, with the scratch's, grown four times at a time up to
+ * JMESPATH_NODES_MAX values a token: no search needs more (jmespath.h), so
+ * only memory stops it. */
+static int field__search(const struct response__doc *d, const struct jmespath *e,
+                         const struct jmespath_doc *doc, struct response_scratch *scratch,
+                         struct jmespath_arena *arena, struct jmespath_value *v)
+{
+    int rc = jmespath_search(e, doc, arena, v);
+    size_t most = (size_t)JMESPATH_NODES_MAX * (size_t)d->ntok;
+    while (rc == -ENOBUFS && scratch != NULL && arena->cap < most) {
+        size_t want = arena->cap < most / 4 ? arena->cap * 4 : most;
+        arena->slot = response__scratch_values(scratch, want, &arena->cap);
+        if (arena->slot == NULL) {
+            return -ENOMEM;
+        }
+        rc = jmespath_search(e, doc, arena, v);
+    }
+    return rc;
+}
+
+enum response_parse_status response__field(const struct response__doc *d, const struct jmespath *e,
+                                           int node, struct response_scratch *scratch,
+                                           struct response_chunk *out)
 {
     struct jmespath_doc doc = {
         .ctx = d,
@@ -116,8 +139,8 @@ bool response__field(const struct response__doc *d, const struct jmespath *e, in
     struct jmespath_value slots[RESPONSE_FIELD_VALUES_MAX];
     struct jmespath_arena arena = {.slot = slots, .cap = RESPONSE_FIELD_VALUES_MAX};
     struct jmespath_value v = {.node = node};
-    if (e != NULL && jmespath_search(e, &doc, &arena, &v) != 0) {
-        return false;
+    if (e != NULL && field__search(d, e, &doc, scratch, &arena, &v) != 0) {
+        return RESPONSE_PARSE_ERR_FIELD_VALUES;
     }
-    return field__convert(d, &doc, &arena, &v, out);
+    return field__convert(d, &doc, &arena, &v, out) ? RESPONSE_PARSE_OK : RESPONSE_PARSE_IGNORED;
 }

@@ -14,6 +14,9 @@
 struct response_scratch {
     int cap;
     struct response__tok *tok;
+    /* response_field's list values past the stack's (field.c), grown on demand. */
+    struct jmespath_value *values;
+    size_t values_cap;
 };
 
 struct response_scratch *response_scratch_new(size_t tokens_max)
@@ -21,7 +24,7 @@ struct response_scratch *response_scratch_new(size_t tokens_max)
     if (tokens_max == 0 || tokens_max > INT32_MAX) {
         return NULL;
     }
-    struct response_scratch *s = malloc(sizeof(*s));
+    struct response_scratch *s = calloc(1, sizeof(*s));
     if (s != NULL) {
         s->tok = malloc(tokens_max * sizeof(*s->tok));
         s->cap = (int)tokens_max;
@@ -37,6 +40,7 @@ void response_scratch_free(struct response_scratch *s)
 {
     if (s != NULL) {
         free(s->tok);
+        free(s->values);
         free(s);
     }
 }
@@ -53,6 +57,23 @@ bool response__scratch_grow(struct response_scratch *s, size_t tokens_max)
     s->tok = tok;
     s->cap = (int)tokens_max;
     return true;
+}
+
+struct jmespath_value *response__scratch_values(struct response_scratch *s, size_t want,
+                                                size_t *out_cap)
+{
+    if (want > s->values_cap) {
+        struct jmespath_value *v =
+            want <= SIZE_MAX / sizeof(*v) ? realloc(s->values, want * sizeof(*v)) : NULL;
+        if (v == NULL) {
+            *out_cap = 0;
+            return NULL;
+        }
+        s->values = v;
+        s->values_cap = want;
+    }
+    *out_cap = s->values_cap;
+    return s->values;
 }
 
 struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap)

@@ -47,6 +47,7 @@ enum response_parse_status {
     RESPONSE_PARSE_ERR_NOT_OBJECT,      /* valid JSON, but not an object this type reads */
     RESPONSE_PARSE_ERR_TOO_MANY_TOKENS, /* more JSON tokens than the token space holds */
     RESPONSE_PARSE_ERR_TOO_LARGE,       /* more than RESPONSE_JSON_BYTES_MAX bytes */
+    RESPONSE_PARSE_ERR_FIELD_VALUES,    /* response_field's search outgrew its room (memory) */
 };
 
 /* response_parse_status_name returns a stable, static description of `s`. */
@@ -222,9 +223,14 @@ enum response_parse_status response_video_parse(const char *json, size_t len,
 
 struct jmespath;
 
-/* RESPONSE_FIELD_VALUES_MAX bounds the values the lists of one response_field
- * search make (projections, slices, flattening), on the stack; a search that
- * needs more matches nothing. */
+/* RESPONSE_FIELD_VALUES_MAX is the room on the stack for the values the lists
+ * of one response_field search make (projections, slices, flattening). A
+ * search that needs more takes them from the parse state's scratch, grown on
+ * demand and kept: a search never needs more than JMESPATH_NODES_MAX values a
+ * JSON token of the response (each step of the expression reaches each token
+ * at most once), so only memory bounds it. Without a scratch, or when memory
+ * runs out, the payload is RESPONSE_PARSE_ERR_FIELD_VALUES, a failed request
+ * whose message says so: never a silent miss. */
 #define RESPONSE_FIELD_VALUES_MAX 512
 
 /* response_reader is the run-wide, read-only description of how responses

@@ -136,6 +136,13 @@ bool response__seconds(const struct response__doc *d, int i, double *out);
  * to its size (reader.c). */
 struct response__tok *response__scratch_tokens(struct response_scratch *s, int *out_cap);
 
+/* response__scratch_values returns room for at least `want` response_field
+ * list values in `s` (grown, and kept for the next responses) with its size
+ * in *out_cap, or NULL (and 0) when out of memory (reader.c). */
+struct jmespath_value;
+struct jmespath_value *response__scratch_values(struct response_scratch *s, size_t want,
+                                                size_t *out_cap);
+
 /* response__scratch_grow makes `s` hold `tokens_max` tokens (reader.c); false when it already
  * does, tokens_max is over INT32_MAX, or out of memory (s unchanged). */
 bool response__scratch_grow(struct response_scratch *s, size_t tokens_max);
@@ -184,15 +191,21 @@ enum response_parse_status response__read_rankings(const struct response__doc *d
                                                    struct response_chunk *out);
 enum response_parse_status response__read_raw(const struct response__doc *d,
                                               const struct response_reader *reader,
+                                              struct response_scratch *scratch,
                                               struct response_chunk *out);
 /* response__field searches compiled response_field `e` over the doc (NULL:
  * takes token `node` itself) and converts what it finds as AIPerf's
  * convert_to_response_data does (field.c): a non-empty string is a text piece,
  * a list whose first element is a list of numbers or a number is embeddings,
- * one whose first element is an object rankings. Returns whether it did. */
+ * one whose first element is an object rankings. The lists a search makes
+ * take RESPONSE_FIELD_VALUES_MAX values on the stack, then `scratch`'s
+ * (NULL: none). Returns RESPONSE_PARSE_OK when it converted a value,
+ * _IGNORED when it found nothing to convert, _ERR_FIELD_VALUES when the
+ * search needs more values than that room. */
 struct jmespath;
-bool response__field(const struct response__doc *d, const struct jmespath *e, int node,
-                     struct response_chunk *out);
+enum response_parse_status response__field(const struct response__doc *d, const struct jmespath *e,
+                                           int node, struct response_scratch *scratch,
+                                           struct response_chunk *out);
 
 /* chunk_services.c */
 enum response_parse_status response__read_images(const struct response__doc *d,

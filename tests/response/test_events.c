@@ -572,22 +572,6 @@ Test(endpoint_events, response_field_projections_for_raw_and_template)
         cr_assert(!c.is_content);
         response_reader_release(&r);
     }
-    /* A search whose lists outgrow RESPONSE_FIELD_VALUES_MAX matches nothing. */
-    static char big[16384];
-    size_t len = (size_t)snprintf(big, sizeof(big), "{\"a\":[");
-    for (int i = 0; i < RESPONSE_FIELD_VALUES_MAX + 1; i++) {
-        len += (size_t)snprintf(big + len, sizeof(big) - len, "%s{\"t\":\"x\"}", i ? "," : "");
-    }
-    snprintf(big + len, sizeof(big) - len, "],\"text\":\"auto\"}");
-    struct response_reader r;
-    struct response_chunk c;
-    cr_assert_eq(response_reader_init(&r, ENDPOINT_RAW, "a[*].t | [0]", NULL, 0), 0);
-    struct response_scratch *scratch = response_scratch_new(8192);
-    struct response_parse_state st = {.scratch = scratch};
-    cr_assert_eq(parse_ev(&r, &st, NULL, big, &c), RESPONSE_PARSE_OK);
-    cr_assert_str_eq(texts_of(&c, RESPONSE_TEXT_CONTENT), "auto");
-    response_scratch_free(scratch);
-    response_reader_release(&r);
 }
 
 Test(endpoint_events, raw_response_field_and_auto_detection)

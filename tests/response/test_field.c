@@ -1,12 +1,17 @@
 /*
  * test_field.c - response_field on raw and template responses: member names compared after
- * decoding on both sides (a quoted identifier's escapes and the response's).
+ * decoding on both sides (a quoted identifier's escapes and the response's), and searches whose
+ * lists outgrow the stack's RESPONSE_FIELD_VALUES_MAX values, which take the scratch's room or
+ * fail the request with a message that says why; never a silent miss.
  */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "response/response.h"
+#include "tests/support/response_fixture.h"
 
 struct name_case {
     const char *field;
@@ -79,4 +84,82 @@ Test(response_field, names_compare_decoded_on_both_sides)
                      hit ? RESPONSE_PARSE_OK : RESPONSE_PARSE_IGNORED, "case %zu", i);
         cr_assert_str_eq(texts(&c), hit ? "hit" : "", "case %zu", i);
     }
+}
+
+/* big_body is {"a":[n objects {"t":"x","n":1}, the last {"t":"y","n":2}],"text":"auto"}. */
+static char *big_body(int n)
+{
+    size_t cap = (size_t)n * 24 + 64;
+    char *b = malloc(cap);
+    cr_assert_not_null(b);
+    size_t len = (size_t)snprintf(b, cap, "{\"a\":[");
+    for (int i = 0; i < n; i++) {
+        bool last = i == n - 1;
+        len += (size_t)snprintf(b + len, cap - len, "%s{\"t\":\"%s\",\"n\":%d}", i ? "," : "",
+                                last ? "y" : "x", last ? 2 : 1);
+    }
+    snprintf(b + len, cap - len, "],\"text\":\"auto\"}");
+    return b;
+}
+
+/* Past the stack's room the search takes the scratch's, grown as far as it needs (each step of
+ * these makes a list of every element) and kept for the next response. */
+Test(response_field, a_search_past_the_stack_room_takes_the_scratch)
+{
+    static const struct {
+        const char *field;
+        const char *want;
+    } cases[] = {
+        {"a[*].t | [-1]", "y"},
+        {"a[*].t | [0]", "x"},
+        {"a[].t | [-1]", "y"},
+        {"a[*] | [*] | [*] | [::-1] | [*].t | [0]", "y"},
+        {"a[*].t", "auto"}, /* a list of strings: AIPerf converts nothing, raw auto-detects */
+    };
+    char *body = big_body(4 * RESPONSE_FIELD_VALUES_MAX + 3);
+    struct response_parse_state st = {.scratch = response_scratch_new(64)};
+    cr_assert_not_null(st.scratch);
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            struct response_chunk c;
+            cr_assert_eq(parse(ENDPOINT_RAW, cases[i].field, &st, body, &c), RESPONSE_PARSE_OK,
+                         "%s", cases[i].field);
+            cr_assert_str_eq(texts(&c), cases[i].want, "%s", cases[i].field);
+        }
+    }
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_TEMPLATE, "a[*].n", &st, body, &c), RESPONSE_PARSE_OK);
+    cr_assert_eq(c.embedding_count, 1, "a list of numbers is one embedding");
+    response_scratch_free(st.scratch);
+    free(body);
+}
+
+/* Without a scratch the stack's room is all there is (a body of at most RESPONSE_JSON_TOKENS_MAX
+ * tokens, whose three steps of 200 values need 600): a search that needs more fails the payload,
+ * and the request, with a message naming the limit. */
+Test(response_field, a_search_past_every_room_fails_the_request_and_says_why)
+{
+    static const char deep[] = "a[*] | [*] | [*].t | [0]";
+    char *body = big_body(200);
+    struct response_chunk c;
+    cr_assert_eq(parse(ENDPOINT_RAW, deep, NULL, body, &c), RESPONSE_PARSE_ERR_FIELD_VALUES);
+    cr_assert_eq(parse(ENDPOINT_TEMPLATE, deep, NULL, body, &c), RESPONSE_PARSE_ERR_FIELD_VALUES);
+    /* Two steps (400 values) fit. */
+    cr_assert_eq(parse(ENDPOINT_RAW, "a[*] | [*].t | [-1]", NULL, body, &c), RESPONSE_PARSE_OK);
+    cr_assert_str_eq(texts(&c), "y");
+
+    struct response_fixture f;
+    cr_assert_eq(response_fixture_init(&f, ENDPOINT_RAW, RESPONSE_FIXTURE_EVENTS), 0);
+    cr_assert_eq(response_reader_init(&f.reader, ENDPOINT_RAW, deep, NULL, 0), 0);
+    cr_assert_eq(response_read_body(&f.reader, &f.state, &f.limits, body, strlen(body), 10,
+                                    &f.rec, &f.fail),
+                 RESPONSE_STEP_FAILED);
+    cr_assert_str_eq(f.fail.type, "ResponseParseError");
+    cr_assert_not_null(strstr(f.fail.message, "response_field search needs more list values"),
+                       "%s", f.fail.message);
+    cr_assert_not_null(strstr(f.fail.message, "RESPONSE_FIELD_VALUES_MAX"), "%s",
+                       f.fail.message);
+    cr_assert_eq(f.rec.text_len, 0);
+    response_reader_release(&f.reader);
+    free(body);
 }
