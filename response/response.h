@@ -330,7 +330,9 @@ void response_parse_state_reset(struct response_parse_state *s);
  * strings); malformed input returns an error status, never crashes. The
  * member names the readers look for are compared in their raw form (none
  * needs an escape), response_field's decoded; for a repeated name the last
- * one wins. Allocates nothing; uses about 20 KiB of stack. */
+ * one wins. Allocates nothing but the growth of state->scratch, kept for the
+ * next payloads, when one needs more tokens or response_field values than it
+ * holds; uses about 28 KiB of stack. */
 enum response_parse_status response_parse_event(const struct response_reader *reader,
                                                 struct response_parse_state *state,
                                                 const char *event_type, size_t event_type_len,

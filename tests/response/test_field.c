@@ -114,7 +114,8 @@ Test(response_field, a_search_past_the_stack_room_takes_the_scratch)
         {"a[*].t | [0]", "x"},
         {"a[].t | [-1]", "y"},
         {"a[*] | [*] | [*] | [::-1] | [*].t | [0]", "y"},
-        {"a[*].t", "auto"}, /* a list of strings: AIPerf converts nothing, raw auto-detects */
+        /* A list of strings: AIPerf converts nothing, raw auto-detects. */
+        {"a[*].t", "auto"},
     };
     char *body = big_body(4 * RESPONSE_FIELD_VALUES_MAX + 3);
     struct response_parse_state st = {.scratch = response_scratch_new(64)};
@@ -151,14 +152,13 @@ Test(response_field, a_search_past_every_room_fails_the_request_and_says_why)
     struct response_fixture f;
     cr_assert_eq(response_fixture_init(&f, ENDPOINT_RAW, RESPONSE_FIXTURE_EVENTS), 0);
     cr_assert_eq(response_reader_init(&f.reader, ENDPOINT_RAW, deep, NULL, 0), 0);
-    cr_assert_eq(response_read_body(&f.reader, &f.state, &f.limits, body, strlen(body), 10,
-                                    &f.rec, &f.fail),
-                 RESPONSE_STEP_FAILED);
+    cr_assert_eq(
+        response_read_body(&f.reader, &f.state, &f.limits, body, strlen(body), 10, &f.rec, &f.fail),
+        RESPONSE_STEP_FAILED);
     cr_assert_str_eq(f.fail.type, "ResponseParseError");
-    cr_assert_not_null(strstr(f.fail.message, "response_field search needs more list values"),
-                       "%s", f.fail.message);
-    cr_assert_not_null(strstr(f.fail.message, "RESPONSE_FIELD_VALUES_MAX"), "%s",
+    cr_assert_not_null(strstr(f.fail.message, "response_field search needs more list values"), "%s",
                        f.fail.message);
+    cr_assert_not_null(strstr(f.fail.message, "RESPONSE_FIELD_VALUES_MAX"), "%s", f.fail.message);
     cr_assert_eq(f.rec.text_len, 0);
     response_reader_release(&f.reader);
     free(body);
