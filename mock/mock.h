@@ -113,6 +113,9 @@
  *   The fault draw applies to every route above; for embeddings and rankings the body's items
  *   play the part of the tokens (a drop or stall cuts after half of them, malformed cuts the
  *   body short), and they are not written to the token log.
+ *   POST /v1/echo   -> 200 with the request's body as it came (Content-Type application/json;
+ *       413 past a connection's send buffer): a reply of any shape, for the raw and template
+ *       endpoints' response_field (escaped member names, long lists). No fault draw.
  *   GET /v1/models  -> a model list of the names seen in requests so far (or "mock-model")
  *   GET /health     -> 200 {"status":"ok"}
  *   POST /v1/videos, GET /v1/videos/{id}, GET /v1/videos/{id}/content (OpenAI's and SGLang's

@@ -226,6 +226,19 @@ static void answer_control(struct mock__worker *w, struct mock__conn *c, enum mo
     answer_json(w, c, 0);
 }
 
+/* answer_echo answers with the request's body as it came: a response of any shape (escaped
+ * member names, long lists) for the raw and template endpoints' response_field. */
+static void answer_echo(struct mock__worker *w, struct mock__conn *c,
+                        const struct mock__request *req)
+{
+    if (req->body_len > w->tx_cap - HEAD_RESERVE) {
+        answer_error(w, c, 413, "invalid_request_error", "body too large to echo", 0, NULL);
+        return;
+    }
+    memcpy(c->tx + HEAD_RESERVE, req->body, req->body_len);
+    answer_json(w, c, req->body_len);
+}
+
 static void set_request_id(struct mock__worker *w, struct mock__conn *c,
                            const struct mock__request *req)
 {
@@ -448,7 +461,7 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
                      "unknown path; this server has POST /v1/chat/completions, "
                      "/v1/completions, /v1/responses, /v1/messages, /v1/embeddings, "
                      "/v1/ranking, /v2/rerank, /rerank, /generate, /generate_stream, "
-                     "/inference/v1/generate, "
+                     "/inference/v1/generate, /v1/echo, "
                      "/reset_prefix_cache, /start_profile, /stop_profile, and GET /v1/models, "
                      "/health, /metrics and /dcgm/metrics",
                      0, NULL);
@@ -473,6 +486,10 @@ static void handle_request(struct mock__worker *w, struct mock__conn *c,
     if (route == MOCK__ROUTE_RESET_CACHE || route == MOCK__ROUTE_START_PROFILE ||
         route == MOCK__ROUTE_STOP_PROFILE) {
         answer_control(w, c, route);
+        return;
+    }
+    if (route == MOCK__ROUTE_ECHO) {
+        answer_echo(w, c, req);
         return;
     }
     start_completion(w, c, req, route, sagemaker_stream);

@@ -163,6 +163,7 @@ enum mock__route {
     MOCK__ROUTE_DCGM,            /* GET /dcgm/metrics (DCGM-exporter-shaped GPU telemetry) */
     MOCK__ROUTE_SGLANG_GENERATE, /* POST /generate with "input_ids" (SGLang's native API) */
     MOCK__ROUTE_VLLM_GENERATE,   /* POST /inference/v1/generate (vLLM's token-id API) */
+    MOCK__ROUTE_ECHO,            /* POST /v1/echo (the request body back, for raw endpoints) */
 };
 
 /* mock__video_op is what a request of the video API (mock_video.c) asks for. */

@@ -52,6 +52,7 @@ static const struct route_entry ROUTES[] = {
     {"/v1/images/edits", "POST", MOCK__ROUTE_IMAGE_EDITS},
     {"/v1/audio/transcriptions", "POST", MOCK__ROUTE_TRANSCRIPTIONS},
     {"/inference/v1/generate", "POST", MOCK__ROUTE_VLLM_GENERATE},
+    {"/v1/echo", "POST", MOCK__ROUTE_ECHO},
 };
 
 bool mock__route_tokens(enum mock__route route)

@@ -27,7 +27,8 @@ static char *run_echo(struct e2e *w, const char *body, const char *field)
     char words[1024];
     snprintf(words, sizeof(words),
              "profile -m m -u http://%s/v1/echo --artifact-dir %s --endpoint-type raw "
-             "--input-file %s/raw.jsonl --request-count 2 --tokenizer %s --export-outputs-json "
+             "--input-file %s/raw.jsonl --custom-dataset-type raw_payload --request-count 2 "
+             "--tokenizer %s --export-outputs-json "
              "--extra-inputs response_field:%s",
              w->url, w->dir, w->dir, RINGPERF_TOKENIZER_QWEN3, field);
     e2e_run_ok(w, words);
@@ -47,10 +48,9 @@ static char *run_echo(struct e2e *w, const char *body, const char *field)
  * escapes (é as \u00e9), each reached by a quoted identifier spelt with escapes. */
 Test(response_field_e2e, quoted_names_with_escapes_find_escaped_members, .timeout = 120)
 {
-    static const char body[] =
-        "{\"model\": \"m\", \"a\\\"b\": \"quote\", \"tab\\t\": \"tab\", "
-        "\"back\\\\slash\": \"backslash\", \"caf\\u00e9\": \"accent\", "
-        "\"text\": \"auto detected words\"}";
+    static const char body[] = "{\"model\": \"m\", \"a\\\"b\": \"quote\", \"tab\\t\": \"tab\", "
+                               "\"back\\\\slash\": \"backslash\", \"caf\\u00e9\": \"accent\", "
+                               "\"text\": \"auto detected words\"}";
     static const struct {
         const char *field;
         const char *want;
