@@ -6,7 +6,8 @@
  * byte 1 an unescape buffer size and whether to keep state across the input's
  * payloads, byte 2 an SSE event name from a table; the rest is one or more
  * payloads separated by "\n\n", each copied to an exact-size heap buffer so
- * ASan sees any over-read. raw readers get a response_field. Checked:
+ * ASan sees any over-read. raw and template readers get a response_field (byte 0's top
+ * bits pick it). Checked:
  *   - every view lies inside the payload;
  *   - unescaping any view never writes past its cap and never grows;
  *   - jansson as a reference: JSON that jansson accepts (within our token and
@@ -136,6 +137,15 @@ static const char *const EVENTS[] = {
     "error",
 };
 
+/* The response_field of raw and template readers, by byte 0's top two bits: names with escapes
+ * (compared decoded with the payload's) and projections with pipes among them. */
+static const char *const FIELDS[] = {
+    "output",
+    "\"caf\\u00e9\" | [*].\"a\\\"b\"",
+    "choices[0].text",
+    "*[*] | [*] | [::-1] | [-1].\"t\\u0061b\\t\"",
+};
+
 static void check_payload(const struct response_reader *r, struct response_parse_state *state,
                           const char *event, const uint8_t *data, size_t size, size_t cap);
 
@@ -151,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data += 3;
     size -= 3;
     struct response_reader r;
-    response_reader_init(&r, t, (data[-3] & 0x80) ? "choices[0].text" : "output", NULL, 0);
+    response_reader_init(&r, t, FIELDS[data[-3] >> 6], NULL, 0);
     struct response_parse_state state = {0};
     /* A tiny scratch so that the scratch path and its token limit are fuzzed too. */
     state.scratch = (data[-1] & 0x80) ? response_scratch_new(64) : NULL;
