@@ -1,0 +1,181 @@
+/*
+ * test_intervals.c - the timeslice files (--slice-duration) of a run whose shards grouped its
+ * records (metrics_shards, merged while they run and at the end) are byte for byte those of
+ * the coordinator's path, which adds each record as it arrives (export_intervals_add).
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "tests/support/read_text.h"
+
+#define SHARDS 2
+#define RECORDS 600
+#define MAX_EVENTS 8
+#define SLICE_NS 10000000LL                /* 10 ms */
+#define BASE_WALL_NS 1700000000000000000LL /* the profiling phase's start */
+
+struct fake {
+    struct record rec;
+    struct record_event events[MAX_EVENTS];
+};
+
+/* make_record fills record i: started about 3 ms after the one before (the first before the
+ * profiling phase, the last ones past the last timeslice), streamed, mostly successes with
+ * usage, some errors. */
+static void make_record(struct fake *f, uint64_t i)
+{
+    struct record *r = &f->rec;
+    *r = (struct record){.ordinal = i, .shard_id = (uint32_t)(i % SHARDS)};
+    r->usage = RECORD_USAGE_NONE;
+    r->events = f->events;
+    r->outcome = i % 13 == 5 ? RECORD_ERROR : RECORD_SUCCESS;
+    int64_t offset = (int64_t)i * 3000017 - 20000000;
+    if (i >= RECORDS - 3) {
+        offset = (EXPORT_SLICES_MAX + 2) * SLICE_NS;
+    }
+    r->wall_start_ns = BASE_WALL_NS + offset;
+    r->send_start_ns = 5000000000LL + offset;
+    r->scheduled_ns = r->send_start_ns;
+    r->send_end_ns = r->send_start_ns + 20000;
+    int64_t t = r->send_end_ns + 1000000 + (int64_t)(i % 17) * 70001;
+    r->event_count = 1 + (uint32_t)(i % (MAX_EVENTS - 1));
+    for (uint32_t e = 0; e < r->event_count; e++) {
+        t += 150000 + (int64_t)((i * 7 + e) % 11) * 9973;
+        f->events[e] = (struct record_event){.arrival_ns = t, .flags = RECORD_EVENT_CONTENT};
+    }
+    r->end_ns = t + 1000;
+    if (r->outcome != RECORD_SUCCESS) {
+        r->error_code = 500;
+        snprintf(r->error_type, sizeof(r->error_type), "%s", "HTTPError");
+        snprintf(r->error_message, sizeof(r->error_message), "%s", "failure");
+        return;
+    }
+    r->usage.present = true;
+    r->usage.prompt_tokens = 30 + (int64_t)(i % 11);
+    r->usage.completion_tokens = (int64_t)r->event_count + (int64_t)(i % 3);
+    r->usage.total_tokens = r->usage.prompt_tokens + r->usage.completion_tokens;
+}
+
+static void init_results(struct metrics_results *r, const struct metrics_results_options *opts)
+{
+    char err[256];
+    cr_assert_eq(metrics_results_init(r, opts, err, sizeof(err)), 0, "%s", err);
+    r->open_loop = true;
+}
+
+static void set_paths(struct export_paths *paths, const char *dir, const char *name)
+{
+    memset(paths, 0, sizeof(*paths));
+    snprintf(paths->dir, sizeof(paths->dir), "%s", dir);
+    snprintf(paths->timeslices_json, sizeof(paths->timeslices_json), "%s/%s.json", dir, name);
+    snprintf(paths->timeslices_csv, sizeof(paths->timeslices_csv), "%s/%s.csv", dir, name);
+    snprintf(paths->hlog_base, sizeof(paths->hlog_base), "%s/%s", dir, name);
+}
+
+/* coordinator_slices writes the timeslices as the coordinator groups them, record by record. */
+static void coordinator_slices(struct fake *records, const struct metrics_goodput *goodput,
+                               const struct export_paths *paths, json_t *input_config)
+{
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results results;
+    init_results(&results, &opts);
+    struct export_intervals iv;
+    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS), 0);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        struct metrics_record m;
+        metrics_record_compute(&results, &records[i].rec, &m);
+        cr_assert_eq(
+            export_intervals_add(&iv, paths->hlog_base, &records[i].rec, &m, true, goodput), 0);
+    }
+    cr_assert_eq(export_intervals_close(&iv, paths->hlog_base), 0);
+    cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
+    export_intervals_free(&iv);
+    metrics_results_free(&results);
+}
+
+/* shard_slices writes the timeslices as the shards group them: each record on its shard, the
+ * coordinator collecting every 40 records and all at the end. */
+static void shard_slices(struct fake *records, const struct metrics_goodput *goodput,
+                         const struct export_paths *paths, json_t *input_config)
+{
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results results;
+    struct metrics_results part;
+    init_results(&results, &opts);
+    init_results(&part, &opts);
+    size_t annex_bytes = metrics_shards_annex_bytes(MAX_EVENTS);
+    char *annexes = calloc(RECORDS, annex_bytes);
+    cr_assert_not_null(annexes);
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
+    struct export_intervals iv;
+    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS), 0);
+    struct metrics_run_config config = {
+        .streaming = true, .significant_figures = EXPORT_SLICE_SIGFIGS, .goodput = goodput};
+    cr_assert_eq(metrics_shards_slices(shards, BASE_WALL_NS, SLICE_NS, EXPORT_SLICES_MAX, &config),
+                 0);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        records[i].rec.annex = annexes + i * annex_bytes;
+        metrics_shards_record(shards, records[i].rec.shard_id, &records[i].rec);
+        if (i % 40 == 39) {
+            cr_assert_eq(metrics_shards_collect(shards, &part), 0);
+        }
+    }
+    cr_assert_eq(metrics_shards_collect_all(shards, &part), 0);
+    cr_assert_eq(metrics_shards_slices_dropped(shards), 3);
+    for (uint64_t k = 0; k < metrics_shards_slice_count(shards); k++) {
+        const struct metrics_run *slice = metrics_shards_slice(shards, k);
+        if (slice != NULL) {
+            cr_assert_eq(export_intervals_merge_slice(&iv, k, slice, true, goodput), 0);
+        }
+    }
+    cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
+    export_intervals_free(&iv);
+    metrics_shards_free(shards);
+    metrics_results_free(&part);
+    metrics_results_free(&results);
+    free(annexes);
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    char *x = test_read_path(a);
+    char *y = test_read_path(b);
+    cr_assert(x != NULL && y != NULL, "%s, %s", a, b);
+    cr_assert_gt(strlen(x), 1000, "%s holds timeslices", a);
+    cr_assert_str_eq(x, y, "%s vs %s", a, b);
+    free(x);
+    free(y);
+}
+
+Test(export_intervals, timeslices_from_the_shards_are_the_coordinators_byte_for_byte, .timeout = 60)
+{
+    char dir[] = "/tmp/ringperf_test_intervals_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    struct fake *records = calloc(RECORDS, sizeof(*records));
+    cr_assert_not_null(records);
+    for (uint64_t i = 0; i < RECORDS; i++) {
+        make_record(&records[i], i);
+    }
+    struct metrics_goodput goodput = {0};
+    cr_assert_eq(metrics_goodput_parse("time_to_first_token:1.5", &goodput, NULL, 0), 0);
+    json_t *input_config = json_object();
+    struct export_paths coord;
+    struct export_paths sharded;
+    set_paths(&coord, dir, "coordinator");
+    set_paths(&sharded, dir, "shards");
+    coordinator_slices(records, &goodput, &coord, input_config);
+    shard_slices(records, &goodput, &sharded, input_config);
+    assert_same_file(coord.timeslices_json, sharded.timeslices_json);
+    assert_same_file(coord.timeslices_csv, sharded.timeslices_csv);
+    json_decref(input_config);
+    free(records);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
