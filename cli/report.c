@@ -110,7 +110,7 @@ void cli_report_client_load(const struct profile_run *run)
 /* report_slices warns when requests started past the last timeslice kept. */
 static void report_slices(const struct profile_run *run)
 {
-    uint64_t dropped = run->exp.intervals.slice_records_dropped;
+    uint64_t dropped = run->exp.intervals.slices.dropped;
     if (dropped == 0) {
         return;
     }

@@ -88,11 +88,8 @@ static int group_slices(struct profile_run *run)
     if (run->exp.slice_ns == 0) {
         return 0;
     }
-    struct metrics_run_config config = {.streaming = run->exp.streaming,
-                                        .significant_figures = EXPORT_SLICE_SIGFIGS,
-                                        .goodput = &run->exp.goodput};
-    return metrics_shards_slices(run->shards, run->exp.start_wall_ns, run->exp.slice_ns,
-                                 EXPORT_SLICES_MAX, &config);
+    struct metrics_slices *slices = export_run_slices(&run->exp);
+    return slices != NULL ? metrics_shards_slices(run->shards, slices) : -ENOMEM;
 }
 
 void cli_shards_arm(struct profile_run *run)
@@ -117,18 +114,6 @@ const struct metrics_record *cli_shards_record_metrics(struct profile_run *run,
     return metrics_of(&run->results, run->engine.record_hook != NULL, rec, local);
 }
 
-/* take_slices gives the run's exports the timeslices the shards grouped, once all is in. */
-static int take_slices(struct profile_run *run)
-{
-    uint64_t count = metrics_shards_slice_count(run->shards);
-    int ret = export_run_slice_part(&run->exp, 0, NULL, metrics_shards_slices_dropped(run->shards));
-    for (uint64_t i = 0; i < count && ret == 0; i++) {
-        const struct metrics_run *slice = metrics_shards_slice(run->shards, i);
-        ret = slice != NULL ? export_run_slice_part(&run->exp, i, slice, 0) : 0;
-    }
-    return ret;
-}
-
 int cli_shards_collect(struct profile_run *run, bool all)
 {
     int64_t now = export_wall_now_ns();
@@ -146,7 +131,7 @@ int cli_shards_collect(struct profile_run *run, bool all)
     run->asked_wall_ns = now;
     metrics_results_reset(&run->part);
     if (all && run->exp.slice_ns > 0 && ret == 0) {
-        ret = slices_ret != 0 ? slices_ret : take_slices(run);
+        ret = slices_ret;
     }
     return ret;
 }

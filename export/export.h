@@ -277,11 +277,8 @@ struct export_intervals {
     bool open_has_values;
     struct metrics_hist *hist[METRICS_ID_COUNT]; /* the open interval's values */
     struct export_hlog *log[METRICS_ID_COUNT];   /* opened on a metric's first value */
-    int64_t slice_ns;                            /* 0 = no timeslices */
-    struct metrics_run **slices;                 /* by index; NULL for an empty window */
-    size_t slice_count;                          /* highest used index + 1 */
-    uint64_t slice_records_dropped;
-    int error; /* first -errno writing the logs */
+    struct metrics_slices slices;                /* zeroed: no timeslices */
+    int error;                                   /* first -errno writing the logs */
 };
 
 /* export_run is the open per-record export of a run. Zero-initialise, then
@@ -308,7 +305,7 @@ struct export_run {
     int64_t slice_ns; /* --slice-duration; 0 = none */
     /* The interval logs take their values from parts of the run's results
      * (export_run_interval_part), and the timeslices from the shards' groups
-     * (export_run_slice_part), rather than from each record: set by the
+     * (export_run_slices), rather than from each record: set by the
      * caller before the first record. */
     bool intervals_from_parts;
     struct export_intervals intervals;
@@ -356,12 +353,12 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
 int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
                              int64_t start_wall_ns, int64_t end_wall_ns);
 
-/* export_run_slice_part merges, with intervals_from_parts, timeslice `index` as grouped on the
- * shards into the run's timeslices (export_intervals_merge_slice), opening the intervals at
- * the profiling phase's start if no part did yet; `dropped` records had no timeslice. Returns
- * 0 or a -errno. */
-int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
-                          uint64_t dropped);
+/* export_run_slices returns the run's timeslice table (--slice-duration), for the shards
+ * to merge their groups into (metrics_shards_slices), opening the intervals at the
+ * profiling phase's start (start_wall_ns, set before) if they are not open yet. Returns
+ * NULL without --slice-duration, or when the intervals could not be opened (out of memory).
+ * The table is the run's, valid until export_intervals_free. */
+struct metrics_slices *export_run_slices(struct export_run *exp);
 
 int export_run_record(struct export_run *exp, const struct record *record,
                       const struct metrics_record *metrics);
@@ -404,24 +401,17 @@ int export_run_close(struct export_run *exp);
 
 /* export_intervals_open prepares `iv` for a run whose profiling phase starts
  * at `start_wall_ns`: .hlog intervals of `slice_ns` (EXPORT_HLOG_INTERVAL_NS when
- * 0), timeslices only when slice_ns > 0. Returns 0 or -ENOMEM. */
-int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns);
+ * 0), timeslices only when slice_ns > 0, of up to EXPORT_SLICES_MAX metrics_runs made
+ * with `streaming`, EXPORT_SLICE_SIGFIGS and `goodput` (borrowed until
+ * export_intervals_free). Returns 0 or -ENOMEM. */
+int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns,
+                          bool streaming, const struct metrics_goodput *goodput);
 
 /* export_intervals_add folds one record into the open interval (writing the
  * intervals it closes to the logs named from `hlog_base`) and into its
- * timeslice. `m` is the record's metrics; `streaming` and `goodput` (borrowed
- * for the call) configure a new timeslice. Returns 0 or the first -errno. */
+ * timeslice. `m` is the record's metrics. Returns 0 or the first -errno. */
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
-                         const struct record *rec, const struct metrics_record *m, bool streaming,
-                         const struct metrics_goodput *goodput);
-
-/* export_intervals_merge_slice merges `part`, the records of timeslice `index` grouped
- * elsewhere (metrics_shards_slices, made with the configuration this module gives its
- * slices: streaming, EXPORT_SLICE_SIGFIGS, goodput), into the timeslice. Returns 0, -EINVAL
- * (no timeslices, or an index past EXPORT_SLICES_MAX) or -ENOMEM. */
-int export_intervals_merge_slice(struct export_intervals *iv, uint64_t index,
-                                 const struct metrics_run *part, bool streaming,
-                                 const struct metrics_goodput *goodput);
+                         const struct record *rec, const struct metrics_record *m);
 
 /* export_intervals_add_part writes one interval, [start_wall_ns, end_wall_ns),
  * to the log of every logged metric that has values in `part`: a run holding

@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns)
+int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, int64_t slice_ns,
+                          bool streaming, const struct metrics_goodput *goodput)
 {
     *iv = (struct export_intervals){
         .enabled = true,
         .base_wall_ns = start_wall_ns,
         .open_start_wall_ns = start_wall_ns,
         .interval_ns = slice_ns > 0 ? slice_ns : EXPORT_HLOG_INTERVAL_NS,
-        .slice_ns = slice_ns > 0 ? slice_ns : 0,
     };
     for (int id = 0; id < METRICS_ID_COUNT; id++) {
         if (metrics_record_hist_new((enum metrics_id)id, 0, &iv->hist[id]) != 0) {
@@ -31,12 +31,12 @@ int export_intervals_open(struct export_intervals *iv, int64_t start_wall_ns, in
             return -ENOMEM;
         }
     }
-    if (iv->slice_ns > 0) {
-        iv->slices = calloc(EXPORT_SLICES_MAX, sizeof(*iv->slices));
-        if (iv->slices == NULL) {
-            export_intervals_free(iv);
-            return -ENOMEM;
-        }
+    struct metrics_run_config slice_config = {
+        .streaming = streaming, .significant_figures = EXPORT_SLICE_SIGFIGS, .goodput = goodput};
+    if (slice_ns > 0 && metrics_slices_init(&iv->slices, start_wall_ns, slice_ns, EXPORT_SLICES_MAX,
+                                            &slice_config) != 0) {
+        export_intervals_free(iv);
+        return -ENOMEM;
     }
     return 0;
 }
@@ -49,12 +49,7 @@ void export_intervals_free(struct export_intervals *iv)
         export_hlog_close(iv->log[id]);
         iv->log[id] = NULL;
     }
-    for (size_t i = 0; iv->slices != NULL && i < iv->slice_count; i++) {
-        metrics_run_free(iv->slices[i]);
-    }
-    free(iv->slices);
-    iv->slices = NULL;
-    iv->slice_count = 0;
+    metrics_slices_free(&iv->slices);
     iv->enabled = false;
 }
 
@@ -121,64 +116,8 @@ static void record_values(struct export_intervals *iv, const struct metrics_reco
     }
 }
 
-/* slice_at returns in *out slice `index` (< EXPORT_SLICES_MAX), made when it has none yet.
- * Returns 0 or -ENOMEM. */
-static int slice_at(struct export_intervals *iv, uint64_t index, bool streaming,
-                    const struct metrics_goodput *goodput, struct metrics_run **out)
-{
-    if (iv->slices[index] == NULL) {
-        struct metrics_run_config cfg = {.streaming = streaming,
-                                         .significant_figures = EXPORT_SLICE_SIGFIGS,
-                                         .goodput = goodput};
-        int ret = metrics_run_new(&cfg, &iv->slices[index]);
-        if (ret != 0) {
-            return ret;
-        }
-        int64_t start = iv->base_wall_ns + (int64_t)index * iv->slice_ns;
-        metrics_run_set_window(iv->slices[index], start, start + iv->slice_ns);
-    }
-    if (index + 1 > iv->slice_count) {
-        iv->slice_count = index + 1;
-    }
-    *out = iv->slices[index];
-    return 0;
-}
-
-static int add_to_slice(struct export_intervals *iv, const struct record *rec,
-                        const struct metrics_record *m, bool streaming,
-                        const struct metrics_goodput *goodput)
-{
-    if (rec->wall_start_ns == 0 || rec->wall_start_ns < iv->base_wall_ns) {
-        return 0; /* never sent, or sent before profiling began: no window */
-    }
-    uint64_t index = (uint64_t)(rec->wall_start_ns - iv->base_wall_ns) / (uint64_t)iv->slice_ns;
-    if (index >= EXPORT_SLICES_MAX) {
-        iv->slice_records_dropped++;
-        return 0;
-    }
-    struct metrics_run *run = NULL;
-    int ret = slice_at(iv, index, streaming, goodput, &run);
-    if (ret == 0) {
-        metrics_run_add(run, &m->request, &m->values);
-    }
-    return ret;
-}
-
-int export_intervals_merge_slice(struct export_intervals *iv, uint64_t index,
-                                 const struct metrics_run *part, bool streaming,
-                                 const struct metrics_goodput *goodput)
-{
-    if (!iv->enabled || iv->slice_ns == 0 || index >= EXPORT_SLICES_MAX) {
-        return -EINVAL;
-    }
-    struct metrics_run *run = NULL;
-    int ret = slice_at(iv, index, streaming, goodput, &run);
-    return ret != 0 ? ret : metrics_run_merge(run, part);
-}
-
 int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
-                         const struct record *rec, const struct metrics_record *m, bool streaming,
-                         const struct metrics_goodput *goodput)
+                         const struct record *rec, const struct metrics_record *m)
 {
     if (!iv->enabled) {
         return 0;
@@ -191,8 +130,8 @@ int export_intervals_add(struct export_intervals *iv, const char *hlog_base,
         iv->open_start_wall_ns = iv->base_wall_ns + k * iv->interval_ns;
     }
     record_values(iv, m);
-    if (iv->slice_ns > 0 && ret == 0) {
-        ret = add_to_slice(iv, rec, m, streaming, goodput);
+    if (iv->slices.slice_ns > 0 && ret == 0) {
+        ret = metrics_slices_add(&iv->slices, rec, m);
     }
     if (ret != 0 && iv->error == 0) {
         iv->error = ret;
@@ -244,26 +183,27 @@ int export_intervals_write_timeslices(const struct export_intervals *iv,
                                       const struct export_paths *paths, json_t *input_config,
                                       int64_t end_wall_ns)
 {
-    if (!iv->enabled || iv->slice_ns == 0) {
+    const struct metrics_slices *sl = &iv->slices;
+    if (!iv->enabled || sl->slice_ns == 0) {
         return 0;
     }
     size_t used = 0;
-    for (size_t i = 0; i < iv->slice_count; i++) {
-        used += iv->slices[i] != NULL;
+    for (size_t i = 0; i < sl->count; i++) {
+        used += sl->runs[i] != NULL;
     }
     struct metrics_summary *sums = calloc(used > 0 ? used : 1, sizeof(*sums));
     struct export_timeslice *list = calloc(used > 0 ? used : 1, sizeof(*list));
     int ret = sums != NULL && list != NULL ? 0 : -ENOMEM;
     size_t n = 0;
-    for (size_t i = 0; ret == 0 && i < iv->slice_count; i++) {
-        if (iv->slices[i] == NULL) {
+    for (size_t i = 0; ret == 0 && i < sl->count; i++) {
+        if (sl->runs[i] == NULL) {
             continue;
         }
-        int64_t start = iv->base_wall_ns + (int64_t)i * iv->slice_ns;
-        if (i + 1 == iv->slice_count && end_wall_ns > start && end_wall_ns < start + iv->slice_ns) {
-            metrics_run_set_window(iv->slices[i], start, end_wall_ns); /* partial last window */
+        int64_t start = sl->base_wall_ns + (int64_t)i * sl->slice_ns;
+        if (i + 1 == sl->count && end_wall_ns > start && end_wall_ns < start + sl->slice_ns) {
+            metrics_run_set_window(sl->runs[i], start, end_wall_ns); /* partial last window */
         }
-        metrics_run_summarize(iv->slices[i], &sums[n]);
+        metrics_run_summarize(sl->runs[i], &sums[n]);
         list[n] = (struct export_timeslice){.index = i, .summary = &sums[n]};
         n++;
     }

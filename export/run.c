@@ -342,7 +342,8 @@ static int open_intervals(struct export_run *exp, int64_t first_wall_ns)
 {
     if (!exp->intervals.enabled && exp->intervals.error == 0) {
         int64_t start = exp->start_wall_ns != 0 ? exp->start_wall_ns : first_wall_ns;
-        int ret = export_intervals_open(&exp->intervals, start, exp->slice_ns);
+        int ret = export_intervals_open(&exp->intervals, start, exp->slice_ns, exp->streaming,
+                                        &exp->goodput);
         if (ret != 0) {
             exp->intervals.error = ret;
         }
@@ -360,8 +361,7 @@ static int record_intervals(struct export_run *exp, const struct record *rec,
     if (ret != 0) {
         return ret;
     }
-    return export_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics, exp->streaming,
-                                &exp->goodput);
+    return export_intervals_add(&exp->intervals, exp->paths.hlog_base, rec, metrics);
 }
 
 int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
@@ -424,17 +424,12 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
-int export_run_slice_part(struct export_run *exp, uint64_t index, const struct metrics_run *part,
-                          uint64_t dropped)
+struct metrics_slices *export_run_slices(struct export_run *exp)
 {
-    int ret = open_intervals(exp, exp->start_wall_ns);
-    if (ret != 0) {
-        return ret;
+    if (exp->slice_ns <= 0 || open_intervals(exp, exp->start_wall_ns) != 0) {
+        return NULL;
     }
-    exp->intervals.slice_records_dropped += dropped;
-    return part != NULL ? export_intervals_merge_slice(&exp->intervals, index, part, exp->streaming,
-                                                       &exp->goodput)
-                        : 0;
+    return &exp->intervals.slices;
 }
 
 int export_run_record(struct export_run *exp, const struct record *rec,

@@ -225,39 +225,72 @@ const struct metrics_record *metrics_shards_of(const struct record *rec);
  * shard handed over since the last call, and asks each for what it adds next.
  * results then holds, counts and metrics alike, every record a shard had
  * finished by about the call before: a consistent view, one call late. The
- * timeslices handed over go into the shards' own (metrics_shards_slice).
- * Returns 0, or -ENOMEM when a timeslice could not be made (its records are
- * then left out of the timeslices, not of results). */
+ * timeslices handed over are merged into the run's (metrics_shards_slices).
+ * Returns 0, or -ENOMEM when a timeslice could not be made, at this call or an
+ * earlier one (its records are then left out of the timeslices, not of results). */
 int metrics_shards_collect(struct metrics_shards *shards, struct metrics_results *results);
 
 /* metrics_shards_collect_all merges into results everything the shards hold,
  * once their threads have ended: results then holds every record exactly, and
- * the shards' timeslices every record that has one. Returns as
+ * the run's timeslices every record that has one. Returns as
  * metrics_shards_collect. */
 int metrics_shards_collect_all(struct metrics_shards *shards, struct metrics_results *results);
 
-/* metrics_shards_slices makes the shards also group their records by start
- * time into AIPerf's timeslices (--slice-duration), as export/intervals.c
- * does: slice k holds the records whose request started (wall clock) in
- * [base_wall_ns + k * slice_ns, + slice_ns), each slice a metrics_run made
- * with `config` (copied; its goodput borrowed for the run); records before
- * base_wall_ns have none, those of slice slice_count_max or later are
- * counted (metrics_shards_slices_dropped). Call before the shards run. Each
- * shard reuses the slices the coordinator emptied, so it allocates only for
- * its first few. Returns 0, -EINVAL (a slice_ns or slice_count_max of 0, or
- * called twice) or -ENOMEM. */
-int metrics_shards_slices(struct metrics_shards *shards, int64_t base_wall_ns, int64_t slice_ns,
-                          uint64_t slice_count_max, const struct metrics_run_config *config);
+/* metrics_slices is a run's records grouped by request start time into AIPerf's timeslices
+ * (--slice-duration): slice k holds the records whose request started (wall clock) in
+ * [base_wall_ns + k * slice_ns, + slice_ns), each slice a metrics_run made with `config`
+ * whose window is the slice's. Records never sent, or started before base_wall_ns, have
+ * none; those of slice count_max or later are counted in `dropped`. Caller-allocated and
+ * set up with metrics_slices_init; only one thread (the coordinator's) changes it, and the
+ * shards read its settings (metrics_shards_slices). */
+struct metrics_slices {
+    int64_t base_wall_ns;
+    int64_t slice_ns; /* 0: no timeslices (a zeroed table) */
+    uint64_t count_max;
+    struct metrics_run_config config; /* its goodput borrowed for the table's life */
+    struct metrics_run **runs;        /* count_max of them, by index; NULL: an empty slice */
+    uint64_t count;                   /* highest index of a slice made, plus one */
+    uint64_t dropped;                 /* records past the last slice, or whose slice a shard
+                                         could not make */
+};
 
-/* metrics_shards_slice returns timeslice `index` as collected so far (NULL: no record started
- * in it), owned by the shards. */
-const struct metrics_run *metrics_shards_slice(const struct metrics_shards *shards, uint64_t index);
+/* metrics_slices_init sets up `sl` (its previous contents ignored) with no slice yet.
+ * Returns 0; -EINVAL for a slice_ns or count_max of 0 or less; -ENOMEM. */
+int metrics_slices_init(struct metrics_slices *sl, int64_t base_wall_ns, int64_t slice_ns,
+                        uint64_t count_max, const struct metrics_run_config *config);
 
-/* metrics_shards_slice_count returns the highest index of a collected timeslice, plus one. */
-uint64_t metrics_shards_slice_count(const struct metrics_shards *shards);
+/* metrics_slices_free releases the slices and zeroes `sl`; safe on a zeroed one. */
+void metrics_slices_free(struct metrics_slices *sl);
 
-/* metrics_shards_slices_dropped returns the collected records that got no timeslice: started
- * in slice slice_count_max or later, or whose slice could not be made. */
-uint64_t metrics_shards_slices_dropped(const struct metrics_shards *shards);
+/* metrics_slice_of is where a request falls among a table's timeslices. */
+enum metrics_slice_of {
+    METRICS_SLICE_NONE,      /* never sent, or started before the table's base: no slice */
+    METRICS_SLICE_IN,        /* in slice *out_index */
+    METRICS_SLICE_PAST_LAST, /* in slice count_max or later: to count as dropped */
+};
+
+/* metrics_slices_index is the one rule that gives a request started at wall_start_ns (0:
+ * never sent) its timeslice in `sl`: the index goes to *out_index, unless NONE. */
+enum metrics_slice_of metrics_slices_index(const struct metrics_slices *sl, int64_t wall_start_ns,
+                                           uint64_t *out_index);
+
+/* metrics_slices_add adds a record with metrics `m` to the slice its request started in
+ * (counting it as dropped past the last). Returns 0 or -ENOMEM (the slice could not be
+ * made; the record is left out). */
+int metrics_slices_add(struct metrics_slices *sl, const struct record *rec,
+                       const struct metrics_record *m);
+
+/* metrics_slices_merge merges `part`, records of slice `index` grouped elsewhere with the
+ * table's config, into that slice. Returns 0; -EINVAL (no table, or index count_max or
+ * more); -ENOMEM. */
+int metrics_slices_merge(struct metrics_slices *sl, uint64_t index, const struct metrics_run *part);
+
+/* metrics_shards_slices makes the shards also group their records into the timeslices of
+ * `into` (set up with metrics_slices_init; borrowed while the shards live), by
+ * metrics_slices_index: each shard groups into small runs of its own, which the coordinator
+ * merges into `into` at each collect. Call before the shards run. Each shard reuses the
+ * runs the coordinator emptied, so it allocates only for its first few. Returns 0, -EINVAL
+ * (`into` has no timeslices, or called twice) or -ENOMEM. */
+int metrics_shards_slices(struct metrics_shards *shards, struct metrics_slices *into);
 
 #endif

@@ -55,15 +55,8 @@ struct metrics_shards {
     uint32_t count;
     size_t content_max; /* events a record can hold: the annex's room */
     struct metrics__shard *shards;
-    /* --slice-duration (metrics_shards_slices): 0 = none. */
-    int64_t slice_base_wall_ns;
-    int64_t slice_ns;
-    uint64_t slice_count_max;
-    struct metrics_run_config slice_config;
-    /* The coordinator's: the run's timeslices merged from the halves, by index. */
-    struct metrics_run **merged;
-    uint64_t merged_count; /* highest index + 1 */
-    uint64_t merged_dropped;
+    /* --slice-duration (metrics_shards_slices): the run's timeslices, NULL = none. */
+    struct metrics_slices *slices;
     int slice_error; /* the first slice the coordinator could not make: -ENOMEM */
 };
 
@@ -172,28 +165,16 @@ void metrics_shards_free(struct metrics_shards *s)
         slices_free(&s->shards[i].slices[1]);
         tokenizer_scratch_free(&s->shards[i].scratch);
     }
-    for (uint64_t i = 0; s->merged != NULL && i < s->slice_count_max; i++) {
-        metrics_run_free(s->merged[i]);
-    }
-    free(s->merged);
     free(s->shards);
     free(s);
 }
 
-int metrics_shards_slices(struct metrics_shards *s, int64_t base_wall_ns, int64_t slice_ns,
-                          uint64_t slice_count_max, const struct metrics_run_config *config)
+int metrics_shards_slices(struct metrics_shards *s, struct metrics_slices *into)
 {
-    if (slice_ns <= 0 || slice_count_max == 0 || s->merged != NULL) {
+    if (into == NULL || into->slice_ns <= 0 || s->slices != NULL) {
         return -EINVAL;
     }
-    s->merged = calloc(slice_count_max, sizeof(*s->merged));
-    if (s->merged == NULL) {
-        return -ENOMEM;
-    }
-    s->slice_base_wall_ns = base_wall_ns;
-    s->slice_ns = slice_ns;
-    s->slice_count_max = slice_count_max;
-    s->slice_config = *config;
+    s->slices = into;
     /* Room for a few open slices per half before the run: a half holds the slices its
      * records started in since the last hand-off, rarely more than two. */
     for (uint32_t i = 0; i < s->count; i++) {
@@ -231,23 +212,24 @@ static struct metrics_run *slice_run(struct metrics_shards *s, struct metrics__s
     struct metrics_run *run = NULL;
     if (sl->spare_count > 0) {
         run = sl->spare[--sl->spare_count];
-    } else if (metrics_run_new(&s->slice_config, &run) != 0) {
+    } else if (metrics_run_new(&s->slices->config, &run) != 0) {
         return NULL;
     }
     sl->open[sl->count++] = (struct metrics__slice){.index = index, .run = run};
     return run;
 }
 
-/* slice_add adds a record to the timeslice its request started in, as export/intervals.c
- * did on the coordinator. */
+/* slice_add adds a record to the timeslice its request started in, as metrics_slices_add
+ * does on the coordinator. */
 static void slice_add(struct metrics_shards *s, struct metrics__slices *sl,
                       const struct record *rec, const struct metrics_record *m)
 {
-    if (rec->wall_start_ns == 0 || rec->wall_start_ns < s->slice_base_wall_ns) {
-        return; /* never sent, or sent before profiling began: no window */
+    uint64_t index = 0;
+    enum metrics_slice_of of = metrics_slices_index(s->slices, rec->wall_start_ns, &index);
+    if (of == METRICS_SLICE_NONE) {
+        return;
     }
-    uint64_t index = (uint64_t)(rec->wall_start_ns - s->slice_base_wall_ns) / (uint64_t)s->slice_ns;
-    struct metrics_run *run = index < s->slice_count_max ? slice_run(s, sl, index) : NULL;
+    struct metrics_run *run = of == METRICS_SLICE_IN ? slice_run(s, sl, index) : NULL;
     if (run == NULL) {
         sl->dropped++;
         return;
@@ -261,15 +243,8 @@ static int take_slices(struct metrics_shards *s, struct metrics__slices *sl)
 {
     for (size_t i = 0; i < sl->count; i++) {
         struct metrics__slice *slice = &sl->open[i];
-        struct metrics_run **dst = &s->merged[slice->index];
-        if (*dst == NULL && s->slice_error == 0) {
-            s->slice_error = metrics_run_new(&s->slice_config, dst);
-        }
-        if (*dst != NULL) {
-            (void)metrics_run_merge(*dst, slice->run); /* same configuration */
-            s->merged_count =
-                slice->index + 1 > s->merged_count ? slice->index + 1 : s->merged_count;
-        }
+        int ret = metrics_slices_merge(s->slices, slice->index, slice->run);
+        s->slice_error = s->slice_error != 0 ? s->slice_error : ret;
         metrics_run_reset(slice->run);
         bool kept = sl->spare_count < sl->spare_cap;
         if (!kept) {
@@ -288,24 +263,9 @@ static int take_slices(struct metrics_shards *s, struct metrics__slices *sl)
         }
     }
     sl->count = 0;
-    s->merged_dropped += sl->dropped;
+    s->slices->dropped += sl->dropped;
     sl->dropped = 0;
     return s->slice_error;
-}
-
-const struct metrics_run *metrics_shards_slice(const struct metrics_shards *s, uint64_t index)
-{
-    return s->merged != NULL && index < s->slice_count_max ? s->merged[index] : NULL;
-}
-
-uint64_t metrics_shards_slice_count(const struct metrics_shards *s)
-{
-    return s->merged_count;
-}
-
-uint64_t metrics_shards_slices_dropped(const struct metrics_shards *s)
-{
-    return s->merged_dropped;
 }
 
 void metrics_shards_record(struct metrics_shards *s, uint32_t shard, const struct record *rec)
@@ -321,7 +281,7 @@ void metrics_shards_record(struct metrics_shards *s, uint32_t shard, const struc
     int64_t *content = rec->event_count <= s->content_max ? (int64_t *)(m + 1) : NULL;
     metrics_record_compute_in(half, &sh->scratch, content, rec, m);
     metrics_results_add(half, rec, m);
-    if (s->slice_ns > 0) {
+    if (s->slices != NULL) {
         slice_add(s, &sh->slices[handed % 2], rec, m);
     }
 }
@@ -338,7 +298,7 @@ static int take_half(struct metrics_shards *s, struct metrics__shard *sh, uint32
 {
     (void)metrics_results_merge(results, &sh->half[h]); /* same options: same layouts */
     metrics_results_reset(&sh->half[h]);
-    return s->slice_ns > 0 ? take_slices(s, &sh->slices[h]) : 0;
+    return s->slices != NULL ? take_slices(s, &sh->slices[h]) : 0;
 }
 
 /* take_handed merges into results the half shard `sh` handed over since the

@@ -85,13 +85,13 @@ static void coordinator_slices(struct fake *records, const struct metrics_goodpu
     struct metrics_results results;
     init_results(&results, &opts);
     struct export_intervals iv;
-    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS), 0);
+    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS, true, goodput), 0);
     for (uint64_t i = 0; i < RECORDS; i++) {
         struct metrics_record m;
         metrics_record_compute(&results, &records[i].rec, &m);
-        cr_assert_eq(
-            export_intervals_add(&iv, paths->hlog_base, &records[i].rec, &m, true, goodput), 0);
+        cr_assert_eq(export_intervals_add(&iv, paths->hlog_base, &records[i].rec, &m), 0);
     }
+    cr_assert_eq(iv.slices.dropped, 3);
     cr_assert_eq(export_intervals_close(&iv, paths->hlog_base), 0);
     cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
     export_intervals_free(&iv);
@@ -114,11 +114,8 @@ static void shard_slices(struct fake *records, const struct metrics_goodput *goo
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
     struct export_intervals iv;
-    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS), 0);
-    struct metrics_run_config config = {
-        .streaming = true, .significant_figures = EXPORT_SLICE_SIGFIGS, .goodput = goodput};
-    cr_assert_eq(metrics_shards_slices(shards, BASE_WALL_NS, SLICE_NS, EXPORT_SLICES_MAX, &config),
-                 0);
+    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS, true, goodput), 0);
+    cr_assert_eq(metrics_shards_slices(shards, &iv.slices), 0);
     for (uint64_t i = 0; i < RECORDS; i++) {
         records[i].rec.annex = annexes + i * annex_bytes;
         metrics_shards_record(shards, records[i].rec.shard_id, &records[i].rec);
@@ -127,13 +124,7 @@ static void shard_slices(struct fake *records, const struct metrics_goodput *goo
         }
     }
     cr_assert_eq(metrics_shards_collect_all(shards, &part), 0);
-    cr_assert_eq(metrics_shards_slices_dropped(shards), 3);
-    for (uint64_t k = 0; k < metrics_shards_slice_count(shards); k++) {
-        const struct metrics_run *slice = metrics_shards_slice(shards, k);
-        if (slice != NULL) {
-            cr_assert_eq(export_intervals_merge_slice(&iv, k, slice, true, goodput), 0);
-        }
-    }
+    cr_assert_eq(iv.slices.dropped, 3);
     cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
     export_intervals_free(&iv);
     metrics_shards_free(shards);

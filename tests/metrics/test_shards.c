@@ -480,17 +480,20 @@ Test(metrics_shards, timeslices_grouped_on_the_shards_summarise_as_the_coordinat
     }
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
-    cr_assert_eq(metrics_shards_slices(shards, base, SLICE_NS, SLICES_MAX, &config), 0);
+    struct metrics_slices slices;
+    cr_assert_eq(metrics_slices_init(&slices, base, SLICE_NS, SLICES_MAX, &config), 0);
+    cr_assert_eq(metrics_shards_slices(shards, &slices), 0);
+    cr_assert_eq(metrics_shards_slices(shards, &slices), -EINVAL, "only once");
     run_shards(shards, records, &results);
-    cr_assert_eq(metrics_shards_slices_dropped(shards), dropped);
+    cr_assert_eq(slices.dropped, dropped);
     cr_assert_gt(dropped, 0);
-    cr_assert_eq(metrics_shards_slice_count(shards), SLICES_MAX);
+    cr_assert_eq(slices.count, SLICES_MAX);
     struct metrics_summary *want = calloc(1, sizeof(*want));
     struct metrics_summary *got = calloc(1, sizeof(*got));
     struct metrics_run *copy = NULL;
     cr_assert_eq(metrics_run_new(&config, &copy), 0);
     for (uint64_t k = 0; k < SLICES_MAX; k++) {
-        const struct metrics_run *slice = metrics_shards_slice(shards, k);
+        const struct metrics_run *slice = slices.runs[k];
         cr_assert_eq(slice != NULL, expected[k] != NULL, "slice %llu", (unsigned long long)k);
         if (slice == NULL) {
             continue;
@@ -522,6 +525,7 @@ Test(metrics_shards, timeslices_grouped_on_the_shards_summarise_as_the_coordinat
     free(got);
     free(expected);
     metrics_shards_free(shards);
+    metrics_slices_free(&slices);
     metrics_results_free(&results);
     free(annexes);
     free(records);
