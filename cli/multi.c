@@ -4,7 +4,6 @@
  * each one. The session (tokenizer, targets, requests while they fit) and its Ctrl-C
  * watcher outlive the runs.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,21 +55,15 @@ static void restore_point(struct profile_run *run, const struct point_fields *ke
     run->run_dir = NULL;
 }
 
-/* point_info is what run_info says of a run of a session: its trial, its label, its cell. */
-static json_t *point_info(const struct profile_run *run, const struct multirun_point *p)
+/* point_of is how the exports name point p of the session. */
+static struct export_run_point point_of(const struct multirun_point *p)
 {
-    json_t *values = json_object();
-    for (size_t i = 0; i < run->cfg.sweep.dim_count; i++) {
-        enum config_sweep_param param = run->cfg.sweep.dims[i].param;
-        json_object_set_new(values, config_sweep_param_name(param),
-                            config_sweep_param_is_integer(param)
-                                ? json_integer((json_int_t)p->values[i])
-                                : json_real(p->values[i]));
-    }
-    return json_pack("{s:s, s:I, s:s, s:s, s:I, s:o}", "sweep_id", p->sweep_id, "trial",
-                     (json_int_t)p->trial, "run_label", p->label, "variation_label",
-                     p->cell_name[0] != '\0' ? p->cell_name : "base", "variation_index",
-                     (json_int_t)p->cell, "variation_values", values);
+    return (struct export_run_point){.sweep_id = p->sweep_id,
+                                     .trial = p->trial,
+                                     .label = p->label,
+                                     .cell = p->cell,
+                                     .cell_name = p->cell_name,
+                                     .values = p->values};
 }
 
 /* write_run_config leaves AIPerf's run_config.json in the prepared run's directory. */
@@ -78,19 +71,10 @@ static int write_run_config(const struct profile_run *run, const struct multirun
 {
     char id[32];
     export_benchmark_id(run->engine.request_id_nonce, id, sizeof(id));
-    json_t *variation =
-        json_pack("{s:O, s:O, s:O}", "index", json_object_get(run->point_info, "variation_index"),
-                  "label", json_object_get(run->point_info, "variation_label"), "values",
-                  json_object_get(run->point_info, "variation_values"));
-    struct export_run_envelope env = {.cfg = &run->cfg,
-                                      .dir = run->artifact_dir,
-                                      .benchmark_id = id,
-                                      .sweep_id = p->sweep_id,
-                                      .variation = variation,
-                                      .trial = p->trial,
-                                      .label = p->label};
-    int ret = variation != NULL ? export_run_config_write(&env) : -ENOMEM;
-    json_decref(variation);
+    struct export_run_point point = point_of(p);
+    struct export_run_envelope env = {
+        .cfg = &run->cfg, .dir = run->artifact_dir, .benchmark_id = id, .point = &point};
+    int ret = export_run_config_write(&env);
     if (ret != 0) {
         fprintf(stderr, "ringperf profile: cannot write %s/run_config.json: %s\n",
                 run->artifact_dir, strerror(-ret));
@@ -118,7 +102,8 @@ static int run_point(void *ctx, const struct multirun_point *p, struct multirun_
     struct profile_run *run = ctx;
     release_held_api(run);
     struct point_fields kept = apply_point(run, p);
-    run->point_info = point_info(run, p);
+    struct export_run_point point = point_of(p);
+    run->point_info = export_run_point_info(&run->cfg, &point);
     int status = cli_profile_prepare_run(run);
     status = status == 0 ? write_run_config(run, p) : status;
     if (status == 0 && stopped(run)) {

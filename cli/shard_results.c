@@ -81,22 +81,11 @@ void cli_shards_collect_warmup(struct profile_run *run, bool all)
     }
 }
 
-/* group_slices makes the shards group the run's records into its timeslices
- * (--slice-duration), from the profiling phase's start. Returns 0 or -ENOMEM. */
-static int group_slices(struct profile_run *run)
-{
-    if (run->exp.slice_ns == 0) {
-        return 0;
-    }
-    struct metrics_slices *slices = export_run_slices(&run->exp);
-    return slices != NULL ? metrics_shards_slices(run->shards, slices) : -ENOMEM;
-}
-
 void cli_shards_arm(struct profile_run *run)
 {
     bool sharded = run->shards != NULL && engine_shard_count(&run->engine) <= run->shard_slots;
     /* Out of memory for the timeslices: the coordinator computes the run, as it can. */
-    sharded = sharded && group_slices(run) == 0;
+    sharded = sharded && export_run_group_slices(&run->exp, run->shards) == 0;
     run->engine.record_hook = sharded ? &run->hook : NULL;
     run->exp.intervals_from_parts = sharded;
     run->part_start_wall_ns = run->exp.start_wall_ns;

@@ -305,7 +305,7 @@ struct export_run {
     int64_t slice_ns; /* --slice-duration; 0 = none */
     /* The interval logs take their values from parts of the run's results
      * (export_run_interval_part), and the timeslices from the shards' groups
-     * (export_run_slices), rather than from each record: set by the
+     * (export_run_group_slices), rather than from each record: set by the
      * caller before the first record. */
     bool intervals_from_parts;
     struct export_intervals intervals;
@@ -353,12 +353,14 @@ int export_run_open(struct export_run *exp, const char *dir, const struct profil
 int export_run_interval_part(struct export_run *exp, const struct metrics_run *part,
                              int64_t start_wall_ns, int64_t end_wall_ns);
 
-/* export_run_slices returns the run's timeslice table (--slice-duration), for the shards
- * to merge their groups into (metrics_shards_slices), opening the intervals at the
- * profiling phase's start (start_wall_ns, set before) if they are not open yet. Returns
- * NULL without --slice-duration, or when the intervals could not be opened (out of memory).
- * The table is the run's, valid until export_intervals_free. */
-struct metrics_slices *export_run_slices(struct export_run *exp);
+/* export_run_group_slices makes `shards` group the run's records into its timeslices
+ * (--slice-duration; nothing without) from the profiling phase's start (start_wall_ns, set
+ * before): they merge their groups into the run's table at each collect
+ * (metrics_shards_slices), so set intervals_from_parts too. Opens the intervals if they are
+ * not open yet. Call before the shards run. Returns 0, or -ENOMEM when the intervals or the
+ * shards' room for timeslices could not be made (the records' timeslices are then the
+ * coordinator's to group, one by one). */
+int export_run_group_slices(struct export_run *exp, struct metrics_shards *shards);
 
 int export_run_record(struct export_run *exp, const struct record *record,
                       const struct metrics_record *metrics);
@@ -480,16 +482,33 @@ struct json_t *export_input_config(const struct profile_config *cfg, const char 
  * too: request_id_nonce in 16 hex digits, into out (cap >= 17). */
 void export_benchmark_id(uint64_t request_id_nonce, char *out, size_t cap);
 
+/* export_run_point is one run of a multi-run or sweep as AIPerf's orchestrator names it
+ * (all borrowed). */
+struct export_run_point {
+    const char *sweep_id;  /* the session's, shared by its runs */
+    size_t trial;          /* 0-based repeat of the cell */
+    const char *label;     /* run_0001, trial_0001 */
+    size_t cell;           /* the sweep cell (variation index); 0 without a sweep */
+    const char *cell_name; /* concurrency_10__isl_100 (variation label); "" reads "base" */
+    const double *values;  /* the cell's value of each of the run's cfg->sweep dims */
+};
+
+/* export_run_point_info returns what a run's run_info (and its API's /run) says of the run
+ * of a session `point` is: sweep_id, trial, run_label, variation_label, variation_index and
+ * variation_values (each sweep dim's value by its flag's name, an integer where the flag
+ * takes one). `cfg` is the session's (its sweep dims), borrowed. Returns a new reference,
+ * or NULL when out of memory or a string is NULL. */
+struct json_t *export_run_point_info(const struct profile_config *cfg,
+                                     const struct export_run_point *point);
+
 /* export_run_envelope is one run of a multi-run or sweep as AIPerf's orchestrator hands it
  * to the process that makes it (BenchmarkRun; all borrowed). */
 struct export_run_envelope {
-    const struct profile_config *cfg; /* the run's: its cell's values, seed and warmup applied */
-    const char *dir;                  /* the run's directory: artifact_dir, and the file's */
-    const char *benchmark_id;         /* as the run's run_info has it */
-    const char *sweep_id;             /* the session's, shared by its runs; NULL omits it */
-    struct json_t *variation;         /* {index, label, values}; NULL omits it */
-    size_t trial;                     /* 0-based */
-    const char *label;                /* run_0001, trial_0001 */
+    const struct profile_config *cfg;     /* the run's: its cell's values, seed and warmup */
+    const char *dir;                      /* the run's directory: artifact_dir, and the file's */
+    const char *benchmark_id;             /* as the run's run_info has it */
+    const struct export_run_point *point; /* its sweep_id (NULL omits it), trial, label and
+                                             variation ({index, label, values}) */
 };
 
 /* export_run_config_write writes run_config.json into env->dir (spec §5.1): benchmark_id,

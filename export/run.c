@@ -424,12 +424,13 @@ static void outputs_to_data(struct export_run *exp)
     }
 }
 
-struct metrics_slices *export_run_slices(struct export_run *exp)
+int export_run_group_slices(struct export_run *exp, struct metrics_shards *shards)
 {
-    if (exp->slice_ns <= 0 || open_intervals(exp, exp->start_wall_ns) != 0) {
-        return NULL;
+    if (exp->slice_ns <= 0) {
+        return 0;
     }
-    return &exp->intervals.slices;
+    int ret = open_intervals(exp, exp->start_wall_ns);
+    return ret != 0 ? ret : metrics_shards_slices(shards, &exp->intervals.slices);
 }
 
 int export_run_record(struct export_run *exp, const struct record *rec,

@@ -1,10 +1,12 @@
 /*
  * test_intervals.c - the timeslice files (--slice-duration) of a run whose shards grouped its
- * records (metrics_shards, merged while they run and at the end) are byte for byte those of
- * the coordinator's path, which adds each record as it arrives (export_intervals_add).
+ * records (export_run_group_slices: metrics_shards, merged while they run and at the end) are
+ * byte for byte those of the coordinator's path, which adds each record as it arrives
+ * (export_run_record).
  */
 #include <criterion/criterion.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,31 @@ static void set_paths(struct export_paths *paths, const char *dir, const char *n
     snprintf(paths->hlog_base, sizeof(paths->hlog_base), "%s/%s", dir, name);
 }
 
+/* new_run returns a run's export with none of its files open but the timeslices, grouped
+ * from BASE_WALL_NS by SLICE_NS. */
+static struct export_run *new_run(const struct metrics_goodput *goodput,
+                                  const struct export_paths *paths)
+{
+    struct export_run *exp = calloc(1, sizeof(*exp));
+    cr_assert_not_null(exp);
+    exp->paths = *paths;
+    exp->streaming = true;
+    exp->start_wall_ns = BASE_WALL_NS;
+    exp->slice_ns = SLICE_NS;
+    exp->goodput = *goodput;
+    return exp;
+}
+
+static void write_and_free_run(struct export_run *exp, json_t *input_config)
+{
+    cr_assert_eq(export_run_close(exp), 0);
+    cr_assert_eq(exp->intervals.slices.dropped, 3);
+    cr_assert_eq(export_intervals_write_timeslices(&exp->intervals, &exp->paths, input_config, 0),
+                 0);
+    export_intervals_free(&exp->intervals);
+    free(exp);
+}
+
 /* coordinator_slices writes the timeslices as the coordinator groups them, record by record. */
 static void coordinator_slices(struct fake *records, const struct metrics_goodput *goodput,
                                const struct export_paths *paths, json_t *input_config)
@@ -84,22 +111,18 @@ static void coordinator_slices(struct fake *records, const struct metrics_goodpu
     struct metrics_results_options opts = {.streaming = true};
     struct metrics_results results;
     init_results(&results, &opts);
-    struct export_intervals iv;
-    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS, true, goodput), 0);
+    struct export_run *exp = new_run(goodput, paths);
     for (uint64_t i = 0; i < RECORDS; i++) {
         struct metrics_record m;
         metrics_record_compute(&results, &records[i].rec, &m);
-        cr_assert_eq(export_intervals_add(&iv, paths->hlog_base, &records[i].rec, &m), 0);
+        cr_assert_eq(export_run_record(exp, &records[i].rec, &m), 0);
     }
-    cr_assert_eq(iv.slices.dropped, 3);
-    cr_assert_eq(export_intervals_close(&iv, paths->hlog_base), 0);
-    cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
-    export_intervals_free(&iv);
+    write_and_free_run(exp, input_config);
     metrics_results_free(&results);
 }
 
-/* shard_slices writes the timeslices as the shards group them: each record on its shard, the
- * coordinator collecting every 40 records and all at the end. */
+/* shard_slices writes the timeslices as the shards group them (export_run_group_slices): each
+ * record on its shard, the coordinator collecting every 40 records and all at the end. */
 static void shard_slices(struct fake *records, const struct metrics_goodput *goodput,
                          const struct export_paths *paths, json_t *input_config)
 {
@@ -113,20 +136,24 @@ static void shard_slices(struct fake *records, const struct metrics_goodput *goo
     cr_assert_not_null(annexes);
     struct metrics_shards *shards = NULL;
     cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
-    struct export_intervals iv;
-    cr_assert_eq(export_intervals_open(&iv, BASE_WALL_NS, SLICE_NS, true, goodput), 0);
-    cr_assert_eq(metrics_shards_slices(shards, &iv.slices), 0);
+    struct export_run *exp = new_run(goodput, paths);
+    exp->intervals_from_parts = true;
+    cr_assert_eq(export_run_group_slices(exp, shards), 0);
+    cr_assert(exp->intervals.enabled, "open from the profiling phase's start");
+    cr_assert_eq(exp->intervals.base_wall_ns, BASE_WALL_NS);
+    cr_assert_eq(export_run_group_slices(exp, shards), -EINVAL, "only once");
     for (uint64_t i = 0; i < RECORDS; i++) {
         records[i].rec.annex = annexes + i * annex_bytes;
         metrics_shards_record(shards, records[i].rec.shard_id, &records[i].rec);
         if (i % 40 == 39) {
             cr_assert_eq(metrics_shards_collect(shards, &part), 0);
         }
+        /* What the coordinator does with the record: nothing for the timeslices. */
+        cr_assert_eq(export_run_record(exp, &records[i].rec, metrics_shards_of(&records[i].rec)),
+                     0);
     }
     cr_assert_eq(metrics_shards_collect_all(shards, &part), 0);
-    cr_assert_eq(iv.slices.dropped, 3);
-    cr_assert_eq(export_intervals_write_timeslices(&iv, paths, input_config, 0), 0);
-    export_intervals_free(&iv);
+    write_and_free_run(exp, input_config);
     metrics_shards_free(shards);
     metrics_results_free(&part);
     metrics_results_free(&results);
@@ -169,4 +196,26 @@ Test(export_intervals, timeslices_from_the_shards_are_the_coordinators_byte_for_
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+Test(export_intervals, without_slice_duration_the_shards_group_nothing)
+{
+    struct metrics_results_options opts = {.streaming = true};
+    struct metrics_results results;
+    init_results(&results, &opts);
+    struct metrics_shards *shards = NULL;
+    cr_assert_eq(metrics_shards_new(&results, &opts, SHARDS, MAX_EVENTS, &shards), 0);
+    struct export_run *exp = calloc(1, sizeof(*exp));
+    cr_assert_not_null(exp);
+    exp->start_wall_ns = BASE_WALL_NS;
+    cr_assert_eq(export_run_group_slices(exp, shards), 0);
+    cr_assert(!exp->intervals.enabled, "nothing opened");
+    struct metrics_slices elsewhere;
+    struct metrics_run_config config = {0};
+    cr_assert_eq(metrics_slices_init(&elsewhere, BASE_WALL_NS, SLICE_NS, 4, &config), 0);
+    cr_assert_eq(metrics_shards_slices(shards, &elsewhere), 0, "the shards were given none");
+    metrics_shards_free(shards);
+    metrics_slices_free(&elsewhere);
+    free(exp);
+    metrics_results_free(&results);
 }
