@@ -38,32 +38,6 @@ struct table {
     size_t width[TABLE_COLS_MAX];
 };
 
-void export_format_number(char *out, size_t cap, double v)
-{
-    if (cap == 0) {
-        return;
-    }
-    char digits[64];
-    snprintf(digits, sizeof(digits), "%.2f", fabs(v));
-    const char *dot = strchr(digits, '.');
-    size_t int_len = dot != NULL ? (size_t)(dot - digits) : strlen(digits);
-    size_t len = 0;
-    /* Python prints "-0.00" for a tiny negative, and so do we. */
-    if (v < 0 && len + 1 < cap) {
-        out[len++] = '-';
-    }
-    for (size_t i = 0; i < int_len && len + 1 < cap; i++) {
-        if (i > 0 && (int_len - i) % 3 == 0 && len + 2 < cap) {
-            out[len++] = ',';
-        }
-        out[len++] = digits[i];
-    }
-    for (const char *p = dot; p != NULL && *p != '\0' && len + 1 < cap; p++) {
-        out[len++] = *p;
-    }
-    out[len] = '\0';
-}
-
 /* text_width counts code points, so UTF-8 text pads to the right columns. */
 static size_t text_width(const char *s)
 {
@@ -187,7 +161,7 @@ static void stat_row(struct table *t, const struct metrics_info *info, const dou
     }
     for (int c = 1; c < t->cols; c++) {
         if (c <= value_count) {
-            export_format_number(row[c], CELL_BYTES, values[c - 1]);
+            metrics_format_grouped(row[c], CELL_BYTES, values[c - 1], 2);
         } else {
             snprintf(row[c], CELL_BYTES, "N/A");
         }
@@ -431,16 +405,6 @@ struct panel_counts {
     double pct;
 };
 
-/* format_count writes a whole number as Python's f"{n:,}". */
-static void format_count(char *out, size_t cap, double n)
-{
-    export_format_number(out, cap, n);
-    char *dot = strchr(out, '.');
-    if (dot != NULL) {
-        *dot = '\0';
-    }
-}
-
 /* panel_counts fills `out` for the panel about scalar `id`; false when the
  * panel does not show: that count or request_count is absent or not above 0. */
 static bool panel_counts(const struct metrics_summary *s, enum metrics_scalar_id id,
@@ -452,8 +416,9 @@ static bool panel_counts(const struct metrics_summary *s, enum metrics_scalar_id
         !(total > 0)) {
         return false;
     }
-    format_count(out->found, sizeof(out->found), found);
-    format_count(out->total, sizeof(out->total), total);
+    /* Whole numbers, as Python's f"{n:,}". */
+    metrics_format_grouped(out->found, sizeof(out->found), found, 0);
+    metrics_format_grouped(out->total, sizeof(out->total), total, 0);
     out->pct = found / total * 100.0;
     return true;
 }

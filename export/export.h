@@ -538,10 +538,6 @@ void export_console_print(FILE *out, const struct metrics_summary *summary,
                           const struct metrics_results *results,
                           const struct export_console_options *opts);
 
-/* export_format_number writes v as AIPerf's console does (f"{v:,.2f}") into
- * out (cap bytes, always NUL-terminated when cap > 0). */
-void export_format_number(char *out, size_t cap, double v);
-
 struct netlatency;
 
 /* export_network_latency_write writes AIPerf's profile_export_network_latency.jsonl: one line

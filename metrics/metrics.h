@@ -455,6 +455,14 @@ const struct metrics_info *metrics_info_of(enum metrics_id id);
  * display_per_base is 1. */
 const struct metrics_info *metrics_scalar_info_of(enum metrics_scalar_id id);
 
+/* metrics_format_grouped writes v as Python's f"{v:,.{decimals}f}" (decimals 0 to
+ * METRICS_FORMAT_DECIMALS_MAX): rounded to `decimals` places, a comma between each three
+ * digits of the whole part, and a "-" for any negative v, "-0.00" included (not for -0.0).
+ * Python's f"{int(round(v)):,}" is metrics_format_grouped(nearbyint(v), 0). Writes into out
+ * (cap bytes, always NUL-terminated when cap > 0; cut short when it does not fit). */
+#define METRICS_FORMAT_DECIMALS_MAX 17
+void metrics_format_grouped(char *out, size_t cap, double v, int decimals);
+
 /* METRICS_ABSENT marks a token count that is not known: the records' own
  * RECORD_ABSENT, so that a usage count goes from the response reader to the
  * exports without a conversion. */

@@ -3,6 +3,7 @@
  * phase progress, then either every pane (tall terminals) or the selected
  * one. Pure: the thread in ui_dashboard.c writes what this draws.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -382,23 +383,11 @@ static void shards_pane(struct canvas *c)
 }
 
 /* grouped writes v rounded to a whole number with thousands separators, as Python's
- * f"{int(round(v)):,}". */
+ * f"{int(round(v)):,}": nearbyint rounds half to even, as round() does, and gives -0.0, no
+ * sign, for what rounds to zero. */
 static void grouped(double v, char *out, size_t cap)
 {
-    char digits[32];
-    snprintf(digits, sizeof(digits), "%.0f", v < 0 ? -v : v);
-    size_t n = strlen(digits);
-    size_t len = 0;
-    if (v <= -0.5 && len + 1 < cap) {
-        out[len++] = '-';
-    }
-    for (size_t i = 0; i < n && len + 2 < cap; i++) {
-        if (i > 0 && (n - i) % 3 == 0) {
-            out[len++] = ',';
-        }
-        out[len++] = digits[i];
-    }
-    out[len] = '\0';
+    metrics_format_grouped(out, cap, nearbyint(v), 0);
 }
 
 /* server_line shows the servers' live figures as AIPerf's realtime log's "srv" row does (each
