@@ -636,25 +636,6 @@ static void platform_panel(FILE *out, const json_t *td, bool color)
     warning_panel(out, "GPU Telemetry Platform", text, color);
 }
 
-/* The NVIDIA power-efficiency rows in AIPerf's display order (its registry's display_order). */
-static const struct {
-    const char *tag;
-    const char *header;
-} EFFICIENCY_ROWS[] = {
-    {"nvidia_energy_delay_product", "Energy Delay Product"},
-    {"nvidia_performance_per_watt", "Performance per Watt"},
-    {"nvidia_output_tps_per_watt", "Output Tokens per Second per Watt"},
-    {"nvidia_goodput_per_watt", "Goodput per Watt"},
-    {"nvidia_average_gpu_power", "Average GPU Power"},
-    {"nvidia_total_gpu_energy", "Total GPU Energy"},
-    {"nvidia_total_gpu_power", "Total GPU Power"},
-    {"nvidia_energy_per_total_token", "Energy per Total Token"},
-    {"nvidia_energy_per_output_token", "Energy per Output Token"},
-    {"nvidia_energy_per_request", "Energy per Request"},
-    {"nvidia_output_tokens_per_joule", "Output Tokens per Joule"},
-    {"nvidia_energy_per_user", "Energy per User"},
-};
-
 /* efficiency_table prints AIPerf's "GPU Power Efficiency (NVIDIA)": totals, not distributions,
  * so its one statistic column is avg. Nothing when no efficiency metric was computed. */
 static void efficiency_table(FILE *out, struct table *t, const json_t *energy, bool color)
@@ -664,15 +645,14 @@ static void efficiency_table(FILE *out, struct table *t, const json_t *energy, b
     }
     stats_header(t, "GPU Power Efficiency (NVIDIA)", ANSI_BOLD);
     t->cols = 2;
-    for (size_t i = 0; i < sizeof(EFFICIENCY_ROWS) / sizeof(EFFICIENCY_ROWS[0]); i++) {
-        const json_t *block = json_object_get(energy, EFFICIENCY_ROWS[i].tag);
+    for (int id = 0; id < EXPORT__ENERGY_COUNT; id++) {
+        const struct metrics_info *info = export__energy_info((enum export__energy)id);
+        const json_t *block = json_object_get(energy, info->tag);
         if (block == NULL) {
             continue;
         }
-        struct metrics_info info = {.header = EFFICIENCY_ROWS[i].header,
-                                    .unit = json_string_value(json_object_get(block, "unit"))};
         double avg = json_number_value(json_object_get(block, "avg"));
-        stat_row(t, &info, &avg, 1);
+        stat_row(t, info, &avg, 1);
     }
     fputc('\n', out);
     table_print(out, t, color);

@@ -74,4 +74,26 @@ int export__server_metrics_csv(const char *path, const struct scrape *s,
  * Returns 0 or -errno. */
 int export__server_metrics_jsonl(const char *path, const struct scrape *s);
 
+/* export__energy is one of AIPerf's NVIDIA power-efficiency metrics, in its registry's
+ * display order (the console's "GPU Power Efficiency (NVIDIA)" rows). */
+enum export__energy {
+    EXPORT__ENERGY_DELAY_PRODUCT,
+    EXPORT__ENERGY_PERFORMANCE_PER_WATT,
+    EXPORT__ENERGY_OUTPUT_TPS_PER_WATT,
+    EXPORT__ENERGY_GOODPUT_PER_WATT,
+    EXPORT__ENERGY_AVERAGE_GPU_POWER,
+    EXPORT__ENERGY_TOTAL_GPU_ENERGY,
+    EXPORT__ENERGY_TOTAL_GPU_POWER,
+    EXPORT__ENERGY_PER_TOTAL_TOKEN,
+    EXPORT__ENERGY_PER_OUTPUT_TOKEN,
+    EXPORT__ENERGY_PER_REQUEST,
+    EXPORT__ENERGY_OUTPUT_TOKENS_PER_JOULE,
+    EXPORT__ENERGY_PER_USER,
+    EXPORT__ENERGY_COUNT,
+};
+
+/* export__energy_info returns metric `id`'s tag (its block's key in the summary JSON), its
+ * console header and its unit (static; telemetry.c). */
+const struct metrics_info *export__energy_info(enum export__energy id);
+
 #endif

@@ -223,10 +223,38 @@ static bool energy_totals(const struct scrape *s, struct energy_totals *out)
     return any && out->energy_j > 0;
 }
 
-static void put_scalar(json_t *o, const char *tag, const char *unit, double v)
+static const struct metrics_info ENERGY[EXPORT__ENERGY_COUNT] = {
+    [EXPORT__ENERGY_DELAY_PRODUCT] = {"nvidia_energy_delay_product", "Energy Delay Product", "J*s"},
+    [EXPORT__ENERGY_PERFORMANCE_PER_WATT] = {"nvidia_performance_per_watt", "Performance per Watt",
+                                             "requests/sec/W"},
+    [EXPORT__ENERGY_OUTPUT_TPS_PER_WATT] = {"nvidia_output_tps_per_watt",
+                                            "Output Tokens per Second per Watt", "tokens/sec/W"},
+    [EXPORT__ENERGY_GOODPUT_PER_WATT] = {"nvidia_goodput_per_watt", "Goodput per Watt",
+                                         "good-req/s/W"},
+    [EXPORT__ENERGY_AVERAGE_GPU_POWER] = {"nvidia_average_gpu_power", "Average GPU Power", "W"},
+    [EXPORT__ENERGY_TOTAL_GPU_ENERGY] = {"nvidia_total_gpu_energy", "Total GPU Energy", "J"},
+    [EXPORT__ENERGY_TOTAL_GPU_POWER] = {"nvidia_total_gpu_power", "Total GPU Power", "W"},
+    [EXPORT__ENERGY_PER_TOTAL_TOKEN] = {"nvidia_energy_per_total_token", "Energy per Total Token",
+                                        "mJ/token"},
+    [EXPORT__ENERGY_PER_OUTPUT_TOKEN] = {"nvidia_energy_per_output_token",
+                                         "Energy per Output Token", "mJ/token"},
+    [EXPORT__ENERGY_PER_REQUEST] = {"nvidia_energy_per_request", "Energy per Request",
+                                    "joules/request"},
+    [EXPORT__ENERGY_OUTPUT_TOKENS_PER_JOULE] = {"nvidia_output_tokens_per_joule",
+                                                "Output Tokens per Joule", "tokens/J"},
+    [EXPORT__ENERGY_PER_USER] = {"nvidia_energy_per_user", "Energy per User", "joules/user"},
+};
+
+const struct metrics_info *export__energy_info(enum export__energy id)
+{
+    return &ENERGY[id];
+}
+
+static void put_scalar(json_t *o, enum export__energy id, double v)
 {
     if (isfinite(v)) {
-        json_object_set_new(o, tag, json_pack("{s:s, s:f}", "unit", unit, "avg", v));
+        json_object_set_new(o, ENERGY[id].tag,
+                            json_pack("{s:s, s:f}", "unit", ENERGY[id].unit, "avg", v));
     }
 }
 
@@ -237,29 +265,29 @@ static void put_energy_ratios(json_t *o, double energy, const struct metrics_sum
     const double *sc = summary->scalar;
     const bool *has = summary->scalar_present;
     if (has[METRICS_S_TOTAL_OUTPUT_TOKENS] && sc[METRICS_S_TOTAL_OUTPUT_TOKENS] > 0) {
-        put_scalar(o, "nvidia_output_tokens_per_joule", "tokens/J",
+        put_scalar(o, EXPORT__ENERGY_OUTPUT_TOKENS_PER_JOULE,
                    sc[METRICS_S_TOTAL_OUTPUT_TOKENS] / energy);
-        put_scalar(o, "nvidia_energy_per_output_token", "mJ/token",
+        put_scalar(o, EXPORT__ENERGY_PER_OUTPUT_TOKEN,
                    energy * 1e3 / sc[METRICS_S_TOTAL_OUTPUT_TOKENS]);
     }
     if (has[METRICS_S_TOTAL_ISL] && has[METRICS_S_TOTAL_OSL]) {
         double total = sc[METRICS_S_TOTAL_ISL] + sc[METRICS_S_TOTAL_OSL];
         if (total > 0) {
-            put_scalar(o, "nvidia_energy_per_total_token", "mJ/token", energy * 1e3 / total);
+            put_scalar(o, EXPORT__ENERGY_PER_TOTAL_TOKEN, energy * 1e3 / total);
         }
     }
     if (!has[METRICS_S_REQUEST_COUNT] || sc[METRICS_S_REQUEST_COUNT] <= 0) {
         return;
     }
     double per_request = energy / sc[METRICS_S_REQUEST_COUNT];
-    put_scalar(o, "nvidia_energy_per_request", "joules/request", per_request);
+    put_scalar(o, EXPORT__ENERGY_PER_REQUEST, per_request);
     if (concurrency > 0) {
-        put_scalar(o, "nvidia_energy_per_user", "joules/user", energy / (double)concurrency);
+        put_scalar(o, EXPORT__ENERGY_PER_USER, energy / (double)concurrency);
     }
     /* The energy of one request times how long one took: the mean latency, in seconds. */
     const struct metrics_stats *latency = &summary->record[METRICS_REQUEST_LATENCY];
     if (summary->record_present[METRICS_REQUEST_LATENCY] && latency->avg > 0) {
-        put_scalar(o, "nvidia_energy_delay_product", "J*s", per_request * latency->avg / 1e3);
+        put_scalar(o, EXPORT__ENERGY_DELAY_PRODUCT, per_request * latency->avg / 1e3);
     }
 }
 
@@ -277,23 +305,23 @@ json_t *export_energy_metrics(const struct scrape *s, const struct metrics_summa
      * per-watt metrics divide by it. */
     double power = t.seconds > 0 ? t.energy_j / t.seconds : 0;
     if (t.power_gpus > 0) {
-        put_scalar(o, "nvidia_total_gpu_power", "W", t.power_w);
+        put_scalar(o, EXPORT__ENERGY_TOTAL_GPU_POWER, t.power_w);
     }
     if (power > 0) {
-        put_scalar(o, "nvidia_average_gpu_power", "W", power);
+        put_scalar(o, EXPORT__ENERGY_AVERAGE_GPU_POWER, power);
     }
-    put_scalar(o, "nvidia_total_gpu_energy", "J", t.energy_j);
+    put_scalar(o, EXPORT__ENERGY_TOTAL_GPU_ENERGY, t.energy_j);
     put_energy_ratios(o, t.energy_j, summary, concurrency);
     if (power > 0 && has[METRICS_S_REQUEST_THROUGHPUT]) {
-        put_scalar(o, "nvidia_performance_per_watt", "requests/sec/W",
+        put_scalar(o, EXPORT__ENERGY_PERFORMANCE_PER_WATT,
                    sc[METRICS_S_REQUEST_THROUGHPUT] / power);
     }
     if (power > 0 && has[METRICS_S_OUTPUT_TOKEN_THROUGHPUT]) {
-        put_scalar(o, "nvidia_output_tps_per_watt", "tokens/sec/W",
+        put_scalar(o, EXPORT__ENERGY_OUTPUT_TPS_PER_WATT,
                    sc[METRICS_S_OUTPUT_TOKEN_THROUGHPUT] / power);
     }
     if (power > 0 && has[METRICS_S_GOODPUT]) {
-        put_scalar(o, "nvidia_goodput_per_watt", "good-req/s/W", sc[METRICS_S_GOODPUT] / power);
+        put_scalar(o, EXPORT__ENERGY_GOODPUT_PER_WATT, sc[METRICS_S_GOODPUT] / power);
     }
     return o;
 }
