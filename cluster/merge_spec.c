@@ -23,7 +23,7 @@ enum {
     SPEC_FIELDS,
 };
 
-static void put_double(struct export_jsonw *w, double v)
+void cluster__put_exact(struct export_jsonw *w, double v)
 {
     char text[40];
     int n = snprintf(text, sizeof(text), "%.17g", v);
@@ -39,9 +39,9 @@ void cluster__spec_put(struct export_jsonw *w, bool *first, const struct record_
     export_jsonw_raw(w, "[", 1);
     export_jsonw_int(w, s->payloads);
     export_jsonw_lit(w, s->valid ? ",true," : ",false,");
-    put_double(w, s->mean_acceptance_length);
+    cluster__put_exact(w, s->mean_acceptance_length);
     export_jsonw_raw(w, ",", 1);
-    put_double(w, s->draft_acceptance_rate);
+    cluster__put_exact(w, s->draft_acceptance_rate);
     const int64_t counts[] = {s->accepted_draft_tokens, s->draft_tokens, s->steps, s->spec_tokens};
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
         export_jsonw_raw(w, ",", 1);

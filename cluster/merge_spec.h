@@ -1,7 +1,7 @@
 /*
- * merge_spec.h - a request's speculative-decoding statistics in the shares' records files
- * (private to cluster/): written with the request by run.c, read back by merge.c, so that a
- * merged run has the same spec_decode_* metrics as one run.
+ * merge_spec.h - what the shares' records files carry beyond plain JSON numbers (private to
+ * cluster/): exact doubles, and a request's speculative-decoding statistics; written with the
+ * request by run.c, read back by merge.c, so that a merged run has the same metrics as one run.
  */
 #ifndef RINGPERF_CLUSTER_MERGE_SPEC_H
 #define RINGPERF_CLUSTER_MERGE_SPEC_H
@@ -12,6 +12,10 @@
 
 #include "export/export_jsonw.h"
 #include "record/record.h"
+
+/* cluster__put_exact writes v as a JSON string of "%.17g", which strtod reads back as the
+ * very same double (a JSON number would go through jansson's shorter printing). */
+void cluster__put_exact(struct export_jsonw *w, double v);
 
 /* cluster__spec_put writes "spec_decode": [...] (a member after *first) for statistics s, or
  * nothing when s is NULL. */

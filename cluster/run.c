@@ -445,10 +445,8 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
         export_jsonw_int(w, v[i]);
     }
     export_jsonw_raw(w, "]", 1);
-    char audio[40];
-    int n = snprintf(audio, sizeof(audio), "%.17g", u->prompt_audio_seconds);
     export_jsonw_key(w, first, "audio_seconds");
-    export_jsonw_string(w, audio, (size_t)n);
+    cluster__put_exact(w, u->prompt_audio_seconds);
     export_jsonw_key(w, first, "client_tokens");
     export_jsonw_lit(w, req->client_tokens ? "true" : "false");
     if (req->first_chunk_tokens != 0) {
@@ -458,20 +456,17 @@ static void put_request(struct export_jsonw *w, bool *first, const struct metric
         put_key_int(w, first, "images", req->images);
     }
     if (req->audio_seconds > 0) {
-        n = snprintf(audio, sizeof(audio), "%.17g", req->audio_seconds);
         export_jsonw_key(w, first, "input_audio_seconds");
-        export_jsonw_string(w, audio, (size_t)n);
+        cluster__put_exact(w, req->audio_seconds);
     }
     /* A video job's server figures, as strings like the audio seconds (exact doubles). */
     if (req->has_video_inference) {
-        n = snprintf(audio, sizeof(audio), "%.17g", req->video_inference_s);
         export_jsonw_key(w, first, "video_inference_s");
-        export_jsonw_string(w, audio, (size_t)n);
+        cluster__put_exact(w, req->video_inference_s);
     }
     if (req->has_video_peak_memory) {
-        n = snprintf(audio, sizeof(audio), "%.17g", req->video_peak_memory_mb);
         export_jsonw_key(w, first, "video_peak_memory_mb");
-        export_jsonw_string(w, audio, (size_t)n);
+        cluster__put_exact(w, req->video_peak_memory_mb);
     }
     if (req->requested_osl != 0) {
         put_key_int(w, first, "requested_osl", req->requested_osl);
