@@ -13,39 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynbuf/dynbuf.h"
 #include "payload/payload_internal.h"
 
-/* Upper bound on one serialised payload. */
-#define DUMP_BYTES_MAX ((size_t)256 << 20)
-
-struct dump__buf {
-    char *p;
-    size_t len;
-    size_t cap;
-};
-
-static int dump__put(struct dump__buf *b, const char *s, size_t n)
-{
-    if (n > DUMP_BYTES_MAX - b->len - 1) {
-        return -1;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) {
-            cap *= 2;
-        }
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            return -1;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
+/* Upper bound on one serialised payload: 256 MiB with its NUL. */
+#define DUMP_LEN_MAX (((size_t)256 << 20) - 1)
 
 /* Fewest %g digits that read back to exactly v, widened so that values below
  * 1e16 print in plain notation, as Python's repr() does. */
@@ -70,7 +42,7 @@ static int dump__real_digits(double v)
     return digits;
 }
 
-static int dump__leaf(struct dump__buf *b, const json_t *v)
+static int dump__leaf(struct dynbuf *b, const json_t *v)
 {
     size_t flags = JSON_ENCODE_ANY | JSON_COMPACT;
     if (json_is_real(v)) {
@@ -80,12 +52,12 @@ static int dump__leaf(struct dump__buf *b, const json_t *v)
     if (!s) {
         return -1;
     }
-    int rc = dump__put(b, s, strlen(s));
+    int rc = dynbuf_put(b, s, strlen(s));
     free(s);
     return rc;
 }
 
-static int dump__key(struct dump__buf *b, const char *key)
+static int dump__key(struct dynbuf *b, const char *key)
 {
     json_t *k = json_string(key);
     if (!k) {
@@ -98,46 +70,47 @@ static int dump__key(struct dump__buf *b, const char *key)
 
 /* Nesting is bounded by jansson's parser depth limit for loaded values and
  * is two levels for the ones we build. */
-static int dump__value(struct dump__buf *b, const json_t *v)
+static int dump__value(struct dynbuf *b, const json_t *v)
 {
     const char *key;
     json_t *child;
     size_t i;
     bool first = true;
     if (json_is_object(v)) {
-        if (dump__put(b, "{", 1) < 0) {
+        if (dynbuf_put(b, "{", 1) < 0) {
             return -1;
         }
         json_object_foreach((json_t *)v, key, child)
         {
-            if ((!first && dump__put(b, ",", 1) < 0) || dump__key(b, key) < 0 ||
-                dump__put(b, ":", 1) < 0 || dump__value(b, child) < 0) {
+            if ((!first && dynbuf_put(b, ",", 1) < 0) || dump__key(b, key) < 0 ||
+                dynbuf_put(b, ":", 1) < 0 || dump__value(b, child) < 0) {
                 return -1;
             }
             first = false;
         }
-        return dump__put(b, "}", 1);
+        return dynbuf_put(b, "}", 1);
     }
     if (json_is_array(v)) {
-        if (dump__put(b, "[", 1) < 0) {
+        if (dynbuf_put(b, "[", 1) < 0) {
             return -1;
         }
         json_array_foreach(v, i, child)
         {
-            if ((i > 0 && dump__put(b, ",", 1) < 0) || dump__value(b, child) < 0) {
+            if ((i > 0 && dynbuf_put(b, ",", 1) < 0) || dump__value(b, child) < 0) {
                 return -1;
             }
         }
-        return dump__put(b, "]", 1);
+        return dynbuf_put(b, "]", 1);
     }
     return dump__leaf(b, v);
 }
 
 char *payload__dump(const json_t *v)
 {
-    struct dump__buf b = {0};
+    struct dynbuf b;
+    dynbuf_init(&b, DUMP_LEN_MAX);
     if (dump__value(&b, v) < 0) {
-        free(b.p);
+        dynbuf_free(&b);
         return NULL;
     }
     return b.p;

@@ -49,7 +49,8 @@ static int tojson(const struct template__value *v, struct template__value *out, 
     if (text == NULL) {
         return -ENOMEM;
     }
-    struct template__buf b = {0};
+    struct dynbuf b;
+    dynbuf_init(&b, TEMPLATE_OUTPUT_BYTES_MAX);
     int rc = 0;
     for (const char *s = text; *s != '\0' && rc == 0; s++) {
         char esc[8];
@@ -58,23 +59,23 @@ static int tojson(const struct template__value *v, struct template__value *out, 
             for (int k = 0; k < 6; k++) {
                 esc[k] = (char)(s[k] >= 'A' && s[k] <= 'F' ? s[k] + 32 : s[k]);
             }
-            rc = template__buf_put(&b, esc, 6);
+            rc = dynbuf_put(&b, esc, 6);
             s += 5;
         } else if (s[0] == '\\') {
-            rc = template__buf_put(&b, s, 2);
+            rc = dynbuf_put(&b, s, 2);
             s++;
         } else if (strchr("<>&'", *s) != NULL) {
             snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)(unsigned char)*s);
-            rc = template__buf_put(&b, esc, 6);
+            rc = dynbuf_put(&b, esc, 6);
         } else {
-            rc = template__buf_put(&b, s, 1);
+            rc = dynbuf_put(&b, s, 1);
         }
     }
     free(text);
     if (rc == 0) {
         rc = set_string(out, json_stringn(b.p ? b.p : "", b.len), true);
     }
-    free(b.p);
+    dynbuf_free(&b);
     return rc;
 }
 
@@ -176,8 +177,7 @@ static int first_last(const struct template__value *v, bool last, struct templat
     return 0;
 }
 
-static int join_one(struct template__buf *b, const json_t *item, bool escape, char *err,
-                    size_t errcap)
+static int join_one(struct dynbuf *b, const json_t *item, bool escape, char *err, size_t errcap)
 {
     struct template__value e = {.j = (json_t *)item};
     json_t *s = str_or_fail(&e, err, errcap);
@@ -185,7 +185,7 @@ static int join_one(struct template__buf *b, const json_t *item, bool escape, ch
         return -EINVAL;
     }
     int rc = escape ? template__escape_into(b, json_string_value(s), json_string_length(s))
-                    : template__buf_put(b, json_string_value(s), json_string_length(s));
+                    : dynbuf_put(b, json_string_value(s), json_string_length(s));
     json_decref(s);
     return rc;
 }
@@ -200,8 +200,9 @@ static int join(const struct template__value *v, const struct template__value *s
         return -EINVAL;
     }
     bool safe = sep != NULL && sep->safe;
-    struct template__buf b = {.p = NULL};
-    int rc = template__buf_put(&b, "", 0);
+    struct dynbuf b;
+    dynbuf_init(&b, TEMPLATE_OUTPUT_BYTES_MAX);
+    int rc = dynbuf_put(&b, "", 0);
     json_t *items = json_is_array(v->j) ? json_incref(v->j) : json_array();
     if (json_is_object(v->j)) {
         const char *key;
@@ -224,7 +225,7 @@ static int join(const struct template__value *v, const struct template__value *s
     }
     for (size_t i = 0; i < json_array_size(items) && rc == 0; i++) {
         if (i > 0) {
-            rc = template__buf_put(&b, json_string_value(sep_s), json_string_length(sep_s));
+            rc = dynbuf_put(&b, json_string_value(sep_s), json_string_length(sep_s));
         }
         if (rc == 0) {
             rc = join_one(&b, json_array_get(items, i), safe, err, errcap);
@@ -235,7 +236,7 @@ static int join(const struct template__value *v, const struct template__value *s
     if (rc == 0) {
         rc = set_string(out, json_stringn(b.p, b.len), safe);
     }
-    free(b.p);
+    dynbuf_free(&b);
     return rc;
 }
 
@@ -342,13 +343,14 @@ int template__apply_filter(enum template__filter f, const struct template__value
         if (s == NULL) {
             return -EINVAL;
         }
-        struct template__buf b = {.p = NULL};
+        struct dynbuf b;
+        dynbuf_init(&b, TEMPLATE_OUTPUT_BYTES_MAX);
         int rc = template__escape_into(&b, json_string_value(s), json_string_length(s));
         json_decref(s);
         if (rc == 0) {
             rc = set_string(out, json_stringn(b.p ? b.p : "", b.len), true);
         }
-        free(b.p);
+        dynbuf_free(&b);
         return rc;
     }
     }

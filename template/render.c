@@ -17,7 +17,7 @@ struct render {
     const json_t *vars;
     json_t *scope[SCOPES_MAX]; /* [0] the template's own, then one per loop */
     int scope_count;
-    struct template__buf out;
+    struct dynbuf out;
     bool failed;
     char *err;
     size_t errcap;
@@ -142,7 +142,8 @@ static int concat(struct render *r, const struct template__node *nd, struct temp
         rc = eval(r, nd->b, &side[1]);
     }
     bool safe = side[0].safe || side[1].safe;
-    struct template__buf b = {.p = NULL};
+    struct dynbuf b;
+    dynbuf_init(&b, TEMPLATE_OUTPUT_BYTES_MAX);
     for (int k = 0; k < 2 && rc == 0; k++) {
         json_t *s = template__str_of(&side[k]);
         if (s == NULL) {
@@ -151,14 +152,14 @@ static int concat(struct render *r, const struct template__node *nd, struct temp
         }
         rc = safe && !side[k].safe
                  ? template__escape_into(&b, json_string_value(s), json_string_length(s))
-                 : template__buf_put(&b, json_string_value(s), json_string_length(s));
+                 : dynbuf_put(&b, json_string_value(s), json_string_length(s));
         json_decref(s);
     }
     if (rc == 0) {
         out->j = json_stringn(b.p ? b.p : "", b.len);
         out->safe = safe;
     }
-    free(b.p);
+    dynbuf_free(&b);
     drop(&side[0]);
     drop(&side[1]);
     return rc;
@@ -257,7 +258,7 @@ static int output(struct render *r, const struct template__node *nd)
                   "use |tojson",
                   json_is_array(v.j) ? "list" : "mapping");
     } else if (rc == 0) {
-        rc = v.safe ? template__buf_put(&r->out, json_string_value(s), json_string_length(s))
+        rc = v.safe ? dynbuf_put(&r->out, json_string_value(s), json_string_length(s))
                     : template__escape_into(&r->out, json_string_value(s), json_string_length(s));
         if (rc != 0) {
             rc = fail(r, nd->off, rc == -E2BIG ? "the output is over %zu bytes" : "out of memory",
@@ -354,7 +355,7 @@ static int statement(struct render *r, const struct template__node *nd)
     int rc;
     switch (nd->kind) {
     case T_TEXT:
-        rc = template__buf_put(&r->out, r->t->src + nd->str_off, nd->str_len);
+        rc = dynbuf_put(&r->out, r->t->src + nd->str_off, nd->str_len);
         return rc == 0
                    ? 0
                    : fail(r, nd->off, "the output is over %zu bytes", TEMPLATE_OUTPUT_BYTES_MAX);
@@ -399,14 +400,15 @@ int template_render(const struct template *t, const json_t *vars, char **out, si
     *out = NULL;
     *out_len = 0;
     struct render r = {.t = t, .vars = vars, .err = errbuf, .errcap = errcap};
+    dynbuf_init(&r.out, TEMPLATE_OUTPUT_BYTES_MAX);
     r.scope[r.scope_count++] = json_object();
-    int rc = template__buf_put(&r.out, "", 0);
+    int rc = dynbuf_put(&r.out, "", 0);
     if (rc == 0) {
         rc = body(&r, t->body);
     }
     json_decref(r.scope[0]);
     if (rc != 0) {
-        free(r.out.p);
+        dynbuf_free(&r.out);
         return rc == -ENOMEM ? -ENOMEM : -EINVAL;
     }
     *out = r.out.p;

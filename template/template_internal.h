@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dynbuf/dynbuf.h"
 #include "template/template.h"
 
 /* Node kinds: statements (a body is a chain through `next`) and expressions
@@ -107,15 +108,10 @@ struct template__value {
  * a list or object, which has no JSON-like str; Undefined is ""). */
 json_t *template__str_of(const struct template__value *v);
 
-/* template__escape_into appends s (len bytes) to the buffer `out`
- * with & < > " ' as HTML entities. Returns 0 or -ENOMEM/-E2BIG. */
-struct template__buf {
-    char *p;
-    size_t len;
-    size_t cap;
-};
-int template__buf_put(struct template__buf *b, const char *s, size_t n);
-int template__escape_into(struct template__buf *b, const char *s, size_t n);
+/* template__escape_into appends s (len bytes) to the buffer `b` (a dynbuf of at most
+ * TEMPLATE_OUTPUT_BYTES_MAX, as every buffer a rendering writes) with & < > " ' as HTML
+ * entities. Returns 0 or -ENOMEM/-E2BIG. */
+int template__escape_into(struct dynbuf *b, const char *s, size_t n);
 
 /* template__truthy is Python's truthiness (Undefined is false). */
 bool template__truthy(const struct template__value *v);

@@ -11,30 +11,7 @@
 
 #include "template/template_internal.h"
 
-int template__buf_put(struct template__buf *b, const char *s, size_t n)
-{
-    if (n > TEMPLATE_OUTPUT_BYTES_MAX - b->len) {
-        return -E2BIG;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) {
-            cap *= 2;
-        }
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            return -ENOMEM;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
-int template__escape_into(struct template__buf *b, const char *s, size_t n)
+int template__escape_into(struct dynbuf *b, const char *s, size_t n)
 {
     static const char special[] = "&<>\"'";
     static const char *const ent[] = {"&amp;", "&lt;", "&gt;", "&#34;", "&#39;"};
@@ -45,16 +22,16 @@ int template__escape_into(struct template__buf *b, const char *s, size_t n)
             continue;
         }
         const char *e = ent[hit - special];
-        int rc = template__buf_put(b, s + from, i - from);
+        int rc = dynbuf_put(b, s + from, i - from);
         if (rc == 0) {
-            rc = template__buf_put(b, e, strlen(e));
+            rc = dynbuf_put(b, e, strlen(e));
         }
         if (rc != 0) {
             return rc;
         }
         from = i + 1;
     }
-    return template__buf_put(b, s + from, n - from);
+    return dynbuf_put(b, s + from, n - from);
 }
 
 /* Python's repr() of a float: the shortest digits that read back, in fixed
