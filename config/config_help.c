@@ -8,6 +8,48 @@
 #define HELP_WIDTH 100
 #define HELP_INDENT 6
 
+/* group_names are AIPerf's help headings of the flag groups. */
+static const char *const group_names[CONFIG__G_COUNT] = {
+    [CONFIG__G_ENDPOINT] = "Endpoint",
+    [CONFIG__G_TOKENIZER] = "Tokenizer",
+    [CONFIG__G_INPUT] = "Input",
+    [CONFIG__G_FIXED_SCHEDULE] = "Fixed Schedule",
+    [CONFIG__G_GOODPUT] = "Goodput",
+    [CONFIG__G_CONVERSATION] = "Conversation Input",
+    [CONFIG__G_PROMPT] = "Prompt",
+    [CONFIG__G_CACHE_BUST] = "Cache Bust",
+    [CONFIG__G_PREFIX_PROMPT] = "Prefix Prompt",
+    [CONFIG__G_ISL] = "Input Sequence Length (ISL)",
+    [CONFIG__G_OSL] = "Output Sequence Length (OSL)",
+    [CONFIG__G_AUDIO] = "Audio Input",
+    [CONFIG__G_IMAGE] = "Image Input",
+    [CONFIG__G_VIDEO] = "Video Input",
+    [CONFIG__G_RANKINGS] = "Rankings",
+    [CONFIG__G_SYNTHESIS] = "Synthesis",
+    [CONFIG__G_LOAD_GENERATOR] = "Load Generator",
+    [CONFIG__G_SCENARIO] = "Scenario",
+    [CONFIG__G_WARMUP] = "Warmup",
+    [CONFIG__G_USER_CENTRIC] = "User-Centric Rate",
+    [CONFIG__G_CANCELLATION] = "Request Cancellation",
+    [CONFIG__G_OUTPUT] = "Output",
+    [CONFIG__G_HTTP_TRACE] = "HTTP Trace",
+    [CONFIG__G_SERVER_METRICS] = "Server Metrics",
+    [CONFIG__G_NETWORK_LATENCY] = "Network Latency",
+    [CONFIG__G_GPU_TELEMETRY] = "GPU Telemetry",
+    [CONFIG__G_UI] = "UI",
+    [CONFIG__G_MULTI_RUN] = "Multi-Run",
+    [CONFIG__G_ACCURACY] = "Accuracy",
+    [CONFIG__G_SERVICE] = "Service",
+    [CONFIG__G_WORKERS] = "Workers",
+    [CONFIG__G_ZMQ] = "ZMQ Communication",
+};
+
+/* group_name returns the help heading of a group. */
+static const char *group_name(unsigned group)
+{
+    return group < CONFIG__G_COUNT ? group_names[group] : "Other";
+}
+
 static const char *metavar(const struct config__flag *flag)
 {
     switch (flag->kind) {
@@ -116,8 +158,7 @@ static void print_groups(FILE *out, bool supported)
                 continue;
             }
             if (!heading) {
-                fprintf(out, "\n%s%s:\n", config__group_name(g),
-                        supported ? "" : " (not supported yet)");
+                fprintf(out, "\n%s%s:\n", group_name(g), supported ? "" : " (not supported yet)");
                 heading = true;
             }
             print_flag(out, &flags[i]);

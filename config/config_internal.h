@@ -124,9 +124,6 @@ struct config__occurrence {
 /* config__flags returns the flag table and its length. */
 const struct config__flag *config__flags(size_t *out_count);
 
-/* config__group_name returns the help heading of a group. */
-const char *config__group_name(unsigned group);
-
 /* config__find_flag looks up a flag by any of its spellings (len bytes of name). */
 const struct config__flag *config__find_flag(const char *name, size_t len);
 

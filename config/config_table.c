@@ -5,11 +5,14 @@
  * flags) plus every newer flag named in shared/spec/aiperf-reference.md and its
  * seed documents. Groups follow the newest AIPerf help. Supported flags carry a
  * field offset into struct profile_config; the rest are listed so that they are
- * recognised, named in help, and rejected with a clear message.
+ * recognised, named in help, and rejected with a clear message. The ranges and
+ * choices the flags accept are config_values.c's; the groups' help headings are
+ * config_help.c's.
  */
 #include <stddef.h>
 
 #include "config/config_internal.h"
+#include "config/config_values.h"
 
 #define OFF(field) offsetof(struct profile_config, field)
 
@@ -30,183 +33,6 @@
     .names = (nm), .offset = (off), .given_offset = (given), .group = CONFIG__G_##grp,             \
     .kind = CONFIG__K_##knd, .traits = (CONFIG__T_SUPPORTED | (trt))
 
-#define MIN_IN CONFIG__R_MIN_INCL
-#define MIN_EX CONFIG__R_MIN_EXCL
-#define MAX_IN CONFIG__R_MAX_INCL
-
-static const struct config__range range_concurrency = {1, 1e6, MIN_IN | MAX_IN};
-static const struct config__range range_count = {1, 1e12, MIN_IN | MAX_IN};
-static const struct config__range range_workers = {1, 4096, MIN_IN | MAX_IN};
-static const struct config__range range_shard_index = {0, 4095, MIN_IN | MAX_IN};
-static const struct config__range range_shard_count = {1, 4096, MIN_IN | MAX_IN};
-/* SCHED_FIFO's priorities on Linux; config__finalize checks the kernel's own maximum. */
-static const struct config__range range_rt_priority = {1, 99, MIN_IN | MAX_IN};
-static const struct config__range range_network_rtt = {0, 3600000, MIN_IN | MAX_IN};
-static const struct config__range range_ping_interval = {0, 86400, MIN_EX | MAX_IN};
-static const struct config__range range_tokens = {0, 1e8, MIN_IN | MAX_IN};
-static const struct config__range range_stddev = {0, 1e8, MIN_IN | MAX_IN};
-static const struct config__range range_seed = {0, 0, MIN_IN};
-static const struct config__range range_seconds_gt0 = {0, CONFIG_TIME_MAX_SECONDS, MIN_EX | MAX_IN};
-/* A window shorter than a nanosecond would be no window (the exports count in ns). */
-static const struct config__range range_slice_seconds = {1e-9, CONFIG_TIME_MAX_SECONDS,
-                                                         MIN_IN | MAX_IN};
-static const struct config__range range_seconds_ge0 = {0, CONFIG_TIME_MAX_SECONDS, MIN_IN | MAX_IN};
-static const struct config__range range_rate = {0, 1e9, MIN_EX | MAX_IN};
-static const struct config__range range_port = {0, 65535, MIN_IN | MAX_IN};
-static const struct config__range range_batch = {1, 4096, MIN_IN | MAX_IN};
-
-static const struct config__choice endpoint_choices[] = {
-    {"chat", CONFIG_ENDPOINT_CHAT, false},
-    {"completions", CONFIG_ENDPOINT_COMPLETIONS, false},
-    {"responses", CONFIG_ENDPOINT_RESPONSES, false},
-    {"messages", CONFIG_ENDPOINT_MESSAGES, false},
-    {"embeddings", CONFIG_ENDPOINT_EMBEDDINGS, false},
-    {"chat_embeddings", CONFIG_ENDPOINT_CHAT_EMBEDDINGS, false},
-    {"nim_embeddings", CONFIG_ENDPOINT_NIM_EMBEDDINGS, false},
-    {"nim_rankings", CONFIG_ENDPOINT_NIM_RANKINGS, false},
-    {"rankings", CONFIG_ENDPOINT_NIM_RANKINGS, true},
-    {"cohere_rankings", CONFIG_ENDPOINT_COHERE_RANKINGS, false},
-    {"hf_tei_rankings", CONFIG_ENDPOINT_HF_TEI_RANKINGS, false},
-    {"huggingface_generate", CONFIG_ENDPOINT_HUGGINGFACE_GENERATE, false},
-    {"image_generation", CONFIG_ENDPOINT_IMAGE_GENERATION, false},
-    {"image_edit", CONFIG_ENDPOINT_IMAGE_EDIT, false},
-    {"video_generation", CONFIG_ENDPOINT_VIDEO_GENERATION, false},
-    {"image_retrieval", CONFIG_ENDPOINT_IMAGE_RETRIEVAL, false},
-    {"audio_transcription", CONFIG_ENDPOINT_AUDIO_TRANSCRIPTION, false},
-    {"solido_rag", CONFIG_ENDPOINT_SOLIDO_RAG, false},
-    {"raw", CONFIG_ENDPOINT_RAW, false},
-    {"template", CONFIG_ENDPOINT_TEMPLATE, false},
-    {"sglang_generate", CONFIG_ENDPOINT_SGLANG_GENERATE, false},
-    {"vllm_generate", CONFIG_ENDPOINT_VLLM_GENERATE, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice arrival_choices[] = {
-    {"poisson", CONFIG_ARRIVAL_POISSON, false},
-    {"constant", CONFIG_ARRIVAL_CONSTANT, false},
-    {"gamma", CONFIG_ARRIVAL_GAMMA, false},
-    {"concurrency_burst", CONFIG_ARRIVAL_CONCURRENCY_BURST, false},
-    {NULL, 0, false},
-};
-
-static const struct config__range range_percent = {0, 100, MIN_IN | MAX_IN};
-static const struct config__range range_ratio = {0, 1, MIN_IN | MAX_IN};
-static const struct config__range range_smoothness = {0, 1e6, MIN_EX | MAX_IN};
-
-static const struct config__range range_profile_runs = {1, CONFIG_PROFILE_RUNS_MAX,
-                                                        MIN_IN | MAX_IN};
-/* The upper end is exclusive too: config__check_multi_run refuses 1. */
-static const struct config__range range_confidence = {0, 1, MIN_EX | MAX_IN};
-static const struct config__range range_convergence = {0, 1e6, MIN_EX | MAX_IN};
-
-static const struct config__choice convergence_choices[] = {
-    {"ci_width", CONFIG_CONVERGENCE_CI_WIDTH, false},
-    {"cv", CONFIG_CONVERGENCE_CV, false},
-    {"distribution", CONFIG_CONVERGENCE_DISTRIBUTION, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice sweep_mode_choices[] = {
-    {"repeated", CONFIG_SWEEP_REPEATED, false},
-    {"independent", CONFIG_SWEEP_INDEPENDENT, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice sweep_type_choices[] = {
-    {"grid", CONFIG_SWEEP_GRID, false},
-    {"zip", CONFIG_SWEEP_ZIP, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice model_selection_choices[] = {
-    {"round_robin", CONFIG_MODEL_SELECTION_ROUND_ROBIN, false},
-    {"random", CONFIG_MODEL_SELECTION_RANDOM, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice ui_choices[] = {
-    {"dashboard", CONFIG_UI_DASHBOARD, false},
-    {"simple", CONFIG_UI_SIMPLE, false},
-    {"none", CONFIG_UI_NONE, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice log_level_choices[] = {
-    {"TRACE", CONFIG_LOG_TRACE, false},
-    {"DEBUG", CONFIG_LOG_DEBUG, false},
-    {"INFO", CONFIG_LOG_INFO, false},
-    {"NOTICE", CONFIG_LOG_NOTICE, false},
-    {"WARNING", CONFIG_LOG_WARNING, false},
-    {"SUCCESS", CONFIG_LOG_SUCCESS, false},
-    {"ERROR", CONFIG_LOG_ERROR, false},
-    {"CRITICAL", CONFIG_LOG_CRITICAL, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice export_level_choices[] = {
-    {"records", CONFIG_EXPORT_RECORDS, false},
-    {"summary", CONFIG_EXPORT_SUMMARY, false},
-    {"raw", CONFIG_EXPORT_RAW, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice cache_bust_choices[] = {
-    {"none", CONFIG_CACHE_BUST_NONE, false},
-    {"system_prefix", CONFIG_CACHE_BUST_SYSTEM_PREFIX, false},
-    {"system_suffix", CONFIG_CACHE_BUST_SYSTEM_SUFFIX, false},
-    {"first_turn_prefix", CONFIG_CACHE_BUST_FIRST_TURN_PREFIX, false},
-    {"first_turn_suffix", CONFIG_CACHE_BUST_FIRST_TURN_SUFFIX, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice wait_mode_choices[] = {
-    {"inference", CONFIG_WAIT_INFERENCE, false},
-    {"models", CONFIG_WAIT_MODELS, false},
-    {"both", CONFIG_WAIT_BOTH, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice auth_type_choices[] = {
-    {"none", CONFIG_AUTH_NONE, false},
-    {"sigv4", CONFIG_AUTH_SIGV4, false},
-    {NULL, 0, false},
-};
-
-static const struct config__choice conn_reuse_choices[] = {
-    {"pooled", CONFIG_REUSE_POOLED, false},
-    {"never", CONFIG_REUSE_NEVER, false},
-    {"sticky-user-sessions", CONFIG_REUSE_STICKY, false},
-    {NULL, 0, false},
-};
-
-/* Single-choice flags: accepted and validated, nothing to store. */
-static const struct config__choice url_strategy_choices[] = {{"round_robin", 0, false},
-                                                             {NULL, 0, false}};
-static const struct config__choice transport_choices[] = {{"http", 0, false}, {NULL, 0, false}};
-
-static const struct config__choice image_format_choices[] = {
-    {"png", CONFIG_IMAGE_PNG, false},
-    {"jpeg", CONFIG_IMAGE_JPEG, false},
-    {"random", CONFIG_IMAGE_RANDOM, false},
-    {NULL, 0, false},
-};
-static const struct config__choice audio_format_choices[] = {
-    {"wav", CONFIG_AUDIO_WAV, false},
-    {"mp3", CONFIG_AUDIO_MP3, false},
-    {NULL, 0, false},
-};
-/* Accepted and validated; generated images have no source pool to sample. */
-static const struct config__choice image_sampling_choices[] = {
-    {"random_with_replacement", 0, false},
-    {"shuffle_cycle", 0, false},
-    {"sequential_cycle", 0, false},
-    {NULL, 0, false},
-};
-static const struct config__range range_media_batch = {0, CONFIG_MEDIA_BATCH_MAX, MIN_IN | MAX_IN};
-static const struct config__range range_image_px = {0, 4096, MIN_IN | MAX_IN};
-static const struct config__range range_audio_seconds = {0, 600, MIN_IN | MAX_IN};
-static const struct config__range range_audio_channels = {1, 2, MIN_IN | MAX_IN};
-
 static const struct config__flag flag_table[] = {
     /* Endpoint */
     {SUP(ENDPOINT, LIST, "--model -m --model-names", CONFIG__T_COMMA_SPLIT, OFF(models)),
@@ -216,7 +42,8 @@ static const struct config__flag flag_table[] = {
     {SUP(ENDPOINT, CHOICE, "--model-selection-strategy", 0, OFF(model_selection)),
      .help = "How each request's model is picked from several --model values: in turn "
              "(round_robin) or at random (random, reproducible with --random-seed).",
-     .default_text = "round_robin", .example = "random", .choices = model_selection_choices},
+     .default_text = "round_robin", .example = "random",
+     .choices = config__model_selection_choices},
     {SUP(ENDPOINT, STRING, "--custom-endpoint --endpoint", CONFIG__T_ALLOW_EMPTY,
          OFF(custom_endpoint)),
      .help = "Request path that replaces the endpoint type's default path (e.g. /v1/custom). "
@@ -224,7 +51,7 @@ static const struct config__flag flag_table[] = {
      .example = "/v1/chat/completions"},
     {SUP(ENDPOINT, CHOICE, "--endpoint-type", 0, OFF(endpoint_type)),
      .help = "API to benchmark; decides the request body, response parsing and default path.",
-     .default_text = "chat", .example = "chat", .choices = endpoint_choices},
+     .default_text = "chat", .example = "chat", .choices = config__endpoint_choices},
     {SUP(ENDPOINT, SWITCH, "--streaming", 0, OFF(streaming_requested)),
      .help = "Request streamed (SSE) responses; needed for TTFT and inter-token latency. "
              "Ignored for endpoint types that cannot stream."},
@@ -234,22 +61,22 @@ static const struct config__flag flag_table[] = {
      .default_text = "localhost:8000", .example = "http://localhost:8000"},
     {SUP(ENDPOINT, CHOICE, "--url-strategy", 0, CONFIG__NO_FIELD),
      .help = "How requests are spread over several --url values.", .default_text = "round_robin",
-     .example = "round_robin", .choices = url_strategy_choices},
+     .example = "round_robin", .choices = config__url_strategy_choices},
     {SUP(ENDPOINT, DOUBLE, "--request-timeout-seconds", 0, OFF(request_timeout_seconds)),
      .help = "Time limit for one whole request (connect, send, receive); a request over it "
              "fails.",
-     .default_text = "600", .example = "600", .range = &range_seconds_gt0},
+     .default_text = "600", .example = "600", .range = &config__range_seconds_gt0},
     {SUP(ENDPOINT, DOUBLE, "--wait-for-model-timeout", 0, OFF(wait_for_model_seconds)),
      .help = "Before benchmarking, probe the server until it is ready, for at most this many "
              "seconds, and stop with an error if it never is; 0 does not wait.",
-     .default_text = "0", .example = "300", .range = &range_seconds_ge0},
+     .default_text = "0", .example = "300", .range = &config__range_seconds_ge0},
     {SUP(ENDPOINT, CHOICE, "--wait-for-model-mode", 0, OFF(wait_for_model_mode)),
      .help = "What the readiness probe asks: inference sends a one-token request to the "
              "endpoint; models asks GET /v1/models under the --url; both asks both.",
-     .default_text = "inference", .example = "models", .choices = wait_mode_choices},
+     .default_text = "inference", .example = "models", .choices = config__wait_mode_choices},
     {SUP(ENDPOINT, DOUBLE, "--wait-for-model-interval", 0, OFF(wait_for_model_interval_seconds)),
      .help = "Seconds between readiness probes.", .default_text = "5", .example = "1",
-     .range = &range_seconds_gt0},
+     .range = &config__range_seconds_gt0},
     {SUP(ENDPOINT, SWITCH, "--reset-kv-cache", 0, OFF(reset_kv_cache)),
      .help = "Before the profiling phase (after any warmup), POST --reset-kv-cache-path to each "
              "server, retrying while it answers 409, 423, 429 or 503 for up to 60 s; the run "
@@ -257,7 +84,7 @@ static const struct config__flag flag_table[] = {
     {SUP_GIVEN(ENDPOINT, DOUBLE, "--reset-kv-cache-timeout-seconds", 0,
                OFF(reset_kv_cache_timeout_seconds), OFF(reset_kv_cache)),
      .help = "Time limit of each cache-reset request.", .default_text = "30", .example = "10",
-     .range = &range_seconds_gt0},
+     .range = &config__range_seconds_gt0},
     {SUP_GIVEN(ENDPOINT, STRING, "--reset-kv-cache-path", 0, OFF(reset_kv_cache_path),
                OFF(reset_kv_cache)),
      .help = "Path of the cache-reset request, under each --url's host (vLLM's; SGLang uses "
@@ -270,7 +97,7 @@ static const struct config__flag flag_table[] = {
     {SUP_GIVEN(ENDPOINT, DOUBLE, "--server-profiler-timeout-seconds", 0,
                OFF(server_profiler_timeout_seconds), OFF(server_profiler)),
      .help = "Time limit of each profiler request.", .default_text = "30", .example = "60",
-     .range = &range_seconds_gt0},
+     .range = &config__range_seconds_gt0},
     {SUP_GIVEN(ENDPOINT, STRING, "--server-profiler-start-path", 0, OFF(server_profiler_start_path),
                OFF(server_profiler)),
      .help = "Path that starts the server's profiler.", .default_text = "/start_profile",
@@ -298,7 +125,7 @@ static const struct config__flag flag_table[] = {
              "warning). AIPERF_HTTP_SSL_VERIFY=false does the same."},
     {SUP(ENDPOINT, CHOICE, "--transport --transport-type", 0, CONFIG__NO_FIELD),
      .help = "Transport protocol; detected from the URL scheme when not given.", .example = "http",
-     .choices = transport_choices},
+     .choices = config__transport_choices},
     {SUP(ENDPOINT, SWITCH, "--use-legacy-max-tokens", 0, OFF(use_legacy_max_tokens)),
      .help = "Send `max_tokens` instead of `max_completion_tokens`."},
     {SUP(ENDPOINT, SWITCH, "--use-server-token-count", 0, OFF(use_server_token_count)),
@@ -312,7 +139,7 @@ static const struct config__flag flag_table[] = {
      .help = "pooled: keep-alive connections any request may reuse; never: a new connection "
              "for every request (sent with `Connection: close`); sticky-user-sessions: one "
              "connection for each conversation, closed after its last turn.",
-     .default_text = "pooled", .example = "never", .choices = conn_reuse_choices},
+     .default_text = "pooled", .example = "never", .choices = config__conn_reuse_choices},
     {SUP(ENDPOINT, SWITCH, "--download-video-content", 0, OFF(download_video_content)),
      .help = "video_generation: fetch each finished video (the job's url, else GET "
              "/v1/videos/{id}/content), reading it to its end without keeping it. The time "
@@ -329,7 +156,7 @@ static const struct config__flag flag_table[] = {
              "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN) or of ~/.aws/credentials "
              "(AWS_SHARED_CREDENTIALS_FILE); never from a flag. Needs --aws-region and "
              "--aws-service.",
-     .default_text = "none", .example = "sigv4", .choices = auth_type_choices},
+     .default_text = "none", .example = "sigv4", .choices = config__auth_type_choices},
     {SUP(ENDPOINT, STRING, "--aws-region", 0, OFF(aws_region)),
      .help = "AWS region of the SigV4 credential scope.", .example = "us-east-1"},
     {SUP(ENDPOINT, STRING, "--aws-service", 0, OFF(aws_service)),
@@ -404,7 +231,7 @@ static const struct config__flag flag_table[] = {
          "Reuse traces when concurrency exceeds the pool."),
     {SUP_GIVEN(INPUT, INT, "--random-seed", 0, OFF(random_seed), OFF(random_seed_set)),
      .help = "Seed that makes synthetic prompts, sampling and delays reproducible.",
-     .example = "42", .range = &range_seed},
+     .example = "42", .range = &config__range_seed},
     NOPE(INPUT, DOUBLE, "--trace-session-sample-ratio", "Fraction of trace sessions to keep."),
     {SUP(INPUT, STRING, "--config -f", 0, OFF(config_file)),
      .help = "AIPerf config file (config v2 YAML: benchmark: with model, endpoint, dataset, "
@@ -423,11 +250,11 @@ static const struct config__flag flag_table[] = {
     {SUP_GIVEN(FIXED_SCHEDULE, INT, "--fixed-schedule-start-offset", 0,
                OFF(fixed_schedule_start_offset_ms), OFF(fixed_schedule_start_offset_set)),
      .help = "Replay only timestamps at or after this (ms); the schedule starts there.",
-     .example = "1000", .range = &range_tokens},
+     .example = "1000", .range = &config__range_tokens},
     {SUP_GIVEN(FIXED_SCHEDULE, INT, "--fixed-schedule-end-offset", 0,
                OFF(fixed_schedule_end_offset_ms), OFF(fixed_schedule_end_offset_set)),
      .help = "Replay only timestamps at or before this (ms).", .example = "60000",
-     .range = &range_tokens},
+     .range = &config__range_tokens},
     /* Goodput */
     {SUP(GOODPUT, STRING, "--goodput", 0, OFF(goodput)),
      .help = "Service level objectives as 'metric:value ...', values in display units (ms, "
@@ -437,42 +264,42 @@ static const struct config__flag flag_table[] = {
     {SUP(CONVERSATION, INT, "--conversation-num --num-conversations --num-sessions", 0,
          OFF(conversation_num)),
      .help = "Unique conversations (sessions) to generate; they are reused until the run stops.",
-     .default_text = "--num-dataset-entries", .example = "20", .range = &range_count},
+     .default_text = "--num-dataset-entries", .example = "20", .range = &config__range_count},
     {SUP(CONVERSATION, INT, "--num-dataset-entries --num-prompts", 0, OFF(num_dataset_entries)),
      .help = "Distinct synthetic prompts; requests cycle through them.", .default_text = "100",
-     .example = "500", .range = &range_count},
+     .example = "500", .range = &config__range_count},
     {SUP(CONVERSATION, INT, "--conversation-turn-mean --session-turns-mean", 0,
          OFF(conversation_turn_mean)),
      .help = "Mean turns per conversation; each turn resends the history with the live replies.",
-     .default_text = "1", .example = "3", .range = &range_count},
+     .default_text = "1", .example = "3", .range = &config__range_count},
     {SUP(CONVERSATION, INT, "--conversation-turn-stddev --session-turns-stddev", 0,
          OFF(conversation_turn_stddev)),
      .help = "Standard deviation of the turns per conversation.", .default_text = "0",
-     .example = "1", .range = &range_stddev},
+     .example = "1", .range = &config__range_stddev},
     {SUP(CONVERSATION, DOUBLE, "--conversation-turn-delay-mean --session-turn-delay-mean", 0,
          OFF(conversation_turn_delay_mean_ms)),
      .help = "Mean think time in ms between a reply and the next turn.", .default_text = "0",
-     .example = "500", .range = &range_stddev},
+     .example = "500", .range = &config__range_stddev},
     {SUP(CONVERSATION, DOUBLE, "--conversation-turn-delay-stddev --session-turn-delay-stddev", 0,
          OFF(conversation_turn_delay_stddev_ms)),
      .help = "Standard deviation of the think time in ms.", .default_text = "0", .example = "100",
-     .range = &range_stddev},
+     .range = &config__range_stddev},
     {SUP_GIVEN(CONVERSATION, DOUBLE, "--conversation-turn-delay-ratio --session-delay-ratio", 0,
                OFF(conversation_turn_delay_ratio), OFF(conversation_turn_delay_ratio_set)),
      .help = "Multiplier applied to every think time.", .default_text = "1.0", .example = "0.5",
-     .range = &range_stddev},
+     .range = &config__range_stddev},
     {SUP(CONVERSATION, DOUBLE, "--inter-turn-delay-cap-seconds", 0,
          OFF(inter_turn_delay_cap_seconds)),
      .help = "Cap every replayed delay between turns (recorded or think time) at this many "
              "seconds.",
-     .example = "5", .range = &range_seconds_gt0},
+     .example = "5", .range = &config__range_seconds_gt0},
     {SUP(CONVERSATION, DOUBLE, "--max-idle-gap-cap-seconds", 0, OFF(max_idle_gap_cap_seconds)),
      .help = "Shorten every gap between consecutive scheduled starts of a trace to at most this "
              "many seconds.",
-     .example = "10", .range = &range_seconds_gt0},
+     .example = "10", .range = &config__range_seconds_gt0},
     {SUP(CONVERSATION, DOUBLE, "--replay-speedup", 0, OFF(replay_speedup)),
      .help = "Replay a trace this many times faster (timestamps and delays divided by it).",
-     .default_text = "1", .example = "2", .range = &range_rate},
+     .default_text = "1", .example = "2", .range = &config__range_rate},
     NOPE(CONVERSATION, SWITCH, "--open-loop-replay --no-open-loop-replay", "Open-loop replay."),
     NOPE(CONVERSATION, SWITCH, "--omit-kv-hints", "Drop recorded KV-cache hints."),
     NOPE(CONVERSATION, SWITCH, "--force-min-tokens --no-force-min-tokens",
@@ -481,7 +308,7 @@ static const struct config__flag flag_table[] = {
     {SUP(PROMPT, INT, "--prompt-batch-size -b --batch-size-text --batch-size", 0,
          OFF(prompt_batch_size)),
      .help = "Texts per embeddings request, each a synthetic prompt of --isl tokens.",
-     .default_text = "1", .example = "8", .range = &range_batch},
+     .default_text = "1", .example = "8", .range = &config__range_batch},
     NOPE(PROMPT, STRING, "--prompt-corpus", "Synthetic text corpus: sonnet or coding."),
     {SUP(PROMPT, STRING, "--system-prompt", 0, OFF(system_prompt)),
      .help = "A system prompt sent verbatim with every request.", .example = "'You are terse.'"},
@@ -495,40 +322,40 @@ static const struct config__flag flag_table[] = {
              "start or end of the system prompt or of the conversation's first user turn, so "
              "that no two share a prefix the server has cached (chat, responses, messages; "
              "first-turn targets also completions). The marker's tokens are not in the ISL.",
-     .default_text = "none", .example = "first_turn_prefix", .choices = cache_bust_choices},
+     .default_text = "none", .example = "first_turn_prefix", .choices = config__cache_bust_choices},
     /* Prefix prompt */
     {SUP(PREFIX_PROMPT, INT,
          "--prompt-prefix-pool-size --prefix-prompt-pool-size --num-prefix-prompts", 0,
          OFF(num_prefix_prompts)),
      .help = "Number of prefix prompts; one, picked at random, starts each request's prompt.",
-     .example = "10", .range = &range_count},
+     .example = "10", .range = &config__range_count},
     {SUP(PREFIX_PROMPT, INT, "--prompt-prefix-length --prefix-prompt-length", 0,
          OFF(prefix_prompt_length)),
      .help = "Tokens of each prefix prompt (needs --num-prefix-prompts).", .example = "100",
-     .range = &range_count},
+     .range = &config__range_count},
     {SUP(PREFIX_PROMPT, INT, "--shared-system-prompt-length", 0, OFF(shared_system_prompt_length)),
      .help = "Tokens of one synthetic system prompt shared by every request (a common prefix for "
              "the server's cache).",
-     .example = "50", .range = &range_count},
+     .example = "50", .range = &config__range_count},
     {SUP(PREFIX_PROMPT, INT, "--user-context-prompt-length", 0, OFF(user_context_prompt_length)),
      .help = "Tokens of a context message unique to each session (dataset entry), sent as a "
              "user message before the prompt (needs --num-dataset-entries).",
-     .example = "200", .range = &range_count},
+     .example = "200", .range = &config__range_count},
     /* Input sequence length */
     {SUP(ISL, INT, "--isl --synthetic-input-tokens-mean --prompt-input-tokens-mean",
          CONFIG__T_SWEEP, OFF(isl_tokens_mean)),
      .help = "Mean input length in tokens of synthetic prompts. A comma list sweeps it.",
-     .default_text = "550", .example = "550", .range = &range_tokens},
+     .default_text = "550", .example = "550", .range = &config__range_tokens},
     {SUP(ISL, DOUBLE, "--isl-stddev --synthetic-input-tokens-stddev --prompt-input-tokens-stddev",
          0, OFF(isl_tokens_stddev)),
      .help = "Standard deviation of the synthetic input length in tokens.", .default_text = "0",
-     .example = "0", .range = &range_stddev},
+     .example = "0", .range = &config__range_stddev},
     {SUP_GIVEN(ISL, INT,
                "--isl-block-size --synthetic-input-tokens-block-size "
                "--prompt-input-tokens-block-size",
                0, OFF(isl_block_size), OFF(isl_block_size_set)),
      .help = "Tokens per hash_ids block of mooncake traces.", .default_text = "512",
-     .example = "512", .range = &range_count},
+     .example = "512", .range = &config__range_count},
     {SUP(ISL, STRING, "--seq-dist --sequence-distribution", 0, OFF(seq_dist)),
      .help = "A mixture of input/output lengths: 'ISL,OSL:PERCENT;...' (each length may be "
              "N|STDDEV); each request draws one pair. Replaces --isl/--osl.",
@@ -538,25 +365,25 @@ static const struct config__flag flag_table[] = {
                OFF(osl_tokens_mean), OFF(osl_set)),
      .help = "Mean output length in tokens, sent as max_completion_tokens (max_tokens). "
              "Unset: the model decides. A comma list sweeps it.",
-     .example = "200", .range = &range_tokens},
+     .example = "200", .range = &config__range_tokens},
     {SUP(OSL, DOUBLE, "--osl-stddev --output-tokens-stddev --prompt-output-tokens-stddev", 0,
          OFF(osl_tokens_stddev)),
      .help = "Standard deviation of the requested output length in tokens.", .default_text = "0",
-     .example = "0", .range = &range_stddev},
+     .example = "0", .range = &config__range_stddev},
     /* Audio input */
     {SUP(AUDIO, INT, "--audio-batch-size --batch-size-audio", 0, OFF(audio_batch_size)),
      .help = "Audio clips per request (with --audio-length-mean).", .default_text = "1",
-     .example = "2", .range = &range_media_batch},
+     .example = "2", .range = &config__range_media_batch},
     {SUP(AUDIO, DOUBLE, "--audio-length-mean", 0, OFF(audio_length_mean_seconds)),
      .help = "Mean length in seconds of the synthetic noise clip sent with each prompt "
              "(chat, responses). 0: no audio.",
-     .default_text = "0", .example = "5.0", .range = &range_audio_seconds},
+     .default_text = "0", .example = "5.0", .range = &config__range_audio_seconds},
     {SUP(AUDIO, DOUBLE, "--audio-length-stddev", 0, OFF(audio_length_stddev_seconds)),
      .help = "Standard deviation of the audio length in seconds.", .default_text = "0",
-     .example = "1.0", .range = &range_audio_seconds},
+     .example = "1.0", .range = &config__range_audio_seconds},
     {SUP(AUDIO, CHOICE, "--audio-format", 0, OFF(audio_format)),
      .help = "Audio encoding: wav (PCM) or mp3.", .default_text = "wav", .example = "mp3",
-     .choices = audio_format_choices},
+     .choices = config__audio_format_choices},
     {SUP(AUDIO, LIST, "--audio-depths", CONFIG__T_COMMA_SPLIT, OFF(audio_depths)),
      .help = "Bit depths to pick from per clip: 8, 16, 24 or 32.", .default_text = "16",
      .example = "16"},
@@ -566,27 +393,27 @@ static const struct config__flag flag_table[] = {
      .default_text = "16", .example = "16"},
     {SUP(AUDIO, INT, "--audio-num-channels", 0, OFF(audio_num_channels)),
      .help = "Audio channels: 1 (mono) or 2 (stereo).", .default_text = "1", .example = "1",
-     .range = &range_audio_channels},
+     .range = &config__range_audio_channels},
     /* Image input */
     {SUP(IMAGE, DOUBLE, "--image-width-mean", 0, OFF(image_width_mean_px)),
      .help = "Mean width in pixels of the synthetic images sent with each prompt (chat, "
              "responses, messages); images are sent when width and height means are > 0.",
-     .default_text = "0", .example = "512", .range = &range_image_px},
+     .default_text = "0", .example = "512", .range = &config__range_image_px},
     {SUP(IMAGE, DOUBLE, "--image-width-stddev", 0, OFF(image_width_stddev_px)),
      .help = "Standard deviation of the image width in pixels.", .default_text = "0",
-     .example = "0", .range = &range_image_px},
+     .example = "0", .range = &config__range_image_px},
     {SUP(IMAGE, DOUBLE, "--image-height-mean", 0, OFF(image_height_mean_px)),
      .help = "Mean height in pixels of the synthetic images.", .default_text = "0",
-     .example = "512", .range = &range_image_px},
+     .example = "512", .range = &config__range_image_px},
     {SUP(IMAGE, DOUBLE, "--image-height-stddev", 0, OFF(image_height_stddev_px)),
      .help = "Standard deviation of the image height in pixels.", .default_text = "0",
-     .example = "0", .range = &range_image_px},
+     .example = "0", .range = &config__range_image_px},
     {SUP(IMAGE, INT, "--image-batch-size --batch-size-image", 0, OFF(image_batch_size)),
      .help = "Images per request.", .default_text = "1", .example = "2",
-     .range = &range_media_batch},
+     .range = &config__range_media_batch},
     {SUP(IMAGE, CHOICE, "--image-format", 0, OFF(image_format)),
      .help = "Image encoding: png, jpeg, or random (one of the two per image).",
-     .default_text = "png", .example = "jpeg", .choices = image_format_choices},
+     .default_text = "png", .example = "jpeg", .choices = config__image_format_choices},
     {SUP(IMAGE, STRING, "--image-source", 0, OFF(image_source)),
      .help = "Image content: assets (ringperf draws a seeded picture of gradients and "
              "rectangles in place of AIPerf's bundled photos) or noise (random pixels). "
@@ -596,7 +423,7 @@ static const struct config__flag flag_table[] = {
      .help = "How source images are sampled; accepted for compatibility (generated images "
              "have no pool).",
      .default_text = "random_with_replacement", .example = "shuffle_cycle",
-     .choices = image_sampling_choices},
+     .choices = config__image_sampling_choices},
     /* Video input */
     NOPE(VIDEO, INT, "--video-batch-size --batch-size-video", "Videos per request."),
     NOPE(VIDEO, DOUBLE, "--video-duration", "Video length in seconds."),
@@ -613,25 +440,25 @@ static const struct config__flag flag_table[] = {
     /* Rankings */
     {SUP(RANKINGS, INT, "--rankings-passages-mean", 0, OFF(rankings_passages_mean)),
      .help = "Mean passages per rankings request.", .default_text = "1", .example = "5",
-     .range = &range_batch},
+     .range = &config__range_batch},
     {SUP(RANKINGS, INT, "--rankings-passages-stddev", 0, OFF(rankings_passages_stddev)),
      .help = "Stddev of the passages per request.", .default_text = "0", .example = "1",
-     .range = &range_tokens},
+     .range = &config__range_tokens},
     {SUP(RANKINGS, INT, "--rankings-passages-prompt-token-mean", 0,
          OFF(rankings_passage_tokens_mean)),
      .help = "Mean tokens per passage.", .default_text = "--isl (550)", .example = "512",
-     .range = &range_count},
+     .range = &config__range_count},
     {SUP(RANKINGS, INT, "--rankings-passages-prompt-token-stddev", 0,
          OFF(rankings_passage_tokens_stddev)),
      .help = "Stddev of the tokens per passage.", .default_text = "0", .example = "10",
-     .range = &range_tokens},
+     .range = &config__range_tokens},
     {SUP(RANKINGS, INT, "--rankings-query-prompt-token-mean", 0, OFF(rankings_query_tokens_mean)),
      .help = "Mean tokens per query.", .default_text = "--isl (550)", .example = "64",
-     .range = &range_count},
+     .range = &config__range_count},
     {SUP(RANKINGS, INT, "--rankings-query-prompt-token-stddev", 0,
          OFF(rankings_query_tokens_stddev)),
      .help = "Stddev of the tokens per query.", .default_text = "0", .example = "10",
-     .range = &range_tokens},
+     .range = &config__range_tokens},
     /* Synthesis */
     NOPE(SYNTHESIS, DOUBLE, "--synthesis-speedup-ratio", "Timestamp scaling of traces."),
     NOPE(SYNTHESIS, DOUBLE, "--synthesis-prefix-len-multiplier", "Prefix length multiplier."),
@@ -644,53 +471,53 @@ static const struct config__flag flag_table[] = {
     {SUP(LOAD_GENERATOR, DOUBLE, "--benchmark-duration", CONFIG__T_SWEEP,
          OFF(benchmark_duration_seconds)),
      .help = "Stop sending new requests after this many seconds. A comma list sweeps it.",
-     .example = "60", .range = &range_seconds_gt0},
+     .example = "60", .range = &config__range_seconds_gt0},
     {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--benchmark-grace-period", CONFIG__T_ALLOW_INF,
                OFF(benchmark_grace_period_seconds), OFF(benchmark_grace_period_set)),
      .help = "Seconds to keep counting responses after --benchmark-duration ends; 'inf' "
              "waits for all.",
-     .default_text = "30", .example = "30", .range = &range_seconds_ge0},
+     .default_text = "30", .example = "30", .range = &config__range_seconds_ge0},
     {SUP(LOAD_GENERATOR, INT, "--concurrency", CONFIG__T_SWEEP, OFF(concurrency)),
      .help = "Requests kept in flight (closed loop): a new one is sent as one completes. A "
              "comma list (1,4,16) sweeps it.",
-     .example = "64", .range = &range_concurrency},
+     .example = "64", .range = &config__range_concurrency},
     {SUP(LOAD_GENERATOR, INT, "--prefill-concurrency", 0, OFF(prefill_concurrency)),
      .help = "At most this many requests wait for their first token at once (needs "
              "--streaming; at most --concurrency).",
-     .example = "8", .range = &range_concurrency},
+     .example = "8", .range = &config__range_concurrency},
     {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate", CONFIG__T_SWEEP, OFF(request_rate_per_second)),
      .help = "Target requests per second (open loop), optionally capped by --concurrency. A "
              "comma list sweeps it.",
-     .example = "5.0", .range = &range_rate},
+     .example = "5.0", .range = &config__range_rate},
     {SUP_GIVEN(LOAD_GENERATOR, CHOICE, "--arrival-pattern --request-rate-mode", 0,
                OFF(arrival_pattern), OFF(arrival_pattern_set)),
      .help = "How --request-rate requests are spaced: poisson (exponential gaps), constant "
              "(1/rate), gamma (shape --arrival-smoothness), or concurrency_burst.",
-     .default_text = "poisson", .example = "constant", .choices = arrival_choices},
+     .default_text = "poisson", .example = "constant", .choices = config__arrival_choices},
     {SUP_GIVEN(LOAD_GENERATOR, DOUBLE, "--arrival-smoothness --vllm-burstiness", 0,
                OFF(arrival_smoothness), OFF(arrival_smoothness_set)),
      .help = "Gamma shape k of the gaps (as vLLM's --burstiness): 1 is Poisson, larger is "
              "smoother. Given alone, it selects the gamma pattern.",
-     .example = "2.0", .range = &range_smoothness},
+     .example = "2.0", .range = &config__range_smoothness},
     {SUP_GIVEN(LOAD_GENERATOR, INT, "--request-count --num-requests", 0, OFF(request_count),
                OFF(request_count_set)),
      .help = "Number of requests to send.", .default_text = "10", .example = "100",
-     .range = &range_count},
+     .range = &config__range_count},
     {SUP(LOAD_GENERATOR, DOUBLE, "--concurrency-ramp-duration", 0, OFF(concurrency_ramp_seconds)),
      .help = "Seconds over which requests in flight grow linearly from one to --concurrency.",
-     .example = "30", .range = &range_seconds_gt0},
+     .example = "30", .range = &config__range_seconds_gt0},
     {SUP(LOAD_GENERATOR, DOUBLE, "--prefill-concurrency-ramp-duration", 0,
          OFF(prefill_concurrency_ramp_seconds)),
      .help = "Seconds over which --prefill-concurrency grows linearly from one to its value.",
-     .example = "30", .range = &range_seconds_gt0},
+     .example = "30", .range = &config__range_seconds_gt0},
     {SUP(LOAD_GENERATOR, DOUBLE, "--request-rate-ramp-duration", 0, OFF(request_rate_ramp_seconds)),
      .help = "Seconds over which the request rate climbs linearly to --request-rate.",
-     .example = "30", .range = &range_seconds_gt0},
+     .example = "30", .range = &config__range_seconds_gt0},
     NOPE(LOAD_GENERATOR, STRING, "--request-rate-series", "Piecewise-linear rate file."),
     {SUP(LOAD_GENERATOR, DOUBLE, "--failed-request-threshold", 0, OFF(failed_request_threshold)),
      .help = "Stop the run, and exit non-zero, once the share of failed requests exceeds this "
              "ratio (checked after max(concurrency, 10) requests).",
-     .example = "0.1", .range = &range_ratio},
+     .example = "0.1", .range = &config__range_ratio},
     NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-min-ratio", "Agentic replay start bound."),
     NOPE(LOAD_GENERATOR, DOUBLE, "--trajectory-start-max-ratio", "Agentic replay start bound."),
     NOPE(LOAD_GENERATOR, SWITCH, "--burst-phase-starts", "Burst agentic phase starts."),
@@ -701,59 +528,59 @@ static const struct config__flag flag_table[] = {
     {SUP(WARMUP, INT, "--warmup-request-count --num-warmup-requests", 0, OFF(warmup_request_count)),
      .help = "Requests sent before profiling starts, with the profiling load settings; "
              "excluded from the results.",
-     .example = "100", .range = &range_count},
+     .example = "100", .range = &config__range_count},
     {SUP(WARMUP, DOUBLE, "--warmup-duration", 0, OFF(warmup_duration_seconds)),
      .help = "Seconds of warmup load before profiling starts; excluded from the results.",
-     .example = "30", .range = &range_seconds_gt0},
+     .example = "30", .range = &config__range_seconds_gt0},
     NOPE(WARMUP, DOUBLE, "--agentic-cache-warmup-duration", "Agentic cache warmup seconds."),
     NOPE(WARMUP, INT, "--num-warmup-sessions", "Warmup sessions."),
     {SUP(WARMUP, INT, "--warmup-concurrency", 0, OFF(warmup_concurrency)),
      .help = "Requests in flight during the warmup (default: --concurrency).", .example = "8",
-     .range = &range_concurrency},
+     .range = &config__range_concurrency},
     {SUP(WARMUP, INT, "--warmup-prefill-concurrency", 0, OFF(warmup_prefill_concurrency)),
      .help = "--prefill-concurrency during the warmup (default: --prefill-concurrency).",
-     .example = "4", .range = &range_concurrency},
+     .example = "4", .range = &config__range_concurrency},
     {SUP(WARMUP, DOUBLE, "--warmup-request-rate", 0, OFF(warmup_request_rate)),
      .help = "Requests per second during the warmup (default: --request-rate).", .example = "5",
-     .range = &range_rate},
+     .range = &config__range_rate},
     {SUP_GIVEN(WARMUP, CHOICE, "--warmup-arrival-pattern", 0, OFF(warmup_arrival_pattern),
                OFF(warmup_arrival_pattern_set)),
      .help = "How warmup requests are spaced (default: --arrival-pattern).", .example = "constant",
-     .choices = arrival_choices},
+     .choices = config__arrival_choices},
     {SUP_GIVEN(WARMUP, DOUBLE, "--warmup-grace-period", CONFIG__T_ALLOW_INF,
                OFF(warmup_grace_period_seconds), OFF(warmup_grace_period_set)),
      .help = "Seconds warmup requests still running when --warmup-duration ends may take "
              "before they are cancelled; 'inf' (the default) lets them finish.",
-     .default_text = "inf", .example = "10", .range = &range_seconds_ge0},
+     .default_text = "inf", .example = "10", .range = &config__range_seconds_ge0},
     {SUP(WARMUP, DOUBLE, "--warmup-concurrency-ramp-duration", 0,
          OFF(warmup_concurrency_ramp_seconds)),
      .help = "--concurrency-ramp-duration for the warmup (default: the profiling one).",
-     .example = "10", .range = &range_seconds_gt0},
+     .example = "10", .range = &config__range_seconds_gt0},
     {SUP(WARMUP, DOUBLE, "--warmup-prefill-concurrency-ramp-duration", 0,
          OFF(warmup_prefill_concurrency_ramp_seconds)),
      .help = "--prefill-concurrency-ramp-duration for the warmup (default: the profiling one).",
-     .example = "10", .range = &range_seconds_gt0},
+     .example = "10", .range = &config__range_seconds_gt0},
     {SUP(WARMUP, DOUBLE, "--warmup-request-rate-ramp-duration", 0,
          OFF(warmup_request_rate_ramp_seconds)),
      .help = "--request-rate-ramp-duration for the warmup (default: the profiling one).",
-     .example = "10", .range = &range_seconds_gt0},
+     .example = "10", .range = &config__range_seconds_gt0},
     /* User-centric rate */
     {SUP(USER_CENTRIC, DOUBLE, "--user-centric-rate", 0, OFF(user_centric_rate)),
      .help = "Requests per second across all users: each of --num-users users sends its next "
              "turn num_users/rate seconds after its previous one (at once when the reply is "
              "later), never two at a time. Needs multi-turn conversations.",
-     .example = "10", .range = &range_rate},
+     .example = "10", .range = &config__range_rate},
     {SUP(USER_CENTRIC, INT, "--num-users", CONFIG__T_SWEEP, OFF(num_users)),
      .help = "Simulated users for --user-centric-rate. A comma list sweeps it.", .example = "16",
-     .range = &range_concurrency},
+     .range = &config__range_concurrency},
     /* Request cancellation */
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-rate", 0, OFF(cancellation_rate_percent)),
      .help = "Percentage of requests to cancel; they end as errors with code 499 and "
              "was_cancelled.",
-     .default_text = "0", .example = "10", .range = &range_percent},
+     .default_text = "0", .example = "10", .range = &config__range_percent},
     {SUP(CANCELLATION, DOUBLE, "--request-cancellation-delay", 0, OFF(cancellation_delay_seconds)),
      .help = "Seconds after a cancelled request was fully sent before it is cancelled.",
-     .default_text = "0", .example = "0.5", .range = &range_seconds_ge0},
+     .default_text = "0", .example = "0.5", .range = &config__range_seconds_ge0},
     /* Output */
     {SUP_GIVEN(OUTPUT, STRING, "--artifact-dir --output-artifact-dir", 0, OFF(artifact_dir),
                OFF(artifact_dir_set)),
@@ -766,11 +593,11 @@ static const struct config__flag flag_table[] = {
     {SUP(OUTPUT, CHOICE, "--export-level --profile-export-level", 0, OFF(export_level)),
      .help = "summary: summary files only; records: also profile_export.jsonl, one line per "
              "request; raw: also profile_export_raw.jsonl with every response chunk.",
-     .default_text = "records", .example = "raw", .choices = export_level_choices},
+     .default_text = "records", .example = "raw", .choices = config__export_level_choices},
     {SUP(OUTPUT, DOUBLE, "--slice-duration", 0, OFF(slice_duration_seconds)),
      .help = "Also write per-window statistics (profile_export_aiperf_timeslices.json/.csv) "
              "for windows of this many seconds, and use it as the interval of the .hlog files.",
-     .example = "10", .range = &range_slice_seconds},
+     .example = "10", .range = &config__range_slice_seconds},
     {SUP(OUTPUT, SWITCH, "--auto-plot", 0, OFF(auto_plot)),
      .help = "After the run, draw its plots and report.html into <artifact dir>/plots, as "
              "`ringperf plot` does; a plotting failure is a warning."},
@@ -822,11 +649,11 @@ static const struct config__flag flag_table[] = {
     {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-mean", 0, OFF(network_latency_mean_ms)),
      .help = "The network round trip to the server, in ms: the summary adds network_rtt and "
              "request latency, TTFT and TTFO blocks less it (network_adjusted_*).",
-     .example = "0.5", .range = &range_network_rtt},
+     .example = "0.5", .range = &config__range_network_rtt},
     {SUP(NETWORK_LATENCY, DOUBLE, "--network-latency-ping-interval", 0,
          OFF(network_latency_ping_interval_s)),
      .help = "Seconds between round-trip probes of --network-latency-automatic.",
-     .default_text = "1", .example = "0.5", .range = &range_ping_interval},
+     .default_text = "1", .example = "0.5", .range = &config__range_ping_interval},
     /* GPU telemetry */
     {SUP(GPU_TELEMETRY, LIST, "--gpu-telemetry", CONFIG__T_URL | CONFIG__T_COMMA_SPLIT,
          OFF(gpu_telemetry)),
@@ -841,22 +668,22 @@ static const struct config__flag flag_table[] = {
     {SUP(UI, CHOICE, "--ui-type --ui", 0, OFF(ui_type)),
      .help = "Progress display. Default: dashboard on a terminal, none otherwise, simple "
              "with -v/-vv.",
-     .example = "simple", .choices = ui_choices},
+     .example = "simple", .choices = config__ui_choices},
     {SUP(UI, DOUBLE, "--stats-interval", 0, OFF(stats_interval_seconds)),
      .help = "Seconds between the progress log lines printed when there is no progress bar "
              "(--ui-type simple or none, or no terminal); the bar and the API stay live.",
-     .default_text = "1", .example = "30", .range = &range_seconds_gt0},
+     .default_text = "1", .example = "30", .range = &config__range_seconds_gt0},
     /* Multi-run */
     {SUP(MULTI_RUN, INT, "--num-profile-runs", 0, OFF(multi_run.num_profile_runs)),
      .help = "Run the benchmark this many times (profile_runs/run_NNNN/) and write the spread "
              "of every statistic, with confidence intervals, to aggregate/.",
-     .default_text = "1", .example = "5", .range = &range_profile_runs},
+     .default_text = "1", .example = "5", .range = &config__range_profile_runs},
     {SUP(MULTI_RUN, DOUBLE, "--profile-run-cooldown-seconds", 0, OFF(multi_run.cooldown_seconds)),
      .help = "Pause between repeated runs.", .default_text = "0", .example = "10",
-     .range = &range_seconds_ge0},
+     .range = &config__range_seconds_ge0},
     {SUP(MULTI_RUN, DOUBLE, "--confidence-level", 0, OFF(multi_run.confidence_level)),
      .help = "Confidence level of the Student-t intervals of repeated runs, below 1.",
-     .default_text = "0.95", .example = "0.99", .range = &range_confidence},
+     .default_text = "0.95", .example = "0.99", .range = &config__range_confidence},
     {SUP(MULTI_RUN, SWITCH, "--profile-run-disable-warmup-after-first", 0,
          OFF(multi_run.disable_warmup_after_first)),
      .help = "Warm up only before the first of the repeated runs (the default)."},
@@ -877,14 +704,14 @@ static const struct config__flag flag_table[] = {
      .default_text = "avg", .example = "p99"},
     {SUP(MULTI_RUN, DOUBLE, "--convergence-threshold", 0, OFF(multi_run.convergence_threshold)),
      .help = "ci_width: the interval's width over the mean; cv: std over mean; stable below it.",
-     .default_text = "0.10", .example = "0.05", .range = &range_convergence},
+     .default_text = "0.10", .example = "0.05", .range = &config__range_convergence},
     {SUP(MULTI_RUN, CHOICE, "--convergence-mode", 0, OFF(multi_run.convergence_mode)),
      .help = "How --convergence-metric is judged: ci_width, cv, or distribution (a "
              "Kolmogorov-Smirnov test of its per-request values, stable above the threshold).",
-     .default_text = "ci_width", .example = "cv", .choices = convergence_choices},
+     .default_text = "ci_width", .example = "cv", .choices = config__convergence_choices},
     {SUP(MULTI_RUN, DOUBLE, "--parameter-sweep-cooldown-seconds", 0, OFF(sweep.cooldown_seconds)),
      .help = "Pause between the cells of a sweep.", .default_text = "0", .example = "10",
-     .range = &range_seconds_ge0},
+     .range = &config__range_seconds_ge0},
     {SUP(MULTI_RUN, SWITCH, "--parameter-sweep-same-seed", 0, OFF(sweep.same_seed)),
      .help = "Give every cell of a sweep the same seed (by default cell i adds i to it)."},
     {SUP(MULTI_RUN, SWITCH, "--no-parameter-sweep-same-seed", 0, OFF(sweep.seed_per_cell)),
@@ -892,11 +719,11 @@ static const struct config__flag flag_table[] = {
     {SUP(MULTI_RUN, CHOICE, "--parameter-sweep-mode", 0, OFF(sweep.mode)),
      .help = "With --num-profile-runs: every cell once per trial (repeated) or all trials of a "
              "cell before the next (independent).",
-     .default_text = "repeated", .example = "independent", .choices = sweep_mode_choices},
+     .default_text = "repeated", .example = "independent", .choices = config__sweep_mode_choices},
     {SUP(MULTI_RUN, CHOICE, "--sweep-type", 0, OFF(sweep.type)),
      .help = "Several comma lists: every combination (grid) or their i-th values together "
              "(zip).",
-     .default_text = "grid", .example = "zip", .choices = sweep_type_choices},
+     .default_text = "grid", .example = "zip", .choices = config__sweep_type_choices},
     NOPE(MULTI_RUN, LIST, "--variant --sweep-variant", "One sweep variation."),
     NOPE(MULTI_RUN, LIST, "--search-sla", "SLA filter for search."),
     NOPE(MULTI_RUN, LIST, "--search-sla-tier", "Tier of SLA filters."),
@@ -918,7 +745,7 @@ static const struct config__flag flag_table[] = {
     NOPE(ACCURACY, SWITCH, "--accuracy-verbose", "Per-problem grading details."),
     /* Service */
     {SUP(SERVICE, CHOICE, "--log-level", 0, OFF(log_level)), .help = "Log verbosity.",
-     .default_text = "INFO", .example = "DEBUG", .choices = log_level_choices},
+     .default_text = "INFO", .example = "DEBUG", .choices = config__log_level_choices},
     {SUP(SERVICE, SWITCH, "--verbose -v", 0, OFF(verbose)), .help = "Same as --log-level DEBUG."},
     {SUP(SERVICE, SWITCH, "--extra-verbose -vv", 0, OFF(extra_verbose)),
      .help = "Same as --log-level TRACE."},
@@ -927,7 +754,7 @@ static const struct config__flag flag_table[] = {
     {SUP_GIVEN(SERVICE, INT, "--api-port", 0, OFF(api_port), OFF(api_port_set)),
      .help = "Serve the live HTTP API (JSON, Prometheus /metrics, results) on this port for "
              "the run; 0 picks a free port. Also AIPERF_API_SERVER_PORT.",
-     .example = "9097", .range = &range_port},
+     .example = "9097", .range = &config__range_port},
     {SUP(SERVICE, STRING, "--api-host", 0, OFF(api_host)),
      .help = "Address the live HTTP API binds; 0.0.0.0 exposes it beyond this host.",
      .default_text = "127.0.0.1", .example = "0.0.0.0"},
@@ -939,60 +766,25 @@ static const struct config__flag flag_table[] = {
     /* Workers */
     {SUP(WORKERS, INT, "--workers-max --max-workers", 0, OFF(workers_max)),
      .help = "Maximum worker threads; by default chosen from the CPU count and concurrency.",
-     .example = "2", .range = &range_workers},
+     .example = "2", .range = &config__range_workers},
     {SUP_GIVEN(WORKERS, INT, "--shard-index", 0, OFF(shard_index), OFF(shard_index_set)),
      .help = "Not an AIPerf flag: run share N of a run split over --shard-count independent "
              "processes (e.g. a Kubernetes Indexed Job); combine them with `ringperf merge`.",
-     .default_text = "$JOB_COMPLETION_INDEX", .example = "0", .range = &range_shard_index},
+     .default_text = "$JOB_COMPLETION_INDEX", .example = "0", .range = &config__range_shard_index},
     {SUP(WORKERS, INT, "--shard-count", 0, OFF(shard_count)),
      .help = "Not an AIPerf flag: how many processes share the run (see --shard-index). Under "
              "mpirun or srun the MPI ranks split the run without it.",
-     .example = "4", .range = &range_shard_count},
+     .example = "4", .range = &config__range_shard_count},
     {SUP(WORKERS, INT, "--realtime-priority", 0, OFF(realtime_priority)),
      .help = "Not an AIPerf flag: run the shards at SCHED_FIFO priority N (1-99), keep the other "
              "threads off their CPUs and lock memory, for microsecond timing. Needs root or "
              "CAP_SYS_NICE (or `ulimit -r N`) and CAP_IPC_LOCK (or `ulimit -l unlimited`); "
              "without them ringperf warns and runs at normal priority.",
-     .example = "10", .range = &range_rt_priority},
+     .example = "10", .range = &config__range_rt_priority},
     /* ZMQ communication */
     NOPE(ZMQ, STRING, "--zmq-host", "Host for AIPerf's internal ZMQ sockets."),
     NOPE(ZMQ, STRING, "--zmq-ipc-path", "Directory for ZMQ IPC sockets."),
     NOPE(ZMQ, SWITCH, "--zmq-dual-bind", "Bind ZMQ on both IPC and TCP."),
-};
-
-static const char *const group_names[CONFIG__G_COUNT] = {
-    [CONFIG__G_ENDPOINT] = "Endpoint",
-    [CONFIG__G_TOKENIZER] = "Tokenizer",
-    [CONFIG__G_INPUT] = "Input",
-    [CONFIG__G_FIXED_SCHEDULE] = "Fixed Schedule",
-    [CONFIG__G_GOODPUT] = "Goodput",
-    [CONFIG__G_CONVERSATION] = "Conversation Input",
-    [CONFIG__G_PROMPT] = "Prompt",
-    [CONFIG__G_CACHE_BUST] = "Cache Bust",
-    [CONFIG__G_PREFIX_PROMPT] = "Prefix Prompt",
-    [CONFIG__G_ISL] = "Input Sequence Length (ISL)",
-    [CONFIG__G_OSL] = "Output Sequence Length (OSL)",
-    [CONFIG__G_AUDIO] = "Audio Input",
-    [CONFIG__G_IMAGE] = "Image Input",
-    [CONFIG__G_VIDEO] = "Video Input",
-    [CONFIG__G_RANKINGS] = "Rankings",
-    [CONFIG__G_SYNTHESIS] = "Synthesis",
-    [CONFIG__G_LOAD_GENERATOR] = "Load Generator",
-    [CONFIG__G_SCENARIO] = "Scenario",
-    [CONFIG__G_WARMUP] = "Warmup",
-    [CONFIG__G_USER_CENTRIC] = "User-Centric Rate",
-    [CONFIG__G_CANCELLATION] = "Request Cancellation",
-    [CONFIG__G_OUTPUT] = "Output",
-    [CONFIG__G_HTTP_TRACE] = "HTTP Trace",
-    [CONFIG__G_SERVER_METRICS] = "Server Metrics",
-    [CONFIG__G_NETWORK_LATENCY] = "Network Latency",
-    [CONFIG__G_GPU_TELEMETRY] = "GPU Telemetry",
-    [CONFIG__G_UI] = "UI",
-    [CONFIG__G_MULTI_RUN] = "Multi-Run",
-    [CONFIG__G_ACCURACY] = "Accuracy",
-    [CONFIG__G_SERVICE] = "Service",
-    [CONFIG__G_WORKERS] = "Workers",
-    [CONFIG__G_ZMQ] = "ZMQ Communication",
 };
 
 _Static_assert(sizeof(flag_table) / sizeof(flag_table[0]) <= CONFIG_FLAGS_MAX,
@@ -1002,9 +794,4 @@ const struct config__flag *config__flags(size_t *out_count)
 {
     *out_count = sizeof(flag_table) / sizeof(flag_table[0]);
     return flag_table;
-}
-
-const char *config__group_name(unsigned group)
-{
-    return group < CONFIG__G_COUNT ? group_names[group] : "Other";
 }
