@@ -14,7 +14,7 @@
 #   mock as with 1, the client at normal priority with --realtime-priority 10: its shard at
 #   SCHED_FIFO preempts the coordinator, which shares CPU 0 with it), SM_OUT (a directory
 #   to keep results.tsv in, and summary.tsv: the first build's medians as bench/suite.sh's
-#   "s10" rows; default a temporary one).
+#   "s10" rows, or SM_PREFIX's; default a temporary one).
 # Prints per build the medians of: tokens/s without and with the tokenizer and their paired
 # ratio, the coordinator's CPU share in each (run_info.ringperf_timing.coordinator_cpu_share;
 # "n/a" for builds without it, and for every build the main thread's share measured from outside
@@ -101,7 +101,7 @@ for round in $(seq "$rounds"); do
             --concurrency 256 --osl 1
     done
 done
-python3 - "$out/results.tsv" "$out/summary.tsv" "$rounds" <<'PY'
+python3 - "$out/results.tsv" "$out/summary.tsv" "$rounds" "${SM_PREFIX:-s10}" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 summary = open(sys.argv[2], "w")
@@ -122,7 +122,7 @@ for build in dict.fromkeys(r[1] for r in rows):
     lag = get("rate", 3)
     print(f"  send lag p99 at the rate:   median {med(lag.values()):.1f} us  rounds: {' '.join(lag.values())}")
     if summary is not None:
-        put = lambda k, m, v: summary.write(f"s10.{k}\t{m}\t{v}\n")
+        put = lambda k, m, v: summary.write(f"{sys.argv[4]}.{k}\t{m}\t{v}\n")
         put("stream", "tokens_per_s", med(plain.values()))
         put("stream_tok", "tokens_per_s", med(tok.values()))
         put("stream_tok", "ratio_paired", med(ratios))

@@ -484,6 +484,15 @@ scenario10() {
     else
         echo "warning: bench/shard_metrics.sh failed (see $out/s10.err)" >&2
     fi
+    # The precision mode: the shard at SCHED_FIFO preempts the coordinator on their shared CPU.
+    [ "$(id -u)" = 0 ] || { echo "note: not root: no --realtime-priority send lag" >&2; return 0; }
+    note "SM_RT=flag bench/shard_metrics.sh 3 build-bench/cli/ringperf   # --realtime-priority 10"
+    if SM_RT=flag SM_PREFIX=s10rt SM_TOKENIZER="$tok" SM_OUT="$out/s10rt" \
+        "$root/bench/shard_metrics.sh" 3 "$ringperf" >"$out/s10rt.txt" 2>"$out/s10rt.err"; then
+        cat "$out/s10rt/summary.tsv" >>"$results"
+    else
+        echo "warning: SM_RT=flag bench/shard_metrics.sh failed (see $out/s10rt.err)" >&2
+    fi
 }
 
 machine() {
