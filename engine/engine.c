@@ -378,12 +378,17 @@ static void refresh_credentials(struct coordinator *co, int64_t now)
         int64_t interval = config->sigv4_refresh_interval_ns > 0 ? config->sigv4_refresh_interval_ns
                                                                  : 1000LL * 1000 * 1000;
         co->next_refresh_ns = now + interval;
+        /* Asked into a set of its own: co->rekey is what shards that have not taken the last
+         * hand-over still get, and a hook that finds nothing new may wipe what it was given. */
+        struct sigv4_credentials fresh = {0};
         char why[128];
-        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &co->rekey) &&
-            sigv4_credentials_check(&co->rekey, why, sizeof(why))) {
+        if (config->sigv4_refresh(config->sigv4_refresh_ctx, &fresh) &&
+            sigv4_credentials_check(&fresh, why, sizeof(why))) {
+            co->rekey = fresh;
             co->rekey_generation++;
             co->rekey_undelivered = co->shard_count;
         }
+        explicit_bzero(&fresh, sizeof(fresh));
     }
     if (co->rekey_undelivered > 0) {
         engine__sign_deliver(co->shards, co->shard_count, &co->rekey, co->rekey_generation,
