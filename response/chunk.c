@@ -478,6 +478,10 @@ enum response_parse_status response_parse_chunk(enum endpoint_type t, const char
     return response_parse_event(&reader, NULL, NULL, 0, json, len, out);
 }
 
+/* FIELD_VALUES_TEXT spells a numeric macro's value as a string literal. */
+#define FIELD_VALUES_TEXT_(n) #n
+#define FIELD_VALUES_TEXT(n) FIELD_VALUES_TEXT_(n)
+
 const char *response_parse_status_name(enum response_parse_status s)
 {
     switch (s) {
@@ -498,8 +502,10 @@ const char *response_parse_status_name(enum response_parse_status s)
     case RESPONSE_PARSE_ERR_TOO_LARGE:
         return "JSON payload too large";
     case RESPONSE_PARSE_ERR_FIELD_VALUES:
-        return "response_field search needs more list values than there is memory for "
-               "(RESPONSE_FIELD_VALUES_MAX on the stack, then the token scratch's)";
+        return "--extra-inputs response_field: the search makes more list values (projections, "
+               "slices, flattening) than the " FIELD_VALUES_TEXT(
+                   RESPONSE_FIELD_VALUES_SCRATCH_MAX) " it may, or memory ran out; narrow the "
+                                                      "expression";
     }
     return "unknown endpoint parse status";
 }

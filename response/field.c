@@ -103,14 +103,15 @@ static bool field__convert(const struct response__doc *d, const struct jmespath_
 
 /* field__search runs `e` with the stack's room for its lists, then, when it
  * needs more, with the scratch's, grown four times at a time up to
- * JMESPATH_NODES_MAX values a token: no search needs more (jmespath.h), so
- * only memory stops it. */
+ * JMESPATH_NODES_MAX values a token (no search needs more, jmespath.h) and at
+ * most RESPONSE_FIELD_VALUES_SCRATCH_MAX. */
 static int field__search(const struct response__doc *d, const struct jmespath *e,
                          const struct jmespath_doc *doc, struct response_scratch *scratch,
                          struct jmespath_arena *arena, struct jmespath_value *v)
 {
     int rc = jmespath_search(e, doc, arena, v);
     size_t most = (size_t)JMESPATH_NODES_MAX * (size_t)d->ntok;
+    most = most < RESPONSE_FIELD_VALUES_SCRATCH_MAX ? most : RESPONSE_FIELD_VALUES_SCRATCH_MAX;
     while (rc == -ENOBUFS && scratch != NULL && arena->cap < most) {
         size_t want = arena->cap < most / 4 ? arena->cap * 4 : most;
         arena->slot = response__scratch_values(scratch, want, &arena->cap);

@@ -226,12 +226,15 @@ struct jmespath;
 /* RESPONSE_FIELD_VALUES_MAX is the room on the stack for the values the lists
  * of one response_field search make (projections, slices, flattening). A
  * search that needs more takes them from the parse state's scratch, grown on
- * demand and kept: a search never needs more than JMESPATH_NODES_MAX values a
- * JSON token of the response (each step of the expression reaches each token
- * at most once), so only memory bounds it. Without a scratch, or when memory
- * runs out, the payload is RESPONSE_PARSE_ERR_FIELD_VALUES, a failed request
- * whose message says so: never a silent miss. */
+ * demand and kept, up to RESPONSE_FIELD_VALUES_SCRATCH_MAX (a search never
+ * needs more than JMESPATH_NODES_MAX values a JSON token of the response: each
+ * step of the expression reaches each token at most once). Past that, without
+ * a scratch, or when memory runs out, the payload is
+ * RESPONSE_PARSE_ERR_FIELD_VALUES, a failed request whose message says so:
+ * never a silent miss. */
 #define RESPONSE_FIELD_VALUES_MAX 512
+/* RESPONSE_FIELD_VALUES_SCRATCH_MAX caps the scratch's values: 16 MiB a shard. */
+#define RESPONSE_FIELD_VALUES_SCRATCH_MAX 1048576 /* a literal: messages print it */
 
 /* response_reader is the run-wide, read-only description of how responses
  * are read: the endpoint type and the compiled response_field of raw and
