@@ -13,6 +13,7 @@
 #include "tests/cli/e2e.h"
 #include "tests/support/lsan_fontconfig.h"
 #include "tests/support/png_pixels.h"
+#include "tests/support/read_text.h"
 
 #define WIDTH 1600
 #define HEIGHT 800
@@ -72,20 +73,11 @@ static void check_svg(const struct e2e *w, const char *name)
     cr_assert_eq(system(cmd), 0, "%s parses as XML with an <svg> root", path);
 }
 
-static size_t count_of(const char *text, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle)) {
-        n++;
-    }
-    return n;
-}
-
 /* check_report: self-contained (no script, no external resource), every figure inline. */
 static char *check_report(const struct e2e *w, const char *const *figures, size_t nfigures)
 {
     char *html = e2e_read_text(w, "plots/report.html");
-    cr_assert_eq(count_of(html, "<svg"), nfigures, "one inline SVG per figure");
+    cr_assert_eq(test_count_of(html, "<svg"), nfigures, "one inline SVG per figure");
     for (size_t i = 0; i < nfigures; i++) {
         char id[96];
         snprintf(id, sizeof(id), "<figure id=\"%s\">", figures[i]);
@@ -262,7 +254,7 @@ Test(plot, repeated_runs_of_a_sweep_give_the_uncertainty_plot, .timeout = 180)
         "latency_throughput_uncertainty", "pareto_curve_throughput_vs_latency",
         "pareto_curve_throughput_vs_interactivity", "ttft_vs_throughput"};
     char *html = check_report(&w, figures, 4);
-    cr_assert_eq(count_of(html, "<tr><td>concurrency_"), 2, "two points, one per cell");
+    cr_assert_eq(test_count_of(html, "<tr><td>concurrency_"), 2, "two points, one per cell");
     free(html);
     e2e_finish(&w);
 }

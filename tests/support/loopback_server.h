@@ -56,12 +56,13 @@ static inline void loopback_server_start(struct loopback_server *s,
     cr_assert_eq(pthread_create(&s->thread, NULL, loopback_server_loop, s), 0);
 }
 
-/* loopback_server_stop stops accepting and joins the thread. */
+/* loopback_server_stop stops accepting and joins the thread, then closes the socket: closed
+ * first, its number could be reused under an accept still to come. */
 static inline void loopback_server_stop(struct loopback_server *s)
 {
     shutdown(s->fd, SHUT_RDWR);
-    close(s->fd);
     pthread_join(s->thread, NULL);
+    close(s->fd);
 }
 
 /* loopback_read_request reads one request from conn into buf (cap bytes, NUL-terminated): its

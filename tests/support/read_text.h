@@ -1,5 +1,6 @@
 /*
- * read_text.h - test helper for every module's tests: read a stream or a file whole.
+ * read_text.h - test helper for every module's tests: read a stream or a file whole, walk and
+ * search the text.
  */
 #ifndef RINGPERF_TESTS_SUPPORT_READ_TEXT_H
 #define RINGPERF_TESTS_SUPPORT_READ_TEXT_H
@@ -60,6 +61,16 @@ static inline char *test_next_line(char **cursor)
         *cursor = line + strlen(line);
     }
     return line;
+}
+
+/* test_count_of returns how many times needle occurs in text (overlapping ones included). */
+static inline size_t test_count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
 }
 
 #endif
