@@ -223,27 +223,38 @@ static bool energy_totals(const struct scrape *s, struct energy_totals *out)
     return any && out->energy_j > 0;
 }
 
+/* ENERGY_ROW is one metric's description: totals in their display unit already (factor 1). */
+#define ENERGY_ROW(tag, header, unit)                                                              \
+    {                                                                                              \
+        tag, header, unit, 1.0, 0, 0                                                               \
+    }
+
 static const struct metrics_info ENERGY[EXPORT__ENERGY_COUNT] = {
-    [EXPORT__ENERGY_DELAY_PRODUCT] = {"nvidia_energy_delay_product", "Energy Delay Product", "J*s"},
-    [EXPORT__ENERGY_PERFORMANCE_PER_WATT] = {"nvidia_performance_per_watt", "Performance per Watt",
-                                             "requests/sec/W"},
-    [EXPORT__ENERGY_OUTPUT_TPS_PER_WATT] = {"nvidia_output_tps_per_watt",
-                                            "Output Tokens per Second per Watt", "tokens/sec/W"},
-    [EXPORT__ENERGY_GOODPUT_PER_WATT] = {"nvidia_goodput_per_watt", "Goodput per Watt",
-                                         "good-req/s/W"},
-    [EXPORT__ENERGY_AVERAGE_GPU_POWER] = {"nvidia_average_gpu_power", "Average GPU Power", "W"},
-    [EXPORT__ENERGY_TOTAL_GPU_ENERGY] = {"nvidia_total_gpu_energy", "Total GPU Energy", "J"},
-    [EXPORT__ENERGY_TOTAL_GPU_POWER] = {"nvidia_total_gpu_power", "Total GPU Power", "W"},
-    [EXPORT__ENERGY_PER_TOTAL_TOKEN] = {"nvidia_energy_per_total_token", "Energy per Total Token",
-                                        "mJ/token"},
-    [EXPORT__ENERGY_PER_OUTPUT_TOKEN] = {"nvidia_energy_per_output_token",
-                                         "Energy per Output Token", "mJ/token"},
-    [EXPORT__ENERGY_PER_REQUEST] = {"nvidia_energy_per_request", "Energy per Request",
-                                    "joules/request"},
-    [EXPORT__ENERGY_OUTPUT_TOKENS_PER_JOULE] = {"nvidia_output_tokens_per_joule",
-                                                "Output Tokens per Joule", "tokens/J"},
-    [EXPORT__ENERGY_PER_USER] = {"nvidia_energy_per_user", "Energy per User", "joules/user"},
+    [EXPORT__ENERGY_DELAY_PRODUCT] =
+        ENERGY_ROW("nvidia_energy_delay_product", "Energy Delay Product", "J*s"),
+    [EXPORT__ENERGY_PERFORMANCE_PER_WATT] =
+        ENERGY_ROW("nvidia_performance_per_watt", "Performance per Watt", "requests/sec/W"),
+    [EXPORT__ENERGY_OUTPUT_TPS_PER_WATT] = ENERGY_ROW(
+        "nvidia_output_tps_per_watt", "Output Tokens per Second per Watt", "tokens/sec/W"),
+    [EXPORT__ENERGY_GOODPUT_PER_WATT] =
+        ENERGY_ROW("nvidia_goodput_per_watt", "Goodput per Watt", "good-req/s/W"),
+    [EXPORT__ENERGY_AVERAGE_GPU_POWER] =
+        ENERGY_ROW("nvidia_average_gpu_power", "Average GPU Power", "W"),
+    [EXPORT__ENERGY_TOTAL_GPU_ENERGY] =
+        ENERGY_ROW("nvidia_total_gpu_energy", "Total GPU Energy", "J"),
+    [EXPORT__ENERGY_TOTAL_GPU_POWER] = ENERGY_ROW("nvidia_total_gpu_power", "Total GPU Power", "W"),
+    [EXPORT__ENERGY_PER_TOTAL_TOKEN] =
+        ENERGY_ROW("nvidia_energy_per_total_token", "Energy per Total Token", "mJ/token"),
+    [EXPORT__ENERGY_PER_OUTPUT_TOKEN] =
+        ENERGY_ROW("nvidia_energy_per_output_token", "Energy per Output Token", "mJ/token"),
+    [EXPORT__ENERGY_PER_REQUEST] =
+        ENERGY_ROW("nvidia_energy_per_request", "Energy per Request", "joules/request"),
+    [EXPORT__ENERGY_OUTPUT_TOKENS_PER_JOULE] =
+        ENERGY_ROW("nvidia_output_tokens_per_joule", "Output Tokens per Joule", "tokens/J"),
+    [EXPORT__ENERGY_PER_USER] =
+        ENERGY_ROW("nvidia_energy_per_user", "Energy per User", "joules/user"),
 };
+#undef ENERGY_ROW
 
 const struct metrics_info *export__energy_info(enum export__energy id)
 {
