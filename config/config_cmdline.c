@@ -14,46 +14,28 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dynbuf/dynbuf.h"
 #include "config/config_internal.h"
 
 #define CONFIG__CLI_PROGRAM "ringperf profile"
 #define CONFIG__TRUNCATED " [truncated]"
 
-/* text_builder is a growable string with a hard cap. */
+/* text_builder is the command line as it is built: a capped buffer that stops taking pieces
+ * once one did not fit (truncated) or memory ran out (oom). */
 struct text_builder {
-    char *buf;
-    size_t len;
-    size_t cap;
+    struct dynbuf text;
     bool truncated;
     bool oom;
 };
 
 static void put(struct text_builder *b, const char *s, size_t n)
 {
-    const size_t max = CONFIG_CLI_COMMAND_BYTES_MAX - sizeof(CONFIG__TRUNCATED);
     if (b->oom || b->truncated) {
         return;
     }
-    if (n > max - b->len) {
-        b->truncated = true;
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap == 0 ? 256 : b->cap;
-        while (cap < b->len + n + 1) {
-            cap *= 2;
-        }
-        char *grown = realloc(b->buf, cap);
-        if (grown == NULL) {
-            b->oom = true;
-            return;
-        }
-        b->buf = grown;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
+    int ret = dynbuf_put(&b->text, s, n);
+    b->truncated = ret == -E2BIG;
+    b->oom = ret == -ENOMEM;
 }
 
 static void put_str(struct text_builder *b, const char *s)
@@ -160,6 +142,8 @@ static void put_value(struct text_builder *b, const struct config__flag *flag, c
 char *config__build_cli_command(int argc, char **argv)
 {
     struct text_builder b = {0};
+    /* Room is kept for the marker a cut line ends with. */
+    dynbuf_init(&b.text, CONFIG_CLI_COMMAND_BYTES_MAX - sizeof(CONFIG__TRUNCATED));
     struct config__occurrence occ;
     int pos = 0;
     put_str(&b, CONFIG__CLI_PROGRAM);
@@ -175,15 +159,16 @@ char *config__build_cli_command(int argc, char **argv)
             put_value(&b, occ.flag, argv[occ.value_first + i]);
         }
     }
-    if (b.oom) {
-        free(b.buf);
-        return NULL;
-    }
     if (b.truncated) {
         b.truncated = false;
+        b.text.len_max += sizeof(CONFIG__TRUNCATED) - 1;
         put_str(&b, CONFIG__TRUNCATED);
     }
-    return b.buf;
+    if (b.oom) {
+        dynbuf_free(&b.text);
+        return NULL;
+    }
+    return b.text.p;
 }
 
 /* sensitive_param reports query parameter names that carry credentials. */

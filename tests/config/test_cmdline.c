@@ -66,6 +66,26 @@ Test(config_cmdline, rejoins_with_quoting_and_redacts_secrets)
     }
 }
 
+/* A command line past CONFIG_CLI_COMMAND_BYTES_MAX is cut where a piece no longer fits, and says
+ * so at its end. */
+Test(config_cmdline, a_command_past_its_cap_is_cut_and_marked)
+{
+    size_t n = 300 * 1000;
+    char *model = malloc(n + 1);
+    cr_assert_not_null(model);
+    memset(model, 'm', n);
+    model[n] = '\0';
+    char *argv[] = {"-m", model, "-m", model, "-m", model, "-m", model, NULL};
+    char *line = config__build_cli_command(8, argv);
+    cr_assert_not_null(line);
+    size_t len = strlen(line);
+    cr_assert_lt(len, CONFIG_CLI_COMMAND_BYTES_MAX);
+    cr_assert_gt(len, 3 * n, "the pieces that fit are kept");
+    cr_assert_str_eq(line + len - strlen(" [truncated]"), " [truncated]");
+    free(line);
+    free(model);
+}
+
 Test(config_cmdline, keeps_the_real_secrets_in_the_config)
 {
     struct profile_config cfg;
