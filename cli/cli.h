@@ -40,4 +40,15 @@ int cli_plot_run(const char *const *dirs, size_t count, const struct plot_option
  * 0. */
 int cli_plot_after_run(const char *dir, bool required, int status);
 
+/* cli_plot_job is cli_plot_after_run as a callback, for plots drawn while a live API still
+ * serves (a lone run's, a session's): status goes in and comes back out. */
+struct cli_plot_job {
+    const char *dir; /* borrowed */
+    bool required;
+    int status;
+};
+
+/* cli_plot_job_run is cli_plot_after_run on ctx, a struct cli_plot_job. */
+void cli_plot_job_run(void *ctx);
+
 #endif

@@ -39,10 +39,11 @@ struct cli_held_api {
  * it is over). */
 int64_t cli_held_api_grace_left_ns(const struct cli_held_api *h);
 
-/* cli_held_api_linger keeps the held API up for its whole grace period, or until SIGINT or
- * SIGTERM (taken, as at the end of a lone run), then stops it; no-op when none is held. Call it
- * with no signal watcher running. */
-void cli_held_api_linger(struct cli_held_api *h);
+/* cli_held_api_linger runs `before` (NULL: none) with SIGINT and SIGTERM blocked, then keeps the
+ * held API up for its whole grace period, or until one of them comes (taken, as at the end of a
+ * lone run: one sent while `before` ran included), then stops it. Without a held API it only
+ * runs `before`. Call it with no signal watcher running. */
+void cli_held_api_linger(struct cli_held_api *h, void (*before)(void *ctx), void *ctx);
 
 /* cli_held_api_stop stops the held API now; no-op when none is held. */
 void cli_held_api_stop(struct cli_held_api *h);

@@ -158,10 +158,9 @@ int cli_multi_main(struct profile_run *run)
     status = cli_signals_exit_status(&run->signals, status);
     /* The session's plots while its last run's API still serves, so that /report.html has
      * them for the grace period. */
-    if (status == 0 && cli_profile_auto_plot(run)) {
-        status = cli_plot_after_run(run->plot_dir, run->cfg.plot_required, status);
-        run->plotted = true;
-    }
-    cli_held_api_linger(&run->held_api);
-    return status;
+    struct cli_plot_job plot = {
+        .dir = run->plot_dir, .required = run->cfg.plot_required, .status = status};
+    run->plotted = status == 0 && cli_profile_auto_plot(run);
+    cli_held_api_linger(&run->held_api, run->plotted ? cli_plot_job_run : NULL, &plot);
+    return plot.status;
 }

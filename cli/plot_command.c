@@ -71,6 +71,12 @@ int cli_plot_after_run(const char *dir, bool required, int status)
     return status;
 }
 
+void cli_plot_job_run(void *ctx)
+{
+    struct cli_plot_job *job = ctx;
+    job->status = cli_plot_after_run(job->dir, job->required, job->status);
+}
+
 int cli_plot_main(int argc, char **argv)
 {
     struct plot_options opt = {.theme = PLOT_THEME_LIGHT};

@@ -566,14 +566,21 @@ int64_t cli_held_api_grace_left_ns(const struct cli_held_api *h)
     return left > 0 ? left : 0;
 }
 
-void cli_held_api_linger(struct cli_held_api *h)
+void cli_held_api_linger(struct cli_held_api *h, void (*before)(void *ctx), void *ctx)
 {
     if (h->api == NULL) {
+        if (before != NULL) {
+            before(ctx);
+        }
         return;
     }
     sigset_t set;
     sigset_t old;
     block_stop_signals(&set, &old);
+    if (before != NULL) {
+        /* Signals blocked first: a client that saw the page may send one at once. */
+        before(ctx);
+    }
     linger(h->api, h->grace_ms, &set);
     h->api = NULL;
     pthread_sigmask(SIG_SETMASK, &old, NULL);

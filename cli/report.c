@@ -142,31 +142,17 @@ static void report_export_failure(const struct profile_run *run, int err)
     fprintf(stderr, "\n");
 }
 
-/* plot_job is --auto-plot of a lone run drawn while its live API serves (cli_live_finish's
- * before_complete), so that /report.html has the page during the grace period. */
-struct plot_job {
-    struct profile_run *run;
-    int status;
-};
-
-static void plot_job_run(void *ctx)
-{
-    struct plot_job *job = ctx;
-    job->status =
-        cli_plot_after_run(job->run->artifact_dir, job->run->cfg.plot_required, job->status);
-}
-
 /* plot_while_served arms job when this run's plots are to be drawn before its API stops: a
  * session's wait for its last run, and a run without the API plots after it is released. */
 static void plot_while_served(struct profile_run *run, struct cli_signals *signals,
-                              struct plot_job *job)
+                              struct cli_plot_job *job)
 {
     if (!cli_profile_auto_plot(run) || run->live.api == NULL || run->point_info != NULL ||
         run->cluster.mpi || cli_signals_exit_status(signals, job->status) != 0) {
         return;
     }
     run->plotted = true;
-    run->live.before_complete = plot_job_run;
+    run->live.before_complete = cli_plot_job_run;
     run->live.before_complete_ctx = job;
 }
 
@@ -204,7 +190,10 @@ int cli_report_finish(struct profile_run *run, struct cli_signals *signals)
     report_slices(run);
     /* MPI: the merge first, so that the live API ends on the whole run's figures. */
     status = cluster_share_finish(&run->cluster, stopped, run->threshold_exceeded ? 1 : status);
-    struct plot_job job = {.run = run, .status = status};
+    /* --auto-plot of a lone run, drawn while its live API serves (cli_live_finish's
+     * before_complete), so that /report.html has the page during the grace period. */
+    struct cli_plot_job job = {
+        .dir = run->artifact_dir, .required = run->cfg.plot_required, .status = status};
     plot_while_served(run, signals, &job);
     cli_live_finish(&run->live, &run->results, false,
                     cluster_share_results_path(&run->cluster, run->exp.paths.json));
