@@ -33,45 +33,60 @@ static bool refresh(void *ctx, struct sigv4_credentials *out)
     return true;
 }
 
-Test(engine_rekey, shards_sign_with_refreshed_credentials_from_then_on, .timeout = 120)
+/* signed_run starts the mock, which knows only NEW_SECRET and answers after ttft_ms, and
+ * prepares `requests` on two shards signed with `first`, asking `hook` every millisecond. */
+static void signed_run(struct fixture *fx, int ttft_ms, const struct sigv4_credentials *first,
+                       uint64_t requests, bool (*hook)(void *, struct sigv4_credentials *),
+                       void *hook_ctx)
 {
-    skip_without_io_uring();
-    struct fixture fx = {0};
     struct mock_config mc = loopback_mock();
     mc.sigv4_secret = NEW_SECRET;
     mc.sigv4_region = "us-west-2";
     mc.sigv4_service = "execute-api";
-    mc.ttft_ms = 1;
-    start_mock(&fx, &mc);
-    prepare(&fx, ENDPOINT_CHAT, false, 4, mock_server_port(fx.server));
+    mc.ttft_ms = ttft_ms;
+    start_mock(fx, &mc);
+    prepare(fx, ENDPOINT_CHAT, false, 4, mock_server_port(fx->server));
+    fx->config.sigv4_credentials = first;
+    fx->config.sigv4_region = "us-west-2";
+    fx->config.sigv4_service = "execute-api";
+    fx->config.shard_count = 2;
+    fx->config.concurrency = 2;
+    fx->config.request_count = requests;
+    fx->config.sigv4_refresh = hook;
+    fx->config.sigv4_refresh_ctx = hook_ctx;
+    fx->config.sigv4_refresh_interval_ns = 1000 * 1000;
+}
+
+/* count_outcomes counts the 403s (every failure must be one) and the successes after the last. */
+static void count_outcomes(const struct capture *cap, size_t *forbidden, size_t *ok_at_end)
+{
+    for (size_t i = 0; i < cap->count; i++) {
+        const struct captured *r = &cap->records[i];
+        if (r->outcome == RECORD_SUCCESS) {
+            (*ok_at_end)++;
+            continue;
+        }
+        cr_assert_eq(r->error_code, 403, "%s: %s", r->error_type, r->error_message);
+        (*forbidden)++;
+        *ok_at_end = 0;
+    }
+}
+
+Test(engine_rekey, shards_sign_with_refreshed_credentials_from_then_on, .timeout = 120)
+{
+    skip_without_io_uring();
+    struct fixture fx = {0};
     struct sigv4_credentials first = {.access_key_id = "AKIAFIRST00000000001",
                                       .secret_access_key = "first-secret-the-mock-does-not-know"};
-    fx.config.sigv4_credentials = &first;
-    fx.config.sigv4_region = "us-west-2";
-    fx.config.sigv4_service = "execute-api";
-    fx.config.shard_count = 2;
-    fx.config.concurrency = 2;
-    fx.config.request_count = 200;
     struct capture *cap = new_capture();
     struct rekey_ctx k = {.cap = cap};
-    fx.config.sigv4_refresh = refresh;
-    fx.config.sigv4_refresh_ctx = &k;
-    fx.config.sigv4_refresh_interval_ns = 1000 * 1000;
+    signed_run(&fx, 1, &first, 200, refresh, &k);
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, 200);
     cr_assert(k.handed, "the hook handed the new set over (%u calls)", k.calls);
     size_t forbidden = 0;
     size_t ok_at_end = 0;
-    for (size_t i = 0; i < cap->count; i++) {
-        const struct captured *r = &cap->records[i];
-        if (r->outcome == RECORD_SUCCESS) {
-            ok_at_end++;
-            continue;
-        }
-        cr_assert_eq(r->error_code, 403, "%s: %s", r->error_type, r->error_message);
-        forbidden++;
-        ok_at_end = 0;
-    }
+    count_outcomes(cap, &forbidden, &ok_at_end);
     /* The first set signed the first records (403), the new one every request after the
      * hand-over: once a shard has it, no 403 follows. */
     cr_assert_geq(forbidden, EARLY);
@@ -124,41 +139,17 @@ Test(engine_rekey, shards_owed_a_set_get_it_though_the_hook_wipes_its_buffer, .t
 {
     skip_without_io_uring();
     struct fixture fx = {0};
-    struct mock_config mc = loopback_mock();
-    mc.sigv4_secret = NEW_SECRET;
-    mc.sigv4_region = "us-west-2";
-    mc.sigv4_service = "execute-api";
-    mc.ttft_ms = SLOW_TTFT_MS;
-    start_mock(&fx, &mc);
-    prepare(&fx, ENDPOINT_CHAT, false, 4, mock_server_port(fx.server));
     struct sigv4_credentials first = {.access_key_id = "AKIAFIRST00000000001",
                                       .secret_access_key = NEW_SECRET};
-    fx.config.sigv4_credentials = &first;
-    fx.config.sigv4_region = "us-west-2";
-    fx.config.sigv4_service = "execute-api";
-    fx.config.shard_count = 2;
-    fx.config.concurrency = 2;
-    fx.config.request_count = STALE_REQUESTS;
     struct capture *cap = new_capture();
     struct stale_ctx k = {0};
-    fx.config.sigv4_refresh = refresh_then_wipe;
-    fx.config.sigv4_refresh_ctx = &k;
-    fx.config.sigv4_refresh_interval_ns = 1000 * 1000;
+    signed_run(&fx, SLOW_TTFT_MS, &first, STALE_REQUESTS, refresh_then_wipe, &k);
     run_engine(&fx, cap, NULL);
     assert_every_ordinal_once(cap, STALE_REQUESTS);
     cr_assert_eq(k.handed, 2);
     size_t forbidden = 0;
     size_t ok_at_end = 0;
-    for (size_t i = 0; i < cap->count; i++) {
-        const struct captured *r = &cap->records[i];
-        if (r->outcome == RECORD_SUCCESS) {
-            ok_at_end++;
-            continue;
-        }
-        cr_assert_eq(r->error_code, 403, "%s: %s", r->error_type, r->error_message);
-        forbidden++;
-        ok_at_end = 0;
-    }
+    count_outcomes(cap, &forbidden, &ok_at_end);
     /* Fast 403s until the last set reaches a shard, then answers as slow as the first ones. */
     cr_assert_geq(ok_at_end, 4, "the last requests, signed with the last set, succeed (%zu 403s)",
                   forbidden);
