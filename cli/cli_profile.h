@@ -185,6 +185,10 @@ void cli_report_send_lag(const struct profile_run *run);
 void cli_report_itl_fallbacks(const struct profile_run *run);
 void cli_report_client_load(const struct profile_run *run);
 
+/* cli_report_slices_ahead warns, before a run, when its --benchmark-duration holds more
+ * --slice-duration windows than the timeslices keep (EXPORT_SLICES_MAX). */
+void cli_report_slices_ahead(const struct profile_config *cfg);
+
 /* cli_report_finish ends a run that went ahead: closes its records, writes the summaries (and
  * the scrapers' files), prints the report, finishes the MPI share and the live views, and
  * returns the exit status (the shell's own after a signal). */

@@ -658,6 +658,7 @@ int cli_profile_prepare_run(struct profile_run *run)
         return ret;
     }
     cli_realtime_prepare(&run->cfg, &run->engine, &run->realtime);
+    cli_report_slices_ahead(&run->cfg);
     ret = prepare_requests(run);
     if (ret != 0) {
         return ret;

@@ -5,6 +5,7 @@
  * summaries, the scrapers' files, the MPI merge, the live API's final state and the exit status.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,6 +106,21 @@ void cli_report_client_load(const struct profile_run *run)
            "have limited the load and its timings. Raise --workers-max, give ringperf more "
            "cores, or spread the run over machines.\n",
            st->busiest_shard, st->busiest_shard_cpu_fraction * 100.0);
+}
+
+void cli_report_slices_ahead(const struct profile_config *cfg)
+{
+    double duration = cfg->benchmark_duration_seconds;
+    double slice = cfg->slice_duration_seconds;
+    if (duration <= 0 || slice <= 0 || duration / slice <= EXPORT_SLICES_MAX) {
+        return;
+    }
+    fprintf(stderr,
+            "ringperf profile: warning: --slice-duration %g s cuts --benchmark-duration %g s into "
+            "%.0f windows; the timeslices keep the first %d. Give --slice-duration %.6g or more "
+            "to cover the run.\n",
+            slice, duration, ceil(duration / slice), EXPORT_SLICES_MAX,
+            duration / EXPORT_SLICES_MAX);
 }
 
 /* report_slices warns when requests started past the last timeslice kept. */

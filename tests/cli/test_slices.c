@@ -72,3 +72,23 @@ Test(slices_e2e, timeslices_past_the_limit_are_left_out_and_said, .timeout = 120
     json_decref(sm);
     e2e_finish(&w);
 }
+
+/* A --benchmark-duration that holds more --slice-duration windows than are kept is said before
+ * the run, with the slice length that would cover it. */
+Test(slices_e2e, a_duration_past_the_limit_is_said_before_the_run, .timeout = 120)
+{
+    struct e2e w;
+    e2e_start(&w, NULL);
+    char *out = NULL;
+    int rc = run_ringperf(&w,
+                          "profile -m m -u URL --concurrency 1 --benchmark-duration 1 "
+                          "--slice-duration 0.0001 " RUN_FLAGS,
+                          true, &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_not_null(strstr(out, "warning: --slice-duration 0.0001 s cuts --benchmark-duration "
+                                   "1 s into 10000 windows; the timeslices keep the first 4096. "
+                                   "Give --slice-duration 0.000244141 or more to cover the run."),
+                       "%s", out);
+    free(out);
+    e2e_finish(&w);
+}
