@@ -115,6 +115,14 @@ int cli_profile_artifact_dir(struct profile_run *run, char *out, size_t cap);
  * status after saying why; call cli_profile_release_run either way. */
 int cli_profile_prepare_run(struct profile_run *run);
 
+/* CLI_PROGRESS_INTERVAL_NS is how often a phase's progress is shown and published. */
+#define CLI_PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
+
+/* cli_warmup_run runs AIPerf's warmup phase of the prepared run, if asked for (cli/warmup.c):
+ * the profiling load's engine, whose records count towards a one-line summary, warmup_metrics
+ * and outputs.json only. Returns 0, or engine_run's error with its message in errbuf. */
+int cli_warmup_run(struct profile_run *run, char *errbuf, size_t errcap);
+
 /* cli_profile_execute makes the prepared run and writes its exports; run->signals must be
  * watching. Returns the run's exit status (130/143 when a signal stopped it). */
 int cli_profile_execute(struct profile_run *run);

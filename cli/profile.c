@@ -32,8 +32,6 @@
 #include "tokenizer/tokenizer.h"
 #include "tls/tls.h"
 
-#define PROGRESS_INTERVAL_NS (1000LL * 1000 * 1000)
-
 /* check_failure_threshold stops the run once failures exceed
  * --failed-request-threshold, judged after max(concurrency, 10) records as
  * AIPerf does; an open loop without --concurrency has none, so 10. */
@@ -207,97 +205,6 @@ static void configure_engine(struct profile_run *run)
     e->user_timestamps = user_ts != NULL && strcmp(user_ts, "1") == 0;
 }
 
-struct warmup_tally {
-    struct profile_run *run;
-    uint64_t request_id_nonce; /* the warmup's */
-    uint64_t records;
-    uint64_t errors;
-};
-
-/* on_warmup_record counts a warmup request and adds it to the warmup's own
- * results (the JSON's warmup_metrics) and to outputs.json, when that is
- * written; outputs.json keeps the profiling results' token counts. */
-static void on_warmup_record(void *ctx, const struct record *rec)
-{
-    struct warmup_tally *tally = ctx;
-    struct profile_run *run = tally->run;
-    tally->records++;
-    tally->errors += rec->outcome != RECORD_SUCCESS;
-    struct metrics_record local;
-    const struct metrics_record *warm_metrics = cli_shards_warmup_metrics(run, rec, &local);
-    cli_live_record(&run->live, rec, warm_metrics);
-    if (export_jsonw_is_open(&run->exp.outputs_writer) && run->export_error == 0) {
-        /* The profiling results' values, from the counts the warmup's computing made. */
-        struct metrics_record metrics;
-        metrics_record_compute_as(&run->results, rec, warm_metrics, &metrics);
-        run->export_error =
-            export_run_warmup_record(&run->exp, rec, &metrics, tally->request_id_nonce);
-    }
-}
-
-static void on_warmup_progress(void *ctx, uint64_t finished, uint64_t total)
-{
-    struct warmup_tally *tally = ctx;
-    cli_shards_collect_warmup(tally->run, false);
-    cli_live_progress(&tally->run->live, &tally->run->warmup, finished, total);
-}
-
-static void on_warmup_finish(void *ctx, const struct engine_run_stats *stats)
-{
-    struct warmup_tally *tally = ctx;
-    (void)stats;
-    /* The shards' threads have ended: what they hold now is all of it. */
-    cli_shards_collect_warmup(tally->run, true);
-}
-
-static void on_warmup_shards(void *ctx, uint32_t first, const struct engine_shard_live *rows,
-                             uint32_t count)
-{
-    struct warmup_tally *tally = ctx;
-    cli_live_shards(&tally->run->live, first, rows, count);
-}
-
-/* run_warmup runs AIPerf's warmup phase, if asked for: the same load, whose
- * records count towards a one-line summary and warmup_metrics only. */
-static int run_warmup(struct profile_run *run, char *errbuf, size_t errcap)
-{
-    struct workload_phase warm_load;
-    struct engine_config warm;
-    if (!workload_phase_warmup(&run->cfg, run->seed, &run->engine, &warm_load, &warm)) {
-        return 0;
-    }
-    if (run->requests.multi_turn) {
-        /* Before the split: the turn limit is the whole run's, as ordinals are. */
-        workload_phase_sessions(&run->cfg, &run->requests.sessions.engine, false, &warm_load,
-                                &warm);
-    }
-    if (!cluster_share_split_warmup(&run->cluster, &run->cfg, run->seed, &warm_load, &warm)) {
-        return 0;
-    }
-    if (run->requests.multi_turn &&
-        workload_sessions_shards(&run->requests.sessions, engine_shard_count(&warm)) != 0) {
-        snprintf(errbuf, errcap, "out of memory");
-        return -ENOMEM;
-    }
-    /* Distinct X-Request-IDs, so server logs tell warmup from profiling. */
-    warm.request_id_nonce ^= 0x5741524dULL;
-    struct warmup_tally tally = {.run = run, .request_id_nonce = warm.request_id_nonce};
-    cli_shards_arm_warmup(run, &warm);
-    struct engine_record_sink sink = {.on_record = on_warmup_record,
-                                      .on_progress = on_warmup_progress,
-                                      .on_shards = on_warmup_shards,
-                                      .on_finish = on_warmup_finish,
-                                      .ctx = &tally,
-                                      .progress_interval_ns = PROGRESS_INTERVAL_NS};
-    cli_scrapers_phase(&run->scrapers, SCRAPE_PHASE_WARMUP);
-    int ret = engine_run(&warm, &sink, &run->stop, errbuf, errcap);
-    if (ret == 0) {
-        fprintf(stderr, "Warmup: %llu requests, %llu errors (excluded from the results)\n",
-                (unsigned long long)tally.records, (unsigned long long)tally.errors);
-    }
-    return ret;
-}
-
 /* write_sent_inputs rewrites a multi-turn run's inputs.json once the turns are sent: each
  * payload as its conversation's first play sent it, the replies in its history, so that a
  * replay of the file sends the same requests. */
@@ -333,7 +240,7 @@ int cli_profile_execute(struct profile_run *run)
         .on_shards = on_shards,
         .on_finish = on_finish,
         .ctx = run,
-        .progress_interval_ns = PROGRESS_INTERVAL_NS,
+        .progress_interval_ns = CLI_PROGRESS_INTERVAL_NS,
     };
     int ret = cli_wait_for_model(&run->cfg, &run->probes, &run->stop, errbuf, sizeof(errbuf));
     /* Not ready in time, or Ctrl-C while waiting: said already; no run, no exports. */
@@ -346,7 +253,7 @@ int cli_profile_execute(struct profile_run *run)
             run->live.gpu_scrape = run->scrapers.gpus;
         }
         cli_live_phase(&run->live, "warmup");
-        ret = run_warmup(run, errbuf, sizeof(errbuf));
+        ret = cli_warmup_run(run, errbuf, sizeof(errbuf));
         cli_live_phase(&run->live, "profiling");
     }
     /* The control hooks are the run's, not each share's: the first share makes them. */
